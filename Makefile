@@ -1,0 +1,42 @@
+# The few commands a newcomer needs. Each target creates the virtualenv it uses.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python $(SOURCES)
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(BIN)/python $(SOURCES)
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-bench: $(VENV)/.installed-test
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $@
+
+## demo: install and run the main job
+demo: $(VENV)/.installed
+	$(BIN)/stud-service demo
+
+## test: install and run the whole test suite (lint included)
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check stud_service tests benchmarks
+	$(BIN)/pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check stud_service tests benchmarks
+
+## bench: run every benchmark (installs the peers they compare against)
+bench: $(VENV)/.installed-bench
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info stud_service/*.so stud_service/_stud_native.c

@@ -1,0 +1,1 @@
+"""Subcommands of the ``stud-service`` command line, one module each."""
