@@ -1,0 +1,228 @@
+import datetime
+
+from google.api import field_behavior_pb2 as _field_behavior_pb2
+from google.api import resource_pb2 as _resource_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    VARIANT_UNSPECIFIED: _ClassVar[Variant]
+    VARIANT_SEVEN_CARD_STUD: _ClassVar[Variant]
+    VARIANT_STUD_HI_LO: _ClassVar[Variant]
+    VARIANT_RAZZ: _ClassVar[Variant]
+
+class BringInTiebreak(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BRING_IN_TIEBREAK_UNSPECIFIED: _ClassVar[BringInTiebreak]
+    BRING_IN_TIEBREAK_SUIT: _ClassVar[BringInTiebreak]
+    BRING_IN_TIEBREAK_POSITION: _ClassVar[BringInTiebreak]
+
+class ActionType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ACTION_TYPE_UNSPECIFIED: _ClassVar[ActionType]
+    ACTION_TYPE_FOLD: _ClassVar[ActionType]
+    ACTION_TYPE_CHECK: _ClassVar[ActionType]
+    ACTION_TYPE_CALL: _ClassVar[ActionType]
+    ACTION_TYPE_BRING_IN: _ClassVar[ActionType]
+    ACTION_TYPE_COMPLETE: _ClassVar[ActionType]
+    ACTION_TYPE_BET: _ClassVar[ActionType]
+    ACTION_TYPE_RAISE: _ClassVar[ActionType]
+
+class Street(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STREET_UNSPECIFIED: _ClassVar[Street]
+    STREET_THIRD: _ClassVar[Street]
+    STREET_FOURTH: _ClassVar[Street]
+    STREET_FIFTH: _ClassVar[Street]
+    STREET_SIXTH: _ClassVar[Street]
+    STREET_SEVENTH: _ClassVar[Street]
+    STREET_SHOWDOWN: _ClassVar[Street]
+VARIANT_UNSPECIFIED: Variant
+VARIANT_SEVEN_CARD_STUD: Variant
+VARIANT_STUD_HI_LO: Variant
+VARIANT_RAZZ: Variant
+BRING_IN_TIEBREAK_UNSPECIFIED: BringInTiebreak
+BRING_IN_TIEBREAK_SUIT: BringInTiebreak
+BRING_IN_TIEBREAK_POSITION: BringInTiebreak
+ACTION_TYPE_UNSPECIFIED: ActionType
+ACTION_TYPE_FOLD: ActionType
+ACTION_TYPE_CHECK: ActionType
+ACTION_TYPE_CALL: ActionType
+ACTION_TYPE_BRING_IN: ActionType
+ACTION_TYPE_COMPLETE: ActionType
+ACTION_TYPE_BET: ActionType
+ACTION_TYPE_RAISE: ActionType
+STREET_UNSPECIFIED: Street
+STREET_THIRD: Street
+STREET_FOURTH: Street
+STREET_FIFTH: Street
+STREET_SIXTH: Street
+STREET_SEVENTH: Street
+STREET_SHOWDOWN: Street
+
+class Table(_message.Message):
+    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    STAKES_FIELD_NUMBER: _ClassVar[int]
+    MAX_SEATS_FIELD_NUMBER: _ClassVar[int]
+    MIN_BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    MAX_BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    ACTION_CLOCK_FIELD_NUMBER: _ClassVar[int]
+    BRING_IN_TIEBREAK_FIELD_NUMBER: _ClassVar[int]
+    UNCAPPED_HEADS_UP_FIELD_NUMBER: _ClassVar[int]
+    SEATED_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    HANDS_STARTED_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    display_name: str
+    variant: Variant
+    stakes: Stakes
+    max_seats: int
+    min_buy_in: int
+    max_buy_in: int
+    action_clock: _duration_pb2.Duration
+    bring_in_tiebreak: BringInTiebreak
+    uncapped_heads_up: bool
+    seated_players: int
+    hands_started: int
+    version: int
+    create_time: _timestamp_pb2.Timestamp
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Stakes(_message.Message):
+    __slots__ = ("small_bet", "big_bet", "ante", "bring_in")
+    SMALL_BET_FIELD_NUMBER: _ClassVar[int]
+    BIG_BET_FIELD_NUMBER: _ClassVar[int]
+    ANTE_FIELD_NUMBER: _ClassVar[int]
+    BRING_IN_FIELD_NUMBER: _ClassVar[int]
+    small_bet: int
+    big_bet: int
+    ante: int
+    bring_in: int
+    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., bring_in: _Optional[int] = ...) -> None: ...
+
+class LegalAction(_message.Message):
+    __slots__ = ("type", "amount")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    type: ActionType
+    amount: int
+    def __init__(self, type: _Optional[_Union[ActionType, str]] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class SeatView(_message.Message):
+    __slots__ = ("seat", "player_id", "stack", "sitting_out", "in_hand", "folded", "all_in", "street_bet", "up_cards", "down_cards", "hidden_down_cards", "shown")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    SITTING_OUT_FIELD_NUMBER: _ClassVar[int]
+    IN_HAND_FIELD_NUMBER: _ClassVar[int]
+    FOLDED_FIELD_NUMBER: _ClassVar[int]
+    ALL_IN_FIELD_NUMBER: _ClassVar[int]
+    STREET_BET_FIELD_NUMBER: _ClassVar[int]
+    UP_CARDS_FIELD_NUMBER: _ClassVar[int]
+    DOWN_CARDS_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_DOWN_CARDS_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    stack: int
+    sitting_out: bool
+    in_hand: bool
+    folded: bool
+    all_in: bool
+    street_bet: int
+    up_cards: _containers.RepeatedScalarFieldContainer[int]
+    down_cards: _containers.RepeatedScalarFieldContainer[int]
+    hidden_down_cards: int
+    shown: bool
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ..., sitting_out: _Optional[bool] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., street_bet: _Optional[int] = ..., up_cards: _Optional[_Iterable[int]] = ..., down_cards: _Optional[_Iterable[int]] = ..., hidden_down_cards: _Optional[int] = ..., shown: _Optional[bool] = ...) -> None: ...
+
+class Pot(_message.Message):
+    __slots__ = ("amount", "eligible_seats")
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    ELIGIBLE_SEATS_FIELD_NUMBER: _ClassVar[int]
+    amount: int
+    eligible_seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, amount: _Optional[int] = ..., eligible_seats: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class HandView(_message.Message):
+    __slots__ = ("name", "hand_number", "street", "to_act_seat", "bring_in_seat", "current_bet", "pots", "community_cards", "deck_commitment", "complete", "awards")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    STREET_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_SEAT_FIELD_NUMBER: _ClassVar[int]
+    BRING_IN_SEAT_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_BET_FIELD_NUMBER: _ClassVar[int]
+    POTS_FIELD_NUMBER: _ClassVar[int]
+    COMMUNITY_CARDS_FIELD_NUMBER: _ClassVar[int]
+    DECK_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    AWARDS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    hand_number: int
+    street: Street
+    to_act_seat: int
+    bring_in_seat: int
+    current_bet: int
+    pots: _containers.RepeatedCompositeFieldContainer[Pot]
+    community_cards: _containers.RepeatedScalarFieldContainer[int]
+    deck_commitment: str
+    complete: bool
+    awards: _containers.RepeatedCompositeFieldContainer[Award]
+    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ...) -> None: ...
+
+class Award(_message.Message):
+    __slots__ = ("seat", "amount", "pot_index", "half", "hand_description")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    POT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    HALF_FIELD_NUMBER: _ClassVar[int]
+    HAND_DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    pot_index: int
+    half: str
+    hand_description: str
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., pot_index: _Optional[int] = ..., half: _Optional[str] = ..., hand_description: _Optional[str] = ...) -> None: ...
+
+class TableView(_message.Message):
+    __slots__ = ("table", "version", "viewer_seat", "seats", "hand", "legal_actions", "action_deadline")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    table: Table
+    version: int
+    viewer_seat: int
+    seats: _containers.RepeatedCompositeFieldContainer[SeatView]
+    hand: HandView
+    legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
+    action_deadline: _timestamp_pb2.Timestamp
+    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TableEvent(_message.Message):
+    __slots__ = ("version", "type", "payload_json", "record_time")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_JSON_FIELD_NUMBER: _ClassVar[int]
+    RECORD_TIME_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    type: str
+    payload_json: str
+    record_time: _timestamp_pb2.Timestamp
+    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., payload_json: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

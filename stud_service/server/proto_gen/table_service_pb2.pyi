@@ -1,0 +1,165 @@
+from google.api import annotations_pb2 as _annotations_pb2
+from google.api import field_behavior_pb2 as _field_behavior_pb2
+from google.api import resource_pb2 as _resource_pb2
+from . import table_pb2 as _table_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateTableRequest(_message.Message):
+    __slots__ = ("table", "table_id", "request_id")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table: _table_pb2.Table
+    table_id: str
+    request_id: str
+    def __init__(self, table: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., table_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class GetTableRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ListTablesRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListTablesResponse(_message.Message):
+    __slots__ = ("tables", "next_page_token")
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tables: _containers.RepeatedCompositeFieldContainer[_table_pb2.Table]
+    next_page_token: str
+    def __init__(self, tables: _Optional[_Iterable[_Union[_table_pb2.Table, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class SitDownRequest(_message.Message):
+    __slots__ = ("name", "seat", "buy_in", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    seat: int
+    buy_in: int
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., seat: _Optional[int] = ..., buy_in: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SitDownResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
+class LeaveRequest(_message.Message):
+    __slots__ = ("name", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class LeaveResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
+class SitOutRequest(_message.Message):
+    __slots__ = ("name", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SitOutResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
+class SitInRequest(_message.Message):
+    __slots__ = ("name", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SitInResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
+class TopUpRequest(_message.Message):
+    __slots__ = ("name", "amount", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    amount: int
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class TopUpResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
+class GetTableViewRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ActRequest(_message.Message):
+    __slots__ = ("name", "seat", "action", "amount", "expected_version", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    seat: int
+    action: _table_pb2.ActionType
+    amount: int
+    expected_version: int
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[_table_pb2.ActionType, str]] = ..., amount: _Optional[int] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ActResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
+class WatchTableRequest(_message.Message):
+    __slots__ = ("name", "after_version", "include_views")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VIEWS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    after_version: int
+    include_views: bool
+    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., include_views: _Optional[bool] = ...) -> None: ...
+
+class WatchTableResponse(_message.Message):
+    __slots__ = ("event", "view")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    event: _table_pb2.TableEvent
+    view: _table_pb2.TableView
+    def __init__(self, event: _Optional[_Union[_table_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
