@@ -35,12 +35,13 @@ class TableServiceStub:
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
     `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
-    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID
-    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT
-    NOT_FOUND            TABLE_NOT_FOUND
-    INVALID_ARGUMENT     MALFORMED_REQUEST and the game's own reasons (ILLEGAL_AMOUNT, ...)
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN and the game's other reasons
-    ALREADY_EXISTS       TABLE_EXISTS
+    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
+    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
+    NOT_FOUND            NO_TABLE
+    INVALID_ARGUMENT     MALFORMED_REQUEST, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT, INVALID_CONFIG
+    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
+    ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     A refused call changes nothing.
 
     Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
@@ -120,12 +121,13 @@ class TableServiceServicer:
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
     `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
-    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID
-    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT
-    NOT_FOUND            TABLE_NOT_FOUND
-    INVALID_ARGUMENT     MALFORMED_REQUEST and the game's own reasons (ILLEGAL_AMOUNT, ...)
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN and the game's other reasons
-    ALREADY_EXISTS       TABLE_EXISTS
+    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
+    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
+    NOT_FOUND            NO_TABLE
+    INVALID_ARGUMENT     MALFORMED_REQUEST, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT, INVALID_CONFIG
+    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
+    ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     A refused call changes nothing.
 
     Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
@@ -286,12 +288,13 @@ class TableService:
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
     `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
-    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID
-    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT
-    NOT_FOUND            TABLE_NOT_FOUND
-    INVALID_ARGUMENT     MALFORMED_REQUEST and the game's own reasons (ILLEGAL_AMOUNT, ...)
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN and the game's other reasons
-    ALREADY_EXISTS       TABLE_EXISTS
+    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
+    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
+    NOT_FOUND            NO_TABLE
+    INVALID_ARGUMENT     MALFORMED_REQUEST, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT, INVALID_CONFIG
+    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
+    ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     A refused call changes nothing.
 
     Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,

@@ -1,0 +1,100 @@
+"""The ``grpc.aio`` server: our TableService plus standard health checking and reflection.
+
+Lifecycle: :func:`start_server` binds (TLS when a certificate and key are given) and starts;
+:meth:`RunningServer.shutdown` is the graceful stop used on SIGTERM: health reports NOT_SERVING,
+no new calls are accepted, watch streams are told to end, and in-flight calls get ``grace`` seconds
+to finish before they are cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from stud_service.server.proto_gen import table_service_pb2, table_service_pb2_grpc
+
+_log = logging.getLogger(__name__)
+
+TABLE_SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    cert_file: Path
+    key_file: Path
+
+    def credentials(self) -> grpc.ServerCredentials:
+        return grpc.ssl_server_credentials([(self.key_file.read_bytes(), self.cert_file.read_bytes())])
+
+
+@dataclass
+class RunningServer:
+    """A started server and what is needed to stop it well."""
+
+    server: grpc.aio.Server
+    health: health.aio.HealthServicer
+    port: int
+    tls: bool
+    # Called first on shutdown, e.g. to end watch streams and stop background loops.
+    on_shutdown: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    _stopped: bool = False
+
+    async def shutdown(self, grace: float = DEFAULT_GRACE_SECONDS) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.health.enter_graceful_shutdown()  # every service reports NOT_SERVING from now on
+        for hook in self.on_shutdown:
+            await hook()
+        await self.server.stop(grace)
+
+    async def wait_for_termination(self) -> None:
+        await self.server.wait_for_termination()
+
+
+async def start_server(
+    table_service: table_service_pb2_grpc.TableServiceServicer,
+    listen: str = DEFAULT_LISTEN,
+    tls: TlsFiles | None = None,
+) -> RunningServer:
+    """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start."""
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    table_service_pb2_grpc.add_TableServiceServicer_to_server(table_service, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (TABLE_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_secure_port(listen, tls.credentials()) if tls else server.add_insecure_port(listen)
+    if port == 0:
+        raise OSError(f"cannot listen on {listen}")
+    await server.start()
+    for service in ("", TABLE_SERVICE_NAME):
+        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    _log.info("serving on port %d (%s)", port, "TLS" if tls else "plaintext")
+    return RunningServer(server=server, health=health_servicer, port=port, tls=tls is not None)
+
+
+async def serve_until_signalled(running: RunningServer, grace: float = DEFAULT_GRACE_SECONDS) -> None:
+    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+        _log.info("signal received: shutting down (grace %.1fs)", grace)
+        await running.shutdown(grace)
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)

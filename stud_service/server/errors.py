@@ -1,0 +1,92 @@
+"""Refusals as gRPC statuses: a canonical code plus ``google.rpc.Status`` details with an ``ErrorInfo``.
+
+Every refusal the service sends has ``ErrorInfo(domain="stud-service", reason=...)`` in the
+``grpc-status-details-bin`` trailer, so clients switch on the reason rather than parse messages.
+Reasons come from three places::
+
+    engine DomainError      its own ``reason`` and ``grpc_code_name`` (NOT_YOUR_TURN, ILLEGAL_AMOUNT, ...)
+    auth AuthError          UNAUTHENTICATED: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
+    RequestError (here)     what the service checks before the engine sees a command:
+        INVALID_ARGUMENT     MALFORMED_REQUEST
+        NOT_FOUND            NO_TABLE
+        PERMISSION_DENIED    NOT_YOUR_SEAT, OPERATOR_ONLY
+        FAILED_PRECONDITION  STALE_VERSION
+        ABORTED              CONFLICT (another writer kept winning; retry)
+        UNAVAILABLE          SHUTTING_DOWN, STORE_UNAVAILABLE
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NoReturn
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+DOMAIN = "stud-service"
+
+
+class RequestError(Exception):
+    """A request the service refuses before (or instead of) asking the engine."""
+
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str,
+                 metadata: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+
+def malformed(message: str, field: str | None = None) -> RequestError:
+    return RequestError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message,
+                        {"field": field} if field else None)
+
+
+def status_code_named(name: str) -> grpc.StatusCode:
+    """``"NOT_FOUND"`` -> ``grpc.StatusCode.NOT_FOUND``; an unknown name is INTERNAL (our bug)."""
+    return grpc.StatusCode.__members__.get(name, grpc.StatusCode.INTERNAL)
+
+
+def rich_status(code: grpc.StatusCode, reason: str, message: str,
+                metadata: Mapping[str, str] | None = None) -> grpc.Status:
+    """A grpc.Status whose trailer carries google.rpc.Status with an ErrorInfo naming ``reason``."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=dict(metadata or {}))
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=getattr(code_pb2, code.name), message=message, details=[detail])
+    return rpc_status.to_status(status)
+
+
+def status_for(error: Exception) -> grpc.Status:
+    """The status for any refusal this service knows how to explain; INTERNAL for anything else."""
+    from stud_service.auth import AuthError
+    from stud_service.engine.errors import DomainError
+
+    if isinstance(error, RequestError):
+        return rich_status(error.code, error.reason, error.message, error.metadata)
+    if isinstance(error, DomainError):
+        return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message)
+    if isinstance(error, AuthError):
+        return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
+    return rich_status(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+
+
+async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> NoReturn:
+    await context.abort(status.code, status.details, status.trailing_metadata)
+    raise AssertionError("unreachable: context.abort raises")
+
+
+def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """Client side: the ErrorInfo of a failed call, if it carried one."""
+    status = rpc_status.from_call(error)
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return None
