@@ -1,0 +1,85 @@
+"""Connecting: a pool of async connections on a migrated database, with a clear error when unreachable."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from stud_service.db.embedded import EmbeddedPostgres
+from stud_service.db.settings import DatabaseSettings, describe_url
+
+CONNECT_TIMEOUT_SECONDS = 10
+
+
+class DatabaseUnavailable(RuntimeError):
+    """PostgreSQL could not be reached. The message names the host, never the password."""
+
+
+@dataclass(slots=True)
+class Database:
+    """An open database: its URL, a connection pool, and the embedded server if we started one."""
+
+    url: str
+    pool: AsyncConnectionPool
+    embedded: EmbeddedPostgres | None = None
+
+
+async def check_reachable(url: str) -> None:
+    """Connect once and raise :class:`DatabaseUnavailable` (naming the host) if that fails."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    except psycopg.Error as exc:
+        # psycopg's message names host and user but not the password; we still rebuild it from
+        # the parsed URL so that nothing from the URL's secret part can leak.
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise DatabaseUnavailable(
+            f"cannot connect to PostgreSQL at {describe_url(url)}: {reason}"
+        ) from None
+    await conn.close()
+
+
+async def open_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> AsyncConnectionPool:
+    """An open pool of autocommit connections (each statement is its own transaction unless a
+    block opens one with ``conn.transaction()``)."""
+    await check_reachable(url)
+    pool = AsyncConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        kwargs={"autocommit": True},
+        open=False,
+        name="stud-store",
+    )
+    await pool.open(wait=True, timeout=CONNECT_TIMEOUT_SECONDS)
+    return pool
+
+
+@contextlib.asynccontextmanager
+async def open_database(
+    settings: DatabaseSettings, *, migrate: bool = True, max_size: int = 10
+) -> AsyncIterator[Database]:
+    """Resolve the database (starting the embedded one when no URL is set), migrate it, open a pool."""
+    from stud_service.store.migrate import apply_migrations  # store depends on db, not the reverse at import
+
+    embedded: EmbeddedPostgres | None = None
+    url = settings.url
+    if url is None:
+        embedded = EmbeddedPostgres(settings.embedded_pgdata)
+        url = await asyncio.to_thread(embedded.start)
+    try:
+        await check_reachable(url)
+        if migrate:
+            await apply_migrations(url)
+        pool = await open_pool(url, max_size=max_size)
+        try:
+            yield Database(url=url, pool=pool, embedded=embedded)
+        finally:
+            await pool.close()
+    finally:
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)

@@ -1,0 +1,47 @@
+"""The event log on PostgreSQL.
+
+Public API (everything else in this package is machinery)::
+
+    store = EventStore(pool)                       # pool: psycopg_pool.AsyncConnectionPool, autocommit
+    result = await store.append(stream_id, expected_version, [event, ...], request_id)
+    events = await store.read_stream(stream_id, after_version=0)
+    events = await store.read_hand(stream_id, hand)
+    report = await store.verify(stream_id, hand=None)
+    async for stored in store.subscribe(stream_id, after_version): ...
+
+Events are JSON objects with a string ``"type"`` (and an integer ``"hand"`` when hand-scoped).
+Loading a table through the engine lives in :mod:`stud_service.store.tables`.
+"""
+
+from stud_service.store.canonical import GENESIS_HASH, canonical_json, chain_hash
+from stud_service.store.errors import (
+    ConcurrencyError,
+    CorruptStream,
+    InvalidEvent,
+    StoreError,
+    StoreUnavailable,
+)
+from stud_service.store.eventlog import EventStore
+from stud_service.store.migrate import MigrationError, apply_migrations
+from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
+from stud_service.store.subscribe import NotificationHub
+
+__all__ = [
+    "GENESIS_HASH",
+    "AppendResult",
+    "ConcurrencyError",
+    "CorruptStream",
+    "EventStore",
+    "InvalidEvent",
+    "MigrationError",
+    "NotificationHub",
+    "Snapshot",
+    "StoreError",
+    "StoreUnavailable",
+    "StoredEvent",
+    "StreamInfo",
+    "VerifyReport",
+    "apply_migrations",
+    "canonical_json",
+    "chain_hash",
+]

@@ -1,0 +1,43 @@
+"""Errors raised by the event store.
+
+::
+
+    StoreError
+    ├── ConcurrencyError        the stream is not at the expected version (another writer won); reload, retry
+    ├── InvalidEvent            an event cannot be stored (missing type, float, NUL, ...); nothing written
+    ├── CorruptStream           a stored event cannot be decoded or replayed; names stream and version
+    └── StoreUnavailable        the database connection failed; for an append the outcome is unknown,
+                                so retry with the same request id (that is safe: see ``append``)
+"""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base of every error the store raises."""
+
+
+class ConcurrencyError(StoreError):
+    def __init__(self, stream_id: str, expected_version: int, actual_version: int) -> None:
+        super().__init__(
+            f"stream {stream_id!r} is at version {actual_version}, not the expected {expected_version}"
+        )
+        self.stream_id = stream_id
+        self.expected_version = expected_version
+        self.actual_version = actual_version
+
+
+class InvalidEvent(StoreError):
+    pass
+
+
+class CorruptStream(StoreError):
+    def __init__(self, stream_id: str, version: int, reason: str) -> None:
+        super().__init__(f"stream {stream_id!r} version {version}: {reason}")
+        self.stream_id = stream_id
+        self.version = version
+        self.reason = reason
+
+
+class StoreUnavailable(StoreError):
+    pass

@@ -1,0 +1,314 @@
+"""The event log: append with expected version, read, verify, snapshots — events as JSON dicts.
+
+The store knows nothing of the game: an event is a JSON object with a string ``"type"`` and, for
+hand-scoped events, an integer ``"hand"``. ``stud_service.store.tables`` is where the engine comes in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
+from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
+from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
+from stud_service.store.subscribe import NotificationHub
+
+READ_PAGE = 10_000
+
+_EVENT_COLUMNS = "version, type, payload, hand, recorded_at, request_id, prev_hash, hash"
+
+
+def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
+    return StoredEvent(stream_id, row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+
+
+def encode_command(events: Sequence[dict[str, Any]]) -> tuple[list[str], list[int | None], list[str]]:
+    """Validate one command's events and return their types, hand numbers and canonical JSON texts."""
+    if not events:
+        raise InvalidEvent("a command must append at least one event")
+    types: list[str] = []
+    hands: list[int | None] = []
+    texts: list[str] = []
+    for index, event in enumerate(events):
+        if not isinstance(event, dict):
+            raise InvalidEvent(f"event {index} is a {type(event).__name__}, not a JSON object")
+        event_type = event.get("type")
+        if not isinstance(event_type, str) or not event_type:
+            raise InvalidEvent(f"event {index} has no string 'type'")
+        hand = event.get("hand")
+        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int)):
+            raise InvalidEvent(f"event {index} ({event_type}): 'hand' must be an integer")
+        try:
+            text = canonical_json(event).decode("utf-8")
+        except NonCanonicalValue as exc:
+            raise InvalidEvent(f"event {index} ({event_type}): {exc}") from None
+        types.append(event_type)
+        hands.append(hand)
+        texts.append(text)
+    return types, hands, texts
+
+
+class EventStore:
+    """Streams of JSON events on PostgreSQL. ``pool`` must hand out autocommit connections.
+
+    ``announce=False`` appends without NOTIFY (subscribers then rely on their poll); tests use it to
+    simulate a lost notification.
+    """
+
+    def __init__(
+        self, pool: AsyncConnectionPool, *, announce: bool = True, poll_interval: float = 5.0
+    ) -> None:
+        self.pool = pool
+        self.announce = announce
+        self.poll_interval = poll_interval  # subscribers' safety-net poll, in seconds
+        self._hub: NotificationHub | None = None
+
+    # -- writing -------------------------------------------------------------------------------
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[dict[str, Any]],
+        request_id: str | None = None,
+    ) -> AppendResult:
+        """Append one command's events atomically, if the stream is at ``expected_version``.
+
+        Raises :class:`ConcurrencyError` (nothing written) when it is not. A ``request_id`` already
+        used in this stream returns the original result and writes nothing, so a client may retry a
+        command whose answer it never got. Returns once the events are durably committed.
+        """
+        if expected_version < 0:
+            raise ValueError("expected_version must be >= 0")
+        types, hands, texts = encode_command(events)
+        params = (stream_id, expected_version, request_id, types, hands, texts)
+        attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
+        for attempt in range(attempts):
+            try:
+                row = await self._append_once(params, stream_id, expected_version + len(texts))
+                break
+            except psycopg.OperationalError as exc:
+                if attempt + 1 == attempts:
+                    raise StoreUnavailable(
+                        f"append to {stream_id!r} failed, outcome unknown: {exc}"
+                    ) from exc
+        outcome, first, last = row
+        if outcome == "c":
+            raise ConcurrencyError(stream_id, expected_version, last)
+        return AppendResult(stream_id, first, last, duplicate=outcome == "d")
+
+    async def _append_once(
+        self, params: tuple[Any, ...], stream_id: str, new_version: int
+    ) -> tuple[str, int, int]:
+        async with self.pool.connection() as conn:
+            if not self.announce:
+                cur = await conn.execute("SELECT * FROM stud_append(%s, %s, %s, %s, %s, %s)", params)
+                return await cur.fetchone()
+            # One round trip: the append's transaction, then the announcement in its own.
+            async with conn.pipeline():
+                cur = await conn.execute("SELECT * FROM stud_append(%s, %s, %s, %s, %s, %s)", params)
+                await conn.execute("SELECT stud_announce(%s, %s)", (stream_id, new_version))
+            return await cur.fetchone()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def head(self, stream_id: str) -> int:
+        """The stream's version (the number of its events); 0 for a stream never written."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,))
+            row = await cur.fetchone()
+        return row[0] if row else 0
+
+    async def read_stream(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """Events with version > ``after_version``, in order (at most ``limit`` of them)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = %s AND version > %s"
+                " ORDER BY version LIMIT %s",
+                (stream_id, after_version, limit),
+            )
+            rows = await cur.fetchall()
+        return [_row_to_event(stream_id, row) for row in rows]
+
+    async def iter_payloads(
+        self, stream_id: str, after_version: int = 0, page: int = READ_PAGE
+    ) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+        """``(version, payload)`` for versions > ``after_version``, read in pages: the replay path."""
+        cursor_version = after_version
+        while True:
+            async with self.pool.connection() as conn:
+                cur = await conn.execute(
+                    "SELECT version, payload FROM events WHERE stream_id = %s AND version > %s"
+                    " ORDER BY version LIMIT %s",
+                    (stream_id, cursor_version, page),
+                )
+                rows = await cur.fetchall()
+            for row in rows:
+                yield row[0], row[1]
+            if len(rows) < page:
+                return
+            cursor_version = rows[-1][0]
+
+    async def read_hand(self, stream_id: str, hand: int) -> list[StoredEvent]:
+        """All events of one hand, in order (read through the hand index, not the whole stream)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = %s AND hand = %s ORDER BY version",
+                (stream_id, hand),
+            )
+            rows = await cur.fetchall()
+        return [_row_to_event(stream_id, row) for row in rows]
+
+    async def hand_numbers(self, stream_id: str) -> list[int]:
+        """The hand numbers that have events in the stream, ascending."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT DISTINCT hand FROM events WHERE stream_id = %s AND hand IS NOT NULL ORDER BY hand",
+                (stream_id,),
+            )
+            return [row[0] for row in await cur.fetchall()]
+
+    async def list_streams(
+        self, *, prefix: str = "", after: str | None = None, limit: int = 100
+    ) -> list[StreamInfo]:
+        """Streams ordered by id, a page at a time: pass the last id seen as ``after``."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT stream_id, version, created_at, updated_at FROM streams"
+                " WHERE stream_id > %s AND starts_with(stream_id, %s) ORDER BY stream_id LIMIT %s",
+                (after or "", prefix, limit),
+            )
+            rows = await cur.fetchall()
+        return [StreamInfo(*row) for row in rows]
+
+    # -- integrity -----------------------------------------------------------------------------
+
+    async def verify(self, stream_id: str, hand: int | None = None) -> VerifyReport:
+        """Recompute the hash chain of a stream, or of one hand's part of it.
+
+        Reports the first version whose hash does not match its content, whose ``prev_hash`` does not
+        match the previous event's hash, or which is missing (a deleted row leaves a gap).
+        For one hand, the walk covers the hand's version range plus the links into the event
+        before it and out to the event after it, so deleting its first or last event is seen too.
+        """
+        async with self.pool.connection() as conn:
+            if hand is None:
+                low, high = 1, None
+                cur = await conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,))
+                row = await cur.fetchone()
+                expected_head = row[0] if row else 0
+            else:
+                cur = await conn.execute(
+                    "SELECT min(version), max(version) FROM events WHERE stream_id = %s AND hand = %s",
+                    (stream_id, hand),
+                )
+                low, high = await cur.fetchone()
+                if low is None:
+                    return VerifyReport(stream_id, False, 0, None, f"hand {hand} has no events")
+                expected_head = None
+            prev_hash = GENESIS_HASH
+            expected_version = low
+            if low > 1:
+                cur = await conn.execute(
+                    "SELECT hash FROM events WHERE stream_id = %s AND version = %s", (stream_id, low - 1)
+                )
+                before = await cur.fetchone()
+                if before is None:
+                    return VerifyReport(stream_id, False, 0, low - 1, "event missing")
+                prev_hash = before[0]
+            checked = 0
+            cursor_version = low - 1
+            stop = None if high is None else high + 1  # include the event after the hand's last
+            while True:
+                cur = await conn.execute(
+                    "SELECT version, payload, prev_hash, hash FROM events WHERE stream_id = %s"
+                    " AND version > %s AND (%s::bigint IS NULL OR version <= %s) ORDER BY version LIMIT %s",
+                    (stream_id, cursor_version, stop, stop, READ_PAGE),
+                )
+                rows = await cur.fetchall()
+                for version, payload, stored_prev, stored_hash in rows:
+                    if version != expected_version:
+                        return VerifyReport(stream_id, False, checked, expected_version, "event missing")
+                    if bytes(stored_prev) != prev_hash:
+                        return VerifyReport(
+                            stream_id, False, checked, version, "prev_hash does not match the previous event"
+                        )
+                    if chain_hash(prev_hash, canonical_json(payload)) != bytes(stored_hash):
+                        return VerifyReport(stream_id, False, checked, version, "hash does not match content")
+                    prev_hash = bytes(stored_hash)
+                    expected_version += 1
+                    checked += 1
+                if len(rows) < READ_PAGE:
+                    break
+                cursor_version = rows[-1][0]
+        if high is not None and expected_version <= high:
+            return VerifyReport(stream_id, False, checked, expected_version, "event missing")
+        if expected_head is not None and expected_version - 1 != expected_head:
+            return VerifyReport(
+                stream_id, False, checked, expected_version,
+                f"stream head is {expected_head} but the events end at {expected_version - 1}",
+            )
+        return VerifyReport(stream_id, True, checked)
+
+    # -- snapshots -----------------------------------------------------------------------------
+
+    async def save_snapshot(
+        self, stream_id: str, version: int, format_version: int, state: dict[str, Any]
+    ) -> None:
+        """Store ``state`` as the state after ``version``, tagged with the hash of that event."""
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO snapshots (stream_id, format_version, version, event_hash, state)"
+                " SELECT e.stream_id, %s, e.version, e.hash, %s FROM events e"
+                " WHERE e.stream_id = %s AND e.version = %s"
+                " ON CONFLICT (stream_id, format_version, version)"
+                " DO UPDATE SET state = excluded.state, event_hash = excluded.event_hash,"
+                " created_at = now()",
+                (format_version, Jsonb(state), stream_id, version),
+            )
+
+    async def latest_snapshot(
+        self, stream_id: str, format_version: int, at_or_before: int | None = None
+    ) -> Snapshot | None:
+        """The newest snapshot in ``format_version`` that still matches the event it was taken at.
+
+        Snapshots of another format (older code) and snapshots whose event hash no longer matches
+        the log are never returned.
+        """
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT s.version, s.event_hash, s.state FROM snapshots s"
+                " JOIN events e ON e.stream_id = s.stream_id AND e.version = s.version"
+                " WHERE s.stream_id = %s AND s.format_version = %s AND e.hash = s.event_hash"
+                " AND (%s::bigint IS NULL OR s.version <= %s)"
+                " ORDER BY s.version DESC LIMIT 1",
+                (stream_id, format_version, at_or_before, at_or_before),
+            )
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return Snapshot(stream_id, row[0], format_version, bytes(row[1]), row[2])
+
+    # -- following -----------------------------------------------------------------------------
+
+    def subscribe(self, stream_id: str, after_version: int = 0) -> AsyncIterator[StoredEvent]:
+        """Events with version > ``after_version``: first those stored, then live ones as they come.
+
+        In order, without gaps or duplicates; survives lost notifications and dropped connections.
+        """
+        if self._hub is None:
+            self._hub = NotificationHub(self.pool, poll_interval=self.poll_interval)
+        return self._hub.subscribe(self, stream_id, after_version)
+
+    async def close(self) -> None:
+        """Stop the notification listener, if one was started (the pool belongs to the caller)."""
+        if self._hub is not None:
+            await self._hub.close()
+            self._hub = None

@@ -1,0 +1,64 @@
+"""What the store hands back: stored events, append results, verification reports, snapshots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One row of the log. ``payload`` is the event as JSON (``payload["type"] == type``)."""
+
+    stream_id: str
+    version: int
+    type: str
+    payload: dict[str, Any]
+    hand: int | None
+    recorded_at: datetime
+    request_id: str | None
+    prev_hash: bytes
+    hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Versions ``first_version..version`` hold the command's events; ``version`` is the new head.
+
+    ``duplicate`` is true when the request id had been used before: nothing was written and these
+    are the versions the original append wrote.
+    """
+
+    stream_id: str
+    first_version: int
+    version: int
+    duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """Result of walking a hash chain: ``first_bad_version`` is None when ``ok``."""
+
+    stream_id: str
+    ok: bool
+    checked: int
+    first_bad_version: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    stream_id: str
+    version: int
+    format_version: int
+    event_hash: bytes
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInfo:
+    stream_id: str
+    version: int
+    created_at: datetime
+    updated_at: datetime

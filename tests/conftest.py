@@ -1,0 +1,107 @@
+"""Shared fixtures: a real PostgreSQL for the whole test session.
+
+- ``STUD_TEST_DATABASE_URL`` set: that server is used (the role must be allowed to create databases).
+- not set: one embedded PostgreSQL (``pgserver``) is started in a temporary directory for the session
+  and deleted at the end.
+
+Either way the session works in a database of its own, created fresh and migrated, so concurrent
+test runs on one server do not see each other. Fixtures:
+
+``pg_server_url``      URL of the server's maintenance database (for creating databases)
+``database_url``       URL of the session's migrated database
+``db_pool``            an open AsyncConnectionPool (autocommit) on it
+``event_store``        an EventStore on that pool
+``make_database``      factory: ``await make_database(migrated=False)`` -> URL of a new empty database
+``stream_id``          a stream id no other test uses
+
+Every async test runs in the session's event loop (the pool lives there too).
+Other test plugins are listed in ``pytest_plugins`` below.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+
+import psycopg
+import pytest
+import pytest_asyncio
+from psycopg.conninfo import make_conninfo
+from psycopg_pool import AsyncConnectionPool
+from pytest_asyncio import is_async_test
+
+from stud_service.db import EmbeddedPostgres, open_pool
+from stud_service.store import EventStore, apply_migrations
+
+pytest_plugins: list[str] = []
+
+TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    session_loop = pytest.mark.asyncio(loop_scope="session")
+    for item in items:
+        if is_async_test(item):
+            item.add_marker(session_loop, append=False)
+
+
+@pytest.fixture(scope="session")
+def pg_server_url() -> Iterator[str]:
+    url = os.environ.get(TEST_DATABASE_URL_ENV)
+    if url:
+        yield url
+        return
+    workdir = tempfile.mkdtemp(prefix="stud-test-pg-")
+    server = EmbeddedPostgres(os.path.join(workdir, "pg"), delete_on_stop=True)
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def make_database(pg_server_url: str) -> AsyncIterator[Callable[..., Awaitable[str]]]:
+    created: list[str] = []
+
+    async def create(migrated: bool = False) -> str:
+        name = f"stud_test_{uuid.uuid4().hex[:12]}"
+        async with await psycopg.AsyncConnection.connect(pg_server_url, autocommit=True) as conn:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        created.append(name)
+        url = make_conninfo(pg_server_url, dbname=name)
+        if migrated:
+            await apply_migrations(url)
+        return url
+
+    yield create
+    async with await psycopg.AsyncConnection.connect(pg_server_url, autocommit=True) as conn:
+        for name in created:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest_asyncio.fixture(scope="session")
+async def database_url(make_database: Callable[..., Awaitable[str]]) -> str:
+    return await make_database(migrated=True)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def db_pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+    pool = await open_pool(database_url, max_size=20)
+    yield pool
+    await pool.close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def event_store(db_pool: AsyncConnectionPool) -> AsyncIterator[EventStore]:
+    store = EventStore(db_pool)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def stream_id(request: pytest.FixtureRequest) -> str:
+    return f"{request.node.name[:40]}-{uuid.uuid4().hex[:10]}"

@@ -1,0 +1,175 @@
+"""Appending to the event log (DESIGN.md "Persistence"): expected version, request-id idempotency,
+one command = one transaction, canonical JSON only."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from stud_service.store import ConcurrencyError, EventStore, InvalidEvent
+
+
+def ev(kind: str, n: int, hand: int | None = None) -> dict:
+    event: dict = {"type": kind, "v": 1, "n": n}
+    if hand is not None:
+        event["hand"] = hand
+    return event
+
+
+async def test_first_append_starts_stream_at_version_one(event_store: EventStore, stream_id: str) -> None:
+    result = await event_store.append(stream_id, 0, [ev("A", 1), ev("B", 2)], "req-1")
+    assert (result.first_version, result.version, result.duplicate) == (1, 2, False)
+    assert await event_store.head(stream_id) == 2
+    stored = await event_store.read_stream(stream_id)
+    assert [(e.version, e.type, e.payload) for e in stored] == [(1, "A", ev("A", 1)), (2, "B", ev("B", 2))]
+    assert stored[0].request_id == "req-1" and stored[1].request_id is None
+
+
+async def test_wrong_expected_version_raises_and_writes_nothing(
+    event_store: EventStore, stream_id: str
+) -> None:
+    await event_store.append(stream_id, 0, [ev("A", 1)])
+    for stale in (0, 2, 7):
+        with pytest.raises(ConcurrencyError) as info:
+            await event_store.append(stream_id, stale, [ev("X", 9)])
+        assert (info.value.stream_id, info.value.expected_version, info.value.actual_version) == (
+            stream_id, stale, 1,
+        )
+        assert stream_id in str(info.value)
+    assert [e.type for e in await event_store.read_stream(stream_id)] == ["A"]
+
+
+async def test_expecting_a_version_of_a_missing_stream_is_a_conflict(
+    event_store: EventStore, stream_id: str
+) -> None:
+    with pytest.raises(ConcurrencyError) as info:
+        await event_store.append(stream_id, 3, [ev("A", 1)])
+    assert info.value.actual_version == 0
+    assert await event_store.head(stream_id) == 0
+
+
+async def test_retry_with_same_request_id_returns_original_result(
+    event_store: EventStore, stream_id: str
+) -> None:
+    first = await event_store.append(stream_id, 0, [ev("A", 1)], "r1")
+    second = await event_store.append(stream_id, 1, [ev("B", 2), ev("C", 3)], "r2")
+    # The client never saw the answer to r2 and retries it — even with a now stale expected version.
+    retried = await event_store.append(stream_id, 1, [ev("B", 2), ev("C", 3)], "r2")
+    assert (retried.first_version, retried.version, retried.duplicate) == (2, 3, True)
+    assert (second.first_version, second.version) == (2, 3)
+    again = await event_store.append(stream_id, 0, [ev("A", 1)], "r1")
+    assert (again.first_version, again.version, again.duplicate) == (first.first_version, first.version, True)
+    assert await event_store.head(stream_id) == 3
+
+
+async def test_request_ids_are_scoped_to_their_stream(event_store: EventStore, stream_id: str) -> None:
+    await event_store.append(stream_id + "-a", 0, [ev("A", 1)], "same")
+    other = await event_store.append(stream_id + "-b", 0, [ev("A", 1)], "same")
+    assert not other.duplicate and other.version == 1
+
+
+async def test_concurrent_retries_of_one_request_write_once(event_store: EventStore, stream_id: str) -> None:
+    """Many copies of one request racing: one writes, the others get the same result as duplicates."""
+    results = await asyncio.gather(
+        *(event_store.append(stream_id, 0, [ev("A", 1), ev("B", 2)], "only-once") for _ in range(8))
+    )
+    assert {(r.first_version, r.version) for r in results} == {(1, 2)}
+    assert sum(not r.duplicate for r in results) == 1
+    assert await event_store.head(stream_id) == 2
+
+
+async def test_racing_writers_exactly_one_wins_each_round(event_store: EventStore, stream_id: str) -> None:
+    """Two writers with the same expected version, many rounds: one wins, one conflicts,
+    nothing lost or doubled."""
+    rounds = 60
+    for round_no in range(rounds):
+        outcomes = await asyncio.gather(
+            event_store.append(stream_id, round_no, [ev("W1", round_no)]),
+            event_store.append(stream_id, round_no, [ev("W2", round_no)]),
+            return_exceptions=True,
+        )
+        wins = [o for o in outcomes if not isinstance(o, BaseException)]
+        losses = [o for o in outcomes if isinstance(o, ConcurrencyError)]
+        assert len(wins) == 1 and len(losses) == 1, outcomes
+        assert wins[0].version == round_no + 1 and losses[0].actual_version in (round_no, round_no + 1)
+    stored = await event_store.read_stream(stream_id)
+    assert [e.version for e in stored] == list(range(1, rounds + 1))
+    assert [e.payload["n"] for e in stored] == list(range(rounds))
+    assert (await event_store.verify(stream_id)).ok
+
+
+async def test_many_writers_on_one_stream_each_event_once(event_store: EventStore, stream_id: str) -> None:
+    """Writers that reload and retry on conflict: every command lands exactly once, in a gapless stream."""
+
+    async def writer(name: str, commands: int) -> None:
+        for n in range(commands):
+            while True:
+                version = await event_store.head(stream_id)
+                try:
+                    await event_store.append(stream_id, version, [ev(name, n)])
+                    break
+                except ConcurrencyError:
+                    continue
+
+    await asyncio.gather(*(writer(f"w{i}", 15) for i in range(6)))
+    stored = await event_store.read_stream(stream_id)
+    assert [e.version for e in stored] == list(range(1, 91))
+    assert sorted((e.type, e.payload["n"]) for e in stored) == sorted(
+        (f"w{i}", n) for i in range(6) for n in range(15)
+    )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"v": 1},
+        {"type": "", "v": 1},
+        {"type": "A", "stack": 1.5},
+        {"type": "A", "x": float("nan")},
+        {"type": "A", "hand": "3"},
+        {"type": "A", "hand": True},
+        {"type": "A", "name": "nul\x00here"},
+        {"type": "A", 1: "non-string key"},
+    ],
+)
+async def test_invalid_events_are_refused_before_writing(
+    event_store: EventStore, stream_id: str, bad: dict
+) -> None:
+    with pytest.raises(InvalidEvent):
+        await event_store.append(stream_id, 0, [ev("A", 1), bad])
+    assert await event_store.head(stream_id) == 0
+
+
+async def test_empty_command_is_refused(event_store: EventStore, stream_id: str) -> None:
+    with pytest.raises(InvalidEvent):
+        await event_store.append(stream_id, 0, [])
+
+
+async def test_unicode_and_big_integers_round_trip(event_store: EventStore, stream_id: str) -> None:
+    event = {"type": "Chat", "v": 1, "text": "Ünïcode ♠♥ \u2028 \"quoted\" \\", "chips": 2**62}
+    await event_store.append(stream_id, 0, [event])
+    (stored,) = await event_store.read_stream(stream_id)
+    assert stored.payload == event
+    assert (await event_store.verify(stream_id)).ok
+
+
+async def test_read_hand_and_paging(event_store: EventStore, stream_id: str) -> None:
+    await event_store.append(stream_id, 0, [ev("SitDown", 0)])
+    await event_store.append(stream_id, 1, [ev("HandStarted", 1, hand=1), ev("Bet", 2, hand=1)])
+    await event_store.append(stream_id, 3, [ev("HandEnded", 3, hand=1), ev("HandStarted", 4, hand=2)])
+    assert [e.version for e in await event_store.read_hand(stream_id, 1)] == [2, 3, 4]
+    assert [e.version for e in await event_store.read_hand(stream_id, 2)] == [5]
+    assert await event_store.hand_numbers(stream_id) == [1, 2]
+    assert [e.version for e in await event_store.read_stream(stream_id, after_version=2, limit=2)] == [3, 4]
+    assert [v for v, _ in [x async for x in event_store.iter_payloads(stream_id, 1, page=2)]] == [2, 3, 4, 5]
+
+
+async def test_list_streams_pages_by_id(event_store: EventStore, stream_id: str) -> None:
+    names = [f"{stream_id}/{i}" for i in range(5)]
+    for name in names:
+        await event_store.append(name, 0, [ev("A", 1)])
+    first = await event_store.list_streams(prefix=stream_id + "/", limit=3)
+    rest = await event_store.list_streams(prefix=stream_id + "/", after=first[-1].stream_id, limit=3)
+    assert [s.stream_id for s in first + rest] == names
+    assert all(s.version == 1 for s in first + rest)
