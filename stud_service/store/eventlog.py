@@ -117,24 +117,33 @@ class EventStore:
 
     # -- reading -------------------------------------------------------------------------------
 
+    async def _fetch(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Run a read. A pooled connection found dead (server restart, terminated backend) is
+        replaced and the read tried once more: reads are safe to repeat."""
+        for attempt in range(2):
+            try:
+                async with self.pool.connection() as conn:
+                    cur = await conn.execute(query, params)
+                    return await cur.fetchall()
+            except psycopg.OperationalError as exc:
+                if attempt == 1:
+                    raise StoreUnavailable(f"read failed: {exc}") from exc
+        raise AssertionError("unreachable")
+
     async def head(self, stream_id: str) -> int:
         """The stream's version (the number of its events); 0 for a stream never written."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,))
-            row = await cur.fetchone()
-        return row[0] if row else 0
+        rows = await self._fetch("SELECT version FROM streams WHERE stream_id = %s", (stream_id,))
+        return rows[0][0] if rows else 0
 
     async def read_stream(
         self, stream_id: str, after_version: int = 0, limit: int | None = None
     ) -> list[StoredEvent]:
         """Events with version > ``after_version``, in order (at most ``limit`` of them)."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = %s AND version > %s"
-                " ORDER BY version LIMIT %s",
-                (stream_id, after_version, limit),
-            )
-            rows = await cur.fetchall()
+        rows = await self._fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = %s AND version > %s"
+            " ORDER BY version LIMIT %s",
+            (stream_id, after_version, limit),
+        )
         return [_row_to_event(stream_id, row) for row in rows]
 
     async def iter_payloads(
@@ -143,13 +152,11 @@ class EventStore:
         """``(version, payload)`` for versions > ``after_version``, read in pages: the replay path."""
         cursor_version = after_version
         while True:
-            async with self.pool.connection() as conn:
-                cur = await conn.execute(
-                    "SELECT version, payload FROM events WHERE stream_id = %s AND version > %s"
-                    " ORDER BY version LIMIT %s",
-                    (stream_id, cursor_version, page),
-                )
-                rows = await cur.fetchall()
+            rows = await self._fetch(
+                "SELECT version, payload FROM events WHERE stream_id = %s AND version > %s"
+                " ORDER BY version LIMIT %s",
+                (stream_id, cursor_version, page),
+            )
             for row in rows:
                 yield row[0], row[1]
             if len(rows) < page:
@@ -158,34 +165,29 @@ class EventStore:
 
     async def read_hand(self, stream_id: str, hand: int) -> list[StoredEvent]:
         """All events of one hand, in order (read through the hand index, not the whole stream)."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = %s AND hand = %s ORDER BY version",
-                (stream_id, hand),
-            )
-            rows = await cur.fetchall()
+        rows = await self._fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = %s AND hand = %s ORDER BY version",
+            (stream_id, hand),
+        )
         return [_row_to_event(stream_id, row) for row in rows]
 
     async def hand_numbers(self, stream_id: str) -> list[int]:
         """The hand numbers that have events in the stream, ascending."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT DISTINCT hand FROM events WHERE stream_id = %s AND hand IS NOT NULL ORDER BY hand",
-                (stream_id,),
-            )
-            return [row[0] for row in await cur.fetchall()]
+        rows = await self._fetch(
+            "SELECT DISTINCT hand FROM events WHERE stream_id = %s AND hand IS NOT NULL ORDER BY hand",
+            (stream_id,),
+        )
+        return [row[0] for row in rows]
 
     async def list_streams(
         self, *, prefix: str = "", after: str | None = None, limit: int = 100
     ) -> list[StreamInfo]:
         """Streams ordered by id, a page at a time: pass the last id seen as ``after``."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT stream_id, version, created_at, updated_at FROM streams"
-                " WHERE stream_id > %s AND starts_with(stream_id, %s) ORDER BY stream_id LIMIT %s",
-                (after or "", prefix, limit),
-            )
-            rows = await cur.fetchall()
+        rows = await self._fetch(
+            "SELECT stream_id, version, created_at, updated_at FROM streams"
+            " WHERE stream_id > %s AND starts_with(stream_id, %s) ORDER BY stream_id LIMIT %s",
+            (after or "", prefix, limit),
+        )
         return [StreamInfo(*row) for row in rows]
 
     # -- integrity -----------------------------------------------------------------------------
@@ -199,11 +201,15 @@ class EventStore:
         before it and out to the event after it, so deleting its first or last event is seen too.
         """
         async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT (SELECT version FROM streams WHERE stream_id = %s),"
+                " (SELECT max(version) FROM events WHERE stream_id = %s)",
+                (stream_id, stream_id),
+            )
+            head, last_stored = await cur.fetchone()
+            head = head or 0
             if hand is None:
-                low, high = 1, None
-                cur = await conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,))
-                row = await cur.fetchone()
-                expected_head = row[0] if row else 0
+                low, stop = 1, head
             else:
                 cur = await conn.execute(
                     "SELECT min(version), max(version) FROM events WHERE stream_id = %s AND hand = %s",
@@ -212,9 +218,8 @@ class EventStore:
                 low, high = await cur.fetchone()
                 if low is None:
                     return VerifyReport(stream_id, False, 0, None, f"hand {hand} has no events")
-                expected_head = None
+                stop = min(high + 1, head)  # include the link out to the event after the hand
             prev_hash = GENESIS_HASH
-            expected_version = low
             if low > 1:
                 cur = await conn.execute(
                     "SELECT hash FROM events WHERE stream_id = %s AND version = %s", (stream_id, low - 1)
@@ -222,17 +227,18 @@ class EventStore:
                 before = await cur.fetchone()
                 if before is None:
                     return VerifyReport(stream_id, False, 0, low - 1, "event missing")
-                prev_hash = before[0]
+                prev_hash = bytes(before[0])
+            expected_version = low
             checked = 0
-            cursor_version = low - 1
-            stop = None if high is None else high + 1  # include the event after the hand's last
-            while True:
+            while expected_version <= stop:
                 cur = await conn.execute(
                     "SELECT version, payload, prev_hash, hash FROM events WHERE stream_id = %s"
-                    " AND version > %s AND (%s::bigint IS NULL OR version <= %s) ORDER BY version LIMIT %s",
-                    (stream_id, cursor_version, stop, stop, READ_PAGE),
+                    " AND version >= %s AND version <= %s ORDER BY version LIMIT %s",
+                    (stream_id, expected_version, stop, READ_PAGE),
                 )
                 rows = await cur.fetchall()
+                if not rows:
+                    break
                 for version, payload, stored_prev, stored_hash in rows:
                     if version != expected_version:
                         return VerifyReport(stream_id, False, checked, expected_version, "event missing")
@@ -245,15 +251,11 @@ class EventStore:
                     prev_hash = bytes(stored_hash)
                     expected_version += 1
                     checked += 1
-                if len(rows) < READ_PAGE:
-                    break
-                cursor_version = rows[-1][0]
-        if high is not None and expected_version <= high:
+        if expected_version <= stop:
             return VerifyReport(stream_id, False, checked, expected_version, "event missing")
-        if expected_head is not None and expected_version - 1 != expected_head:
+        if last_stored is not None and last_stored > head:
             return VerifyReport(
-                stream_id, False, checked, expected_version,
-                f"stream head is {expected_head} but the events end at {expected_version - 1}",
+                stream_id, False, checked, head + 1, f"events stored beyond the stream head {head}"
             )
         return VerifyReport(stream_id, True, checked)
 
@@ -282,18 +284,17 @@ class EventStore:
         Snapshots of another format (older code) and snapshots whose event hash no longer matches
         the log are never returned.
         """
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT s.version, s.event_hash, s.state FROM snapshots s"
-                " JOIN events e ON e.stream_id = s.stream_id AND e.version = s.version"
-                " WHERE s.stream_id = %s AND s.format_version = %s AND e.hash = s.event_hash"
-                " AND (%s::bigint IS NULL OR s.version <= %s)"
-                " ORDER BY s.version DESC LIMIT 1",
-                (stream_id, format_version, at_or_before, at_or_before),
-            )
-            row = await cur.fetchone()
-        if row is None:
+        rows = await self._fetch(
+            "SELECT s.version, s.event_hash, s.state FROM snapshots s"
+            " JOIN events e ON e.stream_id = s.stream_id AND e.version = s.version"
+            " WHERE s.stream_id = %s AND s.format_version = %s AND e.hash = s.event_hash"
+            " AND (%s::bigint IS NULL OR s.version <= %s)"
+            " ORDER BY s.version DESC LIMIT 1",
+            (stream_id, format_version, at_or_before, at_or_before),
+        )
+        if not rows:
             return None
+        row = rows[0]
         return Snapshot(stream_id, row[0], format_version, bytes(row[1]), row[2])
 
     # -- following -----------------------------------------------------------------------------
