@@ -161,6 +161,33 @@ def test_hole_cards_seeds_tokens_and_passwords_in_extras_are_redacted(json_logs:
     assert line["database"] == f"postgresql://stud:{REDACTED}@db.internal:5432/stud"
 
 
+@dataclass(frozen=True, slots=True)
+class CardDealt:
+    """Shaped like the engine's event: a card code, face up or down."""
+
+    hand: int
+    street: int
+    seat: int | None
+    card: int
+    face_up: bool
+
+
+def test_a_card_dealt_face_down_is_redacted_and_a_card_dealt_face_up_is_not(json_logs: Captured):
+    down = CardDealt(hand=7, street=3, seat=2, card=51, face_up=False)
+    up = CardDealt(hand=7, street=3, seat=2, card=19, face_up=True)
+    log = logging.getLogger(LOGGER)
+    log.info("dealt", extra={"event": down, "payload": {"type": "CardDealt", "card": 50, "face_up": False}})
+    log.info("dealt %r", down)
+    log.info("dealt %s", json.dumps({"type": "CardDealt", "cards": [49], "face_up": False}))
+    log.info("dealt", extra={"event": up})
+    first, second, third, fourth = json_logs.lines()
+    assert first["event"]["card"] == REDACTED and first["event"]["seat"] == 2
+    assert first["payload"]["card"] == REDACTED
+    assert "51" not in second["msg"] and "card=[redacted]" in second["msg"]
+    assert "49" not in third["msg"]
+    assert fourth["event"]["card"] == 19
+
+
 @pytest.mark.parametrize(
     ("message", "secret"),
     [

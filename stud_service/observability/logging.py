@@ -26,6 +26,8 @@ What never reaches a log line, whatever the caller passes (see :func:`redact` an
   ``seed``, ``down_cards``, ``hole_cards``, ``deck``, ``authorization``, ``api_key``, ``private_key`` and any
   key containing one of these (``server_seed``, ``refresh_token``); keys naming a public digest of one
   (``deck_commitment``, ``seed_hash``) are kept;
+- the ``card``/``cards`` of anything dealt face down (a mapping or event with ``face_up`` false, such as
+  the engine's ``CardDealt``), also when such an event is formatted into text;
 - in any text (message, string values, exception text): passwords in ``scheme://user:password@host`` URLs
   and in libpq ``password=...`` strings, ``Bearer ...`` credentials, JWTs, and ``key=value`` / ``key: value``
   pairs whose key is one of the names above.
@@ -87,6 +89,18 @@ _TEXT_MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# A face-down card (the engine's ``CardDealt`` with ``face_up`` false) hides under an innocent key.
+_CARD_KEYS = frozenset({"card", "cards"})
+_FACE_DOWN_TEXT = re.compile(r"""face_up['"]?\s*[=:]\s*(?:False|false|0)\b""")
+_CARD_VALUE_TEXT = re.compile(
+    r"""(?P<key>\bcards?)(?P<q>['"]?)(?P<sep>\s*[=:]\s*)(?:"[^"]*"|'[^']*'|\[[^\]]*\]|\([^)]*\)|[^\s,;)}\]]+)"""
+)
+
+
+def _is_face_down(mapping: Mapping[Any, Any]) -> bool:
+    return mapping.get("face_up", True) in (False, 0) or bool(mapping.get("face_down", False))
+
+
 def is_sensitive_key(key: str) -> bool:
     """True when a field named ``key`` may hold a secret or a hidden card."""
     return bool(_SENSITIVE_KEY.search(key)) and not _PUBLIC_DIGEST_KEY.search(key)
@@ -96,6 +110,8 @@ def mask_text(text: str) -> str:
     """``text`` with credentials and ``secret_key=value`` pairs replaced by ``[redacted]``."""
     for pattern, replacement in _TEXT_MASKS:
         text = pattern.sub(replacement, text)
+    if _FACE_DOWN_TEXT.search(text):
+        text = _CARD_VALUE_TEXT.sub(rf"\g<key>\g<q>\g<sep>{REDACTED}", text)
     return text
 
 
@@ -109,8 +125,11 @@ def redact(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return redact({field.name: getattr(value, field.name) for field in dataclasses.fields(value)})
     if isinstance(value, Mapping):
+        hidden = _is_face_down(value)
         return {
-            str(key): REDACTED if is_sensitive_key(str(key)) else redact(item) for key, item in value.items()
+            str(key): REDACTED if is_sensitive_key(str(key)) or (hidden and key in _CARD_KEYS)
+            else redact(item)
+            for key, item in value.items()
         }
     if isinstance(value, list | tuple | set | frozenset):
         return [redact(item) for item in value]
