@@ -12,16 +12,25 @@ No URL given (neither ``--database-url`` nor ``DATABASE_URL``) starts the embedd
 
 from stud_service.db.connect import Database, DatabaseUnavailable, open_database, open_pool
 from stud_service.db.embedded import EmbeddedPostgres
-from stud_service.db.settings import DatabaseSettings, default_data_dir, describe_url, redact_url
+from stud_service.db.settings import (
+    DatabaseSettings,
+    add_database_arguments,
+    default_data_dir,
+    describe_url,
+    redact_url,
+    settings_from_args,
+)
 
 __all__ = [
     "Database",
     "DatabaseSettings",
     "DatabaseUnavailable",
     "EmbeddedPostgres",
+    "add_database_arguments",
     "default_data_dir",
     "describe_url",
     "open_database",
     "open_pool",
     "redact_url",
+    "settings_from_args",
 ]

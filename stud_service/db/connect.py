@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db.embedded import EmbeddedPostgres
@@ -29,14 +30,22 @@ class Database:
     embedded: EmbeddedPostgres | None = None
 
 
+def _without_password(text: str, url: str) -> str:
+    # psycopg's messages name host and user, not the password; this is a guard should one ever do.
+    try:
+        password = conninfo_to_dict(url).get("password")
+    except psycopg.ProgrammingError:
+        password = None
+    return text.replace(str(password), "***") if password else text
+
+
 async def check_reachable(url: str) -> None:
     """Connect once and raise :class:`DatabaseUnavailable` (naming the host) if that fails."""
     try:
         conn = await psycopg.AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT_SECONDS)
     except psycopg.Error as exc:
-        # psycopg's message names host and user but not the password; we still rebuild it from
-        # the parsed URL so that nothing from the URL's secret part can leak.
-        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        reason = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        reason = _without_password(reason or type(exc).__name__, url)
         raise DatabaseUnavailable(
             f"cannot connect to PostgreSQL at {describe_url(url)}: {reason}"
         ) from None

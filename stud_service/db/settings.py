@@ -6,6 +6,7 @@ default. No URL at all means "use the embedded PostgreSQL in the data directory"
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -69,3 +70,20 @@ def redact_url(url: str) -> str:
     if "password" in parts:
         parts["password"] = "***"
     return " ".join(f"{key}={value}" for key, value in parts.items())
+
+
+def add_database_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--database-url`` and ``--data-dir`` flags, shared by every command that uses the database."""
+    parser.add_argument(
+        "--database-url",
+        help=f"PostgreSQL URL (default: ${DATABASE_URL_ENV}; none: run the embedded PostgreSQL)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        help=f"data directory; the embedded PostgreSQL lives in its pg/ (default: ${DATA_DIR_ENV}"
+        f" or {default_data_dir()})",
+    )
+
+
+def settings_from_args(args: argparse.Namespace) -> DatabaseSettings:
+    return DatabaseSettings.resolve(url=args.database_url, data_dir=args.data_dir)

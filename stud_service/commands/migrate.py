@@ -1,0 +1,48 @@
+"""``stud-service migrate``: bring the database schema up to date (the service also does this at start)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from stud_service.db import DatabaseUnavailable, EmbeddedPostgres, add_database_arguments, settings_from_args
+from stud_service.db.connect import check_reachable
+from stud_service.store.migrate import MigrationError, apply_migrations
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "migrate",
+        help="apply pending schema migrations",
+        description="Apply the numbered schema migrations not yet recorded in the database. Safe to repeat.",
+    )
+    add_database_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+async def _migrate(url: str | None, pgdata) -> list[str]:
+    embedded = None
+    if url is None:
+        embedded = EmbeddedPostgres(pgdata)
+        url = await asyncio.to_thread(embedded.start)
+    try:
+        await check_reachable(url)
+        return [f"{m.number:04d}_{m.name}" for m in await apply_migrations(url)]
+    finally:
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    try:
+        applied = asyncio.run(_migrate(settings.url, settings.embedded_pgdata))
+    except (DatabaseUnavailable, MigrationError) as error:
+        print(f"stud-service migrate: {error}", file=sys.stderr)
+        return 2
+    if applied:
+        print("applied " + ", ".join(applied))
+    else:
+        print("database schema is up to date")
+    return 0

@@ -1,0 +1,109 @@
+"""Schema migrations, settings and the embedded PostgreSQL (DESIGN.md "Persistence")."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import psutil
+import psycopg
+import pytest
+
+from stud_service.db import DatabaseSettings, DatabaseUnavailable, describe_url, open_database, redact_url
+from stud_service.db.connect import check_reachable
+from stud_service.store import EventStore, MigrationError, apply_migrations
+from stud_service.store.migrate import available_migrations
+
+
+async def fetch(url: str, query: str) -> list[tuple]:
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        cur = await conn.execute(query)
+        return await cur.fetchall()
+
+
+async def test_migrations_apply_once_and_rerun_is_a_no_op(make_database) -> None:
+    url = await make_database()
+    first = await apply_migrations(url)
+    assert [m.number for m in first] == [m.number for m in available_migrations()]
+    assert await apply_migrations(url) == []
+    recorded = await fetch(url, "SELECT number, name FROM schema_migrations ORDER BY number")
+    assert recorded == [(m.number, m.name) for m in available_migrations()]
+
+
+async def test_replicas_migrating_at_once_apply_each_migration_once(make_database) -> None:
+    url = await make_database()
+    results = await asyncio.gather(*(apply_migrations(url) for _ in range(4)))
+    assert sorted(len(r) for r in results) == [0, 0, 0, len(available_migrations())]
+
+
+async def test_an_edited_applied_migration_is_refused(make_database) -> None:
+    url = await make_database(migrated=True)
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute("UPDATE schema_migrations SET checksum = 'edited' WHERE number = 1")
+    with pytest.raises(MigrationError, match="0001"):
+        await apply_migrations(url)
+
+
+async def test_every_unique_key_starts_with_the_stream_id(database_url: str) -> None:
+    """So the tables can be distributed by stream id (DESIGN.md "Persistence")."""
+    rows = await fetch(
+        database_url,
+        "SELECT c.relname, i.indexrelid::regclass::text, a.attname FROM pg_index i"
+        " JOIN pg_class c ON c.oid = i.indrelid"
+        " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]"
+        " WHERE i.indisunique AND c.relname IN ('streams', 'events', 'snapshots')",
+    )
+    assert {table for table, _, _ in rows} == {"streams", "events", "snapshots"}
+    assert all(first_column == "stream_id" for _, _, first_column in rows), rows
+
+
+async def test_hand_reads_use_the_hand_index(database_url: str) -> None:
+    plan = await fetch(
+        database_url,
+        "EXPLAIN (FORMAT TEXT) SELECT * FROM events WHERE stream_id = 'x' AND hand = 3 ORDER BY version",
+    )
+    text = "\n".join(line for (line,) in plan)
+    assert "events_stream_hand_idx" in text and "Seq Scan" not in text
+
+
+def test_settings_flag_beats_environment_beats_default(tmp_path: Path) -> None:
+    env = {"DATABASE_URL": "postgresql://env-host/db", "STUD_DATA_DIR": str(tmp_path / "env")}
+    assert DatabaseSettings.resolve(environ=env).url == "postgresql://env-host/db"
+    assert DatabaseSettings.resolve(url="postgresql://flag/db", environ=env).url == "postgresql://flag/db"
+    assert DatabaseSettings.resolve(environ=env).embedded_pgdata == tmp_path / "env" / "pg"
+    assert DatabaseSettings.resolve(data_dir=tmp_path / "f", environ=env).data_dir == tmp_path / "f"
+    default = DatabaseSettings.resolve(environ={})
+    assert default.url is None and default.embedded_pgdata.name == "pg"
+
+
+def test_messages_never_show_the_password() -> None:
+    url = "postgresql://alice:hunter2@db.internal:6543/stud"
+    assert describe_url(url) == "db.internal:6543/stud"
+    assert "hunter2" not in redact_url(url) and "db.internal" in redact_url(url)
+
+
+async def test_unreachable_database_error_names_the_host_not_the_password() -> None:
+    with socket.socket() as sock:  # a port on which nothing listens
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"postgresql://alice:hunter2@127.0.0.1:{port}/stud"
+    with pytest.raises(DatabaseUnavailable) as info:
+        await check_reachable(url)
+    assert f"127.0.0.1:{port}" in str(info.value) and "hunter2" not in str(info.value)
+    with pytest.raises(DatabaseUnavailable):
+        async with open_database(DatabaseSettings(url=url, data_dir=Path("/nonexistent"))):
+            pass
+
+
+async def test_embedded_database_is_started_migrated_reused_and_stopped(tmp_path: Path) -> None:
+    """No URL: an embedded PostgreSQL in <data dir>/pg; its data survives a restart."""
+    settings = DatabaseSettings(url=None, data_dir=tmp_path / "data")
+    async with open_database(settings) as db:
+        assert db.embedded is not None
+        await EventStore(db.pool).append("embedded-table", 0, [{"type": "A", "v": 1}])
+        pid = int((settings.embedded_pgdata / "postmaster.pid").read_text().split()[0])
+    assert not (settings.embedded_pgdata / "postmaster.pid").exists()  # stopped cleanly
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    async with open_database(settings) as db:
+        assert await EventStore(db.pool).head("embedded-table") == 1
