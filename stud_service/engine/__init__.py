@@ -1,0 +1,162 @@
+"""The game engine: Seven Card Stud, Stud Hi-Lo and Razz as pure functions over events.
+
+No I/O, no clock, no randomness: time comes in as ``now_ms`` on commands, the shuffled deck with
+``StartHand``.  It imports only ``stud_service.cards``, ``stud_service.native`` and the stdlib.
+Every rule of RULES.md lives in ``stud_service.engine.rules`` in a function named after it.
+
+The public API (import from ``stud_service.engine``)::
+
+    # configuration (RULES.md §1, §3, §4, §7)
+    TableConfig(variant=Variant.STUD, ante=50, bring_in=100, small_bet=200, big_bet=400,
+                min_buy_in=4000, max_buy_in=40000, seats=8, action_clock_seconds=30,
+                bring_in_tiebreak=BringInTiebreak.SUIT, uncapped_heads_up=False,
+                allow_full_bring_in=False, name="")      .validate() -> raises InvalidConfig(field)
+    Variant.STUD | STUD_HI_LO | RAZZ;   BringInTiebreak.SUIT | POSITION
+
+    # commands (frozen dataclasses; now_ms = caller's clock, ms since the epoch)
+    CreateTable(table_id, config, now_ms)       SitDown(player_id, seat, buy_in, now_ms)
+    Leave(player_id, now_ms)    SitOut(player_id, now_ms)    SitIn(player_id, now_ms)
+    TopUp(player_id, amount, now_ms)
+    StartHand(deck: tuple of 52 codes, commitment: hex str, now_ms, extra: dict = {})
+    Act(player_id, action: ActionKind, amount: int | None, now_ms)
+        ActionKind: FOLD CHECK CALL BRING_IN COMPLETE BET RAISE; amount = the total the street bet
+        becomes ("raise to"), required for BRING_IN/COMPLETE/BET/RAISE, None otherwise
+    Timeout(now_ms)             acts for the player to act if their clock ran out (§7)
+
+    # the decider
+    initial_state() -> TableState
+    decide(state, command) -> list[Event]        raises DomainError; never mutates state
+    evolve(state, event) -> TableState           a new state (the old one is untouched)
+    replay(events, state=None) -> TableState     fold; also the fast way to apply one decide's events
+
+    # queries
+    to_act(state) -> seat | None                 action_deadline_ms(state) -> int | None
+    legal_actions(state, player_id) -> LegalActions(seat, options=((ActionKind, amounts), ...),
+                                                   call_amount)
+    can_start_hand(state) -> bool                hand_running(state) -> bool
+    chips_in_play(state) -> int                  (stacks + chips committed to the running hand)
+
+    # events and snapshots as JSON
+    event_to_json(event) -> {"type", "v", "hand" (hand events), ...}
+    event_from_json(dict) -> Event               raises EventDecodeError
+    state_to_json(state) / state_from_json(dict) raises StateDecodeError; STATE_FORMAT_VERSION
+
+    # what a viewer may see
+    Viewer.seat(player_id) | Viewer.observer() | Viewer.auditor()
+    view_event(state, event, viewer) -> dict | None    state: the table at or after the event
+    view_state(state, viewer) -> dict
+
+    # errors: DomainError with .reason (e.g. "NOT_YOUR_TURN") and .grpc_code_name
+    #         (e.g. "FAILED_PRECONDITION"); the tree is drawn in stud_service.engine.errors.
+
+A service loop::
+
+    state = replay(stored_events)
+    events = decide(state, Act("alice", ActionKind.RAISE, 800, now_ms))
+    store.append(events)                 # as event_to_json(e) each
+    state = replay(events, state)
+    if can_start_hand(state): ...        # the service sends StartHand itself
+
+Events (stud_service.engine.events): TableCreated, PlayerSeated, PlayerLeft, LeaveRequested,
+PlayerSatOut, PlayerSatIn, PlayerToppedUp, HandStarted, AntePosted, CardDealt, BettingRoundStarted,
+PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded.
+"""
+
+from stud_service.engine.codec import (
+    STATE_FORMAT_VERSION,
+    EventDecodeError,
+    StateDecodeError,
+    event_from_json,
+    event_to_json,
+    state_from_json,
+    state_to_json,
+)
+from stud_service.engine.commands import (
+    Act,
+    ActionKind,
+    Command,
+    CreateTable,
+    Leave,
+    SitDown,
+    SitIn,
+    SitOut,
+    StartHand,
+    Timeout,
+    TopUp,
+)
+from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
+from stud_service.engine.decide import decide
+from stud_service.engine.errors import (
+    ActionNotAvailable,
+    AlreadyExists,
+    AlreadySeated,
+    BuyInOutOfLimits,
+    DomainError,
+    FailedPrecondition,
+    HandNotRunning,
+    HandRunning,
+    IllegalAmount,
+    InvalidArgument,
+    InvalidConfig,
+    InvalidDeck,
+    InvalidSeat,
+    NoTable,
+    NotEnoughPlayers,
+    NotFound,
+    NotSeated,
+    NotYourTurn,
+    PermissionDenied,
+    SeatTaken,
+    TableExists,
+    TableFull,
+    TimeoutNotDue,
+)
+from stud_service.engine.events import (
+    EVENT_TYPES,
+    AntePosted,
+    BettingRoundStarted,
+    CardDealt,
+    Event,
+    HandEnded,
+    HandMucked,
+    HandShown,
+    HandStarted,
+    LeaveRequested,
+    PlayerActed,
+    PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
+    PlayerSeated,
+    PlayerToppedUp,
+    TableCreated,
+    UncalledBetReturned,
+)
+from stud_service.engine.evolve import InvalidEvent, evolve
+from stud_service.engine.legal import LegalActions, legal_actions
+from stud_service.engine.replay import replay
+from stud_service.engine.state import (
+    TableState,
+    action_deadline_ms,
+    can_start_hand,
+    chips_in_play,
+    hand_running,
+    initial_state,
+    to_act,
+)
+from stud_service.engine.views import Viewer, ViewerKind, view_event, view_state
+
+__all__ = [
+    "STATE_FORMAT_VERSION", "EVENT_TYPES", "Act", "ActionKind", "ActionNotAvailable", "AlreadyExists",
+    "AlreadySeated", "AntePosted", "BettingRoundStarted", "BringInTiebreak", "BuyInOutOfLimits", "CardDealt",
+    "Command", "CreateTable", "DomainError", "Event", "EventDecodeError", "FailedPrecondition", "HandEnded",
+    "HandMucked", "HandNotRunning", "HandRunning", "HandShown", "HandStarted", "IllegalAmount",
+    "InvalidArgument", "InvalidConfig", "InvalidDeck", "InvalidEvent", "InvalidSeat", "Leave",
+    "LeaveRequested", "LegalActions", "NoTable", "NotEnoughPlayers", "NotFound", "NotSeated", "NotYourTurn",
+    "PermissionDenied", "PlayerActed", "PlayerLeft", "PlayerSatIn", "PlayerSatOut", "PlayerSeated",
+    "PlayerToppedUp", "SeatTaken", "SitDown", "SitIn", "SitOut", "StartHand", "StateDecodeError",
+    "TableConfig", "TableCreated", "TableExists", "TableFull", "TableState", "Timeout", "TimeoutNotDue",
+    "TopUp", "UncalledBetReturned", "Variant", "Viewer", "ViewerKind", "action_deadline_ms", "can_start_hand",
+    "chips_in_play", "decide", "event_from_json", "event_to_json", "evolve", "hand_running",
+    "initial_state", "legal_actions", "replay", "state_from_json", "state_to_json", "to_act",
+    "view_event", "view_state",
+]

@@ -1,0 +1,156 @@
+"""Events and states to and from plain JSON.
+
+``event_to_json(e)`` gives ``{"type": <class name>, "v": <schema version>, ...fields}`` with only
+JSON values (tuples become lists, enums their names, the TableConfig a dict).  Hand events carry
+``"hand"``.  ``event_from_json`` reads it back and raises ``EventDecodeError`` for an unknown type,
+a missing or unexpected field, or a schema version newer than this code knows.
+
+``state_to_json`` / ``state_from_json`` serve snapshots; a snapshot whose ``"format"`` is not
+``STATE_FORMAT_VERSION`` is refused (the store then replays from the events instead).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+from stud_service.engine.commands import ActionKind
+from stud_service.engine.config import TableConfig, config_from_json, config_to_json
+from stud_service.engine.errors import InvalidConfig
+from stud_service.engine.events import EVENT_TYPES
+from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
+
+STATE_FORMAT_VERSION = 1
+
+
+class EventDecodeError(ValueError):
+    """Stored JSON that is not an event this code can read."""
+
+
+class StateDecodeError(ValueError):
+    """A snapshot this code cannot read."""
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, TableConfig):
+        return config_to_json(value)
+    return value
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _frozen(v) for k, v in value.items()}
+    return value
+
+
+_FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
+    cls: dataclasses.fields(cls) for cls in EVENT_TYPES.values()}
+
+
+def event_to_json(event: Any) -> dict[str, Any]:
+    cls = type(event)
+    out: dict[str, Any] = {"type": cls.__name__, "v": cls.V}
+    for f in _FIELDS[cls]:
+        value = getattr(event, f.name)
+        out[f.name] = value if f.name == "extra" else _to_json(value)
+    return out
+
+
+def _decode_field(name: str, annotation: str, value: Any) -> Any:
+    if name == "config":
+        return config_from_json(value)
+    if name == "action":
+        return ActionKind(value)
+    if name == "extra":
+        return value
+    if annotation.startswith("tuple"):
+        return _frozen(value)
+    return value
+
+
+def event_from_json(data: dict[str, Any]) -> Any:
+    if not isinstance(data, dict):
+        raise EventDecodeError(f"an event is a JSON object, got {type(data).__name__}")
+    name = data.get("type")
+    cls = EVENT_TYPES.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise EventDecodeError(f"unknown event type {name!r}")
+    version = data.get("v")
+    if not isinstance(version, int):
+        raise EventDecodeError(f"{name}: missing schema version 'v'")
+    if version > cls.V:
+        raise EventDecodeError(f"{name} v{version} is newer than this code reads (v{cls.V}); upgrade")
+    known = {f.name for f in _FIELDS[cls]}
+    unexpected = set(data) - known - {"type", "v"}
+    if unexpected:
+        raise EventDecodeError(f"{name}: unexpected field {sorted(unexpected)[0]!r}")
+    values = {}
+    for f in _FIELDS[cls]:
+        if f.name not in data:
+            if f.default is not dataclasses.MISSING:
+                continue
+            raise EventDecodeError(f"{name}: missing field {f.name!r}")
+        try:
+            values[f.name] = _decode_field(f.name, str(f.type), data[f.name])
+        except (ValueError, TypeError, InvalidConfig) as exc:
+            raise EventDecodeError(f"{name}: bad field {f.name!r}: {exc}") from None
+    return cls(**values)
+
+
+# --- snapshots --------------------------------------------------------------------------------
+
+def state_to_json(state: TableState) -> dict[str, Any]:
+    hand = state.hand
+    return {
+        "format": STATE_FORMAT_VERSION,
+        "table_id": state.table_id,
+        "config": config_to_json(state.config) if state.config is not None else None,
+        "seats": [[seat, s.player_id, s.stack, s.sitting_out, s.leaving]
+                  for seat, s in sorted(state.seats.items())],
+        "hand_number": state.hand_number,
+        "hand": None if hand is None else {
+            **{name: _to_json(getattr(hand, name)) for name in HandState.__slots__ if name != "players"},
+            "players": [[getattr(p, name) for name in HandPlayer.__slots__] for p in hand.players.values()],
+        },
+    }
+
+
+def state_from_json(data: dict[str, Any]) -> TableState:
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT_VERSION:
+        raise StateDecodeError(f"snapshot format {data.get('format') if isinstance(data, dict) else None!r}"
+                               f" is not {STATE_FORMAT_VERSION}")
+    try:
+        state = TableState()
+        state.table_id = data["table_id"]
+        state.config = config_from_json(data["config"]) if data["config"] is not None else None
+        state.seats = {seat: SeatState(pid, stack, out, leaving)
+                       for seat, pid, stack, out, leaving in data["seats"]}
+        state.hand_number = data["hand_number"]
+        raw = data["hand"]
+        if raw is not None:
+            hand = HandState.__new__(HandState)
+            for name in HandState.__slots__:
+                if name != "players":
+                    setattr(hand, name, raw[name])
+            hand.deck = tuple(raw["deck"])
+            hand.order = tuple(raw["order"])
+            players = {}
+            for row in raw["players"]:
+                player = HandPlayer.__new__(HandPlayer)
+                for name, value in zip(HandPlayer.__slots__, row, strict=True):
+                    setattr(player, name, value)
+                players[player.seat] = player
+            hand.players = players
+            state.hand = hand
+        return state
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StateDecodeError(f"snapshot is malformed: {exc}") from None

@@ -1,0 +1,92 @@
+"""Commands: requests to the table.  ``now_ms`` is the caller's clock (ms since the epoch);
+the engine never reads a clock of its own."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from stud_service.engine.config import TableConfig
+
+
+class ActionKind(enum.StrEnum):
+    FOLD = "FOLD"
+    CHECK = "CHECK"
+    CALL = "CALL"
+    BRING_IN = "BRING_IN"
+    COMPLETE = "COMPLETE"
+    BET = "BET"
+    RAISE = "RAISE"
+
+
+@dataclass(frozen=True, slots=True)
+class CreateTable:
+    table_id: str
+    config: TableConfig
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SitDown:
+    player_id: str
+    seat: int
+    buy_in: int
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    player_id: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SitOut:
+    player_id: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SitIn:
+    player_id: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TopUp:
+    player_id: str
+    amount: int
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StartHand:
+    """Deal a new hand from ``deck`` (all 52 codes in shuffled order), committed to by ``commitment``.
+    ``extra`` is audit data (e.g. client seeds) copied verbatim into HandStarted."""
+
+    deck: tuple[int, ...]
+    commitment: str
+    now_ms: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A betting decision.  ``amount`` is the total the player's bet on this street becomes
+    ("raises to 800"): required for BRING_IN, COMPLETE, BET and RAISE, None for FOLD, CHECK, CALL."""
+
+    player_id: str
+    action: ActionKind
+    amount: int | None = None
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """Act for the player to act if their action clock ran out by ``now_ms`` (RULES.md §7)."""
+
+    now_ms: int
+
+
+Command = CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | StartHand | Act | Timeout

@@ -1,0 +1,120 @@
+"""A table's configuration: variant, stakes, buy-in limits, seats and options (RULES.md §1, §3, §4, §7)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, fields
+from typing import Any
+
+from stud_service.engine.errors import InvalidConfig
+
+MIN_SEATS = 2
+MAX_SEATS = 8
+
+
+class Variant(enum.StrEnum):
+    STUD = "STUD"
+    STUD_HI_LO = "STUD_HI_LO"
+    RAZZ = "RAZZ"
+
+
+class BringInTiebreak(enum.StrEnum):
+    """How equal door cards are told apart for the bring-in (RULES.md §3)."""
+
+    SUIT = "SUIT"
+    POSITION = "POSITION"
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Everything fixed when a table is created.  Amounts are integer chip units (cents).
+
+    The defaults are a $2/$4 table in cents (RULES.md §1's first seed example) with buy-ins of
+    10 to 100 big bets.  ``allow_full_bring_in`` lets the bring-in equal the small bet; when it
+    does, posting the bring-in is the completion.
+    """
+
+    variant: Variant = Variant.STUD
+    ante: int = 50
+    bring_in: int = 100
+    small_bet: int = 200
+    big_bet: int = 400
+    min_buy_in: int = 4_000
+    max_buy_in: int = 40_000
+    seats: int = MAX_SEATS
+    action_clock_seconds: int = 30
+    bring_in_tiebreak: BringInTiebreak = BringInTiebreak.SUIT
+    uncapped_heads_up: bool = False
+    allow_full_bring_in: bool = False
+    name: str = ""
+
+    @property
+    def razz(self) -> bool:
+        return self.variant is Variant.RAZZ
+
+    @property
+    def hi_lo(self) -> bool:
+        return self.variant is Variant.STUD_HI_LO
+
+    def validate(self) -> TableConfig:
+        """Return self, or raise InvalidConfig naming the first inconsistent field."""
+        for field in ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "seats",
+                      "action_clock_seconds"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise InvalidConfig(field, f"must be an integer, got {value!r}")
+        for field in ("uncapped_heads_up", "allow_full_bring_in"):
+            if not isinstance(getattr(self, field), bool):
+                raise InvalidConfig(field, "must be true or false")
+        if not isinstance(self.variant, Variant):
+            raise InvalidConfig("variant", f"must be one of {', '.join(Variant)}")
+        if not isinstance(self.bring_in_tiebreak, BringInTiebreak):
+            raise InvalidConfig("bring_in_tiebreak", f"must be one of {', '.join(BringInTiebreak)}")
+        if not isinstance(self.name, str) or len(self.name) > 100:
+            raise InvalidConfig("name", "must be text of at most 100 characters")
+        if self.ante < 0:
+            raise InvalidConfig("ante", "must not be negative")
+        if self.small_bet <= 0:
+            raise InvalidConfig("small_bet", "must be positive")
+        if self.bring_in <= 0:
+            raise InvalidConfig("bring_in", "must be positive")
+        full_bring_in = self.bring_in == self.small_bet
+        if self.bring_in > self.small_bet or (full_bring_in and not self.allow_full_bring_in):
+            raise InvalidConfig(
+                "bring_in", "must be less than small_bet (equal only when allow_full_bring_in is set)")
+        if self.big_bet < self.small_bet:
+            raise InvalidConfig("big_bet", "must be at least small_bet")
+        if self.min_buy_in <= 0:
+            raise InvalidConfig("min_buy_in", "must be positive")
+        if self.max_buy_in < self.min_buy_in:
+            raise InvalidConfig("max_buy_in", "must be at least min_buy_in")
+        if not MIN_SEATS <= self.seats <= MAX_SEATS:
+            raise InvalidConfig("seats", f"must be {MIN_SEATS}..{MAX_SEATS}")
+        if self.action_clock_seconds <= 0:
+            raise InvalidConfig("action_clock_seconds", "must be positive")
+        return self
+
+
+def config_to_json(config: TableConfig) -> dict[str, Any]:
+    return {f.name: (str(v) if isinstance(v := getattr(config, f.name), enum.Enum) else v)
+            for f in fields(config)}
+
+
+def config_from_json(data: dict[str, Any]) -> TableConfig:
+    """Build a config from JSON; unknown keys are an error, missing keys take defaults."""
+    known = {f.name for f in fields(TableConfig)}
+    unknown = set(data) - known
+    if unknown:
+        raise InvalidConfig(sorted(unknown)[0], "is not a table config field")
+    values = dict(data)
+    try:
+        if "variant" in values:
+            values["variant"] = Variant(values["variant"])
+    except ValueError:
+        raise InvalidConfig("variant", f"must be one of {', '.join(Variant)}") from None
+    try:
+        if "bring_in_tiebreak" in values:
+            values["bring_in_tiebreak"] = BringInTiebreak(values["bring_in_tiebreak"])
+    except ValueError:
+        raise InvalidConfig("bring_in_tiebreak", f"must be one of {', '.join(BringInTiebreak)}") from None
+    return TableConfig(**values)

@@ -1,0 +1,482 @@
+"""decide(state, command) -> [events]: check a command against the state and say what happens.
+
+A command yields every event it causes: the last call of a betting round also yields the next
+street's cards and the next round's start, or the run-out, showdown and HandEnded.  Rejected
+commands raise a DomainError and leave ``state`` untouched (decide never mutates its input; it
+applies the events it emits to a private copy to work out what follows them).
+
+Decisions where RULES.md is silent (as a well-run online card room does it):
+
+- A player who leaves during a hand they were dealt into stays in it until their turn, when
+  they check if that is free, else fold (the bring-in posts the bring-in); they are removed when
+  the hand ends, taking their stack.  Between hands, or if not dealt in, they leave at once.
+- A timeout on the bring-in posts the bring-in (it is forced; fold and check are not offered).
+- A player all-in for less than the bring-in posts what they have; the others still call the
+  full bring-in, as with a short blind.
+- A player who sits out during a hand plays that hand out; sitting out applies from the next hand.
+- A player left with no chips after a hand is sat out ("busted") but keeps the seat; they may top
+  up any positive amount up to the maximum buy-in and sit in again.  Top-ups wait until the hand
+  the player is in has ended.
+- Showdown: hands that cannot win anything are mucked automatically (online auto-muck); hands that
+  tie or can win a share are shown.  When the cards were run out with no seventh-street betting,
+  the best board on seventh street shows first.
+- An all-in bet or raise short of a full one does not count toward the cap of four bets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from stud_service.cards import DECK_SIZE
+from stud_service.engine.commands import (
+    Act,
+    ActionKind,
+    CreateTable,
+    Leave,
+    SitDown,
+    SitIn,
+    SitOut,
+    StartHand,
+    Timeout,
+    TopUp,
+)
+from stud_service.engine.config import TableConfig
+from stud_service.engine.errors import (
+    ActionNotAvailable,
+    AlreadySeated,
+    BuyInOutOfLimits,
+    HandNotRunning,
+    HandRunning,
+    IllegalAmount,
+    InvalidArgument,
+    InvalidConfig,
+    InvalidDeck,
+    InvalidSeat,
+    NoTable,
+    NotEnoughPlayers,
+    NotSeated,
+    NotYourTurn,
+    SeatTaken,
+    TableExists,
+    TableFull,
+    TimeoutNotDue,
+)
+from stud_service.engine.events import (
+    AntePosted,
+    BettingRoundStarted,
+    CardDealt,
+    HandEnded,
+    HandMucked,
+    HandShown,
+    HandStarted,
+    LeaveRequested,
+    PlayerActed,
+    PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
+    PlayerSeated,
+    PlayerToppedUp,
+    TableCreated,
+    UncalledBetReturned,
+)
+from stud_service.engine.evolve import apply_in_place
+from stud_service.engine.legal import legal_actions_for_seat
+from stud_service.engine.rules.betting import betting_round_needed
+from stud_service.engine.rules.bring_in import best_board_seat, bring_in_seat, first_to_act_on_later_street
+from stud_service.engine.rules.dealing import (
+    LAST_STREET,
+    ante_for_player,
+    dealing_order,
+    later_street_face_up,
+    needs_community_card,
+    third_street_faces,
+)
+from stud_service.engine.rules.pots import side_pots, uncalled_bet
+from stud_service.engine.rules.showdown import (
+    ShowdownHand,
+    award_pot,
+    can_muck,
+    evaluate_showdown_hand,
+    showdown_order,
+)
+from stud_service.engine.state import HandState, TableState, action_deadline_ms, players_ready
+
+
+class _Recorder:
+    """Collects events and applies each to a private copy of the state, so later steps see them."""
+
+    __slots__ = ("state", "events")
+
+    def __init__(self, state: TableState) -> None:
+        self.state = state.copy()
+        self.events: list[Any] = []
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+        apply_in_place(self.state, event)
+
+    @property
+    def hand(self) -> HandState:
+        hand = self.state.hand
+        assert hand is not None
+        return hand
+
+
+def _config(state: TableState) -> TableConfig:
+    if state.config is None:
+        raise NoTable("there is no table yet: create it first")
+    return state.config
+
+
+def _seat_of(state: TableState, player_id: str) -> int:
+    seat = state.seat_of(player_id)
+    if seat is None:
+        raise NotSeated(f"player {player_id!r} is not seated at this table")
+    return seat
+
+
+def _in_hand(state: TableState, seat: int) -> bool:
+    return state.hand is not None and seat in state.hand.players
+
+
+# --- table commands ---------------------------------------------------------------------------
+
+def _create_table(state: TableState, cmd: CreateTable) -> list[Any]:
+    if state.config is not None:
+        raise TableExists(f"table {state.table_id!r} already exists")
+    if not isinstance(cmd.table_id, str) or not cmd.table_id:
+        raise InvalidConfig("table_id", "must be a non-empty string")
+    if not isinstance(cmd.config, TableConfig):
+        raise InvalidConfig("config", "must be a TableConfig")
+    cmd.config.validate()
+    return [TableCreated(cmd.table_id, cmd.config, cmd.now_ms)]
+
+
+def _sit_down(state: TableState, cmd: SitDown) -> list[Any]:
+    config = _config(state)
+    if state.seat_of(cmd.player_id) is not None:
+        raise AlreadySeated(f"player {cmd.player_id!r} already has seat {state.seat_of(cmd.player_id)}")
+    if not isinstance(cmd.seat, int) or not 1 <= cmd.seat <= config.seats:
+        raise InvalidSeat(f"seat must be 1..{config.seats}, got {cmd.seat!r}")
+    if len(state.seats) >= config.seats:
+        raise TableFull(f"all {config.seats} seats are taken")
+    if cmd.seat in state.seats:
+        raise SeatTaken(f"seat {cmd.seat} is taken")
+    if not isinstance(cmd.buy_in, int) or not config.min_buy_in <= cmd.buy_in <= config.max_buy_in:
+        raise BuyInOutOfLimits(
+            f"buy-in must be {config.min_buy_in}..{config.max_buy_in}, got {cmd.buy_in!r}")
+    return [PlayerSeated(cmd.player_id, cmd.seat, cmd.buy_in, cmd.now_ms)]
+
+
+def _leave(state: TableState, cmd: Leave) -> list[Any]:
+    _config(state)
+    seat = _seat_of(state, cmd.player_id)
+    seat_state = state.seats[seat]
+    if not _in_hand(state, seat):
+        return [PlayerLeft(cmd.player_id, seat, seat_state.stack, cmd.now_ms)]
+    if seat_state.leaving:
+        return []
+    rec = _Recorder(state)
+    rec.emit(LeaveRequested(rec.hand.number, cmd.player_id, seat, cmd.now_ms))
+    _advance(rec, cmd.now_ms)
+    return rec.events
+
+
+def _sit_out(state: TableState, cmd: SitOut) -> list[Any]:
+    _config(state)
+    seat = _seat_of(state, cmd.player_id)
+    if state.seats[seat].sitting_out:
+        return []
+    return [PlayerSatOut(cmd.player_id, seat, "request", cmd.now_ms)]
+
+
+def _sit_in(state: TableState, cmd: SitIn) -> list[Any]:
+    _config(state)
+    seat = _seat_of(state, cmd.player_id)
+    seat_state = state.seats[seat]
+    if not seat_state.sitting_out:
+        return []
+    if seat_state.stack <= 0:
+        raise ActionNotAvailable("no chips: top up before sitting in")
+    return [PlayerSatIn(cmd.player_id, seat, cmd.now_ms)]
+
+
+def _top_up(state: TableState, cmd: TopUp) -> list[Any]:
+    config = _config(state)
+    seat = _seat_of(state, cmd.player_id)
+    if _in_hand(state, seat):
+        raise HandRunning("top up between hands: you are in the running hand")
+    stack = state.seats[seat].stack
+    if not isinstance(cmd.amount, int) or cmd.amount <= 0 or stack + cmd.amount > config.max_buy_in:
+        raise BuyInOutOfLimits(
+            f"top-up must be 1..{config.max_buy_in - stack} (stack {stack}, maximum {config.max_buy_in}),"
+            f" got {cmd.amount!r}")
+    return [PlayerToppedUp(cmd.player_id, seat, cmd.amount, cmd.now_ms)]
+
+
+# --- a hand -----------------------------------------------------------------------------------
+
+def _check_deck(deck: Any) -> tuple[int, ...]:
+    if not isinstance(deck, tuple | list) or len(deck) != DECK_SIZE:
+        raise InvalidDeck(f"the deck must hold {DECK_SIZE} cards")
+    if any(not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < DECK_SIZE for c in deck):
+        raise InvalidDeck("the deck holds a code outside 0..51")
+    if len(set(deck)) != DECK_SIZE:
+        raise InvalidDeck("the deck holds a card twice")
+    return tuple(deck)
+
+
+def _start_hand(state: TableState, cmd: StartHand) -> list[Any]:
+    config = _config(state)
+    if state.hand is not None:
+        raise HandRunning(f"hand {state.hand.number} is still running")
+    seats = players_ready(state)
+    if len(seats) < 2:
+        raise NotEnoughPlayers(f"a hand needs two players sitting in with chips, there are {len(seats)}")
+    deck = _check_deck(cmd.deck)
+    if not isinstance(cmd.commitment, str):
+        raise InvalidArgument("commitment must be a hex string")
+    rec = _Recorder(state)
+    number = state.hand_number + 1
+    rec.emit(HandStarted(
+        number, state.table_id or "", config,
+        tuple((seat, state.seats[seat].player_id, state.seats[seat].stack) for seat in seats),
+        deck, cmd.commitment, dict(cmd.extra), cmd.now_ms))
+    if config.ante > 0:
+        for seat in seats:
+            amount, all_in = ante_for_player(config.ante, rec.state.seats[seat].stack)
+            rec.emit(AntePosted(number, seat, amount, all_in))
+    order = dealing_order(seats)
+    for face_up in third_street_faces():
+        for seat in order:
+            rec.emit(CardDealt(number, 3, seat, deck[rec.hand.next_card], face_up))
+    hand = rec.hand
+    can_act = {p.seat for p in hand.players.values() if p.can_act}
+    if betting_round_needed(len(can_act)):
+        first = bring_in_seat(order, [hand.players[s].up[0] for s in order], can_act, config.razz,
+                              config.bring_in_tiebreak)
+        assert first is not None
+        rec.emit(BettingRoundStarted(number, 3, first, cmd.now_ms))
+    _advance(rec, cmd.now_ms)
+    return rec.events
+
+
+def _auto_action(state: TableState, seat: int, now_ms: int, timeout: bool) -> PlayerActed:
+    """§7: check if checking is legal, else fold (a bring-in that is due is posted, being forced)."""
+    hand = state.hand
+    assert hand is not None
+    legal = legal_actions_for_seat(state, seat)
+    kinds = legal.kinds()
+    if ActionKind.BRING_IN in kinds:
+        return _acted(state, hand, seat, ActionKind.BRING_IN, legal.amounts(ActionKind.BRING_IN)[0], now_ms,
+                      timeout)
+    kind = ActionKind.CHECK if ActionKind.CHECK in kinds else ActionKind.FOLD
+    return _acted(state, hand, seat, kind, None, now_ms, timeout)
+
+
+def _acted(state: TableState, hand: HandState, seat: int, kind: ActionKind, amount: int | None, now_ms: int,
+           timeout: bool = False) -> PlayerActed:
+    player = hand.players[seat]
+    stack = state.seats[seat].stack
+    if kind is ActionKind.FOLD or kind is ActionKind.CHECK:
+        total = player.bet
+    elif kind is ActionKind.CALL:
+        total = min(hand.level, player.bet + stack)
+    else:
+        assert amount is not None
+        total = amount
+    chips = total - player.bet
+    return PlayerActed(hand.number, seat, kind, total, chips, chips == stack and chips > 0, now_ms, timeout)
+
+
+def _act(state: TableState, cmd: Act) -> list[Any]:
+    _config(state)
+    hand = state.hand
+    if hand is None:
+        raise HandNotRunning("no hand is running")
+    seat = _seat_of(state, cmd.player_id)
+    if seat not in hand.players:
+        raise ActionNotAvailable(f"player {cmd.player_id!r} is not in this hand")
+    if not hand.betting or hand.to_act != seat:
+        raise NotYourTurn(f"it is not {cmd.player_id!r}'s turn"
+                          + (f": seat {hand.to_act} is to act" if hand.betting else ""))
+    try:
+        kind = ActionKind(cmd.action)
+    except ValueError:
+        raise ActionNotAvailable(f"unknown action {cmd.action!r}") from None
+    legal = legal_actions_for_seat(state, seat)
+    amounts = legal.amounts(kind)
+    offered = ", ".join(str(k) for k in legal.kinds())
+    if amounts is None:
+        raise ActionNotAvailable(f"{kind} is not available now (you may: {offered})")
+    if amounts:
+        if cmd.amount not in amounts or isinstance(cmd.amount, bool):
+            raise IllegalAmount(f"{kind} must be to {' or '.join(map(str, amounts))}, got {cmd.amount!r}")
+    elif cmd.amount is not None:
+        raise IllegalAmount(f"{kind} takes no amount, got {cmd.amount!r}")
+    rec = _Recorder(state)
+    rec.emit(_acted(state, hand, seat, kind, cmd.amount, cmd.now_ms))
+    _advance(rec, cmd.now_ms)
+    return rec.events
+
+
+def _timeout(state: TableState, cmd: Timeout) -> list[Any]:
+    _config(state)
+    if state.hand is None:
+        raise HandNotRunning("no hand is running")
+    deadline = action_deadline_ms(state)
+    if deadline is None:
+        raise TimeoutNotDue("nobody is to act")
+    if cmd.now_ms < deadline:
+        raise TimeoutNotDue(f"the action clock runs out at {deadline} ms, it is {cmd.now_ms} ms")
+    seat = state.hand.to_act
+    assert seat is not None
+    rec = _Recorder(state)
+    rec.emit(_auto_action(state, seat, cmd.now_ms, timeout=True))
+    seat_state = rec.state.seats[seat]
+    if not seat_state.sitting_out:
+        rec.emit(PlayerSatOut(seat_state.player_id, seat, "timeout", cmd.now_ms))
+    _advance(rec, cmd.now_ms)
+    return rec.events
+
+
+# --- what follows an event --------------------------------------------------------------------
+
+def _advance(rec: _Recorder, now_ms: int) -> None:
+    """Emit everything that follows without a player's decision: auto-folds of leavers, the next
+    street, the run-out, the showdown and the end of the hand."""
+    while rec.state.hand is not None:
+        hand = rec.hand
+        live = hand.live()
+        if len(live) == 1:
+            _end_uncontested(rec, live[0].seat, now_ms)
+            return
+        if hand.betting:
+            seat = hand.to_act
+            assert seat is not None
+            if not rec.state.seats[seat].leaving:
+                return  # wait for the player
+            rec.emit(_auto_action(rec.state, seat, now_ms, timeout=False))
+            continue
+        if hand.street >= LAST_STREET:
+            _showdown(rec, now_ms)
+            return
+        _deal_street(rec, hand.street + 1, now_ms)
+
+
+def _deal_street(rec: _Recorder, street: int, now_ms: int) -> None:
+    hand = rec.hand
+    live = [p.seat for p in hand.live()]
+    if needs_community_card(DECK_SIZE - hand.next_card, len(live)):
+        rec.emit(CardDealt(hand.number, street, None, hand.deck[hand.next_card], True))
+    else:
+        face_up = later_street_face_up(street)
+        for seat in live:
+            rec.emit(CardDealt(hand.number, street, seat, hand.deck[hand.next_card], face_up))
+    can_act = {p.seat for p in hand.live() if p.can_act}
+    if betting_round_needed(len(can_act)):
+        config = rec.state.config
+        assert config is not None
+        boards = [hand.players[s].up for s in live]
+        first = first_to_act_on_later_street(live, boards, can_act, config.razz)
+        assert first is not None
+        rec.emit(BettingRoundStarted(hand.number, street, first, now_ms))
+
+
+def _return_uncalled(rec: _Recorder) -> None:
+    hand = rec.hand
+    returned = uncalled_bet({seat: p.committed for seat, p in hand.players.items()})
+    if returned is not None:
+        rec.emit(UncalledBetReturned(hand.number, returned[0], returned[1]))
+
+
+def _end_uncontested(rec: _Recorder, winner: int, now_ms: int) -> None:
+    """§4: everybody else folded: the last player wins at once, no more cards."""
+    _return_uncalled(rec)
+    hand = rec.hand
+    total = sum(p.committed for p in hand.players.values())
+    pots = ({"pot": 0, "amount": total, "eligible": (winner,),
+             "awards": ({"seat": winner, "amount": total, "half": "whole", "hand": None},)},)
+    _finish(rec, pots, (), (), {winner: total}, now_ms)
+
+
+def _showdown(rec: _Recorder, now_ms: int) -> None:
+    """§5: return the uncalled bet, show in order (mucking what cannot win), award the pots from the
+    last side pot to the main pot."""
+    _return_uncalled(rec)
+    state = rec.state
+    config = state.config
+    assert config is not None
+    hand = rec.hand
+    live = [p.seat for p in hand.live()]
+    pots = side_pots({seat: p.committed for seat, p in hand.players.items()}, set(live))
+    if hand.round_street == LAST_STREET:
+        first = hand.aggressor if hand.aggressor is not None else hand.first_actor
+    else:
+        first = best_board_seat(live, [hand.players[s].up for s in live], config.razz)
+    assert first is not None
+    hands: dict[int, ShowdownHand] = {}
+    shown: list[ShowdownHand] = []
+    shown_cards: list[tuple[int, tuple[int, ...]]] = []
+    mucked: list[int] = []
+    for seat in showdown_order(live, first):
+        player = hand.players[seat]
+        own = tuple(player.down[:2] + player.up + player.down[2:])
+        made = evaluate_showdown_hand(config, seat, own + tuple(hand.community))
+        hands[seat] = made
+        if can_muck(config, made, player.all_in, shown, pots):
+            mucked.append(seat)
+            rec.emit(HandMucked(hand.number, seat))
+            continue
+        shown.append(made)
+        shown_cards.append((seat, own))
+        rec.emit(HandShown(hand.number, seat, own,
+                           made.high.description if made.high else None,
+                           made.low.description if made.low else None))
+    contenders = {h.seat: h for h in shown}
+    results = []
+    winnings: dict[int, int] = {}
+    for index in range(len(pots) - 1, -1, -1):
+        amount, eligible = pots[index]
+        in_contention = [seat for seat in eligible if seat in contenders]
+        awards = award_pot(config, amount, in_contention, contenders)
+        for award in awards:
+            winnings[award["seat"]] = winnings.get(award["seat"], 0) + award["amount"]
+        results.append({"pot": index, "amount": amount, "eligible": eligible, "awards": tuple(awards)})
+    _finish(rec, tuple(results), tuple(shown_cards), tuple(mucked), winnings, now_ms)
+
+
+def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: dict[int, int],
+            now_ms: int) -> None:
+    hand = rec.hand
+    state = rec.state
+    stacks = tuple((seat, state.seats[seat].stack + winnings.get(seat, 0)) for seat in hand.order)
+    rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms))
+    for seat, stack in stacks:
+        seat_state = state.seats[seat]
+        if seat_state.leaving:
+            rec.emit(PlayerLeft(seat_state.player_id, seat, stack, now_ms))
+        elif stack == 0 and not seat_state.sitting_out:
+            rec.emit(PlayerSatOut(seat_state.player_id, seat, "busted", now_ms))
+
+
+_HANDLERS: dict[type, Callable[[TableState, Any], list[Any]]] = {
+    CreateTable: _create_table,
+    SitDown: _sit_down,
+    Leave: _leave,
+    SitOut: _sit_out,
+    SitIn: _sit_in,
+    TopUp: _top_up,
+    StartHand: _start_hand,
+    Act: _act,
+    Timeout: _timeout,
+}
+
+
+def decide(state: TableState, command: Any) -> list[Any]:
+    """The events ``command`` causes in ``state``, or a DomainError saying why it is refused."""
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise InvalidArgument(f"unknown command {type(command).__name__}")
+    return handler(state, command)

@@ -1,0 +1,262 @@
+"""evolve(state, event) -> state: apply one fact.
+
+``evolve`` never changes the state it is given: it copies, then applies.  ``apply_in_place``
+is the mutating step that ``replay`` and ``decide`` use on their own private copies (one copy
+per batch instead of one per event).  Applying an event decide produced never fails; an event
+that does not fit the state raises ``InvalidEvent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from stud_service.engine.commands import ActionKind
+from stud_service.engine.events import (
+    AntePosted,
+    BettingRoundStarted,
+    CardDealt,
+    HandEnded,
+    HandMucked,
+    HandShown,
+    HandStarted,
+    LeaveRequested,
+    PlayerActed,
+    PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
+    PlayerSeated,
+    PlayerToppedUp,
+    TableCreated,
+    UncalledBetReturned,
+)
+from stud_service.engine.rules.betting import (
+    bet_size_for_street,
+    raise_size_after_bet,
+    uncapped_heads_up_round,
+)
+from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
+
+
+class InvalidEvent(ValueError):
+    """An event that cannot follow the state it is applied to (a corrupt or foreign log)."""
+
+
+def _table_created(state: TableState, e: TableCreated) -> None:
+    state.table_id = e.table_id
+    state.config = e.config
+
+
+def _player_seated(state: TableState, e: PlayerSeated) -> None:
+    state.seats[e.seat] = SeatState(e.player_id, e.buy_in)
+
+
+def _player_left(state: TableState, e: PlayerLeft) -> None:
+    del state.seats[e.seat]
+
+
+def _leave_requested(state: TableState, e: LeaveRequested) -> None:
+    state.seats[e.seat].leaving = True
+
+
+def _player_sat_out(state: TableState, e: PlayerSatOut) -> None:
+    state.seats[e.seat].sitting_out = True
+
+
+def _player_sat_in(state: TableState, e: PlayerSatIn) -> None:
+    state.seats[e.seat].sitting_out = False
+
+
+def _player_topped_up(state: TableState, e: PlayerToppedUp) -> None:
+    state.seats[e.seat].stack += e.amount
+
+
+def _hand_started(state: TableState, e: HandStarted) -> None:
+    if state.hand is not None:
+        raise InvalidEvent(f"hand {e.hand} started while hand {state.hand.number} is running")
+    if state.config is None:  # replaying this hand alone: HandStarted carries the table
+        state.table_id = e.table_id
+        state.config = e.config
+    players = {}
+    for seat, player_id, stack in e.seats:
+        seat_state = state.seats.get(seat)
+        if seat_state is None or seat_state.player_id != player_id:
+            state.seats[seat] = SeatState(player_id, stack)
+        else:
+            seat_state.stack = stack
+        players[seat] = HandPlayer(seat, player_id)
+    state.hand_number = e.hand
+    state.hand = HandState(e.hand, e.deck, players, e.at_ms)
+
+
+def _hand(state: TableState, hand_number: int) -> HandState:
+    hand = state.hand
+    if hand is None or hand.number != hand_number:
+        raise InvalidEvent(f"event for hand {hand_number} but the running hand is "
+                           f"{hand.number if hand else 'none'}")
+    return hand
+
+
+def _ante_posted(state: TableState, e: AntePosted) -> None:
+    player = _hand(state, e.hand).players[e.seat]
+    state.seats[e.seat].stack -= e.amount
+    player.committed += e.amount
+    player.all_in = e.all_in
+
+
+def _card_dealt(state: TableState, e: CardDealt) -> None:
+    hand = _hand(state, e.hand)
+    hand.next_card += 1
+    if e.street != hand.street:
+        hand.street = e.street
+        hand.betting = False
+        hand.to_act = None
+        hand.level = hand.full_level = hand.n_bets = 0
+        for player in hand.players.values():
+            player.bet = 0
+            player.acted_level = None
+    if e.seat is None:
+        hand.community.append(e.card)
+    elif e.face_up:
+        hand.players[e.seat].up.append(e.card)
+    else:
+        hand.players[e.seat].down.append(e.card)
+
+
+def _betting_round_started(state: TableState, e: BettingRoundStarted) -> None:
+    hand = _hand(state, e.hand)
+    config = state.config
+    assert config is not None
+    hand.betting = True
+    hand.to_act = e.first_seat
+    hand.turn_ms = e.at_ms
+    hand.round_street = e.street
+    hand.level = hand.full_level = hand.n_bets = 0
+    hand.completed = False
+    hand.step = bet_size_for_street(config, e.street)
+    hand.bring_in_due = e.street == 3
+    hand.uncapped = uncapped_heads_up_round(config, len(hand.live()))
+    hand.first_actor = e.first_seat
+    hand.aggressor = None
+
+
+def next_to_act(hand: HandState, after: int) -> int | None:
+    """The next seat clockwise that still owes an action this round, or None (round over)."""
+    players = hand.players
+    order = hand.order
+    n = len(order)
+    live = 0
+    for p in players.values():
+        if not p.folded:
+            live += 1
+    if live < 2:
+        return None
+    i = order.index(after)
+    level = hand.level
+    for k in range(1, n + 1):
+        p = players[order[(i + k) % n]]
+        if p.folded or p.all_in:
+            continue
+        if p.acted_level is None or p.bet < level:
+            return p.seat
+    return None
+
+
+def _player_acted(state: TableState, e: PlayerActed) -> None:
+    hand = _hand(state, e.hand)
+    player = hand.players[e.seat]
+    state.seats[e.seat].stack -= e.chips
+    player.committed += e.chips
+    player.bet = e.amount
+    player.all_in = e.all_in
+    action = e.action
+    config = state.config
+    assert config is not None
+    if action is ActionKind.FOLD:
+        player.folded = True
+    elif action is ActionKind.BRING_IN:
+        hand.bring_in_due = False
+        hand.level = hand.full_level = config.bring_in
+        if config.bring_in >= config.small_bet:  # a full bring-in is the completion
+            hand.completed = True
+            hand.n_bets = 1
+    elif action is ActionKind.COMPLETE:
+        hand.bring_in_due = False
+        hand.level = max(hand.level, e.amount)
+        hand.aggressor = e.seat
+        if e.amount >= config.small_bet:
+            hand.completed = True
+            hand.n_bets = 1
+            hand.full_level = e.amount
+    elif action is ActionKind.BET:
+        hand.level = e.amount
+        hand.aggressor = e.seat
+        hand.step = raise_size_after_bet(config, hand.street, e.amount)
+        if e.amount >= bet_size_for_street(config, hand.street):
+            hand.n_bets = 1
+            hand.full_level = e.amount
+    elif action is ActionKind.RAISE:
+        if e.amount >= hand.full_level + hand.step:  # a full raise; a short all-in one is not
+            hand.n_bets += 1
+            hand.full_level = e.amount
+        hand.level = max(hand.level, e.amount)
+        hand.aggressor = e.seat
+    player.acted_level = hand.full_level
+    nxt = next_to_act(hand, e.seat)
+    hand.to_act = nxt
+    hand.betting = nxt is not None
+    hand.turn_ms = e.at_ms
+
+
+def _uncalled_bet_returned(state: TableState, e: UncalledBetReturned) -> None:
+    player = _hand(state, e.hand).players[e.seat]
+    player.committed -= e.amount
+    player.bet = max(0, player.bet - e.amount)
+    state.seats[e.seat].stack += e.amount
+
+
+def _nothing(state: TableState, e: Any) -> None:
+    _hand(state, e.hand)
+
+
+def _hand_ended(state: TableState, e: HandEnded) -> None:
+    _hand(state, e.hand)
+    for seat, stack in e.stacks:
+        state.seats[seat].stack = stack
+    state.hand = None
+
+
+APPLY: dict[type, Callable[[TableState, Any], None]] = {
+    TableCreated: _table_created,
+    PlayerSeated: _player_seated,
+    PlayerLeft: _player_left,
+    LeaveRequested: _leave_requested,
+    PlayerSatOut: _player_sat_out,
+    PlayerSatIn: _player_sat_in,
+    PlayerToppedUp: _player_topped_up,
+    HandStarted: _hand_started,
+    AntePosted: _ante_posted,
+    CardDealt: _card_dealt,
+    BettingRoundStarted: _betting_round_started,
+    PlayerActed: _player_acted,
+    UncalledBetReturned: _uncalled_bet_returned,
+    HandShown: _nothing,
+    HandMucked: _nothing,
+    HandEnded: _hand_ended,
+}
+
+
+def apply_in_place(state: TableState, event: Any) -> TableState:
+    """Apply ``event`` to ``state`` itself (which the caller owns) and return it."""
+    try:
+        APPLY[type(event)](state, event)
+    except KeyError as exc:
+        if type(event) not in APPLY:
+            raise InvalidEvent(f"unknown event {type(event).__name__}") from None
+        raise InvalidEvent(f"{type(event).__name__} does not fit the state: no {exc}") from None
+    return state
+
+
+def evolve(state: TableState, event: Any) -> TableState:
+    """A new state: ``state`` with ``event`` applied.  ``state`` is left as it was."""
+    return apply_in_place(state.copy(), event)

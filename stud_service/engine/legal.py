@@ -1,0 +1,94 @@
+"""What the player to act may do, and for what amounts (RULES.md §3, §4, §7).
+
+Clients render their buttons from ``legal_actions``; ``decide`` accepts exactly these.
+Amounts are the total the player's street bet becomes ("raise to").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stud_service.engine.commands import ActionKind
+from stud_service.engine.rules.betting import (
+    may_reraise,
+    open_pair_on_fourth_street,
+    opening_bet_sizes,
+    raise_cap_reached,
+)
+from stud_service.engine.state import HandPlayer, HandState, TableState
+
+NO_AMOUNT: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """``options``: ((kind, amounts), ...); amounts is () for FOLD/CHECK/CALL, whose amount is implied
+    (``call_amount`` is the total a CALL makes the bet).  Empty options: the player may not act now."""
+
+    seat: int | None
+    options: tuple[tuple[ActionKind, tuple[int, ...]], ...]
+    call_amount: int | None = None
+
+    def kinds(self) -> tuple[ActionKind, ...]:
+        return tuple(kind for kind, _ in self.options)
+
+    def amounts(self, kind: ActionKind) -> tuple[int, ...] | None:
+        for option_kind, amounts in self.options:
+            if option_kind is kind:
+                return amounts
+        return None
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "call_amount": self.call_amount,
+                "options": [{"action": str(kind), "amounts": list(amounts)}
+                            for kind, amounts in self.options]}
+
+
+def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> LegalActions:
+    config = state.config
+    assert config is not None
+    stack = state.seats[player.seat].stack
+    top = player.bet + stack  # the most this player's street bet can become
+    options: list[tuple[ActionKind, tuple[int, ...]]] = []
+    if hand.bring_in_due:
+        # §3: the bring-in must post the bring-in or complete; no fold, no check.
+        options.append((ActionKind.BRING_IN, (min(config.bring_in, top),)))
+        if config.bring_in < config.small_bet and top > config.bring_in:
+            options.append((ActionKind.COMPLETE, (min(config.small_bet, top),)))
+        return LegalActions(player.seat, tuple(options))
+    level = hand.level
+    call_amount = None
+    if level > player.bet:
+        call_amount = min(level, top)
+        options.append((ActionKind.FOLD, NO_AMOUNT))
+        options.append((ActionKind.CALL, NO_AMOUNT))
+    else:
+        options.append((ActionKind.CHECK, NO_AMOUNT))
+        options.append((ActionKind.FOLD, NO_AMOUNT))  # §7: folding when a check is free is allowed
+    if top > level and may_reraise(player.acted_level, hand.full_level):
+        if hand.street == 3 and not hand.completed:
+            options.append((ActionKind.COMPLETE, (min(config.small_bet, top),)))
+        elif level == 0:
+            open_pair = open_pair_on_fourth_street(config, hand.street, (p.up for p in hand.live()))
+            sizes = sorted({min(size, top) for size in opening_bet_sizes(config, hand.street, open_pair)})
+            options.append((ActionKind.BET, tuple(sizes)))
+        elif not raise_cap_reached(hand.n_bets, hand.uncapped):
+            # A full raise is one step above the last full level (which is above any short all-in).
+            options.append((ActionKind.RAISE, (min(hand.full_level + hand.step, top),)))
+    return LegalActions(player.seat, tuple(options), call_amount)
+
+
+def legal_actions(state: TableState, player_id: str) -> LegalActions:
+    """What ``player_id`` may do now; no options unless it is their turn."""
+    hand = state.hand
+    seat = state.seat_of(player_id)
+    if hand is None or not hand.betting or hand.to_act is None or seat != hand.to_act:
+        return LegalActions(seat, ())
+    return _options_for(state, hand, hand.players[seat])
+
+
+def legal_actions_for_seat(state: TableState, seat: int) -> LegalActions:
+    hand = state.hand
+    if hand is None or not hand.betting or hand.to_act != seat:
+        return LegalActions(seat, ())
+    return _options_for(state, hand, hand.players[seat])

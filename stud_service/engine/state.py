@@ -1,0 +1,207 @@
+"""Table and hand state, and the read-only queries the service and clients need.
+
+The state classes are mutable with ``__slots__`` for speed, but nothing outside the engine
+mutates them: ``evolve`` and ``decide`` work on a ``clone``.  Treat a state you hold as a value.
+
+Chips: during a hand a seat's ``stack`` is what is behind; what it put in lives in
+``HandPlayer.committed``.  ``chips_in_play`` = stacks + committed is constant through a hand.
+"""
+
+from __future__ import annotations
+
+from stud_service.engine.config import TableConfig
+
+
+class SeatState:
+    __slots__ = ("player_id", "stack", "sitting_out", "leaving")
+
+    def __init__(self, player_id: str, stack: int, sitting_out: bool = False, leaving: bool = False) -> None:
+        self.player_id = player_id
+        self.stack = stack
+        self.sitting_out = sitting_out
+        self.leaving = leaving
+
+    def copy(self) -> SeatState:
+        return SeatState(self.player_id, self.stack, self.sitting_out, self.leaving)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SeatState) and all(
+            getattr(self, s) == getattr(other, s) for s in SeatState.__slots__)
+
+    def __repr__(self) -> str:
+        return (f"SeatState({self.player_id!r}, stack={self.stack}, out={self.sitting_out},"
+                f" leaving={self.leaving})")
+
+
+class HandPlayer:
+    """One player's part of the running hand.
+
+    ``bet`` is their bet on the current street; ``acted_level`` is the last full bet level they
+    acted at on this street (None = not acted yet): a player may raise only if the level was
+    raised by a full bet since they acted (RULES.md §4, short all-in raises do not reopen).
+    """
+
+    __slots__ = ("seat", "player_id", "down", "up", "folded", "all_in", "committed", "bet", "acted_level")
+
+    def __init__(self, seat: int, player_id: str) -> None:
+        self.seat = seat
+        self.player_id = player_id
+        self.down: list[int] = []
+        self.up: list[int] = []
+        self.folded = False
+        self.all_in = False
+        self.committed = 0
+        self.bet = 0
+        self.acted_level: int | None = None
+
+    def copy(self) -> HandPlayer:
+        other = HandPlayer.__new__(HandPlayer)
+        other.seat = self.seat
+        other.player_id = self.player_id
+        other.down = self.down[:]
+        other.up = self.up[:]
+        other.folded = self.folded
+        other.all_in = self.all_in
+        other.committed = self.committed
+        other.bet = self.bet
+        other.acted_level = self.acted_level
+        return other
+
+    @property
+    def can_act(self) -> bool:
+        return not self.folded and not self.all_in
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HandPlayer) and all(
+            getattr(self, s) == getattr(other, s) for s in HandPlayer.__slots__)
+
+
+class HandState:
+    """The running hand.  ``street`` is 3..7 (the last street dealt); ``betting`` is True while a
+    betting round is open, with ``to_act`` the seat whose turn it is."""
+
+    __slots__ = (
+        "number", "deck", "next_card", "players", "order", "street", "community", "betting", "to_act",
+        "turn_ms", "level", "full_level", "n_bets", "step", "completed", "bring_in_due", "uncapped",
+        "first_actor", "aggressor", "round_street", "started_ms",
+    )
+
+    def __init__(self, number: int, deck: tuple[int, ...], players: dict[int, HandPlayer],
+                 at_ms: int) -> None:
+        self.number = number
+        self.deck = deck
+        self.next_card = 0
+        self.players = players
+        self.order: tuple[int, ...] = tuple(sorted(players))
+        self.street = 0
+        self.community: list[int] = []
+        self.betting = False
+        self.to_act: int | None = None
+        self.turn_ms = at_ms
+        self.level = 0              # the highest bet on this street
+        self.full_level = 0         # the level set by the last full bet, completion or raise
+        self.n_bets = 0             # bets + full raises this round, toward the cap of four
+        self.step = 0               # the raise size this round
+        self.completed = False      # third street: somebody completed to the small bet
+        self.bring_in_due = False
+        self.uncapped = False
+        self.first_actor: int | None = None
+        self.aggressor: int | None = None
+        self.round_street = 0       # the street of the last betting round opened
+        self.started_ms = at_ms
+
+    def copy(self) -> HandState:
+        other = HandState.__new__(HandState)
+        for name in HandState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.players = {seat: p.copy() for seat, p in self.players.items()}
+        other.community = self.community[:]
+        return other
+
+    def live(self) -> list[HandPlayer]:
+        """Players still in the hand (not folded), by seat."""
+        players = self.players
+        return [players[s] for s in self.order if not players[s].folded]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HandState) and all(
+            getattr(self, s) == getattr(other, s) for s in HandState.__slots__)
+
+
+class TableState:
+    """A table: its config, seats (1..config.seats) and the running hand, if any."""
+
+    __slots__ = ("table_id", "config", "seats", "hand_number", "hand")
+
+    def __init__(self) -> None:
+        self.table_id: str | None = None
+        self.config: TableConfig | None = None
+        self.seats: dict[int, SeatState] = {}
+        self.hand_number = 0
+        self.hand: HandState | None = None
+
+    def copy(self) -> TableState:
+        other = TableState.__new__(TableState)
+        other.table_id = self.table_id
+        other.config = self.config
+        other.seats = {seat: s.copy() for seat, s in self.seats.items()}
+        other.hand_number = self.hand_number
+        other.hand = self.hand.copy() if self.hand is not None else None
+        return other
+
+    def seat_of(self, player_id: str) -> int | None:
+        for seat, s in self.seats.items():
+            if s.player_id == player_id:
+                return seat
+        return None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TableState) and all(
+            getattr(self, s) == getattr(other, s) for s in TableState.__slots__)
+
+    def __repr__(self) -> str:
+        return f"TableState({self.table_id!r}, seats={self.seats}, hand_number={self.hand_number})"
+
+
+def initial_state() -> TableState:
+    """The state before any event: no table."""
+    return TableState()
+
+
+def hand_running(state: TableState) -> bool:
+    return state.hand is not None
+
+
+def to_act(state: TableState) -> int | None:
+    """The seat whose turn it is, or None when nobody is to act."""
+    hand = state.hand
+    if hand is None or not hand.betting:
+        return None
+    return hand.to_act
+
+
+def action_deadline_ms(state: TableState) -> int | None:
+    """When the player to act times out: the clock starts at the event that gave them the turn."""
+    hand = state.hand
+    if hand is None or not hand.betting or hand.to_act is None or state.config is None:
+        return None
+    return hand.turn_ms + state.config.action_clock_seconds * 1000
+
+
+def chips_in_play(state: TableState) -> int:
+    """Stacks plus the chips committed to the running hand; constant through a hand."""
+    total = sum(s.stack for s in state.seats.values())
+    if state.hand is not None:
+        total += sum(p.committed for p in state.hand.players.values())
+    return total
+
+
+def players_ready(state: TableState) -> list[int]:
+    """Seats that would be dealt into a hand started now: sitting in, with chips, not leaving."""
+    return [seat for seat, s in sorted(state.seats.items())
+            if not s.sitting_out and s.stack > 0 and not s.leaving]
+
+
+def can_start_hand(state: TableState) -> bool:
+    """A table exists, no hand is running, and two or more players are ready."""
+    return state.config is not None and state.hand is None and len(players_ready(state)) >= 2

@@ -1,0 +1,102 @@
+"""Helpers for the engine tests: tables, stacked decks, and driving a hand by commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from stud_service.cards import DECK_SIZE, parse_card
+from stud_service.engine import (
+    Act,
+    ActionKind,
+    CreateTable,
+    SitDown,
+    StartHand,
+    TableConfig,
+    TableState,
+    chips_in_play,
+    decide,
+    evolve,
+    hand_running,
+    initial_state,
+    replay,
+)
+
+COMMITMENT = "00" * 32
+T0 = 1_700_000_000_000
+
+
+def cards(text: str) -> list[int]:
+    """'Kc Jc' -> codes; '-' placeholders are not allowed here."""
+    return [parse_card(token) for token in text.split()]
+
+
+def stacked_deck(dealt_in_order: Iterable[int | str]) -> tuple[int, ...]:
+    """A 52-card deck whose first cards are exactly ``dealt_in_order``; the rest follow in code order."""
+    head = [parse_card(c) if isinstance(c, str) else c for c in dealt_in_order]
+    assert len(set(head)) == len(head), "a card appears twice in the stacked deck"
+    rest = [code for code in range(DECK_SIZE) if code not in set(head)]
+    return tuple(head + rest)
+
+
+def deal_sequence(seats: Sequence[int], hands: dict[int, Sequence[str]],
+                  later_streets_live: Sequence[Sequence[int]] = ()) -> list[str]:
+    """The deal order for per-seat cards given as [down1, down2, door, 4th, 5th, 6th, 7th].
+
+    ``hands[seat]`` may be shorter than seven; third street is dealt to all ``seats``; for
+    streets 4..7 ``later_streets_live[i]`` lists the seats still in (default: seats with a card)."""
+    out: list[str] = []
+    for index in range(3):
+        out.extend(hands[seat][index] for seat in seats)
+    for street_index in range(4):
+        card_index = 3 + street_index
+        live = (later_streets_live[street_index] if street_index < len(later_streets_live)
+                else [s for s in seats if len(hands[s]) > card_index])
+        out.extend(hands[seat][card_index] for seat in live)
+    return out
+
+
+class Table:
+    """A table driven by commands, checking the engine's invariants after every event."""
+
+    def __init__(self, config: TableConfig | None = None, stacks: dict[int, int] | None = None,
+                 players: dict[int, str] | None = None, table_id: str = "t1") -> None:
+        self.config = config or TableConfig()
+        self.state: TableState = initial_state()
+        self.log: list[Any] = []
+        self.now = T0
+        self.run(CreateTable(table_id, self.config, self.now))
+        for seat, stack in (stacks or {}).items():
+            pid = (players or {}).get(seat, f"p{seat}")
+            self.run(SitDown(pid, seat, stack, self.now))
+
+    def run(self, command: Any) -> list[Any]:
+        events = decide(self.state, command)
+        before = chips_in_play(self.state)
+        state = self.state
+        for event in events:
+            state = evolve(state, event)
+            if hand_running(state) or type(event).__name__ == "HandEnded":
+                assert chips_in_play(state) == before, f"chips not conserved at {event}"
+        self.state = state
+        self.log.extend(events)
+        assert replay(self.log) == self.state
+        return events
+
+    def start(self, deck: Sequence[int], extra: dict | None = None) -> list[Any]:
+        return self.run(StartHand(tuple(deck), COMMITMENT, self.now, extra or {}))
+
+    def act(self, seat: int, action: ActionKind | str, amount: int | None = None) -> list[Any]:
+        pid = self.state.seats[seat].player_id
+        return self.run(Act(pid, ActionKind(action), amount, self.now))
+
+    def pid(self, seat: int) -> str:
+        return self.state.seats[seat].player_id
+
+
+def of_type(events: Iterable[Any], name: str) -> list[Any]:
+    return [e for e in events if type(e).__name__ == name]
+
+
+def stacks(state: TableState) -> dict[int, int]:
+    return {seat: s.stack for seat, s in sorted(state.seats.items())}
