@@ -1,0 +1,416 @@
+"""The Kubernetes manifests (k8s/): valid against the Kubernetes schemas, probes on the real health service,
+no secret in the repo, every setting they use documented. Runs offline.
+
+Each kustomization is checked twice: as ``kubectl kustomize`` renders it (skipped when kubectl is absent)
+and as the plain files it lists (its ``resources``, recursively, and the overlay's own files), so the
+check means something on a machine without kubectl too. Built-in kinds are validated with the
+``kubernetes-validate`` package in strict mode (unknown fields are errors) against the oldest and the newest
+Kubernetes versions we support. The CloudNativePG ``Cluster`` is a custom resource the Kubernetes schemas do
+not know: it is validated structurally (apiVersion, kind, name, the spec fields we rely on).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+from kubernetes_validate.utils import latest_version
+
+ROOT = Path(__file__).resolve().parents[1]
+K8S = ROOT / "k8s"
+DEFAULT = K8S
+CNPG_OVERLAY = K8S / "overlays" / "cloudnative-pg"
+KUSTOMIZATIONS = {"default": DEFAULT, "cloudnative-pg": CNPG_OVERLAY}
+SETTINGS_DOC = ROOT / "docs" / "settings.md"
+DOCKERFILE = ROOT / "Dockerfile"
+
+# Oldest Kubernetes we deploy to (native gRPC probes are GA since 1.27) and the newest schemas available.
+KUBERNETES_VERSIONS = ("1.29.0", latest_version())
+
+GRPC_PORT = 50051  # the serve default (STUD_LISTEN) and the port the health service answers on
+METRICS_PORT = 9090
+PRESTOP_SLEEP_SECONDS = 5
+# stud_service.server.app.DEFAULT_GRACE_SECONDS: how long serve lets in-flight calls finish after SIGTERM.
+SERVER_SHUTDOWN_GRACE_SECONDS = 5
+SECRET_SETTINGS = {"DATABASE_URL", "STUD_TOKEN_SECRET"}
+CNPG_KINDS = {("postgresql.cnpg.io/v1", "Cluster")}
+
+Manifest = dict[str, Any]
+
+
+# -- rendering ---------------------------------------------------------------------------------------------
+
+
+def kustomization_file(directory: Path) -> Path:
+    for name in ("kustomization.yaml", "kustomization.yml", "Kustomization"):
+        if (directory / name).is_file():
+            return directory / name
+    raise FileNotFoundError(f"no kustomization in {directory}")
+
+
+def load_yaml_documents(path: Path) -> list[Any]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
+
+
+def listed_files(directory: Path) -> Iterator[tuple[str, Path]]:
+    """(role, path) of every file a kustomization uses, following resource directories."""
+    kustomization = load_yaml_documents(kustomization_file(directory))[0]
+    for entry in kustomization.get("resources", []):
+        path = (directory / entry).resolve()
+        if path.is_dir():
+            yield from listed_files(path)
+        else:
+            yield "resource", path
+    for patch in kustomization.get("patches", []) + kustomization.get("patchesStrategicMerge", []):
+        if isinstance(patch, dict) and "path" in patch:
+            yield "patch", (directory / patch["path"]).resolve()
+        elif isinstance(patch, str):
+            yield "patch", (directory / patch).resolve()
+
+
+@functools.cache
+def render_files(directory: Path) -> tuple[Manifest, ...]:
+    resources = [path for role, path in listed_files(directory) if role == "resource"]
+    return tuple(doc for path in resources for doc in load_yaml_documents(path))
+
+
+@functools.cache
+def render_kubectl(directory: Path) -> tuple[Manifest, ...]:
+    result = subprocess.run(
+        ["kubectl", "kustomize", str(directory)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return tuple(doc for doc in yaml.safe_load_all(result.stdout) if doc is not None)
+
+
+HAVE_KUBECTL = shutil.which("kubectl") is not None
+needs_kubectl = pytest.mark.skipif(not HAVE_KUBECTL, reason="kubectl not installed")
+RENDERERS = {
+    "kubectl": pytest.param(render_kubectl, id="kubectl", marks=needs_kubectl),
+    "files": pytest.param(render_files, id="files"),
+}
+
+
+@pytest.fixture(params=list(RENDERERS.values()))
+def render(request: pytest.FixtureRequest):
+    return request.param
+
+
+@pytest.fixture(params=list(KUSTOMIZATIONS.values()), ids=list(KUSTOMIZATIONS))
+def manifests(request: pytest.FixtureRequest, render) -> tuple[Manifest, ...]:
+    return render(request.param)
+
+
+def only(manifests: tuple[Manifest, ...], kind: str, name: str | None = None) -> Manifest:
+    found = [m for m in manifests if m["kind"] == kind and (name is None or m["metadata"]["name"] == name)]
+    assert len(found) == 1, f"expected one {kind} {name or ''}, found {len(found)}"
+    return found[0]
+
+
+def pod_spec(workload: Manifest) -> dict[str, Any]:
+    return workload["spec"]["template"]["spec"]
+
+
+def container(workload: Manifest) -> dict[str, Any]:
+    (first,) = pod_spec(workload)["containers"]
+    return first
+
+
+def documented_settings() -> dict[str, str | None]:
+    """Environment variable -> documented default (the first `code` in the Default column, if any)."""
+    settings: dict[str, str | None] = {}
+    for line in SETTINGS_DOC.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 4 or not (match := re.fullmatch(r"`([A-Z][A-Z0-9_]*)`", cells[1])):
+            continue
+        default = re.match(r"`([^`]*)`", cells[2])
+        settings[match.group(1)] = default.group(1) if default else None
+    return settings
+
+
+# -- schema validation -------------------------------------------------------------------------------------
+
+
+def validate_cnpg_cluster(cluster: Manifest) -> None:
+    """Structural check of a CloudNativePG Cluster (a CRD: not in the Kubernetes schemas)."""
+    assert cluster["apiVersion"] == "postgresql.cnpg.io/v1"
+    assert cluster["kind"] == "Cluster"
+    assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", cluster["metadata"]["name"])
+    spec = cluster["spec"]
+    known = {
+        "instances", "imageName", "primaryUpdateStrategy", "primaryUpdateMethod", "bootstrap", "postgresql",
+        "storage", "walStorage", "affinity", "resources", "monitoring", "backup", "enableSuperuserAccess",
+        "description", "minSyncReplicas", "maxSyncReplicas", "managed", "topologySpreadConstraints",
+    }
+    assert set(spec) <= known, f"unknown Cluster spec fields: {set(spec) - known}"
+    assert isinstance(spec["instances"], int) and spec["instances"] >= 1
+    assert re.fullmatch(r"\d+(Mi|Gi|Ti)", spec["storage"]["size"])
+    initdb = spec["bootstrap"]["initdb"]
+    assert initdb["database"] and initdb["owner"]
+
+
+def validate(manifest: Manifest, version: str) -> None:
+    if (manifest["apiVersion"], manifest["kind"]) in CNPG_KINDS:
+        validate_cnpg_cluster(manifest)
+    else:
+        kubernetes_validate.validate(manifest, version, strict=True)
+
+
+@pytest.mark.parametrize("version", KUBERNETES_VERSIONS)
+def test_every_manifest_is_valid_against_the_kubernetes_schemas(manifests, version: str):
+    assert manifests
+    for manifest in manifests:
+        validate(manifest, version)
+
+
+def test_strict_schema_validation_catches_a_misspelt_field():
+    deployment = copy.deepcopy(only(render_files(DEFAULT), "Deployment"))
+    container(deployment)["readinessProbe"]["grpc"]["prot"] = GRPC_PORT
+    with pytest.raises(kubernetes_validate.ValidationError):
+        validate(deployment, KUBERNETES_VERSIONS[-1])
+    cluster = copy.deepcopy(only(render_files(CNPG_OVERLAY), "Cluster"))
+    cluster["spec"]["instance"] = 3
+    with pytest.raises(AssertionError):
+        validate_cnpg_cluster(cluster)
+
+
+@pytest.mark.parametrize("directory", KUSTOMIZATIONS.values(), ids=KUSTOMIZATIONS.keys())
+def test_every_file_a_kustomization_lists_exists_and_parses(directory: Path):
+    files = list(listed_files(directory))
+    assert files
+    for _, path in files:
+        assert path.is_file(), path
+        assert load_yaml_documents(path)
+
+
+@needs_kubectl
+@pytest.mark.parametrize("directory", KUSTOMIZATIONS.values(), ids=KUSTOMIZATIONS.keys())
+def test_kubectl_renders_the_same_objects_as_the_listed_files(directory: Path):
+    def names(manifests: tuple[Manifest, ...]) -> set[tuple[str, str]]:
+        return {(m["kind"], m["metadata"]["name"]) for m in manifests}
+
+    assert names(render_kubectl(directory)) == names(render_files(directory))
+
+
+# -- probes, ports, Services -------------------------------------------------------------------------------
+
+
+def test_probes_ask_the_standard_grpc_health_service_on_the_port_the_container_serves(manifests):
+    deployment = only(manifests, "Deployment", "stud-service")
+    server = container(deployment)
+    ports = {port["name"]: port["containerPort"] for port in server["ports"]}
+    assert ports["grpc"] == GRPC_PORT
+    for probe_name in ("startupProbe", "readinessProbe", "livenessProbe"):
+        probe = server[probe_name]
+        assert set(probe) & {"httpGet", "tcpSocket", "exec"} == set(), probe_name
+        # Native gRPC probe = grpc.health.v1.Health/Check; the empty service name asks for overall health.
+        assert probe["grpc"]["port"] == ports["grpc"], probe_name
+        assert probe["grpc"].get("service", "") == "", probe_name
+
+
+def test_the_listen_settings_agree_with_the_ports_probed_and_exposed(manifests):
+    config = only(manifests, "ConfigMap", "stud-service-config")["data"]
+    assert config["STUD_LISTEN"].rsplit(":", 1)[1] == str(GRPC_PORT)
+    assert config["STUD_METRICS_LISTEN"].rsplit(":", 1)[1] == str(METRICS_PORT)
+    server = container(only(manifests, "Deployment"))
+    assert {port["name"]: port["containerPort"] for port in server["ports"]} == {
+        "grpc": GRPC_PORT, "metrics": METRICS_PORT
+    }
+
+
+def test_services_select_the_server_pods_and_target_their_named_ports(manifests):
+    deployment = only(manifests, "Deployment", "stud-service")
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    port_names = {port["name"] for port in container(deployment)["ports"]}
+    services = [m for m in manifests if m["kind"] == "Service"]
+    assert {s["metadata"]["name"] for s in services} == {"stud-service", "stud-service-headless"}
+    for service in services:
+        assert service["spec"]["selector"].items() <= pod_labels.items()
+        for port in service["spec"]["ports"]:
+            assert port["targetPort"] in port_names
+    main = only(manifests, "Service", "stud-service")
+    assert {(p["name"], p["port"]) for p in main["spec"]["ports"]} == {
+        ("grpc", GRPC_PORT), ("metrics", METRICS_PORT)
+    }
+
+
+# -- availability and scaling ------------------------------------------------------------------------------
+
+
+def test_at_least_two_replicas_spread_across_nodes_with_requests_and_limits(manifests):
+    deployment = only(manifests, "Deployment", "stud-service")
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert deployment["spec"]["replicas"] >= 2
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    spread = pod_spec(deployment)["topologySpreadConstraints"]
+    assert "kubernetes.io/hostname" in {constraint["topologyKey"] for constraint in spread}
+    for constraint in spread:
+        assert constraint["labelSelector"]["matchLabels"].items() <= pod_labels.items()
+    for workload in (deployment, only(manifests, "Job")):
+        resources = container(workload)["resources"]
+        assert {"cpu", "memory"} <= set(resources["requests"])
+        assert {"cpu", "memory"} <= set(resources["limits"])
+
+
+def test_the_autoscaler_and_the_disruption_budget_cover_the_deployment(manifests):
+    deployment = only(manifests, "Deployment", "stud-service")
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    hpa = only(manifests, "HorizontalPodAutoscaler")
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    assert hpa["spec"]["scaleTargetRef"] == {
+        "apiVersion": "apps/v1", "kind": "Deployment", "name": "stud-service"
+    }
+    assert 2 <= hpa["spec"]["minReplicas"] <= deployment["spec"]["replicas"] <= hpa["spec"]["maxReplicas"]
+    pdb = only(manifests, "PodDisruptionBudget")
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= pod_labels.items()
+    assert pdb["spec"]["maxUnavailable"] < deployment["spec"]["replicas"]
+
+
+def test_the_grace_period_covers_the_prestop_pause_and_the_servers_graceful_stop(manifests):
+    deployment = only(manifests, "Deployment", "stud-service")
+    assert container(deployment)["lifecycle"]["preStop"]["exec"]["command"] == [
+        "sleep", str(PRESTOP_SLEEP_SECONDS)
+    ]
+    grace = pod_spec(deployment)["terminationGracePeriodSeconds"]
+    assert PRESTOP_SLEEP_SECONDS + SERVER_SHUTDOWN_GRACE_SECONDS < grace <= 60
+
+
+def test_the_documented_grace_is_the_servers_own_when_the_server_is_installed():
+    server_app = pytest.importorskip("stud_service.server.app")
+    assert server_app.DEFAULT_GRACE_SECONDS == SERVER_SHUTDOWN_GRACE_SECONDS
+
+
+# -- security ----------------------------------------------------------------------------------------------
+
+
+def dockerfile_user() -> tuple[int, int]:
+    users = [line.split()[1] for line in DOCKERFILE.read_text().splitlines() if line.startswith("USER ")]
+    uid, gid = users[-1].split(":")
+    return int(uid), int(gid)
+
+
+def test_pods_run_as_the_images_non_root_user_with_a_read_only_root_and_no_capabilities(manifests):
+    uid, gid = dockerfile_user()
+    for workload in (only(manifests, "Deployment"), only(manifests, "Job")):
+        pod = pod_spec(workload)
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        assert (pod["securityContext"]["runAsUser"], pod["securityContext"]["runAsGroup"]) == (uid, gid)
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+        assert pod["automountServiceAccountToken"] is False
+        security = container(workload)["securityContext"]
+        assert security["readOnlyRootFilesystem"] is True
+        assert security["allowPrivilegeEscalation"] is False
+        assert security["capabilities"]["drop"] == ["ALL"]
+        # The one writable place: HOME, TMPDIR and the data dir all point under /tmp in the image.
+        mounts = {mount["mountPath"]: mount["name"] for mount in container(workload)["volumeMounts"]}
+        volumes = {volume["name"]: volume for volume in pod["volumes"]}
+        assert "emptyDir" in volumes[mounts["/tmp"]]
+
+
+def test_no_secret_value_is_stored_in_the_repo(manifests):
+    assert [m for m in manifests if m["kind"] == "Secret"] == []
+    for path in K8S.rglob("*.y*ml"):
+        text = path.read_text()
+        assert "secretGenerator" not in text, path
+        assert not re.search(r"\w+://[^\s:/@]+:[^\s@/]+@", text), f"credentials in a URL in {path}"
+        assert not re.search(r"(?im)^\s*(password|token|secret)\s*:\s*\S", text), path
+    for workload in (m for m in manifests if m["kind"] in {"Deployment", "Job"}):
+        for env in container(workload).get("env", []):
+            if env["name"] in SECRET_SETTINGS:
+                assert "value" not in env and "secretKeyRef" in env["valueFrom"], env["name"]
+    config = only(manifests, "ConfigMap")["data"]
+    assert not SECRET_SETTINGS & set(config)
+
+
+def test_the_secrets_are_referenced_by_name_and_key(manifests):
+    deployment = only(manifests, "Deployment", "stud-service")
+    refs = {
+        env["name"]: env["valueFrom"]["secretKeyRef"]
+        for env in container(deployment)["env"]
+        if "secretKeyRef" in env.get("valueFrom", {})
+    }
+    assert set(refs) == SECRET_SETTINGS
+    assert refs["STUD_TOKEN_SECRET"] == {"name": "stud-service-token", "key": "secret"}
+
+
+# -- settings ----------------------------------------------------------------------------------------------
+
+
+def referenced_environment(manifests: tuple[Manifest, ...]) -> set[str]:
+    names: set[str] = set()
+    config_maps = {m["metadata"]["name"]: m for m in manifests if m["kind"] == "ConfigMap"}
+    for workload in (m for m in manifests if m["kind"] in {"Deployment", "Job"}):
+        for item in container(workload).get("env", []):
+            names.add(item["name"])
+        for source in container(workload).get("envFrom", []):
+            names.update(config_maps[source["configMapRef"]["name"]]["data"])
+    return names
+
+
+def test_every_environment_variable_the_manifests_set_is_documented(manifests):
+    documented = documented_settings()
+    assert {"DATABASE_URL", "STUD_TOKEN_SECRET", "STUD_LISTEN", "STUD_DATA_DIR"} <= set(documented)
+    assert referenced_environment(manifests) <= set(documented)
+
+
+def test_the_configmap_sets_the_documented_defaults(manifests):
+    documented = documented_settings()
+    for name, value in only(manifests, "ConfigMap", "stud-service-config")["data"].items():
+        assert value == documented[name], name
+
+
+# -- migrations and the CloudNativePG overlay --------------------------------------------------------------
+
+
+def test_the_migration_job_runs_migrate_once_with_the_servers_image_and_database(manifests):
+    job = only(manifests, "Job", "stud-service-migrate")
+    deployment = only(manifests, "Deployment", "stud-service")
+    assert container(job)["args"] == ["migrate"]
+    assert container(deployment)["args"] == ["serve"]
+    assert container(job)["image"] == container(deployment)["image"]
+    assert pod_spec(job)["restartPolicy"] == "Never"
+    # The Job is applied on its own before the rest exists (docs/deployment.md): it needs no ConfigMap.
+    assert "envFrom" not in container(job)
+
+    def database(workload: Manifest) -> dict[str, Any]:
+        (env,) = [e for e in container(workload)["env"] if e["name"] == "DATABASE_URL"]
+        return env["valueFrom"]["secretKeyRef"]
+
+    assert database(job) == database(deployment)
+
+
+@needs_kubectl  # the patch that wires the secret in is applied by kustomize
+def test_the_cloudnative_pg_overlay_reads_database_url_from_the_operators_app_secret():
+    manifests = render_kubectl(CNPG_OVERLAY)
+    # CloudNativePG creates <cluster>-app with a ready-made "uri" for the application user.
+    app_secret = {"name": only(manifests, "Cluster")["metadata"]["name"] + "-app", "key": "uri"}
+    for workload in (only(manifests, "Deployment"), only(manifests, "Job")):
+        (env,) = [e for e in container(workload)["env"] if e["name"] == "DATABASE_URL"]
+        assert env["valueFrom"]["secretKeyRef"] == app_secret
+    assert "stud-service-database" not in yaml.safe_dump_all(manifests)
+
+
+def test_the_overlay_patch_guards_which_variable_it_replaces():
+    (patch_path,) = {path for role, path in listed_files(CNPG_OVERLAY) if role == "patch"}
+    operations = load_yaml_documents(patch_path)[0]
+    assert operations[0] == {
+        "op": "test", "path": "/spec/template/spec/containers/0/env/0/name", "value": "DATABASE_URL"
+    }
+    assert operations[1]["value"]["valueFrom"]["secretKeyRef"]["key"] == "uri"
+
+
+def test_the_default_and_the_overlay_deploy_the_same_image():
+    def images(directory: Path) -> list[dict[str, str]]:
+        return load_yaml_documents(kustomization_file(directory))[0]["images"]
+
+    assert images(DEFAULT) == images(CNPG_OVERLAY)
+    assert images(DEFAULT)[0]["name"] == container(only(render_files(DEFAULT), "Deployment"))["image"]
