@@ -36,7 +36,7 @@ from pytest_asyncio import is_async_test
 from stud_service.db import EmbeddedPostgres, open_pool
 from stud_service.store import EventStore, apply_migrations
 
-pytest_plugins: list[str] = []
+pytest_plugins: list[str] = ["grpc_fixtures"]
 
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
 

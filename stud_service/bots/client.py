@@ -1,0 +1,103 @@
+"""A small authenticated client of ``stud.v1.TableService`` (public API only)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+
+from stud_service.server.errors import error_info
+from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
+
+
+def error_reason(error: grpc.RpcError) -> str | None:
+    """The ErrorInfo reason of a refused call (NOT_YOUR_TURN, STALE_VERSION, ...)."""
+    info = error_info(error)
+    return info.reason if info is not None else None
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+class StudClient:
+    """One player's (or operator's) connection: every call carries its bearer token."""
+
+    def __init__(self, channel: grpc.aio.Channel, token: str | None) -> None:
+        self.channel = channel
+        self.stub = table_service_pb2_grpc.TableServiceStub(channel)
+        self.metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
+
+    async def create_table(self, table_id: str, table: table_pb2.Table,
+                           request_id: str | None = None) -> table_pb2.Table:
+        return await self.stub.CreateTable(
+            table_service_pb2.CreateTableRequest(table=table, table_id=table_id,
+                                                 request_id=request_id or new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def get_table(self, table_id: str) -> table_pb2.Table:
+        return await self.stub.GetTable(table_service_pb2.GetTableRequest(name=f"tables/{table_id}"),
+                                        metadata=self.metadata)
+
+    async def view(self, table_id: str) -> table_pb2.TableView:
+        return await self.stub.GetTableView(table_service_pb2.GetTableViewRequest(name=f"tables/{table_id}"),
+                                            metadata=self.metadata)
+
+    async def sit_down(self, table_id: str, seat: int, buy_in: int,
+                       request_id: str | None = None) -> table_pb2.TableView:
+        reply = await self.stub.SitDown(
+            table_service_pb2.SitDownRequest(name=f"tables/{table_id}", seat=seat, buy_in=buy_in,
+                                             request_id=request_id or new_request_id()),
+            metadata=self.metadata,
+        )
+        return reply.view
+
+    async def leave(self, table_id: str) -> table_pb2.TableView:
+        reply = await self.stub.Leave(
+            table_service_pb2.LeaveRequest(name=f"tables/{table_id}", request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+        return reply.view
+
+    async def sit_out(self, table_id: str) -> table_pb2.TableView:
+        reply = await self.stub.SitOut(
+            table_service_pb2.SitOutRequest(name=f"tables/{table_id}", request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+        return reply.view
+
+    async def sit_in(self, table_id: str) -> table_pb2.TableView:
+        reply = await self.stub.SitIn(
+            table_service_pb2.SitInRequest(name=f"tables/{table_id}", request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+        return reply.view
+
+    async def top_up(self, table_id: str, amount: int) -> table_pb2.TableView:
+        reply = await self.stub.TopUp(
+            table_service_pb2.TopUpRequest(name=f"tables/{table_id}", amount=amount,
+                                           request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+        return reply.view
+
+    async def act(self, table_id: str, seat: int, action: int, amount: int, expected_version: int,
+                  request_id: str | None = None) -> table_pb2.TableView:
+        reply = await self.stub.Act(
+            table_service_pb2.ActRequest(
+                name=f"tables/{table_id}", seat=seat, action=action, amount=amount,
+                expected_version=expected_version, request_id=request_id or new_request_id(),
+            ),
+            metadata=self.metadata,
+        )
+        return reply.view
+
+    def watch(self, table_id: str, after_version: int = 0,
+              include_views: bool = False) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        return self.stub.WatchTable(
+            table_service_pb2.WatchTableRequest(name=f"tables/{table_id}", after_version=after_version,
+                                                include_views=include_views),
+            metadata=self.metadata,
+        )

@@ -1,0 +1,111 @@
+"""A bot player: watches its table through the API and acts whenever its view offers it actions."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+
+from stud_service.bots.client import StudClient, error_reason
+from stud_service.server.proto_gen import table_pb2
+
+Strategy = Callable[[table_pb2.TableView, random.Random], table_pb2.LegalAction]
+
+_PASSIVE = (table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BRING_IN)
+_AGGRESSIVE = (table_pb2.ACTION_TYPE_BET, table_pb2.ACTION_TYPE_RAISE, table_pb2.ACTION_TYPE_COMPLETE)
+# Refusals a bot shrugs off: the table moved on before its click arrived; a later view says what now.
+_RACE_REASONS = frozenset({"STALE_VERSION", "NOT_YOUR_TURN", "HAND_NOT_RUNNING", "CONFLICT"})
+
+
+def random_strategy(view: table_pb2.TableView, rng: random.Random) -> table_pb2.LegalAction:
+    """Mostly checks and calls, sometimes bets or raises, now and then folds to a bet."""
+    legal = list(view.legal_actions)
+    passive = [action for action in legal if action.type in _PASSIVE]
+    aggressive = [action for action in legal if action.type in _AGGRESSIVE]
+    can_fold_to_bet = any(action.type == table_pb2.ACTION_TYPE_CALL for action in legal)
+    roll = rng.random()
+    if aggressive and roll < 0.25:
+        return rng.choice(aggressive)
+    if can_fold_to_bet and roll > 0.88:
+        return next(action for action in legal if action.type == table_pb2.ACTION_TYPE_FOLD)
+    if passive:
+        return passive[0]
+    return legal[0]
+
+
+def cautious_strategy(view: table_pb2.TableView, rng: random.Random) -> table_pb2.LegalAction:
+    """Checks or calls whenever it can (posts the bring-in rather than completing)."""
+    legal = list(view.legal_actions)
+    for action in legal:
+        if action.type in _PASSIVE:
+            return action
+    return legal[0]
+
+
+@dataclass
+class BotStats:
+    actions: int = 0
+    refused: int = 0
+    hands_seen: int = 0
+    latencies: list[float] = field(default_factory=list)  # seconds per Act call
+
+
+@dataclass
+class Bot:
+    """Plays one seat. ``run`` returns after ``hands`` hands have ended at the table (or on ``stop``)."""
+
+    client: StudClient
+    table_id: str
+    seat: int
+    strategy: Strategy = random_strategy
+    seed: int | None = None
+    stats: BotStats = field(default_factory=BotStats)
+
+    async def sit(self, buy_in: int) -> None:
+        await self.client.sit_down(self.table_id, self.seat, buy_in)
+
+    async def run(self, hands: int, stop: asyncio.Event | None = None) -> None:
+        rng = random.Random(self.seed)
+        stream = self.client.watch(self.table_id, include_views=True)
+        try:
+            async for message in stream:
+                if message.event.type == "HandEnded":
+                    self.stats.hands_seen += 1
+                    if self.stats.hands_seen >= hands:
+                        return
+                if stop is not None and stop.is_set():
+                    return
+                view = message.view
+                if not view.legal_actions or view.viewer_seat != self.seat:
+                    if view.viewer_seat == self.seat and _sitting_out(view, self.seat):
+                        await self._sit_back_in()
+                    continue
+                await self._act(view, rng)
+        finally:
+            stream.cancel()
+
+    async def _act(self, view: table_pb2.TableView, rng: random.Random) -> None:
+        choice = self.strategy(view, rng)
+        started = time.perf_counter()
+        try:
+            await self.client.act(self.table_id, self.seat, choice.type, choice.amount, view.version)
+        except grpc.aio.AioRpcError as error:
+            if error_reason(error) not in _RACE_REASONS:
+                raise
+            self.stats.refused += 1
+            return
+        self.stats.latencies.append(time.perf_counter() - started)
+        self.stats.actions += 1
+
+    async def _sit_back_in(self) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):  # already back in: the next view says so
+            await self.client.sit_in(self.table_id)
+
+
+def _sitting_out(view: table_pb2.TableView, seat: int) -> bool:
+    return any(seat_view.seat == seat and seat_view.sitting_out for seat_view in view.seats)

@@ -1,0 +1,226 @@
+"""Protobuf <-> engine: table configs in, tables and per-viewer table views out.
+
+A view is built for one viewer (a player id, or None for someone not seated) and never holds a card
+that viewer may not see: down cards only for the seat the viewer holds in the running hand, shown
+hands from the last hand's result, and never the deck.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from stud_service.engine.commands import ActionKind
+from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
+from stud_service.engine.legal import legal_actions
+from stud_service.engine.rules.pots import side_pots
+from stud_service.engine.state import TableState, action_deadline_ms, to_act
+from stud_service.server.errors import malformed
+from stud_service.server.proto_gen import table_pb2
+
+TABLE_ID = re.compile(r"[a-z][a-z0-9-]{0,62}")
+TABLE_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})")
+REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
+
+VARIANTS = {
+    table_pb2.VARIANT_SEVEN_CARD_STUD: Variant.STUD,
+    table_pb2.VARIANT_STUD_HI_LO: Variant.STUD_HI_LO,
+    table_pb2.VARIANT_RAZZ: Variant.RAZZ,
+}
+VARIANT_PROTOS = {engine: proto for proto, engine in VARIANTS.items()}
+TIEBREAKS = {
+    table_pb2.BRING_IN_TIEBREAK_SUIT: BringInTiebreak.SUIT,
+    table_pb2.BRING_IN_TIEBREAK_POSITION: BringInTiebreak.POSITION,
+}
+TIEBREAK_PROTOS = {engine: proto for proto, engine in TIEBREAKS.items()}
+ACTIONS = {
+    table_pb2.ACTION_TYPE_FOLD: ActionKind.FOLD,
+    table_pb2.ACTION_TYPE_CHECK: ActionKind.CHECK,
+    table_pb2.ACTION_TYPE_CALL: ActionKind.CALL,
+    table_pb2.ACTION_TYPE_BRING_IN: ActionKind.BRING_IN,
+    table_pb2.ACTION_TYPE_COMPLETE: ActionKind.COMPLETE,
+    table_pb2.ACTION_TYPE_BET: ActionKind.BET,
+    table_pb2.ACTION_TYPE_RAISE: ActionKind.RAISE,
+}
+ACTION_PROTOS = {engine: proto for proto, engine in ACTIONS.items()}
+AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
+
+# Default buy-in range in big bets when the creator gives stakes but no range.
+DEFAULT_MIN_BUY_IN_BIG_BETS = 10
+DEFAULT_MAX_BUY_IN_BIG_BETS = 100
+
+
+def table_id_from_name(name: str) -> str:
+    match = TABLE_NAME.fullmatch(name)
+    if match is None:
+        raise malformed(f"{name!r} is not a table name (tables/{{table}})", "name")
+    return match.group(1)
+
+
+def checked_request_id(request_id: str) -> str | None:
+    if not request_id:
+        return None
+    if REQUEST_ID.fullmatch(request_id) is None:
+        raise malformed("request_id must be 1..64 printable ASCII characters", "request_id")
+    return request_id
+
+
+def config_from_proto(table: table_pb2.Table) -> TableConfig:
+    """The engine config a CreateTable asks for; zero/unset fields take the documented defaults."""
+    defaults = TableConfig()
+    values: dict[str, Any] = {"name": table.display_name}
+    if table.variant != table_pb2.VARIANT_UNSPECIFIED:
+        if table.variant not in VARIANTS:
+            raise malformed(f"unknown variant {table.variant}", "table.variant")
+        values["variant"] = VARIANTS[table.variant]
+    big_bet = defaults.big_bet
+    if table.HasField("stakes"):
+        stakes = table.stakes
+        values.update(small_bet=stakes.small_bet, big_bet=stakes.big_bet, ante=stakes.ante,
+                      bring_in=stakes.bring_in)
+        big_bet = stakes.big_bet
+        values["min_buy_in"] = DEFAULT_MIN_BUY_IN_BIG_BETS * big_bet
+        values["max_buy_in"] = DEFAULT_MAX_BUY_IN_BIG_BETS * big_bet
+    if table.min_buy_in:
+        values["min_buy_in"] = table.min_buy_in
+    if table.max_buy_in:
+        values["max_buy_in"] = table.max_buy_in
+    if table.max_seats:
+        values["seats"] = table.max_seats
+    if table.HasField("action_clock"):
+        clock = table.action_clock
+        if clock.nanos or clock.seconds <= 0:
+            raise malformed("action_clock must be whole seconds, at least 1", "table.action_clock")
+        values["action_clock_seconds"] = clock.seconds
+    if table.bring_in_tiebreak != table_pb2.BRING_IN_TIEBREAK_UNSPECIFIED:
+        if table.bring_in_tiebreak not in TIEBREAKS:
+            raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
+        values["bring_in_tiebreak"] = TIEBREAKS[table.bring_in_tiebreak]
+    values["uncapped_heads_up"] = table.uncapped_heads_up
+    return TableConfig(**values)
+
+
+def _timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromMilliseconds(ms)
+    return stamp
+
+
+def table_to_proto(table_id: str, state: TableState, version: int,
+                   created_ms: int | None = None) -> table_pb2.Table:
+    config = state.config
+    assert config is not None
+    table = table_pb2.Table(
+        name=f"tables/{table_id}",
+        display_name=config.name,
+        variant=VARIANT_PROTOS[config.variant],
+        stakes=table_pb2.Stakes(small_bet=config.small_bet, big_bet=config.big_bet, ante=config.ante,
+                                bring_in=config.bring_in),
+        max_seats=config.seats,
+        min_buy_in=config.min_buy_in,
+        max_buy_in=config.max_buy_in,
+        action_clock=duration_pb2.Duration(seconds=config.action_clock_seconds),
+        bring_in_tiebreak=TIEBREAK_PROTOS[config.bring_in_tiebreak],
+        uncapped_heads_up=config.uncapped_heads_up,
+        seated_players=len(state.seats),
+        hands_started=state.hand_number,
+        version=version,
+    )
+    if created_ms is not None:
+        table.create_time.CopyFrom(_timestamp_ms(created_ms))
+    return table
+
+
+def _legal_actions(state: TableState, viewer: str) -> list[table_pb2.LegalAction]:
+    legal = legal_actions(state, viewer)
+    out = []
+    for kind, amounts in legal.options:
+        if kind is ActionKind.CALL:
+            out.append(table_pb2.LegalAction(type=ACTION_PROTOS[kind], amount=legal.call_amount or 0))
+        elif amounts:
+            out.extend(table_pb2.LegalAction(type=ACTION_PROTOS[kind], amount=amount) for amount in amounts)
+        else:
+            out.append(table_pb2.LegalAction(type=ACTION_PROTOS[kind]))
+    return out
+
+
+def _awards(result: dict[str, Any]) -> list[table_pb2.Award]:
+    awards = []
+    for pot in result.get("pots", ()):
+        for award in pot.get("awards", ()):
+            half = award.get("half") or ""
+            awards.append(table_pb2.Award(
+                seat=award["seat"], amount=award["amount"], pot_index=pot.get("pot", 0),
+                half="" if half == "whole" else half, hand_description=award.get("hand") or "",
+            ))
+    return awards
+
+
+def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | None,
+                  last_result: dict[str, Any] | None = None, commitment: str = "",
+                  created_ms: int | None = None) -> table_pb2.TableView:
+    """The table as ``viewer`` (a player id, or None) may see it at ``version``."""
+    view = table_pb2.TableView(table=table_to_proto(table_id, state, version, created_ms), version=version)
+    hand = state.hand
+    shown: dict[int, list[int]] = {}
+    if hand is None and last_result is not None:
+        shown = {seat: list(cards) for seat, cards in last_result.get("shown", ())}
+    for seat, seated in sorted(state.seats.items()):
+        seat_view = view.seats.add(seat=seat, player_id=seated.player_id, stack=seated.stack,
+                                   sitting_out=seated.sitting_out)
+        if seated.player_id == viewer:
+            view.viewer_seat = seat
+        player = hand.players.get(seat) if hand is not None else None
+        if player is not None:
+            seat_view.in_hand = True
+            seat_view.folded = player.folded
+            seat_view.all_in = player.all_in
+            seat_view.street_bet = player.bet
+            seat_view.up_cards.extend(player.up)
+            if viewer is not None and player.player_id == viewer:
+                seat_view.down_cards.extend(player.down)
+            else:
+                seat_view.hidden_down_cards = len(player.down)
+        elif seat in shown:
+            seat_view.shown = True
+            seat_view.down_cards.extend(shown[seat])
+    if hand is not None:
+        view.hand.CopyFrom(_hand_view(table_id, state, commitment))
+        if viewer is not None:
+            view.legal_actions.extend(_legal_actions(state, viewer))
+        deadline = action_deadline_ms(state)
+        if deadline is not None:
+            view.action_deadline.CopyFrom(_timestamp_ms(deadline))
+    elif last_result is not None:
+        number = last_result.get("hand", state.hand_number)
+        view.hand.CopyFrom(table_pb2.HandView(
+            name=f"tables/{table_id}/hands/{number}", hand_number=number, street=table_pb2.STREET_SHOWDOWN,
+            complete=True, deck_commitment=commitment,
+            pots=[table_pb2.Pot(amount=pot["amount"], eligible_seats=pot.get("eligible", ()))
+                  for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
+            awards=_awards(last_result),
+        ))
+    return view
+
+
+def _hand_view(table_id: str, state: TableState, commitment: str) -> table_pb2.HandView:
+    hand = state.hand
+    assert hand is not None
+    finished = {seat: player.committed - player.bet for seat, player in hand.players.items()}
+    live = {seat for seat, player in hand.players.items() if not player.folded}
+    pots = [table_pb2.Pot(amount=amount, eligible_seats=eligible)
+            for amount, eligible in side_pots(finished, live) if amount > 0]
+    acting = to_act(state) or 0
+    return table_pb2.HandView(
+        name=f"tables/{table_id}/hands/{hand.number}",
+        hand_number=hand.number,
+        street=hand.street if hand.street in (3, 4, 5, 6, 7) else table_pb2.STREET_UNSPECIFIED,
+        to_act_seat=acting,
+        bring_in_seat=acting if hand.bring_in_due else 0,
+        current_bet=hand.level,
+        pots=pots,
+        community_cards=hand.community,
+        deck_commitment=commitment,
+    )

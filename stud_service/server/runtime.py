@@ -1,0 +1,381 @@
+"""Tables live on this replica: cached state, commands, the dealer, action clocks and watcher fan-out.
+
+The event log is the only truth. Each replica keeps, per table it has touched, the state folded from
+the log and follows the stream (the store's NOTIFY subscription), so writes made by any replica reach
+every replica's cache, clocks and watchers.
+
+Writing (``execute``) is optimistic: decide against the cached state and append with the cached
+version as the expected one. If another writer got there first, the append is refused; the replica
+catches up from the log and decides again (a few times, then ABORTED/CONFLICT). A client's own
+``expected_version`` (the table version it saw) is checked first: if the table has moved on, the
+request is refused with STALE_VERSION, unless its ``request_id`` was already recorded, in which case
+it is a retry of a request that succeeded and is answered as such.
+
+Every event is applied exactly once per replica, in version order, by :meth:`TableRuntime._apply`,
+whichever path (own write or followed stream) brings it first. After each event:
+
+- the **action clock** is re-armed from the state (``action_deadline_ms``): when it passes, the
+  replica submits ``Timeout`` with the version it armed at, so a player who acted in time turns the
+  timeout into a refused append and nothing happens;
+- the **dealer** starts the next hand ``next_hand_pause`` seconds after the table became ready
+  (``can_start_hand``), again with an expected version: of several replicas only one deals;
+- every watcher's queue gets the event and the state after it.
+
+Restarting re-arms everything: :meth:`TableRuntime.open_all` loads every table from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import grpc
+
+from stud_service.engine import (
+    Command,
+    DomainError,
+    NoTable,
+    StartHand,
+    TableExists,
+    TableState,
+    Timeout,
+    TimeoutNotDue,
+    action_deadline_ms,
+    can_start_hand,
+    decide,
+    event_from_json,
+    event_to_json,
+    evolve,
+    initial_state,
+)
+from stud_service.server.errors import RequestError
+from stud_service.shuffle import shuffle_deck
+from stud_service.store import ConcurrencyError, EventStore, StoreUnavailable
+
+_log = logging.getLogger(__name__)
+
+STREAM_PREFIX = "tables/"
+WRITE_ATTEMPTS = 5
+# Replicas' clocks differ a little: a Timeout refused as not yet due is tried again this much later.
+TIMEOUT_RETRY_SECONDS = 0.05
+
+
+def stream_id_for(table_id: str) -> str:
+    """A table's stream id is its resource name, ``tables/{table}``."""
+    return STREAM_PREFIX + table_id
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedEvent:
+    """One event as a watcher needs it: the stored JSON, when it was recorded, and the state after it."""
+
+    version: int
+    payload: dict[str, Any]
+    recorded_at: datetime
+    state: TableState
+
+
+@dataclass(eq=False)
+class LiveTable:
+    """One table's state on this replica and the tasks that keep it moving."""
+
+    table_id: str
+    version: int = 0
+    state: TableState = field(default_factory=initial_state)
+    last_result: dict[str, Any] | None = None  # the last HandEnded payload
+    watchers: set[asyncio.Queue[AppliedEvent | None]] = field(default_factory=set)
+    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    follower: asyncio.Task[None] | None = None
+    clock: asyncio.Task[None] | None = None
+    clock_key: tuple[int, int] | None = None  # (version, deadline_ms) the clock is armed for
+    dealer: asyncio.Task[None] | None = None
+    dealer_version: int | None = None
+
+    @property
+    def stream_id(self) -> str:
+        return stream_id_for(self.table_id)
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    # Pause between a hand's end (or the table becoming ready) and the next deal.
+    next_hand_pause: float = 3.0
+    # Deal hands automatically; turned off only by tests that drive StartHand themselves.
+    auto_deal: bool = True
+
+
+class TableRuntime:
+    """All tables of one replica. Create one per server; ``close`` stops its tasks."""
+
+    def __init__(self, store: EventStore, settings: RuntimeSettings | None = None) -> None:
+        self.store = store
+        self.settings = settings or RuntimeSettings()
+        self._tables: dict[str, LiveTable] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._closed = False
+        self._background: set[asyncio.Task[Any]] = set()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    async def open_all(self) -> int:
+        """Load every table in the log (re-arming clocks and dealers); returns how many."""
+        after: str | None = None
+        count = 0
+        while True:
+            page = await self.store.list_streams(prefix=STREAM_PREFIX, after=after, limit=500)
+            for info in page:
+                await self.table(info.stream_id[len(STREAM_PREFIX):])
+                count += 1
+            if len(page) < 500:
+                return count
+            after = page[-1].stream_id
+
+    async def table(self, table_id: str) -> LiveTable:
+        """The live table, loaded from the log on first use; NoTable if it was never created."""
+        live = self._tables.get(table_id)
+        if live is not None:
+            return live
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            live = self._tables.get(table_id)
+            if live is not None:
+                return live
+            live = LiveTable(table_id)
+            await self._catch_up(live)
+            if live.version == 0:
+                raise NoTable(f"no table {table_id!r}")
+            self._tables[table_id] = live
+            live.follower = self._spawn(self._follow(live))
+            return live
+
+    def loaded_tables(self) -> list[LiveTable]:
+        return list(self._tables.values())
+
+    async def _catch_up(self, live: LiveTable) -> None:
+        for stored in await self.store.read_stream(live.stream_id, after_version=live.version):
+            self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
+
+    async def _follow(self, live: LiveTable) -> None:
+        """Apply what other writers (and our own, if they come back first) append to the stream."""
+        try:
+            async for stored in self.store.subscribe(live.stream_id, after_version=live.version):
+                if stored.version > live.version:
+                    self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the subscription retries by itself; reaching here is a bug worth a trace
+            _log.exception("following %s stopped", live.stream_id)
+
+    def _apply_stored(self, live: LiveTable, version: int, payload: dict[str, Any],
+                      recorded_at: datetime) -> None:
+        event = event_from_json(payload)
+        self._apply(live, version, event, payload, recorded_at)
+
+    def _apply(self, live: LiveTable, version: int, event: Any, payload: dict[str, Any],
+               recorded_at: datetime) -> None:
+        if version != live.version + 1:
+            return  # already applied by the other path
+        live.state = evolve(live.state, event)
+        live.version = version
+        if payload.get("type") == "HandEnded":
+            live.last_result = payload
+        applied = AppliedEvent(version, payload, recorded_at, live.state)
+        for queue in live.watchers:
+            queue.put_nowait(applied)
+        if not self._closed:
+            self._arm_clock(live)
+            self._arm_dealer(live)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    async def execute(
+        self,
+        table_id: str,
+        make_command: Callable[[TableState, int], Command],
+        *,
+        request_id: str | None = None,
+        expected_version: int | None = None,
+    ) -> LiveTable:
+        """Decide ``make_command(state, now_ms)`` against the table and append its events.
+
+        ``expected_version``: the version the client saw; refused with STALE_VERSION if the table
+        has moved on. Returns the live table with the events applied.
+        """
+        live = await self.table(table_id)
+        return await self._execute(live, make_command, request_id, expected_version)
+
+    async def create(self, table_id: str, command: Command, request_id: str | None) -> LiveTable:
+        """Append a table's first event (expected version 0); TableExists if the stream has one."""
+        events = decide(initial_state(), command)
+        try:
+            await self.store.append(
+                stream_id_for(table_id), 0, [event_to_json(event) for event in events], request_id
+            )
+        except ConcurrencyError:
+            raise TableExists(f"table {table_id!r} already exists") from None
+        except StoreUnavailable as error:
+            raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
+        return await self.table(table_id)
+
+    async def _execute(self, live: LiveTable, make_command: Callable[[TableState, int], Command],
+                       request_id: str | None, expected_version: int | None) -> LiveTable:
+        async with live.write_lock:
+            for _attempt in range(WRITE_ATTEMPTS):
+                if expected_version is not None and expected_version > live.version:
+                    await self._catch_up(live)  # the client saw a version we have not caught up to
+                if expected_version is not None and expected_version != live.version:
+                    if await self._already_done(live, request_id):
+                        return live
+                    raise RequestError(
+                        grpc.StatusCode.FAILED_PRECONDITION, "STALE_VERSION",
+                        f"the table is at version {live.version}, not {expected_version}",
+                        {"version": str(live.version)},
+                    )
+                try:
+                    events = decide(live.state, make_command(live.state, now_ms()))
+                except DomainError:
+                    if await self._already_done(live, request_id):
+                        return live
+                    raise
+                try:
+                    result = await self.store.append(
+                        live.stream_id, live.version, [event_to_json(event) for event in events], request_id
+                    )
+                except ConcurrencyError:
+                    await self._catch_up(live)
+                    continue
+                except StoreUnavailable as error:
+                    raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
+                if result.duplicate:
+                    await self._catch_up(live)
+                else:
+                    self._apply_events(live, events, result.first_version)
+                return live
+        raise RequestError(
+            grpc.StatusCode.ABORTED, "CONFLICT", "other writers kept changing the table; retry"
+        )
+
+    def _apply_events(self, live: LiveTable, events: list[Any], first_version: int) -> None:
+        recorded_at = datetime.now(UTC)
+        for offset, event in enumerate(events):
+            self._apply(live, first_version + offset, event, event_to_json(event), recorded_at)
+
+    async def _already_done(self, live: LiveTable, request_id: str | None) -> bool:
+        """Whether ``request_id`` is already in the stream (a retry of a request that succeeded)."""
+        if not request_id:
+            return False
+        async with self.store.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT 1 FROM events WHERE stream_id = %s AND request_id = %s", (live.stream_id, request_id)
+            )
+            found = await cursor.fetchone() is not None
+        if found:
+            await self._catch_up(live)
+        return found
+
+    # -- action clocks -------------------------------------------------------------------------
+
+    def _arm_clock(self, live: LiveTable) -> None:
+        deadline = action_deadline_ms(live.state)
+        key = None if deadline is None else (live.version, deadline)
+        if key == live.clock_key:
+            return
+        if live.clock is not None:
+            live.clock.cancel()
+            live.clock = None
+        live.clock_key = key
+        if key is not None:
+            live.clock = self._spawn(self._run_clock(live, *key))
+
+    async def _run_clock(self, live: LiveTable, version: int, deadline: int) -> None:
+        while True:
+            await asyncio.sleep(max(0.0, (deadline - now_ms()) / 1000))
+            try:
+                await self._execute(live, lambda state, now: Timeout(now_ms=now), None, version)
+                return
+            except TimeoutNotDue:
+                await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
+            except (RequestError, DomainError):
+                return  # the player acted (or another replica timed them out) first: nothing to do
+            except Exception:
+                _log.exception("action clock of %s failed", live.stream_id)
+                return
+
+    # -- the dealer ----------------------------------------------------------------------------
+
+    def _arm_dealer(self, live: LiveTable) -> None:
+        if not self.settings.auto_deal or not can_start_hand(live.state):
+            return
+        if live.dealer is not None and not live.dealer.done() and live.dealer_version == live.version:
+            return
+        if live.dealer is not None:
+            live.dealer.cancel()
+        live.dealer_version = live.version
+        live.dealer = self._spawn(self._deal_after_pause(live, live.version))
+
+    async def _deal_after_pause(self, live: LiveTable, version: int) -> None:
+        await asyncio.sleep(self.settings.next_hand_pause)
+        try:
+            await self._execute(live, self._start_hand_command, None, version)
+        except (RequestError, DomainError):
+            pass  # the table changed during the pause; the event that changed it re-armed the dealer
+        except Exception:
+            _log.exception("dealing at %s failed", live.stream_id)
+
+    @staticmethod
+    def _start_hand_command(state: TableState, now: int) -> StartHand:
+        deck = shuffle_deck()
+        # The server seed is kept in the log (for the reveal at the hand's end and for audit) and is
+        # stripped from HandStarted before any client sees it (server.redact).
+        return StartHand(
+            deck=deck.cards, commitment=deck.commitment, now_ms=now,
+            extra={"server_seed": deck.server_seed.hex(), "client_seeds": {}},
+        )
+
+    # -- watchers ------------------------------------------------------------------------------
+
+    def add_watcher(self, live: LiveTable) -> asyncio.Queue[AppliedEvent | None]:
+        queue: asyncio.Queue[AppliedEvent | None] = asyncio.Queue()
+        live.watchers.add(queue)
+        return queue
+
+    def remove_watcher(self, live: LiveTable, queue: asyncio.Queue[AppliedEvent | None]) -> None:
+        live.watchers.discard(queue)
+
+    def watcher_count(self) -> int:
+        return sum(len(live.watchers) for live in self._tables.values())
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def end_watches(self) -> None:
+        """Tell every watch stream to finish (graceful shutdown)."""
+        for live in self._tables.values():
+            for queue in live.watchers:
+                queue.put_nowait(None)
+
+    async def close(self) -> None:
+        """Stop clocks, dealers and followers; end watches."""
+        self._closed = True
+        await self.end_watches()
+        tasks = list(self._background)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

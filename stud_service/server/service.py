@@ -1,0 +1,400 @@
+"""``stud.v1.TableService``: each method authenticates, maps the request to an engine command and
+answers with what the caller may see.
+
+Refusals leave through :mod:`stud_service.server.errors` (a canonical code and an ErrorInfo reason);
+nothing is appended for a refused request. Never log a request or a view: they hold tokens and cards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import timestamp_pb2
+
+from stud_service.auth import AuthError, Principal, Role, bearer_token, verify_token
+from stud_service.engine import (
+    Act,
+    CreateTable,
+    DomainError,
+    Leave,
+    SitDown,
+    SitIn,
+    SitOut,
+    TableState,
+    TopUp,
+)
+from stud_service.server.convert import (
+    ACTIONS,
+    AMOUNT_ACTIONS,
+    TABLE_ID,
+    checked_request_id,
+    config_from_proto,
+    table_id_from_name,
+    table_to_proto,
+    view_to_proto,
+)
+from stud_service.server.errors import RequestError, abort_with, malformed, status_for
+from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
+from stud_service.server.redact import EventRedactor
+from stud_service.server.runtime import AppliedEvent, LiveTable, TableRuntime
+from stud_service.store.canonical import canonical_json
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 1000
+
+Reply = TypeVar("Reply")
+
+
+def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
+    """Unary methods: turn a refusal into its rich status; anything unexpected into INTERNAL."""
+
+    @functools.wraps(method)
+    async def wrapper(self: TableService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
+        try:
+            return await method(self, request, context)
+        except (RequestError, DomainError, AuthError) as error:
+            await abort_with(context, status_for(error))
+        except Exception as error:
+            if isinstance(error, asyncio.CancelledError):
+                raise
+            _log.exception("%s failed", method.__name__)
+            await abort_with(context, status_for(error))
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+class TableService(table_service_pb2_grpc.TableServiceServicer):
+    def __init__(self, runtime: TableRuntime, token_secret: str) -> None:
+        self.runtime = runtime
+        self._secret = token_secret
+        self._closing = asyncio.Event()
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
+        authorization = None
+        for key, value in context.invocation_metadata() or ():
+            if key == "authorization":
+                authorization = value
+                break
+        return verify_token(self._secret, bearer_token(authorization))
+
+    @staticmethod
+    def _player(principal: Principal) -> str:
+        """The caller's player id for a seat-changing call; auditors only read."""
+        if principal.role is Role.AUDITOR:
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "AUDITOR_READ_ONLY",
+                "an auditor token cannot take part in a game",
+            )
+        return principal.player_id
+
+    def _view(
+        self,
+        live: LiveTable,
+        principal: Principal,
+        state: TableState | None = None,
+        version: int | None = None,
+    ) -> table_pb2.TableView:
+        viewer = None if principal.role is Role.AUDITOR else principal.player_id
+        return view_to_proto(
+            live.table_id,
+            state if state is not None else live.state,
+            version if version is not None else live.version,
+            viewer,
+            live.last_result,
+        )
+
+    async def _seat_command(
+        self, request: Any, context: grpc.aio.ServicerContext, make: Callable[[str, TableState, int], Any]
+    ) -> table_pb2.TableView:
+        principal = self._principal(context)
+        player = self._player(principal)
+        table_id = table_id_from_name(request.name)
+        request_id = checked_request_id(request.request_id)
+        live = await self.runtime.execute(
+            table_id, lambda state, now: make(player, state, now), request_id=request_id
+        )
+        return self._view(live, principal)
+
+    # -- tables --------------------------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def CreateTable(
+        self, request: table_service_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.Table:
+        principal = self._principal(context)
+        if principal.role is not Role.OPERATOR:
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY", "creating tables needs an operator token"
+            )
+        request_id = checked_request_id(request.request_id)
+        if not request.HasField("table"):
+            raise malformed("table is required", "table")
+        table_id = request.table_id or _fresh_table_id(request_id)
+        if TABLE_ID.fullmatch(table_id) is None:
+            raise malformed(
+                "table_id must be 1..63 characters of [a-z0-9-] starting with a letter", "table_id"
+            )
+        config = config_from_proto(request.table)
+        live = await self.runtime.create(
+            table_id, CreateTable(table_id=table_id, config=config, now_ms=_now_ms()), request_id
+        )
+        return table_to_proto(live.table_id, live.state, live.version)
+
+    @_refusals_as_statuses
+    async def GetTable(
+        self, request: table_service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.Table:
+        self._principal(context)
+        live = await self.runtime.table(table_id_from_name(request.name))
+        return table_to_proto(live.table_id, live.state, live.version)
+
+    @_refusals_as_statuses
+    async def ListTables(
+        self, request: table_service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.ListTablesResponse:
+        self._principal(context)
+        if request.page_size < 0:
+            raise malformed("page_size must not be negative", "page_size")
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        after = _decode_page_token(request.page_token)
+        page = await self.runtime.store.list_streams(prefix="tables/", after=after, limit=size + 1)
+        reply = table_service_pb2.ListTablesResponse()
+        for info in page[:size]:
+            live = await self.runtime.table(info.stream_id.removeprefix("tables/"))
+            reply.tables.append(table_to_proto(live.table_id, live.state, live.version))
+        if len(page) > size:
+            reply.next_page_token = _encode_page_token(page[size - 1].stream_id)
+        return reply
+
+    # -- seats ---------------------------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def SitDown(
+        self, request: table_service_pb2.SitDownRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.SitDownResponse:
+        view = await self._seat_command(
+            request,
+            context,
+            lambda player, state, now: SitDown(player, request.seat, request.buy_in, now_ms=now),
+        )
+        return table_service_pb2.SitDownResponse(view=view)
+
+    @_refusals_as_statuses
+    async def Leave(
+        self, request: table_service_pb2.LeaveRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.LeaveResponse:
+        view = await self._seat_command(
+            request, context, lambda player, state, now: Leave(player, now_ms=now)
+        )
+        return table_service_pb2.LeaveResponse(view=view)
+
+    @_refusals_as_statuses
+    async def SitOut(
+        self, request: table_service_pb2.SitOutRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.SitOutResponse:
+        view = await self._seat_command(
+            request, context, lambda player, state, now: SitOut(player, now_ms=now)
+        )
+        return table_service_pb2.SitOutResponse(view=view)
+
+    @_refusals_as_statuses
+    async def SitIn(
+        self, request: table_service_pb2.SitInRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.SitInResponse:
+        view = await self._seat_command(
+            request, context, lambda player, state, now: SitIn(player, now_ms=now)
+        )
+        return table_service_pb2.SitInResponse(view=view)
+
+    @_refusals_as_statuses
+    async def TopUp(
+        self, request: table_service_pb2.TopUpRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.TopUpResponse:
+        view = await self._seat_command(
+            request, context, lambda player, state, now: TopUp(player, request.amount, now_ms=now)
+        )
+        return table_service_pb2.TopUpResponse(view=view)
+
+    # -- the game ------------------------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def GetTableView(
+        self, request: table_service_pb2.GetTableViewRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.TableView:
+        principal = self._principal(context)
+        live = await self.runtime.table(table_id_from_name(request.name))
+        return self._view(live, principal)
+
+    @_refusals_as_statuses
+    async def Act(
+        self, request: table_service_pb2.ActRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.ActResponse:
+        principal = self._principal(context)
+        player = self._player(principal)
+        table_id = table_id_from_name(request.name)
+        request_id = checked_request_id(request.request_id)
+        kind = ACTIONS.get(request.action)
+        if kind is None:
+            raise malformed(
+                "action must be one of FOLD, CHECK, CALL, BRING_IN, COMPLETE, BET, RAISE", "action"
+            )
+        if request.expected_version <= 0:
+            raise malformed(
+                "expected_version is required (the TableView.version acted on)", "expected_version"
+            )
+        if kind in AMOUNT_ACTIONS and request.amount <= 0:
+            raise malformed(f"{kind} needs a positive amount", "amount")
+        amount = request.amount if kind in AMOUNT_ACTIONS else None
+
+        def command(state: TableState, now: int) -> Act:
+            if state.seat_of(player) != request.seat:
+                raise RequestError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "NOT_YOUR_SEAT",
+                    f"seat {request.seat} is not the caller's",
+                )
+            return Act(player, kind, amount, now_ms=now)
+
+        live = await self.runtime.execute(
+            table_id, command, request_id=request_id, expected_version=request.expected_version
+        )
+        return table_service_pb2.ActResponse(view=self._view(live, principal))
+
+    async def WatchTable(
+        self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        try:
+            principal = self._principal(context)
+            table_id = table_id_from_name(request.name)
+            if request.after_version < 0:
+                raise malformed("after_version must not be negative", "after_version")
+            live = await self.runtime.table(table_id)
+        except (RequestError, DomainError, AuthError) as error:
+            await abort_with(context, status_for(error))
+        async for reply in self._watch(live, principal, request.after_version, request.include_views):
+            yield reply
+
+    async def _watch(
+        self, live: LiveTable, principal: Principal, after_version: int, include_views: bool
+    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        viewer = None if principal.role is Role.AUDITOR else principal.player_id
+        redactor = EventRedactor(viewer, auditor=principal.role is Role.AUDITOR)
+        queue = self.runtime.add_watcher(live)
+        try:
+            if after_version == 0:
+                sent = live.version
+                yield table_service_pb2.WatchTableResponse(view=self._view(live, principal))
+                if live.state.hand is not None:
+                    redactor.know_hand(
+                        live.state.hand.number,
+                        {seat: p.player_id for seat, p in live.state.hand.players.items()},
+                    )
+            else:
+                sent = after_version
+                history = await self.runtime.store.read_stream(live.stream_id, after_version=after_version)
+                history = [stored for stored in history if stored.version <= live.version]
+                await self._seed_redactor(live, redactor, history)
+                for stored in history:
+                    yield self._event_reply(
+                        live, principal, redactor, stored.version, stored.payload, stored.recorded_at, None
+                    )
+                    sent = stored.version
+            while True:
+                applied = await queue.get()
+                if applied is None:
+                    return  # the server is shutting down
+                if applied.version <= sent:
+                    continue
+                yield self._event_reply(
+                    live,
+                    principal,
+                    redactor,
+                    applied.version,
+                    applied.payload,
+                    applied.recorded_at,
+                    applied if include_views else None,
+                )
+                sent = applied.version
+        finally:
+            self.runtime.remove_watcher(live, queue)
+
+    async def _seed_redactor(self, live: LiveTable, redactor: EventRedactor, history: list[Any]) -> None:
+        """A watch resumed mid-hand starts after that hand's HandStarted: learn who sat where."""
+        first_hand = next(
+            (stored.payload.get("hand") for stored in history if stored.payload.get("hand")), None
+        )
+        if first_hand is None or history[0].payload.get("type") == "HandStarted":
+            return
+        for stored in await self.runtime.store.read_hand(live.stream_id, first_hand):
+            if stored.payload.get("type") == "HandStarted":
+                redactor.know_hand(first_hand, {seat: player for seat, player, *_ in stored.payload["seats"]})
+                return
+
+    def _event_reply(
+        self,
+        live: LiveTable,
+        principal: Principal,
+        redactor: EventRedactor,
+        version: int,
+        payload: dict[str, Any],
+        recorded_at: Any,
+        applied: AppliedEvent | None,
+    ) -> table_service_pb2.WatchTableResponse:
+        state = live.state
+        hands_ended = state.hand_number - (1 if state.hand is not None else 0)
+        shown = redactor.redact(payload, hands_ended)
+        record_time = timestamp_pb2.Timestamp()
+        record_time.FromDatetime(recorded_at)
+        event = table_pb2.TableEvent(
+            version=version,
+            type=str(payload.get("type", "")),
+            payload_json=canonical_json(shown).decode("utf-8"),
+            record_time=record_time,
+        )
+        reply = table_service_pb2.WatchTableResponse(event=event)
+        if applied is not None:
+            reply.view.CopyFrom(self._view(live, principal, applied.state, applied.version))
+        return reply
+
+
+def _now_ms() -> int:
+    from stud_service.server.runtime import now_ms
+
+    return now_ms()
+
+
+def _fresh_table_id(request_id: str | None) -> str:
+    import hashlib
+    import secrets
+
+    # A retried CreateTable without a table_id must name the same table: derive it from the request id.
+    source = request_id.encode() if request_id else secrets.token_bytes(16)
+    return "t-" + hashlib.sha256(source).hexdigest()[:12]
+
+
+def _encode_page_token(stream_id: str) -> str:
+    return base64.urlsafe_b64encode(stream_id.encode()).decode()
+
+
+def _decode_page_token(token: str) -> str | None:
+    if not token:
+        return None
+    try:
+        stream_id = base64.urlsafe_b64decode(token.encode()).decode()
+    except (ValueError, UnicodeDecodeError):
+        raise malformed("page_token is not one this service issued", "page_token") from None
+    if not stream_id.startswith("tables/"):
+        raise malformed("page_token is not one this service issued", "page_token")
+    return stream_id

@@ -1,0 +1,191 @@
+"""Fixtures for the gRPC tests: a real server on a loopback port over a real PostgreSQL, real clients.
+
+``grpc_service``    the server of the session (its own migrated database, short pauses between hands)
+``operator``        a StudClient with an operator token
+``make_player``     ``make_player("alice")`` -> StudClient with a player token
+``table_id``        a table id no other test uses
+``new_table``       ``await new_table(**Table fields)`` -> the id of a freshly created table
+``spawn_server``    start ``stud-service serve`` as a child process on a database; kill it at the end
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+
+import grpc
+import pytest
+import pytest_asyncio
+from google.protobuf import duration_pb2
+
+from stud_service.auth import Role, mint_token
+from stud_service.bots import StudClient
+from stud_service.db import open_pool
+from stud_service.server.app import RunningServer, start_server
+from stud_service.server.proto_gen import table_pb2
+from stud_service.server.runtime import RuntimeSettings, TableRuntime
+from stud_service.server.service import TableService
+from stud_service.store import EventStore
+
+TOKEN_SECRET = "grpc-tests-token-secret-32-bytes-long!"
+NEXT_HAND_PAUSE = 0.05
+
+
+@dataclass
+class ServiceUnderTest:
+    running: RunningServer
+    runtime: TableRuntime
+    store: EventStore
+    database_url: str
+    channel: grpc.aio.Channel
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.running.port}"
+
+    def client(self, player: str | None, role: Role = Role.PLAYER) -> StudClient:
+        token = mint_token(TOKEN_SECRET, player, role) if player is not None else None
+        return StudClient(self.channel, token)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[ServiceUnderTest]:
+    url = await make_database(migrated=True)
+    pool = await open_pool(url, max_size=20)
+    store = EventStore(pool)
+    runtime = TableRuntime(store, RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE))
+    running = await start_server(TableService(runtime, TOKEN_SECRET), "127.0.0.1:0")
+    running.on_shutdown.append(runtime.close)
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
+    try:
+        yield ServiceUnderTest(running, runtime, store, url, channel)
+    finally:
+        await channel.close()
+        await running.shutdown(0)
+        await store.close()
+        await pool.close()
+
+
+@pytest.fixture
+def operator(grpc_service: ServiceUnderTest) -> StudClient:
+    return grpc_service.client("house", Role.OPERATOR)
+
+
+@pytest.fixture
+def make_player(grpc_service: ServiceUnderTest) -> Callable[[str], StudClient]:
+    return lambda player: grpc_service.client(player)
+
+
+@pytest.fixture
+def table_id() -> str:
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+def table_spec(
+    variant: int = table_pb2.VARIANT_SEVEN_CARD_STUD, action_clock: int = 30, **fields
+) -> table_pb2.Table:
+    """A $2/$4 table in cents unless fields say otherwise."""
+    spec = table_pb2.Table(
+        variant=variant,
+        stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
+        min_buy_in=2_000,
+        max_buy_in=40_000,
+        action_clock=duration_pb2.Duration(seconds=action_clock),
+    )
+    for name, value in fields.items():
+        setattr(spec, name, value)
+    return spec
+
+
+@pytest.fixture
+def new_table(operator: StudClient) -> Callable[..., Awaitable[str]]:
+    async def create(**fields) -> str:
+        table_id = f"t-{uuid.uuid4().hex[:12]}"
+        await operator.create_table(table_id, table_spec(**fields))
+        return table_id
+
+    return create
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class ServerProcess:
+    process: subprocess.Popen[bytes]
+    port: int
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def spawn_server() -> Iterator[Callable[..., Awaitable[ServerProcess]]]:
+    started: list[ServerProcess] = []
+
+    async def spawn(database_url: str, *extra: str) -> ServerProcess:
+        port = free_port()
+        env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET}
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "stud_service.cli",
+                "serve",
+                "--database-url",
+                database_url,
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--next-hand-pause",
+                str(NEXT_HAND_PAUSE),
+                *extra,
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        server = ServerProcess(process, port)
+        started.append(server)
+        await wait_until_serving(server)
+        return server
+
+    yield spawn
+    for server in started:
+        server.kill()
+
+
+async def wait_until_serving(server: ServerProcess, timeout: float = 30) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        while True:
+            if server.process.poll() is not None:
+                raise RuntimeError(f"server exited: {server.process.stderr.read().decode()[-2000:]}")
+            try:
+                reply = await health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=1
+                )
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError("the server did not start serving")
+            await asyncio.sleep(0.1)
