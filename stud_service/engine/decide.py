@@ -83,7 +83,12 @@ from stud_service.engine.events import (
 from stud_service.engine.evolve import apply_in_place
 from stud_service.engine.legal import legal_actions_for_seat
 from stud_service.engine.rules.betting import betting_round_needed
-from stud_service.engine.rules.bring_in import best_board_seat, bring_in_seat, first_to_act_on_later_street
+from stud_service.engine.rules.bring_in import (
+    best_board_seat,
+    bring_in_seat,
+    first_to_act_on_later_street,
+    next_seat_clockwise,
+)
 from stud_service.engine.rules.dealing import (
     LAST_STREET,
     ante_for_player,
@@ -413,6 +418,9 @@ def _showdown(rec: _Recorder, now_ms: int) -> None:
     pots = side_pots({seat: p.committed for seat, p in hand.players.items()}, set(live))
     if hand.round_street == LAST_STREET:
         first = hand.aggressor if hand.aggressor is not None else hand.first_actor
+        assert first is not None
+        # The first actor may have folded since (a timeout): the next live seat clockwise shows first.
+        first = next_seat_clockwise(hand.order, first, set(live))
     else:
         first = best_board_seat(live, [hand.players[s].up for s in live], config.razz)
     assert first is not None

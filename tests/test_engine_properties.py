@@ -1,0 +1,257 @@
+"""Property tests over many random hands with random legal play (RULES.md as a whole).
+
+2-8 players, all three variants, random stakes and options, random stacks (short ones too, for
+all-ins and side pots), and a random mix of legal actions, timeouts, sit-outs, leaving mid-hand,
+top-ups and illegal commands.  After every event: chips are conserved; at the end: replay equals
+the state built step by step, every hand ended, no card was dealt twice in a hand, every event
+round-trips through JSON, and no view shows a seat another seat's down card before it is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from stud_service.engine import (
+    Act,
+    ActionKind,
+    BringInTiebreak,
+    CardDealt,
+    CreateTable,
+    DomainError,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    Leave,
+    PlayerLeft,
+    PlayerSeated,
+    PlayerToppedUp,
+    SitDown,
+    SitIn,
+    SitOut,
+    StartHand,
+    TableConfig,
+    Timeout,
+    TopUp,
+    Variant,
+    Viewer,
+    action_deadline_ms,
+    can_start_hand,
+    chips_in_play,
+    decide,
+    event_from_json,
+    event_to_json,
+    evolve,
+    legal_actions,
+    replay,
+    state_from_json,
+    state_to_json,
+    to_act,
+    view_event,
+    view_state,
+)
+
+MAX_COMMANDS_PER_HAND = 400
+
+
+def random_config(rng: random.Random) -> TableConfig:
+    small = rng.choice([2, 10, 200, 1000])
+    bring_in = max(1, small // rng.choice([2, 4])) if small > 2 else 1
+    return TableConfig(
+        variant=rng.choice(list(Variant)), ante=rng.choice([0, small // 5, small // 2]), bring_in=bring_in,
+        small_bet=small, big_bet=2 * small, min_buy_in=1, max_buy_in=small * 60,
+        seats=8, action_clock_seconds=rng.choice([5, 30]),
+        bring_in_tiebreak=rng.choice(list(BringInTiebreak)), uncapped_heads_up=rng.random() < 0.3)
+
+
+class Run:
+    """One random table session with the invariant checks."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.state = replay([])
+        self.log: list[Any] = []
+        self.now = 1_000
+        self.bank = 0  # chips brought to the table minus chips taken away
+        self.newcomers = 0
+
+    def run(self, command: Any) -> list[Any]:
+        events = decide(self.state, command)
+        for event in events:
+            before = self.state
+            self.state = evolve(self.state, event)
+            assert before is not self.state
+            if isinstance(event, PlayerSeated):
+                self.bank += event.buy_in
+            elif isinstance(event, PlayerToppedUp):
+                self.bank += event.amount
+            elif isinstance(event, PlayerLeft):
+                self.bank -= event.cash_out
+            assert chips_in_play(self.state) == self.bank, f"chips not conserved after {event}"
+            data = event_to_json(event)
+            assert event_from_json(json.loads(json.dumps(data))) == event
+        self.log.extend(events)
+        return events
+
+    def try_illegal(self) -> None:
+        """A random command that may be refused: if it is, the state must be unchanged."""
+        snapshot = state_to_json(self.state)
+        seats = list(self.state.seats)
+        pid = self.state.seats[self.rng.choice(seats)].player_id if seats else "ghost"
+        command = self.rng.choice([
+            Act(pid, self.rng.choice(list(ActionKind)), self.rng.choice([None, 0, 1, 100, 10**9]), self.now),
+            Act("ghost", ActionKind.CALL, None, self.now),
+            Timeout(self.now),
+            TopUp(pid, self.rng.choice([1, 10**9]), self.now),
+            StartHand(tuple(range(52)), "ab", self.now),
+            SitDown(pid, 1, 100, self.now),
+        ])
+        try:
+            self.run(command)
+        except DomainError as error:
+            assert error.reason.isupper() and error.grpc_code_name.isupper() and str(error)
+            assert state_to_json(self.state) == snapshot
+
+    def random_action(self) -> None:
+        seat = to_act(self.state)
+        assert seat is not None
+        pid = self.state.seats[seat].player_id
+        roll = self.rng.random()
+        if roll < 0.03:
+            deadline = action_deadline_ms(self.state)
+            assert deadline is not None
+            self.now = deadline + self.rng.choice([0, 5])
+            self.run(Timeout(self.now))
+            return
+        if roll < 0.04:
+            self.run(Leave(pid, self.now))
+            return
+        if roll < 0.05:
+            self.run(SitOut(pid, self.now))
+            return
+        if roll < 0.08:
+            self.try_illegal()
+            return
+        legal = legal_actions(self.state, pid)
+        assert legal.options, "the player to act must have something to do"
+        weights = {ActionKind.FOLD: 1, ActionKind.CHECK: 4, ActionKind.CALL: 5, ActionKind.BRING_IN: 3,
+                   ActionKind.COMPLETE: 2, ActionKind.BET: 3, ActionKind.RAISE: 3}
+        kind, amounts = self.rng.choices(legal.options, [weights[k] for k, _ in legal.options])[0]
+        amount = self.rng.choice(amounts) if amounts else None
+        self.now += self.rng.randint(0, 2_000)
+        self.run(Act(pid, kind, amount, self.now))
+
+    def between_hands(self) -> None:
+        config = self.state.config
+        assert config is not None
+        for seat_state in list(self.state.seats.values()):
+            if seat_state.sitting_out and self.rng.random() < 0.7:
+                if seat_state.stack == 0:
+                    self.run(TopUp(seat_state.player_id, self.rng.randint(1, config.max_buy_in), self.now))
+                self.run(SitIn(seat_state.player_id, self.now))
+            elif self.rng.random() < 0.03:
+                self.run(Leave(seat_state.player_id, self.now))
+        free = [s for s in range(1, config.seats + 1) if s not in self.state.seats]
+        if free and (len(self.state.seats) < 2 or self.rng.random() < 0.1):
+            self.newcomers += 1
+            buy_in = self.rng.randint(1, config.max_buy_in)
+            self.run(SitDown(f"n{self.newcomers}", self.rng.choice(free), buy_in, self.now))
+
+    def play_hand(self) -> None:
+        deck = list(range(52))
+        self.rng.shuffle(deck)
+        self.now += 1_000
+        start = len(self.log)
+        self.run(StartHand(tuple(deck), "cafe", self.now, {"seed": self.rng.randint(0, 9)}))
+        for _ in range(MAX_COMMANDS_PER_HAND):
+            if self.state.hand is None:
+                break
+            self.random_action()
+        assert self.state.hand is None, "the hand did not end"
+        check_hand(self.log[start:], self.state)
+
+
+def check_hand(events: list[Any], state: Any) -> None:
+    """No card dealt twice; results pay out exactly the pots; views hide others' down cards."""
+    dealt = [e.card for e in events if isinstance(e, CardDealt)]
+    assert len(dealt) == len(set(dealt))
+    started = next(e for e in events if isinstance(e, HandStarted))
+    assert dealt == list(started.deck[:len(dealt)])
+    ended = [e for e in events if isinstance(e, HandEnded)]
+    assert len(ended) == 1
+    for pot in ended[0].pots:
+        assert sum(a["amount"] for a in pot["awards"]) == pot["amount"]
+    check_views(events, started)
+
+
+def check_views(events: list[Any], started: HandStarted) -> None:
+    seats = [seat for seat, _, _ in started.seats]
+    down = {e.card: e.seat for e in events if isinstance(e, CardDealt) and not e.face_up and e.seat}
+    # Views are taken as the events stream out, against the state after each one.
+    running = None
+    for event in (e for e in events if hasattr(e, "hand")):  # the hand's own events replay it alone
+        running = evolve(running, event) if running is not None else _seed_state(event)
+        shown: set[int] = set()
+        for seat in seats + [None]:
+            viewer = Viewer.seat(started.seats[seats.index(seat)][1]) if seat else Viewer.observer()
+            data = view_event(running, event, viewer)
+            assert data is not None
+            if isinstance(event, HandStarted):
+                assert data["deck"] is None
+            visible = _cards_in(data) - shown
+            for card in visible:
+                owner = down.get(card)
+                assert owner is None or owner == seat or isinstance(event, HandShown | HandEnded), \
+                    f"seat {seat} saw seat {owner}'s down card in {data}"
+            if running.hand is not None:
+                for player in view_state(running, viewer)["hand"]["players"]:
+                    assert player["down"] is None or player["seat"] == seat
+    auditor = view_event(running, started, Viewer.auditor())
+    assert auditor is not None and auditor["deck"] == list(started.deck)
+
+
+def _seed_state(event: Any) -> Any:
+    return replay([event])
+
+
+def _cards_in(data: Any) -> set[int]:
+    found: set[int] = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key == "card" and isinstance(value, int):
+                found.add(value)
+            elif key in ("cards", "deck") and isinstance(value, list):
+                found.update(v for v in value if isinstance(v, int))
+            else:
+                found |= _cards_in(value)
+    elif isinstance(data, list):
+        for value in data:
+            found |= _cards_in(value)
+    return found
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**64), players=st.integers(2, 8), hands=st.integers(1, 4))
+def test_random_play_keeps_every_invariant(seed: int, players: int, hands: int) -> None:
+    """RULES.md §1-§7: chips conserved, hands end, no card twice, replay == step by step,
+    JSON round trips, views hide down cards (DESIGN.md, Hidden information)."""
+    rng = random.Random(seed)
+    run = Run(rng)
+    config = random_config(rng)
+    run.run(CreateTable("t", config, run.now))
+    for seat in rng.sample(range(1, 9), players):
+        run.run(SitDown(f"p{seat}", seat, rng.choice([1, config.ante + 1, rng.randint(1, config.max_buy_in)]),
+                        run.now))
+    for _ in range(hands):
+        if not can_start_hand(run.state):
+            run.between_hands()
+        if not can_start_hand(run.state):
+            break
+        run.play_hand()
+        run.between_hands()
+    assert replay(run.log) == run.state
+    assert state_from_json(json.loads(json.dumps(state_to_json(run.state)))) == run.state
