@@ -39,20 +39,23 @@ def stacked_deck(dealt_in_order: Iterable[int | str]) -> tuple[int, ...]:
     return tuple(head + rest)
 
 
-def deal_sequence(seats: Sequence[int], hands: dict[int, Sequence[str]],
+def deal_sequence(seats: Iterable[int], hands: dict[int, str],
                   later_streets_live: Sequence[Sequence[int]] = ()) -> list[str]:
     """The deal order for per-seat cards given as [down1, down2, door, 4th, 5th, 6th, 7th].
 
-    ``hands[seat]`` may be shorter than seven; third street is dealt to all ``seats``; for
-    streets 4..7 ``later_streets_live[i]`` lists the seats still in (default: seats with a card)."""
+    ``hands[seat]`` ("Kc Jc Ad ...") may be shorter than seven; third street is dealt to all
+    ``seats``; for streets 4..7 ``later_streets_live[i]`` lists the seats still in (default: the
+    seats that have a card for that street)."""
+    seats = list(seats)
+    split = {seat: text.split() for seat, text in hands.items()}
     out: list[str] = []
     for index in range(3):
-        out.extend(hands[seat][index] for seat in seats)
+        out.extend(split[seat][index] for seat in seats)
     for street_index in range(4):
         card_index = 3 + street_index
         live = (later_streets_live[street_index] if street_index < len(later_streets_live)
-                else [s for s in seats if len(hands[s]) > card_index])
-        out.extend(hands[seat][card_index] for seat in live)
+                else [s for s in seats if len(split[s]) > card_index])
+        out.extend(split[seat][card_index] for seat in live)
     return out
 
 
