@@ -6,3 +6,15 @@
   :func:`~.logging.log_context` / :func:`~.logging.table_logger` to put table and hand ids on every line
   about them, and the redaction that keeps hole cards, seeds, tokens and passwords out of the logs.
 """
+
+from stud_service.observability.logging import configure_logging, log_context, table_logger
+from stud_service.observability.metrics import Metrics, MetricsServer, start_metrics_server
+
+__all__ = [
+    "Metrics",
+    "MetricsServer",
+    "configure_logging",
+    "log_context",
+    "start_metrics_server",
+    "table_logger",
+]
