@@ -103,3 +103,22 @@ def of_type(events: Iterable[Any], name: str) -> list[Any]:
 
 def stacks(state: TableState) -> dict[int, int]:
     return {seat: s.stack for seat, s in sorted(state.seats.items())}
+
+
+def deal_table(hands: dict[int, str], stacks: int | dict[int, int] = 10_000, config: TableConfig | None = None,
+               later_streets_live: Sequence[Sequence[int]] = ()) -> Table:
+    """A table with a player in each seat of ``hands``, and a hand started whose deal gives them
+    exactly those cards ([down, down, door, 4th, 5th, 6th, 7th] per seat)."""
+    seats = sorted(hands)
+    table = Table(config or TableConfig(min_buy_in=1),
+                  stacks={seat: stacks if isinstance(stacks, int) else stacks[seat] for seat in seats})
+    table.start(stacked_deck(deal_sequence(seats, hands, later_streets_live)))
+    return table
+
+
+def options(table: Table, seat: int) -> dict[str, tuple[int, ...]]:
+    """The legal actions of ``seat`` as {"CALL": (), "RAISE": (400,), ...}."""
+    from stud_service.engine import legal_actions
+
+    legal = legal_actions(table.state, table.pid(seat))
+    return {str(kind): amounts for kind, amounts in legal.options}
