@@ -105,8 +105,8 @@ def stacks(state: TableState) -> dict[int, int]:
     return {seat: s.stack for seat, s in sorted(state.seats.items())}
 
 
-def deal_table(hands: dict[int, str], stacks: int | dict[int, int] = 10_000, config: TableConfig | None = None,
-               later_streets_live: Sequence[Sequence[int]] = ()) -> Table:
+def deal_table(hands: dict[int, str], stacks: int | dict[int, int] = 10_000,
+               config: TableConfig | None = None, later_streets_live: Sequence[Sequence[int]] = ()) -> Table:
     """A table with a player in each seat of ``hands``, and a hand started whose deal gives them
     exactly those cards ([down, down, door, 4th, 5th, 6th, 7th] per seat)."""
     seats = sorted(hands)
