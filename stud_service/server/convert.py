@@ -67,10 +67,12 @@ def checked_request_id(request_id: str) -> str | None:
     return request_id
 
 
-def config_from_proto(table: table_pb2.Table) -> TableConfig:
+def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int = 30) -> TableConfig:
     """The engine config a CreateTable asks for; zero/unset fields take the documented defaults."""
     defaults = TableConfig()
-    values: dict[str, Any] = {"name": table.display_name}
+    values: dict[str, Any] = {
+        "name": table.display_name, "action_clock_seconds": default_action_clock_seconds,
+    }
     if table.variant != table_pb2.VARIANT_UNSPECIFIED:
         if table.variant not in VARIANTS:
             raise malformed(f"unknown variant {table.variant}", "table.variant")

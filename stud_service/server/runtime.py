@@ -54,6 +54,7 @@ from stud_service.engine import (
     evolve,
     initial_state,
 )
+from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.shuffle import shuffle_deck
 from stud_service.store import ConcurrencyError, EventStore, StoreUnavailable
@@ -93,6 +94,7 @@ class LiveTable:
     version: int = 0
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
+    commitment: str = ""  # the deck commitment of the current (or last) hand
     watchers: set[asyncio.Queue[AppliedEvent | None]] = field(default_factory=set)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     follower: asyncio.Task[None] | None = None
@@ -117,9 +119,12 @@ class RuntimeSettings:
 class TableRuntime:
     """All tables of one replica. Create one per server; ``close`` stops its tasks."""
 
-    def __init__(self, store: EventStore, settings: RuntimeSettings | None = None) -> None:
+    def __init__(
+        self, store: EventStore, settings: RuntimeSettings | None = None, metrics: Metrics | None = None
+    ) -> None:
         self.store = store
         self.settings = settings or RuntimeSettings()
+        self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._closed = False
@@ -134,7 +139,7 @@ class TableRuntime:
         while True:
             page = await self.store.list_streams(prefix=STREAM_PREFIX, after=after, limit=500)
             for info in page:
-                await self.table(info.stream_id[len(STREAM_PREFIX):])
+                await self.table(info.stream_id[len(STREAM_PREFIX) :])
                 count += 1
             if len(page) < 500:
                 return count
@@ -156,6 +161,8 @@ class TableRuntime:
                 raise NoTable(f"no table {table_id!r}")
             self._tables[table_id] = live
             live.follower = self._spawn(self._follow(live))
+            if self.metrics is not None:
+                self.metrics.table_opened()
             return live
 
     def loaded_tables(self) -> list[LiveTable]:
@@ -176,19 +183,34 @@ class TableRuntime:
         except Exception:  # the subscription retries by itself; reaching here is a bug worth a trace
             _log.exception("following %s stopped", live.stream_id)
 
-    def _apply_stored(self, live: LiveTable, version: int, payload: dict[str, Any],
-                      recorded_at: datetime) -> None:
+    def _apply_stored(
+        self, live: LiveTable, version: int, payload: dict[str, Any], recorded_at: datetime
+    ) -> None:
         event = event_from_json(payload)
         self._apply(live, version, event, payload, recorded_at)
 
-    def _apply(self, live: LiveTable, version: int, event: Any, payload: dict[str, Any],
-               recorded_at: datetime) -> None:
+    def _apply(
+        self, live: LiveTable, version: int, event: Any, payload: dict[str, Any], recorded_at: datetime
+    ) -> None:
         if version != live.version + 1:
             return  # already applied by the other path
         live.state = evolve(live.state, event)
         live.version = version
-        if payload.get("type") == "HandEnded":
+        kind = payload.get("type")
+        if kind == "HandEnded":
             live.last_result = payload
+        if kind == "HandStarted":
+            live.commitment = str(payload.get("commitment", ""))
+        if (
+            self.metrics is not None
+            and kind in ("HandStarted", "HandEnded")
+            and live.state.config is not None
+        ):
+            variant = str(live.state.config.variant).lower()
+            if kind == "HandStarted":
+                self.metrics.hand_started(variant)
+            else:
+                self.metrics.hand_finished(variant)
         applied = AppliedEvent(version, payload, recorded_at, live.state)
         for queue in live.watchers:
             queue.put_nowait(applied)
@@ -227,8 +249,13 @@ class TableRuntime:
             raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
         return await self.table(table_id)
 
-    async def _execute(self, live: LiveTable, make_command: Callable[[TableState, int], Command],
-                       request_id: str | None, expected_version: int | None) -> LiveTable:
+    async def _execute(
+        self,
+        live: LiveTable,
+        make_command: Callable[[TableState, int], Command],
+        request_id: str | None,
+        expected_version: int | None,
+    ) -> LiveTable:
         async with live.write_lock:
             for _attempt in range(WRITE_ATTEMPTS):
                 if expected_version is not None and expected_version > live.version:
@@ -237,7 +264,8 @@ class TableRuntime:
                     if await self._already_done(live, request_id):
                         return live
                     raise RequestError(
-                        grpc.StatusCode.FAILED_PRECONDITION, "STALE_VERSION",
+                        grpc.StatusCode.FAILED_PRECONDITION,
+                        "STALE_VERSION",
                         f"the table is at version {live.version}, not {expected_version}",
                         {"version": str(live.version)},
                     )
@@ -252,6 +280,9 @@ class TableRuntime:
                         live.stream_id, live.version, [event_to_json(event) for event in events], request_id
                     )
                 except ConcurrencyError:
+                    if self.metrics is not None:
+                        self.metrics.append_conflict()
+                        self.metrics.append_retry()
                     await self._catch_up(live)
                     continue
                 except StoreUnavailable as error:
@@ -302,6 +333,8 @@ class TableRuntime:
             await asyncio.sleep(max(0.0, (deadline - now_ms()) / 1000))
             try:
                 await self._execute(live, lambda state, now: Timeout(now_ms=now), None, version)
+                if self.metrics is not None:
+                    self.metrics.timeout_fired()
                 return
             except TimeoutNotDue:
                 await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
@@ -338,7 +371,9 @@ class TableRuntime:
         # The server seed is kept in the log (for the reveal at the hand's end and for audit) and is
         # stripped from HandStarted before any client sees it (server.redact).
         return StartHand(
-            deck=deck.cards, commitment=deck.commitment, now_ms=now,
+            deck=deck.cards,
+            commitment=deck.commitment,
+            now_ms=now,
             extra={"server_seed": deck.server_seed.hex(), "client_seeds": {}},
         )
 

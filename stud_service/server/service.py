@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -73,9 +74,12 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
 
 
 class TableService(table_service_pb2_grpc.TableServiceServicer):
-    def __init__(self, runtime: TableRuntime, token_secret: str) -> None:
+    def __init__(
+        self, runtime: TableRuntime, token_secret: str, default_action_clock_seconds: int = 30
+    ) -> None:
         self.runtime = runtime
         self._secret = token_secret
+        self._default_clock = default_action_clock_seconds
         self._closing = asyncio.Event()
 
     # -- helpers -------------------------------------------------------------------------------
@@ -113,6 +117,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             version if version is not None else live.version,
             viewer,
             live.last_result,
+            live.commitment,
         )
 
     async def _seat_command(
@@ -146,7 +151,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             raise malformed(
                 "table_id must be 1..63 characters of [a-z0-9-] starting with a letter", "table_id"
             )
-        config = config_from_proto(request.table)
+        config = config_from_proto(request.table, self._default_clock)
         live = await self.runtime.create(
             table_id, CreateTable(table_id=table_id, config=config, now_ms=_now_ms()), request_id
         )
@@ -267,9 +272,12 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 )
             return Act(player, kind, amount, now_ms=now)
 
-        live = await self.runtime.execute(
-            table_id, command, request_id=request_id, expected_version=request.expected_version
-        )
+        metrics = self.runtime.metrics
+        timing = metrics.time_action(str(kind).lower()) if metrics is not None else contextlib.nullcontext()
+        with timing:
+            live = await self.runtime.execute(
+                table_id, command, request_id=request_id, expected_version=request.expected_version
+            )
         return table_service_pb2.ActResponse(view=self._view(live, principal))
 
     async def WatchTable(
@@ -283,8 +291,10 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             live = await self.runtime.table(table_id)
         except (RequestError, DomainError, AuthError) as error:
             await abort_with(context, status_for(error))
-        async for reply in self._watch(live, principal, request.after_version, request.include_views):
-            yield reply
+        metrics = self.runtime.metrics
+        with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
+            async for reply in self._watch(live, principal, request.after_version, request.include_views):
+                yield reply
 
     async def _watch(
         self, live: LiveTable, principal: Principal, after_version: int, include_views: bool

@@ -1,0 +1,183 @@
+"""``stud-service demo``: the real service on the embedded PostgreSQL, bots playing through gRPC.
+
+Starts the service (a temporary data directory unless ``--data-dir`` is given), creates a table,
+seats bots that play ``--hands`` hands through the public API only, prints each hand as it is
+played (as a spectator sees it: hidden cards stay hidden until shown) and ends with a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import sys
+import tempfile
+import time
+import warnings
+
+# The embedded PostgreSQL is stopped through a subprocess while gRPC threads run; gRPC's fork
+# handlers are not needed for that and would only print a warning.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
+import grpc  # noqa: E402
+from google.protobuf import duration_pb2
+
+from stud_service.auth import Role, mint_token
+from stud_service.bots import Bot, StudClient, random_strategy
+from stud_service.bots.narrator import VARIANT_NAMES, Narrator, money
+from stud_service.server.proto_gen import table_pb2
+
+PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
+VARIANTS = {
+    "stud": table_pb2.VARIANT_SEVEN_CARD_STUD,
+    "hi-lo": table_pb2.VARIANT_STUD_HI_LO,
+    "razz": table_pb2.VARIANT_RAZZ,
+}
+BUY_IN = 10_000
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="watch bots play a few hands against the real service",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    parser.add_argument("--hands", type=int, default=5, help="hands to play (default 5)")
+    parser.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="2..8")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="stud")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the bots' choices (not of the deck)")
+    parser.add_argument(
+        "--database-url", default=None, help="use this PostgreSQL instead of the embedded one"
+    )
+    parser.add_argument(
+        "--data-dir", default=None, help="keep the embedded PostgreSQL here (default: temporary)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING)
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")  # harmless, from platformdirs
+    with contextlib.ExitStack() as stack:
+        data_dir = args.data_dir
+        if data_dir is None and args.database_url is None:
+            data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="stud-demo-"))
+        return asyncio.run(play_demo(args, data_dir))
+
+
+async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
+    from stud_service.server.host import ServiceHost, ServiceOptions
+
+    secret = secrets.token_hex(32)
+    print(
+        "Starting stud-service on the embedded PostgreSQL…"
+        if args.database_url is None
+        else "Starting stud-service…",
+        flush=True,
+    )
+    started = time.monotonic()
+    options = ServiceOptions(
+        token_secret=secret,
+        database_url=args.database_url,
+        data_dir=data_dir,
+        listen="127.0.0.1:0",
+        hand_pause_seconds=0.2,
+        metrics_listen="off",
+        pool_size=8,
+    )
+    async with ServiceHost(options) as host:
+        print(f"Serving gRPC on 127.0.0.1:{host.port} (ready in {time.monotonic() - started:.1f}s)")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel:
+            return await _play(channel, secret, args)
+
+
+async def _play(channel: grpc.aio.Channel, secret: str, args: argparse.Namespace) -> int:
+    operator = StudClient(channel, mint_token(secret, "house", Role.OPERATOR))
+    table_id = f"demo-{secrets.token_hex(3)}"
+    await operator.create_table(
+        table_id,
+        table_pb2.Table(
+            display_name="Demo table",
+            variant=VARIANTS[args.variant],
+            stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
+            min_buy_in=2_000,
+            max_buy_in=40_000,
+            max_seats=8,
+            action_clock=duration_pb2.Duration(seconds=10),
+        ),
+    )
+    names = PLAYERS[: args.players]
+    print(
+        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]}, $2/$4, "
+        f"{len(names)} bots buying in for {money(BUY_IN)} each"
+    )
+    spectator = StudClient(channel, mint_token(secret, "spectator", Role.PLAYER))
+    narrator = Narrator()
+    watch = asyncio.ensure_future(_narrate(spectator, table_id, narrator, args.hands))
+    bots = [
+        Bot(
+            StudClient(channel, mint_token(secret, name, Role.PLAYER)),
+            table_id,
+            seat,
+            strategy=random_strategy,
+            seed=None if args.seed is None else args.seed + seat,
+        )
+        for seat, name in enumerate(names, start=1)
+    ]
+    started = time.monotonic()
+    for bot in bots:
+        await bot.sit(BUY_IN)
+    await asyncio.wait_for(asyncio.gather(watch, *(bot.run(args.hands) for bot in bots)), timeout=120)
+    elapsed = time.monotonic() - started
+    _summary(narrator, bots, elapsed, names)
+    return 0
+
+
+def _engine_variant(name: str) -> str:
+    return {"stud": "STUD", "hi-lo": "STUD_HI_LO", "razz": "RAZZ"}[name]
+
+
+async def _narrate(client: StudClient, table_id: str, narrator: Narrator, hands: int) -> None:
+    stream = client.watch(table_id)
+    try:
+        async for message in stream:
+            if message.HasField("event"):
+                narrator.feed(message.event.payload_json)
+                if len(narrator.hands) >= hands:
+                    return
+    finally:
+        stream.cancel()
+
+
+def _summary(
+    narrator: Narrator, bots: list[Bot], elapsed: float, names: tuple[str, ...]
+) -> None:
+    actions = sum(bot.stats.actions for bot in bots)
+    latencies = sorted(latency for bot in bots for latency in bot.stats.latencies)
+    print("")
+    print("━━ Summary ━━")
+    print(
+        f"{len(narrator.hands)} hands, {actions} actions through gRPC in {elapsed:.1f}s"
+        + (f" (median action round trip {latencies[len(latencies) // 2] * 1000:.1f} ms)" if latencies else "")
+    )
+    if narrator.hands:
+        biggest = max(narrator.hands, key=lambda hand: hand.pot)
+        print(
+            f"Biggest pot: hand #{biggest.number}, {money(biggest.pot)}"
+            + (f", won {biggest.description}" if biggest.description else "")
+        )
+    stacks = narrator.last_stacks
+    for name in names:
+        stack = stacks.get(name, 0)
+        change = stack - BUY_IN
+        sign = "+" if change > 0 else "-" if change < 0 else "±"
+        print(f"  {name:<8} {money(stack):>10}  ({sign}{money(abs(change))})")
+    total = sum(stacks.values())
+    print(
+        f"Chips at the table: {money(total)} of {money(BUY_IN * len(names))} bought in"
+        + (" — every chip accounted for." if total == BUY_IN * len(names) else " (a hand is still running)")
+    )
+    sys.stdout.flush()

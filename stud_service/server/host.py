@@ -1,0 +1,109 @@
+"""Everything one service process runs, wired together: database, event log, tables, gRPC, metrics.
+
+``stud-service serve`` and ``stud-service demo`` both use it::
+
+    async with ServiceHost(options) as host:      # starts; host.port is the bound port
+        ...
+    await ServiceHost(options).serve_until_signalled()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from stud_service.db import DatabaseSettings, open_database
+from stud_service.server.app import (
+    DEFAULT_GRACE_SECONDS,
+    RunningServer,
+    TlsFiles,
+    serve_until_signalled,
+    start_server,
+)
+from stud_service.server.runtime import RuntimeSettings, TableRuntime
+from stud_service.server.service import TableService
+from stud_service.store import EventStore
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ServiceOptions:
+    token_secret: str
+    database_url: str | None = None
+    data_dir: str | Path | None = None
+    listen: str = "0.0.0.0:50051"
+    tls: TlsFiles | None = None
+    action_clock_seconds: int = 30
+    hand_pause_seconds: float = 5.0
+    metrics_listen: str = "off"
+    grace_seconds: float = DEFAULT_GRACE_SECONDS
+    pool_size: int = 20
+
+
+class ServiceHost:
+    def __init__(self, options: ServiceOptions) -> None:
+        self.options = options
+        self._stack = contextlib.AsyncExitStack()
+        self.running: RunningServer | None = None
+        self.runtime: TableRuntime | None = None
+        self.database_url: str | None = None
+
+    @property
+    def port(self) -> int:
+        assert self.running is not None
+        return self.running.port
+
+    async def start(self) -> None:
+        options = self.options
+        settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
+        database = await self._stack.enter_async_context(open_database(settings, max_size=options.pool_size))
+        self.database_url = database.url
+        store = EventStore(database.pool)
+        self._stack.push_async_callback(store.close)
+        metrics = self._start_metrics(database.pool)
+        self.runtime = TableRuntime(
+            store, RuntimeSettings(next_hand_pause=options.hand_pause_seconds), metrics=metrics
+        )
+        self._stack.push_async_callback(self.runtime.close)
+        tables = await self.runtime.open_all()  # re-arms every clock and dealer from the log
+        service = TableService(
+            self.runtime, options.token_secret, default_action_clock_seconds=options.action_clock_seconds
+        )
+        self.running = await start_server(service, options.listen, options.tls)
+        self.running.on_shutdown.append(self.runtime.close)
+        _log.info("service started", extra={"port": self.running.port, "tables": tables})
+
+    def _start_metrics(self, pool):  # type: ignore[no-untyped-def]
+        if self.options.metrics_listen.strip().lower() in ("", "off", "none", "disabled"):
+            return None
+        from stud_service.observability.metrics import Metrics, start_metrics_server
+
+        metrics = Metrics()
+        metrics.watch_pool(pool)
+        server = start_metrics_server(self.options.metrics_listen, metrics.registry)
+        if server is not None:
+            self._stack.callback(server.close)
+        return metrics
+
+    async def stop(self) -> None:
+        if self.running is not None:
+            await self.running.shutdown(self.options.grace_seconds)
+        await self._stack.aclose()
+
+    async def __aenter__(self) -> ServiceHost:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    async def serve_until_signalled(self) -> None:
+        await self.start()
+        try:
+            assert self.running is not None
+            await serve_until_signalled(self.running, self.options.grace_seconds)
+        finally:
+            await self.stop()
