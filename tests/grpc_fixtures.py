@@ -191,3 +191,28 @@ async def wait_until_serving(server: ServerProcess, timeout: float = 30) -> None
             if asyncio.get_running_loop().time() > deadline:
                 raise TimeoutError("the server did not start serving")
             await asyncio.sleep(0.1)
+
+
+async def wait_for_view(client: StudClient, table_id: str, predicate, timeout: float = 10.0):
+    """Poll the client's view until ``predicate(view)`` holds; return that view."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        view = await client.view(table_id)
+        if predicate(view):
+            return view
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"view never satisfied the condition; last version {view.version}")
+        await asyncio.sleep(0.02)
+
+
+async def wait_for_turn(clients, table_id: str, timeout: float = 10.0):
+    """The (client, view) whose turn it is, once a hand has someone to act."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        for client in clients:
+            view = await client.view(table_id)
+            if view.legal_actions:
+                return client, view
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("nobody got the turn")
+        await asyncio.sleep(0.02)
