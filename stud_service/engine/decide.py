@@ -364,6 +364,8 @@ def _advance(rec: _Recorder, now_ms: int) -> None:
                 return  # wait for the player
             rec.emit(_auto_action(rec.state, seat, now_ms, timeout=False))
             continue
+        # Betting on this street is over: a bet nobody can match any more goes back now (§5).
+        _return_uncalled(rec)
         if hand.street >= LAST_STREET:
             _showdown(rec, now_ms)
             return
@@ -407,9 +409,8 @@ def _end_uncontested(rec: _Recorder, winner: int, now_ms: int) -> None:
 
 
 def _showdown(rec: _Recorder, now_ms: int) -> None:
-    """§5: return the uncalled bet, show in order (mucking what cannot win), award the pots from the
-    last side pot to the main pot."""
-    _return_uncalled(rec)
+    """§5: show in order (mucking what cannot win), award the pots from the last side pot to the
+    main pot.  The uncalled bet was returned when the betting ended."""
     state = rec.state
     config = state.config
     assert config is not None
