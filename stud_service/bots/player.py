@@ -64,6 +64,8 @@ class Bot:
     seat: int
     strategy: Strategy = random_strategy
     seed: int | None = None
+    # Sit back in when the table sat the bot out (after a timeout).
+    sit_in_when_out: bool = True
     stats: BotStats = field(default_factory=BotStats)
 
     async def sit(self, buy_in: int) -> None:
@@ -82,7 +84,8 @@ class Bot:
                     return
                 view = message.view
                 if not view.legal_actions or view.viewer_seat != self.seat:
-                    if view.viewer_seat == self.seat and _sitting_out(view, self.seat):
+                    sat_out = view.viewer_seat == self.seat and _sitting_out(view, self.seat)
+                    if sat_out and self.sit_in_when_out:
                         await self._sit_back_in()
                     continue
                 await self._act(view, rng)
