@@ -122,3 +122,26 @@ def options(table: Table, seat: int) -> dict[str, tuple[int, ...]]:
 
     legal = legal_actions(table.state, table.pid(seat))
     return {str(kind): amounts for kind, amounts in legal.options}
+
+
+def play_passively(table: Table, fold: Iterable[int] = (), max_steps: int = 200) -> list[Any]:
+    """Until the hand ends: post the bring-in when due, fold the ``fold`` seats at their first chance
+    after third street, else check, else call.  Returns the events."""
+    from stud_service.engine import to_act
+
+    fold_seats = set(fold)
+    events: list[Any] = []
+    for _ in range(max_steps):
+        seat = to_act(table.state)
+        if seat is None:
+            return events
+        legal = options(table, seat)
+        if "BRING_IN" in legal:
+            events += table.act(seat, "BRING_IN", legal["BRING_IN"][0])
+        elif seat in fold_seats and table.state.hand.street >= 4:
+            events += table.act(seat, "FOLD")
+        elif "CHECK" in legal:
+            events += table.act(seat, "CHECK")
+        else:
+            events += table.act(seat, "CALL")
+    raise AssertionError("the hand did not end")
