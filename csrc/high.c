@@ -21,7 +21,7 @@ static int five_value(const int *cards, const int idx[5])
     return stud_high_from_key(key, mask);
 }
 
-/* Sorts five codes in place, highest first. */
+/* Sorts five codes in place, highest first (the order used to pick among tied fives). */
 static void sort_desc5(int v[5])
 {
     for (int i = 1; i < 5; i++)
@@ -60,6 +60,7 @@ int stud_best_five_high(const int *cards, int n, int *out)
         if (chosen[0] < 0 || compare_desc5(five, chosen) > 0)
             for (int i = 0; i < 5; i++) chosen[i] = five[i];
     }
+    stud_order_five(chosen, 0);
     for (int i = 0; i < 5; i++) out[i] = chosen[i];
     return best;
 }

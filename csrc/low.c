@@ -71,6 +71,7 @@ int stud_best_five_low(const int *cards, int n, int *out)
         if (chosen[0] < 0 || compare_low5(five, chosen) < 0)
             for (int i = 0; i < 5; i++) chosen[i] = five[i];
     }
+    stud_order_five(chosen, 1);
     for (int i = 0; i < 5; i++) out[i] = chosen[i];
     return best;
 }

@@ -73,9 +73,10 @@ int stud_eval_high(const int *cards, int n);
 /* Category (enum stud_category) of a high value; STUD_ERR_VALUE outside 1..STUD_HIGH_CLASSES. */
 int stud_high_category(int value);
 
-/* As stud_eval_high, and writes the five cards that make the hand to out[0..4], highest code
- * first. Where several fives tie, the one with the higher cards by code (rank, then suit) is
- * chosen, so the choice is deterministic. */
+/* As stud_eval_high, and writes the five cards that make the hand to out[0..4] in order of
+ * significance: bigger rank groups first, then higher ranks, then higher suits (full house
+ * K K K 2 2; wheel 5 4 3 2 A). Where several fives tie, the one with the higher cards by code
+ * (rank, then suit) is chosen, so the choice is deterministic. */
 int stud_best_five_high(const int *cards, int n, int *out);
 
 /* ---- 2. Ace-to-five low (Razz) ----
@@ -83,8 +84,9 @@ int stud_best_five_high(const int *cards, int n, int *out);
  * against. Returns 1..STUD_LOW_CLASSES (larger is a better low) or an error. */
 int stud_eval_low(const int *cards, int n);
 
-/* As stud_eval_low, and writes the five cards to out[0..4], lowest first (ace low). Where
- * several fives tie, the one with the lower cards (ace-low rank, then suit) is chosen. */
+/* As stud_eval_low, and writes the five cards to out[0..4] in order of significance for a low:
+ * bigger rank groups first, then higher ace-low ranks (8 6 4 2 A; A A K 3 2). Where several fives
+ * tie, the one with the lower cards (ace-low rank, then suit) is chosen. */
 int stud_best_five_low(const int *cards, int n, int *out);
 
 /* ---- 3. Eight-or-better low (Stud Hi-Lo) ----
@@ -93,7 +95,7 @@ int stud_best_five_low(const int *cards, int n, int *out);
  * >= STUD_EIGHT_MIN_VALUE, so values compare directly with stud_eval_low. */
 int stud_eval_eight(const int *cards, int n);
 
-/* As stud_eval_eight; writes the five cards (lowest first) only when a low qualifies. */
+/* As stud_eval_eight; writes the five cards (as stud_best_five_low) only when a low qualifies. */
 int stud_best_five_eight(const int *cards, int n, int *out);
 
 /* ---- 4. Board rank: who acts first on fourth street and later (RULES.md section 4) ----

@@ -105,6 +105,10 @@ static inline int stud_ace_low_rank(int card)
     return ((card >> 2) + 1) % 13;
 }
 
+/* Puts five cards in order of significance, as hands are compared: bigger rank groups first, then
+ * higher ranks (ace-low ranks when ace_low), then higher suits; a wheel's ace goes last. */
+void stud_order_five(int five[5], int ace_low);
+
 /* Shared argument checks of the single-hand calls. */
 static inline int stud_check_hand_args(const int *cards, int n, int min_n, int max_n)
 {

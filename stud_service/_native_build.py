@@ -14,7 +14,10 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
-SOURCES = ["tables.c", "high.c", "low.c", "board.c", "bring_in.c", "batch.c", "enumerate.c", "random_hands.c"]
+SOURCES = [
+    "tables.c", "high.c", "low.c", "order.c", "board.c", "bring_in.c",
+    "batch.c", "enumerate.c", "random_hands.c",
+]
 
 # The declarations Python may call; constants take their values from stud_eval.h (the "...").
 CDEF = """

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service._stud_native import ffi, lib
-from stud_service.cards import RANK_NAMES, RANK_PLURALS, RANKS, card_str, is_card, rank_of, suit_of
+from stud_service.cards import RANK_NAMES, RANK_PLURALS, RANKS, card_str, is_card, rank_of
 
 __all__ = [
     "EvaluationError", "InvalidCardError", "DuplicateCardError", "CardCountError",
@@ -103,7 +103,7 @@ class LowHand:
     """An ace-to-five low: compares by ``value`` only; larger is the better low."""
 
     value: int
-    cards: tuple[int, ...] = field(compare=False)  # the five, most significant (highest) first
+    cards: tuple[int, ...] = field(compare=False)  # the five, most significant first (pairs, then highest)
     description: str = field(compare=False)
 
 
@@ -144,8 +144,8 @@ def _as_sequence(cards: Any) -> Sequence[Any]:
         raise InvalidCardError(f"expected a sequence of card codes, got {cards!r}") from None
 
 
-def _call(function: Any, cards: Any, what: str, fewest: int, most: int, *extra: Any) -> int:
-    """Calls a single-hand C function, turning every failure into an EvaluationError."""
+def _checked(function: Any, cards: Any, what: str, fewest: int, most: int, *extra: Any) -> int:
+    """The careful path: any sequence, and every failure turned into an EvaluationError."""
     cards = _as_sequence(cards)
     try:
         status = function(cards, len(cards), *extra)
@@ -157,21 +157,45 @@ def _call(function: Any, cards: Any, what: str, fewest: int, most: int, *extra: 
 
 
 # ---- single hands -------------------------------------------------------------------------
+# Each call tries C directly (a list or tuple of ints is the common case) and takes the careful
+# path only when that fails, so a good call costs one C call.
+
+_eval_high = lib.stud_eval_high
+_eval_low = lib.stud_eval_low
+_eval_eight = lib.stud_eval_eight
 
 
 def high_value(cards: Sequence[int]) -> int:
     """The high value alone (1..7462, larger is better) of the best five of 5..7 cards."""
-    return _call(lib.stud_eval_high, cards, "high hand", 5, 7)
+    try:
+        value = _eval_high(cards, len(cards))
+        if value > 0:
+            return value
+    except (TypeError, OverflowError):
+        pass
+    return _checked(_eval_high, cards, "high hand", 5, 7)
 
 
 def low_value(cards: Sequence[int]) -> int:
     """The ace-to-five low value alone (1..6175, larger is better) of 5..7 cards."""
-    return _call(lib.stud_eval_low, cards, "ace-to-five low", 5, 7)
+    try:
+        value = _eval_low(cards, len(cards))
+        if value > 0:
+            return value
+    except (TypeError, OverflowError):
+        pass
+    return _checked(_eval_low, cards, "ace-to-five low", 5, 7)
 
 
 def eight_or_better_value(cards: Sequence[int]) -> int:
     """The eight-or-better low value of 5..7 cards on the low scale, or 0 when no low qualifies."""
-    return _call(lib.stud_eval_eight, cards, "eight-or-better low", 5, 7)
+    try:
+        value = _eval_eight(cards, len(cards))
+        if value >= 0:
+            return value
+    except (TypeError, OverflowError):
+        pass
+    return _checked(_eval_eight, cards, "eight-or-better low", 5, 7)
 
 
 def high_category(value: int) -> HandCategory:
@@ -184,49 +208,64 @@ def high_category(value: int) -> HandCategory:
 
 
 def _best_five(function: Any, cards: Any, what: str) -> tuple[int, tuple[int, ...]]:
-    cards = _as_sequence(cards)
+    """Value and the five cards (in order of significance) from a stud_best_five_* call."""
     out = ffi.new("int[5]")
-    value = _call(function, cards, what, 5, 7, out)
+    try:
+        value = function(cards, len(cards), out)
+    except (TypeError, OverflowError):
+        value = -1
+    if value < 0:
+        value = _checked(function, cards, what, 5, 7, out)
     return value, (tuple(out) if value > 0 else ())
+
+
+# The description of a hand depends only on its value: worked out once per value.
+_HIGH_DESCRIPTIONS: dict[int, str] = {}
+_LOW_DESCRIPTIONS: dict[int, str] = {}
 
 
 def evaluate_high(cards: Sequence[int]) -> HighHand:
     """The best five of 5, 6 or 7 cards as a high hand (RULES.md §5)."""
     value, five = _best_five(lib.stud_best_five_high, cards, "high hand")
-    category = high_category(value)
-    ordered = _order_high(five, category)
-    return HighHand(value, category, ordered, _describe_high(category, ordered))
+    category = _CATEGORY_OF[value]
+    assert category is not None
+    description = _HIGH_DESCRIPTIONS.get(value)
+    if description is None:
+        description = _HIGH_DESCRIPTIONS[value] = _describe_high(category, five)
+    return HighHand(value, category, five, description)
+
+
+def _low_hand(value: int, five: tuple[int, ...]) -> LowHand:
+    description = _LOW_DESCRIPTIONS.get(value)
+    if description is None:
+        description = _LOW_DESCRIPTIONS[value] = _describe_low(five)
+    return LowHand(value, five, description)
 
 
 def evaluate_low(cards: Sequence[int]) -> LowHand:
     """The best ace-to-five low of 5..7 cards (Razz, RULES.md §6)."""
-    value, five = _best_five(lib.stud_best_five_low, cards, "ace-to-five low")
-    ordered = _order_low(five)
-    return LowHand(value, ordered, _describe_low(ordered))
+    return _low_hand(*_best_five(lib.stud_best_five_low, cards, "ace-to-five low"))
 
 
 def evaluate_eight_or_better(cards: Sequence[int]) -> LowHand | None:
     """The best eight-or-better low of 5..7 cards (Stud Hi-Lo, RULES.md §6); None when none qualifies."""
     value, five = _best_five(lib.stud_best_five_eight, cards, "eight-or-better low")
-    if value == NO_LOW:
-        return None
-    ordered = _order_low(five)
-    return LowHand(value, ordered, _describe_low(ordered))
+    return None if value == NO_LOW else _low_hand(value, five)
 
 
 def board_rank_high(up_cards: Sequence[int]) -> int:
     """Strength of 1..4 up cards for who acts first (RULES.md §4): larger acts first."""
-    return _call(lib.stud_board_rank_high, up_cards, "board", 1, 4)
+    return _checked(lib.stud_board_rank_high, up_cards, "board", 1, 4)
 
 
 def board_rank_razz(up_cards: Sequence[int]) -> int:
     """Razz: the best ace-to-five low board of 1..4 up cards is larger (RULES.md §4)."""
-    return _call(lib.stud_board_rank_razz, up_cards, "razz board", 1, 4)
+    return _checked(lib.stud_board_rank_razz, up_cards, "razz board", 1, 4)
 
 
 def bring_in_index(door_cards: Sequence[int], razz: bool = False) -> int:
     """Index into ``door_cards`` (seat order) of the player who must bring in (RULES.md §3)."""
-    return _call(lib.stud_bring_in_index, door_cards, "bring-in", 1, MAX_DOOR_CARDS, int(bool(razz)))
+    return _checked(lib.stud_bring_in_index, door_cards, "bring-in", 1, MAX_DOOR_CARDS, int(bool(razz)))
 
 
 def door_card_strength(card: int, razz: bool, use_suit: bool = True) -> int:
@@ -243,19 +282,8 @@ def door_card_strength(card: int, razz: bool, use_suit: bool = True) -> int:
 # ---- presentation -------------------------------------------------------------------------
 
 
-def _order_high(five: tuple[int, ...], category: HandCategory) -> tuple[int, ...]:
-    """Most significant first: bigger rank groups, then higher ranks; the wheel's ace goes last."""
-    counts = Counter(rank_of(card) for card in five)
-    ordered = sorted(
-        five, key=lambda card: (counts[rank_of(card)], rank_of(card), suit_of(card)), reverse=True
-    )
-    ranks = [rank_of(card) for card in ordered]
-    if category in (HandCategory.STRAIGHT, HandCategory.STRAIGHT_FLUSH) and ranks[0] == 12 and ranks[1] == 3:
-        ordered = ordered[1:] + ordered[:1]
-    return tuple(ordered)
-
-
 def _describe_high(category: HandCategory, ordered: tuple[int, ...]) -> str:
+    """Words for a high hand from its five cards in order of significance."""
     ranks = [rank_of(card) for card in ordered]
     top = ranks[0]
     if category is HandCategory.STRAIGHT_FLUSH:
@@ -277,24 +305,13 @@ def _describe_high(category: HandCategory, ordered: tuple[int, ...]) -> str:
     return f"{RANK_NAMES[top]}-{RANK_NAMES[ranks[1]]} high"
 
 
-def _ace_low(card: int) -> int:
-    return (rank_of(card) + 1) % 13
-
-
-def _order_low(five: tuple[int, ...]) -> tuple[int, ...]:
-    """As a low is compared: bigger rank groups first (pairs are bad), then higher ranks, aces low."""
-    counts = Counter(rank_of(card) for card in five)
-    return tuple(
-        sorted(five, key=lambda card: (counts[rank_of(card)], _ace_low(card), suit_of(card)), reverse=True)
-    )
-
-
 def _low_rank_text(card: int) -> str:
     rank = rank_of(card)
     return "10" if rank == 8 else RANKS[rank]
 
 
 def _describe_low(ordered: tuple[int, ...]) -> str:
+    """Words for a low from its five cards in order of significance (pairs first, then high to low)."""
     text = "-".join(_low_rank_text(card) for card in ordered) + " low"
     counts = sorted(Counter(rank_of(card) for card in ordered).values(), reverse=True)
     if counts[0] == 1:
