@@ -107,7 +107,8 @@ class LowHand:
     description: str = field(compare=False)
 
 
-lib.stud_init()
+if lib.stud_init() != lib.STUD_OK:  # builds the lookup tables now; they check themselves as they go
+    raise ImportError("stud_service native core: the lookup tables failed their self-check")
 _CATEGORY_OF: tuple[HandCategory | None, ...] = (None,) + tuple(
     HandCategory(lib.stud_high_category(value)) for value in range(1, HIGH_CLASSES + 1)
 )

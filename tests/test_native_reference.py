@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import reference_eval as ref
@@ -78,6 +79,23 @@ def test_threaded_batch_matches_single_thread() -> None:
     assert native.evaluate_low_batch(packed, 300_000, 7, n_threads=3) == native.evaluate_low_batch(
         packed, 300_000, 7
     )
+
+
+def test_concurrent_callers_get_the_same_values() -> None:
+    """The core is thread-safe: calls from many threads at once (cffi drops the GIL) agree with one thread."""
+    packed = native.random_hands(11, 100_000, 7)
+    expected = native.evaluate_high_batch(packed, 100_000, 7)
+    hands = [list(packed[7 * i:7 * i + 7]) for i in range(2_000)]
+    expected_single = [native.evaluate_high(hand) for hand in hands]
+
+    def work(round_number: int) -> bool:
+        if round_number % 2:
+            return native.evaluate_high_batch(packed, 100_000, 7) == expected
+        results = [native.evaluate_high(hand) for hand in hands]
+        return [r.cards for r in results] == [e.cards for e in expected_single] and results == expected_single
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert all(pool.map(work, range(8)))
 
 
 def test_best_five_cards_make_the_best_hand() -> None:
