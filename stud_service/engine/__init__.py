@@ -16,7 +16,7 @@ The public API (import from ``stud_service.engine``)::
     # commands (frozen dataclasses; now_ms = caller's clock, ms since the epoch)
     CreateTable(table_id, config, now_ms)       SitDown(player_id, seat, buy_in, now_ms)
     Leave(player_id, now_ms)    SitOut(player_id, now_ms)    SitIn(player_id, now_ms)
-    TopUp(player_id, amount, now_ms)
+    TopUp(player_id, amount, now_ms)    SetClientSeed(player_id, seed, now_ms)   (next hand's shuffle)
     StartHand(deck: tuple of 52 codes, commitment: hex str, now_ms, extra: dict = {})
     Act(player_id, action: ActionKind, amount: int | None, now_ms)
         ActionKind: FOLD CHECK CALL BRING_IN COMPLETE BET RAISE; amount = the total the street bet
@@ -58,8 +58,8 @@ A service loop::
     if can_start_hand(state): ...        # the service sends StartHand itself
 
 Events (stud_service.engine.events): TableCreated, PlayerSeated, PlayerLeft, LeaveRequested,
-PlayerSatOut, PlayerSatIn, PlayerToppedUp, HandStarted, AntePosted, CardDealt, BettingRoundStarted,
-PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded.
+PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, HandStarted, AntePosted, CardDealt,
+BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded.
 """
 
 from stud_service.engine.codec import (
@@ -77,6 +77,7 @@ from stud_service.engine.commands import (
     Command,
     CreateTable,
     Leave,
+    SetClientSeed,
     SitDown,
     SitIn,
     SitOut,
@@ -116,6 +117,7 @@ from stud_service.engine.events import (
     AntePosted,
     BettingRoundStarted,
     CardDealt,
+    ClientSeedSet,
     Event,
     HandEnded,
     HandMucked,
@@ -148,15 +150,15 @@ from stud_service.engine.views import Viewer, ViewerKind, view_event, view_state
 __all__ = [
     "STATE_FORMAT_VERSION", "EVENT_TYPES", "Act", "ActionKind", "ActionNotAvailable", "AlreadyExists",
     "AlreadySeated", "AntePosted", "BettingRoundStarted", "BringInTiebreak", "BuyInOutOfLimits", "CardDealt",
-    "Command", "CreateTable", "DomainError", "Event", "EventDecodeError", "FailedPrecondition", "HandEnded",
-    "HandMucked", "HandNotRunning", "HandRunning", "HandShown", "HandStarted", "IllegalAmount",
-    "InvalidArgument", "InvalidConfig", "InvalidDeck", "InvalidEvent", "InvalidSeat", "Leave",
-    "LeaveRequested", "LegalActions", "NoTable", "NotEnoughPlayers", "NotFound", "NotSeated", "NotYourTurn",
-    "PermissionDenied", "PlayerActed", "PlayerLeft", "PlayerSatIn", "PlayerSatOut", "PlayerSeated",
-    "PlayerToppedUp", "SeatTaken", "SitDown", "SitIn", "SitOut", "StartHand", "StateDecodeError",
-    "TableConfig", "TableCreated", "TableExists", "TableFull", "TableState", "Timeout", "TimeoutNotDue",
-    "TopUp", "UncalledBetReturned", "Variant", "Viewer", "ViewerKind", "action_deadline_ms", "can_start_hand",
-    "chips_in_play", "decide", "event_from_json", "event_to_json", "evolve", "hand_running",
-    "initial_state", "legal_actions", "replay", "state_from_json", "state_to_json", "to_act",
-    "view_event", "view_state",
+    "ClientSeedSet", "Command", "CreateTable", "DomainError", "Event", "EventDecodeError",
+    "FailedPrecondition", "HandEnded", "HandMucked", "HandNotRunning", "HandRunning", "HandShown",
+    "HandStarted", "IllegalAmount", "InvalidArgument", "InvalidConfig", "InvalidDeck", "InvalidEvent",
+    "InvalidSeat", "Leave", "LeaveRequested", "LegalActions", "NoTable", "NotEnoughPlayers", "NotFound",
+    "NotSeated", "NotYourTurn", "PermissionDenied", "PlayerActed", "PlayerLeft", "PlayerSatIn",
+    "PlayerSatOut", "PlayerSeated", "PlayerToppedUp", "SeatTaken", "SetClientSeed", "SitDown", "SitIn",
+    "SitOut", "StartHand", "StateDecodeError", "TableConfig", "TableCreated", "TableExists", "TableFull",
+    "TableState", "Timeout", "TimeoutNotDue", "TopUp", "UncalledBetReturned", "Variant", "Viewer",
+    "ViewerKind", "action_deadline_ms", "can_start_hand", "chips_in_play", "decide", "event_from_json",
+    "event_to_json", "evolve", "hand_running", "initial_state", "legal_actions", "replay", "state_from_json",
+    "state_to_json", "to_act", "view_event", "view_state"
 ]

@@ -22,6 +22,8 @@ from stud_service.engine.events import EVENT_TYPES
 from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
 
 STATE_FORMAT_VERSION = 1
+# Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
+_OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
 
 
 class EventDecodeError(ValueError):
@@ -140,7 +142,7 @@ def state_from_json(data: dict[str, Any]) -> TableState:
             hand = HandState.__new__(HandState)
             for name in HandState.__slots__:
                 if name != "players":
-                    setattr(hand, name, raw[name])
+                    setattr(hand, name, raw.get(name) if name in _OPTIONAL_HAND_FIELDS else raw[name])
             hand.deck = tuple(raw["deck"])
             hand.order = tuple(raw["order"])
             players = {}

@@ -61,6 +61,15 @@ class TopUp:
 
 
 @dataclass(frozen=True, slots=True)
+class SetClientSeed:
+    """The player's contribution to the next hand's shuffle: 1..64 printable characters."""
+
+    player_id: str
+    seed: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class StartHand:
     """Deal a new hand from ``deck`` (all 52 codes in shuffled order), committed to by ``commitment``.
     ``extra`` is audit data (e.g. client seeds) copied verbatim into HandStarted."""
@@ -89,4 +98,5 @@ class Timeout:
     now_ms: int
 
 
-Command = CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | StartHand | Act | Timeout
+Command = (CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | SetClientSeed | StartHand | Act
+           | Timeout)

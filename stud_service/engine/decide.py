@@ -34,6 +34,7 @@ from stud_service.engine.commands import (
     ActionKind,
     CreateTable,
     Leave,
+    SetClientSeed,
     SitDown,
     SitIn,
     SitOut,
@@ -66,6 +67,7 @@ from stud_service.engine.events import (
     AntePosted,
     BettingRoundStarted,
     CardDealt,
+    ClientSeedSet,
     HandEnded,
     HandMucked,
     HandShown,
@@ -218,6 +220,18 @@ def _top_up(state: TableState, cmd: TopUp) -> list[Any]:
             f"top-up must be 1..{config.max_buy_in - stack} (stack {stack}, maximum {config.max_buy_in}),"
             f" got {cmd.amount!r}")
     return [PlayerToppedUp(cmd.player_id, seat, cmd.amount, cmd.now_ms)]
+
+
+MAX_CLIENT_SEED_CHARS = 64
+
+
+def _set_client_seed(state: TableState, cmd: SetClientSeed) -> list[Any]:
+    _config(state)
+    seat = _seat_of(state, cmd.player_id)
+    seed = cmd.seed
+    if not isinstance(seed, str) or not 0 < len(seed) <= MAX_CLIENT_SEED_CHARS or not seed.isprintable():
+        raise InvalidArgument(f"a client seed is 1..{MAX_CLIENT_SEED_CHARS} printable characters")
+    return [ClientSeedSet(cmd.player_id, seat, seed, cmd.now_ms)]
 
 
 # --- a hand -----------------------------------------------------------------------------------
@@ -461,7 +475,7 @@ def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: 
     hand = rec.hand
     state = rec.state
     stacks = tuple((seat, state.seats[seat].stack + winnings.get(seat, 0)) for seat in hand.order)
-    rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms))
+    rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms, hand.server_seed))
     for seat, stack in stacks:
         seat_state = state.seats[seat]
         if seat_state.leaving:
@@ -477,6 +491,7 @@ _HANDLERS: dict[type, Callable[[TableState, Any], list[Any]]] = {
     SitOut: _sit_out,
     SitIn: _sit_in,
     TopUp: _top_up,
+    SetClientSeed: _set_client_seed,
     StartHand: _start_hand,
     Act: _act,
     Timeout: _timeout,

@@ -89,6 +89,17 @@ class PlayerToppedUp:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientSeedSet:
+    """The player's client seed for the next hand they are dealt into (the provably fair shuffle)."""
+
+    V: ClassVar[int] = 1
+    player_id: str
+    seat: int
+    seed: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class HandStarted:
     """Everything needed to replay this hand alone.
 
@@ -191,28 +202,31 @@ class HandEnded:
     ``{"pot": index (0 = main), "amount", "eligible": (seats), "awards": ({"seat", "amount",
     "half": "high" | "low" | "whole", "hand": description or None}, ...)}``.
     ``shown``: ((seat, cards), ...); ``mucked``: seats; ``stacks``: ((seat, stack), ...) after the hand.
+    ``server_seed`` (v2): the hex server seed of ``HandStarted.extra``, revealed now that the hand is over
+    so anyone can recompute the deck (``stud_service.shuffle``); None when the hand was dealt without one.
     """
 
-    V: ClassVar[int] = 1
+    V: ClassVar[int] = 2
     hand: int
     pots: tuple[dict[str, Any], ...]
     shown: tuple[tuple[int, tuple[int, ...]], ...]
     mucked: tuple[int, ...]
     stacks: tuple[tuple[int, int], ...]
     at_ms: int
+    server_seed: str | None = None
 
 
 Event = (
     TableCreated | PlayerSeated | PlayerLeft | LeaveRequested | PlayerSatOut | PlayerSatIn | PlayerToppedUp
-    | HandStarted | AntePosted | CardDealt | BettingRoundStarted | PlayerActed | UncalledBetReturned
-    | HandShown | HandMucked | HandEnded
+    | ClientSeedSet | HandStarted | AntePosted | CardDealt | BettingRoundStarted | PlayerActed
+    | UncalledBetReturned | HandShown | HandMucked | HandEnded
 )
 
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         TableCreated, PlayerSeated, PlayerLeft, LeaveRequested, PlayerSatOut, PlayerSatIn, PlayerToppedUp,
-        HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed, UncalledBetReturned,
-        HandShown, HandMucked, HandEnded,
+        ClientSeedSet, HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed,
+        UncalledBetReturned, HandShown, HandMucked, HandEnded,
     )
 }

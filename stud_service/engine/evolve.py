@@ -16,6 +16,7 @@ from stud_service.engine.events import (
     AntePosted,
     BettingRoundStarted,
     CardDealt,
+    ClientSeedSet,
     HandEnded,
     HandMucked,
     HandShown,
@@ -71,6 +72,10 @@ def _player_topped_up(state: TableState, e: PlayerToppedUp) -> None:
     state.seats[e.seat].stack += e.amount
 
 
+def _client_seed_set(state: TableState, e: ClientSeedSet) -> None:
+    state.seats[e.seat]  # the seat must be taken; the service keeps the seed for the next deal
+
+
 def _hand_started(state: TableState, e: HandStarted) -> None:
     if state.hand is not None:
         raise InvalidEvent(f"hand {e.hand} started while hand {state.hand.number} is running")
@@ -87,6 +92,8 @@ def _hand_started(state: TableState, e: HandStarted) -> None:
         players[seat] = HandPlayer(seat, player_id)
     state.hand_number = e.hand
     state.hand = HandState(e.hand, e.deck, players, e.at_ms)
+    seed = e.extra.get("server_seed") if isinstance(e.extra, dict) else None
+    state.hand.server_seed = seed if isinstance(seed, str) else None
 
 
 def _hand(state: TableState, hand_number: int) -> HandState:
@@ -234,6 +241,7 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
     PlayerSatOut: _player_sat_out,
     PlayerSatIn: _player_sat_in,
     PlayerToppedUp: _player_topped_up,
+    ClientSeedSet: _client_seed_set,
     HandStarted: _hand_started,
     AntePosted: _ante_posted,
     CardDealt: _card_dealt,

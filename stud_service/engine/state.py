@@ -83,7 +83,7 @@ class HandState:
     __slots__ = (
         "number", "deck", "next_card", "players", "order", "street", "community", "betting", "to_act",
         "turn_ms", "level", "full_level", "n_bets", "step", "completed", "bring_in_due", "uncapped",
-        "first_actor", "aggressor", "round_street", "started_ms",
+        "first_actor", "aggressor", "round_street", "started_ms", "server_seed",
     )
 
     def __init__(self, number: int, deck: tuple[int, ...], players: dict[int, HandPlayer],
@@ -109,6 +109,7 @@ class HandState:
         self.aggressor: int | None = None
         self.round_street = 0       # the street of the last betting round opened
         self.started_ms = at_ms
+        self.server_seed: str | None = None  # from HandStarted.extra, revealed by HandEnded
 
     def copy(self) -> HandState:
         other = HandState.__new__(HandState)
