@@ -54,6 +54,7 @@ from stud_service.engine import (
     evolve,
     initial_state,
 )
+from stud_service.engine.state import players_ready
 from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.shuffle import shuffle_deck
@@ -95,6 +96,8 @@ class LiveTable:
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
     commitment: str = ""  # the deck commitment of the current (or last) hand
+    # Client seeds sent for the next deal, by player id (from ClientSeedSet; consumed by HandStarted).
+    client_seeds: dict[str, str] = field(default_factory=dict)
     watchers: set[asyncio.Queue[AppliedEvent | None]] = field(default_factory=set)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     follower: asyncio.Task[None] | None = None
@@ -201,6 +204,9 @@ class TableRuntime:
             live.last_result = payload
         if kind == "HandStarted":
             live.commitment = str(payload.get("commitment", ""))
+            live.client_seeds.clear()
+        if kind == "ClientSeedSet":
+            live.client_seeds[str(payload["player_id"])] = str(payload["seed"])
         if (
             self.metrics is not None
             and kind in ("HandStarted", "HandEnded")
@@ -361,22 +367,34 @@ class TableRuntime:
     async def _deal_after_pause(self, live: LiveTable, version: int) -> None:
         await asyncio.sleep(self.settings.next_hand_pause)
         try:
-            await self._execute(live, self._start_hand_command, None, version)
+            seeds = live.client_seeds
+            await self._execute(
+                live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
+            )
         except (RequestError, DomainError):
             pass  # the table changed during the pause; the event that changed it re-armed the dealer
         except Exception:
             _log.exception("dealing at %s failed", live.stream_id)
 
     @staticmethod
-    def _start_hand_command(state: TableState, now: int) -> StartHand:
-        deck = shuffle_deck()
+    def _start_hand_command(
+        state: TableState, now: int, client_seeds: dict[str, str] | None = None
+    ) -> StartHand:
+        # Client seeds of the players dealt in, keyed by seat (stud_service.shuffle); JSON keys are text.
+        dealt_in = {seat: state.seats[seat].player_id for seat in players_ready(state)}
+        seeds = {seat: (client_seeds or {})[player] for seat, player in dealt_in.items()
+                 if player in (client_seeds or {})}
+        deck = shuffle_deck(seeds)
         # The server seed is kept in the log (for the reveal at the hand's end and for audit) and is
-        # stripped from HandStarted before any client sees it (server.redact).
+        # stripped from HandStarted before any client sees it (server.redact); HandEnded reveals it.
         return StartHand(
             deck=deck.cards,
             commitment=deck.commitment,
             now_ms=now,
-            extra={"server_seed": deck.server_seed.hex(), "client_seeds": {}},
+            extra={
+                "server_seed": deck.server_seed.hex(),
+                "client_seeds": {str(seat): seed for seat, seed in sorted(seeds.items())},
+            },
         )
 
     # -- watchers ------------------------------------------------------------------------------
