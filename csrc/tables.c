@@ -4,7 +4,8 @@
  * Hand values are dense ranks: every distinct five-card hand class gets a number, larger is
  * better. The classes are found by enumerating all five-card rank patterns, encoding each as a
  * "raw" integer whose order is the poker order (category in the top bits, then the ranks of the
- * rank groups, biggest group first), sorting, and numbering.
+ * rank groups, biggest group first), sorting, and numbering. Six- and seven-card patterns take
+ * the best value among their patterns with one card fewer, so building takes a few milliseconds.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -145,24 +146,6 @@ static int low_value_of(uint32_t raw)
     return STUD_LOW_CLASSES - find_raw(low_raws, STUD_LOW_CLASSES, raw);
 }
 
-/* Best high and low raw over every five-card sub-pattern of a 5..7 card pattern (build time only). */
-static void best_sub5(const uint8_t counts[13], int rank, int need, uint8_t sub[13],
-                      uint32_t *best_high, uint32_t *best_low)
-{
-    if (need == 0) {
-        uint32_t h = raw_high5(sub, 0), l = raw_low5(sub);
-        if (h > *best_high) *best_high = h;
-        if (l < *best_low) *best_low = l;
-        return;
-    }
-    if (rank == 13) return;
-    for (int take = counts[rank] < need ? counts[rank] : need; take >= 0; take--) {
-        sub[rank] = (uint8_t)take;
-        best_sub5(counts, rank + 1, need - take, sub, best_high, best_low);
-    }
-    sub[rank] = 0;
-}
-
 struct half_pattern {
     uint32_t sum;
     uint8_t total;
@@ -206,7 +189,8 @@ static int build_patterns(void)
     int n_hi = half_patterns(STUD_HI_RANKS, HI_KEY, hi, 2048);
     if (n_lo < 0 || n_hi < 0) return -1;
 
-    /* lo_index: position in the total-sorted list, so patterns of total <= t form a prefix. */
+    /* lo_index: position in the total-sorted list, so patterns of total <= t form a prefix;
+     * prefix[t] counts the lo patterns of fewer than t cards. */
     int prefix[9] = {0};
     static uint8_t seen_lo[STUD_LO_SPAN], seen_hi[STUD_HI_SPAN];
     memset(seen_lo, 0, sizeof seen_lo);
@@ -225,23 +209,41 @@ static int build_patterns(void)
         if (hi[h].sum >= STUD_HI_SPAN || seen_hi[hi[h].sum]) return -1;
         seen_hi[hi[h].sum] = 1;
         stud_t.hi_offset[hi[h].sum] = offset;
-        int room = 7 - hi[h].total;
-        for (int l = 0; l < prefix[room + 1]; l++) {
-            uint32_t index = offset + (uint32_t)l;
-            int total = lo[l].total + hi[h].total;
-            if (index >= STUD_PATTERNS) return -1;
-            if (total < 5) continue;
-            uint8_t counts[13], sub[13] = {0};
-            memcpy(counts, lo[l].counts, STUD_LO_RANKS);
-            memcpy(counts + STUD_LO_RANKS, hi[h].counts, STUD_HI_RANKS);
-            uint32_t best_high = 0, best_low = UINT32_MAX;
-            best_sub5(counts, 0, 5, sub, &best_high, &best_low);
-            stud_t.high_value[index] = (uint16_t)high_value_of(best_high);
-            stud_t.low_value[index] = (uint16_t)low_value_of(best_low);
-        }
-        offset += (uint32_t)prefix[room + 1];
+        offset += (uint32_t)prefix[7 - hi[h].total + 1];
     }
-    return offset == STUD_PATTERNS ? 0 : -1;
+    if (offset != STUD_PATTERNS) return -1;
+
+    /* Values by number of cards: five-card patterns directly; a six- or seven-card pattern is
+     * worth the best of the patterns one card smaller (its best five lies in one of them). */
+    for (int cards = 5; cards <= 7; cards++)
+        for (int h = 0; h < n_hi; h++) {
+            if (hi[h].total > cards) continue;
+            int l_begin = prefix[cards - hi[h].total], l_end = prefix[cards - hi[h].total + 1];
+            for (int l = l_begin; l < l_end; l++) { /* the lo patterns with exactly the remaining cards */
+                uint32_t index = stud_t.hi_offset[hi[h].sum] + (uint32_t)l;
+                uint8_t counts[13];
+                memcpy(counts, lo[l].counts, STUD_LO_RANKS);
+                memcpy(counts + STUD_LO_RANKS, hi[h].counts, STUD_HI_RANKS);
+                if (cards == 5) {
+                    stud_t.high_value[index] = (uint16_t)high_value_of(raw_high5(counts, 0));
+                    stud_t.low_value[index] = (uint16_t)low_value_of(raw_low5(counts));
+                    continue;
+                }
+                uint64_t key = lo[l].sum + ((uint64_t)hi[h].sum << STUD_HI_SHIFT);
+                uint16_t best_high = 0, best_low = 0;
+                for (int r = 0; r < 13; r++) {
+                    if (counts[r] == 0) continue;
+                    uint64_t rank_key = r < STUD_LO_RANKS ? LO_KEY[r]
+                                                          : (uint64_t)HI_KEY[r - STUD_LO_RANKS] << STUD_HI_SHIFT;
+                    uint32_t smaller = stud_pattern_index(key - rank_key);
+                    if (stud_t.high_value[smaller] > best_high) best_high = stud_t.high_value[smaller];
+                    if (stud_t.low_value[smaller] > best_low) best_low = stud_t.low_value[smaller];
+                }
+                stud_t.high_value[index] = best_high;
+                stud_t.low_value[index] = best_low;
+            }
+        }
+    return 0;
 }
 
 static void build_flushes(void)
