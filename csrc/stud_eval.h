@@ -29,9 +29,11 @@
  *   - Every function is pure and thread-safe. Lookup tables are built once, on first use
  *     (pthread_once), and are read-only afterwards.
  *   - Every function checks its input. A negative return value is one of the STUD_ERR_* codes
- *     below; nothing is written to an output buffer for a hand that fails its check.
+ *     below. A single-hand call that fails writes nothing to its output; a batch call writes the
+ *     failing hand's error code in that hand's slot and carries on with the others.
  *     Checks run in this order: NULL pointer, card count, then each card in turn (out of range,
  *     then duplicate of an earlier card).
+ *   - Hands hold at most 7 cards; more is STUD_ERR_COUNT, never an overflow.
  */
 #ifndef STUD_EVAL_H
 #define STUD_EVAL_H
@@ -41,12 +43,12 @@
 
 /* ---- error codes (all negative) ---- */
 #define STUD_OK             0
-#define STUD_ERR_CARD      -1  /* a card code outside 0..51 */
-#define STUD_ERR_DUPLICATE -2  /* the same card twice in one hand */
-#define STUD_ERR_COUNT     -3  /* wrong number of cards (or a buffer length too small) */
-#define STUD_ERR_NULL      -4  /* a NULL pointer where data was required */
-#define STUD_ERR_VALUE     -5  /* a value argument outside its documented range */
-#define STUD_ERR_INIT      -6  /* the lookup tables failed their self-check at build time */
+#define STUD_ERR_CARD      (-1)  /* a card code outside 0..51 */
+#define STUD_ERR_DUPLICATE (-2)  /* the same card twice in one hand */
+#define STUD_ERR_COUNT     (-3)  /* wrong number of cards (or a buffer length too small) */
+#define STUD_ERR_NULL      (-4)  /* a NULL pointer where data was required */
+#define STUD_ERR_VALUE     (-5)  /* a value argument outside its documented range */
+#define STUD_ERR_INIT      (-6)  /* the lookup tables failed their self-check when first built */
 
 /* ---- value ranges ---- */
 #define STUD_HIGH_CLASSES  7462  /* high values are 1..7462; 7462 is a royal flush */
