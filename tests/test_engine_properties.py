@@ -9,6 +9,7 @@ round-trips through JSON, and no view shows a seat another seat's down card befo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from typing import Any
@@ -46,6 +47,7 @@ from stud_service.engine import (
     event_from_json,
     event_to_json,
     evolve,
+    execute,
     legal_actions,
     replay,
     state_from_json,
@@ -80,7 +82,11 @@ class Run:
         self.newcomers = 0
 
     def run(self, command: Any) -> list[Any]:
-        events = decide(self.state, command)
+        start = self.state
+        snapshot = state_to_json(start)
+        events = decide(start, command)
+        executed, after = execute(start, command)
+        assert executed == events
         for event in events:
             before = self.state
             self.state = evolve(self.state, event)
@@ -94,6 +100,8 @@ class Run:
             assert chips_in_play(self.state) == self.bank, f"chips not conserved after {event}"
             data = event_to_json(event)
             assert event_from_json(json.loads(json.dumps(data))) == event
+        assert after == self.state  # execute's state is the fold of its events
+        assert state_to_json(start) == snapshot  # decide, execute and evolve never change their input
         self.log.extend(events)
         return events
 
@@ -113,6 +121,11 @@ class Run:
         try:
             self.run(command)
         except DomainError as error:
+            refused_again = None
+            with contextlib.suppress(DomainError):
+                execute(self.state, command)
+                refused_again = False
+            assert refused_again is None, "execute accepted what decide refused"
             assert error.reason.isupper() and error.grpc_code_name.isupper() and str(error)
             assert state_to_json(self.state) == snapshot
 

@@ -26,6 +26,7 @@ The public API (import from ``stud_service.engine``)::
     # the decider
     initial_state() -> TableState
     decide(state, command) -> list[Event]        raises DomainError; never mutates state
+    execute(state, command) -> (events, state)   decide plus the state after the events (no re-apply)
     evolve(state, event) -> TableState           a new state (the old one is untouched)
     replay(events, state=None) -> TableState     fold; also the fast way to apply one decide's events
 
@@ -52,9 +53,9 @@ The public API (import from ``stud_service.engine``)::
 A service loop::
 
     state = replay(stored_events)
-    events = decide(state, Act("alice", ActionKind.RAISE, 800, now_ms))
+    events, new_state = execute(state, Act("alice", ActionKind.RAISE, 800, now_ms))
     store.append(events)                 # as event_to_json(e) each
-    state = replay(events, state)
+    state = new_state                    # == replay(events, state)
     if can_start_hand(state): ...        # the service sends StartHand itself
 
 Events (stud_service.engine.events): TableCreated, PlayerSeated, PlayerLeft, LeaveRequested,
@@ -86,7 +87,7 @@ from stud_service.engine.commands import (
     TopUp,
 )
 from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
-from stud_service.engine.decide import decide
+from stud_service.engine.decide import decide, execute
 from stud_service.engine.errors import (
     ActionNotAvailable,
     AlreadyExists,
@@ -159,6 +160,6 @@ __all__ = [
     "SitOut", "StartHand", "StateDecodeError", "TableConfig", "TableCreated", "TableExists", "TableFull",
     "TableState", "Timeout", "TimeoutNotDue", "TopUp", "UncalledBetReturned", "Variant", "Viewer",
     "ViewerKind", "action_deadline_ms", "can_start_hand", "chips_in_play", "decide", "event_from_json",
-    "event_to_json", "evolve", "hand_running", "initial_state", "legal_actions", "replay", "state_from_json",
-    "state_to_json", "to_act", "view_event", "view_state"
+    "event_to_json", "evolve", "execute", "hand_running", "initial_state", "legal_actions", "replay",
+    "state_from_json", "state_to_json", "to_act", "view_event", "view_state"
 ]

@@ -121,7 +121,7 @@ def state_to_json(state: TableState) -> dict[str, Any]:
         "hand_number": state.hand_number,
         "hand": None if hand is None else {
             **{name: _to_json(getattr(hand, name)) for name in HandState.__slots__ if name != "players"},
-            "players": [[getattr(p, name) for name in HandPlayer.__slots__] for p in hand.players.values()],
+            "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
         },
     }
 
@@ -148,8 +148,9 @@ def state_from_json(data: dict[str, Any]) -> TableState:
             players = {}
             for row in raw["players"]:
                 player = HandPlayer.__new__(HandPlayer)
-                for name, value in zip(HandPlayer.__slots__, row, strict=True):
+                for name, value in zip(HandPlayer.FIELDS, row, strict=True):
                     setattr(player, name, value)
+                player.owner = None
                 players[player.seat] = player
             hand.players = players
             state.hand = hand

@@ -84,6 +84,7 @@ from stud_service.engine.events import (
 )
 from stud_service.engine.evolve import apply_in_place
 from stud_service.engine.legal import legal_actions_for_seat
+from stud_service.engine.replay import replay
 from stud_service.engine.rules.betting import betting_round_needed
 from stud_service.engine.rules.bring_in import (
     best_board_seat,
@@ -176,7 +177,7 @@ def _sit_down(state: TableState, cmd: SitDown) -> list[Any]:
     return [PlayerSeated(cmd.player_id, cmd.seat, cmd.buy_in, cmd.now_ms)]
 
 
-def _leave(state: TableState, cmd: Leave) -> list[Any]:
+def _leave(state: TableState, cmd: Leave) -> list[Any] | _Recorder:
     _config(state)
     seat = _seat_of(state, cmd.player_id)
     seat_state = state.seats[seat]
@@ -187,7 +188,7 @@ def _leave(state: TableState, cmd: Leave) -> list[Any]:
     rec = _Recorder(state)
     rec.emit(LeaveRequested(rec.hand.number, cmd.player_id, seat, cmd.now_ms))
     _advance(rec, cmd.now_ms)
-    return rec.events
+    return rec
 
 
 def _sit_out(state: TableState, cmd: SitOut) -> list[Any]:
@@ -246,7 +247,7 @@ def _check_deck(deck: Any) -> tuple[int, ...]:
     return tuple(deck)
 
 
-def _start_hand(state: TableState, cmd: StartHand) -> list[Any]:
+def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
     config = _config(state)
     if state.hand is not None:
         raise HandRunning(f"hand {state.hand.number} is still running")
@@ -278,7 +279,7 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any]:
         assert first is not None
         rec.emit(BettingRoundStarted(number, 3, first, cmd.now_ms))
     _advance(rec, cmd.now_ms)
-    return rec.events
+    return rec
 
 
 def _auto_action(state: TableState, seat: int, now_ms: int, timeout: bool) -> PlayerActed:
@@ -309,7 +310,8 @@ def _acted(state: TableState, hand: HandState, seat: int, kind: ActionKind, amou
     return PlayerActed(hand.number, seat, kind, total, chips, chips == stack and chips > 0, now_ms, timeout)
 
 
-def _act(state: TableState, cmd: Act) -> list[Any]:
+def _refuse_act(state: TableState, cmd: Act) -> None:
+    """Raise the error that says why ``cmd`` is not the turn's action."""
     _config(state)
     hand = state.hand
     if hand is None:
@@ -317,17 +319,26 @@ def _act(state: TableState, cmd: Act) -> list[Any]:
     seat = _seat_of(state, cmd.player_id)
     if seat not in hand.players:
         raise ActionNotAvailable(f"player {cmd.player_id!r} is not in this hand")
-    if not hand.betting or hand.to_act != seat:
-        raise NotYourTurn(f"it is not {cmd.player_id!r}'s turn"
-                          + (f": seat {hand.to_act} is to act" if hand.betting else ""))
-    try:
-        kind = ActionKind(cmd.action)
-    except ValueError:
-        raise ActionNotAvailable(f"unknown action {cmd.action!r}") from None
+    raise NotYourTurn(f"it is not {cmd.player_id!r}'s turn"
+                      + (f": seat {hand.to_act} is to act" if hand.betting else ""))
+
+
+def _act(state: TableState, cmd: Act) -> list[Any] | _Recorder:
+    hand = state.hand
+    seat = hand.to_act if hand is not None and hand.betting else None
+    if seat is None or hand is None or hand.players[seat].player_id != cmd.player_id:
+        _refuse_act(state, cmd)  # raises; the common case above skips the lookups
+    assert hand is not None and seat is not None
+    kind = cmd.action
+    if type(kind) is not ActionKind:
+        try:
+            kind = ActionKind(kind)
+        except ValueError:
+            raise ActionNotAvailable(f"unknown action {cmd.action!r}") from None
     legal = legal_actions_for_seat(state, seat)
     amounts = legal.amounts(kind)
-    offered = ", ".join(str(k) for k in legal.kinds())
     if amounts is None:
+        offered = ", ".join(str(k) for k in legal.kinds())
         raise ActionNotAvailable(f"{kind} is not available now (you may: {offered})")
     if amounts:
         if cmd.amount not in amounts or isinstance(cmd.amount, bool):
@@ -337,10 +348,10 @@ def _act(state: TableState, cmd: Act) -> list[Any]:
     rec = _Recorder(state)
     rec.emit(_acted(state, hand, seat, kind, cmd.amount, cmd.now_ms))
     _advance(rec, cmd.now_ms)
-    return rec.events
+    return rec
 
 
-def _timeout(state: TableState, cmd: Timeout) -> list[Any]:
+def _timeout(state: TableState, cmd: Timeout) -> list[Any] | _Recorder:
     _config(state)
     if state.hand is None:
         raise HandNotRunning("no hand is running")
@@ -357,7 +368,7 @@ def _timeout(state: TableState, cmd: Timeout) -> list[Any]:
     if not seat_state.sitting_out:
         rec.emit(PlayerSatOut(seat_state.player_id, seat, "timeout", cmd.now_ms))
     _advance(rec, cmd.now_ms)
-    return rec.events
+    return rec
 
 
 # --- what follows an event --------------------------------------------------------------------
@@ -367,6 +378,8 @@ def _advance(rec: _Recorder, now_ms: int) -> None:
     street, the run-out, the showdown and the end of the hand."""
     while rec.state.hand is not None:
         hand = rec.hand
+        if hand.betting and hand.to_act is not None and not rec.state.seats[hand.to_act].leaving:
+            return  # wait for the player (next_to_act only names a seat while two are live)
         live = hand.live()
         if len(live) == 1:
             _end_uncontested(rec, live[0].seat, now_ms)
@@ -484,7 +497,7 @@ def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: 
             rec.emit(PlayerSatOut(seat_state.player_id, seat, "busted", now_ms))
 
 
-_HANDLERS: dict[type, Callable[[TableState, Any], list[Any]]] = {
+_HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
     CreateTable: _create_table,
     SitDown: _sit_down,
     Leave: _leave,
@@ -498,9 +511,25 @@ _HANDLERS: dict[type, Callable[[TableState, Any], list[Any]]] = {
 }
 
 
-def decide(state: TableState, command: Any) -> list[Any]:
-    """The events ``command`` causes in ``state``, or a DomainError saying why it is refused."""
+def _run(state: TableState, command: Any) -> list[Any] | _Recorder:
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise InvalidArgument(f"unknown command {type(command).__name__}")
     return handler(state, command)
+
+
+def decide(state: TableState, command: Any) -> list[Any]:
+    """The events ``command`` causes in ``state``, or a DomainError saying why it is refused."""
+    result = _run(state, command)
+    return result.events if isinstance(result, _Recorder) else result
+
+
+def execute(state: TableState, command: Any) -> tuple[list[Any], TableState]:
+    """``decide`` and the state after its events in one step: ``(events, replay(events, state))``.
+
+    decide already applies its events to a private copy to see what follows them; a service that
+    needs the new state anyway saves applying them a second time."""
+    result = _run(state, command)
+    if isinstance(result, _Recorder):
+        return result.events, result.state
+    return result, replay(result, state)

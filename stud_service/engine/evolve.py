@@ -36,7 +36,14 @@ from stud_service.engine.rules.betting import (
     raise_size_after_bet,
     uncapped_heads_up_round,
 )
-from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
+from stud_service.engine.state import (
+    HandPlayer,
+    HandState,
+    SeatState,
+    TableState,
+    writable_player,
+    writable_seat,
+)
 
 
 class InvalidEvent(ValueError):
@@ -49,7 +56,7 @@ def _table_created(state: TableState, e: TableCreated) -> None:
 
 
 def _player_seated(state: TableState, e: PlayerSeated) -> None:
-    state.seats[e.seat] = SeatState(e.player_id, e.buy_in)
+    state.seats[e.seat] = SeatState(e.player_id, e.buy_in, owner=state.token)
 
 
 def _player_left(state: TableState, e: PlayerLeft) -> None:
@@ -57,19 +64,19 @@ def _player_left(state: TableState, e: PlayerLeft) -> None:
 
 
 def _leave_requested(state: TableState, e: LeaveRequested) -> None:
-    state.seats[e.seat].leaving = True
+    writable_seat(state, e.seat).leaving = True
 
 
 def _player_sat_out(state: TableState, e: PlayerSatOut) -> None:
-    state.seats[e.seat].sitting_out = True
+    writable_seat(state, e.seat).sitting_out = True
 
 
 def _player_sat_in(state: TableState, e: PlayerSatIn) -> None:
-    state.seats[e.seat].sitting_out = False
+    writable_seat(state, e.seat).sitting_out = False
 
 
 def _player_topped_up(state: TableState, e: PlayerToppedUp) -> None:
-    state.seats[e.seat].stack += e.amount
+    writable_seat(state, e.seat).stack += e.amount
 
 
 def _client_seed_set(state: TableState, e: ClientSeedSet) -> None:
@@ -86,10 +93,10 @@ def _hand_started(state: TableState, e: HandStarted) -> None:
     for seat, player_id, stack in e.seats:
         seat_state = state.seats.get(seat)
         if seat_state is None or seat_state.player_id != player_id:
-            state.seats[seat] = SeatState(player_id, stack)
-        else:
-            seat_state.stack = stack
-        players[seat] = HandPlayer(seat, player_id)
+            state.seats[seat] = SeatState(player_id, stack, owner=state.token)
+        elif seat_state.stack != stack:
+            writable_seat(state, seat).stack = stack
+        players[seat] = HandPlayer(seat, player_id, state.token)
     state.hand_number = e.hand
     state.hand = HandState(e.hand, e.deck, players, e.at_ms)
     seed = e.extra.get("server_seed") if isinstance(e.extra, dict) else None
@@ -105,8 +112,9 @@ def _hand(state: TableState, hand_number: int) -> HandState:
 
 
 def _ante_posted(state: TableState, e: AntePosted) -> None:
-    player = _hand(state, e.hand).players[e.seat]
-    state.seats[e.seat].stack -= e.amount
+    _hand(state, e.hand)
+    player = writable_player(state, e.seat)
+    writable_seat(state, e.seat).stack -= e.amount
     player.committed += e.amount
     player.all_in = e.all_in
 
@@ -119,15 +127,17 @@ def _card_dealt(state: TableState, e: CardDealt) -> None:
         hand.betting = False
         hand.to_act = None
         hand.level = hand.full_level = hand.n_bets = 0
-        for player in hand.players.values():
-            player.bet = 0
-            player.acted_level = None
+        for seat, player in hand.players.items():
+            if player.bet or player.acted_level is not None:
+                player = writable_player(state, seat)
+                player.bet = 0
+                player.acted_level = None
     if e.seat is None:
         hand.community.append(e.card)
     elif e.face_up:
-        hand.players[e.seat].up.append(e.card)
+        writable_player(state, e.seat).up.append(e.card)
     else:
-        hand.players[e.seat].down.append(e.card)
+        writable_player(state, e.seat).down.append(e.card)
 
 
 def _betting_round_started(state: TableState, e: BettingRoundStarted) -> None:
@@ -171,8 +181,9 @@ def next_to_act(hand: HandState, after: int) -> int | None:
 
 def _player_acted(state: TableState, e: PlayerActed) -> None:
     hand = _hand(state, e.hand)
-    player = hand.players[e.seat]
-    state.seats[e.seat].stack -= e.chips
+    player = writable_player(state, e.seat)
+    if e.chips:
+        writable_seat(state, e.seat).stack -= e.chips
     player.committed += e.chips
     player.bet = e.amount
     player.all_in = e.all_in
@@ -216,10 +227,11 @@ def _player_acted(state: TableState, e: PlayerActed) -> None:
 
 
 def _uncalled_bet_returned(state: TableState, e: UncalledBetReturned) -> None:
-    player = _hand(state, e.hand).players[e.seat]
+    _hand(state, e.hand)
+    player = writable_player(state, e.seat)
     player.committed -= e.amount
     player.bet = max(0, player.bet - e.amount)
-    state.seats[e.seat].stack += e.amount
+    writable_seat(state, e.seat).stack += e.amount
 
 
 def _nothing(state: TableState, e: Any) -> None:
@@ -229,7 +241,8 @@ def _nothing(state: TableState, e: Any) -> None:
 def _hand_ended(state: TableState, e: HandEnded) -> None:
     _hand(state, e.hand)
     for seat, stack in e.stacks:
-        state.seats[seat].stack = stack
+        if state.seats[seat].stack != stack:
+            writable_seat(state, seat).stack = stack
     state.hand = None
 
 
@@ -256,6 +269,7 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
 
 def apply_in_place(state: TableState, event: Any) -> TableState:
     """Apply ``event`` to ``state`` itself (which the caller owns) and return it."""
+    state.legal = None
     try:
         APPLY[type(event)](state, event)
     except KeyError as exc:

@@ -81,14 +81,20 @@ def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> Lega
 def legal_actions(state: TableState, player_id: str) -> LegalActions:
     """What ``player_id`` may do now; no options unless it is their turn."""
     hand = state.hand
-    seat = state.seat_of(player_id)
-    if hand is None or not hand.betting or hand.to_act is None or seat != hand.to_act:
-        return LegalActions(seat, ())
-    return _options_for(state, hand, hand.players[seat])
+    if hand is None or not hand.betting or hand.to_act is None:
+        return LegalActions(state.seat_of(player_id), ())
+    seat = hand.to_act
+    if hand.players[seat].player_id != player_id:
+        return LegalActions(state.seat_of(player_id), ())
+    return legal_actions_for_seat(state, seat)
 
 
 def legal_actions_for_seat(state: TableState, seat: int) -> LegalActions:
     hand = state.hand
     if hand is None or not hand.betting or hand.to_act != seat:
         return LegalActions(seat, ())
-    return _options_for(state, hand, hand.players[seat])
+    cached = state.legal
+    if cached is None:
+        # A state is never changed once another holds it, so the answer can be kept on it.
+        cached = state.legal = _options_for(state, hand, hand.players[seat])
+    return cached

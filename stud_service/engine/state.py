@@ -1,7 +1,12 @@
 """Table and hand state, and the read-only queries the service and clients need.
 
 The state classes are mutable with ``__slots__`` for speed, but nothing outside the engine
-mutates them: ``evolve`` and ``decide`` work on a ``clone``.  Treat a state you hold as a value.
+mutates them: ``evolve`` and ``decide`` work on a ``copy``.  Treat a state you hold as a value.
+
+Copies are copy-on-write: ``TableState.copy`` copies the table and hand shells and shares the
+seat and player objects; each copy has its own ``token``, and ``writable_seat`` /
+``writable_player`` copy a shared object (stamping it with the token) before its first change.
+Only evolve writes, and only through those two functions.
 
 Chips: during a hand a seat's ``stack`` is what is behind; what it put in lives in
 ``HandPlayer.committed``.  ``chips_in_play`` = stacks + committed is constant through a hand.
@@ -9,24 +14,29 @@ Chips: during a hand a seat's ``stack`` is what is behind; what it put in lives 
 
 from __future__ import annotations
 
+from typing import Any
+
 from stud_service.engine.config import TableConfig
 
 
 class SeatState:
-    __slots__ = ("player_id", "stack", "sitting_out", "leaving")
+    __slots__ = ("player_id", "stack", "sitting_out", "leaving", "owner")
+    FIELDS = ("player_id", "stack", "sitting_out", "leaving")
 
-    def __init__(self, player_id: str, stack: int, sitting_out: bool = False, leaving: bool = False) -> None:
+    def __init__(self, player_id: str, stack: int, sitting_out: bool = False, leaving: bool = False,
+                 owner: object = None) -> None:
         self.player_id = player_id
         self.stack = stack
         self.sitting_out = sitting_out
         self.leaving = leaving
+        self.owner = owner
 
-    def copy(self) -> SeatState:
-        return SeatState(self.player_id, self.stack, self.sitting_out, self.leaving)
+    def copy(self, owner: object = None) -> SeatState:
+        return SeatState(self.player_id, self.stack, self.sitting_out, self.leaving, owner)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SeatState) and all(
-            getattr(self, s) == getattr(other, s) for s in SeatState.__slots__)
+            getattr(self, s) == getattr(other, s) for s in SeatState.FIELDS)
 
     def __repr__(self) -> str:
         return (f"SeatState({self.player_id!r}, stack={self.stack}, out={self.sitting_out},"
@@ -41,9 +51,11 @@ class HandPlayer:
     raised by a full bet since they acted (RULES.md §4, short all-in raises do not reopen).
     """
 
-    __slots__ = ("seat", "player_id", "down", "up", "folded", "all_in", "committed", "bet", "acted_level")
+    __slots__ = ("seat", "player_id", "down", "up", "folded", "all_in", "committed", "bet", "acted_level",
+                 "owner")
+    FIELDS = ("seat", "player_id", "down", "up", "folded", "all_in", "committed", "bet", "acted_level")
 
-    def __init__(self, seat: int, player_id: str) -> None:
+    def __init__(self, seat: int, player_id: str, owner: object = None) -> None:
         self.seat = seat
         self.player_id = player_id
         self.down: list[int] = []
@@ -53,8 +65,9 @@ class HandPlayer:
         self.committed = 0
         self.bet = 0
         self.acted_level: int | None = None
+        self.owner = owner
 
-    def copy(self) -> HandPlayer:
+    def copy(self, owner: object = None) -> HandPlayer:
         other = HandPlayer.__new__(HandPlayer)
         other.seat = self.seat
         other.player_id = self.player_id
@@ -65,6 +78,7 @@ class HandPlayer:
         other.committed = self.committed
         other.bet = self.bet
         other.acted_level = self.acted_level
+        other.owner = owner
         return other
 
     @property
@@ -73,7 +87,7 @@ class HandPlayer:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HandPlayer) and all(
-            getattr(self, s) == getattr(other, s) for s in HandPlayer.__slots__)
+            getattr(self, s) == getattr(other, s) for s in HandPlayer.FIELDS)
 
 
 class HandState:
@@ -112,12 +126,31 @@ class HandState:
         self.server_seed: str | None = None  # from HandStarted.extra, revealed by HandEnded
 
     def copy(self) -> HandState:
-        other = HandState.__new__(HandState)
-        for name in HandState.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.players = {seat: p.copy() for seat, p in self.players.items()}
-        other.community = self.community[:]
-        return other
+        """A new shell sharing the players (see the module docstring: copy-on-write)."""
+        o = HandState.__new__(HandState)
+        o.number = self.number
+        o.deck = self.deck
+        o.next_card = self.next_card
+        o.players = self.players.copy()
+        o.order = self.order
+        o.street = self.street
+        o.community = self.community[:]
+        o.betting = self.betting
+        o.to_act = self.to_act
+        o.turn_ms = self.turn_ms
+        o.level = self.level
+        o.full_level = self.full_level
+        o.n_bets = self.n_bets
+        o.step = self.step
+        o.completed = self.completed
+        o.bring_in_due = self.bring_in_due
+        o.uncapped = self.uncapped
+        o.first_actor = self.first_actor
+        o.aggressor = self.aggressor
+        o.round_street = self.round_street
+        o.started_ms = self.started_ms
+        o.server_seed = self.server_seed
+        return o
 
     def live(self) -> list[HandPlayer]:
         """Players still in the hand (not folded), by seat."""
@@ -132,7 +165,8 @@ class HandState:
 class TableState:
     """A table: its config, seats (1..config.seats) and the running hand, if any."""
 
-    __slots__ = ("table_id", "config", "seats", "hand_number", "hand")
+    __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "token", "legal")
+    FIELDS = ("table_id", "config", "seats", "hand_number", "hand")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -140,14 +174,18 @@ class TableState:
         self.seats: dict[int, SeatState] = {}
         self.hand_number = 0
         self.hand: HandState | None = None
+        self.token = object()  # marks the seat and player objects this copy may change in place
+        self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
     def copy(self) -> TableState:
         other = TableState.__new__(TableState)
         other.table_id = self.table_id
         other.config = self.config
-        other.seats = {seat: s.copy() for seat, s in self.seats.items()}
+        other.seats = self.seats.copy()
         other.hand_number = self.hand_number
         other.hand = self.hand.copy() if self.hand is not None else None
+        other.token = object()
+        other.legal = None
         return other
 
     def seat_of(self, player_id: str) -> int | None:
@@ -158,10 +196,27 @@ class TableState:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TableState) and all(
-            getattr(self, s) == getattr(other, s) for s in TableState.__slots__)
+            getattr(self, s) == getattr(other, s) for s in TableState.FIELDS)
 
     def __repr__(self) -> str:
         return f"TableState({self.table_id!r}, seats={self.seats}, hand_number={self.hand_number})"
+
+
+def writable_seat(state: TableState, seat: int) -> SeatState:
+    """The seat's state, copied first if another state shares it (copy-on-write)."""
+    seat_state = state.seats[seat]
+    if seat_state.owner is not state.token:
+        seat_state = state.seats[seat] = seat_state.copy(state.token)
+    return seat_state
+
+
+def writable_player(state: TableState, seat: int) -> HandPlayer:
+    """The seat's part of the running hand, copied first if another state shares it."""
+    players = state.hand.players  # type: ignore[union-attr]
+    player = players[seat]
+    if player.owner is not state.token:
+        player = players[seat] = player.copy(state.token)
+    return player
 
 
 def initial_state() -> TableState:
