@@ -1,0 +1,188 @@
+"""Tables played by random legal players: a fast source of real hands for tests and benchmarks.
+
+Everything goes through the engine (``decide`` + ``evolve``) and the real provably fair shuffle, as the
+service's dealer does it: every hand's HandStarted carries the commitment, the server seed (kept for the
+reveal) and the client seeds.  Players pick uniformly weighted legal actions and amounts, sometimes time
+out, leave mid-hand, sit out, send client seeds or top up, so the log holds every kind of event.
+
+>>> table = simulate_table("t-doc", Variant.RAZZ, hands=3, seed=7)
+>>> [type(e).__name__ for e in table.commands[0]]
+['TableCreated']
+>>> sum(type(e).__name__ == "HandEnded" for events in table.commands for e in events)
+3
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from stud_service.engine import (
+    Act,
+    ActionKind,
+    CreateTable,
+    Leave,
+    SetClientSeed,
+    SitDown,
+    SitIn,
+    SitOut,
+    StartHand,
+    TableConfig,
+    TableState,
+    Timeout,
+    TopUp,
+    Variant,
+    action_deadline_ms,
+    can_start_hand,
+    decide,
+    event_to_json,
+    initial_state,
+    legal_actions,
+    replay,
+    to_act,
+)
+from stud_service.shuffle import shuffle_deck
+
+T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+
+@dataclass
+class SimulatedTable:
+    table_id: str
+    config: TableConfig
+    commands: list[list[Any]] = field(default_factory=list)  # each command's events, in order
+    state: TableState = field(default_factory=initial_state)
+
+    def payloads(self) -> list[list[dict[str, Any]]]:
+        return [[event_to_json(event) for event in events] for events in self.commands]
+
+
+def table_config(variant: Variant, rng: random.Random) -> TableConfig:
+    small = rng.choice((100, 200, 400))
+    return TableConfig(
+        variant=variant, ante=rng.choice((0, small // 10, small // 4)), bring_in=small // 2,
+        small_bet=small, big_bet=2 * small, min_buy_in=small * 3, max_buy_in=small * 40,
+        seats=8, uncapped_heads_up=rng.random() < 0.2,
+    )
+
+
+class _Driver:
+    def __init__(self, table: SimulatedTable, rng: random.Random) -> None:
+        self.table = table
+        self.rng = rng
+        self.now = T0_MS
+        self.pending_seeds: dict[str, str] = {}  # client seeds for the next deal, by player
+
+    def run(self, command: Any) -> list[Any]:
+        events = decide(self.table.state, command)
+        if events:
+            self.table.state = replay(events, self.table.state)
+            self.table.commands.append(events)
+        return events
+
+    def tick(self, ms: int = 1500) -> int:
+        self.now += self.rng.randint(1, ms)
+        return self.now
+
+    def fill_seats(self) -> None:
+        config = self.table.config
+        state = self.table.state
+        for seat in range(1, config.seats + 1):
+            if seat not in state.seats and self.rng.random() < 0.5:
+                player = f"p{seat}-{self.rng.randrange(1000)}"
+                if state.seat_of(player) is None:
+                    buy_in = self.rng.randint(config.min_buy_in, config.max_buy_in // 4)
+                    self.run(SitDown(player, seat, buy_in, self.tick()))
+                    state = self.table.state
+
+    def between_hands(self) -> None:
+        config = self.table.config
+        for _seat, seated in sorted(self.table.state.seats.items()):
+            roll = self.rng.random()
+            if seated.stack == 0:
+                self.run(TopUp(seated.player_id, self.rng.randint(1, config.min_buy_in * 2), self.tick()))
+            if seated.sitting_out and roll < 0.8:
+                self.run(SitIn(seated.player_id, self.tick()))
+            elif not seated.sitting_out and roll > 0.97:
+                self.run(SitOut(seated.player_id, self.tick()))
+            if roll < 0.15:
+                seed = f"seed-{self.rng.getrandbits(40):x}"
+                if self.run(SetClientSeed(seated.player_id, seed, self.tick())):
+                    self.pending_seeds[seated.player_id] = seed
+        if len(self.table.state.seats) < 2 or self.rng.random() < 0.1:
+            self.fill_seats()
+
+    def start_hand(self) -> None:
+        state = self.table.state
+        seeds = {}
+        for seat, seated in state.seats.items():
+            pending = self.pending_seeds.get(seated.player_id)
+            if pending is not None and not seated.sitting_out and seated.stack > 0:
+                seeds[seat] = pending
+        deck = shuffle_deck(seeds)
+        self.pending_seeds.clear()
+        self.run(StartHand(deck.cards, deck.commitment, self.tick(), {
+            "server_seed": deck.server_seed.hex(),
+            "client_seeds": {str(seat): seed for seat, seed in sorted(seeds.items())},
+        }))
+
+    def act(self) -> None:
+        state = self.table.state
+        seat = to_act(state)
+        assert seat is not None
+        player = state.seats[seat].player_id
+        roll = self.rng.random()
+        if roll < 0.02:
+            deadline = action_deadline_ms(state)
+            assert deadline is not None
+            self.now = max(self.now, deadline)
+            self.run(Timeout(self.now))
+            return
+        if roll < 0.03:
+            self.run(Leave(player, self.tick()))
+            return
+        legal = legal_actions(state, player)
+        weights = {ActionKind.FOLD: 1, ActionKind.CHECK: 4, ActionKind.CALL: 4, ActionKind.BRING_IN: 3,
+                   ActionKind.COMPLETE: 2, ActionKind.BET: 2, ActionKind.RAISE: 2}
+        kinds = legal.kinds()
+        kind = self.rng.choices(kinds, [weights[k] for k in kinds])[0]
+        amounts = legal.amounts(kind)
+        amount = self.rng.choice(amounts) if amounts else None
+        self.run(Act(player, kind, amount, self.tick()))
+
+
+def simulate_table(table_id: str, variant: Variant, hands: int, seed: int = 0,
+                   config: TableConfig | None = None) -> SimulatedTable:
+    """Play ``hands`` hands at a new table; every command's events are in ``commands``."""
+    rng = random.Random(seed)
+    table = SimulatedTable(table_id, config or table_config(variant, rng))
+    driver = _Driver(table, rng)
+    driver.run(CreateTable(table_id, table.config, driver.now))
+    played = 0
+    while played < hands:
+        driver.between_hands()
+        if not can_start_hand(table.state):
+            driver.fill_seats()
+            continue
+        driver.start_hand()
+        while table.state.hand is not None:
+            driver.act()
+        played += 1
+    return table
+
+
+async def store_table(store: Any, table: SimulatedTable) -> int:
+    """Append the table's events to ``tables/{table_id}`` through the real event log, one append per
+    hand (everything from the end of the previous hand to this hand's end); returns the head version."""
+    stream_id = f"tables/{table.table_id}"
+    version = 0
+    batch: list[dict[str, Any]] = []
+    for events in table.commands:
+        batch.extend(event_to_json(event) for event in events)
+        if any(type(event).__name__ == "HandEnded" for event in events):
+            version = (await store.append(stream_id, version, batch)).version
+            batch = []
+    if batch:
+        version = (await store.append(stream_id, version, batch)).version
+    return version
