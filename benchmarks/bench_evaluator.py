@@ -164,6 +164,11 @@ def main() -> None:
             "phevaluator C, loop in C", fmt_rate(peer), rate(BATCH_HANDS, seconds) / peer)
     row("single-hand C call, loop in C", fmt_rate(rate(BATCH_HANDS, ours_loop)),
         "phevaluator C, loop in C", fmt_rate(peer), pheval_loop / ours_loop)
+    # No peer evaluates Razz or eight-or-better lows in C; ours are shown for scale.
+    for name, batch in (("ace-to-five low", native.evaluate_low_batch),
+                        ("eight-or-better", native.evaluate_eight_or_better_batch)):
+        seconds = best_seconds(lambda batch=batch: batch(hands, BATCH_HANDS, 7), 3)
+        print(f"{'batch, ' + name + ', 1 thread':<44} {fmt_rate(rate(BATCH_HANDS, seconds)):>14}   (no peer)")
 
     # ---- single calls from Python ------------------------------------------------------------
     sample = [list(hands[7 * i:7 * i + 7]) for i in range(PYTHON_HANDS)]
