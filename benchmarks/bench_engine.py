@@ -1,0 +1,209 @@
+"""Engine throughput against PokerKit, measured side by side in the same run.
+
+1. Full hands of random legal play at a 6-player Seven Card Stud table ($2/$4 in cents, ante 50,
+   bring-in 100, stacks of 100 big bets, fresh each hand), per second.  Both engines play the same
+   policy: the bring-in posts 70% / completes 30%; otherwise fold 1 : check-or-call 4 : bet, complete
+   or raise 2 (never folding when a check is free).  Ours goes through the service path:
+   ``legal_actions`` for the player to act, then ``execute`` (decide + the new state).  PokerKit
+   runs its ``FixedLimitSevenCardStud`` state machine with automations for antes, dealing, bet
+   collection, showdown and chip pushing/pulling.
+2. Replay: ours folds each recorded hand's events from scratch (``replay(hand_events)``, the
+   "replay any hand" audit path); PokerKit re-applies each recorded hand's operations (its deals
+   and actions, with the same automations) to a fresh state.  Reported as events (ours) or
+   operations (PokerKit) per second.
+
+Run: ``.venv/bin/python benchmarks/bench_engine.py [--hands N] [--peer-hands N] [--seed S]``
+(needs ``pip install pokerkit``, part of the ``bench`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from stud_service.engine import (  # noqa: E402
+    ActionKind,
+    PlayerSeated,
+    StartHand,
+    TableConfig,
+    TableCreated,
+    execute,
+    legal_actions,
+    replay,
+)
+
+PLAYERS = 6
+STACK = 40_000
+ANTE, BRING_IN, SMALL_BET, BIG_BET = 50, 100, 200, 400
+AGGRESSIVE = (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE)
+
+
+# --- ours -------------------------------------------------------------------------------------
+
+def our_table() -> Any:
+    config = TableConfig(ante=ANTE, bring_in=BRING_IN, small_bet=SMALL_BET, big_bet=BIG_BET,
+                         min_buy_in=1, max_buy_in=STACK)
+    return replay([TableCreated("bench", config, 0)]
+                  + [PlayerSeated(f"p{seat}", seat, STACK, 0) for seat in range(1, PLAYERS + 1)])
+
+
+def our_choice(rng: random.Random, options: tuple) -> tuple[ActionKind, int | None]:
+    kinds = {kind: amounts for kind, amounts in options}
+    if ActionKind.BRING_IN in kinds:
+        complete = ActionKind.COMPLETE in kinds and rng.random() >= 0.7
+        kind = ActionKind.COMPLETE if complete else ActionKind.BRING_IN
+        return kind, kinds[kind][0]
+    weighted = []
+    for kind in kinds:
+        if kind is ActionKind.FOLD and ActionKind.CHECK not in kinds:
+            weighted.append((kind, 1))
+        elif kind in (ActionKind.CHECK, ActionKind.CALL):
+            weighted.append((kind, 4))
+        elif kind in AGGRESSIVE:
+            weighted.append((kind, 2))
+    kind = rng.choices([k for k, _ in weighted], [w for _, w in weighted])[0]
+    amounts = kinds[kind]
+    return kind, (amounts[0] if amounts else None)
+
+
+def our_hand(rng: random.Random, table: Any) -> list[Any]:
+    deck = list(range(52))
+    rng.shuffle(deck)
+    log, state = execute(table, StartHand(tuple(deck), "00", 0))
+    from stud_service.engine import Act  # local: keeps the hot loop's globals small
+
+    while state.hand is not None:
+        hand = state.hand
+        player_id = hand.players[hand.to_act].player_id
+        kind, amount = our_choice(rng, legal_actions(state, player_id).options)
+        events, state = execute(state, Act(player_id, kind, amount, 0))
+        log += events
+    return log
+
+
+# --- PokerKit ---------------------------------------------------------------------------------
+
+def pokerkit_automations(deal: bool) -> tuple:
+    from pokerkit import Automation
+
+    automations = [Automation.ANTE_POSTING, Automation.BET_COLLECTION, Automation.BLIND_OR_STRADDLE_POSTING,
+                   Automation.CARD_BURNING, Automation.HOLE_CARDS_SHOWING_OR_MUCKING, Automation.HAND_KILLING,
+                   Automation.CHIPS_PUSHING, Automation.CHIPS_PULLING]
+    if deal:
+        automations.append(Automation.HOLE_DEALING)
+    return tuple(automations)
+
+
+def pokerkit_state(automations: tuple) -> Any:
+    from pokerkit import FixedLimitSevenCardStud, Mode
+
+    return FixedLimitSevenCardStud.create_state(automations, True, ANTE, BRING_IN, SMALL_BET, BIG_BET,
+                                                (STACK,) * PLAYERS, PLAYERS, mode=Mode.CASH_GAME)
+
+
+def pokerkit_hand(rng: random.Random, automations: tuple) -> Any:
+    state = pokerkit_state(automations)
+    while state.status:
+        if state.can_post_bring_in():
+            if rng.random() < 0.7 or not state.can_complete_bet_or_raise_to():
+                state.post_bring_in()
+            else:
+                state.complete_bet_or_raise_to()
+            continue
+        weighted = []
+        if state.can_fold() and state.checking_or_calling_amount:
+            weighted.append(("fold", 1))
+        if state.can_check_or_call():
+            weighted.append(("call", 4))
+        if state.can_complete_bet_or_raise_to():
+            weighted.append(("raise", 2))
+        choice = rng.choices([k for k, _ in weighted], [w for _, w in weighted])[0]
+        if choice == "fold":
+            state.fold()
+        elif choice == "call":
+            state.check_or_call()
+        else:
+            state.complete_bet_or_raise_to()
+    return state
+
+
+def pokerkit_replay(operations: list[Any], automations: tuple) -> int:
+    """Re-apply one hand's recorded deals and decisions; returns the operations the state ran."""
+    state = pokerkit_state(automations)
+    for op in operations:
+        name = type(op).__name__
+        if name == "HoleDealing":
+            state.deal_hole(op.cards)
+        elif name == "BringInPosting":
+            state.post_bring_in()
+        elif name == "Folding":
+            state.fold()
+        elif name == "CheckingOrCalling":
+            state.check_or_call()
+        elif name == "CompletionBettingOrRaisingTo":
+            state.complete_bet_or_raise_to(op.amount)
+    return len(state.operations)
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=5_000, help="hands for our engine")
+    parser.add_argument("--peer-hands", type=int, default=500, help="hands for PokerKit")
+    parser.add_argument("--seed", type=int, default=2024)
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")  # PokerKit warns on dealing chosen cards during replay
+
+    rng = random.Random(args.seed)
+    table = our_table()
+    started = time.perf_counter()
+    logs = [our_hand(rng, table) for _ in range(args.hands)]
+    ours_play = time.perf_counter() - started
+    events = sum(len(log) for log in logs)
+    started = time.perf_counter()
+    for log in logs:
+        replay(log)
+    ours_replay = time.perf_counter() - started
+
+    try:
+        import pokerkit  # noqa: F401
+    except ImportError:
+        print("pokerkit is not installed: pip install pokerkit (the bench extra)")
+        return 1
+    rng = random.Random(args.seed)
+    with_dealing, without_dealing = pokerkit_automations(True), pokerkit_automations(False)
+    started = time.perf_counter()
+    peer_states = [pokerkit_hand(rng, with_dealing) for _ in range(args.peer_hands)]
+    peer_play = time.perf_counter() - started
+    recorded = [list(state.operations) for state in peer_states]
+    started = time.perf_counter()
+    peer_ops = sum(pokerkit_replay(ops, without_dealing) for ops in recorded)
+    peer_replay = time.perf_counter() - started
+
+    ours_hps, peer_hps = args.hands / ours_play, args.peer_hands / peer_play
+    ours_eps, peer_ops_ps = events / ours_replay, peer_ops / peer_replay
+    print(f"Seven Card Stud, {PLAYERS} players, random legal play (Python {sys.version.split()[0]})")
+    print(f"{'':34}{'stud-service':>16}{'PokerKit':>14}{'ratio':>9}")
+    print(f"{'hands played per second':34}{ours_hps:>16,.0f}{peer_hps:>14,.0f}{ours_hps / peer_hps:>8.1f}x")
+    print(f"{'replay: events/operations per s':34}{ours_eps:>16,.0f}{peer_ops_ps:>14,.0f}"
+          f"{ours_eps / peer_ops_ps:>8.1f}x")
+    print(f"{'  per hand (events / operations)':34}{events / args.hands:>16.1f}"
+          f"{peer_ops / args.peer_hands:>14.1f}")
+    ours_rhps, peer_rhps = args.hands / ours_replay, args.peer_hands / peer_replay
+    print(f"{'replay: hands per second':34}{ours_rhps:>16,.0f}{peer_rhps:>14,.0f}"
+          f"{ours_rhps / peer_rhps:>8.1f}x")
+    print(f"goals: >= 20x PokerKit's hands per second ({'met' if ours_hps >= 20 * peer_hps else 'NOT met'}); "
+          f">= 200,000 events replayed per second ({'met' if ours_eps >= 200_000 else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
