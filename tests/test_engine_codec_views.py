@@ -1,0 +1,131 @@
+"""Events and snapshots as JSON, and what each viewer may see (DESIGN.md, "Hidden information")."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from engine_helpers import deal_table, of_type, play_passively
+
+from stud_service.engine import (
+    EVENT_TYPES,
+    STATE_FORMAT_VERSION,
+    CardDealt,
+    EventDecodeError,
+    HandStarted,
+    StateDecodeError,
+    Viewer,
+    event_from_json,
+    event_to_json,
+    replay,
+    state_from_json,
+    state_to_json,
+    view_event,
+    view_state,
+)
+
+HANDS = {1: "Ah Kh 2c 3c 4c 5c 6c", 2: "Ad Kd 9s 9h 8c 8d 7d"}
+
+
+def test_every_event_is_plain_json_with_type_version_and_hand() -> None:
+    table = deal_table(HANDS)
+    play_passively(table)
+    for event in table.log:
+        data = event_to_json(event)
+        assert json.loads(json.dumps(data)) == data
+        assert data["type"] == type(event).__name__ and data["v"] == type(event).V
+        if type(event).__name__ in ("HandStarted", "CardDealt", "PlayerActed", "HandEnded", "AntePosted"):
+            assert data["hand"] == 1
+        assert event_from_json(json.loads(json.dumps(data))) == event
+
+
+def test_hand_started_carries_everything_to_replay_the_hand_alone() -> None:
+    """A hand's own events (from HandStarted) replay to the same stacks as the full table log."""
+    table = deal_table(HANDS)
+    play_passively(table)
+    start = table.log.index(of_type(table.log, "HandStarted")[0])
+    alone = replay([event_from_json(event_to_json(e)) for e in table.log[start:]])
+    assert {s: x.stack for s, x in alone.seats.items()} == {s: x.stack for s, x in table.state.seats.items()}
+    started = event_to_json(table.log[start])
+    assert started["config"]["variant"] == "STUD"
+    assert started["seats"] == [[1, "p1", 10_000], [2, "p2", 10_000]]
+    assert len(started["deck"]) == 52 and started["commitment"]
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"type": "Nope", "v": 1}, "unknown event type"),
+    ({"type": "CardDealt", "v": 1, "hand": 1, "street": 3, "seat": 1, "card": 5}, "missing field 'face_up'"),
+    ({"type": "CardDealt", "v": 99, "hand": 1, "street": 3, "seat": 1, "card": 5, "face_up": True}, "newer"),
+    ({"type": "CardDealt", "hand": 1}, "schema version"),
+    ({"type": "CardDealt", "v": 1, "hand": 1, "street": 3, "seat": 1, "card": 5, "face_up": True, "x": 1},
+     "unexpected field"),
+    ([1, 2], "JSON object"),
+])
+def test_undecodable_events_raise_a_clear_error(data: object, message: str) -> None:
+    with pytest.raises(EventDecodeError, match=message):
+        event_from_json(data)  # type: ignore[arg-type]
+
+
+def test_event_types_are_all_registered_with_a_version() -> None:
+    assert all(isinstance(cls.V, int) and cls.V >= 1 for cls in EVENT_TYPES.values())
+
+
+def test_state_snapshot_round_trips_mid_hand_and_refuses_other_formats() -> None:
+    table = deal_table(HANDS)
+    table.act(1, "BRING_IN", 100)
+    data = json.loads(json.dumps(state_to_json(table.state)))
+    assert data["format"] == STATE_FORMAT_VERSION
+    restored = state_from_json(data)
+    assert restored == table.state
+    table.state = restored  # play on from the snapshot
+    play_passively(table)
+    with pytest.raises(StateDecodeError):
+        state_from_json({**data, "format": STATE_FORMAT_VERSION + 1})
+
+
+def test_a_seat_sees_its_own_down_cards_only() -> None:
+    table = deal_table(HANDS)
+    downs = [e for e in table.log if isinstance(e, CardDealt) and not e.face_up]
+    for event in downs:
+        mine = view_event(table.state, event, Viewer.seat(f"p{event.seat}"))
+        theirs = view_event(table.state, event, Viewer.seat(f"p{3 - event.seat}"))
+        observer = view_event(table.state, event, Viewer.observer())
+        assert mine["card"] == event.card
+        assert theirs["card"] is None and theirs["hidden"] is True
+        assert observer["card"] is None
+    up = next(e for e in table.log if isinstance(e, CardDealt) and e.face_up)
+    assert view_event(table.state, up, Viewer.observer())["card"] == up.card
+
+
+def test_the_deck_order_is_for_the_auditor_and_only_after_the_hand() -> None:
+    table = deal_table(HANDS)
+    started = of_type(table.log, "HandStarted")[0]
+    assert isinstance(started, HandStarted)
+    assert view_event(table.state, started, Viewer.auditor())["deck"] is None  # hand still running
+    assert view_event(table.state, started, Viewer.seat("p1"))["deck"] is None
+    down = next(e for e in table.log if isinstance(e, CardDealt) and not e.face_up and e.seat == 2)
+    assert view_event(table.state, down, Viewer.auditor())["card"] is None
+    play_passively(table)
+    assert view_event(table.state, started, Viewer.auditor())["deck"] == list(started.deck)
+    assert view_event(table.state, down, Viewer.auditor())["card"] == down.card
+    assert view_event(table.state, started, Viewer.observer())["deck"] is None
+
+
+def test_view_state_shows_counts_of_hidden_cards_and_the_viewers_legal_actions() -> None:
+    table = deal_table(HANDS)
+    mine = view_state(table.state, Viewer.seat("p1"))
+    players = {p["seat"]: p for p in mine["hand"]["players"]}
+    assert players[1]["down"] == list(table.state.hand.players[1].down)
+    assert players[2]["down"] is None and players[2]["down_count"] == 2 and players[2]["up"]
+    assert mine["to_act"] == 1 and mine["deadline_ms"] == table.now + 30_000
+    assert [o["action"] for o in mine["legal_actions"]["options"]] == ["BRING_IN", "COMPLETE"]
+    observer = view_state(table.state, Viewer.observer())
+    assert all(p["down"] is None for p in observer["hand"]["players"]) and observer["legal_actions"] is None
+    assert json.loads(json.dumps(observer)) == observer
+
+
+def test_mucked_hands_are_not_revealed_in_the_result() -> None:
+    table = deal_table({1: "2c 3c 4d 5d 7s 8s 9h", 2: "Ah Ad Kh Kd 9c 9d Js"})
+    ended = play_passively(table)[-1]
+    data = view_event(table.state, ended, Viewer.observer())
+    assert data["mucked"] == [1] and [seat for seat, _ in data["shown"]] == [2]
