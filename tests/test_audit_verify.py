@@ -24,8 +24,12 @@ HANDS_PER_VARIANT = 120
 async def played(event_store) -> dict[Variant, SimulatedTable]:
     tables = {}
     for index, variant in enumerate(Variant):
-        table = simulate_table(f"audit-{variant.lower().replace('_', '-')}-{uuid.uuid4().hex[:8]}", variant,
-                               HANDS_PER_VARIANT, seed=index)
+        table = simulate_table(
+            f"audit-{variant.lower().replace('_', '-')}-{uuid.uuid4().hex[:8]}",
+            variant,
+            HANDS_PER_VARIANT,
+            seed=index,
+        )
         await store_table(event_store, table)
         tables[variant] = table
     return tables

@@ -79,7 +79,7 @@ def _summary(row: tuple[Any, ...]) -> HandSummary:
     stream_id, hand, started_at, variant, seats, version, pots = row
     pot = sum(int(p.get("amount", 0)) for p in pots) if pots else 0
     return HandSummary(
-        table_id=stream_id[len(STREAM_PREFIX):],
+        table_id=stream_id[len(STREAM_PREFIX) :],
         hand=int(hand),
         started_at=started_at,
         variant=str(variant),
@@ -103,17 +103,21 @@ async def list_hands(
     """One page of hands matching every filter given (none: all hands of all tables)."""
     size = max(1, min(page_size, MAX_PAGE_SIZE))
     after = decode_page_token(page_token) if page_token else (_BEGINNING, "", 0)
-    rows = await fetch(store, _LIST_QUERY, {
-        "prefix": STREAM_PREFIX,
-        "stream": stream_id_for(table_id) if table_id else None,
-        "player": player_id,
-        "since": since,
-        "until": until,
-        "after_time": after[0],
-        "after_stream": after[1],
-        "after_hand": after[2],
-        "limit": size + 1,
-    })
+    rows = await fetch(
+        store,
+        _LIST_QUERY,
+        {
+            "prefix": STREAM_PREFIX,
+            "stream": stream_id_for(table_id) if table_id else None,
+            "player": player_id,
+            "since": since,
+            "until": until,
+            "after_time": after[0],
+            "after_stream": after[1],
+            "after_hand": after[2],
+            "limit": size + 1,
+        },
+    )
     hands = tuple(_summary(row) for row in rows[:size])
     token = encode_page_token(hands[-1]) if len(rows) > size else ""
     return HandPage(hands, token)

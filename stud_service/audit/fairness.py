@@ -30,9 +30,9 @@ class ShuffleEvidence:
     """What the log publishes about one hand's deck."""
 
     commitment: str
-    server_seed: str | None           # hex, revealed at the hand's end
-    client_seeds: dict[int, str]      # seat -> seed text
-    dealt: tuple[int | None, ...]     # the cards dealt, in order; None where the viewer did not see it
+    server_seed: str | None  # hex, revealed at the hand's end
+    client_seeds: dict[int, str]  # seat -> seed text
+    dealt: tuple[int | None, ...]  # the cards dealt, in order; None where the viewer did not see it
     recorded_deck: tuple[int, ...] | None = None  # HandStarted.deck, when the viewer may see it
     committed_seed: str | None = None  # HandStarted.extra["server_seed"], auditors only
 
@@ -82,8 +82,9 @@ def check_shuffle(evidence: ShuffleEvidence) -> ShuffleProblem | None:
     except ValueError:
         return ShuffleProblem(0, "the revealed server seed is not hex")
     if not hmac.compare_digest(commitment(seed), evidence.commitment.lower()):
-        return ShuffleProblem(0, "the revealed server seed does not match the commitment published"
-                                 " before the deal")
+        return ShuffleProblem(
+            0, "the revealed server seed does not match the commitment published before the deal"
+        )
     if evidence.committed_seed is not None and evidence.committed_seed != seed_hex:
         return ShuffleProblem(0, "the revealed server seed is not the one the hand was dealt with")
     deck = deck_order(seed, evidence.client_seeds)
@@ -91,6 +92,7 @@ def check_shuffle(evidence: ShuffleEvidence) -> ShuffleProblem | None:
         return ShuffleProblem(0, "the recorded deck is not the one the seeds fix")
     for position, card in enumerate(evidence.dealt):
         if card is not None and deck[position] != card:
-            return ShuffleProblem(position + 1, f"card {position + 1} dealt is not the deck's card"
-                                                f" at position {position}")
+            return ShuffleProblem(
+                position + 1, f"card {position + 1} dealt is not the deck's card at position {position}"
+            )
     return None

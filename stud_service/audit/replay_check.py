@@ -40,8 +40,9 @@ from stud_service.engine.state import SeatState
 from stud_service.store import canonical_json
 
 AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
-_SEAT_REQUESTS = frozenset({"PlayerSatOut", "PlayerSatIn", "ClientSeedSet", "PlayerToppedUp",
-                            "PlayerSeated", "PlayerLeft"})
+_SEAT_REQUESTS = frozenset(
+    {"PlayerSatOut", "PlayerSatIn", "ClientSeedSet", "PlayerToppedUp", "PlayerSeated", "PlayerLeft"}
+)
 
 
 @dataclass(frozen=True)
@@ -124,13 +125,16 @@ def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> Repla
         for event in produced:
             expected = event_to_json(event)
             if index >= len(items):
-                return ReplayProblem(items[-1][0] + 1, "replay",
-                                     f"event missing: the replay next gives {_describe(expected)}")
+                return ReplayProblem(
+                    items[-1][0] + 1, "replay", f"event missing: the replay next gives {_describe(expected)}"
+                )
             recorded_version, recorded = items[index]
             if not _same(recorded, expected):
                 return ReplayProblem(
-                    recorded_version, "replay",
-                    f"recorded {_describe(recorded)}; the replay gives {_describe(expected)}")
+                    recorded_version,
+                    "replay",
+                    f"recorded {_describe(recorded)}; the replay gives {_describe(expected)}",
+                )
             try:
                 apply_in_place(state, event)
             except InvalidEvent as error:
@@ -138,11 +142,16 @@ def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> Repla
             if type(event).__name__ == "HandEnded":
                 ended = True
                 if sum(stack for _seat, stack in event.stacks) != total:
-                    return ReplayProblem(recorded_version, "chips", "the stacks after the hand do not add up"
-                                         f" to the {total} chips the players started with")
+                    return ReplayProblem(
+                        recorded_version,
+                        "chips",
+                        "the stacks after the hand do not add up"
+                        f" to the {total} chips the players started with",
+                    )
             elif state.hand is not None and chips_in_play(state) != total:
-                return ReplayProblem(recorded_version, "chips",
-                                     f"chips in play {chips_in_play(state)} instead of {total}")
+                return ReplayProblem(
+                    recorded_version, "chips", f"chips in play {chips_in_play(state)} instead of {total}"
+                )
             index += 1
         if ended:
             break
@@ -152,15 +161,17 @@ def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> Repla
             version, payload = items[index]
             event = decoded[index]
             if payload.get("hand") not in (None, hand):
-                return ReplayProblem(version, "replay", f"an event of hand {payload.get('hand')} inside"
-                                                        f" hand {hand}")
+                return ReplayProblem(
+                    version, "replay", f"an event of hand {payload.get('hand')} inside hand {hand}"
+                )
             if payload["type"] in _SEAT_REQUESTS and getattr(event, "seat", None) not in dealt_in:
                 index += 1
                 continue
             command = _command_for(event, payload, state)
             if command is None:
-                return ReplayProblem(version, "replay", f"{payload['type']} here follows from no player's"
-                                                        " decision")
+                return ReplayProblem(
+                    version, "replay", f"{payload['type']} here follows from no player's decision"
+                )
             break
         if command is None:
             return ReplayProblem(items[-1][0] + 1 if items else 0, "replay", f"hand {hand} never ended")

@@ -61,9 +61,15 @@ class SimulatedTable:
 def table_config(variant: Variant, rng: random.Random) -> TableConfig:
     small = rng.choice((100, 200, 400))
     return TableConfig(
-        variant=variant, ante=rng.choice((0, small // 10, small // 4)), bring_in=small // 2,
-        small_bet=small, big_bet=2 * small, min_buy_in=small * 3, max_buy_in=small * 40,
-        seats=8, uncapped_heads_up=rng.random() < 0.2,
+        variant=variant,
+        ante=rng.choice((0, small // 10, small // 4)),
+        bring_in=small // 2,
+        small_bet=small,
+        big_bet=2 * small,
+        min_buy_in=small * 3,
+        max_buy_in=small * 40,
+        seats=8,
+        uncapped_heads_up=rng.random() < 0.2,
     )
 
 
@@ -122,10 +128,17 @@ class _Driver:
                 seeds[seat] = pending
         deck = shuffle_deck(seeds)
         self.pending_seeds.clear()
-        self.run(StartHand(deck.cards, deck.commitment, self.tick(), {
-            "server_seed": deck.server_seed.hex(),
-            "client_seeds": {str(seat): seed for seat, seed in sorted(seeds.items())},
-        }))
+        self.run(
+            StartHand(
+                deck.cards,
+                deck.commitment,
+                self.tick(),
+                {
+                    "server_seed": deck.server_seed.hex(),
+                    "client_seeds": {str(seat): seed for seat, seed in sorted(seeds.items())},
+                },
+            )
+        )
 
     def act(self) -> None:
         state = self.table.state
@@ -143,8 +156,15 @@ class _Driver:
             self.run(Leave(player, self.tick()))
             return
         legal = legal_actions(state, player)
-        weights = {ActionKind.FOLD: 1, ActionKind.CHECK: 4, ActionKind.CALL: 4, ActionKind.BRING_IN: 3,
-                   ActionKind.COMPLETE: 2, ActionKind.BET: 2, ActionKind.RAISE: 2}
+        weights = {
+            ActionKind.FOLD: 1,
+            ActionKind.CHECK: 4,
+            ActionKind.CALL: 4,
+            ActionKind.BRING_IN: 3,
+            ActionKind.COMPLETE: 2,
+            ActionKind.BET: 2,
+            ActionKind.RAISE: 2,
+        }
         kinds = legal.kinds()
         kind = self.rng.choices(kinds, [weights[k] for k in kinds])[0]
         amounts = legal.amounts(kind)
@@ -152,8 +172,9 @@ class _Driver:
         self.run(Act(player, kind, amount, self.tick()))
 
 
-def simulate_table(table_id: str, variant: Variant, hands: int, seed: int = 0,
-                   config: TableConfig | None = None) -> SimulatedTable:
+def simulate_table(
+    table_id: str, variant: Variant, hands: int, seed: int = 0, config: TableConfig | None = None
+) -> SimulatedTable:
     """Play ``hands`` hands at a new table; every command's events are in ``commands``."""
     rng = random.Random(seed)
     table = SimulatedTable(table_id, config or table_config(variant, rng))

@@ -72,11 +72,21 @@ class HandReport:
     def to_json(self) -> dict:
         first = self.first_problem
         return {
-            "table_id": self.table_id, "hand": self.hand, "ok": self.ok,
-            "checks": [{"name": c.name, "ok": c.ok, "version": c.problem.version if c.problem else None,
-                        "message": c.problem.message if c.problem else ""} for c in self.checks],
-            "first_problem": None if first is None else {
-                "check": first.check, "version": first.version, "message": first.message},
+            "table_id": self.table_id,
+            "hand": self.hand,
+            "ok": self.ok,
+            "checks": [
+                {
+                    "name": c.name,
+                    "ok": c.ok,
+                    "version": c.problem.version if c.problem else None,
+                    "message": c.problem.message if c.problem else "",
+                }
+                for c in self.checks
+            ],
+            "first_problem": None
+            if first is None
+            else {"check": first.check, "version": first.version, "message": first.message},
         }
 
 
@@ -99,8 +109,11 @@ def check_record(record: HandRecord) -> list[CheckResult]:
     chips_problem = None
     replay_problem = None
     if replayed is not None:
-        problem = Problem(replayed.check if replayed.check != "legality" else "replay", replayed.version,
-                          ("illegal action: " if replayed.check == "legality" else "") + replayed.message)
+        problem = Problem(
+            replayed.check if replayed.check != "legality" else "replay",
+            replayed.version,
+            ("illegal action: " if replayed.check == "legality" else "") + replayed.message,
+        )
         if replayed.check == "chips":
             chips_problem = problem
         else:
@@ -117,8 +130,13 @@ def check_record(record: HandRecord) -> list[CheckResult]:
 
 async def verify_loaded(store: EventStore, record: HandRecord) -> HandReport:
     chain = await store.verify(stream_id_for(record.table_id), record.hand)
-    chain_result = CheckResult("chain") if chain.ok else CheckResult(
-        "chain", Problem("chain", chain.first_bad_version, chain.reason or "hash chain broken"))
+    chain_result = (
+        CheckResult("chain")
+        if chain.ok
+        else CheckResult(
+            "chain", Problem("chain", chain.first_bad_version, chain.reason or "hash chain broken")
+        )
+    )
     if not record.complete:
         if not chain.ok:  # a deleted HandEnded must fail loudly, not pass for a running hand
             return HandReport(record.table_id, record.hand, (chain_result,))

@@ -1,0 +1,143 @@
+"""External checkpoints: every table's head version and hash, signed, to keep outside the database.
+
+The hash chain proves that no event was changed *unless* the whole chain after it was recomputed.
+A checkpoint closes that gap: it records, per table, the head version and the hash of the event there,
+signed with HMAC-SHA256 under the server's checkpoint key.  Kept elsewhere (a file, a ticket, a
+notary), it later shows that the log still extends what was seen: for each table the event at the
+checkpointed version must still carry the checkpointed hash, and the chain up to today's head must be
+intact.  A log rewritten and re-hashed after the checkpoint fails at the checkpointed version.
+
+The signed body is the canonical JSON (``stud_service.store.canonical``) of::
+
+    {"format": "stud-service-checkpoint/1", "created_at": ISO-8601 UTC,
+     "tables": [{"table": id, "version": n, "hash": hex}, ...]}     (tables ordered by id)
+
+and the file is that body plus ``"signature": {"alg": "HMAC-SHA256", "key_id": first 16 hex of
+SHA-256(key), "value": hex}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from stud_service.audit.records import STREAM_PREFIX, fetch, stream_id_for
+from stud_service.store import EventStore, canonical_json
+
+FORMAT = "stud-service-checkpoint/1"
+KEY_ENV = "STUD_CHECKPOINT_KEY"
+MIN_KEY_BYTES = 32
+
+
+class CheckpointKeyError(ValueError):
+    pass
+
+
+def key_from(explicit: str | None = None, key_file: str | None = None) -> bytes:
+    """The signing key: ``explicit``, else the file's contents, else ``$STUD_CHECKPOINT_KEY``."""
+    if key_file:
+        with open(key_file, "rb") as handle:
+            key = handle.read().strip()
+    else:
+        key = (explicit or os.environ.get(KEY_ENV, "")).encode()
+    if len(key) < MIN_KEY_BYTES:
+        raise CheckpointKeyError(
+            f"the checkpoint key must be at least {MIN_KEY_BYTES} bytes (set {KEY_ENV} or give a key file)"
+        )
+    return key
+
+
+def key_id(key: bytes) -> str:
+    return hashlib.sha256(key).hexdigest()[:16]
+
+
+def _signature(key: bytes, body: dict[str, Any]) -> str:
+    return hmac.new(key, canonical_json(body), hashlib.sha256).hexdigest()
+
+
+async def make_checkpoint(
+    store: EventStore, key: bytes, now: datetime | None = None, table_ids: list[str] | None = None
+) -> dict[str, Any]:
+    """Sign the heads of every table (or of ``table_ids`` only)."""
+    streams = [stream_id_for(table_id) for table_id in table_ids] if table_ids is not None else None
+    rows = await fetch(
+        store,
+        "SELECT s.stream_id, s.version, e.hash FROM streams s"
+        " JOIN events e ON e.stream_id = s.stream_id AND e.version = s.version"
+        " WHERE starts_with(s.stream_id, %s) AND (%s::text[] IS NULL OR s.stream_id = ANY(%s))"
+        " ORDER BY s.stream_id",
+        (STREAM_PREFIX, streams, streams),
+    )
+    body = {
+        "format": FORMAT,
+        "created_at": (now or datetime.now(UTC)).isoformat(),
+        "tables": [
+            {"table": stream[len(STREAM_PREFIX) :], "version": int(version), "hash": bytes(digest).hex()}
+            for stream, version, digest in rows
+        ],
+    }
+    return {
+        **body,
+        "signature": {"alg": "HMAC-SHA256", "key_id": key_id(key), "value": _signature(key, body)},
+    }
+
+
+@dataclass(frozen=True)
+class TableFinding:
+    table_id: str
+    version: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckpointReport:
+    signature_ok: bool
+    tables_checked: int
+    findings: tuple[TableFinding, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.signature_ok and not self.findings
+
+
+async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: bytes) -> CheckpointReport:
+    """Check the signature, then that every checkpointed table still extends its checkpointed head."""
+    body = {name: checkpoint.get(name) for name in ("format", "created_at", "tables")}
+    signature = checkpoint.get("signature") or {}
+    signed = (
+        isinstance(signature, dict)
+        and body["format"] == FORMAT
+        and hmac.compare_digest(str(signature.get("value", "")), _signature(key, body))
+    )
+    if not signed:
+        return CheckpointReport(
+            False, 0, (TableFinding("", None, "the checkpoint's signature is not valid under this key"),)
+        )
+    findings = []
+    for entry in body["tables"] or ():
+        table_id, version, digest = str(entry["table"]), int(entry["version"]), str(entry["hash"])
+        stream_id = stream_id_for(table_id)
+        rows = await fetch(
+            store, "SELECT hash FROM events WHERE stream_id = %s AND version = %s", (stream_id, version)
+        )
+        if not rows:
+            findings.append(TableFinding(table_id, version, "the checkpointed event is gone (log truncated)"))
+            continue
+        if bytes(rows[0][0]).hex() != digest:
+            findings.append(
+                TableFinding(
+                    table_id,
+                    version,
+                    "the event at the checkpointed version no longer"
+                    " has the checkpointed hash: the log was rewritten at or before it",
+                )
+            )
+            continue
+        chain = await store.verify(stream_id)
+        if not chain.ok:
+            findings.append(TableFinding(table_id, chain.first_bad_version, chain.reason or "chain broken"))
+    return CheckpointReport(True, len(body["tables"] or ()), tuple(findings))
