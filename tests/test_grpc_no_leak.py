@@ -111,10 +111,11 @@ class RecordingClient(StudClient):
 
 
 def visible_cards(payloads: list[dict]) -> dict[tuple[str, int, int], set[int]]:
-    """(player, hand, version) -> the cards that player may see then; only versions inside hands."""
+    """(player, hand, version) -> the cards that player may see then, from a hand's start until the next."""
 
     class Hand:
-        def __init__(self, seats: dict[int, str]) -> None:
+        def __init__(self, number: int, seats: dict[int, str]) -> None:
+            self.number = number
             self.seats = seats
             self.public: set[int] = set()
             self.private: dict[str, set[int]] = defaultdict(set)
@@ -122,12 +123,11 @@ def visible_cards(payloads: list[dict]) -> dict[tuple[str, int, int], set[int]]:
 
     visible: dict[tuple[str, int, int], set[int]] = {}
     hand: Hand | None = None
-    players: set[str] = set()
+    players = {p["player_id"] for p in payloads if p["type"] == "PlayerSeated"} | {"spectator"}
     for version, payload in enumerate(payloads, start=1):
         kind = payload["type"]
         if kind == "HandStarted":
-            hand = Hand({seat: player for seat, player, _ in payload["seats"]})
-            players |= set(hand.seats.values())
+            hand = Hand(payload["hand"], {seat: player for seat, player, _ in payload["seats"]})
         elif kind == "CardDealt" and hand is not None:
             if payload["face_up"] or payload["seat"] is None:
                 hand.public.add(payload["card"])
@@ -136,9 +136,9 @@ def visible_cards(payloads: list[dict]) -> dict[tuple[str, int, int], set[int]]:
                 hand.down[payload["seat"]].add(payload["card"])
         elif kind == "HandShown" and hand is not None:
             hand.public |= set(payload["cards"])
-        if hand is not None and "hand" in payload:
-            for player in players | {"spectator"}:
-                visible[(player, payload["hand"], version)] = hand.public | hand.private.get(player, set())
+        if hand is not None:  # also between hands, when views show the last hand's result
+            for player in players:
+                visible[(player, hand.number, version)] = hand.public | hand.private.get(player, set())
     return visible
 
 
@@ -174,9 +174,7 @@ async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_t
         for version, hand, cards in record.messages:
             if hand is None or not cards:
                 continue
-            allowed = visible.get((player, hand, version))
-            if allowed is None:  # a view between hands shows the last hand's result: all shown, all public
-                allowed = _shown_in_hand(payloads, hand)
+            allowed = visible[(player, hand, version)]
             assert set(cards) <= allowed, (
                 f"{player} saw {set(cards) - allowed} at version {version} (hand {hand})"
             )
@@ -185,16 +183,6 @@ async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_t
             assert not CARD_TEXT.search(text), f"a refusal to {player} names a card: {text}"
     assert checked > 1000
     assert any(p["type"] == "HandMucked" for p in payloads) or True  # mucks are rare with these bots
-
-
-def _shown_in_hand(payloads: list[dict], hand: int) -> set[int]:
-    shown: set[int] = set()
-    for payload in payloads:
-        if payload.get("hand") == hand and payload["type"] == "HandShown":
-            shown |= set(payload["cards"])
-        if payload.get("hand") == hand and payload["type"] == "CardDealt" and payload["face_up"]:
-            shown.add(payload["card"])
-    return shown
 
 
 async def _head(grpc_service, table_id: str) -> int:
