@@ -42,7 +42,6 @@ from stud_service.engine import (  # noqa: E402
 PLAYERS = 6
 STACK = 40_000
 ANTE, BRING_IN, SMALL_BET, BIG_BET = 50, 100, 200, 400
-AGGRESSIVE = (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE)
 
 
 # --- ours -------------------------------------------------------------------------------------
@@ -54,22 +53,30 @@ def our_table() -> Any:
                   + [PlayerSeated(f"p{seat}", seat, STACK, 0) for seat in range(1, PLAYERS + 1)])
 
 
+WEIGHTS = {ActionKind.FOLD: 1, ActionKind.CHECK: 4, ActionKind.CALL: 4, ActionKind.BET: 2,
+           ActionKind.RAISE: 2, ActionKind.COMPLETE: 2}
+
+
 def our_choice(rng: random.Random, options: tuple) -> tuple[ActionKind, int | None]:
-    kinds = {kind: amounts for kind, amounts in options}
-    if ActionKind.BRING_IN in kinds:
-        complete = ActionKind.COMPLETE in kinds and rng.random() >= 0.7
-        kind = ActionKind.COMPLETE if complete else ActionKind.BRING_IN
-        return kind, kinds[kind][0]
-    weighted = []
-    for kind in kinds:
-        if kind is ActionKind.FOLD and ActionKind.CHECK not in kinds:
-            weighted.append((kind, 1))
-        elif kind in (ActionKind.CHECK, ActionKind.CALL):
-            weighted.append((kind, 4))
-        elif kind in AGGRESSIVE:
-            weighted.append((kind, 2))
-    kind = rng.choices([k for k, _ in weighted], [w for _, w in weighted])[0]
-    amounts = kinds[kind]
+    """The policy above.  ``options`` lists FOLD after CHECK when a check is free, so a free fold is
+    dropped by looking at the first option."""
+    first = options[0][0]
+    if first is ActionKind.BRING_IN:
+        kind, amounts = options[1] if len(options) > 1 and rng.random() >= 0.7 else options[0]
+        return kind, amounts[0]
+    free_check = first is ActionKind.CHECK
+    total = 0
+    for kind, _ in options:
+        if not (free_check and kind is ActionKind.FOLD):
+            total += WEIGHTS[kind]
+    pick = rng.random() * total
+    for kind, amounts in options:
+        if free_check and kind is ActionKind.FOLD:
+            continue
+        pick -= WEIGHTS[kind]
+        if pick < 0:
+            return kind, (amounts[0] if amounts else None)
+    kind, amounts = options[-1]
     return kind, (amounts[0] if amounts else None)
 
 
