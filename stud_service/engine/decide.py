@@ -11,6 +11,7 @@ Decisions where RULES.md is silent (as a well-run online card room does it):
   they check if that is free, else fold (the bring-in posts the bring-in); they are removed when
   the hand ends, taking their stack.  Between hands, or if not dealt in, they leave at once.
 - A timeout on the bring-in posts the bring-in (it is forced; fold and check are not offered).
+  A player who timed out plays the rest of that hand on the clock: each later turn waits for it.
 - A player all-in for less than the bring-in posts what they have; the others still call the
   full bring-in, as with a short blind.
 - A player who sits out during a hand plays that hand out; sitting out applies from the next hand.
@@ -20,7 +21,12 @@ Decisions where RULES.md is silent (as a well-run online card room does it):
 - Showdown: hands that cannot win anything are mucked automatically (online auto-muck); hands that
   tie or can win a share are shown.  When the cards were run out with no seventh-street betting,
   the best board on seventh street shows first.
-- An all-in bet or raise short of a full one does not count toward the cap of four bets.
+- An all-in bet or raise short of a full one does not count toward the cap of four bets; the next
+  full raise goes one step above the last full level.  An all-in completion short of the small bet
+  is not a completion: players yet to act may still complete.
+- The uncalled part of a bet goes back as soon as the betting that left it uncalled is over (before
+  any run-out), not only at the showdown.
+- A hand ended because everyone else folded has one pot, awarded as ``"half": "whole"``.
 """
 
 from __future__ import annotations
