@@ -12,7 +12,8 @@
    and actions, with the same automations) to a fresh state.  Reported as events (ours) or
    operations (PokerKit) per second.
 
-Run: ``.venv/bin/python benchmarks/bench_engine.py [--hands N] [--peer-hands N] [--seed S]``
+Run: ``.venv/bin/python benchmarks/bench_engine.py [--variant STUD|STUD_HI_LO|RAZZ] [--hands N]
+[--peer-hands N] [--seed S]``
 (needs ``pip install pokerkit``, part of the ``bench`` extra).
 """
 
@@ -34,6 +35,7 @@ from stud_service.engine import (  # noqa: E402
     StartHand,
     TableConfig,
     TableCreated,
+    Variant,
     execute,
     legal_actions,
     replay,
@@ -46,8 +48,13 @@ ANTE, BRING_IN, SMALL_BET, BIG_BET = 50, 100, 200, 400
 
 # --- ours -------------------------------------------------------------------------------------
 
-def our_table() -> Any:
-    config = TableConfig(ante=ANTE, bring_in=BRING_IN, small_bet=SMALL_BET, big_bet=BIG_BET,
+PEER_GAMES = {Variant.STUD: "FixedLimitSevenCardStud", Variant.RAZZ: "FixedLimitRazz",
+              Variant.STUD_HI_LO: "FixedLimitSevenCardStudHighLowSplitEightOrBetter"}
+NAMES = {Variant.STUD: "Seven Card Stud", Variant.RAZZ: "Razz", Variant.STUD_HI_LO: "Stud Hi-Lo"}
+
+
+def our_table(variant: Variant = Variant.STUD) -> Any:
+    config = TableConfig(variant=variant, ante=ANTE, bring_in=BRING_IN, small_bet=SMALL_BET, big_bet=BIG_BET,
                          min_buy_in=1, max_buy_in=STACK)
     return replay([TableCreated("bench", config, 0)]
                   + [PlayerSeated(f"p{seat}", seat, STACK, 0) for seat in range(1, PLAYERS + 1)])
@@ -108,15 +115,16 @@ def pokerkit_automations(deal: bool) -> tuple:
     return tuple(automations)
 
 
-def pokerkit_state(automations: tuple) -> Any:
-    from pokerkit import FixedLimitSevenCardStud, Mode
+def pokerkit_state(automations: tuple, variant: Variant) -> Any:
+    import pokerkit
 
-    return FixedLimitSevenCardStud.create_state(automations, True, ANTE, BRING_IN, SMALL_BET, BIG_BET,
-                                                (STACK,) * PLAYERS, PLAYERS, mode=Mode.CASH_GAME)
+    game = getattr(pokerkit, PEER_GAMES[variant])
+    return game.create_state(automations, True, ANTE, BRING_IN, SMALL_BET, BIG_BET,
+                             (STACK,) * PLAYERS, PLAYERS, mode=pokerkit.Mode.CASH_GAME)
 
 
-def pokerkit_hand(rng: random.Random, automations: tuple) -> Any:
-    state = pokerkit_state(automations)
+def pokerkit_hand(rng: random.Random, automations: tuple, variant: Variant) -> Any:
+    state = pokerkit_state(automations, variant)
     while state.status:
         if state.can_post_bring_in():
             if rng.random() < 0.7 or not state.can_complete_bet_or_raise_to():
@@ -141,9 +149,9 @@ def pokerkit_hand(rng: random.Random, automations: tuple) -> Any:
     return state
 
 
-def pokerkit_replay(operations: list[Any], automations: tuple) -> int:
+def pokerkit_replay(operations: list[Any], automations: tuple, variant: Variant) -> int:
     """Re-apply one hand's recorded deals and decisions; returns the operations the state ran."""
-    state = pokerkit_state(automations)
+    state = pokerkit_state(automations, variant)
     for op in operations:
         name = type(op).__name__
         if name == "HoleDealing":
@@ -166,11 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=5_000, help="hands for our engine")
     parser.add_argument("--peer-hands", type=int, default=500, help="hands for PokerKit")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--variant", type=Variant, choices=list(Variant), default=Variant.STUD)
     args = parser.parse_args(argv)
+    variant = args.variant
     warnings.filterwarnings("ignore")  # PokerKit warns on dealing chosen cards during replay
 
     rng = random.Random(args.seed)
-    table = our_table()
+    table = our_table(variant)
     started = time.perf_counter()
     logs = [our_hand(rng, table) for _ in range(args.hands)]
     ours_play = time.perf_counter() - started
@@ -188,16 +198,17 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     with_dealing, without_dealing = pokerkit_automations(True), pokerkit_automations(False)
     started = time.perf_counter()
-    peer_states = [pokerkit_hand(rng, with_dealing) for _ in range(args.peer_hands)]
+    peer_states = [pokerkit_hand(rng, with_dealing, variant) for _ in range(args.peer_hands)]
     peer_play = time.perf_counter() - started
     recorded = [list(state.operations) for state in peer_states]
     started = time.perf_counter()
-    peer_ops = sum(pokerkit_replay(ops, without_dealing) for ops in recorded)
+    peer_ops = sum(pokerkit_replay(ops, without_dealing, variant) for ops in recorded)
     peer_replay = time.perf_counter() - started
 
     ours_hps, peer_hps = args.hands / ours_play, args.peer_hands / peer_play
     ours_eps, peer_ops_ps = events / ours_replay, peer_ops / peer_replay
-    print(f"Seven Card Stud, {PLAYERS} players, random legal play (Python {sys.version.split()[0]})")
+    print(f"{NAMES[variant]}, {PLAYERS} players, random legal play, {args.hands:,} hands (PokerKit "
+          f"{args.peer_hands:,}), Python {sys.version.split()[0]}")
     print(f"{'':34}{'stud-service':>16}{'PokerKit':>14}{'ratio':>9}")
     print(f"{'hands played per second':34}{ours_hps:>16,.0f}{peer_hps:>14,.0f}{ours_hps / peer_hps:>8.1f}x")
     print(f"{'replay: events/operations per s':34}{ours_eps:>16,.0f}{peer_ops_ps:>14,.0f}"
