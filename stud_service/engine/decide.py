@@ -88,7 +88,7 @@ from stud_service.engine.events import (
     TableCreated,
     UncalledBetReturned,
 )
-from stud_service.engine.evolve import apply_in_place
+from stud_service.engine.evolve import APPLY
 from stud_service.engine.legal import legal_actions_for_seat
 from stud_service.engine.replay import replay
 from stud_service.engine.rules.betting import betting_round_needed
@@ -128,7 +128,9 @@ class _Recorder:
 
     def emit(self, event: Any) -> None:
         self.events.append(event)
-        apply_in_place(self.state, event)
+        state = self.state
+        state.legal = None
+        APPLY[type(event)](state, event)  # apply_in_place without its checks: we made the event
 
     @property
     def hand(self) -> HandState:

@@ -162,21 +162,18 @@ def next_to_act(hand: HandState, after: int) -> int | None:
     players = hand.players
     order = hand.order
     n = len(order)
-    live = 0
-    for p in players.values():
-        if not p.folded:
-            live += 1
-    if live < 2:
-        return None
     i = order.index(after)
     level = hand.level
+    live = 0
+    found = None
     for k in range(1, n + 1):
         p = players[order[(i + k) % n]]
-        if p.folded or p.all_in:
+        if p.folded:
             continue
-        if p.acted_level is None or p.bet < level:
-            return p.seat
-    return None
+        live += 1
+        if found is None and not p.all_in and (p.acted_level is None or p.bet < level):
+            found = p.seat
+    return found if live >= 2 else None
 
 
 def _player_acted(state: TableState, e: PlayerActed) -> None:
