@@ -198,6 +198,10 @@ def check_hand(events: list[Any], state: Any) -> None:
     assert len(ended) == 1
     for pot in ended[0].pots:
         assert sum(a["amount"] for a in pot["awards"]) == pot["amount"]
+    # HandStarted carries everything needed to replay the hand alone (DESIGN.md).
+    alone = replay([e for e in events if hasattr(e, "hand")])
+    assert alone.hand is None
+    assert {seat: alone.seats[seat].stack for seat, _ in ended[0].stacks} == dict(ended[0].stacks)
     check_views(events, started)
 
 
