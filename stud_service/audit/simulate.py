@@ -42,7 +42,7 @@ from stud_service.engine import (
     replay,
     to_act,
 )
-from stud_service.shuffle import shuffle_deck
+from stud_service.shuffle import SERVER_SEED_BYTES, commitment, deck_order
 
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -126,15 +126,17 @@ class _Driver:
             pending = self.pending_seeds.get(seated.player_id)
             if pending is not None and not seated.sitting_out and seated.stack > 0:
                 seeds[seat] = pending
-        deck = shuffle_deck(seeds)
+        # The server seed comes from the driver's seeded generator (not the CSPRNG, unlike the
+        # service's dealer) so that a simulated table is reproducible from its seed.
+        server_seed = self.rng.randbytes(SERVER_SEED_BYTES)
         self.pending_seeds.clear()
         self.run(
             StartHand(
-                deck.cards,
-                deck.commitment,
+                tuple(deck_order(server_seed, seeds)),
+                commitment(server_seed),
                 self.tick(),
                 {
-                    "server_seed": deck.server_seed.hex(),
+                    "server_seed": server_seed.hex(),
                     "client_seeds": {str(seat): seed for seat, seed in sorted(seeds.items())},
                 },
             )

@@ -1,0 +1,99 @@
+"""What each viewer may see of a finished hand: its events redacted, and its replay step by step.
+
+- ``full`` (auditors): every event and every card, the deck and seeds included.
+- ``public``: what an observer saw live: up cards, shown hands, the commitment; no down cards, no deck.
+- a player id: what that player saw: their own down cards as well (RULES.md §5: mucked hands stay hidden).
+
+A player may only ask about hands they were dealt into (``NotYourHand``), and nobody gets a running
+hand (``HandStillRunning``).  The server seed is revealed by ``HandEnded`` itself, so histories carry
+it; ``HandStarted`` never shows it (nor the deck) to anyone but an auditor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from stud_service.audit.errors import NotYourHand
+from stud_service.audit.records import HandRecord
+from stud_service.audit.replay_check import state_before_hand
+from stud_service.engine import Viewer, event_from_json, view_state
+from stud_service.engine.evolve import apply_in_place
+from stud_service.engine.state import TableState
+
+FULL = "full"
+PUBLIC = "public"
+
+
+def redact_payload(payload: dict[str, Any], own_seat: int | None) -> dict[str, Any]:
+    """``payload`` as the player at ``own_seat`` (None: an observer) saw it."""
+    kind = payload.get("type")
+    if kind == "HandStarted":
+        extra = payload.get("extra")
+        shown = {**payload, "deck": None}
+        if isinstance(extra, dict):
+            shown["extra"] = {key: value for key, value in extra.items() if key != "server_seed"}
+        return shown
+    seat = payload.get("seat")
+    if kind == "CardDealt" and not payload.get("face_up") and seat is not None and seat != own_seat:
+        return {**payload, "card": None, "hidden": True}
+    return payload
+
+
+def _own_seat(record: HandRecord, mode: str) -> int | None:
+    if mode in (FULL, PUBLIC):
+        return None
+    seat = record.seat_of(mode)
+    if seat is None:
+        raise NotYourHand(f"player {mode!r} was not dealt into hand {record.hand}")
+    return seat
+
+
+def hand_events(record: HandRecord, mode: str = FULL) -> list[tuple[int, dict[str, Any]]]:
+    """The hand's own events as ``mode`` may see them (``full``, ``public`` or a player id)."""
+    record.require_complete()
+    own = _own_seat(record, mode)
+    events = [(s.version, s.payload) for s in record.events if s.payload.get("hand") == record.hand]
+    if mode == FULL:
+        return events
+    return [(version, redact_payload(payload, own)) for version, payload in events]
+
+
+def player_history(record: HandRecord, player_id: str) -> list[tuple[int, dict[str, Any]]]:
+    """A player's own history of a hand they played."""
+    return hand_events(record, player_id)
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    version: int
+    event: dict[str, Any]
+    state: dict[str, Any]
+
+
+def full_state(state: TableState) -> dict[str, Any]:
+    """The table with every card: the auditor's view of a replayed moment."""
+    view = view_state(state, Viewer.auditor())
+    hand = state.hand
+    if hand is not None and view["hand"] is not None:
+        for player in view["hand"]["players"]:
+            player["down"] = list(hand.players[player["seat"]].down)
+        view["hand"]["deck_position"] = hand.next_card
+    view["legal_actions"] = None
+    return view
+
+
+def replay_steps(record: HandRecord, mode: str = FULL) -> list[ReplayStep]:
+    """The hand event by event, with the table after each as ``mode`` would have seen it."""
+    events = hand_events(record, mode)
+    own = _own_seat(record, mode)
+    raw = {s.version: s.payload for s in record.events}
+    started = event_from_json(raw[events[0][0]])
+    state = state_before_hand(started)
+    viewer = Viewer.observer() if own is None else Viewer.seat(mode)
+    steps = []
+    for version, shown in events:
+        apply_in_place(state, event_from_json(raw[version]))
+        table = full_state(state) if mode == FULL else view_state(state, viewer)
+        steps.append(ReplayStep(version, shown, table))
+    return steps

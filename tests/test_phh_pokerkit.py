@@ -1,0 +1,174 @@
+"""PHH export round trip through PokerKit (the audit issue): PokerKit replays our exported hands and
+ends with the same stacks.
+
+Hands are played by random legal players, stored through the real event log, read back and exported.
+PokerKit's rules knowingly differ from RULES.md in a few places; hands that touch one of them are
+named by the difference and checked on their own terms instead of stack for stack:
+
+- ``open_pair``: RULES.md §4 lets fourth street open with the big bet when a pair shows; PokerKit has
+  no such bet, so it refuses that action.
+- ``odd_chip``: RULES.md §5 gives an odd chip to the best single card (Razz: lowest) and, in Hi-Lo,
+  to the high half; PokerKit gives it to the first seat.  Totals agree; stacks differ by at most the
+  odd chips, among the players who split.
+- ``short_bring_in``: a player all-in for less than the bring-in (our engine: the others still call
+  the full bring-in; PokerKit: they call what was posted).
+- ``short_all_in``: an all-in completion, bet or raise of less than a full one (RULES.md §4: it does
+  not reopen the betting and the next full raise is one step above the last full bet; PokerKit counts
+  it as a raise and measures the next one from it).
+- ``raise_into_all_in``: a bet or raise when every other player left is all-in (allowed here, the
+  excess comes back as an uncalled bet; PokerKit refuses it).
+- ``folded_to_all_in``: the last players with chips fold (RULES.md §7 allows folding when a check is
+  free) and only all-in players are left; PokerKit cannot finish such a hand.
+- ``community``: a short deck's community card (RULES.md §2); PokerKit deals no board in stud.
+"""
+
+from __future__ import annotations
+
+import tomllib
+import uuid
+import warnings
+from collections import Counter
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from pokerkit import HandHistory
+
+from stud_service.audit.phh import to_phh
+from stud_service.audit.records import HandRecord, load_hand
+from stud_service.audit.simulate import simulate_table, store_table
+from stud_service.engine import Variant
+
+HANDS_PER_VARIANT = 150
+
+
+def known_differences(record: HandRecord) -> set[str]:
+    """Which of the documented rule differences with PokerKit this hand touches."""
+    events = [s.payload for s in record.events if s.payload.get("hand") == record.hand]
+    config = events[0]["config"]
+    found: set[str] = set()
+    live = {seat for seat, *_ in events[0]["seats"]}
+    folded: set[int] = set()
+    all_in: set[int] = set()
+    street = 0
+    for payload in events:
+        kind = payload["type"]
+        if kind == "AntePosted" and payload["all_in"]:
+            all_in.add(payload["seat"])
+        elif kind == "CardDealt":
+            street = payload["street"]
+            if payload["seat"] is None:
+                found.add("community")
+        elif kind == "PlayerActed":
+            seat, action = payload["seat"], payload["action"]
+            aggressive = action in ("COMPLETE", "BET", "RAISE")
+            if street == 4 and action == "BET" and payload["amount"] > config["small_bet"]:
+                found.add("open_pair")
+            if action == "BRING_IN" and payload["amount"] < config["bring_in"]:
+                found.add("short_bring_in")
+            if aggressive and payload["all_in"]:
+                found.add("short_all_in")
+            if aggressive and not (live - folded - all_in - {seat}):
+                found.add("raise_into_all_in")
+            if action == "FOLD":
+                folded.add(seat)
+                if live - folded and live - folded <= all_in:
+                    found.add("folded_to_all_in")
+            if payload["all_in"]:
+                all_in.add(seat)
+        elif kind == "HandEnded":
+            for pot in payload["pots"]:
+                halves: dict[str, list[int]] = {}
+                for award in pot["awards"]:
+                    halves.setdefault(award["half"], []).append(award["amount"])
+                if any(len(set(amounts)) > 1 for amounts in halves.values()):
+                    found.add("odd_chip")
+                if "high" in halves and "low" in halves and sum(halves["high"]) != sum(halves["low"]):
+                    found.add("odd_chip")
+    return found
+
+
+def pokerkit_stacks(text: str) -> list[int]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PokerKit warns about folds when a check is free (§7 allows them)
+        *_, final = HandHistory.loads(text)
+    return list(final.stacks)
+
+
+@pytest_asyncio.fixture(scope="module")
+async def exported(event_store) -> list[tuple[HandRecord, str]]:
+    out = []
+    for index, variant in enumerate(Variant):
+        table = simulate_table(f"phh-{uuid.uuid4().hex[:10]}", variant, HANDS_PER_VARIANT, seed=100 + index)
+        await store_table(event_store, table)
+        for hand in range(1, HANDS_PER_VARIANT + 1):
+            record = await load_hand(event_store, table.table_id, hand)
+            out.append((record, to_phh(record)))
+    return out
+
+
+def our_stacks(record: HandRecord) -> list[int]:
+    return [stack for _seat, stack in record.ended["stacks"]]
+
+
+def test_exported_phh_is_valid_toml_with_the_variant_code(exported):
+    codes = {"STUD": "F7S", "STUD_HI_LO": "F7S/8", "RAZZ": "FR"}
+    for record, text in exported:
+        data: dict[str, Any] = tomllib.loads(text)
+        assert data["variant"] == codes[record.started["config"]["variant"]]
+        assert data["starting_stacks"] == [stack for *_, stack in record.started["seats"]]
+        assert data["finishing_stacks"] == our_stacks(record)
+        assert data["seats"] == sorted(data["seats"])  # p1 is the first seat from the dealer's left
+        assert data["_server_seed"] == record.ended["server_seed"]
+
+
+def test_pokerkit_replays_hands_to_our_final_stacks(exported):
+    """Every hand that touches none of the documented differences ends with identical stacks."""
+    compared = Counter()
+    for record, text in exported:
+        if known_differences(record):
+            continue
+        assert pokerkit_stacks(text) == our_stacks(record), (record.hand, text)
+        compared[record.started["config"]["variant"]] += 1
+    assert all(compared[variant] >= 50 for variant in ("STUD", "STUD_HI_LO", "RAZZ")), compared
+
+
+def test_open_pair_big_bet_is_refused_by_pokerkit(exported):
+    """RULES.md §4 fourth-street open pair: PokerKit has no big bet there, so it cannot replay the hand."""
+    hands = [(r, t) for r, t in exported if known_differences(r) == {"open_pair"}]
+    assert hands, "the sample should hold open-pair big bets"
+    for _record, text in hands:
+        # PokerKit refuses the big bet; its repair of the history then fails one way or another.
+        with pytest.raises((ValueError, AssertionError, KeyError)):
+            pokerkit_stacks(text)
+
+
+def test_odd_chip_hands_differ_only_by_the_odd_chips(exported):
+    """RULES.md §5 odd chips: same total; each stack within the odd chips of ours."""
+    hands = [(r, t) for r, t in exported if known_differences(r) == {"odd_chip"}]
+    assert hands, "the sample should hold split pots with an odd chip"
+    for record, text in hands:
+        theirs, ours = pokerkit_stacks(text), our_stacks(record)
+        assert sum(theirs) == sum(ours)
+        odd_chips = len(record.ended["pots"]) * 2
+        assert all(abs(a - b) <= odd_chips for a, b in zip(theirs, ours, strict=True))
+
+
+def test_other_known_differences_still_export_complete_histories(exported):
+    """The remaining differences: the PHH holds every action and card, and PokerKit either agrees or
+    stops at (or after) the action the rules treat differently; never a parse error."""
+    seen = Counter()
+    for record, text in exported:
+        differences = known_differences(record) - {"odd_chip"}
+        if not differences or differences == {"open_pair"}:
+            continue
+        seen.update(differences)
+        data = tomllib.loads(text)
+        acted = sum(
+            1
+            for s in record.events
+            if s.payload["type"] in ("PlayerActed", "HandShown", "HandMucked")
+            and s.payload.get("hand") == record.hand
+        )
+        assert sum(1 for a in data["actions"] if not a.startswith("d ")) == acted
+    assert seen["short_all_in"] > 0
