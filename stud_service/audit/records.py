@@ -8,7 +8,7 @@ sitting out, the seats freed after the hand).  ``load_hand`` reads that version 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from stud_service.audit.errors import HandNotFound, HandStillRunning
@@ -68,6 +68,33 @@ class HandRecord:
             if player == player_id:
                 return seat
         return None
+
+    @classmethod
+    def from_payloads(
+        cls,
+        table_id: str,
+        hand: int,
+        payloads: list[dict[str, Any]],
+        recorded_at: datetime | None = None,
+        first_version: int = 1,
+    ) -> HandRecord:
+        """A record from event JSON held outside a store (an export, a test); hashes are left empty."""
+        at = recorded_at or datetime.fromtimestamp(0, UTC)
+        events = tuple(
+            StoredEvent(
+                stream_id_for(table_id),
+                first_version + index,
+                payload["type"],
+                payload,
+                payload.get("hand"),
+                at,
+                None,
+                b"",
+                b"",
+            )
+            for index, payload in enumerate(payloads)
+        )
+        return cls(table_id, hand, events)
 
     def require_complete(self) -> HandRecord:
         if not self.complete:

@@ -1,0 +1,216 @@
+"""Export a hand as PokerStars-style hand-history text (Seven Card Stud, Stud Hi-Lo, Razz).
+
+The layout follows PokerStars' stud histories, which hand-history tools read: a header line, the
+table line, seats with stacks, antes, one section per street (``*** 3rd STREET ***`` ... ``*** RIVER
+***``) with ``Dealt to`` lines, ``brings in for``, the actions, ``*** SHOW DOWN ***``, the collections
+and ``*** SUMMARY ***``.  Amounts are the table's integer chip units, written as play-money amounts
+(no currency sign).  The hand number is a stable 12-digit number derived from table and hand.
+
+An auditor's export (no ``player_id``) deals every card face up on the page; a player's export shows
+their own down cards and everyone's up cards, as PokerStars does for the hero.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Any
+
+from stud_service.audit.history import FULL, hand_events
+from stud_service.audit.records import HandRecord
+from stud_service.cards import card_str
+
+GAME_NAMES = {"STUD": "7 Card Stud Limit", "STUD_HI_LO": "7 Card Stud Hi/Lo Limit", "RAZZ": "Razz Limit"}
+STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
+FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "7th Street"}
+
+
+def hand_number(table_id: str, hand: int) -> int:
+    """A stable 12-digit hand number for ``tables/{table_id}/hands/{hand}``."""
+    digest = hashlib.sha256(f"tables/{table_id}/hands/{hand}".encode()).digest()
+    return 10**11 + int.from_bytes(digest[:8], "big") % (9 * 10**11)
+
+
+def _cards(cards: list[int]) -> str:
+    return "[" + " ".join(card_str(card) for card in cards) + "]"
+
+
+def _pot_name(index: int, pots: int) -> str:
+    if pots == 1:
+        return "pot"
+    return "main pot" if index == 0 else f"side pot-{index}"
+
+
+class _Writer:
+    def __init__(self, record: HandRecord, player_id: str | None) -> None:
+        self.events = [payload for _version, payload in hand_events(record, player_id or FULL)]
+        self.record = record
+        started = self.events[0]
+        self.config = started["config"]
+        self.names = {int(seat): str(player) for seat, player, _stack in started["seats"]}
+        self.stacks = {int(seat): int(stack) for seat, _player, stack in started["seats"]}
+        self.hero = record.seat_of(player_id) if player_id else None
+        self.cards: dict[int, list[int | None]] = {seat: [] for seat in self.names}
+        self.folded_on: dict[int, int] = {}
+        self.lines: list[str] = []
+        self.level = 0
+        self.bets: dict[int, int] = dict.fromkeys(self.names, 0)
+        self.street = 0
+
+    def say(self, line: str) -> None:
+        self.lines.append(line)
+
+    def header(self) -> None:
+        started = self.events[0]
+        config = self.config
+        at = datetime.fromtimestamp(started["at_ms"] / 1000, UTC)
+        stakes = f"{config['small_bet']}/{config['big_bet']}"
+        self.say(
+            f"PokerStars Hand #{hand_number(self.record.table_id, self.record.hand)}:  "
+            f"{GAME_NAMES[config['variant']]} ({stakes}) - {at:%Y/%m/%d %H:%M:%S} UTC"
+        )
+        self.say(f"Table '{self.record.table_id}' {config['seats']}-max")
+        for seat, name in sorted(self.names.items()):
+            self.say(f"Seat {seat}: {name} ({self.stacks[seat]} in chips)")
+
+    def deal(self, street: int, dealt: list[dict[str, Any]]) -> None:
+        self.street = street
+        self.level = 0
+        self.bets = dict.fromkeys(self.names, 0)
+        self.say(f"*** {STREET_NAMES[street]} ***")
+        community = [d["card"] for d in dealt if d["seat"] is None]
+        for seat in sorted(self.names):
+            mine = [d for d in dealt if d["seat"] == seat]
+            if not mine:
+                continue
+            before = [card for card in self.cards[seat] if card is not None]
+            new = [d["card"] for d in mine if d["card"] is not None]
+            self.cards[seat].extend(d["card"] for d in mine)
+            if not new:
+                continue  # a card this viewer did not see
+            if street == 3:
+                self.say(f"Dealt to {self.names[seat]} {_cards(new)}")
+            else:
+                self.say(f"Dealt to {self.names[seat]} {_cards(before)} {_cards(new)}")
+        if community:
+            self.say(f"Board {_cards(community)}")
+
+    def act(self, payload: dict[str, Any]) -> None:
+        seat = payload["seat"]
+        name = self.names[seat]
+        action = payload["action"]
+        amount, chips = payload["amount"], payload["chips"]
+        if payload.get("timeout"):
+            self.say(f"{name} has timed out")
+        if action == "FOLD":
+            self.folded_on[seat] = self.street
+            text = "folds"
+        elif action == "CHECK":
+            text = "checks"
+        elif action == "CALL":
+            text = f"calls {chips}"
+        elif action == "BRING_IN":
+            text = f"brings in for {amount}"
+        elif action == "COMPLETE":
+            text = f"completes it to {amount}"
+        elif action == "BET":
+            text = f"bets {amount}"
+        else:
+            text = f"raises {amount - self.level} to {amount}"
+        if payload["all_in"]:
+            text += " and is all-in"
+        self.level = max(self.level, amount)
+        self.bets[seat] = amount
+        self.say(f"{name}: {text}")
+
+    def write(self) -> str:
+        self.header()
+        for payload in self.events:
+            if payload["type"] == "AntePosted":
+                all_in = " and is all-in" if payload["all_in"] else ""
+                self.say(f"{self.names[payload['seat']]}: posts the ante {payload['amount']}{all_in}")
+        pending: list[dict[str, Any]] = []
+        street = 0
+        showdown = False
+        for payload in self.events:
+            kind = payload["type"]
+            if kind == "CardDealt":
+                if payload["street"] != street and pending:
+                    self.deal(street, pending)
+                    pending = []
+                street = payload["street"]
+                pending.append(payload)
+                continue
+            if pending:
+                self.deal(street, pending)
+                pending = []
+            if kind == "PlayerActed":
+                self.act(payload)
+            elif kind == "UncalledBetReturned":
+                self.say(f"Uncalled bet ({payload['amount']}) returned to {self.names[payload['seat']]}")
+            elif kind in ("HandShown", "HandMucked"):
+                if not showdown:
+                    self.say("*** SHOW DOWN ***")
+                    showdown = True
+                name = self.names[payload["seat"]]
+                if kind == "HandMucked":
+                    self.say(f"{name}: mucks hand")
+                else:
+                    self.say(f"{name}: shows {_cards(payload['cards'])} ({self._made(payload)})")
+            elif kind == "HandEnded":
+                self.result(payload)
+        return "\n".join(self.lines) + "\n"
+
+    @staticmethod
+    def _made(shown: dict[str, Any]) -> str:
+        high, low = shown.get("high"), shown.get("low")
+        if high and low:
+            return f"HI: {high}; LO: {low}"
+        return high or low or ""
+
+    def result(self, ended: dict[str, Any]) -> None:
+        pots = sorted(ended["pots"], key=lambda pot: pot["pot"])
+        won: dict[int, int] = {}
+        for pot in sorted(ended["pots"], key=lambda pot: -pot["pot"]):
+            for award in pot["awards"]:
+                if award["amount"] > 0:
+                    self.say(
+                        f"{self.names[award['seat']]} collected {award['amount']}"
+                        f" from {_pot_name(pot['pot'], len(pots))}"
+                    )
+                won[award["seat"]] = won.get(award["seat"], 0) + award["amount"]
+        self.say("*** SUMMARY ***")
+        total = sum(pot["amount"] for pot in pots)
+        if len(pots) == 1:
+            self.say(f"Total pot {total} | Rake 0")
+        else:
+            parts = " ".join(f"{_pot_name(p['pot'], len(pots)).capitalize()} {p['amount']}." for p in pots)
+            self.say(f"Total pot {total} {parts} | Rake 0")
+        shown = {seat: cards for seat, cards in ended["shown"]}
+        made = {p["seat"]: self._made(p) for p in self.events if p["type"] == "HandShown"}
+        for seat, name in sorted(self.names.items()):
+            line = f"Seat {seat}: {name}"
+            if seat in self.folded_on:
+                street = self.folded_on[seat]
+                acted_before = any(
+                    p["type"] == "PlayerActed"
+                    and p["seat"] == seat
+                    and p["chips"] > 0
+                    and p.get("action") != "FOLD"
+                    for p in self.events
+                )
+                suffix = "" if acted_before else " (didn't bet)"
+                line += f" folded on the {FOLDED_ON[street]}{suffix}"
+            elif seat in shown:
+                outcome = f"won ({won[seat]})" if won.get(seat) else "lost"
+                line += f" showed {_cards(shown[seat])} and {outcome} with {made.get(seat, '')}"
+            elif seat in ended["mucked"]:
+                line += " mucked"
+            elif won.get(seat):
+                line += f" collected ({won[seat]})"
+            self.say(line)
+
+
+def to_pokerstars(record: HandRecord, player_id: str | None = None) -> str:
+    """The finished hand as PokerStars-style text; ``player_id``: only what that player saw."""
+    return _Writer(record, player_id).write()
