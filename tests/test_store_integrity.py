@@ -11,7 +11,7 @@ import pytest
 from psycopg.conninfo import make_conninfo
 
 from stud_service.db import open_pool
-from stud_service.store import GENESIS_HASH, EventStore, StoreUnavailable, canonical_json, chain_hash
+from stud_service.store import GENESIS_HASH, EventStore, canonical_json, chain_hash
 
 
 def ev(kind: str, n: int, hand: int | None = None) -> dict:
@@ -28,6 +28,19 @@ async def fill(store: EventStore, stream_id: str, hands: int = 3) -> None:
         events = [ev(kind, n, hand) for n, kind in enumerate(["HandStarted", "Bet", "Call", "HandEnded"], 1)]
         version = (await store.append(stream_id, version, events[:2])).version
         version = (await store.append(stream_id, version, events[2:])).version
+
+
+async def wait_until_gone(admin_pool, application_name: str) -> None:
+    """pg_terminate_backend only signals: wait until the backends have really exited."""
+    for _ in range(200):
+        async with admin_pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", (application_name,)
+            )
+            if (await cur.fetchone())[0] == 0:
+                return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"backends of {application_name} still alive")
 
 
 async def sql(pool, query: str, *params) -> None:
@@ -177,13 +190,9 @@ async def test_killed_connection_after_commit_keeps_the_whole_command(
                 (app,),
             )
             assert (await cur.fetchone())[0] >= 1
-        retried = None
-        for _ in range(3):  # every pooled connection is dead: each call retries once on a fresh one
-            try:
-                retried = await store.append(stream_id, 0, [ev("A", 1), ev("B", 2), ev("C", 3)], "cmd")
-                break
-            except StoreUnavailable:
-                continue
+        await wait_until_gone(admin_pool=event_store.pool, application_name=app)
+        # The pool notices its dead connections at checkout; the retry is answered from the log.
+        retried = await store.append(stream_id, 0, [ev("A", 1), ev("B", 2), ev("C", 3)], "cmd")
         assert retried is not None and retried.duplicate
         assert (retried.first_version, retried.version) == (first.first_version, first.version)
     finally:

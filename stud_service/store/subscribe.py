@@ -116,7 +116,8 @@ class NotificationHub:
             # Read only once listening (or after a poll interval if the database is away), so an
             # append between our first read and the LISTEN cannot go unnoticed until the next poll.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._listening.wait(), self.poll_interval)
+                async with asyncio.timeout(self.poll_interval):
+                    await self._listening.wait()
             version = after_version
             while True:
                 wake.clear()  # before reading: a notification arriving during the read re-arms it
@@ -134,7 +135,8 @@ class NotificationHub:
                 if len(batch) == SUBSCRIPTION_PAGE:
                     continue
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), self.poll_interval)
+                    async with asyncio.timeout(self.poll_interval):
+                        await wake.wait()
         finally:
             waiters = self._waiters.get(stream_id)
             if waiters is not None:
