@@ -2,7 +2,7 @@
 
 - ``STUD_TEST_DATABASE_URL`` set: that server is used (the role must be allowed to create databases).
 - not set: one embedded PostgreSQL (``pgserver``) is started in a temporary directory for the session
-  and deleted at the end.
+  and deleted at the end (servers orphaned by killed sessions are cleaned up at the next start).
 
 Either way the session works in a database of its own, created fresh and migrated, so concurrent
 test runs on one server do not see each other. Fixtures:
@@ -20,12 +20,18 @@ Other test plugins are listed in ``pytest_plugins`` below.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
+import signal
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 
+import psutil
 import psycopg
 import pytest
 import pytest_asyncio
@@ -48,13 +54,43 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(session_loop, append=False)
 
 
+EMBEDDED_PREFIX = "stud-test-pg-"
+
+
+def _alive(pid: int) -> bool:
+    return psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+
+
+def _reap_orphaned_servers(min_age_seconds: float = 60.0) -> None:
+    """Stop and delete embedded test servers left by test sessions that were killed (a killed
+    pytest cannot stop its server). A server is orphaned when every process that held it is gone."""
+    for workdir in Path(tempfile.gettempdir()).glob(EMBEDDED_PREFIX + "*"):
+        pgdata = workdir / "pg"
+        try:
+            if time.time() - workdir.stat().st_mtime < min_age_seconds:
+                continue
+            holders = json.loads((pgdata / ".handle_pids.json").read_text() or "[]")
+            if any(_alive(pid) for pid in holders):
+                continue
+            postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        with contextlib.suppress(psutil.Error):
+            server = psutil.Process(postmaster)
+            if str(pgdata) in " ".join(server.cmdline()):
+                server.send_signal(signal.SIGQUIT)  # immediate shutdown: its data is thrown away
+                server.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server_url() -> Iterator[str]:
     url = os.environ.get(TEST_DATABASE_URL_ENV)
     if url:
         yield url
         return
-    workdir = tempfile.mkdtemp(prefix="stud-test-pg-")
+    _reap_orphaned_servers()
+    workdir = tempfile.mkdtemp(prefix=EMBEDDED_PREFIX)
     server = EmbeddedPostgres(os.path.join(workdir, "pg"), delete_on_stop=True)
     try:
         yield server.start()
