@@ -23,9 +23,10 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from stud_service.audit.fairness import ShuffleEvidence
 from stud_service.audit.history import FULL, hand_events
 from stud_service.audit.records import HandRecord
-from stud_service.cards import card_str
+from stud_service.cards import card_str, parse_card
 
 VARIANT_CODES = {"STUD": "F7S", "STUD_HI_LO": "F7S/8", "RAZZ": "FR"}
 ACTION_CODES = {"BRING_IN": "pb", "CALL": "cc", "CHECK": "cc", "FOLD": "f"}  # the rest are "cbr <to>"
@@ -123,3 +124,34 @@ def to_phh(record: HandRecord, player_id: str | None = None) -> str:
         if name == "day":
             lines.append("time = " + at.strftime("%H:%M:%S"))  # a TOML local time
     return "\n".join(lines) + "\n"
+
+
+def shuffle_evidence_from_phh(text: str) -> ShuffleEvidence:
+    """What a PHH export of ours proves about its deck: commitment, revealed seed, client seeds and the
+    cards in the order they were dealt (third street goes round the table one card at a time)."""
+    import tomllib
+
+    data = tomllib.loads(text)
+    third: list[list[int | None]] = []
+    later: list[int | None] = []
+    for action in data["actions"]:
+        words = action.split()
+        if words[:2] == ["d", "dh"] or words[:2] == ["d", "db"]:
+            cards = _parse_cards(words[-1])
+            if len(cards) == 3 and not later:
+                third.append(cards)
+            else:
+                later.extend(cards)
+    order = [hand[i] for i in range(3) for hand in third] + later
+    return ShuffleEvidence(
+        commitment=str(data.get("_commitment", "")),
+        server_seed=str(data["_server_seed"]) if data.get("_server_seed") else None,
+        client_seeds={int(seat): str(seed) for seat, seed in dict(data.get("_client_seeds", {})).items()},
+        dealt=tuple(order),
+    )
+
+
+def _parse_cards(text: str) -> list[int | None]:
+    return [
+        None if text[i : i + 2] == UNSEEN else parse_card(text[i : i + 2]) for i in range(0, len(text), 2)
+    ]

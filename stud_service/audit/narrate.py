@@ -1,0 +1,109 @@
+"""A readable account of a finished hand, cards with suit symbols (``stud-service hands show``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from stud_service.audit.history import FULL, hand_events
+from stud_service.audit.records import HandRecord
+from stud_service.cards import card_pretty
+
+VARIANT_NAMES = {"STUD": "Seven Card Stud", "STUD_HI_LO": "Stud Hi-Lo", "RAZZ": "Razz"}
+STREETS = {3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street"}
+VERBS = {
+    "FOLD": "folds",
+    "CHECK": "checks",
+    "CALL": "calls",
+    "BRING_IN": "brings in for",
+    "COMPLETE": "completes to",
+    "BET": "bets",
+    "RAISE": "raises to",
+}
+
+
+def _card(card: int | None) -> str:
+    return "??" if card is None else card_pretty(card)
+
+
+def narrate(record: HandRecord, viewer: str | None = None) -> str:
+    """The hand as text; ``viewer`` (a player id) hides what that player did not see."""
+    events = [payload for _version, payload in hand_events(record, viewer or FULL)]
+    started = events[0]
+    config = started["config"]
+    names = {int(seat): str(player) for seat, player, _stack in started["seats"]}
+    at = datetime.fromtimestamp(started["at_ms"] / 1000, UTC)
+    lines = [
+        f"tables/{record.table_id}/hands/{record.hand} — {VARIANT_NAMES[config['variant']]}"
+        f" {config['small_bet']}/{config['big_bet']}, ante {config['ante']}, bring-in {config['bring_in']}"
+        f" — {at:%Y-%m-%d %H:%M:%S} UTC",
+        f"Deck commitment {started['commitment']}",
+        "Seats: " + ", ".join(f"{seat} {names[seat]} ({stack})" for seat, _p, stack in started["seats"]),
+    ]
+    street = 0
+    dealt: dict[int, list[str]] = {}
+    for payload in events:
+        kind = payload["type"]
+        if kind == "AntePosted":
+            continue
+        if kind == "CardDealt":
+            if payload["street"] != street:
+                street = payload["street"]
+                dealt = {}
+                lines.append(f"{STREETS[street]}:")
+            text = _card(payload["card"])
+            if payload["seat"] is None:
+                lines.append(f"  community card {text}")
+                continue
+            dealt.setdefault(payload["seat"], []).append(text if payload["face_up"] else f"[{text}]")
+            continue
+        if dealt:
+            for seat, cards in sorted(dealt.items()):
+                lines.append(f"  seat {seat} {names[seat]}: {' '.join(cards)}")
+            dealt = {}
+        lines.extend(_describe(payload, names))
+    return "\n".join(lines) + "\n"
+
+
+def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
+    kind = payload["type"]
+    if kind == "PlayerActed":
+        seat = payload["seat"]
+        verb = VERBS[payload["action"]]
+        amount = f" {payload['amount']}" if payload["action"] not in ("FOLD", "CHECK", "CALL") else ""
+        if payload["action"] == "CALL":
+            amount = f" {payload['chips']}"
+        notes = (" (timed out)" if payload.get("timeout") else "") + (
+            " — all in" if payload["all_in"] else ""
+        )
+        return [f"  seat {seat} {names[seat]} {verb}{amount}{notes}"]
+    if kind == "UncalledBetReturned":
+        return [f"  {payload['amount']} uncalled returned to seat {payload['seat']}"]
+    if kind == "HandShown":
+        made = " / ".join(part for part in (payload.get("high"), payload.get("low")) if part)
+        cards = " ".join(_card(c) for c in payload["cards"])
+        return [f"  seat {payload['seat']} {names[payload['seat']]} shows {cards}: {made}"]
+    if kind == "HandMucked":
+        return [f"  seat {payload['seat']} {names[payload['seat']]} mucks"]
+    if kind == "HandEnded":
+        out = ["Result:"]
+        for pot in payload["pots"]:
+            label = "main pot" if pot["pot"] == 0 else f"side pot {pot['pot']}"
+            for award in pot["awards"]:
+                hand = f" with {award['hand']}" if award.get("hand") else ""
+                half = (
+                    f" ({award['half']} half)"
+                    if award["half"] in ("high", "low") and len(pot["awards"]) > 1
+                    else ""
+                )
+                out.append(
+                    f"  seat {award['seat']} {names[award['seat']]} wins {award['amount']}"
+                    f" from the {label}{half}{hand}"
+                )
+        out.append(
+            "Stacks after the hand: " + ", ".join(f"{seat} {stack}" for seat, stack in payload["stacks"])
+        )
+        if payload.get("server_seed"):
+            out.append(f"Server seed (revealed) {payload['server_seed']}")
+        return out
+    return []
