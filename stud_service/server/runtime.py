@@ -184,7 +184,7 @@ class TableRuntime:
         except asyncio.CancelledError:
             raise
         except Exception:  # the subscription retries by itself; reaching here is a bug worth a trace
-            _log.exception("following %s stopped", live.stream_id)
+            _log.exception("following %s stopped", live.stream_id, extra={"table": live.table_id})
 
     def _apply_stored(
         self, live: LiveTable, version: int, payload: dict[str, Any], recorded_at: datetime
@@ -349,7 +349,7 @@ class TableRuntime:
             except (RequestError, DomainError):
                 return  # the player acted (or another replica timed them out) first: nothing to do
             except Exception:
-                _log.exception("action clock of %s failed", live.stream_id)
+                _log.exception("action clock of %s failed", live.stream_id, extra={"table": live.table_id})
                 return
 
     # -- the dealer ----------------------------------------------------------------------------
@@ -374,7 +374,7 @@ class TableRuntime:
         except (RequestError, DomainError):
             pass  # the table changed during the pause; the event that changed it re-armed the dealer
         except Exception:
-            _log.exception("dealing at %s failed", live.stream_id)
+            _log.exception("dealing at %s failed", live.stream_id, extra={"table": live.table_id})
 
     @staticmethod
     def _start_hand_command(
