@@ -158,7 +158,7 @@ class Pot(_message.Message):
     def __init__(self, amount: _Optional[int] = ..., eligible_seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class HandView(_message.Message):
-    __slots__ = ("name", "hand_number", "street", "to_act_seat", "bring_in_seat", "current_bet", "pots", "community_cards", "deck_commitment", "complete", "awards")
+    __slots__ = ("name", "hand_number", "street", "to_act_seat", "bring_in_seat", "current_bet", "pots", "community_cards", "deck_commitment", "complete", "awards", "server_seed")
     NAME_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     STREET_FIELD_NUMBER: _ClassVar[int]
@@ -170,6 +170,7 @@ class HandView(_message.Message):
     DECK_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_FIELD_NUMBER: _ClassVar[int]
     AWARDS_FIELD_NUMBER: _ClassVar[int]
+    SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
     name: str
     hand_number: int
     street: Street
@@ -181,7 +182,8 @@ class HandView(_message.Message):
     deck_commitment: str
     complete: bool
     awards: _containers.RepeatedCompositeFieldContainer[Award]
-    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ...) -> None: ...
+    server_seed: str
+    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ..., server_seed: _Optional[str] = ...) -> None: ...
 
 class Award(_message.Message):
     __slots__ = ("seat", "amount", "pot_index", "half", "hand_description")

@@ -1,0 +1,162 @@
+import datetime
+
+from google.api import annotations_pb2 as _annotations_pb2
+from google.api import field_behavior_pb2 as _field_behavior_pb2
+from google.api import resource_pb2 as _resource_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from . import audit_pb2 as _audit_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ReplayView(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REPLAY_VIEW_UNSPECIFIED: _ClassVar[ReplayView]
+    REPLAY_VIEW_FULL: _ClassVar[ReplayView]
+    REPLAY_VIEW_PUBLIC: _ClassVar[ReplayView]
+    REPLAY_VIEW_PLAYER: _ClassVar[ReplayView]
+
+class HistoryFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    HISTORY_FORMAT_UNSPECIFIED: _ClassVar[HistoryFormat]
+    HISTORY_FORMAT_PHH: _ClassVar[HistoryFormat]
+    HISTORY_FORMAT_POKERSTARS: _ClassVar[HistoryFormat]
+REPLAY_VIEW_UNSPECIFIED: ReplayView
+REPLAY_VIEW_FULL: ReplayView
+REPLAY_VIEW_PUBLIC: ReplayView
+REPLAY_VIEW_PLAYER: ReplayView
+HISTORY_FORMAT_UNSPECIFIED: HistoryFormat
+HISTORY_FORMAT_PHH: HistoryFormat
+HISTORY_FORMAT_POKERSTARS: HistoryFormat
+
+class ListHandsRequest(_message.Message):
+    __slots__ = ("parent", "player_id", "start_time", "end_time", "page_size", "page_token")
+    PARENT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    parent: str
+    player_id: str
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    page_size: int
+    page_token: str
+    def __init__(self, parent: _Optional[str] = ..., player_id: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListHandsResponse(_message.Message):
+    __slots__ = ("hands", "next_page_token")
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    hands: _containers.RepeatedCompositeFieldContainer[_audit_pb2.HandSummary]
+    next_page_token: str
+    def __init__(self, hands: _Optional[_Iterable[_Union[_audit_pb2.HandSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetHandRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ReplayHandRequest(_message.Message):
+    __slots__ = ("name", "view")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    view: ReplayView
+    def __init__(self, name: _Optional[str] = ..., view: _Optional[_Union[ReplayView, str]] = ...) -> None: ...
+
+class ReplayHandResponse(_message.Message):
+    __slots__ = ("steps",)
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    steps: _containers.RepeatedCompositeFieldContainer[_audit_pb2.ReplayStep]
+    def __init__(self, steps: _Optional[_Iterable[_Union[_audit_pb2.ReplayStep, _Mapping]]] = ...) -> None: ...
+
+class VerifyHandRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class VerifyHandResponse(_message.Message):
+    __slots__ = ("name", "passed", "checks", "first_problem")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    passed: bool
+    checks: _containers.RepeatedCompositeFieldContainer[_audit_pb2.VerificationCheck]
+    first_problem: _audit_pb2.VerificationCheck
+    def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., checks: _Optional[_Iterable[_Union[_audit_pb2.VerificationCheck, _Mapping]]] = ..., first_problem: _Optional[_Union[_audit_pb2.VerificationCheck, _Mapping]] = ...) -> None: ...
+
+class VerifyShuffleRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class VerifyShuffleResponse(_message.Message):
+    __slots__ = ("name", "passed", "message", "deck_commitment", "server_seed", "client_seeds", "cards_checked")
+    class ClientSeedsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: str
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    DECK_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
+    CARDS_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    passed: bool
+    message: str
+    deck_commitment: str
+    server_seed: str
+    client_seeds: _containers.ScalarMap[int, str]
+    cards_checked: int
+    def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., message: _Optional[str] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., cards_checked: _Optional[int] = ...) -> None: ...
+
+class ExportHandHistoryRequest(_message.Message):
+    __slots__ = ("name", "format")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    format: HistoryFormat
+    def __init__(self, name: _Optional[str] = ..., format: _Optional[_Union[HistoryFormat, str]] = ...) -> None: ...
+
+class ExportHandHistoryResponse(_message.Message):
+    __slots__ = ("name", "format", "text")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    format: HistoryFormat
+    text: str
+    def __init__(self, name: _Optional[str] = ..., format: _Optional[_Union[HistoryFormat, str]] = ..., text: _Optional[str] = ...) -> None: ...
+
+class SetClientSeedRequest(_message.Message):
+    __slots__ = ("name", "seed", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    seed: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., seed: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SetClientSeedResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
