@@ -19,11 +19,17 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from stud_service.server.proto_gen import table_service_pb2, table_service_pb2_grpc
+from stud_service.server.proto_gen import (
+    audit_service_pb2,
+    audit_service_pb2_grpc,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
 
 _log = logging.getLogger(__name__)
 
 TABLE_SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+AUDIT_SERVICE_NAME = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_GRACE_SECONDS = 5.0
 
@@ -66,20 +72,23 @@ async def start_server(
     table_service: table_service_pb2_grpc.TableServiceServicer,
     listen: str = DEFAULT_LISTEN,
     tls: TlsFiles | None = None,
+    audit_service: audit_service_pb2_grpc.AuditServiceServicer | None = None,
 ) -> RunningServer:
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start."""
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     table_service_pb2_grpc.add_TableServiceServicer_to_server(table_service, server)
+    services = [TABLE_SERVICE_NAME]
+    if audit_service is not None:
+        audit_service_pb2_grpc.add_AuditServiceServicer_to_server(audit_service, server)
+        services.append(AUDIT_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (TABLE_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    reflection.enable_server_reflection((*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     port = server.add_secure_port(listen, tls.credentials()) if tls else server.add_insecure_port(listen)
     if port == 0:
         raise OSError(f"cannot listen on {listen}")
     await server.start()
-    for service in ("", TABLE_SERVICE_NAME):
+    for service in ("", *services):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     _log.info("serving on port %d (%s)", port, "TLS" if tls else "plaintext")
     return RunningServer(server=server, health=health_servicer, port=port, tls=tls is not None)

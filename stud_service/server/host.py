@@ -22,6 +22,7 @@ from stud_service.server.app import (
     serve_until_signalled,
     start_server,
 )
+from stud_service.server.audit_service import AuditService
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
 from stud_service.store import EventStore
@@ -72,7 +73,8 @@ class ServiceHost:
         service = TableService(
             self.runtime, options.token_secret, default_action_clock_seconds=options.action_clock_seconds
         )
-        self.running = await start_server(service, options.listen, options.tls)
+        audit = AuditService(self.runtime, options.token_secret)
+        self.running = await start_server(service, options.listen, options.tls, audit_service=audit)
         self.running.on_shutdown.append(self.runtime.close)
         _log.info("service started", extra={"port": self.running.port, "tables": tables})
 

@@ -1,0 +1,324 @@
+"""``stud.v1.AuditService``: hand histories, replays, verification and client seeds over gRPC.
+
+Who may see what (``stud_service.audit.history``): auditors and operators every card of every finished
+hand; a player only the hands they were dealt into, as they saw them.  Refusals are rich statuses like
+TableService's: NOT_FOUND/NO_HAND, FAILED_PRECONDITION/HAND_RUNNING, PERMISSION_DENIED/NOT_YOUR_HAND or
+AUDITOR_ONLY, INVALID_ARGUMENT/MALFORMED_REQUEST.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from datetime import UTC
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import timestamp_pb2
+
+from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
+from stud_service.audit.errors import AuditError
+from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra, evidence_from_payloads
+from stud_service.audit.history import FULL, PUBLIC, hand_events, replay_steps
+from stud_service.audit.phh import to_phh
+from stud_service.audit.pokerstars import to_pokerstars
+from stud_service.audit.records import HandRecord, load_hand
+from stud_service.audit.verify import verify_loaded
+from stud_service.auth import AuthError, Principal, Role, bearer_token, verify_token
+from stud_service.engine import DomainError, SetClientSeed
+from stud_service.server.convert import VARIANT_PROTOS, checked_request_id, table_id_from_name
+from stud_service.server.errors import RequestError, abort_with, malformed, status_code_named, status_for
+from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
+from stud_service.server.runtime import TableRuntime
+from stud_service.store import canonical_json
+
+_log = logging.getLogger(__name__)
+
+HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})")
+ALL_TABLES = "tables/-"
+DEFAULT_PAGE_SIZE = 50
+
+Reply = TypeVar("Reply")
+
+
+def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
+    @functools.wraps(method)
+    async def wrapper(self: AuditService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
+        try:
+            return await method(self, request, context)
+        except AuditError as error:
+            await abort_with(
+                context,
+                status_for(
+                    RequestError(status_code_named(error.grpc_code_name), error.reason, error.message)
+                ),
+            )
+        except (RequestError, DomainError, AuthError) as error:
+            await abort_with(context, status_for(error))
+        except Exception as error:
+            if isinstance(error, asyncio.CancelledError):
+                raise
+            _log.exception("%s failed", method.__name__)
+            await abort_with(context, status_for(error))
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+def hand_from_name(name: str) -> tuple[str, int]:
+    match = HAND_NAME.fullmatch(name)
+    if match is None:
+        raise malformed(f"{name!r} is not a hand name (tables/{{table}}/hands/{{hand}})", "name")
+    return match.group(1), int(match.group(2))
+
+
+def _timestamp(value: Any) -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromDatetime(value)
+    return stamp
+
+
+def _summary_proto(summary: HandSummary) -> audit_pb2.HandSummary:
+    return audit_pb2.HandSummary(
+        name=summary.name,
+        hand_number=summary.hand,
+        start_time=_timestamp(summary.started_at),
+        variant=VARIANT_PROTOS.get(summary.variant, 0),
+        players=[audit_pb2.HandPlayer(seat=seat, player_id=player) for seat, player in summary.players],
+        complete=summary.complete,
+        pot=summary.pot,
+    )
+
+
+def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
+    started = record.started
+    ended = record.ended
+    return audit_pb2.HandSummary(
+        name=f"tables/{record.table_id}/hands/{record.hand}",
+        hand_number=record.hand,
+        start_time=_timestamp(record.started_at),
+        variant=VARIANT_PROTOS.get(started["config"]["variant"], 0),
+        players=[
+            audit_pb2.HandPlayer(seat=seat, player_id=player, starting_stack=stack)
+            for seat, player, stack in record.seats
+        ],
+        complete=ended is not None,
+        pot=sum(pot["amount"] for pot in ended["pots"]) if ended else 0,
+    )
+
+
+class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
+    def __init__(self, runtime: TableRuntime, token_secret: str) -> None:
+        self.runtime = runtime
+        self.store = runtime.store
+        self._secret = token_secret
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
+        authorization = None
+        for key, value in context.invocation_metadata() or ():
+            if key == "authorization":
+                authorization = value
+                break
+        return verify_token(self._secret, bearer_token(authorization))
+
+    @staticmethod
+    def _sees_everything(principal: Principal) -> bool:
+        return principal.role in (Role.AUDITOR, Role.OPERATOR)
+
+    async def _finished_hand(self, name: str) -> HandRecord:
+        table_id, hand = hand_from_name(name)
+        return (await load_hand(self.store, table_id, hand)).require_complete()
+
+    def _mode(self, principal: Principal, record: HandRecord) -> str:
+        """FULL for auditors and operators; the player's own view, if they played the hand."""
+        if self._sees_everything(principal):
+            return FULL
+        hand_events(record, principal.player_id)  # raises NotYourHand for a stranger
+        return principal.player_id
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def ListHands(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        table_id = None
+        if request.parent and request.parent != ALL_TABLES:
+            table_id = table_id_from_name(request.parent)
+        player_id = request.player_id or None
+        if not self._sees_everything(principal):
+            if player_id not in (None, principal.player_id):
+                raise RequestError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "NOT_YOUR_HAND",
+                    "a player may list only their own hands",
+                )
+            player_id = principal.player_id
+        if request.page_size < 0:
+            raise malformed("page_size must not be negative", "page_size")
+        try:
+            page = await list_hands(
+                self.store,
+                table_id=table_id,
+                player_id=player_id,
+                since=request.start_time.ToDatetime(tzinfo=UTC) if request.HasField("start_time") else None,
+                until=request.end_time.ToDatetime(tzinfo=UTC) if request.HasField("end_time") else None,
+                page_size=request.page_size or DEFAULT_PAGE_SIZE,
+                page_token=request.page_token,
+            )
+        except BadPageToken as error:
+            raise malformed(str(error), "page_token") from None
+        return audit_service_pb2.ListHandsResponse(
+            hands=[_summary_proto(summary) for summary in page.hands], next_page_token=page.next_page_token
+        )
+
+    @_refusals_as_statuses
+    async def GetHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        record = await self._finished_hand(request.name)
+        mode = self._mode(principal, record)
+        recorded_at = {stored.version: stored.recorded_at for stored in record.events}
+        events = [
+            table_pb2.TableEvent(
+                version=version,
+                type=str(payload["type"]),
+                payload_json=canonical_json(payload).decode(),
+                record_time=_timestamp(recorded_at[version]),
+            )
+            for version, payload in hand_events(record, mode)
+        ]
+        ended = record.ended or {}
+        return audit_pb2.Hand(
+            name=request.name,
+            summary=_record_summary(record),
+            events=events,
+            deck_commitment=record.started["commitment"],
+            server_seed=ended.get("server_seed") or "",
+            client_seeds=client_seeds_from_extra(record.started.get("extra")),
+        )
+
+    @_refusals_as_statuses
+    async def ReplayHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        record = await self._finished_hand(request.name)
+        own_view = self._mode(principal, record)
+        view = request.view
+        if view == audit_service_pb2.REPLAY_VIEW_UNSPECIFIED:
+            mode = own_view
+        elif view == audit_service_pb2.REPLAY_VIEW_FULL:
+            if not self._sees_everything(principal):
+                raise RequestError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "AUDITOR_ONLY",
+                    "the full replay is for auditors and operators",
+                )
+            mode = FULL
+        elif view == audit_service_pb2.REPLAY_VIEW_PUBLIC:
+            mode = PUBLIC
+        elif view == audit_service_pb2.REPLAY_VIEW_PLAYER:
+            if self._sees_everything(principal):
+                raise malformed("PLAYER view is a player's own; use FULL or PUBLIC", "view")
+            mode = own_view
+        else:
+            raise malformed(f"unknown view {view}", "view")
+        recorded_at = {stored.version: stored.recorded_at for stored in record.events}
+        steps = [
+            audit_pb2.ReplayStep(
+                event=table_pb2.TableEvent(
+                    version=step.version,
+                    type=str(step.event["type"]),
+                    payload_json=canonical_json(step.event).decode(),
+                    record_time=_timestamp(recorded_at[step.version]),
+                ),
+                state_json=canonical_json(step.state).decode(),
+            )
+            for step in replay_steps(record, mode)
+        ]
+        return audit_service_pb2.ReplayHandResponse(steps=steps)
+
+    @_refusals_as_statuses
+    async def VerifyHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        if not self._sees_everything(principal):
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "AUDITOR_ONLY",
+                "verifying hands is for auditors and operators",
+            )
+        table_id, hand = hand_from_name(request.name)
+        report = await verify_loaded(self.store, await load_hand(self.store, table_id, hand))
+        checks = [
+            audit_pb2.VerificationCheck(
+                check=c.name,
+                passed=c.ok,
+                version=(c.problem.version or 0) if c.problem else 0,
+                message=c.problem.message if c.problem else "",
+            )
+            for c in report.checks
+        ]
+        reply = audit_service_pb2.VerifyHandResponse(name=request.name, passed=report.ok, checks=checks)
+        first = report.first_problem
+        if first is not None:
+            reply.first_problem.CopyFrom(
+                audit_pb2.VerificationCheck(
+                    check=first.check, passed=False, version=first.version or 0, message=first.message
+                )
+            )
+        return reply
+
+    @_refusals_as_statuses
+    async def VerifyShuffle(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        record = await self._finished_hand(request.name)
+        # Public evidence only: a player who played also checks their own down cards.
+        played = not self._sees_everything(principal) and record.seat_of(principal.player_id) is not None
+        payloads = [p for _v, p in hand_events(record, principal.player_id if played else PUBLIC)]
+        evidence = evidence_from_payloads(payloads)
+        problem = check_shuffle(evidence)
+        return audit_service_pb2.VerifyShuffleResponse(
+            name=request.name,
+            passed=problem is None,
+            message=problem.message if problem else "",
+            deck_commitment=evidence.commitment,
+            server_seed=evidence.server_seed or "",
+            client_seeds=evidence.client_seeds,
+            cards_checked=sum(card is not None for card in evidence.dealt),
+        )
+
+    @_refusals_as_statuses
+    async def ExportHandHistory(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        record = await self._finished_hand(request.name)
+        mode = self._mode(principal, record)
+        viewer = None if mode == FULL else mode
+        fmt = request.format or audit_service_pb2.HISTORY_FORMAT_PHH
+        if fmt == audit_service_pb2.HISTORY_FORMAT_PHH:
+            text = to_phh(record, viewer)
+        elif fmt == audit_service_pb2.HISTORY_FORMAT_POKERSTARS:
+            text = to_pokerstars(record, viewer)
+        else:
+            raise malformed(f"unknown format {fmt}", "format")
+        return audit_service_pb2.ExportHandHistoryResponse(name=request.name, format=fmt, text=text)
+
+    # -- the shuffle's client seeds --------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def SetClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        if principal.role is Role.AUDITOR:
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "AUDITOR_READ_ONLY",
+                "an auditor token cannot take part in a game",
+            )
+        table_id = table_id_from_name(request.name)
+        request_id = checked_request_id(request.request_id)
+        player, seed = principal.player_id, request.seed
+        live = await self.runtime.execute(
+            table_id, lambda state, now: SetClientSeed(player, seed, now_ms=now), request_id=request_id
+        )
+        return audit_service_pb2.SetClientSeedResponse(version=live.version)

@@ -1,0 +1,219 @@
+"""``stud.v1.AuditService`` over a real gRPC server and PostgreSQL (the audit issue).
+
+End to end: players send client seeds, the service's dealer shuffles with them and publishes the
+commitment, the hand is played, HandEnded and every player's view reveal the server seed, and the
+API's verification passes.  Then the refusals: running hand -> FAILED_PRECONDITION, a stranger ->
+PERMISSION_DENIED, players cannot verify or replay in full.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import grpc
+import pytest
+import pytest_asyncio
+from grpc_fixtures import TOKEN_SECRET, table_spec
+
+from stud_service.audit.simulate import simulate_table, store_table
+from stud_service.auth import Role, mint_token
+from stud_service.bots.client import StudClient
+from stud_service.engine import Variant
+from stud_service.server.app import start_server
+from stud_service.server.audit_service import AuditService
+from stud_service.server.errors import error_info
+from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
+from stud_service.server.service import TableService
+
+
+@pytest_asyncio.fixture(scope="module")
+async def audit_channel(grpc_service):
+    """A second server on the same runtime and log, with the AuditService registered beside TableService."""
+    running = await start_server(
+        TableService(grpc_service.runtime, TOKEN_SECRET),
+        "127.0.0.1:0",
+        audit_service=AuditService(grpc_service.runtime, TOKEN_SECRET),
+    )
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
+    yield channel
+    await channel.close()
+    await running.server.stop(0)
+
+
+def stub(channel) -> audit_service_pb2_grpc.AuditServiceStub:
+    return audit_service_pb2_grpc.AuditServiceStub(channel)
+
+
+def auth(player: str, role: Role = Role.PLAYER) -> list[tuple[str, str]]:
+    return [("authorization", f"Bearer {mint_token(TOKEN_SECRET, player, role)}")]
+
+
+async def refused(call) -> tuple[grpc.StatusCode, str | None]:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    return caught.value.code(), (info.reason if (info := error_info(caught.value)) else None)
+
+
+async def play_out(clients: list[StudClient], table_id: str, hand_number: int) -> table_pb2.TableView:
+    for _ in range(600):
+        view = await clients[0].view(table_id)
+        if view.hand.hand_number == hand_number and view.hand.complete:
+            return view
+        for client in clients:
+            mine = await client.view(table_id)
+            if mine.legal_actions and mine.hand.hand_number == hand_number:
+                passive = [
+                    a
+                    for a in mine.legal_actions
+                    if a.type
+                    in (
+                        table_pb2.ACTION_TYPE_BRING_IN,
+                        table_pb2.ACTION_TYPE_CHECK,
+                        table_pb2.ACTION_TYPE_CALL,
+                    )
+                ]
+                await client.act(table_id, mine.viewer_seat, passive[0].type, passive[0].amount, mine.version)
+        await asyncio.sleep(0.01)
+    raise TimeoutError("the hand did not finish")
+
+
+async def test_client_seeds_commitment_reveal_and_verification_end_to_end(
+    audit_channel, grpc_service, operator
+):
+    table_id = f"t-{uuid.uuid4().hex[:12]}"
+    await operator.create_table(table_id, table_spec(variant=table_pb2.VARIANT_RAZZ))
+    alice, bob = grpc_service.client("alice"), grpc_service.client("bob")
+    audit = stub(audit_channel)
+    await alice.sit_down(table_id, 1, 10_000)
+    # A seed for the next hand; the hand starts once bob sits down.
+    await audit.SetClientSeed(
+        audit_service_pb2.SetClientSeedRequest(name=f"tables/{table_id}", seed="alice's lucky seed"),
+        metadata=auth("alice"),
+    )
+    await bob.sit_down(table_id, 2, 10_000)
+    view = await play_out([alice, bob], table_id, 1)
+    name = f"tables/{table_id}/hands/1"
+    # Every player's view of the finished hand reveals the seed behind the commitment.
+    assert view.hand.server_seed and view.hand.deck_commitment
+
+    shuffle = await audit.VerifyShuffle(
+        audit_service_pb2.VerifyShuffleRequest(name=name), metadata=auth("bob")
+    )
+    assert shuffle.passed and shuffle.server_seed == view.hand.server_seed
+    assert dict(shuffle.client_seeds) == {1: "alice's lucky seed"}
+    assert shuffle.cards_checked >= 8  # bob's own down cards and every up card
+
+    report = await audit.VerifyHand(
+        audit_service_pb2.VerifyHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)
+    )
+    assert report.passed and [c.check for c in report.checks] == ["chain", "shuffle", "replay", "chips"]
+
+    hand = await audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("alice"))
+    events = [json.loads(e.payload_json) for e in hand.events]
+    assert events[0]["deck"] is None and "server_seed" not in events[0]["extra"]
+    hidden = [e for e in events if e["type"] == "CardDealt" and e["card"] is None]
+    assert hidden and all(e["seat"] == 2 for e in hidden)  # bob's down cards, unless shown
+    assert hand.server_seed == view.hand.server_seed and hand.summary.complete
+
+    full = await audit.GetHand(
+        audit_service_pb2.GetHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)
+    )
+    assert json.loads(full.events[0].payload_json)["deck"] is not None
+
+    listed = await audit.ListHands(
+        audit_service_pb2.ListHandsRequest(parent=f"tables/{table_id}"), metadata=auth("alice")
+    )
+    assert [h.name for h in listed.hands][:1] == [name]
+
+
+async def test_refusals(audit_channel, grpc_service):
+    table = simulate_table(f"grpc-{uuid.uuid4().hex[:10]}", Variant.STUD, 2, seed=9)
+    await store_table(grpc_service.store, table)  # the log the server reads
+    audit = stub(audit_channel)
+    name = f"tables/{table.table_id}/hands/1"
+    stranger = auth("mallory")
+    player = table.state.hand is None and next(iter(table.state.seats.values())).player_id
+    code, reason = await refused(
+        audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=stranger)
+    )
+    assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_HAND")
+    code, reason = await refused(
+        audit.ListHands(audit_service_pb2.ListHandsRequest(player_id="somebody"), metadata=stranger)
+    )
+    assert code == grpc.StatusCode.PERMISSION_DENIED
+    code, reason = await refused(
+        audit.VerifyHand(audit_service_pb2.VerifyHandRequest(name=name), metadata=auth(player))
+    )
+    assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY")
+    code, _ = await refused(
+        audit.GetHand(
+            audit_service_pb2.GetHandRequest(name=f"tables/{table.table_id}/hands/3"),
+            metadata=auth("eve", Role.AUDITOR),
+        )
+    )
+    assert code == grpc.StatusCode.NOT_FOUND
+    code, _ = await refused(
+        audit.GetHand(audit_service_pb2.GetHandRequest(name="hands/1"), metadata=stranger)
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    code, _ = await refused(audit.GetHand(audit_service_pb2.GetHandRequest(name=name)))
+    assert code == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_running_hand_is_not_revealed(audit_channel, grpc_service, operator):
+    table_id = f"t-{uuid.uuid4().hex[:12]}"
+    await operator.create_table(table_id, table_spec())
+    alice, bob = grpc_service.client("alice"), grpc_service.client("bob")
+    await alice.sit_down(table_id, 1, 10_000)
+    await bob.sit_down(table_id, 2, 10_000)
+    for _ in range(500):
+        if (await alice.view(table_id)).hand.hand_number == 1:
+            break
+        await asyncio.sleep(0.01)
+    audit = stub(audit_channel)
+    name = f"tables/{table_id}/hands/1"
+    for call in (
+        audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)),
+        audit.ExportHandHistory(
+            audit_service_pb2.ExportHandHistoryRequest(name=name), metadata=auth("alice")
+        ),
+        audit.VerifyShuffle(audit_service_pb2.VerifyShuffleRequest(name=name), metadata=auth("alice")),
+        audit.VerifyHand(audit_service_pb2.VerifyHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)),
+    ):
+        assert await refused(call) == (grpc.StatusCode.FAILED_PRECONDITION, "HAND_RUNNING")
+
+
+async def test_exports_and_replays_by_role(audit_channel, grpc_service):
+    table = simulate_table(f"grpc-{uuid.uuid4().hex[:10]}", Variant.STUD_HI_LO, 3, seed=12)
+    await store_table(grpc_service.store, table)  # the log the server reads
+    audit = stub(audit_channel)
+    name = f"tables/{table.table_id}/hands/2"
+    auditor = auth("eve", Role.AUDITOR)
+    phh = await audit.ExportHandHistory(
+        audit_service_pb2.ExportHandHistoryRequest(name=name), metadata=auditor
+    )
+    assert phh.text.startswith('variant = "F7S/8"')
+    text = await audit.ExportHandHistory(
+        audit_service_pb2.ExportHandHistoryRequest(
+            name=name, format=audit_service_pb2.HISTORY_FORMAT_POKERSTARS
+        ),
+        metadata=auditor,
+    )
+    assert text.text.startswith("PokerStars Hand #")
+    replay = await audit.ReplayHand(
+        audit_service_pb2.ReplayHandRequest(name=name, view=audit_service_pb2.REPLAY_VIEW_FULL),
+        metadata=auditor,
+    )
+    assert json.loads(replay.steps[-1].event.payload_json)["type"] == "HandEnded"
+    seated = json.loads(replay.steps[0].event.payload_json)["seats"][0][1]
+    code, reason = await refused(
+        audit.ReplayHand(
+            audit_service_pb2.ReplayHandRequest(name=name, view=audit_service_pb2.REPLAY_VIEW_FULL),
+            metadata=auth(seated),
+        )
+    )
+    assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY")
+    mine = await audit.ReplayHand(audit_service_pb2.ReplayHandRequest(name=name), metadata=auth(seated))
+    assert len(mine.steps) == len(replay.steps)
