@@ -6,6 +6,7 @@ Public API (import from ``stud_service.audit``)::
     page = await list_hands(store, table_id=None, player_id=None, since=None, until=None,
                             page_size=50, page_token="")      -> HandPage(hands, next_page_token)
     record = await load_hand(store, table_id, hand)           -> HandRecord (HandNotFound)
+    HandRecord.from_payloads(table_id, hand, payloads)        a record from event JSON (no database)
 
     # verifying
     report = await verify_hand(store, table_id, hand)         -> HandReport(.ok, .checks, .first_problem)
@@ -13,15 +14,35 @@ Public API (import from ``stud_service.audit``)::
 
     # replaying and histories
     replay_steps(record, mode="full" | "public" | player_id)  -> [ReplayStep(version, event, state)]
-    player_history(record, player_id)                         -> events as that player was entitled to see
-                                                                 (NotYourHand, HandStillRunning)
+    player_history(record, player_id)                         -> [(version, event as that player saw it)]
+    narrate(record, viewer=None)                              -> readable text, suit symbols
 
-    # exports (complete hands only; ``player_id`` redacts to that player's view)
+    # exports (finished hands only; ``player_id`` redacts to that player's view)
     to_phh(record, player_id=None) -> str (TOML)       to_pokerstars(record, player_id=None) -> str
 
     # external checkpoints (HMAC-SHA256 signed heads of every table)
-    checkpoint = await make_checkpoint(store, key)     await verify_checkpoint(store, checkpoint, key)
+    checkpoint = await make_checkpoint(store, key)
+    report = await verify_checkpoint(store, checkpoint, key)
 
 Errors (``stud_service.audit.errors``): HandNotFound (NOT_FOUND), HandStillRunning (FAILED_PRECONDITION),
-NotYourHand (PERMISSION_DENIED).
+NotYourHand (PERMISSION_DENIED).  Running hands are never exported or revealed.
 """
+
+from stud_service.audit.catalog import HandPage, HandSummary, list_hands
+from stud_service.audit.checkpoint import CheckpointReport, make_checkpoint, verify_checkpoint
+from stud_service.audit.errors import AuditError, HandNotFound, HandStillRunning, NotYourHand
+from stud_service.audit.fairness import ShuffleEvidence, ShuffleProblem, check_shuffle, evidence_from_payloads
+from stud_service.audit.history import ReplayStep, player_history, replay_steps
+from stud_service.audit.narrate import narrate
+from stud_service.audit.phh import to_phh
+from stud_service.audit.pokerstars import to_pokerstars
+from stud_service.audit.records import HandRecord, load_hand
+from stud_service.audit.verify import CheckResult, HandReport, Problem, verify_hand
+
+__all__ = [
+    "AuditError", "CheckResult", "CheckpointReport", "HandNotFound", "HandPage", "HandRecord", "HandReport",
+    "HandStillRunning", "HandSummary", "NotYourHand", "Problem", "ReplayStep", "ShuffleEvidence",
+    "ShuffleProblem", "check_shuffle", "evidence_from_payloads", "list_hands", "load_hand", "make_checkpoint",
+    "narrate", "player_history", "replay_steps", "to_phh", "to_pokerstars", "verify_checkpoint",
+    "verify_hand",
+]

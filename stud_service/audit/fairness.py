@@ -48,6 +48,7 @@ def evidence_from_payloads(payloads: Iterable[Mapping[str, Any]]) -> ShuffleEvid
     """Collect the evidence from a hand's event payloads (full or redacted: hidden cards are None)."""
     started: Mapping[str, Any] = {}
     seed = None
+    ended_v1 = False
     dealt: list[int | None] = []
     for payload in payloads:
         kind = payload.get("type")
@@ -58,9 +59,12 @@ def evidence_from_payloads(payloads: Iterable[Mapping[str, Any]]) -> ShuffleEvid
             dealt.append(card if isinstance(card, int) else None)
         elif kind == "HandEnded":
             seed = payload.get("server_seed")
+            ended_v1 = payload.get("v") == 1
     extra = started.get("extra")
     deck = started.get("deck")
     committed = extra.get("server_seed") if isinstance(extra, dict) else None
+    if not isinstance(seed, str) and ended_v1 and isinstance(committed, str):
+        seed = committed  # hands logged before HandEnded carried the reveal (v1): the auditor's copy
     return ShuffleEvidence(
         commitment=str(started.get("commitment", "")),
         server_seed=seed if isinstance(seed, str) else None,
