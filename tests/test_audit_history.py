@@ -24,13 +24,19 @@ from stud_service.engine import HandEnded, Variant, event_from_json, event_to_js
 
 
 def hands(variant: Variant = Variant.STUD, count: int = 40, seed: int = 31) -> list[HandRecord]:
+    """Each hand's events as the log holds them: HandStarted to the end of the command that ended it."""
     table = simulate_table("hist", variant, count, seed=seed)
-    payloads = [event_to_json(e) for events in table.commands for e in events]
-    by_hand: dict[int, list[dict]] = {}
-    for payload in payloads:
-        if payload.get("hand") is not None:
-            by_hand.setdefault(payload["hand"], []).append(payload)
-    return [HandRecord.from_payloads("hist", hand, events) for hand, events in sorted(by_hand.items())]
+    records, current = [], None
+    for events in table.commands:
+        payloads = [event_to_json(e) for e in events]
+        if payloads[0]["type"] == "HandStarted":
+            current = []
+        if current is not None:
+            current.extend(payloads)
+            if any(p["type"] == "HandEnded" for p in payloads):
+                records.append(HandRecord.from_payloads("hist", current[0]["hand"], current))
+                current = None
+    return records
 
 
 def test_a_player_sees_own_down_cards_and_shown_hands_only():
