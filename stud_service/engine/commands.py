@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service.engine.config import TableConfig
+from stud_service.engine.records import fast_frozen_init
 
 
 class ActionKind(enum.StrEnum):
@@ -100,3 +101,6 @@ class Timeout:
 
 Command = (CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | SetClientSeed | StartHand | Act
            | Timeout)
+
+for _command_type in Command.__args__:
+    fast_frozen_init(_command_type)  # a client builds one per decision: see records.py

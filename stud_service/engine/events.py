@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from stud_service.engine.commands import ActionKind
 from stud_service.engine.config import TableConfig
+from stud_service.engine.records import fast_frozen_init
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,3 +231,6 @@ EVENT_TYPES: dict[str, type] = {
         UncalledBetReturned, HandShown, HandMucked, HandEnded,
     )
 }
+
+for _event_type in EVENT_TYPES.values():
+    fast_frozen_init(_event_type)  # events are built by the dozen per hand: see records.py

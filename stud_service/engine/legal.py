@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stud_service.engine.commands import ActionKind
+from stud_service.engine.records import fast_frozen_init
 from stud_service.engine.rules.betting import (
     may_reraise,
     open_pair_on_fourth_street,
@@ -20,6 +21,7 @@ from stud_service.engine.state import HandPlayer, HandState, TableState
 NO_AMOUNT: tuple[int, ...] = ()
 
 
+@fast_frozen_init  # one per decision: see records.py
 @dataclass(frozen=True, slots=True)
 class LegalActions:
     """``options``: ((kind, amounts), ...); amounts is () for FOLD/CHECK/CALL, whose amount is implied
@@ -44,38 +46,40 @@ class LegalActions:
                             for kind, amounts in self.options]}
 
 
+# The options without an amount, built once: most decisions offer exactly one of these pairs.
+FACING_A_BET = ((ActionKind.FOLD, NO_AMOUNT), (ActionKind.CALL, NO_AMOUNT))
+CHECK_IS_FREE = ((ActionKind.CHECK, NO_AMOUNT), (ActionKind.FOLD, NO_AMOUNT))  # §7: a free fold is allowed
+BRING_IN, COMPLETE, BET, RAISE = ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE
+
+
 def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> LegalActions:
     config = state.config
     assert config is not None
-    stack = state.seats[player.seat].stack
-    top = player.bet + stack  # the most this player's street bet can become
-    options: list[tuple[ActionKind, tuple[int, ...]]] = []
+    top = player.bet + state.seats[player.seat].stack  # the most this player's street bet can become
     if hand.bring_in_due:
         # §3: the bring-in must post the bring-in or complete; no fold, no check.
-        options.append((ActionKind.BRING_IN, (min(config.bring_in, top),)))
+        bring_in = ((BRING_IN, (min(config.bring_in, top),)),)
         if config.bring_in < config.small_bet and top > config.bring_in:
-            options.append((ActionKind.COMPLETE, (min(config.small_bet, top),)))
-        return LegalActions(player.seat, tuple(options))
+            return LegalActions(player.seat, bring_in + ((COMPLETE, (min(config.small_bet, top),)),))
+        return LegalActions(player.seat, bring_in)
     level = hand.level
-    call_amount = None
     if level > player.bet:
-        call_amount = min(level, top)
-        options.append((ActionKind.FOLD, NO_AMOUNT))
-        options.append((ActionKind.CALL, NO_AMOUNT))
+        call_amount: int | None = min(level, top)
+        options = FACING_A_BET
     else:
-        options.append((ActionKind.CHECK, NO_AMOUNT))
-        options.append((ActionKind.FOLD, NO_AMOUNT))  # §7: folding when a check is free is allowed
+        call_amount = None
+        options = CHECK_IS_FREE
     if top > level and may_reraise(player.acted_level, hand.full_level):
         if hand.street == 3 and not hand.completed:
-            options.append((ActionKind.COMPLETE, (min(config.small_bet, top),)))
+            options += ((COMPLETE, (min(config.small_bet, top),)),)
         elif level == 0:
             open_pair = open_pair_on_fourth_street(config, hand.street, (p.up for p in hand.live()))
             sizes = sorted({min(size, top) for size in opening_bet_sizes(config, hand.street, open_pair)})
-            options.append((ActionKind.BET, tuple(sizes)))
+            options += ((BET, tuple(sizes)),)
         elif not raise_cap_reached(hand.n_bets, hand.uncapped):
             # A full raise is one step above the last full level (which is above any short all-in).
-            options.append((ActionKind.RAISE, (min(hand.full_level + hand.step, top),)))
-    return LegalActions(player.seat, tuple(options), call_amount)
+            options += ((RAISE, (min(hand.full_level + hand.step, top),)),)
+    return LegalActions(player.seat, options, call_amount)
 
 
 def legal_actions(state: TableState, player_id: str) -> LegalActions:
