@@ -419,14 +419,15 @@ def _advance(rec: _Recorder, now_ms: int) -> None:
 
 def _deal_street(rec: _Recorder, street: int, now_ms: int) -> None:
     hand = rec.hand
-    live = [p.seat for p in hand.live()]
+    live_players = hand.live()
+    live = [p.seat for p in live_players]
+    can_act = {p.seat for p in live_players if p.can_act}  # dealing changes nobody's folded or all-in
     if needs_community_card(DECK_SIZE - hand.next_card, len(live)):
         rec.emit(CardDealt(hand.number, street, None, hand.deck[hand.next_card], True))
     else:
         face_up = later_street_face_up(street)
         for seat in live:
             rec.emit(CardDealt(hand.number, street, seat, hand.deck[hand.next_card], face_up))
-    can_act = {p.seat for p in hand.live() if p.can_act}
     if betting_round_needed(len(can_act)):
         config = rec.state.config
         assert config is not None

@@ -44,7 +44,7 @@ def bring_in_seat(seats: Sequence[int], door_cards: Sequence[int], can_act: set[
 def best_board_seat(seats: Sequence[int], up_cards: Sequence[Sequence[int]], razz: bool) -> int:
     """§4: the seat showing the best board (Razz: best low board); ties to the lowest seat."""
     rank = native.board_rank_razz if razz else native.board_rank_high
-    ranks = [rank(list(cards)) for cards in up_cards]
+    ranks = [rank(cards) for cards in up_cards]
     return seats[ranks.index(max(ranks))]
 
 

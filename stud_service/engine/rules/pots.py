@@ -8,8 +8,14 @@ from collections.abc import Mapping
 def uncalled_bet(committed: Mapping[int, int]) -> tuple[int, int] | None:
     """§5: the part of the largest contribution nobody matched goes back to its bettor.
     Returns (seat, amount) or None."""
-    ranked = sorted(committed.items(), key=lambda item: item[1], reverse=True)
-    (top_seat, top), (_, second) = ranked[0], ranked[1]
+    if len(committed) < 2:
+        raise ValueError("an uncalled bet needs two or more contributions")
+    top_seat, top, second = 0, -1, -1
+    for seat, amount in committed.items():  # one pass for the two largest (runs at every street's end)
+        if amount > top:
+            top_seat, top, second = seat, amount, top
+        elif amount > second:
+            second = amount
     return (top_seat, top - second) if top > second else None
 
 
