@@ -120,6 +120,35 @@ async def test_deleted_hand_end_of_last_hand_fails_instead_of_looking_running(ev
     assert not report.ok and report.first_problem.check == "chain"
 
 
+async def test_hand_end_cut_out_and_chain_remade_fails(event_store, db_pool):
+    """The attacker deletes hand 2's last events, renumbers what follows and re-hashes: hand 2 now looks
+    unfinished, but a later hand started, so verification fails instead of calling it running."""
+    table_id = await played_table(event_store)
+    stream = f"tables/{table_id}"
+    version, _ = await find(db_pool, table_id, 2, "HandEnded")
+    start_of_3, _ = await find(db_pool, table_id, 3, "HandStarted")
+    cut = start_of_3 - version
+    async with db_pool.connection() as conn:
+        await conn.execute(
+            "DELETE FROM events WHERE stream_id = %s AND version >= %s AND version < %s",
+            (stream, version, start_of_3),
+        )
+        await conn.execute(
+            "UPDATE events SET version = version + 1000000 WHERE stream_id = %s AND version > %s",
+            (stream, version),
+        )
+        await conn.execute(
+            "UPDATE events SET version = version - 1000000 - %s WHERE stream_id = %s AND version > 1000000",
+            (cut, stream),
+        )
+        await conn.execute("UPDATE streams SET version = version - %s WHERE stream_id = %s", (cut, stream))
+    await rehash(db_pool, table_id)
+    assert (await event_store.verify(stream)).ok
+    report = await verify_hand(event_store, table_id, 2)
+    assert not report.ok and report.first_problem.version == version
+    assert "never ended" in report.first_problem.message
+
+
 async def test_running_hand_cannot_be_verified(event_store):
     table = simulate_table(f"tamper-{uuid.uuid4().hex[:10]}", Variant.STUD, 1, seed=3)
     deck = shuffle_deck()

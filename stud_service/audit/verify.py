@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from stud_service.audit.errors import HandStillRunning
 from stud_service.audit.fairness import check_shuffle, evidence_from_payloads
-from stud_service.audit.records import HandRecord, load_hand, stream_id_for
+from stud_service.audit.records import HandRecord, fetch, load_hand, stream_id_for
 from stud_service.audit.replay_check import chips_ledger, replay_hand
 from stud_service.store import EventStore
 
@@ -140,6 +140,16 @@ async def verify_loaded(store: EventStore, record: HandRecord) -> HandReport:
     if not record.complete:
         if not chain.ok:  # a deleted HandEnded must fail loudly, not pass for a running hand
             return HandReport(record.table_id, record.hand, (chain_result,))
+        later = await fetch(
+            store,
+            "SELECT min(version) FROM events WHERE stream_id = %s AND hand > %s",
+            (stream_id_for(record.table_id), record.hand),
+        )
+        if later and later[0][0] is not None:  # the hand's end was cut out and the chain re-made
+            problem = Problem(
+                "replay", int(later[0][0]), f"hand {record.hand} never ended, yet a later hand started here"
+            )
+            return HandReport(record.table_id, record.hand, (chain_result, CheckResult("replay", problem)))
         raise HandStillRunning(f"hand {record.hand} of table {record.table_id!r} is still running")
     return HandReport(record.table_id, record.hand, (chain_result, *check_record(record)))
 
