@@ -1,0 +1,331 @@
+"""The gRPC service under load, against this machine's durable-commit limit measured in the same run.
+
+1. Throughput and latency: ``stud-service serve`` runs as its own process on a PostgreSQL; N tables
+   (8, then 64), three bots each, play through the public gRPC API only (bots from
+   ``stud_service.bots``; watch stream with views, ``Act`` with the version seen) for a fixed time.
+   Reported: accepted actions per second over all tables and the client-observed ``Act`` round trip
+   (p50, p99). Every action is one durable append (synchronous commit) plus its NOTIFY.
+2. The peer: ``pgbench`` on the same PostgreSQL at the same concurrency (N clients), each
+   transaction one single-row INSERT committed durably: the rate at which this machine can commit
+   one row at a time. Ratio = our actions/s ÷ pgbench inserts/s.
+3. Memory: the server's resident set before and after 1,000 tables are opened (created, one player
+   seated, loaded and followed by the server), per table.
+
+Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]``
+With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
+otherwise an embedded PostgreSQL (``pgserver``) is started in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+
+import grpc  # noqa: E402
+import psycopg  # noqa: E402
+from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
+
+from stud_service.auth import Role, mint_token  # noqa: E402
+from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
+from stud_service.server.proto_gen import table_pb2  # noqa: E402
+from stud_service.store import apply_migrations  # noqa: E402
+
+SECRET = secrets.token_hex(32)
+BOTS_PER_TABLE = 3
+BUY_IN = 40_000
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+# -- PostgreSQL ------------------------------------------------------------------------------------
+
+
+class Database:
+    """A fresh database on the given server (or on an embedded one started here)."""
+
+    def __init__(self) -> None:
+        self._workdir: str | None = None
+        self._embedded = None
+        self.url = ""
+
+    def start(self) -> str:
+        server_url = os.environ.get("DATABASE_URL")
+        if not server_url:
+            from stud_service.db import EmbeddedPostgres
+
+            self._workdir = tempfile.mkdtemp(prefix="stud-bench-")
+            self._embedded = EmbeddedPostgres(Path(self._workdir) / "pg", delete_on_stop=True)
+            server_url = self._embedded.start()
+        name = f"stud_bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        self.url = make_conninfo(server_url, dbname=name)
+        asyncio.run(apply_migrations(self.url))
+        return self.url
+
+    def stop(self) -> None:
+        if self._embedded is not None:
+            self._embedded.stop()
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+
+def pgbench_binary() -> str:
+    import pgserver
+
+    bundled = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pgbench"
+    return str(bundled) if bundled.exists() else (shutil.which("pgbench") or "pgbench")
+
+
+def pgbench_insert_rate(url: str, clients: int, seconds: int) -> float:
+    """Durable single-row INSERT transactions per second at ``clients`` concurrent connections."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS bench_rows")
+        conn.execute(
+            "CREATE TABLE bench_rows (id bigserial PRIMARY KEY, stream_id text NOT NULL,"
+            " payload jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())"
+        )
+    script = Path(tempfile.mkstemp(suffix=".sql")[1])
+    script.write_text(
+        "\\set n random(1, 1000)\n"
+        "INSERT INTO bench_rows (stream_id, payload) VALUES ('tables/t' || :n,"
+        ' \'{"type": "PlayerActed", "seat": 3, "amount": 400}\');\n'
+    )
+    params = conninfo_to_dict(url)
+    env = {
+        **os.environ,
+        "PGHOST": str(params.get("host", "")),
+        "PGPORT": str(params.get("port", "5432")),
+        "PGUSER": str(params.get("user", "")),
+        "PGPASSWORD": str(params.get("password", "") or ""),
+    }
+    try:
+        result = subprocess.run(
+            [
+                pgbench_binary(),
+                "-n",
+                "-f",
+                str(script),
+                "-c",
+                str(clients),
+                "-j",
+                str(min(clients, 2)),
+                "-T",
+                str(seconds),
+                str(params["dbname"]),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+    finally:
+        script.unlink()
+    match = re.search(r"tps = ([\d.]+)", result.stdout)
+    if match is None:
+        raise RuntimeError(f"pgbench said: {result.stdout}{result.stderr}")
+    return float(match.group(1))
+
+
+# -- the service -----------------------------------------------------------------------------------
+
+
+class Server:
+    def __init__(self, url: str) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "stud_service.cli",
+                "serve",
+                "--database-url",
+                url,
+                "--listen",
+                f"127.0.0.1:{self.port}",
+                "--metrics-listen",
+                "off",
+                "--hand-pause-seconds",
+                "0",
+                "--log-level",
+                "WARNING",
+            ],
+            env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "GRPC_ENABLE_FORK_SUPPORT": "false"},
+            stdout=subprocess.DEVNULL,
+        )
+
+    async def wait_ready(self) -> None:
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{self.port}") as channel:
+            for _ in range(300):
+                try:
+                    reply = await health_pb2_grpc.HealthStub(channel).Check(
+                        health_pb2.HealthCheckRequest(), timeout=1
+                    )
+                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                        return
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def table_spec() -> table_pb2.Table:
+    from google.protobuf import duration_pb2
+
+    return table_pb2.Table(
+        variant=table_pb2.VARIANT_SEVEN_CARD_STUD,
+        stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
+        min_buy_in=2_000,
+        max_buy_in=1_000_000,
+        action_clock=duration_pb2.Duration(seconds=30),
+    )
+
+
+async def play(port: int, tables: int, seconds: float) -> tuple[int, list[float]]:
+    """N tables of bots playing for ``seconds``; returns (actions, Act latencies in seconds)."""
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(4)]
+    operator = StudClient(channels[0], mint_token(SECRET, "house", Role.OPERATOR))
+    bots: list[Bot] = []
+    for index in range(tables):
+        table_id = f"load-{tables}-{index}"
+        await operator.create_table(table_id, table_spec())
+        for seat in range(1, BOTS_PER_TABLE + 1):
+            client = StudClient(channels[(index + seat) % len(channels)], mint_token(SECRET, f"bot-{seat}"))
+            bot = Bot(client, table_id, seat, strategy=random_strategy, seed=index * 10 + seat)
+            await bot.sit(BUY_IN)
+            bots.append(bot)
+    stop = asyncio.Event()
+    tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in bots]
+    await asyncio.sleep(1.0)  # warm up: streams open, first hands dealt
+    for bot in bots:
+        bot.stats.actions, bot.stats.latencies = 0, []
+    await asyncio.sleep(seconds)
+    actions = sum(bot.stats.actions for bot in bots)
+    latencies = [latency for bot in bots for latency in bot.stats.latencies]
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for channel in channels:
+        await channel.close()
+    return actions, latencies
+
+
+async def open_tables(port: int, count: int) -> None:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
+        player = StudClient(channel, mint_token(SECRET, "resident"))
+        semaphore = asyncio.Semaphore(16)
+
+        async def one(index: int) -> None:
+            async with semaphore:
+                table_id = f"idle-{index}"
+                await operator.create_table(table_id, table_spec())
+                await player.sit_down(table_id, 1, 10_000)
+
+        await asyncio.gather(*(one(index) for index in range(count)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--tables", type=int, nargs="+", default=[8, 64])
+    parser.add_argument("--memory-tables", type=int, default=1000)
+    args = parser.parse_args()
+
+    database = Database()
+    url = database.start()
+    rows = []
+    try:
+        for tables in args.tables:
+            server = Server(url)
+            try:
+                asyncio.run(server.wait_ready())
+                actions, latencies = asyncio.run(play(server.port, tables, args.seconds))
+            finally:
+                server.stop()
+            ours = actions / args.seconds
+            peer = pgbench_insert_rate(url, tables, args.seconds)
+            rows.append(
+                (
+                    tables,
+                    ours,
+                    percentile(latencies, 0.5) * 1000,
+                    percentile(latencies, 0.99) * 1000,
+                    peer,
+                    len(latencies),
+                )
+            )
+        server = Server(url)
+        try:
+            asyncio.run(server.wait_ready())
+            time.sleep(1.0)
+            before = rss_kib(server.process.pid)
+            started = time.perf_counter()
+            asyncio.run(open_tables(server.port, args.memory_tables))
+            opening = time.perf_counter() - started
+            time.sleep(2.0)
+            after = rss_kib(server.process.pid)
+        finally:
+            server.stop()
+    finally:
+        database.stop()
+
+    print(
+        f"stud-service over gRPC vs pgbench single-row durable INSERT, same PostgreSQL, same run "
+        f"({args.seconds} s each, {BOTS_PER_TABLE} bots per table, {os.cpu_count()} CPUs)"
+    )
+    print(f"{'tables':>6} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'pgbench tps':>12} {'ratio':>7}")
+    for tables, ours, p50, p99, peer, samples in rows:
+        print(
+            f"{tables:>6} {ours:>10.0f} {p50:>8.1f} {p99:>8.1f} {peer:>12.0f} {ours / peer:>7.2f}"
+            f"   ({samples} actions timed)"
+        )
+    per_table = (after - before) / args.memory_tables
+    print(
+        f"memory: {args.memory_tables} open tables took the server from {before / 1024:.0f} MiB to "
+        f"{after / 1024:.0f} MiB RSS: {per_table:.1f} KiB per table (opened in {opening:.1f} s)"
+    )
+    print("goals: actions/s >= 0.5 x pgbench, p99 < 50 ms at 64 tables, < 100 KB per open table")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
