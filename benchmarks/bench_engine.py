@@ -12,8 +12,12 @@
    and actions, with the same automations) to a fresh state.  Reported as events (ours) or
    operations (PokerKit) per second.
 
+The hands are played in alternating rounds (ours, then PokerKit's, ``--rounds`` times) after a short
+warm-up of both, so that a busy shared machine weighs on both sides alike; the ratio of each round
+is printed too, as a range.
+
 Run: ``.venv/bin/python benchmarks/bench_engine.py [--variant STUD|STUD_HI_LO|RAZZ] [--hands N]
-[--peer-hands N] [--seed S]``
+[--peer-hands N] [--rounds R] [--seed S]``
 (needs ``pip install pokerkit``, part of the ``bench`` extra).
 """
 
@@ -169,53 +173,70 @@ def pokerkit_replay(operations: list[Any], automations: tuple, variant: Variant)
 
 # --- the run ----------------------------------------------------------------------------------
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=5_000, help="hands for our engine")
-    parser.add_argument("--peer-hands", type=int, default=500, help="hands for PokerKit")
-    parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--variant", type=Variant, choices=list(Variant), default=Variant.STUD)
-    args = parser.parse_args(argv)
-    variant = args.variant
-    warnings.filterwarnings("ignore")  # PokerKit warns on dealing chosen cards during replay
-
-    rng = random.Random(args.seed)
-    table = our_table(variant)
+def run_round(variant: Variant, hands: int, peer_hands: int, rng: random.Random, peer_rng: random.Random,
+              table: Any, automations: tuple[tuple, tuple]) -> dict[str, float]:
+    """One round: our hands and replays, then PokerKit's, timed apart (seconds and counts)."""
     started = time.perf_counter()
-    logs = [our_hand(rng, table) for _ in range(args.hands)]
+    logs = [our_hand(rng, table) for _ in range(hands)]
     ours_play = time.perf_counter() - started
-    events = sum(len(log) for log in logs)
     started = time.perf_counter()
     for log in logs:
         replay(log)
     ours_replay = time.perf_counter() - started
 
-    try:
-        import pokerkit  # noqa: F401
-    except ImportError:
-        print("pokerkit is not installed: pip install pokerkit (the bench extra)")
-        return 1
-    rng = random.Random(args.seed)
-    with_dealing, without_dealing = pokerkit_automations(True), pokerkit_automations(False)
+    with_dealing, without_dealing = automations
     started = time.perf_counter()
-    peer_states = [pokerkit_hand(rng, with_dealing, variant) for _ in range(args.peer_hands)]
+    peer_states = [pokerkit_hand(peer_rng, with_dealing, variant) for _ in range(peer_hands)]
     peer_play = time.perf_counter() - started
     recorded = [list(state.operations) for state in peer_states]
     started = time.perf_counter()
     peer_ops = sum(pokerkit_replay(ops, without_dealing, variant) for ops in recorded)
     peer_replay = time.perf_counter() - started
+    return {"ours_play": ours_play, "ours_replay": ours_replay, "events": sum(len(log) for log in logs),
+            "peer_play": peer_play, "peer_replay": peer_replay, "peer_ops": peer_ops}
 
-    ours_hps, peer_hps = args.hands / ours_play, args.peer_hands / peer_play
-    ours_eps, peer_ops_ps = events / ours_replay, peer_ops / peer_replay
-    print(f"{NAMES[variant]}, {PLAYERS} players, random legal play, {args.hands:,} hands (PokerKit "
-          f"{args.peer_hands:,}), Python {sys.version.split()[0]}")
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=5_000, help="hands for our engine")
+    parser.add_argument("--peer-hands", type=int, default=500, help="hands for PokerKit")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="the hands are played in this many alternating rounds (ours, then PokerKit's), "
+                             "so that both sides see the same load on a shared machine")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--variant", type=Variant, choices=list(Variant), default=Variant.STUD)
+    args = parser.parse_args(argv)
+    variant = args.variant
+    warnings.filterwarnings("ignore")  # PokerKit warns on dealing chosen cards during replay
+    try:
+        import pokerkit  # noqa: F401
+    except ImportError:
+        print("pokerkit is not installed: pip install pokerkit (the bench extra)")
+        return 1
+
+    rng, peer_rng = random.Random(args.seed), random.Random(args.seed)
+    table = our_table(variant)
+    automations = (pokerkit_automations(True), pokerkit_automations(False))
+    run_round(variant, 20, 2, random.Random(-1), random.Random(-1), table, automations)  # warm both up
+    per_round, peer_per_round = args.hands // args.rounds, args.peer_hands // args.rounds
+    rounds = [run_round(variant, per_round, peer_per_round, rng, peer_rng, table, automations)
+              for _ in range(args.rounds)]
+    hands, peer_hands = per_round * args.rounds, peer_per_round * args.rounds
+    total = {key: sum(r[key] for r in rounds) for key in rounds[0]}
+    round_ratios = sorted((per_round / r["ours_play"]) / (peer_per_round / r["peer_play"]) for r in rounds)
+
+    ours_hps, peer_hps = hands / total["ours_play"], peer_hands / total["peer_play"]
+    ours_eps, peer_ops_ps = total["events"] / total["ours_replay"], total["peer_ops"] / total["peer_replay"]
+    print(f"{NAMES[variant]}, {PLAYERS} players, random legal play, {hands:,} hands (PokerKit "
+          f"{peer_hands:,}) in {args.rounds} alternating rounds, Python {sys.version.split()[0]}")
     print(f"{'':34}{'stud-service':>16}{'PokerKit':>14}{'ratio':>9}")
     print(f"{'hands played per second':34}{ours_hps:>16,.0f}{peer_hps:>14,.0f}{ours_hps / peer_hps:>8.1f}x")
+    print(f"{'  ratio in each round':34}{'':30}{round_ratios[0]:>5.1f}x to {round_ratios[-1]:.1f}x")
     print(f"{'replay: events/operations per s':34}{ours_eps:>16,.0f}{peer_ops_ps:>14,.0f}"
           f"{ours_eps / peer_ops_ps:>8.1f}x")
-    print(f"{'  per hand (events / operations)':34}{events / args.hands:>16.1f}"
-          f"{peer_ops / args.peer_hands:>14.1f}")
-    ours_rhps, peer_rhps = args.hands / ours_replay, args.peer_hands / peer_replay
+    print(f"{'  per hand (events / operations)':34}{total['events'] / hands:>16.1f}"
+          f"{total['peer_ops'] / peer_hands:>14.1f}")
+    ours_rhps, peer_rhps = hands / total["ours_replay"], peer_hands / total["peer_replay"]
     print(f"{'replay: hands per second':34}{ours_rhps:>16,.0f}{peer_rhps:>14,.0f}"
           f"{ours_rhps / peer_rhps:>8.1f}x")
     print(f"goals: >= 20x PokerKit's hands per second ({'met' if ours_hps >= 20 * peer_hps else 'NOT met'}); "

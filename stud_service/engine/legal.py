@@ -87,10 +87,13 @@ def legal_actions(state: TableState, player_id: str) -> LegalActions:
     hand = state.hand
     if hand is None or not hand.betting or hand.to_act is None:
         return LegalActions(state.seat_of(player_id), ())
-    seat = hand.to_act
-    if hand.players[seat].player_id != player_id:
+    player = hand.players[hand.to_act]
+    if player.player_id != player_id:
         return LegalActions(state.seat_of(player_id), ())
-    return legal_actions_for_seat(state, seat)
+    cached = state.legal  # as legal_actions_for_seat, without checking the turn a second time
+    if cached is None:
+        cached = state.legal = _options_for(state, hand, player)
+    return cached
 
 
 def legal_actions_for_seat(state: TableState, seat: int) -> LegalActions:
