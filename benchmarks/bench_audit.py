@@ -12,14 +12,21 @@
 The hands are 300 hands of each variant played by the seeded random players; hands that touch a rule
 PokerKit handles differently (see tests/test_phh_pokerkit.py) are left out of both sides.
 
-Run: ``.venv/bin/python benchmarks/bench_audit.py``.  Prints microseconds per hand (best of 5) and the
-ratio ours / peer.
+With ``--database`` the hands are also stored through the event log (``--database-url`` or
+``$DATABASE_URL``; none: a throwaway embedded PostgreSQL) and the whole ``verify_hand`` (reading the hand,
+hash chain, shuffle, replay, chips) is measured against the store's own hash-chain check of the same hand.
+
+Run: ``.venv/bin/python benchmarks/bench_audit.py [--database [--database-url URL]]``.  Prints
+microseconds per hand (best of 5) and the ratio ours / peer.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import random
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -68,7 +75,44 @@ def hands() -> list[HandRecord]:
     return [record for record in records if not known_differences(record)]
 
 
+async def database_rows(url: str | None) -> list[tuple[str, float, float, str]]:
+    from stud_service.audit.simulate import store_table
+    from stud_service.audit.verify import verify_hand
+    from stud_service.db import DatabaseSettings, open_database
+    from stud_service.store import EventStore
+
+    with tempfile.TemporaryDirectory() as data_dir:
+        async with open_database(DatabaseSettings.resolve(url=url, data_dir=data_dir), max_size=4) as db:
+            store = EventStore(db.pool)
+            tables = []
+            for index, variant in enumerate(Variant):
+                table = simulate_table(
+                    f"bench-{index}-{time.time_ns()}", variant, HANDS_PER_VARIANT, seed=index
+                )
+                await store_table(store, table)
+                tables.append(table.table_id)
+            targets = [(t, hand) for t in tables for hand in range(1, HANDS_PER_VARIANT + 1)]
+
+            async def timed(operation) -> float:  # type: ignore[no-untyped-def]
+                best = float("inf")
+                for _ in range(3):
+                    start = time.perf_counter()
+                    for table_id, hand in targets:
+                        await operation(table_id, hand)
+                    best = min(best, (time.perf_counter() - start) / len(targets))
+                return best * 1e6
+
+            ours = await timed(lambda t, h: verify_hand(store, t, h))
+            peer = await timed(lambda t, h: store.verify(f"tables/{t}", h))
+            await store.close()
+    return [("verify one hand (with DB)", ours, peer, "EventStore.verify: hash chain only")]
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", action="store_true", help="also measure verification on PostgreSQL")
+    parser.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL or embedded)")
+    args = parser.parse_args()
     warnings.simplefilter("ignore")
     records = hands()
     items = [[(s.version, s.payload) for s in record.events] for record in records]
@@ -80,6 +124,7 @@ def main() -> None:
         def run() -> None:
             for index in range(count):
                 operation(index)
+
         return run
 
     rows = []
@@ -96,8 +141,11 @@ def main() -> None:
     ours = best_microseconds(lambda: deck_order(seed, {1: "client seed"}), 2000)
     peer = best_microseconds(lambda: system.shuffle(list(range(52))), 2000)
     rows.append(("shuffle a deck", ours, peer, "random.SystemRandom().shuffle"))
+    if args.database:
+        rows.extend(asyncio.run(database_rows(args.database_url)))
 
-    print(f"{count} hands (Seven Card Stud, Stud Hi-Lo, Razz); microseconds per operation, best of 5\n")
+    print(f"{count} hands (Seven Card Stud, Stud Hi-Lo, Razz); microseconds per operation,"
+          " best of 5 (with DB: of 3)\n")
     print(f"{'operation':<26} {'ours':>10} {'peer':>10} {'ours/peer':>10}  peer")
     for name, ours_us, peer_us, peer_name in rows:
         print(f"{name:<26} {ours_us:>10.1f} {peer_us:>10.1f} {ours_us / peer_us:>10.2f}  {peer_name}")
