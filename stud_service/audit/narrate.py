@@ -61,6 +61,8 @@ def narrate(record: HandRecord, viewer: str | None = None) -> str:
             for seat, cards in sorted(dealt.items()):
                 lines.append(f"  seat {seat} {names[seat]}: {' '.join(cards)}")
             dealt = {}
+        if kind in ("HandShown", "HandMucked") and "Showdown:" not in lines:
+            lines.append("Showdown:")
         lines.extend(_describe(payload, names))
     return "\n".join(lines) + "\n"
 
@@ -88,7 +90,9 @@ def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
     if kind == "HandEnded":
         out = ["Result:"]
         for pot in payload["pots"]:
-            label = "main pot" if pot["pot"] == 0 else f"side pot {pot['pot']}"
+            label = (
+                f"side pot {pot['pot']}" if pot["pot"] else "main pot" if len(payload["pots"]) > 1 else "pot"
+            )
             for award in pot["awards"]:
                 hand = f" with {award['hand']}" if award.get("hand") else ""
                 half = (
