@@ -73,9 +73,14 @@ def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> Lega
         if hand.street == 3 and not hand.completed:
             options += ((COMPLETE, (min(config.small_bet, top),)),)
         elif level == 0:
-            open_pair = open_pair_on_fourth_street(config, hand.street, (p.up for p in hand.live()))
-            sizes = sorted({min(size, top) for size in opening_bet_sizes(config, hand.street, open_pair)})
-            options += ((BET, tuple(sizes)),)
+            players = hand.players
+            live_boards = (players[seat].up for seat in hand.order if not players[seat].folded)  # read lazily
+            open_pair = open_pair_on_fourth_street(config, hand.street, live_boards)
+            sizes = opening_bet_sizes(config, hand.street, open_pair)
+            if len(sizes) == 1:
+                options += ((BET, (min(sizes[0], top),)),)
+            else:
+                options += ((BET, tuple(sorted({min(size, top) for size in sizes}))),)
         elif not raise_cap_reached(hand.n_bets, hand.uncapped):
             # A full raise is one step above the last full level (which is above any short all-in).
             options += ((RAISE, (min(hand.full_level + hand.step, top),)),)
