@@ -327,6 +327,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                     return  # the server is shutting down
                 if applied.version <= sent:
                     continue
+                # One command's events arrive together; the view is sent with the last of them only.
+                with_view = include_views and queue.empty()
                 yield self._event_reply(
                     live,
                     principal,
@@ -334,7 +336,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                     applied.version,
                     applied.payload,
                     applied.recorded_at,
-                    applied if include_views else None,
+                    applied if with_view else None,
                 )
                 sent = applied.version
         finally:
