@@ -137,9 +137,11 @@ def _card_dealt(state: TableState, e: CardDealt) -> None:
     if seat is None:
         hand.community.append(e.card)
     elif e.face_up:
-        writable_player(state, seat).up.append(e.card)
+        player = writable_player(state, seat)
+        player.up = player.up + [e.card]  # a new list: earlier states share the old one
     else:
-        writable_player(state, seat).down.append(e.card)
+        player = writable_player(state, seat)
+        player.down = player.down + [e.card]
 
 
 def _new_street(state: TableState, hand: HandState, street: int) -> None:

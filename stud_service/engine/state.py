@@ -6,7 +6,8 @@ mutates them: ``evolve`` and ``decide`` work on a ``copy``.  Treat a state you h
 Copies are copy-on-write: ``TableState.copy`` copies the table and hand shells and shares the
 seat and player objects; each copy has its own ``token``, and ``writable_seat`` /
 ``writable_player`` copy a shared object (stamping it with the token) before its first change.
-Only evolve writes, and only through those two functions.
+Only evolve writes, and only through those two functions.  A player's card lists (``down``, ``up``)
+are shared between copies too: dealing replaces a list with a longer one, never appends in place.
 
 Chips: during a hand a seat's ``stack`` is what is behind; what it put in lives in
 ``HandPlayer.committed``.  ``chips_in_play`` = stacks + committed is constant through a hand.
@@ -71,8 +72,8 @@ class HandPlayer:
         other = HandPlayer.__new__(HandPlayer)
         other.seat = self.seat
         other.player_id = self.player_id
-        other.down = self.down[:]
-        other.up = self.up[:]
+        other.down = self.down  # shared: dealing replaces the list (see the module docstring)
+        other.up = self.up
         other.folded = self.folded
         other.all_in = self.all_in
         other.committed = self.committed

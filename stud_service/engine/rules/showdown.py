@@ -92,6 +92,8 @@ def odd_chip_winner(winners: Sequence[ShowdownHand], half: str) -> int:
 
 def split_among_winners(amount: int, winners: Sequence[ShowdownHand], half: str) -> list[tuple[int, int]]:
     """§5: equal hands split; odd chips one each in odd-chip order.  [(seat, amount), ...]."""
+    if len(winners) == 1:  # the usual case: nothing to split, no odd chip to place
+        return [(winners[0].seat, amount)]
     ordered = odd_chip_order(winners, half)
     share, odd = divmod(amount, len(ordered))
     return [(hand.seat, share + (1 if i < odd else 0)) for i, hand in enumerate(ordered)]
