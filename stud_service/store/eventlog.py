@@ -6,6 +6,7 @@ hand-scoped events, an integer ``"hand"``. ``stud_service.store.tables`` is wher
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from stud_service.store._json import loads
+from stud_service.store._writer import AppendWriter
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
 from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
@@ -20,11 +23,11 @@ from stud_service.store.subscribe import NotificationHub
 
 READ_PAGE = 10_000
 
-_EVENT_COLUMNS = "version, type, payload, hand, recorded_at, request_id, prev_hash, hash"
+_EVENT_COLUMNS = "version, type, payload::text, hand, recorded_at, request_id, prev_hash, hash"
 
 
 def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
-    return StoredEvent(stream_id, row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+    return StoredEvent(stream_id, row[0], row[1], loads(row[2]), row[3], row[4], row[5], row[6], row[7])
 
 
 def encode_command(events: Sequence[dict[str, Any]]) -> tuple[list[str], list[int | None], list[str]]:
@@ -67,6 +70,7 @@ class EventStore:
         self.announce = announce
         self.poll_interval = poll_interval  # subscribers' safety-net poll, in seconds
         self._hub: NotificationHub | None = None
+        self._writer = AppendWriter(pool, announce=announce)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -82,15 +86,16 @@ class EventStore:
         Raises :class:`ConcurrencyError` (nothing written) when it is not. A ``request_id`` already
         used in this stream returns the original result and writes nothing, so a client may retry a
         command whose answer it never got. Returns once the events are durably committed.
+        Concurrent appends share transactions (group commit, see ``_writer``); each command stays
+        all-or-nothing and keeps its own outcome.
         """
         if expected_version < 0:
             raise ValueError("expected_version must be >= 0")
         types, hands, texts = encode_command(events)
-        params = (stream_id, expected_version, request_id, types, hands, texts)
         attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                row = await self._append_once(params, stream_id, expected_version + len(texts))
+                row = await self._writer.append(stream_id, expected_version, request_id, types, hands, texts)
                 break
             except psycopg.OperationalError as exc:
                 if attempt + 1 == attempts:
@@ -101,19 +106,6 @@ class EventStore:
         if outcome == "c":
             raise ConcurrencyError(stream_id, expected_version, last)
         return AppendResult(stream_id, first, last, duplicate=outcome == "d")
-
-    async def _append_once(
-        self, params: tuple[Any, ...], stream_id: str, new_version: int
-    ) -> tuple[str, int, int]:
-        async with self.pool.connection() as conn:
-            if not self.announce:
-                cur = await conn.execute("SELECT * FROM stud_append(%s, %s, %s, %s, %s, %s)", params)
-                return await cur.fetchone()
-            # One round trip: the append's transaction, then the announcement in its own.
-            async with conn.pipeline():
-                cur = await conn.execute("SELECT * FROM stud_append(%s, %s, %s, %s, %s, %s)", params)
-                await conn.execute("SELECT stud_announce(%s, %s)", (stream_id, new_version))
-            return await cur.fetchone()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -150,18 +142,26 @@ class EventStore:
         self, stream_id: str, after_version: int = 0, page: int = READ_PAGE
     ) -> AsyncIterator[tuple[int, dict[str, Any]]]:
         """``(version, payload)`` for versions > ``after_version``, read in pages: the replay path."""
-        cursor_version = after_version
-        while True:
-            rows = await self._fetch(
-                "SELECT version, payload FROM events WHERE stream_id = %s AND version > %s"
-                " ORDER BY version LIMIT %s",
-                (stream_id, cursor_version, page),
+        query = (
+            "SELECT version, payload::text FROM events WHERE stream_id = %s AND version > %s"
+            " ORDER BY version LIMIT %s"
+        )
+        rows = await self._fetch(query, (stream_id, after_version, page))
+        while rows:
+            # Read the next page while the caller works through this one.
+            following = (
+                asyncio.ensure_future(self._fetch(query, (stream_id, rows[-1][0], page)))
+                if len(rows) == page
+                else None
             )
-            for row in rows:
-                yield row[0], row[1]
-            if len(rows) < page:
-                return
-            cursor_version = rows[-1][0]
+            try:
+                for version, text in rows:
+                    yield version, loads(text)
+            except BaseException:
+                if following is not None:
+                    following.cancel()
+                raise
+            rows = await following if following is not None else []
 
     async def read_hand(self, stream_id: str, hand: int) -> list[StoredEvent]:
         """All events of one hand, in order (read through the hand index, not the whole stream)."""
@@ -232,21 +232,21 @@ class EventStore:
             checked = 0
             while expected_version <= stop:
                 cur = await conn.execute(
-                    "SELECT version, payload, prev_hash, hash FROM events WHERE stream_id = %s"
+                    "SELECT version, payload::text, prev_hash, hash FROM events WHERE stream_id = %s"
                     " AND version >= %s AND version <= %s ORDER BY version LIMIT %s",
                     (stream_id, expected_version, stop, READ_PAGE),
                 )
                 rows = await cur.fetchall()
                 if not rows:
                     break
-                for version, payload, stored_prev, stored_hash in rows:
+                for version, payload_text, stored_prev, stored_hash in rows:
                     if version != expected_version:
                         return VerifyReport(stream_id, False, checked, expected_version, "event missing")
                     if bytes(stored_prev) != prev_hash:
                         return VerifyReport(
                             stream_id, False, checked, version, "prev_hash does not match the previous event"
                         )
-                    if chain_hash(prev_hash, canonical_json(payload)) != bytes(stored_hash):
+                    if chain_hash(prev_hash, canonical_json(loads(payload_text))) != bytes(stored_hash):
                         return VerifyReport(stream_id, False, checked, version, "hash does not match content")
                     prev_hash = bytes(stored_hash)
                     expected_version += 1
@@ -309,7 +309,9 @@ class EventStore:
         return self._hub.subscribe(self, stream_id, after_version)
 
     async def close(self) -> None:
-        """Stop the notification listener, if one was started (the pool belongs to the caller)."""
+        """Finish pending appends and announcements, stop the notification listener (the pool
+        belongs to the caller)."""
+        await self._writer.close()
         if self._hub is not None:
             await self._hub.close()
             self._hub = None

@@ -1,0 +1,234 @@
+"""Event log throughput, measured side by side in the same run against the machine's own limits.
+
+1. Appends: single-event commands per second with 1, 8 and 32 writers, each on its own stream
+   (``EventStore.append``: expected-version check, request-id bookkeeping, hash chain, durable
+   commit, NOTIFY). The peer is pgbench, PostgreSQL's own benchmark, on the same server at the same
+   concurrency, running one single-row INSERT of a similar JSON event per transaction (custom
+   script, prepared statements). Also shown at 8 writers: our append with the NOTIFY inside its
+   transaction, the design we did not take (PostgreSQL serialises such commits on a global lock).
+2. Replay: one 100,000-event stream of real game events (simulated tables) read back and folded
+   with the engine (``replay_table``), in events per second; beside it, the raw read of the same
+   rows without decoding and the in-memory fold, the two halves' own ceilings.
+
+Run: ``.venv/bin/python benchmarks/bench_store.py [--seconds S] [--database-url URL]``
+Without a URL it starts an embedded PostgreSQL in a temporary directory (fsync on, as in service).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psycopg  # noqa: E402
+from psycopg.conninfo import make_conninfo  # noqa: E402
+
+from stud_service.db import EmbeddedPostgres, open_pool  # noqa: E402
+from stud_service.store import EventStore, apply_migrations, canonical_json  # noqa: E402
+
+EVENT = {
+    "type": "PlayerActed", "v": 1, "hand": 17, "seat": 3, "player_id": "player-0003",
+    "action": "RAISE", "amount": 800, "street": 4, "now_ms": 1764475200000,
+}
+REPLAY_EVENTS = 100_000
+
+
+def find_pgbench() -> str:
+    candidates = []
+    try:
+        import pgserver._commands as pgcommands  # the server's own version, when embedded
+
+        candidates.append(str(Path(pgcommands.POSTGRES_BIN_PATH) / "pgbench"))
+    except Exception:  # noqa: BLE001 - pgserver layout is not public API
+        pass
+    candidates.append(shutil.which("pgbench") or "")
+    try:
+        bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True).stdout.strip()
+        candidates.append(os.path.join(bindir, "pgbench"))
+    except OSError:
+        pass
+    candidates += sorted(str(p) for p in Path("/usr/lib/postgresql").glob("*/bin/pgbench"))
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise SystemExit("pgbench not found (install the PostgreSQL client tools)")
+
+
+# --- appends ----------------------------------------------------------------------------------
+
+
+async def our_appends(store: EventStore, writers: int, seconds: float, in_tx_notify: bool = False) -> float:
+    run = uuid.uuid4().hex[:8]
+    deadline = time.perf_counter() + seconds
+    counts = [0] * writers
+    payload = canonical_json(EVENT).decode()
+
+    async def writer(index: int) -> None:
+        stream_id = f"bench-{run}-{index}"
+        version = 0
+        while time.perf_counter() < deadline:
+            if in_tx_notify:
+                async with store.pool.connection() as conn, conn.transaction():
+                    await conn.execute(
+                        "SELECT * FROM stud_append(%s, %s, NULL, %s, %s, %s)",
+                        (stream_id, version, ["PlayerActed"], [17], [payload]),
+                    )
+                    await conn.execute("SELECT pg_notify('stud_events', %s)", (f"{stream_id}:{version + 1}",))
+            else:
+                await store.append(stream_id, version, [EVENT])
+            version += 1
+        counts[index] = version
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(i) for i in range(writers)))
+    return sum(counts) / (time.perf_counter() - started)
+
+
+def pgbench_inserts(pgbench: str, url: str, clients: int, seconds: float, workdir: str) -> float:
+    script = os.path.join(workdir, "insert.sql")
+    with open(script, "w") as f:
+        f.write(
+            "INSERT INTO bench_rows (stream_id, payload) VALUES ('pgbench-' || :client_id, '"
+            + canonical_json(EVENT).decode() + "'::jsonb);\n"
+        )
+    os.chmod(workdir, 0o755)
+    os.chmod(script, 0o644)
+    out = subprocess.run(
+        [pgbench, "-n", "-M", "prepared", "-f", script, "-c", str(clients), "-j", str(min(clients, 2)),
+         "-T", str(max(1, round(seconds))), url],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return float(re.search(r"tps = ([\d.]+)", out).group(1))
+
+
+# --- replay -----------------------------------------------------------------------------------
+
+
+async def build_replay_stream(store: EventStore, stream_id: str) -> int:
+    """One table of random legal play, appended 1,000 events at a time until 100,000 are stored."""
+    from stud_service.audit.simulate import simulate_table
+    from stud_service.engine import Variant, event_to_json
+
+    table = simulate_table(stream_id, Variant.STUD, hands=REPLAY_EVENTS // 50, seed=1)
+    version = 0
+    batch: list[dict] = []
+    for events in table.commands:
+        batch.extend(event_to_json(e) for e in events)
+        if len(batch) >= 1000:
+            version = (await store.append(stream_id, version, batch)).version
+            batch = []
+            if version >= REPLAY_EVENTS:
+                return version
+    if batch:
+        version = (await store.append(stream_id, version, batch)).version
+    return version
+
+
+async def bench_replay(store: EventStore) -> dict[str, float]:
+    from stud_service.engine import event_from_json, replay
+    from stud_service.store.tables import replay_table
+
+    results: dict[str, float] = {}
+    stream_id = f"tables/bench-replay-{uuid.uuid4().hex[:8]}"
+    events = await build_replay_stream(store, stream_id)
+    results["events"] = events
+
+    started = time.perf_counter()
+    loaded = await replay_table(store, stream_id)
+    results["replay"] = loaded.version / (time.perf_counter() - started)
+
+    started = time.perf_counter()
+    async with store.pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT version, payload::text FROM events WHERE stream_id = %s ORDER BY version", (stream_id,)
+        )
+        rows = await cur.fetchall()
+    results["raw_read"] = len(rows) / (time.perf_counter() - started)
+
+    payloads = [p for _, p in [x async for x in store.iter_payloads(stream_id)]]
+    started = time.perf_counter()
+    replay(event_from_json(p) for p in payloads)
+    results["memory_fold"] = len(payloads) / (time.perf_counter() - started)
+    return results
+
+
+# --- main -------------------------------------------------------------------------------------
+
+
+async def main_async(url: str, seconds: float, workdir: str) -> None:
+    await apply_migrations(url)
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, stream_id text NOT NULL,"
+            " payload jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())"
+        )
+        cur = await conn.execute("SELECT version()")
+        print((await cur.fetchone())[0].split(",")[0])
+    pgbench = find_pgbench()
+    pool = await open_pool(url, min_size=4, max_size=40)
+    store = EventStore(pool)
+    try:
+        print(f"\nAppends per second ({seconds:g} s each; peer: {pgbench} -M prepared,"
+              " one-row INSERT per transaction)")
+        print(f"{'writers':>8} {'stud-service':>14} {'pgbench':>10} {'ratio':>7}")
+        for writers in (1, 8, 32):
+            ours = await our_appends(store, writers, seconds)
+            peer = await asyncio.to_thread(pgbench_inserts, pgbench, url, writers, seconds, workdir)
+            print(f"{writers:>8} {ours:>14,.0f} {peer:>10,.0f} {ours / peer:>7.2f}")
+        in_tx = await our_appends(store, 8, seconds, in_tx_notify=True)
+        ours = await our_appends(store, 8, seconds)
+        print(f"{'8*':>8} {in_tx:>14,.0f} {'':>10} {in_tx / ours:>7.2f}"
+              "   * NOTIFY inside the append's transaction, ratio to ours just measured")
+
+        print(f"\nReplay of one {REPLAY_EVENTS:,}-event stream (events per second)")
+        results = await bench_replay(store)
+        print(f"  stream length                         {results['events']:>12,.0f} events")
+        print(f"  read + decode + fold (replay_table)   {results['replay']:>12,.0f}")
+        print(f"  raw read of the rows, no decode       {results['raw_read']:>12,.0f}"
+              f"   ratio {results['replay'] / results['raw_read']:.2f}")
+        print(f"  decode + fold in memory, no database  {results['memory_fold']:>12,.0f}"
+              f"   ratio {results['replay'] / results['memory_fold']:.2f}")
+    finally:
+        await store.close()
+        await pool.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0, help="duration of each append run")
+    parser.add_argument("--database-url", help="benchmark this server (default: a fresh embedded one)")
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="stud-bench-")
+    embedded = None
+    try:
+        if args.database_url:
+            url = args.database_url
+        else:
+            embedded = EmbeddedPostgres(Path(workdir) / "pg", delete_on_stop=True)
+            url = embedded.start()
+        dbname = f"stud_bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{dbname}"')
+        try:
+            asyncio.run(main_async(make_conninfo(url, dbname=dbname), args.seconds, workdir))
+        finally:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+    finally:
+        if embedded is not None:
+            embedded.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
