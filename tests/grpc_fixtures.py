@@ -19,6 +19,7 @@ import sys
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 import pytest
@@ -124,6 +125,11 @@ def free_port() -> int:
 class ServerProcess:
     process: subprocess.Popen[bytes]
     port: int
+    log_path: Path
+
+    def log_text(self) -> str:
+        """Everything the server wrote to stderr (its log lines) so far."""
+        return self.log_path.read_text(errors="replace")
 
     @property
     def address(self) -> str:
@@ -136,11 +142,12 @@ class ServerProcess:
 
 
 @pytest.fixture
-def spawn_server() -> Iterator[Callable[..., Awaitable[ServerProcess]]]:
+def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProcess]]]:
     started: list[ServerProcess] = []
 
     async def spawn(database_url: str, *extra: str) -> ServerProcess:
         port = free_port()
+        log_path = tmp_path / f"server-{port}.log"
         env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET}
         process = subprocess.Popen(
             [
@@ -160,9 +167,9 @@ def spawn_server() -> Iterator[Callable[..., Awaitable[ServerProcess]]]:
             ],
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=log_path.open("wb"),  # a file, not a pipe: a chatty server must never block on it
         )
-        server = ServerProcess(process, port)
+        server = ServerProcess(process, port, log_path)
         started.append(server)
         await wait_until_serving(server)
         return server
@@ -179,7 +186,7 @@ async def wait_until_serving(server: ServerProcess, timeout: float = 30) -> None
     async with grpc.aio.insecure_channel(server.address) as channel:
         while True:
             if server.process.poll() is not None:
-                raise RuntimeError(f"server exited: {server.process.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(f"server exited: {server.log_text()[-2000:]}")
             try:
                 reply = await health_pb2_grpc.HealthStub(channel).Check(
                     health_pb2.HealthCheckRequest(), timeout=1

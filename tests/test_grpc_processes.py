@@ -198,3 +198,30 @@ async def test_sigterm_ends_streams_and_exits_cleanly(spawn_server, database) ->
         server.process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(stream.read(), timeout=15) is grpc.aio.EOF  # ends without an error
     assert await asyncio.to_thread(server.process.wait, 15) == 0
+
+
+async def test_the_log_never_holds_a_token_or_a_hidden_card(spawn_server, database) -> None:
+    """Issue: "Never log a hole card or a token" — at DEBUG, through a whole hand and some refusals."""
+    server = await spawn_server(database, "--log-level", "DEBUG", "--log-format", "json")
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        await operator.create_table("logs", table_spec())
+        players = clients(channel, "ann", "ben")
+        for seat, player in enumerate(players, start=1):
+            await player.sit_down("logs", seat, BUY_IN)
+        with pytest.raises(grpc.aio.AioRpcError):
+            await players[0].act("logs", 2, table_pb2.ACTION_TYPE_FOLD, 0, 1)  # someone else's seat
+        while not (await players[0].view("logs")).hand.complete:
+            await act_passively(players, "logs", 1)
+    server.kill()
+    log = server.log_text()
+    assert log, "the server logged nothing at DEBUG"
+    tokens = [client.metadata[0][1].removeprefix("Bearer ") for client in (operator, *players)]
+    assert not any(token in log or token.split(".")[2] in log for token in tokens)
+    hidden = [
+        p["card"] for p in await read_log(database, "logs") if p["type"] == "CardDealt" and not p["face_up"]
+    ]
+    assert hidden
+    for line in log.splitlines():
+        if "CardDealt" in line and '"face_up": false' in line:
+            assert not any(f'"card": {card}' in line for card in hidden), line
