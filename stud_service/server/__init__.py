@@ -1,8 +1,15 @@
 """The gRPC service: protobuf <-> engine commands and views, auth, streaming, action clocks.
 
-Modules:
+Modules, from the wire inwards:
 
 ``proto_gen``   code generated from ``proto/stud/v1`` (``scripts/gen_protos.py``; a test checks it is current)
-``errors``      domain and request errors -> gRPC status with ``google.rpc.ErrorInfo`` details
-``app``         building, starting and gracefully stopping the ``grpc.aio`` server
+``app``         the ``grpc.aio`` server: TableService, health checking, reflection, TLS, graceful shutdown
+``host``        one service process wired together (database, event log, tables, gRPC, metrics)
+``service``     ``stud.v1.TableService``: authenticate, map requests to engine commands, answer with views
+``convert``     protobuf <-> engine: table configs in, tables and per-viewer table views out
+``redact``      what one viewer may see of an event
+``runtime``     live tables on this replica: optimistic writes, the dealer, action clocks, watcher fan-out
+``errors``      refusals as gRPC statuses with ``google.rpc.ErrorInfo`` reasons
+
+Bearer tokens are checked with :mod:`stud_service.auth`; the deck is shuffled by :mod:`stud_service.shuffle`.
 """

@@ -11,7 +11,9 @@ import asyncio
 import base64
 import contextlib
 import functools
+import hashlib
 import logging
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -43,7 +45,7 @@ from stud_service.server.convert import (
 from stud_service.server.errors import RequestError, abort_with, malformed, status_for
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
-from stud_service.server.runtime import AppliedEvent, LiveTable, TableRuntime
+from stud_service.server.runtime import AppliedEvent, LiveTable, TableRuntime, now_ms
 from stud_service.store.canonical import canonical_json
 
 _log = logging.getLogger(__name__)
@@ -153,7 +155,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             )
         config = config_from_proto(request.table, self._default_clock)
         live = await self.runtime.create(
-            table_id, CreateTable(table_id=table_id, config=config, now_ms=_now_ms()), request_id
+            table_id, CreateTable(table_id=table_id, config=config, now_ms=now_ms()), request_id
         )
         return table_to_proto(live.table_id, live.state, live.version)
 
@@ -381,16 +383,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         return reply
 
 
-def _now_ms() -> int:
-    from stud_service.server.runtime import now_ms
-
-    return now_ms()
-
-
 def _fresh_table_id(request_id: str | None) -> str:
-    import hashlib
-    import secrets
-
     # A retried CreateTable without a table_id must name the same table: derive it from the request id.
     source = request_id.encode() if request_id else secrets.token_bytes(16)
     return "t-" + hashlib.sha256(source).hexdigest()[:12]
