@@ -64,6 +64,12 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -218,8 +224,8 @@ def table_spec() -> table_pb2.Table:
     )
 
 
-async def play(port: int, tables: int, seconds: float) -> tuple[int, list[float]]:
-    """N tables of bots playing for ``seconds``; returns (actions, Act latencies in seconds)."""
+async def play(port: int, tables: int, seconds: float, server_pid: int) -> tuple[int, list[float], float]:
+    """N tables of bots playing for ``seconds``; returns (actions, Act latencies in seconds, server CPU s)."""
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(4)]
     operator = StudClient(channels[0], mint_token(SECRET, "house", Role.OPERATOR))
     bots: list[Bot] = []
@@ -236,7 +242,9 @@ async def play(port: int, tables: int, seconds: float) -> tuple[int, list[float]
     await asyncio.sleep(1.0)  # warm up: streams open, first hands dealt
     for bot in bots:
         bot.stats.actions, bot.stats.latencies = 0, []
+    cpu_before = cpu_seconds(server_pid)
     await asyncio.sleep(seconds)
+    server_cpu = cpu_seconds(server_pid) - cpu_before
     actions = sum(bot.stats.actions for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
     stop.set()
@@ -245,7 +253,7 @@ async def play(port: int, tables: int, seconds: float) -> tuple[int, list[float]
     await asyncio.gather(*tasks, return_exceptions=True)
     for channel in channels:
         await channel.close()
-    return actions, latencies
+    return actions, latencies, server_cpu
 
 
 async def open_tables(port: int, count: int) -> None:
@@ -278,7 +286,9 @@ def main() -> int:
             server = Server(url)
             try:
                 asyncio.run(server.wait_ready())
-                actions, latencies = asyncio.run(play(server.port, tables, args.seconds))
+                actions, latencies, server_cpu = asyncio.run(
+                    play(server.port, tables, args.seconds, server.process.pid)
+                )
             finally:
                 server.stop()
             ours = actions / args.seconds
@@ -291,6 +301,7 @@ def main() -> int:
                     percentile(latencies, 0.99) * 1000,
                     peer,
                     len(latencies),
+                    server_cpu / max(actions, 1) * 1000,
                 )
             )
         server = Server(url)
@@ -312,11 +323,14 @@ def main() -> int:
         f"stud-service over gRPC vs pgbench single-row durable INSERT, same PostgreSQL, same run "
         f"({args.seconds} s each, {BOTS_PER_TABLE} bots per table, {os.cpu_count()} CPUs)"
     )
-    print(f"{'tables':>6} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'pgbench tps':>12} {'ratio':>7}")
-    for tables, ours, p50, p99, peer, samples in rows:
+    print(
+        f"{'tables':>6} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'pgbench tps':>12} {'ratio':>7}"
+        f" {'server CPU ms/action':>21}"
+    )
+    for tables, ours, p50, p99, peer, samples, cpu_ms in rows:
         print(
             f"{tables:>6} {ours:>10.0f} {p50:>8.1f} {p99:>8.1f} {peer:>12.0f} {ours / peer:>7.2f}"
-            f"   ({samples} actions timed)"
+            f" {cpu_ms:>21.2f}   ({samples} actions timed)"
         )
     per_table = (after - before) / args.memory_tables
     print(

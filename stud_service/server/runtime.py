@@ -96,6 +96,7 @@ class LiveTable:
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
     commitment: str = ""  # the deck commitment of the current (or last) hand
+    public_text: dict[int, str] = field(default_factory=dict)  # version -> JSON of events shown unredacted
     # Client seeds sent for the next deal, by player id (from ClientSeedSet; consumed by HandStarted).
     client_seeds: dict[str, str] = field(default_factory=dict)
     watchers: set[asyncio.Queue[AppliedEvent | None]] = field(default_factory=set)

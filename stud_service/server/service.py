@@ -12,6 +12,7 @@ import base64
 import contextlib
 import functools
 import hashlib
+import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -46,7 +47,6 @@ from stud_service.server.errors import RequestError, abort_with, malformed, stat
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
 from stud_service.server.runtime import AppliedEvent, LiveTable, TableRuntime, now_ms
-from stud_service.store.canonical import canonical_json
 
 _log = logging.getLogger(__name__)
 
@@ -374,7 +374,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         event = table_pb2.TableEvent(
             version=version,
             type=str(payload.get("type", "")),
-            payload_json=canonical_json(shown).decode("utf-8"),
+            payload_json=_payload_text(live, version, payload, shown),
             record_time=record_time,
         )
         reply = table_service_pb2.WatchTableResponse(event=event)
@@ -403,3 +403,20 @@ def _decode_page_token(token: str) -> str | None:
     if not stream_id.startswith("tables/"):
         raise malformed("page_token is not one this service issued", "page_token")
     return stream_id
+
+
+PUBLIC_TEXT_CACHE = 512  # events per table whose JSON text is kept for the next watcher
+
+
+def _payload_text(live: LiveTable, version: int, payload: dict[str, Any], shown: dict[str, Any]) -> str:
+    """The event's JSON text (sorted keys, compact); an event nobody needs redacted is encoded once."""
+    if shown is not payload:
+        return json.dumps(shown, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    cache = live.public_text
+    text = cache.get(version)
+    if text is None:
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        if len(cache) >= PUBLIC_TEXT_CACHE:
+            cache.clear()
+        cache[version] = text
+    return text
