@@ -69,6 +69,32 @@ def mint_token(secret: str, player_id: str, role: Role = Role.PLAYER,
 
 def verify_token(secret: str, token: str) -> Principal:
     """The token's principal; AuthError(TOKEN_EXPIRED | TOKEN_INVALID) otherwise."""
+    return _verify(secret, token)[0]
+
+
+class TokenVerifier:
+    """``verify_token`` with a bounded memory of tokens already verified, until each one expires.
+
+    A client sends the same token with every call; checking its signature once is enough.
+    """
+
+    def __init__(self, secret: str, max_entries: int = 10_000) -> None:
+        self._secret = secret
+        self._max_entries = max_entries
+        self._known: dict[str, tuple[Principal, int]] = {}
+
+    def verify(self, token: str) -> Principal:
+        known = self._known.get(token)
+        if known is not None and time.time() < known[1]:
+            return known[0]
+        principal, expires = _verify(self._secret, token)
+        if len(self._known) >= self._max_entries:
+            self._known.clear()
+        self._known[token] = (principal, expires)
+        return principal
+
+
+def _verify(secret: str, token: str) -> tuple[Principal, int]:
     try:
         claims = jwt.decode(
             token, secret, algorithms=[ALGORITHM], options={"require": ["sub", "exp", "role"]}
@@ -81,7 +107,7 @@ def verify_token(secret: str, token: str) -> Principal:
     if not isinstance(player_id, str) or not valid_player_id(player_id):
         raise AuthError("TOKEN_INVALID", "the token names no valid player")
     try:
-        return Principal(player_id=player_id, role=Role(role))
+        return Principal(player_id=player_id, role=Role(role)), int(claims["exp"])
     except ValueError as error:
         raise AuthError("TOKEN_INVALID", "the token's role is unknown") from error
 

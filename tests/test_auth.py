@@ -92,3 +92,25 @@ def test_token_command_without_a_secret_fails_cleanly(
     args = _token_cli(["--player", "bob"])
     assert args.func(args) == 2
     assert "secret" in capsys.readouterr().err
+
+
+def test_the_verifier_remembers_a_good_token_and_still_refuses_a_forged_one() -> None:
+    verifier = auth.TokenVerifier(SECRET)
+    token = mint_token(SECRET, "alice", Role.PLAYER)
+    assert verifier.verify(token) == verifier.verify(token) == Principal("alice", Role.PLAYER)
+    forged = mint_token("another-secret-of-at-least-32-bytes", "alice", Role.OPERATOR)
+    with pytest.raises(AuthError):
+        verifier.verify(forged)
+
+
+def test_the_verifier_forgets_a_token_when_it_expires() -> None:
+    import time
+
+    verifier = auth.TokenVerifier(SECRET)
+    issued = time.time()
+    token = mint_token(SECRET, "alice", ttl_seconds=2, now=issued)
+    assert verifier.verify(token).player_id == "alice"  # at least a second left
+    time.sleep(int(issued) + 2 - time.time() + 0.05)
+    with pytest.raises(AuthError) as caught:
+        verifier.verify(token)
+    assert caught.value.reason == "TOKEN_EXPIRED"

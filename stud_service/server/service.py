@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf import timestamp_pb2
 
-from stud_service.auth import AuthError, Principal, Role, bearer_token, verify_token
+from stud_service.auth import AuthError, Principal, Role, TokenVerifier, bearer_token
 from stud_service.engine import (
     Act,
     CreateTable,
@@ -80,7 +80,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self, runtime: TableRuntime, token_secret: str, default_action_clock_seconds: int = 30
     ) -> None:
         self.runtime = runtime
-        self._secret = token_secret
+        self._tokens = TokenVerifier(token_secret)
         self._default_clock = default_action_clock_seconds
         self._closing = asyncio.Event()
 
@@ -92,7 +92,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             if key == "authorization":
                 authorization = value
                 break
-        return verify_token(self._secret, bearer_token(authorization))
+        return self._tokens.verify(bearer_token(authorization))
 
     @staticmethod
     def _player(principal: Principal) -> str:
