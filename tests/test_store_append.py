@@ -173,3 +173,54 @@ async def test_list_streams_pages_by_id(event_store: EventStore, stream_id: str)
     rest = await event_store.list_streams(prefix=stream_id + "/", after=first[-1].stream_id, limit=3)
     assert [s.stream_id for s in first + rest] == names
     assert all(s.version == 1 for s in first + rest)
+
+
+async def test_concurrent_commands_on_many_streams_each_keep_their_outcome(
+    event_store: EventStore, stream_id: str
+) -> None:
+    """Appends waiting together share a transaction (group commit) without sharing fates:
+    each command is appended, refused as a conflict or answered as a duplicate on its own."""
+    streams = [f"{stream_id}/{i}" for i in range(10)]
+    for name in streams:
+        await event_store.append(name, 0, [ev("Seed", 0)], request_id="seed")
+    calls = []
+    for i, name in enumerate(streams):
+        calls.append(event_store.append(name, 1, [ev("Good", i), ev("Good", i + 100)]))  # wins
+        calls.append(event_store.append(name, 5, [ev("Stale", i)]))  # conflict
+        calls.append(event_store.append(name, 0, [ev("Seed", 0)], request_id="seed"))  # duplicate
+    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    for i, name in enumerate(streams):
+        good, stale, dup = outcomes[3 * i : 3 * i + 3]
+        assert (good.first_version, good.version, good.duplicate) == (2, 3, False)
+        assert isinstance(stale, ConcurrencyError) and stale.stream_id == name
+        assert (dup.first_version, dup.version, dup.duplicate) == (1, 1, True)
+        stored = await event_store.read_stream(name)
+        assert [(e.type, e.payload["n"]) for e in stored] == [("Seed", 0), ("Good", i), ("Good", i + 100)]
+        assert (await event_store.verify(name)).ok
+
+
+async def test_one_writer_chaining_commands_on_a_stream_in_one_burst(
+    event_store: EventStore, stream_id: str
+) -> None:
+    """Commands to one stream queued back to back (each expecting the previous one's version)
+    land in order even when they travel in the same batch."""
+    results = await asyncio.gather(*(event_store.append(stream_id, n, [ev("Step", n)]) for n in range(30)))
+    assert [r.version for r in results] == list(range(1, 31))
+    assert [e.payload["n"] for e in await event_store.read_stream(stream_id)] == list(range(30))
+
+
+async def test_append_commits_synchronously_whatever_the_session_says(event_store: EventStore) -> None:
+    """An acknowledged append is durable: the append function turns synchronous_commit on for its
+    own transaction even if the session or server default is off."""
+    async with event_store.pool.connection() as conn:
+        await conn.execute("SET synchronous_commit = off")
+        try:
+            async with conn.transaction():
+                await conn.execute(
+                    "SELECT * FROM stud_append_text(%s, 0, NULL, %s)",
+                    (f"sync-{id(conn)}", '{"type":"A","v":1}'),
+                )
+                cur = await conn.execute("SHOW synchronous_commit")
+                assert (await cur.fetchone())[0] == "on"
+        finally:
+            await conn.execute("RESET synchronous_commit")

@@ -30,16 +30,20 @@ async def fill(store: EventStore, stream_id: str, hands: int = 3) -> None:
         version = (await store.append(stream_id, version, events[2:])).version
 
 
-async def wait_until_gone(admin_pool, application_name: str) -> None:
-    """pg_terminate_backend only signals: wait until the backends have really exited."""
-    for _ in range(200):
-        async with admin_pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", (application_name,)
-            )
+async def terminate_backends(admin_pool, application_name: str) -> int:
+    """Terminate every backend of ``application_name`` and wait until they have really exited
+    (pg_terminate_backend only signals). Returns how many there were."""
+    async with admin_pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT array_agg(pid) FROM pg_stat_activity WHERE application_name = %s", (application_name,)
+        )
+        pids = (await cur.fetchone())[0] or []
+        await conn.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (pids,))
+        for _ in range(250):
+            cur = await conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", (pids,))
             if (await cur.fetchone())[0] == 0:
-                return
-        await asyncio.sleep(0.02)
+                return len(pids)
+            await asyncio.sleep(0.02)
     raise AssertionError(f"backends of {application_name} still alive")
 
 
@@ -184,13 +188,7 @@ async def test_killed_connection_after_commit_keeps_the_whole_command(
     try:
         store = EventStore(pool)
         first = await store.append(stream_id, 0, [ev("A", 1), ev("B", 2), ev("C", 3)], "cmd")
-        async with event_store.pool.connection() as admin:
-            cur = await admin.execute(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = %s",
-                (app,),
-            )
-            assert (await cur.fetchone())[0] >= 1
-        await wait_until_gone(admin_pool=event_store.pool, application_name=app)
+        assert await terminate_backends(event_store.pool, app) >= 1
         # The pool notices its dead connections at checkout; the retry is answered from the log.
         retried = await store.append(stream_id, 0, [ev("A", 1), ev("B", 2), ev("C", 3)], "cmd")
         assert retried is not None and retried.duplicate

@@ -7,11 +7,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-import psycopg
 import pytest_asyncio
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool
-from test_store_integrity import wait_until_gone
+from test_store_integrity import terminate_backends
 
 from stud_service.db import open_pool
 from stud_service.store import ConcurrencyError, EventStore, StoredEvent
@@ -170,13 +169,7 @@ async def test_subscriber_survives_all_its_connections_dying(
     try:
         await store.append(stream_id, 0, [ev(1)])
         assert await collector.wait_for(1) == [1]
-        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
-            cur = await admin.execute(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = %s",
-                (app,),
-            )
-            assert (await cur.fetchone())[0] >= 2
-        await wait_until_gone(db_pool, app)
+        assert await terminate_backends(db_pool, app) >= 2
         for n in range(1, 4):  # the pool replaces its dead connections at checkout
             await store.append(stream_id, n, [ev(n + 1)])
         assert await collector.wait_for(4, timeout=10) == [1, 2, 3, 4]
