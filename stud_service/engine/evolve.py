@@ -189,7 +189,9 @@ def next_to_act(hand: HandState, after: int) -> int | None:
         live += 1
         if found is None and not p.all_in and (p.acted_level is None or p.bet < level):
             found = seat
-    return found if live >= 2 else None
+        if found is not None and live >= 2:
+            return found  # the answer cannot change: the rest only adds live players
+    return None
 
 
 def _player_acted(state: TableState, e: PlayerActed) -> None:
