@@ -4,8 +4,8 @@
    (``EventStore.append``: expected-version check, request-id bookkeeping, hash chain, durable
    commit, NOTIFY). The peer is pgbench, PostgreSQL's own benchmark, on the same server at the same
    concurrency, running one single-row INSERT of a similar JSON event per transaction (custom
-   script, prepared statements). Also shown at 8 writers: our append with the NOTIFY inside its
-   transaction, the design we did not take (PostgreSQL serialises such commits on a global lock).
+   script, prepared statements). Also shown at 8 writers: the designs we did not take (no group
+   commit; NOTIFY inside the append's transaction, which PostgreSQL serialises on a global lock).
 2. Replay: one 100,000-event stream of real game events (simulated tables) read back and folded
    with the engine (``replay_table``), in events per second; beside it, the raw read of the same
    rows without decoding and the in-memory fold, the two halves' own ceilings.
@@ -67,7 +67,10 @@ def find_pgbench() -> str:
 # --- appends ----------------------------------------------------------------------------------
 
 
-async def our_appends(store: EventStore, writers: int, seconds: float, in_tx_notify: bool = False) -> float:
+async def our_appends(store: EventStore, writers: int, seconds: float, mode: str = "store") -> float:
+    """Appends per second. ``mode``: "store" = ``EventStore.append`` (group commit, announcement
+    after commit); "single" = each writer calls the append function in its own transaction, NOTIFY
+    sent after commit; "notify-in-tx" = the same with the NOTIFY inside the append's transaction."""
     run = uuid.uuid4().hex[:8]
     deadline = time.perf_counter() + seconds
     counts = [0] * writers
@@ -77,15 +80,22 @@ async def our_appends(store: EventStore, writers: int, seconds: float, in_tx_not
         stream_id = f"bench-{run}-{index}"
         version = 0
         while time.perf_counter() < deadline:
-            if in_tx_notify:
-                async with store.pool.connection() as conn, conn.transaction():
-                    await conn.execute(
-                        "SELECT * FROM stud_append(%s, %s, NULL, %s, %s, %s)",
-                        (stream_id, version, ["PlayerActed"], [17], [payload]),
-                    )
-                    await conn.execute("SELECT pg_notify('stud_events', %s)", (f"{stream_id}:{version + 1}",))
-            else:
+            if mode == "store":
                 await store.append(stream_id, version, [EVENT])
+            else:
+                async with store.pool.connection() as conn:
+                    async with conn.transaction():
+                        await conn.execute(
+                            "SELECT * FROM stud_append_text(%s, %s, NULL, %s)", (stream_id, version, payload)
+                        )
+                        if mode == "notify-in-tx":
+                            await conn.execute(
+                                "SELECT pg_notify('stud_events', %s)", (f"{stream_id}:{version + 1}",)
+                            )
+                    if mode == "single":
+                        await conn.execute(
+                            "SELECT stud_announce_many(%s, %s)", ([stream_id], [version + 1])
+                        )
             version += 1
         counts[index] = version
 
@@ -185,10 +195,13 @@ async def main_async(url: str, seconds: float, workdir: str) -> None:
             ours = await our_appends(store, writers, seconds)
             peer = await asyncio.to_thread(pgbench_inserts, pgbench, url, writers, seconds, workdir)
             print(f"{writers:>8} {ours:>14,.0f} {peer:>10,.0f} {ours / peer:>7.2f}")
-        in_tx = await our_appends(store, 8, seconds, in_tx_notify=True)
-        ours = await our_appends(store, 8, seconds)
-        print(f"{'8*':>8} {in_tx:>14,.0f} {'':>10} {in_tx / ours:>7.2f}"
-              "   * NOTIFY inside the append's transaction, ratio to ours just measured")
+        print("\nAt 8 writers, the choices behind the append path (ratio to the first line):")
+        base = await our_appends(store, 8, seconds)
+        print(f"  EventStore.append (group commit, NOTIFY after commit)  {base:>8,.0f}   1.00")
+        for mode, label in (("single", "one transaction per append, NOTIFY after commit"),
+                            ("notify-in-tx", "one transaction per append, NOTIFY inside it")):
+            rate = await our_appends(store, 8, seconds, mode)
+            print(f"  {label:<54} {rate:>8,.0f}   {rate / base:.2f}")
 
         print(f"\nReplay of one {REPLAY_EVENTS:,}-event stream (events per second)")
         results = await bench_replay(store)
