@@ -150,3 +150,29 @@ async def test_a_negative_resume_version_is_malformed(make_player, new_table, af
         async for _ in make_player("alice").watch(table_id, after_version=after_version):
             pass
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_watcher_that_falls_behind_catches_up_from_the_log(
+    grpc_service, new_table, make_player, monkeypatch
+) -> None:
+    """With no buffer at all every event overflows it: the watcher must still see the log exactly."""
+    monkeypatch.setattr("stud_service.server.runtime.WATCH_BUFFER", 0)
+    table_id = await new_table()
+    watcher = make_player("spectator")
+    stream = watcher.watch(table_id, include_views=True)
+    first = await stream.read()
+    bots = [Bot(make_player(name), table_id, seat, seed=seat) for seat, name in enumerate(["ann", "ben"], 1)]
+    for bot in bots:
+        await bot.sit(10_000)
+    await asyncio.wait_for(asyncio.gather(*(bot.run(2) for bot in bots)), timeout=60)
+    end = await head(grpc_service, table_id)
+    versions, views = [], 0
+    while not versions or versions[-1] < end:
+        message = await asyncio.wait_for(stream.read(), timeout=10)
+        versions.append(message.event.version)
+        views += message.HasField("view")
+    stream.cancel()
+    monkeypatch.undo()
+    await settle_table(bots, watcher, table_id)
+    assert versions == list(range(first.view.version + 1, end + 1))
+    assert views > 0

@@ -87,6 +87,20 @@ class AppliedEvent:
     state: TableState
 
 
+# Events a watcher may have waiting before it is switched to catching up from the log: a client that
+# stops reading must not make the server hold the table's whole history in memory.
+WATCH_BUFFER = 1_000
+LAGGING = "lagging"  # queued once when a watcher's buffer is full; it then reads what it missed from the log
+
+
+@dataclass(eq=False)
+class Watcher:
+    """One watch stream's inbox: applied events, LAGGING, or None (the server is shutting down)."""
+
+    queue: asyncio.Queue[AppliedEvent | str | None] = field(default_factory=asyncio.Queue)
+    lagging: bool = False
+
+
 @dataclass(eq=False)
 class LiveTable:
     """One table's state on this replica and the tasks that keep it moving."""
@@ -99,7 +113,7 @@ class LiveTable:
     public_text: dict[int, str] = field(default_factory=dict)  # version -> JSON of events shown unredacted
     # Client seeds sent for the next deal, by player id (from ClientSeedSet; consumed by HandStarted).
     client_seeds: dict[str, str] = field(default_factory=dict)
-    watchers: set[asyncio.Queue[AppliedEvent | None]] = field(default_factory=set)
+    watchers: set[Watcher] = field(default_factory=set)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     follower: asyncio.Task[None] | None = None
     clock: asyncio.Task[None] | None = None
@@ -219,8 +233,14 @@ class TableRuntime:
             else:
                 self.metrics.hand_finished(variant)
         applied = AppliedEvent(version, payload, recorded_at, live.state)
-        for queue in live.watchers:
-            queue.put_nowait(applied)
+        for watcher in live.watchers:
+            if watcher.lagging:
+                continue
+            if watcher.queue.qsize() >= WATCH_BUFFER:
+                watcher.lagging = True
+                watcher.queue.put_nowait(LAGGING)
+            else:
+                watcher.queue.put_nowait(applied)
         if not self._closed:
             self._arm_clock(live)
             self._arm_dealer(live)
@@ -383,8 +403,11 @@ class TableRuntime:
     ) -> StartHand:
         # Client seeds of the players dealt in, keyed by seat (stud_service.shuffle); JSON keys are text.
         dealt_in = {seat: state.seats[seat].player_id for seat in players_ready(state)}
-        seeds = {seat: (client_seeds or {})[player] for seat, player in dealt_in.items()
-                 if player in (client_seeds or {})}
+        seeds = {
+            seat: (client_seeds or {})[player]
+            for seat, player in dealt_in.items()
+            if player in (client_seeds or {})
+        }
         deck = shuffle_deck(seeds)
         # The server seed is kept in the log (for the reveal at the hand's end and for audit) and is
         # stripped from HandStarted before any client sees it (server.redact); HandEnded reveals it.
@@ -400,13 +423,13 @@ class TableRuntime:
 
     # -- watchers ------------------------------------------------------------------------------
 
-    def add_watcher(self, live: LiveTable) -> asyncio.Queue[AppliedEvent | None]:
-        queue: asyncio.Queue[AppliedEvent | None] = asyncio.Queue()
-        live.watchers.add(queue)
-        return queue
+    def add_watcher(self, live: LiveTable) -> Watcher:
+        watcher = Watcher()
+        live.watchers.add(watcher)
+        return watcher
 
-    def remove_watcher(self, live: LiveTable, queue: asyncio.Queue[AppliedEvent | None]) -> None:
-        live.watchers.discard(queue)
+    def remove_watcher(self, live: LiveTable, watcher: Watcher) -> None:
+        live.watchers.discard(watcher)
 
     def watcher_count(self) -> int:
         return sum(len(live.watchers) for live in self._tables.values())
@@ -422,8 +445,8 @@ class TableRuntime:
     async def end_watches(self) -> None:
         """Tell every watch stream to finish (graceful shutdown)."""
         for live in self._tables.values():
-            for queue in live.watchers:
-                queue.put_nowait(None)
+            for watcher in live.watchers:
+                watcher.queue.put_nowait(None)
 
     async def close(self) -> None:
         """Stop clocks, dealers and followers; end watches."""

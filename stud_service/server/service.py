@@ -46,7 +46,7 @@ from stud_service.server.convert import (
 from stud_service.server.errors import RequestError, abort_with, malformed, status_for
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
-from stud_service.server.runtime import AppliedEvent, LiveTable, TableRuntime, now_ms
+from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableRuntime, now_ms
 
 _log = logging.getLogger(__name__)
 
@@ -303,7 +303,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         viewer = None if principal.role is Role.AUDITOR else principal.player_id
         redactor = EventRedactor(viewer, auditor=principal.role is Role.AUDITOR)
-        queue = self.runtime.add_watcher(live)
+        watcher = self.runtime.add_watcher(live)
         try:
             if after_version == 0:
                 sent = live.version
@@ -315,22 +315,24 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                     )
             else:
                 sent = after_version
-                history = await self.runtime.store.read_stream(live.stream_id, after_version=after_version)
-                history = [stored for stored in history if stored.version <= live.version]
-                await self._seed_redactor(live, redactor, history)
-                for stored in history:
-                    yield self._event_reply(
-                        live, principal, redactor, stored.version, stored.payload, stored.recorded_at, None
-                    )
-                    sent = stored.version
+                async for reply in self._from_log(live, principal, redactor, after_version, include_views):
+                    yield reply
+                    sent = reply.event.version
             while True:
-                applied = await queue.get()
+                applied = await watcher.queue.get()
                 if applied is None:
                     return  # the server is shutting down
+                if applied is LAGGING:
+                    # The buffer filled up: start buffering again, then read what was skipped from the log.
+                    watcher.lagging = False
+                    async for reply in self._from_log(live, principal, redactor, sent, include_views):
+                        yield reply
+                        sent = reply.event.version
+                    continue
                 if applied.version <= sent:
                     continue
                 # One command's events arrive together; the view is sent with the last of them only.
-                with_view = include_views and queue.empty()
+                with_view = include_views and watcher.queue.empty()
                 yield self._event_reply(
                     live,
                     principal,
@@ -342,7 +344,27 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 )
                 sent = applied.version
         finally:
-            self.runtime.remove_watcher(live, queue)
+            self.runtime.remove_watcher(live, watcher)
+
+    async def _from_log(
+        self,
+        live: LiveTable,
+        principal: Principal,
+        redactor: EventRedactor,
+        after_version: int,
+        include_views: bool,
+    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        """Events after ``after_version`` up to the live version, read from the log (resume, catch-up)."""
+        history = await self.runtime.store.read_stream(live.stream_id, after_version=after_version)
+        history = [stored for stored in history if stored.version <= live.version]
+        await self._seed_redactor(live, redactor, history)
+        for index, stored in enumerate(history):
+            reply = self._event_reply(
+                live, principal, redactor, stored.version, stored.payload, stored.recorded_at, None
+            )
+            if include_views and index == len(history) - 1 and stored.version == live.version:
+                reply.view.CopyFrom(self._view(live, principal))
+            yield reply
 
     async def _seed_redactor(self, live: LiveTable, redactor: EventRedactor, history: list[Any]) -> None:
         """A watch resumed mid-hand starts after that hand's HandStarted: learn who sat where."""
