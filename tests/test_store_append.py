@@ -147,7 +147,7 @@ async def test_empty_command_is_refused(event_store: EventStore, stream_id: str)
 
 
 async def test_unicode_and_big_integers_round_trip(event_store: EventStore, stream_id: str) -> None:
-    event = {"type": "Chat", "v": 1, "text": "Ünïcode ♠♥ \u2028 \"quoted\" \\", "chips": 2**62}
+    event = {"type": "Chat", "v": 1, "text": "Ünïcode ♠♥ \u2028 \"quoted\" \\ two\nlines\r\t", "chips": 2**62}
     await event_store.append(stream_id, 0, [event])
     (stored,) = await event_store.read_stream(stream_id)
     assert stored.payload == event

@@ -8,9 +8,15 @@ Public API (everything else in this package is machinery)::
     events = await store.read_hand(stream_id, hand)
     report = await store.verify(stream_id, hand=None)
     async for stored in store.subscribe(stream_id, after_version): ...
+    await store.close()                            # pending announcements, the listener
 
 Events are JSON objects with a string ``"type"`` (and an integer ``"hand"`` when hand-scoped).
-Loading a table through the engine lives in :mod:`stud_service.store.tables`.
+Loading a table through the engine (snapshot + events after it) lives in
+:mod:`stud_service.store.tables`: ``load_table``, ``replay_table``, ``append_events``.
+
+Modules: ``eventlog`` (the EventStore), ``canonical`` (canonical JSON, hash chain), ``subscribe``
+(LISTEN fan-out), ``migrate`` + ``migrations/`` (schema), ``tables`` (engine coupling), ``errors``,
+``models``; ``_writer`` (group commit, announcements) and ``_json`` (fast parsing) are machinery.
 """
 
 from stud_service.store.canonical import GENESIS_HASH, canonical_json, chain_hash
