@@ -1,7 +1,7 @@
 """Group commit for appends, and the announcements that follow them.
 
 Appends waiting at the same moment go to PostgreSQL together: one round trip, one transaction,
-one WAL flush for the lot (``stud_append_many``), each command keeping its own outcome. While one
+one WAL flush for the lot (``stud_append_joined``), each command keeping its own outcome. While one
 batch is committing the next gathers, so under load each commit carries many commands, and alone
 an append costs what it would cost by itself. A command is acknowledged only after its batch's
 durable commit.
@@ -137,12 +137,12 @@ class AppendWriter:
     async def _commit_batch(self, batch: list[_Command]) -> list[tuple[int, str, int | None, int]]:
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                "SELECT * FROM stud_append_many(%s, %s, %s, %s)",
+                "SELECT * FROM stud_append_joined(%s, %s, %s, %s)",
                 (
                     [c.stream_id for c in batch],
                     [c.expected for c in batch],
                     [c.request_id for c in batch],
-                    ["\n".join(c.texts) for c in batch],
+                    "\x1e".join("\n".join(c.texts) for c in batch),
                 ),
             )
             return await cur.fetchall()
