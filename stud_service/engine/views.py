@@ -5,16 +5,21 @@
 - ``Viewer.auditor()``: everything (the deck order, every down card, mucked hands' cards in the
   deals) but only for hands that have ended; while a hand runs an auditor sees what an observer does.
 
-``view_event(state, event, viewer)``: ``state`` is the table state at or after ``event`` (the
-store's current state will do); it tells whether the event's hand has ended and which seat the
-viewer held.  Hidden down cards become ``"card": null, "hidden": true``; the deck order becomes
-``"deck": null``.  Mucked hands are never revealed by HandMucked or HandEnded (the CardDealt events
+``view_event(state, event, viewer, dealt_in=None)``: ``state`` is the table state at or after
+``event`` (the store's current state will do); it tells whether the event's hand has ended.  Whose
+down cards a seat viewer sees is decided by player id as of the event's hand, never by the seat the
+viewer holds now (seats change players between hands): the running hand's players, or ``dealt_in``
+(seat -> player id, from that hand's HandStarted) for an earlier hand; without it an earlier hand's
+down cards stay hidden.  Hidden down cards become ``"card": null, "hidden": true``; the deck order
+becomes ``"deck": null`` and the server seed is dropped from HandStarted's ``extra`` (HandEnded
+reveals it).  Mucked hands are never revealed by HandMucked or HandEnded (the CardDealt events
 of the log hold them, for the auditor).
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +58,10 @@ def hand_has_ended(state: TableState, hand_number: int) -> bool:
     return state.hand_number > hand_number or (state.hand_number == hand_number and state.hand is None)
 
 
-def _viewer_seat(state: TableState, viewer: Viewer, hand_number: int) -> int | None:
+def _viewer_seat(
+    state: TableState, viewer: Viewer, hand_number: int, dealt_in: Mapping[int, str] | None = None
+) -> int | None:
+    """The seat the viewer was dealt into in hand ``hand_number``; None when nothing says so."""
     if viewer.kind is not ViewerKind.SEAT:
         return None
     hand = state.hand
@@ -62,11 +70,18 @@ def _viewer_seat(state: TableState, viewer: Viewer, hand_number: int) -> int | N
             if player.player_id == viewer.player_id:
                 return seat
         return None
-    return state.seat_of(viewer.player_id) if viewer.player_id is not None else None
+    # An earlier hand: only that hand's seating tells; the viewer's seat now may be someone else's then.
+    for seat, player_id in (dealt_in or {}).items():
+        if player_id == viewer.player_id:
+            return seat
+    return None
 
 
-def view_event(state: TableState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
-    """The JSON of ``event`` as ``viewer`` may see it."""
+def view_event(
+    state: TableState, event: Any, viewer: Viewer, dealt_in: Mapping[int, str] | None = None
+) -> dict[str, Any] | None:
+    """The JSON of ``event`` as ``viewer`` may see it; ``dealt_in``: seat -> player id of the event's
+    hand (its HandStarted seats), needed only for a seat viewer's own down cards of an earlier hand."""
     data = event_to_json(event)
     hand_number = getattr(event, "hand", None)
     if hand_number is None:
@@ -75,8 +90,11 @@ def view_event(state: TableState, event: Any, viewer: Viewer) -> dict[str, Any] 
         return data
     if isinstance(event, HandStarted):
         data["deck"] = None
+        extra = data.get("extra")
+        if isinstance(extra, dict) and "server_seed" in extra:
+            data["extra"] = {key: value for key, value in extra.items() if key != "server_seed"}
     elif (isinstance(event, CardDealt) and not event.face_up and event.seat is not None
-          and event.seat != _viewer_seat(state, viewer, hand_number)):
+          and event.seat != _viewer_seat(state, viewer, hand_number, dealt_in)):
             data["card"] = None
             data["hidden"] = True
     return data
