@@ -22,6 +22,7 @@ from stud_service.store.models import AppendResult, Snapshot, StoredEvent, Strea
 from stud_service.store.subscribe import NotificationHub
 
 READ_PAGE = 10_000
+PREFETCH_SLICE = 500
 
 _EVENT_COLUMNS = "version, type, payload::text, hand, recorded_at, request_id, prev_hash, hash"
 
@@ -155,7 +156,11 @@ class EventStore:
                 else None
             )
             try:
-                for version, text in rows:
+                for index, (version, text) in enumerate(rows):
+                    if index % PREFETCH_SLICE == 0:
+                        # Yielding to our caller does not pass through the event loop: give the
+                        # prefetch a turn now and then, so the server streams while we work.
+                        await asyncio.sleep(0)
                     yield version, loads(text)
             except BaseException:
                 if following is not None:
