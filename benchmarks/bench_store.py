@@ -6,9 +6,9 @@
    concurrency, running one single-row INSERT of a similar JSON event per transaction (custom
    script, prepared statements). Also shown at 8 writers: the designs we did not take (no group
    commit; NOTIFY inside the append's transaction, which PostgreSQL serialises on a global lock).
-2. Replay: one 100,000-event stream of real game events (simulated tables) read back and folded
-   with the engine (``replay_table``), in events per second; beside it, the raw read of the same
-   rows without decoding and the in-memory fold, the two halves' own ceilings.
+2. Replay: one 100,000-event stream of real game events (a simulated table) read back and folded
+   with the engine (``replay_table``, best of three), in events per second; beside it, the raw read
+   of the same rows without decoding and the in-memory decode + fold, the two halves' own ceilings.
 
 Run: ``.venv/bin/python benchmarks/bench_store.py [--seconds S] [--database-url URL]``
 Without a URL it starts an embedded PostgreSQL in a temporary directory (fsync on, as in service).
@@ -153,9 +153,14 @@ async def bench_replay(store: EventStore) -> dict[str, float]:
     events = await build_replay_stream(store, stream_id)
     results["events"] = events
 
-    started = time.perf_counter()
-    loaded = await replay_table(store, stream_id)
-    results["replay"] = loaded.version / (time.perf_counter() - started)
+    async with store.pool.connection() as conn:  # a settled table, as an old stream would be
+        await conn.execute("VACUUM ANALYZE events")
+    best = 0.0
+    for _ in range(3):  # best of three: the first also warms the server's cache
+        started = time.perf_counter()
+        loaded = await replay_table(store, stream_id)
+        best = max(best, loaded.version / (time.perf_counter() - started))
+    results["replay"] = best
 
     started = time.perf_counter()
     async with store.pool.connection() as conn:
