@@ -191,9 +191,11 @@ class TableRuntime:
             self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
 
     async def _follow(self, live: LiveTable) -> None:
-        """Apply what other writers (and our own, if they come back first) append to the stream."""
+        """Apply what other writers append to the stream (our own appends are applied as they commit,
+        and ``position`` tells the subscription so: their announcements cost no read)."""
         try:
-            async for stored in self.store.subscribe(live.stream_id, after_version=live.version):
+            stream = self.store.subscribe(live.stream_id, live.version, position=lambda: live.version)
+            async for stored in stream:
                 if stored.version > live.version:
                     self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
         except asyncio.CancelledError:

@@ -7,7 +7,7 @@ hand-scoped events, an integer ``"hand"``. ``stud_service.store.tables`` is wher
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import psycopg
@@ -69,7 +69,7 @@ class EventStore:
     ) -> None:
         self.pool = pool
         self.announce = announce
-        self.poll_interval = poll_interval  # subscribers' safety-net poll, in seconds
+        self.poll_interval = poll_interval  # the safety-net poll of followed streams' heads, in seconds
         self._hub: NotificationHub | None = None
         self._writer = AppendWriter(pool, announce=announce)
 
@@ -304,14 +304,18 @@ class EventStore:
 
     # -- following -----------------------------------------------------------------------------
 
-    def subscribe(self, stream_id: str, after_version: int = 0) -> AsyncIterator[StoredEvent]:
+    def subscribe(
+        self, stream_id: str, after_version: int = 0, position: Callable[[], int] | None = None
+    ) -> AsyncIterator[StoredEvent]:
         """Events with version > ``after_version``: first those stored, then live ones as they come.
 
         In order, without gaps or duplicates; survives lost notifications and dropped connections.
+        ``position()``, when given, is the version the caller already holds by other means (e.g. it
+        applies its own appends): events up to it are skipped, and announcements of them read nothing.
         """
         if self._hub is None:
             self._hub = NotificationHub(self.pool, poll_interval=self.poll_interval)
-        return self._hub.subscribe(self, stream_id, after_version)
+        return self._hub.subscribe(self, stream_id, after_version, position)
 
     async def close(self) -> None:
         """Finish pending appends and announcements, stop the notification listener (the pool

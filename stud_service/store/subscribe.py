@@ -4,8 +4,12 @@ A notification only says "stream S has reached version V"; it is a hint to read,
 Each subscriber reads the table from its own last version, so the events it yields are in order
 with no gaps or duplicates whatever happens to notifications:
 
+- a subscriber is woken only when a stream it follows is announced (or found) beyond the version it
+  holds; a consumer that applies its own appends itself says so through ``position``, so the
+  announcement of its own write costs it no read;
 - a lost notification is noticed at the next one for that stream (the read returns everything after
-  the subscriber's version, the missed events included) or, if none comes, at the periodic poll;
+  the subscriber's version, the missed events included) or, if none comes, at the hub's periodic
+  poll: one query for the heads of every followed stream, whatever their number;
 - when the listening connection drops, the hub reconnects, LISTENs again and wakes every
   subscriber, since notifications sent meanwhile are gone;
 - a read that fails because the database went away is retried after a short pause.
@@ -16,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import psycopg
@@ -32,6 +37,26 @@ _log = logging.getLogger(__name__)
 
 NOTIFY_CHANNEL = "stud_events"
 SUBSCRIPTION_PAGE = 1_000
+_READ_ANYWAY = 1 << 62  # "heard" of a subscriber that must read whatever it holds (reconnect)
+
+
+@dataclass(eq=False, slots=True)
+class _Subscriber:
+    """One subscription's wake-up state, shared between the hub and the subscribing generator."""
+
+    position: Callable[[], int]  # the version the consumer already holds (own appends included)
+    version: int = 0  # the last version this subscription read or was told about
+    heard: int = 0  # the highest version announced for the stream
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def held(self) -> int:
+        return max(self.version, self.position())
+
+    def hear(self, version: int) -> None:
+        if version > self.heard:
+            self.heard = version
+        if version > self.held():
+            self.wake.set()
 
 
 class NotificationHub:
@@ -47,12 +72,13 @@ class NotificationHub:
         self._conninfo = pool.conninfo
         self.poll_interval = poll_interval
         self.retry_delay = retry_delay
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._subscribers: dict[str, set[_Subscriber]] = {}
         self._listening = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self.listener_pid: int | None = None  # backend pid of the LISTEN connection, while connected
         self.reconnects = 0
+        self.polls = 0  # heads queries run by the safety-net poll
 
     # -- the listener --------------------------------------------------------------------------
 
@@ -73,7 +99,7 @@ class NotificationHub:
                     self._listening.set()
                     self._wake_all()  # whatever was announced while we were not listening is lost
                     await self._dispatch(conn)
-            except psycopg.OperationalError as exc:
+            except psycopg.Error as exc:
                 _log.warning("notification listener lost its connection: %s", exc)
             finally:
                 self._listening.clear()
@@ -84,16 +110,35 @@ class NotificationHub:
     async def _dispatch(self, conn: psycopg.AsyncConnection) -> None:
         while not self._closed:
             async for note in conn.notifies(timeout=self.poll_interval):
-                stream_id, _, _version = note.payload.rpartition(":")
-                for wake in self._waiters.get(stream_id, ()):
-                    wake.set()
-            # A quiet spell: make sure the connection is still alive (a dead peer sends no error).
+                stream_id, _, version = note.payload.rpartition(":")
+                self._heard(stream_id, int(version) if version.isdigit() else _READ_ANYWAY)
+            # Every poll interval (and on a dead peer, which sends no error, this fails): the heads
+            # of all followed streams in one query, for announcements that were lost.
+            await self._poll_heads(conn)
+
+    async def _poll_heads(self, conn: psycopg.AsyncConnection) -> None:
+        streams = list(self._subscribers)
+        if not streams:
             await conn.execute("SELECT 1")
+            return
+        cursor = await conn.execute(
+            "SELECT stream_id, version FROM streams WHERE stream_id = ANY(%s)", (streams,)
+        )
+        self.polls += 1
+        for stream_id, version in await cursor.fetchall():
+            self._heard(stream_id, version)
+
+    def _heard(self, stream_id: str, version: int) -> None:
+        for subscriber in self._subscribers.get(stream_id, ()):
+            subscriber.hear(version)
 
     def _wake_all(self) -> None:
-        for waiters in self._waiters.values():
-            for wake in waiters:
-                wake.set()
+        for subscribers in self._subscribers.values():
+            for subscriber in subscribers:
+                subscriber.hear(_READ_ANYWAY)
+
+    def followed_streams(self) -> Iterable[str]:
+        return self._subscribers.keys()
 
     async def close(self) -> None:
         self._closed = True
@@ -106,40 +151,54 @@ class NotificationHub:
     # -- subscribers ---------------------------------------------------------------------------
 
     async def subscribe(
-        self, store: EventStore, stream_id: str, after_version: int = 0
+        self,
+        store: EventStore,
+        stream_id: str,
+        after_version: int = 0,
+        position: Callable[[], int] | None = None,
     ) -> AsyncIterator[StoredEvent]:
-        """Events of ``stream_id`` after ``after_version``: stored ones first, then live."""
+        """Events of ``stream_id`` after ``after_version``: stored ones first, then live.
+
+        ``position``: the version the consumer already holds by other means (its own appends,
+        applied directly); events up to it are neither read nor yielded.
+        """
         self._ensure_started()
-        wake = asyncio.Event()
-        self._waiters.setdefault(stream_id, set()).add(wake)
+        subscriber = _Subscriber(position or (lambda: after_version), after_version)
+        self._subscribers.setdefault(stream_id, set()).add(subscriber)
         try:
             # Read only once listening (or after a poll interval if the database is away), so an
             # append between our first read and the LISTEN cannot go unnoticed until the next poll.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.poll_interval):
                     await self._listening.wait()
-            version = after_version
             while True:
-                wake.clear()  # before reading: a notification arriving during the read re-arms it
+                subscriber.wake.clear()  # before reading: a notification during the read re-arms it
+                if subscriber.heard == _READ_ANYWAY:
+                    subscriber.heard = 0
+                subscriber.version = subscriber.held()
                 try:
-                    batch = await store.read_stream(stream_id, version, limit=SUBSCRIPTION_PAGE)
+                    batch = await store.read_stream(stream_id, subscriber.version, limit=SUBSCRIPTION_PAGE)
                 except (psycopg.OperationalError, StoreUnavailable, PoolTimeout) as exc:
                     _log.warning("subscription to %r: read failed, retrying: %s", stream_id, exc)
                     await asyncio.sleep(self.retry_delay)
                     continue
+                expected = subscriber.version + 1
                 for event in batch:
-                    if event.version != version + 1:
-                        raise CorruptStream(stream_id, version + 1, "event missing from the log")
-                    version = event.version
-                    yield event
+                    if event.version != expected:
+                        raise CorruptStream(stream_id, expected, "event missing from the log")
+                    expected += 1
+                    subscriber.version = max(subscriber.version, event.version)
+                    if event.version > subscriber.position():
+                        yield event
                 if len(batch) == SUBSCRIPTION_PAGE:
                     continue
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.poll_interval):
-                        await wake.wait()
+                # Sleep until something beyond what we hold is announced (or found by the poll).
+                while subscriber.heard <= subscriber.held():
+                    subscriber.wake.clear()
+                    await subscriber.wake.wait()
         finally:
-            waiters = self._waiters.get(stream_id)
-            if waiters is not None:
-                waiters.discard(wake)
-                if not waiters:
-                    del self._waiters[stream_id]
+            subscribers = self._subscribers.get(stream_id)
+            if subscribers is not None:
+                subscribers.discard(subscriber)
+                if not subscribers:
+                    del self._subscribers[stream_id]

@@ -1,0 +1,78 @@
+"""Following a stream one also writes to (DESIGN.md "Persistence": NOTIFY fans events out): a replica's
+own appends, held through ``position``, cost its subscription no read; other writers' events, gaps
+included, are still read in order; lost announcements are found by one heads query for every stream."""
+
+from __future__ import annotations
+
+import asyncio
+
+from psycopg_pool import AsyncConnectionPool
+from test_store_subscribe import Collector, ev
+
+from stud_service.store import EventStore, StoredEvent
+
+
+class CountingStore(EventStore):
+    """The real store, counting the reads its subscriptions make."""
+
+    reads = 0
+
+    async def read_stream(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        self.reads += 1
+        return await super().read_stream(stream_id, after_version, limit)
+
+
+async def test_own_appends_held_through_position_are_not_read_again(
+    db_pool: AsyncConnectionPool, stream_id: str
+) -> None:
+    store = CountingStore(db_pool, poll_interval=600)
+    other_replica = EventStore(db_pool)
+    held = 0
+    collector = Collector(store.subscribe(stream_id, 0, position=lambda: held))
+    try:
+        await collector.wait_for(0)
+        await asyncio.sleep(0.2)  # the first read (of an empty stream) is done
+        reads_before = store.reads
+        for n in range(5):  # our own writes, applied by us as they commit
+            result = await store.append(stream_id, n, [ev(n + 1)])
+            held = result.version
+        await asyncio.sleep(0.3)  # their announcements arrive
+        assert store.reads == reads_before
+        assert collector.versions == []
+        # Another replica writes twice: the subscription reads both, in order, after what we hold.
+        await other_replica.append(stream_id, 5, [ev(6)])
+        await other_replica.append(stream_id, 6, [ev(7), ev(8)])
+        assert await collector.wait_for(3) == [6, 7, 8]
+        assert store.reads > reads_before
+    finally:
+        await collector.stop()
+        await store.close()
+        await other_replica.close()
+
+
+async def test_lost_announcements_of_many_streams_are_found_by_one_heads_query(
+    db_pool: AsyncConnectionPool, stream_id: str
+) -> None:
+    store = CountingStore(db_pool, poll_interval=0.3)
+    silent = EventStore(db_pool, announce=False)
+    streams = [f"{stream_id}-{index}" for index in range(20)]
+    collectors = [Collector(store.subscribe(stream)) for stream in streams]
+    try:
+        await asyncio.sleep(0.2)
+        hub = store._hub
+        assert hub is not None
+        for stream in streams:
+            await silent.append(stream, 0, [ev(1)])
+        for collector in collectors:
+            assert await collector.wait_for(1) == [1]
+        # Idle now: each poll is one query, and no subscription reads unless its head moved.
+        reads, polls = store.reads, hub.polls
+        await asyncio.sleep(1.0)
+        assert hub.polls >= polls + 2
+        assert store.reads == reads
+    finally:
+        for collector in collectors:
+            await collector.stop()
+        await store.close()
