@@ -3,6 +3,8 @@
 1. Throughput and latency: ``stud-service serve`` runs as its own process on a PostgreSQL; N tables
    (8, then 64), three bots each, play through the public gRPC API only (bots from
    ``stud_service.bots``; watch stream with views, ``Act`` with the version seen) for a fixed time.
+   The bots run in two load-generator processes of their own, so the server process does only the
+   server's work; its CPU time per action is reported, and the bots' beside it.
    Reported: accepted actions per second over all tables and the client-observed ``Act`` round trip
    (p50, p99). Every action is one durable append (synchronous commit) plus its NOTIFY.
 2. The peer: ``pgbench`` on the same PostgreSQL at the same concurrency (N clients), each
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import re
 import secrets
@@ -31,7 +34,9 @@ import tempfile
 import time
 import uuid
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
@@ -46,7 +51,8 @@ from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
 from stud_service.server.proto_gen import table_pb2  # noqa: E402
 from stud_service.store import apply_migrations  # noqa: E402
 
-SECRET = secrets.token_hex(32)
+# Set in the environment so the load-generator processes (spawned) mint tokens with the same secret.
+SECRET = os.environ.setdefault("STUD_BENCH_TOKEN_SECRET", secrets.token_hex(32))
 BOTS_PER_TABLE = 3
 BUY_IN = 40_000
 
@@ -224,27 +230,38 @@ def table_spec() -> table_pb2.Table:
     )
 
 
-async def play(port: int, tables: int, seconds: float, server_pid: int) -> tuple[int, list[float], float]:
-    """N tables of bots playing for ``seconds``; returns (actions, Act latencies in seconds, server CPU s)."""
-    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(4)]
-    operator = StudClient(channels[0], mint_token(SECRET, "house", Role.OPERATOR))
+LOAD_PROCESSES = 2  # bot load generators, each its own process (and event loop), tables split between them
+
+
+def _load_generator(
+    port: int, table_ids: list[str], seed: int, seconds: float, ready: Any, go: Any, results: Any
+) -> None:
+    """One load-generator process: seats three bots at each of its tables, plays on ``go``."""
+    os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
+    results.put(asyncio.run(_drive(port, table_ids, seed, seconds, ready, go)))
+
+
+async def _drive(
+    port: int, table_ids: list[str], seed: int, seconds: float, ready: Any, go: Any
+) -> tuple[int, list[float], float]:
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(2)]
     bots: list[Bot] = []
-    for index in range(tables):
-        table_id = f"load-{tables}-{index}"
-        await operator.create_table(table_id, table_spec())
+    for index, table_id in enumerate(table_ids):
         for seat in range(1, BOTS_PER_TABLE + 1):
             client = StudClient(channels[(index + seat) % len(channels)], mint_token(SECRET, f"bot-{seat}"))
-            bot = Bot(client, table_id, seat, strategy=random_strategy, seed=index * 10 + seat)
+            bot = Bot(client, table_id, seat, strategy=random_strategy, seed=seed + index * 10 + seat)
             await bot.sit(BUY_IN)
             bots.append(bot)
+    ready.set()
+    await asyncio.get_running_loop().run_in_executor(None, go.wait)
     stop = asyncio.Event()
     tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in bots]
     await asyncio.sleep(1.0)  # warm up: streams open, first hands dealt
     for bot in bots:
         bot.stats.actions, bot.stats.latencies = 0, []
-    cpu_before = cpu_seconds(server_pid)
+    cpu_before = time.process_time()
     await asyncio.sleep(seconds)
-    server_cpu = cpu_seconds(server_pid) - cpu_before
+    cpu = time.process_time() - cpu_before
     actions = sum(bot.stats.actions for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
     stop.set()
@@ -253,7 +270,58 @@ async def play(port: int, tables: int, seconds: float, server_pid: int) -> tuple
     await asyncio.gather(*tasks, return_exceptions=True)
     for channel in channels:
         await channel.close()
-    return actions, latencies, server_cpu
+    return actions, latencies, cpu
+
+
+@dataclass
+class LoadResult:
+    actions: int
+    latencies: list[float]
+    server_cpu: float  # seconds of the server process's CPU during the measured window
+    load_cpu: float  # seconds of the load generators' CPU during the same window
+
+
+def play(port: int, tables: int, seconds: float, server_pid: int) -> LoadResult:
+    """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds``."""
+    table_ids = [f"load-{tables}-{index}" for index in range(tables)]
+
+    async def create() -> None:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
+            for table_id in table_ids:
+                await operator.create_table(table_id, table_spec())
+
+    asyncio.run(create())
+    context = multiprocessing.get_context("spawn")
+    go = context.Event()
+    results = context.Queue()
+    workers = []
+    for worker in range(min(LOAD_PROCESSES, tables)):
+        ready = context.Event()
+        process = context.Process(
+            target=_load_generator,
+            args=(port, table_ids[worker::LOAD_PROCESSES], worker * 100_000, seconds, ready, go, results),
+        )
+        process.start()
+        workers.append((process, ready))
+    for process, ready in workers:
+        while not ready.wait(0.5):
+            if not process.is_alive():
+                raise RuntimeError("a load generator failed while seating its bots")
+    go.set()
+    time.sleep(1.0)  # the generators' warm-up
+    cpu_before = cpu_seconds(server_pid)
+    time.sleep(seconds)
+    server_cpu = cpu_seconds(server_pid) - cpu_before
+    outcomes = [results.get(timeout=120) for _ in workers]
+    for process, _ready in workers:
+        process.join(timeout=30)
+    return LoadResult(
+        actions=sum(actions for actions, _, _ in outcomes),
+        latencies=[latency for _, latencies, _ in outcomes for latency in latencies],
+        server_cpu=server_cpu,
+        load_cpu=sum(cpu for _, _, cpu in outcomes),
+    )
 
 
 async def open_tables(port: int, count: int) -> None:
@@ -286,22 +354,21 @@ def main() -> int:
             server = Server(url)
             try:
                 asyncio.run(server.wait_ready())
-                actions, latencies, server_cpu = asyncio.run(
-                    play(server.port, tables, args.seconds, server.process.pid)
-                )
+                load = play(server.port, tables, args.seconds, server.process.pid)
             finally:
                 server.stop()
-            ours = actions / args.seconds
+            ours = load.actions / args.seconds
             peer = pgbench_insert_rate(url, tables, args.seconds)
             rows.append(
                 (
                     tables,
                     ours,
-                    percentile(latencies, 0.5) * 1000,
-                    percentile(latencies, 0.99) * 1000,
+                    percentile(load.latencies, 0.5) * 1000,
+                    percentile(load.latencies, 0.99) * 1000,
                     peer,
-                    len(latencies),
-                    server_cpu / max(actions, 1) * 1000,
+                    len(load.latencies),
+                    load.server_cpu / max(load.actions, 1) * 1000,
+                    load.load_cpu / max(load.actions, 1) * 1000,
                 )
             )
         server = Server(url)
@@ -325,12 +392,12 @@ def main() -> int:
     )
     print(
         f"{'tables':>6} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'pgbench tps':>12} {'ratio':>7}"
-        f" {'server CPU ms/action':>21}"
+        f" {'server CPU ms/action':>21} {'bots CPU ms/action':>19}"
     )
-    for tables, ours, p50, p99, peer, samples, cpu_ms in rows:
+    for tables, ours, p50, p99, peer, samples, cpu_ms, load_ms in rows:
         print(
             f"{tables:>6} {ours:>10.0f} {p50:>8.1f} {p99:>8.1f} {peer:>12.0f} {ours / peer:>7.2f}"
-            f" {cpu_ms:>21.2f}   ({samples} actions timed)"
+            f" {cpu_ms:>21.2f} {load_ms:>19.2f}   ({samples} actions timed)"
         )
     per_table = (after - before) / args.memory_tables
     print(
