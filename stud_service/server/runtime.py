@@ -55,6 +55,7 @@ from stud_service.engine import (
     initial_state,
 )
 from stud_service.engine.state import players_ready
+from stud_service.observability.logging import log_context
 from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.shuffle import shuffle_deck
@@ -64,6 +65,8 @@ _log = logging.getLogger(__name__)
 
 STREAM_PREFIX = "tables/"
 WRITE_ATTEMPTS = 5
+# Events logged at INFO (one line each per hand); every other event is logged at DEBUG.
+_LOGGED_EVENTS = frozenset({"HandStarted", "HandEnded"})
 # Replicas' clocks differ a little: a Timeout refused as not yet due is tried again this much later.
 TIMEOUT_RETRY_SECONDS = 0.05
 
@@ -71,6 +74,11 @@ TIMEOUT_RETRY_SECONDS = 0.05
 def stream_id_for(table_id: str) -> str:
     """A table's stream id is its resource name, ``tables/{table}``."""
     return STREAM_PREFIX + table_id
+
+
+def hand_log_id(table_id: str, hand: int) -> str:
+    """The hand id on log lines about a hand: ``{table}/h-{number}``."""
+    return f"{table_id}/h-{hand}"
 
 
 def now_ms() -> int:
@@ -124,6 +132,13 @@ class LiveTable:
     @property
     def stream_id(self) -> str:
         return stream_id_for(self.table_id)
+
+    def log_scope(self) -> contextlib.AbstractContextManager[None]:
+        """Log lines written inside carry this table's id and, while a hand runs, the hand's."""
+        hand = self.state.hand
+        return log_context(
+            table=self.table_id, hand=hand_log_id(self.table_id, hand.number) if hand is not None else None
+        )
 
 
 @dataclass(frozen=True)
@@ -197,7 +212,8 @@ class TableRuntime:
             stream = self.store.subscribe(live.stream_id, live.version, position=lambda: live.version)
             async for stored in stream:
                 if stored.version > live.version:
-                    self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
+                    with live.log_scope():
+                        self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
         except asyncio.CancelledError:
             raise
         except Exception:  # the subscription retries by itself; reaching here is a bug worth a trace
@@ -222,6 +238,8 @@ class TableRuntime:
         if kind == "HandStarted":
             live.commitment = str(payload.get("commitment", ""))
             live.client_seeds.clear()
+        if kind in _LOGGED_EVENTS or _log.isEnabledFor(logging.DEBUG):
+            self._log_event(live, version, kind, payload)
         if kind == "ClientSeedSet":
             live.client_seeds[str(payload["player_id"])] = str(payload["seed"])
         if (
@@ -247,6 +265,21 @@ class TableRuntime:
             self._arm_clock(live)
             self._arm_dealer(live)
 
+    @staticmethod
+    def _log_event(live: LiveTable, version: int, kind: Any, payload: dict[str, Any]) -> None:
+        # The ids are given explicitly: the task applying the event may have entered its log scope
+        # before this event started (or ended) the hand.
+        hand = payload.get("hand")
+        hand_id = hand_log_id(live.table_id, hand) if isinstance(hand, int) else None
+        ids = {"table": live.table_id, "hand": hand_id}
+        if kind == "HandStarted":
+            seats = len(payload.get("seats", ()))
+            _log.info("hand started", extra={**ids, "version": version, "seats": seats})
+        elif kind == "HandEnded":
+            _log.info("hand ended", extra={**ids, "version": version})
+        else:
+            _log.debug("event applied", extra={**ids, "version": version, "type": kind})
+
     # -- writing -------------------------------------------------------------------------------
 
     async def execute(
@@ -263,7 +296,8 @@ class TableRuntime:
         has moved on. Returns the live table with the events applied.
         """
         live = await self.table(table_id)
-        return await self._execute(live, make_command, request_id, expected_version)
+        with live.log_scope():
+            return await self._execute(live, make_command, request_id, expected_version)
 
     async def create(self, table_id: str, command: Command, request_id: str | None) -> LiveTable:
         """Append a table's first event (expected version 0); TableExists if the stream has one."""
@@ -360,6 +394,10 @@ class TableRuntime:
             live.clock = self._spawn(self._run_clock(live, *key))
 
     async def _run_clock(self, live: LiveTable, version: int, deadline: int) -> None:
+        with live.log_scope():
+            await self._clock_until_done(live, version, deadline)
+
+    async def _clock_until_done(self, live: LiveTable, version: int, deadline: int) -> None:
         while True:
             await asyncio.sleep(max(0.0, (deadline - now_ms()) / 1000))
             try:
@@ -389,6 +427,10 @@ class TableRuntime:
 
     async def _deal_after_pause(self, live: LiveTable, version: int) -> None:
         await asyncio.sleep(self.settings.next_hand_pause)
+        with live.log_scope():
+            await self._deal(live, version)
+
+    async def _deal(self, live: LiveTable, version: int) -> None:
         try:
             seeds = live.client_seeds
             await self._execute(

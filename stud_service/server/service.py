@@ -33,6 +33,7 @@ from stud_service.engine import (
     TableState,
     TopUp,
 )
+from stud_service.observability.logging import log_context
 from stud_service.server.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
@@ -61,18 +62,30 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
 
     @functools.wraps(method)
     async def wrapper(self: TableService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
-        try:
-            return await method(self, request, context)
-        except (RequestError, DomainError, AuthError) as error:
-            await abort_with(context, status_for(error))
-        except Exception as error:
-            if isinstance(error, asyncio.CancelledError):
-                raise
-            _log.exception("%s failed", method.__name__)
-            await abort_with(context, status_for(error))
-        raise AssertionError("unreachable")
+        name = getattr(request, "name", "")
+        table = name[len("tables/") :] if name.startswith("tables/") else None
+        with log_context(table=table):  # a failure's line names the table the call was about
+            return await _answer(method, self, request, context)
 
     return wrapper
+
+
+async def _answer(
+    method: Callable[..., Awaitable[Reply]],
+    service: TableService,
+    request: Any,
+    context: grpc.aio.ServicerContext,
+) -> Reply:
+    try:
+        return await method(service, request, context)
+    except (RequestError, DomainError, AuthError) as error:
+        await abort_with(context, status_for(error))
+    except Exception as error:
+        if isinstance(error, asyncio.CancelledError):
+            raise
+        _log.exception("%s failed", method.__name__)
+        await abort_with(context, status_for(error))
+    raise AssertionError("unreachable")
 
 
 class TableService(table_service_pb2_grpc.TableServiceServicer):
