@@ -162,9 +162,12 @@ def _awards(result: dict[str, Any]) -> list[table_pb2.Award]:
 
 def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | None,
                   last_result: dict[str, Any] | None = None, commitment: str = "",
-                  created_ms: int | None = None) -> table_pb2.TableView:
-    """The table as ``viewer`` (a player id, or None) may see it at ``version``."""
-    view = table_pb2.TableView(table=table_to_proto(table_id, state, version, created_ms), version=version)
+                  created_ms: int | None = None, table: table_pb2.Table | None = None) -> table_pb2.TableView:
+    """The table as ``viewer`` (a player id, or None) may see it at ``version``; ``table``: its
+    resource at that version when the caller already has it."""
+    if table is None:
+        table = table_to_proto(table_id, state, version, created_ms)
+    view = table_pb2.TableView(table=table, version=version)
     hand = state.hand
     shown: dict[int, list[int]] = {}
     if hand is None and last_result is not None:

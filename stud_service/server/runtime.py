@@ -58,6 +58,7 @@ from stud_service.engine.state import players_ready
 from stud_service.observability.logging import log_context
 from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
+from stud_service.server.replies import ReplyCache
 from stud_service.shuffle import shuffle_deck
 from stud_service.store import ConcurrencyError, EventStore, StoreUnavailable
 
@@ -118,7 +119,7 @@ class LiveTable:
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
     commitment: str = ""  # the deck commitment of the current (or last) hand
-    public_text: dict[int, str] = field(default_factory=dict)  # version -> JSON of events shown unredacted
+    replies: ReplyCache = field(default_factory=ReplyCache)  # reply parts shared by every call
     # Client seeds sent for the next deal, by player id (from ClientSeedSet; consumed by HandStarted).
     client_seeds: dict[str, str] = field(default_factory=dict)
     watchers: set[Watcher] = field(default_factory=set)

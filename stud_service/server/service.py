@@ -12,14 +12,12 @@ import base64
 import contextlib
 import functools
 import hashlib
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
-from google.protobuf import timestamp_pb2
 
 from stud_service.auth import AuthError, Principal, Role, TokenVerifier, bearer_token
 from stud_service.engine import (
@@ -47,6 +45,7 @@ from stud_service.server.convert import (
 from stud_service.server.errors import RequestError, abort_with, malformed, status_for
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
+from stud_service.server.replies import event_message
 from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableRuntime, now_ms
 
 _log = logging.getLogger(__name__)
@@ -125,15 +124,20 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         state: TableState | None = None,
         version: int | None = None,
     ) -> table_pb2.TableView:
+        """The caller's view of the table (at ``version``, whose state is ``state``; default the
+        latest). Shared with other calls: copy it into a reply, never change it."""
         viewer = None if principal.role is Role.AUDITOR else principal.player_id
-        return view_to_proto(
-            live.table_id,
-            state if state is not None else live.state,
-            version if version is not None else live.version,
-            viewer,
-            live.last_result,
-            live.commitment,
-        )
+        state = state if state is not None else live.state
+        version = version if version is not None else live.version
+        last_result, commitment = live.last_result, live.commitment
+        if version != live.version:  # an older version's result and commitment are not kept
+            return view_to_proto(live.table_id, state, version, viewer, last_result, commitment)
+
+        def build() -> table_pb2.TableView:
+            table = _table(live, state, version)
+            return view_to_proto(live.table_id, state, version, viewer, last_result, commitment, table=table)
+
+        return live.replies.view(viewer, version, build)
 
     async def _seat_command(
         self, request: Any, context: grpc.aio.ServicerContext, make: Callable[[str, TableState, int], Any]
@@ -170,7 +174,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         live = await self.runtime.create(
             table_id, CreateTable(table_id=table_id, config=config, now_ms=now_ms()), request_id
         )
-        return table_to_proto(live.table_id, live.state, live.version)
+        return _table(live, live.state, live.version)
 
     @_refusals_as_statuses
     async def GetTable(
@@ -178,7 +182,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.Table:
         self._principal(context)
         live = await self.runtime.table(table_id_from_name(request.name))
-        return table_to_proto(live.table_id, live.state, live.version)
+        return _table(live, live.state, live.version)
 
     @_refusals_as_statuses
     async def ListTables(
@@ -193,7 +197,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         reply = table_service_pb2.ListTablesResponse()
         for info in page[:size]:
             live = await self.runtime.table(info.stream_id.removeprefix("tables/"))
-            reply.tables.append(table_to_proto(live.table_id, live.state, live.version))
+            reply.tables.append(_table(live, live.state, live.version))
         if len(page) > size:
             reply.next_page_token = _encode_page_token(page[size - 1].stream_id)
         return reply
@@ -404,14 +408,10 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         state = live.state
         hands_ended = state.hand_number - (1 if state.hand is not None else 0)
         shown = redactor.redact(payload, hands_ended)
-        record_time = timestamp_pb2.Timestamp()
-        record_time.FromDatetime(recorded_at)
-        event = table_pb2.TableEvent(
-            version=version,
-            type=str(payload.get("type", "")),
-            payload_json=_payload_text(live, version, payload, shown),
-            record_time=record_time,
-        )
+        if shown is payload:  # the whole event: one message for every watcher allowed all of it
+            event = live.replies.public_event(version, payload, recorded_at)
+        else:
+            event = event_message(version, payload, shown, recorded_at)
         reply = table_service_pb2.WatchTableResponse(event=event)
         if applied is not None:
             reply.view.CopyFrom(self._view(live, principal, applied.state, applied.version))
@@ -440,18 +440,8 @@ def _decode_page_token(token: str) -> str | None:
     return stream_id
 
 
-PUBLIC_TEXT_CACHE = 512  # events per table whose JSON text is kept for the next watcher
-
-
-def _payload_text(live: LiveTable, version: int, payload: dict[str, Any], shown: dict[str, Any]) -> str:
-    """The event's JSON text (sorted keys, compact); an event nobody needs redacted is encoded once."""
-    if shown is not payload:
-        return json.dumps(shown, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    cache = live.public_text
-    text = cache.get(version)
-    if text is None:
-        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        if len(cache) >= PUBLIC_TEXT_CACHE:
-            cache.clear()
-        cache[version] = text
-    return text
+def _table(live: LiveTable, state: TableState, version: int) -> table_pb2.Table:
+    """The table resource at ``version`` (shared: copy it, never change it)."""
+    if version != live.version:
+        return table_to_proto(live.table_id, state, version)
+    return live.replies.table(version, lambda: table_to_proto(live.table_id, state, version))
