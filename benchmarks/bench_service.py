@@ -243,7 +243,7 @@ def _load_generator(
 
 async def _drive(
     port: int, table_ids: list[str], seed: int, seconds: float, ready: Any, go: Any
-) -> tuple[int, list[float], float]:
+) -> tuple[int, list[float], float, int]:
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(2)]
     bots: list[Bot] = []
     for index, table_id in enumerate(table_ids):
@@ -258,11 +258,12 @@ async def _drive(
     tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in bots]
     await asyncio.sleep(1.0)  # warm up: streams open, first hands dealt
     for bot in bots:
-        bot.stats.actions, bot.stats.latencies = 0, []
+        bot.stats.actions, bot.stats.latencies, bot.stats.messages = 0, [], 0
     cpu_before = time.process_time()
     await asyncio.sleep(seconds)
     cpu = time.process_time() - cpu_before
     actions = sum(bot.stats.actions for bot in bots)
+    messages = sum(bot.stats.messages for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
     stop.set()
     for task in tasks:
@@ -270,7 +271,7 @@ async def _drive(
     await asyncio.gather(*tasks, return_exceptions=True)
     for channel in channels:
         await channel.close()
-    return actions, latencies, cpu
+    return actions, latencies, cpu, messages
 
 
 @dataclass
@@ -279,6 +280,7 @@ class LoadResult:
     latencies: list[float]
     server_cpu: float  # seconds of the server process's CPU during the measured window
     load_cpu: float  # seconds of the load generators' CPU during the same window
+    messages: int  # watch-stream messages the bots received in the window
 
 
 def play(port: int, tables: int, seconds: float, server_pid: int) -> LoadResult:
@@ -317,10 +319,11 @@ def play(port: int, tables: int, seconds: float, server_pid: int) -> LoadResult:
     for process, _ready in workers:
         process.join(timeout=30)
     return LoadResult(
-        actions=sum(actions for actions, _, _ in outcomes),
-        latencies=[latency for _, latencies, _ in outcomes for latency in latencies],
+        actions=sum(outcome[0] for outcome in outcomes),
+        latencies=[latency for outcome in outcomes for latency in outcome[1]],
         server_cpu=server_cpu,
-        load_cpu=sum(cpu for _, _, cpu in outcomes),
+        load_cpu=sum(outcome[2] for outcome in outcomes),
+        messages=sum(outcome[3] for outcome in outcomes),
     )
 
 
@@ -369,6 +372,7 @@ def main() -> int:
                     len(load.latencies),
                     load.server_cpu / max(load.actions, 1) * 1000,
                     load.load_cpu / max(load.actions, 1) * 1000,
+                    load.messages / max(load.actions, 1),
                 )
             )
         server = Server(url)
@@ -392,12 +396,12 @@ def main() -> int:
     )
     print(
         f"{'tables':>6} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'pgbench tps':>12} {'ratio':>7}"
-        f" {'server CPU ms/action':>21} {'bots CPU ms/action':>19}"
+        f" {'server CPU ms/action':>21} {'bots CPU ms/action':>19} {'watch msgs/action':>18}"
     )
-    for tables, ours, p50, p99, peer, samples, cpu_ms, load_ms in rows:
+    for tables, ours, p50, p99, peer, samples, cpu_ms, load_ms, messages in rows:
         print(
             f"{tables:>6} {ours:>10.0f} {p50:>8.1f} {p99:>8.1f} {peer:>12.0f} {ours / peer:>7.2f}"
-            f" {cpu_ms:>21.2f} {load_ms:>19.2f}   ({samples} actions timed)"
+            f" {cpu_ms:>21.2f} {load_ms:>19.2f} {messages:>18.1f}   ({samples} actions timed)"
         )
     per_table = (after - before) / args.memory_tables
     print(

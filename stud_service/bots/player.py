@@ -52,6 +52,7 @@ class BotStats:
     actions: int = 0
     refused: int = 0
     hands_seen: int = 0
+    messages: int = 0  # watch-stream messages received
     latencies: list[float] = field(default_factory=list)  # seconds per Act call
 
 
@@ -76,6 +77,7 @@ class Bot:
         stream = self.client.watch(self.table_id, include_views=True)
         try:
             async for message in stream:
+                self.stats.messages += 1
                 if message.event.type == "HandEnded":
                     self.stats.hands_seen += 1
                     if self.stats.hands_seen >= hands:

@@ -125,6 +125,9 @@ class LiveTable:
     watchers: set[Watcher] = field(default_factory=set)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     follower: asyncio.Task[None] | None = None
+    # The action clock: a timer until the deadline (cheap to re-arm after every event), then a task
+    # that submits the Timeout.
+    clock_timer: asyncio.TimerHandle | None = None
     clock: asyncio.Task[None] | None = None
     clock_key: tuple[int, int] | None = None  # (version, deadline_ms) the clock is armed for
     dealer: asyncio.Task[None] | None = None
@@ -387,12 +390,25 @@ class TableRuntime:
         key = None if deadline is None else (live.version, deadline)
         if key == live.clock_key:
             return
+        self._disarm_clock(live)
+        live.clock_key = key
+        if key is not None:
+            delay = max(0.0, (key[1] - now_ms()) / 1000)
+            live.clock_timer = asyncio.get_running_loop().call_later(delay, self._clock_due, live, *key)
+
+    @staticmethod
+    def _disarm_clock(live: LiveTable) -> None:
+        if live.clock_timer is not None:
+            live.clock_timer.cancel()
+            live.clock_timer = None
         if live.clock is not None:
             live.clock.cancel()
             live.clock = None
-        live.clock_key = key
-        if key is not None:
-            live.clock = self._spawn(self._run_clock(live, *key))
+
+    def _clock_due(self, live: LiveTable, version: int, deadline: int) -> None:
+        live.clock_timer = None
+        if not self._closed:
+            live.clock = self._spawn(self._run_clock(live, version, deadline))
 
     async def _run_clock(self, live: LiveTable, version: int, deadline: int) -> None:
         with live.log_scope():
@@ -496,6 +512,8 @@ class TableRuntime:
     async def close(self) -> None:
         """Stop clocks, dealers and followers; end watches."""
         self._closed = True
+        for live in self._tables.values():
+            self._disarm_clock(live)
         await self.end_watches()
         tasks = list(self._background)
         for task in tasks:
