@@ -11,7 +11,7 @@
    transaction one single-row INSERT committed durably: the rate at which this machine can commit
    one row at a time. Ratio = our actions/s ÷ pgbench inserts/s.
 3. Memory: the server's resident set before and after 1,000 tables are opened (created, one player
-   seated, loaded and followed by the server), per table.
+   seated, loaded and followed by the server), per table; then the server's CPU while they sit idle.
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]``
 With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
@@ -55,6 +55,7 @@ from stud_service.store import apply_migrations  # noqa: E402
 SECRET = os.environ.setdefault("STUD_BENCH_TOKEN_SECRET", secrets.token_hex(32))
 BOTS_PER_TABLE = 3
 BUY_IN = 40_000
+IDLE_SECONDS = 10.0
 
 
 def free_port() -> int:
@@ -385,6 +386,10 @@ def main() -> int:
             opening = time.perf_counter() - started
             time.sleep(2.0)
             after = rss_kib(server.process.pid)
+            # Idle: the open tables' subscriptions wait on notifications, polled by one heads query.
+            idle_cpu = cpu_seconds(server.process.pid)
+            time.sleep(IDLE_SECONDS)
+            idle_cpu = cpu_seconds(server.process.pid) - idle_cpu
         finally:
             server.stop()
     finally:
@@ -407,6 +412,10 @@ def main() -> int:
     print(
         f"memory: {args.memory_tables} open tables took the server from {before / 1024:.0f} MiB to "
         f"{after / 1024:.0f} MiB RSS: {per_table:.1f} KiB per table (opened in {opening:.1f} s)"
+    )
+    print(
+        f"idle: with those tables open the server used {idle_cpu / IDLE_SECONDS * 100:.1f}% of a CPU"
+        f" over {IDLE_SECONDS:.0f} s"
     )
     print("goals: actions/s >= 0.5 x pgbench, p99 < 50 ms at 64 tables, < 100 KB per open table")
     return 0
