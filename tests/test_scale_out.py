@@ -136,20 +136,24 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
             await leaver.leave(LEAVER[0])
 
         await within(leave_on_b())
+        moved = [d for d in drivers if d.start == A and not d.silent_after_failure]
 
         async def survivor_carried_on() -> bool:
             await refreshed()
             return all(
                 len(table.after(killed_at[table_id], "HandEnded")) >= HANDS_AFTER_KILL
                 for table_id, table in tables.items()
-            ) and bool(
-                [p for p in tables[SILENT[0]].after(killed_at[SILENT[0]], "PlayerActed") if p["timeout"]]
-            ) and bool(tables[LEAVER[0]].after(killed_at[LEAVER[0]], "PlayerLeft"))
+            ) and any(
+                p["timeout"] and p["seat"] == SILENT[1]
+                for p in tables[SILENT[0]].after(killed_at[SILENT[0]], "PlayerActed")
+            ) and bool(tables[LEAVER[0]].after(killed_at[LEAVER[0]], "PlayerLeft")) and all(
+                driver.actions_since_failover > 0 for driver in moved
+            )
 
         await wait_until(
             survivor_carried_on,
-            f"replica B ended {HANDS_AFTER_KILL} hands at every table, timed out the silent player and"
-            " let a player leave",
+            f"replica B ended {HANDS_AFTER_KILL} hands at every table, timed out the silent player,"
+            " let a player leave and every bot from A acted on B",
         )
     finally:
         for task in tasks:
@@ -164,7 +168,6 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
         assert outcome is None or isinstance(outcome, asyncio.CancelledError), (driver.table_id, outcome)
 
     # Bots that played on A reconnected to B and kept playing there.
-    moved = [d for d in drivers if d.start == A and not d.silent_after_failure]
     assert moved and all(d.failovers == 1 and d.connected_to == "B" for d in moved)
     assert all(d.actions_since_failover > 0 for d in moved), [
         (d.table_id, d.seat, d.actions_since_failover) for d in moved
