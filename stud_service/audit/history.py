@@ -20,24 +20,15 @@ from stud_service.audit.replay_check import state_before_hand
 from stud_service.engine import Viewer, event_from_json, view_state
 from stud_service.engine.evolve import apply_in_place
 from stud_service.engine.state import TableState
+from stud_service.engine.views import redact_event_json
 
 FULL = "full"
 PUBLIC = "public"
 
 
 def redact_payload(payload: dict[str, Any], own_seat: int | None) -> dict[str, Any]:
-    """``payload`` as the player at ``own_seat`` (None: an observer) saw it."""
-    kind = payload.get("type")
-    if kind == "HandStarted":
-        extra = payload.get("extra")
-        shown = {**payload, "deck": None}
-        if isinstance(extra, dict):
-            shown["extra"] = {key: value for key, value in extra.items() if key != "server_seed"}
-        return shown
-    seat = payload.get("seat")
-    if kind == "CardDealt" and not payload.get("face_up") and seat is not None and seat != own_seat:
-        return {**payload, "card": None, "hidden": True}
-    return payload
+    """``payload`` as the player at ``own_seat`` (None: an observer) saw it (the engine's rules)."""
+    return redact_event_json(payload, own_seat)
 
 
 def _own_seat(record: HandRecord, mode: str) -> int | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from stud_service.engine.codec import event_to_json
 from stud_service.engine.config import config_to_json
-from stud_service.engine.events import CardDealt, HandStarted
+from stud_service.engine.events import CardDealt
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.state import TableState, action_deadline_ms, to_act
 
@@ -88,15 +88,30 @@ def view_event(
         return data
     if viewer.kind is ViewerKind.AUDITOR and hand_has_ended(state, hand_number):
         return data
-    if isinstance(event, HandStarted):
-        data["deck"] = None
+    own_seat = None
+    if isinstance(event, CardDealt) and not event.face_up:
+        own_seat = _viewer_seat(state, viewer, hand_number, dealt_in)
+    return redact_event_json(data, own_seat)
+
+
+def redact_event_json(data: dict[str, Any], own_seat: int | None) -> dict[str, Any]:
+    """An event's JSON as the player dealt into ``own_seat`` of its hand may see it (None: anyone else).
+
+    The one place that decides what a hand's event hides: HandStarted loses its deck order
+    (``"deck": null``) and the server seed (HandEnded reveals it); a face-down CardDealt to another
+    seat becomes ``"card": null, "hidden": true``.  Returns ``data`` itself when it hides nothing
+    (callers may cache its text); never changes ``data``."""
+    kind = data.get("type")
+    if kind == "HandStarted":
+        shown = {**data, "deck": None}
         extra = data.get("extra")
         if isinstance(extra, dict) and "server_seed" in extra:
-            data["extra"] = {key: value for key, value in extra.items() if key != "server_seed"}
-    elif (isinstance(event, CardDealt) and not event.face_up and event.seat is not None
-          and event.seat != _viewer_seat(state, viewer, hand_number, dealt_in)):
-            data["card"] = None
-            data["hidden"] = True
+            shown["extra"] = {key: value for key, value in extra.items() if key != "server_seed"}
+        return shown
+    if kind == "CardDealt" and not data.get("face_up"):
+        seat = data.get("seat")
+        if seat is not None and seat != own_seat:
+            return {**data, "card": None, "hidden": True}
     return data
 
 

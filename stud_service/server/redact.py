@@ -1,12 +1,11 @@
 """What one viewer may see of an event: the log holds every card, clients get only their share.
 
-Rules (DESIGN.md "Hidden information"):
-
-- ``HandStarted`` never leaves the server with its ``deck`` or the server seed in ``extra``;
-- a face-down ``CardDealt`` keeps its card only for the player it was dealt to (decided by player id
-  as of that hand, not by seat number: seats change hands between hands);
-- shown hands (``HandShown``, ``HandEnded.shown``) are public; mucked hands carry no cards;
-- an auditor sees every event of a hand that has ended, and otherwise what an observer sees.
+What an event hides is decided by the engine (``stud_service.engine.views.redact_event_json``, the
+one owner of those rules, DESIGN.md "Hidden information"); this module supplies what the server knows
+and the engine's view of a single event cannot: who was dealt into which seat of each hand (decided by
+player id as of that hand, not by seat number: seats change hands between hands), remembered from
+``HandStarted`` as a watch streams by, and whether the hand has ended (an auditor then sees it all;
+otherwise what an observer sees).
 
 Anything this module cannot attribute to the viewer is hidden, never guessed.
 """
@@ -15,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_SECRET_EXTRA_KEYS = frozenset({"server_seed"})
+from stud_service.engine.views import redact_event_json
 
 
 class EventRedactor:
@@ -41,17 +40,8 @@ class EventRedactor:
         if kind == "HandStarted":
             seats = payload.get("seats", ())
             self.know_hand(payload["hand"], {int(seat): player for seat, player, *_ in seats})
-            shown = {key: value for key, value in payload.items() if key != "deck"}
-            extra = payload.get("extra")
-            if isinstance(extra, dict):
-                shown["extra"] = {key: value for key, value in extra.items() if key not in _SECRET_EXTRA_KEYS}
-            return shown
-        if kind == "CardDealt" and not payload.get("face_up"):
-            seat = payload.get("seat")
-            owner = self._hand_players.get(payload.get("hand"), {}).get(seat) if seat is not None else None
-            if seat is not None and (self.viewer is None or owner != self.viewer):
-                return {**payload, "card": None}
-            return payload
-        if "deck" in payload:
-            return {key: value for key, value in payload.items() if key != "deck"}
-        return payload
+        own_seat = None
+        if kind == "CardDealt" and self.viewer is not None:
+            dealt_in = self._hand_players.get(hand, {}) if isinstance(hand, int) else {}
+            own_seat = next((seat for seat, player in dealt_in.items() if player == self.viewer), None)
+        return redact_event_json(payload, own_seat)
