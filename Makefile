@@ -2,7 +2,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py
+SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py \
+           $(wildcard stud_service/engine/*.py stud_service/engine/rules/*.py)
 
 .PHONY: demo test lint bench clean
 

@@ -16,6 +16,9 @@ The hands are played in alternating rounds (ours, then PokerKit's, ``--rounds`` 
 warm-up of both, so that a busy shared machine weighs on both sides alike; the ratio of each round
 is printed too, as a range.
 
+The first line says whether the engine ran compiled by mypyc (the default build, see setup.py) or as
+plain Python (built with ``STUD_PURE_PYTHON=1``).
+
 Run: ``.venv/bin/python benchmarks/bench_engine.py [--variant STUD|STUD_HI_LO|RAZZ] [--hands N]
 [--peer-hands N] [--rounds R] [--seed S]``
 (needs ``pip install pokerkit``, part of the ``bench`` extra).
@@ -44,6 +47,13 @@ from stud_service.engine import (  # noqa: E402
     legal_actions,
     replay,
 )
+
+
+def engine_build() -> str:
+    """Whether the engine modules run compiled by mypyc (setup.py) or as plain Python."""
+    decide_module = sys.modules["stud_service.engine.decide"]
+    return "plain Python" if (decide_module.__file__ or "").endswith(".py") else "compiled by mypyc"
+
 
 PLAYERS = 6
 STACK = 40_000
@@ -228,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     ours_hps, peer_hps = hands / total["ours_play"], peer_hands / total["peer_play"]
     ours_eps, peer_ops_ps = total["events"] / total["ours_replay"], total["peer_ops"] / total["peer_replay"]
     print(f"{NAMES[variant]}, {PLAYERS} players, random legal play, {hands:,} hands (PokerKit "
-          f"{peer_hands:,}) in {args.rounds} alternating rounds, Python {sys.version.split()[0]}")
+          f"{peer_hands:,}) in {args.rounds} alternating rounds, Python {sys.version.split()[0]}, "
+          f"engine {engine_build()}")
     print(f"{'':34}{'stud-service':>16}{'PokerKit':>14}{'ratio':>9}")
     print(f"{'hands played per second':34}{ours_hps:>16,.0f}{peer_hps:>14,.0f}{ours_hps / peer_hps:>8.1f}x")
     print(f"{'  ratio in each round':34}{'':30}{round_ratios[0]:>5.1f}x to {round_ratios[-1]:.1f}x")

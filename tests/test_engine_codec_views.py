@@ -9,6 +9,7 @@ from engine_helpers import deal_table, of_type, play_passively
 
 from stud_service.engine import (
     EVENT_TYPES,
+    EVENT_VERSIONS,
     STATE_FORMAT_VERSION,
     CardDealt,
     EventDecodeError,
@@ -33,7 +34,7 @@ def test_every_event_is_plain_json_with_type_version_and_hand() -> None:
     for event in table.log:
         data = event_to_json(event)
         assert json.loads(json.dumps(data)) == data
-        assert data["type"] == type(event).__name__ and data["v"] == type(event).V
+        assert data["type"] == type(event).__name__ and data["v"] == EVENT_VERSIONS[type(event)]
         if type(event).__name__ in ("HandStarted", "CardDealt", "PlayerActed", "HandEnded", "AntePosted"):
             assert data["hand"] == 1
         assert event_from_json(json.loads(json.dumps(data))) == event
@@ -67,7 +68,8 @@ def test_undecodable_events_raise_a_clear_error(data: object, message: str) -> N
 
 
 def test_event_types_are_all_registered_with_a_version() -> None:
-    assert all(isinstance(cls.V, int) and cls.V >= 1 for cls in EVENT_TYPES.values())
+    assert set(EVENT_VERSIONS) == set(EVENT_TYPES.values())
+    assert all(isinstance(v, int) and v >= 1 for v in EVENT_VERSIONS.values())
 
 
 def test_state_snapshot_round_trips_mid_hand_and_refuses_other_formats() -> None:

@@ -38,7 +38,7 @@ The public API (import from ``stud_service.engine``)::
     chips_in_play(state) -> int                  (stacks + chips committed to the running hand)
 
     # events and snapshots as JSON
-    event_to_json(event) -> {"type", "v", "hand" (hand events), ...}
+    event_to_json(event) -> {"type", "v", "hand" (hand events), ...}   v: EVENT_VERSIONS[type(event)]
     event_from_json(dict) -> Event               raises EventDecodeError
     state_to_json(state) / state_from_json(dict) raises StateDecodeError; STATE_FORMAT_VERSION
 
@@ -115,6 +115,7 @@ from stud_service.engine.errors import (
 )
 from stud_service.engine.events import (
     EVENT_TYPES,
+    EVENT_VERSIONS,
     AntePosted,
     BettingRoundStarted,
     CardDealt,
@@ -149,13 +150,13 @@ from stud_service.engine.state import (
 from stud_service.engine.views import Viewer, ViewerKind, view_event, view_state
 
 __all__ = [
-    "STATE_FORMAT_VERSION", "EVENT_TYPES", "Act", "ActionKind", "ActionNotAvailable", "AlreadyExists",
-    "AlreadySeated", "AntePosted", "BettingRoundStarted", "BringInTiebreak", "BuyInOutOfLimits", "CardDealt",
-    "ClientSeedSet", "Command", "CreateTable", "DomainError", "Event", "EventDecodeError",
-    "FailedPrecondition", "HandEnded", "HandMucked", "HandNotRunning", "HandRunning", "HandShown",
-    "HandStarted", "IllegalAmount", "InvalidArgument", "InvalidConfig", "InvalidDeck", "InvalidEvent",
-    "InvalidSeat", "Leave", "LeaveRequested", "LegalActions", "NoTable", "NotEnoughPlayers", "NotFound",
-    "NotSeated", "NotYourTurn", "PermissionDenied", "PlayerActed", "PlayerLeft", "PlayerSatIn",
+    "STATE_FORMAT_VERSION", "EVENT_TYPES", "EVENT_VERSIONS", "Act", "ActionKind", "ActionNotAvailable",
+    "AlreadyExists", "AlreadySeated", "AntePosted", "BettingRoundStarted", "BringInTiebreak",
+    "BuyInOutOfLimits", "CardDealt", "ClientSeedSet", "Command", "CreateTable", "DomainError", "Event",
+    "EventDecodeError", "FailedPrecondition", "HandEnded", "HandMucked", "HandNotRunning", "HandRunning",
+    "HandShown", "HandStarted", "IllegalAmount", "InvalidArgument", "InvalidConfig", "InvalidDeck",
+    "InvalidEvent", "InvalidSeat", "Leave", "LeaveRequested", "LegalActions", "NoTable", "NotEnoughPlayers",
+    "NotFound", "NotSeated", "NotYourTurn", "PermissionDenied", "PlayerActed", "PlayerLeft", "PlayerSatIn",
     "PlayerSatOut", "PlayerSeated", "PlayerToppedUp", "SeatTaken", "SetClientSeed", "SitDown", "SitIn",
     "SitOut", "StartHand", "StateDecodeError", "TableConfig", "TableCreated", "TableExists", "TableFull",
     "TableState", "Timeout", "TimeoutNotDue", "TopUp", "UncalledBetReturned", "Variant", "Viewer",

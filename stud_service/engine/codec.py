@@ -18,7 +18,7 @@ from typing import Any
 from stud_service.engine.commands import ActionKind
 from stud_service.engine.config import TableConfig, config_from_json, config_to_json
 from stud_service.engine.errors import InvalidConfig
-from stud_service.engine.events import EVENT_TYPES
+from stud_service.engine.events import EVENT_TYPES, EVENT_VERSIONS
 from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
 
 STATE_FORMAT_VERSION = 1
@@ -60,21 +60,26 @@ _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
 
 def event_to_json(event: Any) -> dict[str, Any]:
     cls = type(event)
-    out: dict[str, Any] = {"type": cls.__name__, "v": cls.V}
+    out: dict[str, Any] = {"type": cls.__name__, "v": EVENT_VERSIONS[cls]}
     for f in _FIELDS[cls]:
         value = getattr(event, f.name)
         out[f.name] = value if f.name == "extra" else _to_json(value)
     return out
 
 
-def _decode_field(name: str, annotation: str, value: Any) -> Any:
+def _is_tuple(annotation: object) -> bool:
+    """A tuple field: its annotation is a string under Python, the type itself once compiled."""
+    return annotation is tuple or (isinstance(annotation, str) and annotation.startswith("tuple"))
+
+
+def _decode_field(name: str, annotation: object, value: Any) -> Any:
     if name == "config":
         return config_from_json(value)
     if name == "action":
         return ActionKind(value)
     if name == "extra":
         return value
-    if annotation.startswith("tuple"):
+    if _is_tuple(annotation):
         return _frozen(value)
     return value
 
@@ -89,8 +94,9 @@ def event_from_json(data: dict[str, Any]) -> Any:
     version = data.get("v")
     if not isinstance(version, int):
         raise EventDecodeError(f"{name}: missing schema version 'v'")
-    if version > cls.V:
-        raise EventDecodeError(f"{name} v{version} is newer than this code reads (v{cls.V}); upgrade")
+    if version > EVENT_VERSIONS[cls]:
+        raise EventDecodeError(
+            f"{name} v{version} is newer than this code reads (v{EVENT_VERSIONS[cls]}); upgrade")
     known = {f.name for f in _FIELDS[cls]}
     unexpected = set(data) - known - {"type", "v"}
     if unexpected:
@@ -102,10 +108,13 @@ def event_from_json(data: dict[str, Any]) -> Any:
                 continue
             raise EventDecodeError(f"{name}: missing field {f.name!r}")
         try:
-            values[f.name] = _decode_field(f.name, str(f.type), data[f.name])
+            values[f.name] = _decode_field(f.name, f.type, data[f.name])
         except (ValueError, TypeError, InvalidConfig) as exc:
             raise EventDecodeError(f"{name}: bad field {f.name!r}: {exc}") from None
-    return cls(**values)
+    try:
+        return cls(**values)
+    except TypeError as exc:  # a compiled event checks its fields' types (setup.py)
+        raise EventDecodeError(f"{name}: {exc}") from None
 
 
 # --- snapshots --------------------------------------------------------------------------------
@@ -120,7 +129,7 @@ def state_to_json(state: TableState) -> dict[str, Any]:
                   for seat, s in sorted(state.seats.items())],
         "hand_number": state.hand_number,
         "hand": None if hand is None else {
-            **{name: _to_json(getattr(hand, name)) for name in HandState.__slots__ if name != "players"},
+            **{name: _to_json(getattr(hand, name)) for name in HandState.FIELDS if name != "players"},
             "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
         },
     }
@@ -139,18 +148,15 @@ def state_from_json(data: dict[str, Any]) -> TableState:
         state.hand_number = data["hand_number"]
         raw = data["hand"]
         if raw is not None:
-            hand = HandState.__new__(HandState)
-            for name in HandState.__slots__:
-                if name != "players":
+            hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))
+            for name in HandState.FIELDS:
+                if name not in ("players", "deck", "order"):  # JSON lists: set as tuples above
                     setattr(hand, name, raw.get(name) if name in _OPTIONAL_HAND_FIELDS else raw[name])
-            hand.deck = tuple(raw["deck"])
-            hand.order = tuple(raw["order"])
             players = {}
             for row in raw["players"]:
-                player = HandPlayer.__new__(HandPlayer)
+                player = HandPlayer(row[0], row[1])
                 for name, value in zip(HandPlayer.FIELDS, row, strict=True):
                     setattr(player, name, value)
-                player.owner = None
                 players[player.seat] = player
             hand.players = players
             state.hand = hand

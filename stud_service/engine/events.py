@@ -3,19 +3,24 @@
 Events are frozen dataclasses holding only ints, strings, bools, None, tuples of those (and
 of plain dicts for results), plus the TableConfig in TableCreated / HandStarted and the
 verbatim ``extra`` audit dict.  ``codec.event_to_json`` turns each into plain JSON with
-``"type"`` (the class name) and ``"v"`` (that type's schema version, the class attribute
-``V``; bump it when a type's fields change and teach the decoder the old shape).
+``"type"`` (the class name) and ``"v"`` (that type's schema version, its entry in
+``EVENT_VERSIONS``; bump it when a type's fields change and teach the decoder the old shape).
 
 Every event about a hand has a ``hand`` field: the table's hand number, 1, 2, 3...
 Seats are 1..8; ``seat=None`` on a CardDealt is the community card (RULES.md §2).
 ``at_ms`` is the caller's clock at the command that caused the event; the event that gives
 a player the turn (BettingRoundStarted, PlayerActed) fixes their action deadline.
+
+Each event spells out its ``__init__`` (the one the dataclass would generate: same parameters,
+defaults and order; ``tests/test_engine_records.py`` holds them to it).  mypyc compiles a written
+``__init__`` and not a generated one (setup.py); run as plain Python, ``records.fast_frozen_init``
+swaps in its faster one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from stud_service.engine.commands import ActionKind
 from stud_service.engine.config import TableConfig
@@ -24,80 +29,118 @@ from stud_service.engine.records import fast_frozen_init
 
 @dataclass(frozen=True, slots=True)
 class TableCreated:
-    V: ClassVar[int] = 1
     table_id: str
     config: TableConfig
     at_ms: int
 
+    def __init__(self, table_id: str, config: TableConfig, at_ms: int) -> None:
+        object.__setattr__(self, "table_id", table_id)
+        object.__setattr__(self, "config", config)
+        object.__setattr__(self, "at_ms", at_ms)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerSeated:
-    V: ClassVar[int] = 1
     player_id: str
     seat: int
     buy_in: int
     at_ms: int
+
+    def __init__(self, player_id: str, seat: int, buy_in: int, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "buy_in", buy_in)
+        object.__setattr__(self, "at_ms", at_ms)
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerLeft:
     """The player left the table, taking ``cash_out`` chips with them."""
 
-    V: ClassVar[int] = 1
     player_id: str
     seat: int
     cash_out: int
     at_ms: int
+
+    def __init__(self, player_id: str, seat: int, cash_out: int, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cash_out", cash_out)
+        object.__setattr__(self, "at_ms", at_ms)
 
 
 @dataclass(frozen=True, slots=True)
 class LeaveRequested:
     """The player asked to leave during hand ``hand``: folded when their turn comes, removed at hand end."""
 
-    V: ClassVar[int] = 1
     hand: int
     player_id: str
     seat: int
     at_ms: int
+
+    def __init__(self, hand: int, player_id: str, seat: int, at_ms: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "at_ms", at_ms)
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerSatOut:
     """Dealt no new hands until they sit in.  ``reason``: "request", "timeout" or "busted"."""
 
-    V: ClassVar[int] = 1
     player_id: str
     seat: int
     reason: str
     at_ms: int
 
+    def __init__(self, player_id: str, seat: int, reason: str, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "at_ms", at_ms)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerSatIn:
-    V: ClassVar[int] = 1
     player_id: str
     seat: int
     at_ms: int
+
+    def __init__(self, player_id: str, seat: int, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "at_ms", at_ms)
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerToppedUp:
-    V: ClassVar[int] = 1
     player_id: str
     seat: int
     amount: int
     at_ms: int
+
+    def __init__(self, player_id: str, seat: int, amount: int, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "amount", amount)
+        object.__setattr__(self, "at_ms", at_ms)
 
 
 @dataclass(frozen=True, slots=True)
 class ClientSeedSet:
     """The player's client seed for the next hand they are dealt into (the provably fair shuffle)."""
 
-    V: ClassVar[int] = 1
     player_id: str
     seat: int
     seed: str
     at_ms: int
+
+    def __init__(self, player_id: str, seat: int, seed: str, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "at_ms", at_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +151,6 @@ class HandStarted:
     ``deck``: the 52 codes in dealing order; ``commitment``: the hex commitment published for it.
     """
 
-    V: ClassVar[int] = 1
     hand: int
     table_id: str
     config: TableConfig
@@ -118,44 +160,70 @@ class HandStarted:
     extra: dict[str, Any]
     at_ms: int
 
+    def __init__(self, hand: int, table_id: str, config: TableConfig, seats: tuple[tuple[int, str, int], ...],
+                 deck: tuple[int, ...], commitment: str, extra: dict[str, Any], at_ms: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "table_id", table_id)
+        object.__setattr__(self, "config", config)
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "deck", deck)
+        object.__setattr__(self, "commitment", commitment)
+        object.__setattr__(self, "extra", extra)
+        object.__setattr__(self, "at_ms", at_ms)
+
 
 @dataclass(frozen=True, slots=True)
 class AntePosted:
-    V: ClassVar[int] = 1
     hand: int
     seat: int
     amount: int
     all_in: bool
+
+    def __init__(self, hand: int, seat: int, amount: int, all_in: bool) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "amount", amount)
+        object.__setattr__(self, "all_in", all_in)
 
 
 @dataclass(frozen=True, slots=True)
 class CardDealt:
     """One card from the deck: to ``seat`` (None = community card), face up or down, on ``street`` 3..7."""
 
-    V: ClassVar[int] = 1
     hand: int
     street: int
     seat: int | None
     card: int
     face_up: bool
 
+    def __init__(self, hand: int, street: int, seat: int | None, card: int, face_up: bool) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "street", street)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "face_up", face_up)
+
 
 @dataclass(frozen=True, slots=True)
 class BettingRoundStarted:
     """Betting on ``street`` opens with ``first_seat`` to act (the bring-in on third street)."""
 
-    V: ClassVar[int] = 1
     hand: int
     street: int
     first_seat: int
     at_ms: int
+
+    def __init__(self, hand: int, street: int, first_seat: int, at_ms: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "street", street)
+        object.__setattr__(self, "first_seat", first_seat)
+        object.__setattr__(self, "at_ms", at_ms)
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerActed:
     """``amount``: the player's bet on this street after the action; ``chips``: what they put in now."""
 
-    V: ClassVar[int] = 1
     hand: int
     seat: int
     action: ActionKind
@@ -165,34 +233,59 @@ class PlayerActed:
     at_ms: int
     timeout: bool = False
 
+    def __init__(self, hand: int, seat: int, action: ActionKind, amount: int, chips: int, all_in: bool,
+                 at_ms: int, timeout: bool = False) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "amount", amount)
+        object.__setattr__(self, "chips", chips)
+        object.__setattr__(self, "all_in", all_in)
+        object.__setattr__(self, "at_ms", at_ms)
+        object.__setattr__(self, "timeout", timeout)
+
 
 @dataclass(frozen=True, slots=True)
 class UncalledBetReturned:
-    V: ClassVar[int] = 1
     hand: int
     seat: int
     amount: int
+
+    def __init__(self, hand: int, seat: int, amount: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "amount", amount)
 
 
 @dataclass(frozen=True, slots=True)
 class HandShown:
     """A hand shown at showdown: all the player's cards and what they make (``low`` for Hi-Lo/Razz)."""
 
-    V: ClassVar[int] = 1
     hand: int
     seat: int
     cards: tuple[int, ...]
     high: str | None
     low: str | None
 
+    def __init__(self, hand: int, seat: int, cards: tuple[int, ...], high: str | None,
+                 low: str | None) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "low", low)
+
 
 @dataclass(frozen=True, slots=True)
 class HandMucked:
     """The seat threw its hand away unseen (RULES.md §5); the cards stay in the log for audit."""
 
-    V: ClassVar[int] = 1
     hand: int
     seat: int
+
+    def __init__(self, hand: int, seat: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +300,6 @@ class HandEnded:
     so anyone can recompute the deck (``stud_service.shuffle``); None when the hand was dealt without one.
     """
 
-    V: ClassVar[int] = 2
     hand: int
     pots: tuple[dict[str, Any], ...]
     shown: tuple[tuple[int, tuple[int, ...]], ...]
@@ -216,6 +308,17 @@ class HandEnded:
     at_ms: int
     server_seed: str | None = None
 
+    def __init__(self, hand: int, pots: tuple[dict[str, Any], ...],
+                 shown: tuple[tuple[int, tuple[int, ...]], ...], mucked: tuple[int, ...],
+                 stacks: tuple[tuple[int, int], ...], at_ms: int, server_seed: str | None = None) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "pots", pots)
+        object.__setattr__(self, "shown", shown)
+        object.__setattr__(self, "mucked", mucked)
+        object.__setattr__(self, "stacks", stacks)
+        object.__setattr__(self, "at_ms", at_ms)
+        object.__setattr__(self, "server_seed", server_seed)
+
 
 Event = (
     TableCreated | PlayerSeated | PlayerLeft | LeaveRequested | PlayerSatOut | PlayerSatIn | PlayerToppedUp
@@ -223,13 +326,19 @@ Event = (
     | UncalledBetReturned | HandShown | HandMucked | HandEnded
 )
 
-EVENT_TYPES: dict[str, type] = {
+EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (
         TableCreated, PlayerSeated, PlayerLeft, LeaveRequested, PlayerSatOut, PlayerSatIn, PlayerToppedUp,
         ClientSeedSet, HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed,
         UncalledBetReturned, HandShown, HandMucked, HandEnded,
     )
+}
+
+# Each type's schema version, written as "v" with every event.  Kept here rather than as a class
+# attribute because a compiled dataclass (setup.py) would take a class variable for a field.
+EVENT_VERSIONS: dict[type[Event], int] = {cls: 1 for cls in EVENT_TYPES.values()} | {
+    HandEnded: 2,  # v2: server_seed
 }
 
 for _event_type in EVENT_TYPES.values():

@@ -7,6 +7,7 @@ Amounts are the total the player's street bet becomes ("raise to").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from stud_service.engine.commands import ActionKind
 from stud_service.engine.records import fast_frozen_init
@@ -18,18 +19,23 @@ from stud_service.engine.rules.betting import (
 )
 from stud_service.engine.state import HandPlayer, HandState, TableState
 
-NO_AMOUNT: tuple[int, ...] = ()
+NO_AMOUNT: Final[tuple[int, ...]] = ()
+Options = tuple[tuple[ActionKind, tuple[int, ...]], ...]  # ((kind, amounts), ...)
 
 
-@fast_frozen_init  # one per decision: see records.py
 @dataclass(frozen=True, slots=True)
 class LegalActions:
     """``options``: ((kind, amounts), ...); amounts is () for FOLD/CHECK/CALL, whose amount is implied
     (``call_amount`` is the total a CALL makes the bet).  Empty options: the player may not act now."""
 
     seat: int | None
-    options: tuple[tuple[ActionKind, tuple[int, ...]], ...]
+    options: Options
     call_amount: int | None = None
+
+    def __init__(self, seat: int | None, options: Options, call_amount: int | None = None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "call_amount", call_amount)
 
     def kinds(self) -> tuple[ActionKind, ...]:
         return tuple(kind for kind, _ in self.options)
@@ -46,10 +52,17 @@ class LegalActions:
                             for kind, amounts in self.options]}
 
 
+fast_frozen_init(LegalActions)  # one per decision: see records.py
+
+
 # The options without an amount, built once: most decisions offer exactly one of these pairs.
-FACING_A_BET = ((ActionKind.FOLD, NO_AMOUNT), (ActionKind.CALL, NO_AMOUNT))
-CHECK_IS_FREE = ((ActionKind.CHECK, NO_AMOUNT), (ActionKind.FOLD, NO_AMOUNT))  # §7: a free fold is allowed
-BRING_IN, COMPLETE, BET, RAISE = ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE
+FACING_A_BET: Final[Options] = ((ActionKind.FOLD, NO_AMOUNT), (ActionKind.CALL, NO_AMOUNT))
+# §7: a free fold is allowed
+CHECK_IS_FREE: Final[Options] = ((ActionKind.CHECK, NO_AMOUNT), (ActionKind.FOLD, NO_AMOUNT))
+BRING_IN: Final = ActionKind.BRING_IN
+COMPLETE: Final = ActionKind.COMPLETE
+BET: Final = ActionKind.BET
+RAISE: Final = ActionKind.RAISE
 
 
 def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> LegalActions:
@@ -65,7 +78,7 @@ def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> Lega
     level = hand.level
     if level > player.bet:
         call_amount: int | None = min(level, top)
-        options = FACING_A_BET
+        options: Options = FACING_A_BET
     else:
         call_amount = None
         options = CHECK_IS_FREE

@@ -7,13 +7,17 @@ field is a slot descriptor on the class, and storing through the descriptor is a
 
 ``fast_frozen_init(cls)`` swaps in such an ``__init__``, with the same parameters, defaults and
 order; everything else (equality, hashing, repr, refusing assignment) stays the dataclass's own.
-Classes it cannot speed up as they are (a default factory, ``__post_init__``, a field left out of
-``__init__``) keep the dataclass's ``__init__``.
+It replaces a written-out ``__init__`` too: the engine's records spell theirs out (with the same
+parameters) for mypyc, which compiles a written ``__init__`` but not a generated one.  Classes it
+cannot speed up as they are (a default factory, ``__post_init__``, a field left out of ``__init__``)
+keep their ``__init__``, and so do classes compiled by mypyc (setup.py): their fields are not slot
+descriptors, and their compiled ``__init__`` is already the fast one.
 """
 
 from __future__ import annotations
 
 from dataclasses import MISSING, fields
+from types import FunctionType, MemberDescriptorType
 from typing import Any, TypeVar
 
 T = TypeVar("T", bound=type)
@@ -24,6 +28,10 @@ def fast_frozen_init(cls: T) -> T:
     if hasattr(cls, "__post_init__") or any(
             f.default_factory is not MISSING or not f.init or f.kw_only for f in params):
         return cls
+    own_init = cls.__dict__["__init__"]
+    if not isinstance(own_init, FunctionType) or not all(
+            isinstance(cls.__dict__.get(f.name), MemberDescriptorType) for f in params):
+        return cls  # a compiled class: its __init__ is no Python code, its fields no slots
     namespace: dict[str, Any] = {}
     arguments = []
     for f in params:
@@ -37,7 +45,7 @@ def fast_frozen_init(cls: T) -> T:
     exec(f"def __init__(self, {', '.join(arguments)}):\n{body}", namespace)  # noqa: S102
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__annotations__ = dict(cls.__init__.__annotations__)
-    init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[misc]
+    init.__annotations__ = dict(own_init.__annotations__)
+    init.__doc__ = own_init.__doc__
+    type.__setattr__(cls, "__init__", init)
     return cls

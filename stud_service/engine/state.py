@@ -15,14 +15,14 @@ Chips: during a hand a seat's ``stack`` is what is behind; what it put in lives 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from stud_service.engine.config import TableConfig
 
 
 class SeatState:
     __slots__ = ("player_id", "stack", "sitting_out", "leaving", "owner")
-    FIELDS = ("player_id", "stack", "sitting_out", "leaving")
+    FIELDS: ClassVar[tuple[str, ...]] = ("player_id", "stack", "sitting_out", "leaving")
 
     def __init__(self, player_id: str, stack: int, sitting_out: bool = False, leaving: bool = False,
                  owner: object = None) -> None:
@@ -54,7 +54,8 @@ class HandPlayer:
 
     __slots__ = ("seat", "player_id", "down", "up", "folded", "all_in", "committed", "bet", "acted_level",
                  "owner")
-    FIELDS = ("seat", "player_id", "down", "up", "folded", "all_in", "committed", "bet", "acted_level")
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "seat", "player_id", "down", "up", "folded", "all_in", "committed", "bet", "acted_level")
 
     def __init__(self, seat: int, player_id: str, owner: object = None) -> None:
         self.seat = seat
@@ -69,9 +70,8 @@ class HandPlayer:
         self.owner = owner
 
     def copy(self, owner: object = None) -> HandPlayer:
-        other = HandPlayer.__new__(HandPlayer)
-        other.seat = self.seat
-        other.player_id = self.player_id
+        # Through the constructor, not __new__: a compiled class (setup.py) has no bare allocation.
+        other = HandPlayer(self.seat, self.player_id, owner)
         other.down = self.down  # shared: dealing replaces the list (see the module docstring)
         other.up = self.up
         other.folded = self.folded
@@ -79,7 +79,6 @@ class HandPlayer:
         other.committed = self.committed
         other.bet = self.bet
         other.acted_level = self.acted_level
-        other.owner = owner
         return other
 
     @property
@@ -91,23 +90,27 @@ class HandPlayer:
             getattr(self, s) == getattr(other, s) for s in HandPlayer.FIELDS)
 
 
+HAND_FIELDS = (
+    "number", "deck", "next_card", "players", "order", "street", "community", "betting", "to_act",
+    "turn_ms", "level", "full_level", "n_bets", "step", "completed", "bring_in_due", "uncapped",
+    "first_actor", "aggressor", "round_street", "started_ms", "server_seed",
+)
+
+
 class HandState:
     """The running hand.  ``street`` is 3..7 (the last street dealt); ``betting`` is True while a
     betting round is open, with ``to_act`` the seat whose turn it is."""
 
-    __slots__ = (
-        "number", "deck", "next_card", "players", "order", "street", "community", "betting", "to_act",
-        "turn_ms", "level", "full_level", "n_bets", "step", "completed", "bring_in_due", "uncapped",
-        "first_actor", "aggressor", "round_street", "started_ms", "server_seed",
-    )
+    __slots__ = HAND_FIELDS
+    FIELDS: ClassVar[tuple[str, ...]] = HAND_FIELDS  # every field is state (codec, equality)
 
     def __init__(self, number: int, deck: tuple[int, ...], players: dict[int, HandPlayer],
-                 at_ms: int) -> None:
+                 at_ms: int, order: tuple[int, ...] | None = None) -> None:
         self.number = number
         self.deck = deck
         self.next_card = 0
         self.players = players
-        self.order: tuple[int, ...] = tuple(sorted(players))
+        self.order: tuple[int, ...] = tuple(sorted(players)) if order is None else order  # the seats
         self.street = 0
         self.community: list[int] = []
         self.betting = False
@@ -128,17 +131,12 @@ class HandState:
 
     def copy(self) -> HandState:
         """A new shell sharing the players (see the module docstring: copy-on-write)."""
-        o = HandState.__new__(HandState)
-        o.number = self.number
-        o.deck = self.deck
+        o = HandState(self.number, self.deck, self.players.copy(), self.turn_ms, self.order)
         o.next_card = self.next_card
-        o.players = self.players.copy()
-        o.order = self.order
         o.street = self.street
         o.community = self.community[:]
         o.betting = self.betting
         o.to_act = self.to_act
-        o.turn_ms = self.turn_ms
         o.level = self.level
         o.full_level = self.full_level
         o.n_bets = self.n_bets
@@ -160,14 +158,14 @@ class HandState:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HandState) and all(
-            getattr(self, s) == getattr(other, s) for s in HandState.__slots__)
+            getattr(self, s) == getattr(other, s) for s in HandState.FIELDS)
 
 
 class TableState:
     """A table: its config, seats (1..config.seats) and the running hand, if any."""
 
     __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "token", "legal")
-    FIELDS = ("table_id", "config", "seats", "hand_number", "hand")
+    FIELDS: ClassVar[tuple[str, ...]] = ("table_id", "config", "seats", "hand_number", "hand")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -179,14 +177,12 @@ class TableState:
         self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
     def copy(self) -> TableState:
-        other = TableState.__new__(TableState)
+        other = TableState()  # with its own token, no legal actions yet
         other.table_id = self.table_id
         other.config = self.config
         other.seats = self.seats.copy()
         other.hand_number = self.hand_number
         other.hand = self.hand.copy() if self.hand is not None else None
-        other.token = object()
-        other.legal = None
         return other
 
     def seat_of(self, player_id: str) -> int | None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from stud_service.cards import rank_of
 from stud_service.engine.config import TableConfig
 
-MAX_BETS_PER_ROUND = 4  # one bet (or completion) and three raises
+MAX_BETS_PER_ROUND: Final = 4  # one bet (or completion) and three raises
 
 
 def bet_size_for_street(config: TableConfig, street: int) -> int:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-FIRST_STREET = 3
-LAST_STREET = 7
+FIRST_STREET: Final = 3
+LAST_STREET: Final = 7
 
 
 def ante_for_player(ante: int, stack: int) -> tuple[int, bool]:

@@ -19,6 +19,13 @@ class ShowdownHand:
     high: native.HighHand | None
     low: native.LowHand | None
 
+    def __init__(self, seat: int, cards: tuple[int, ...], high: native.HighHand | None,
+                 low: native.LowHand | None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "low", low)
+
 
 def evaluate_showdown_hand(config: TableConfig, seat: int, cards: Sequence[int]) -> ShowdownHand:
     """§5/§6: best five of the player's cards (community card included), per variant."""
