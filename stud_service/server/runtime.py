@@ -2,7 +2,8 @@
 
 The event log is the only truth. Each replica keeps, per table it has touched, the state folded from
 the log and follows the stream (the store's NOTIFY subscription), so writes made by any replica reach
-every replica's cache, clocks and watchers.
+every replica's cache, clocks and watchers. A replica applies its own appends as they commit and
+tells the subscription the version it holds, so only other replicas' writes cost it a read.
 
 Writing (``execute``) is optimistic: decide against the cached state and append with the cached
 version as the expected one. If another writer got there first, the append is refused; the replica
@@ -19,7 +20,9 @@ whichever path (own write or followed stream) brings it first. After each event:
   timeout into a refused append and nothing happens;
 - the **dealer** starts the next hand ``next_hand_pause`` seconds after the table became ready
   (``can_start_hand``), again with an expected version: of several replicas only one deals;
-- every watcher's queue gets the event and the state after it.
+- every watcher's queue gets the event and the state after it;
+- log lines about the table carry its id, and the hand's id (``{table}/h-{n}``) while a hand runs:
+  each table's work runs inside :meth:`LiveTable.log_scope`.
 
 Restarting re-arms everything: :meth:`TableRuntime.open_all` loads every table from the log.
 """
@@ -151,6 +154,9 @@ class RuntimeSettings:
     next_hand_pause: float = 3.0
     # Deal hands automatically; turned off only by tests that drive StartHand themselves.
     auto_deal: bool = True
+    # How often to look for tables other replicas created, so this one runs their clocks and dealer
+    # even if none of its clients ever asked for them: should their replica die, play goes on here.
+    discover_interval: float = 5.0
 
 
 class TableRuntime:
@@ -181,6 +187,19 @@ class TableRuntime:
             if len(page) < 500:
                 return count
             after = page[-1].stream_id
+
+    def discover_new_tables(self) -> None:
+        """From now on, load every ``discover_interval`` seconds the tables created since (0: never)."""
+        if self.settings.discover_interval > 0:
+            self._spawn(self._discover_forever())
+
+    async def _discover_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.discover_interval)
+            try:
+                await self.open_all()
+            except Exception:  # the database away, a table that does not load: try again next time
+                _log.warning("looking for new tables failed", exc_info=True)
 
     async def table(self, table_id: str) -> LiveTable:
         """The live table, loaded from the log on first use; NoTable if it was never created."""
