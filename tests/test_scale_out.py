@@ -1,7 +1,8 @@
 """Scale-out (DESIGN.md "Running at scale"): two replicas on one PostgreSQL under a bot load on several
 tables; one replica is killed (SIGKILL) in the middle of play; the other carries on every table, its
-dealer and action clocks included (RULES.md §7: a player who stops acting is timed out); afterwards
-every hand verifies (chain, shuffle, replay, chips) and every chip is accounted for."""
+dealer and action clocks included (RULES.md §7: a player who stops acting is timed out), even a table
+that none of its own clients ever asked about; afterwards every hand verifies (chain, shuffle, replay,
+chips) and every chip is accounted for."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from stud_service.engine import chips_in_play
 from stud_service.server.proto_gen import table_pb2
 from stud_service.store import EventStore
 
-TABLES = 5
+TABLES = 6
 SEATS = (1, 2, 3)
 VARIANTS = (
     table_pb2.VARIANT_SEVEN_CARD_STUD,
@@ -43,6 +44,8 @@ A, B = 0, 1
 SILENT = ("t0", 2)  # on replica A; stops acting when A dies, so B's clock must time it out
 TOPPED_UP = ("t2", 1)  # buys in short and tops up before the table starts
 LEAVER = ("t1", 2)  # on replica B; leaves after the kill (a cash-out the books must show)
+# Played only through A, and both its players go silent when A dies: B learns of it from the log alone.
+LONELY, LONELY_SEATS, LONELY_CLOCK = "t5", (1, 2), 1
 
 
 @pytest.fixture
@@ -64,6 +67,11 @@ async def wait_until(
 async def within(call: Awaitable[T]) -> T:
     """Every call the test itself makes has a deadline: a replica that hangs must fail the test."""
     return await asyncio.wait_for(call, WAIT_SECONDS)
+
+
+def hands_due_after_kill(table_id: str) -> int:
+    # The lonely table's players all went silent: its running (or next) hand is its last.
+    return 1 if table_id == LONELY else HANDS_AFTER_KILL
 
 
 def replica_of(table: int, seat: int) -> int:
@@ -88,15 +96,17 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
     try:
         operator = StudClient(channels[A], mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
         for t, table_id in enumerate(tables):
-            spec = table_spec(variant=VARIANTS[t % len(VARIANTS)], action_clock=ACTION_CLOCK)
+            lonely = table_id == LONELY
+            clock = LONELY_CLOCK if lonely else ACTION_CLOCK
+            spec = table_spec(variant=VARIANTS[t % len(VARIANTS)], action_clock=clock)
             await within(operator.create_table(table_id, spec))
-            for seat in SEATS:
+            for seat in LONELY_SEATS if lonely else SEATS:
                 player = f"{table_id}-p{seat}"
                 token = mint_token(TOKEN_SECRET, player)
-                start = replica_of(t, seat)
+                start = A if lonely else replica_of(t, seat)
                 driver = SeatDriver(
                     table_id, seat, token, replicas, start, seed=100 * t + seat,
-                    silent_after_failure=(table_id, seat) == SILENT,
+                    silent_after_failure=lonely or (table_id, seat) == SILENT,
                 )
                 client = StudClient(channels[start], token)
                 if (table_id, seat) == TOPPED_UP:
@@ -107,6 +117,8 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
                 drivers.append(driver)
         assert replica_of(0, SILENT[1]) == A and replica_of(1, LEAVER[1]) == B
         tasks = [asyncio.create_task(driver.drive()) for driver in drivers]
+        silent = [d for d in drivers if d.silent_after_failure]
+        moved = [d for d in drivers if d.start == A and not d.silent_after_failure]
 
         async def refreshed() -> None:
             for table in tables.values():
@@ -117,11 +129,11 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
 
         async def warmed_up_and_mid_hand() -> bool:
             await refreshed()
-            silent_table = tables[SILENT[0]].state
             return (
                 all(len(table.hands_ended()) >= HANDS_BEFORE_KILL for table in tables.values())
                 and sum(table.mid_hand() for table in tables.values()) >= 2
-                and not silent_table.seats[SILENT[1]].sitting_out
+                # A silent player already sitting out would never be timed out again.
+                and not any(tables[d.table_id].state.seats[d.seat].sitting_out for d in silent)
             )
 
         await wait_until(warmed_up_and_mid_hand, f"every table played {HANDS_BEFORE_KILL} hands")
@@ -136,24 +148,28 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
             await leaver.leave(LEAVER[0])
 
         await within(leave_on_b())
-        moved = [d for d in drivers if d.start == A and not d.silent_after_failure]
+
+        def timed_out_after_kill(driver: SeatDriver) -> bool:
+            acted = tables[driver.table_id].after(killed_at[driver.table_id], "PlayerActed")
+            return any(p["timeout"] and p["seat"] == driver.seat for p in acted)
 
         async def survivor_carried_on() -> bool:
             await refreshed()
-            return all(
-                len(table.after(killed_at[table_id], "HandEnded")) >= HANDS_AFTER_KILL
-                for table_id, table in tables.items()
-            ) and any(
-                p["timeout"] and p["seat"] == SILENT[1]
-                for p in tables[SILENT[0]].after(killed_at[SILENT[0]], "PlayerActed")
-            ) and bool(tables[LEAVER[0]].after(killed_at[LEAVER[0]], "PlayerLeft")) and all(
-                driver.actions_since_failover > 0 for driver in moved
+            return (
+                all(
+                    len(table.after(killed_at[table_id], "HandEnded")) >= hands_due_after_kill(table_id)
+                    for table_id, table in tables.items()
+                )
+                and all(timed_out_after_kill(d) for d in silent if d.table_id != LONELY)
+                and any(timed_out_after_kill(d) for d in silent if d.table_id == LONELY)
+                and bool(tables[LEAVER[0]].after(killed_at[LEAVER[0]], "PlayerLeft"))
+                and all(driver.actions_since_failover > 0 for driver in moved)
             )
 
         await wait_until(
             survivor_carried_on,
-            f"replica B ended {HANDS_AFTER_KILL} hands at every table, timed out the silent player,"
-            " let a player leave and every bot from A acted on B",
+            f"replica B ended {HANDS_AFTER_KILL} hands at every table (the lonely one: 1), timed out the"
+            " silent players, let a player leave and every bot from A acted on B",
         )
     finally:
         for task in tasks:
@@ -178,10 +194,13 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
         for table_id, table in tables.items():
             await table.refresh(store)
             after_kill = table.payloads[killed_at[table_id]:]
-            assert any(p["type"] == "HandStarted" for p in after_kill), f"B never dealt at {table_id}"
-            if table_id == SILENT[0]:
-                timed_out = [p["seat"] for p in after_kill if p["type"] == "PlayerActed" and p["timeout"]]
-                assert SILENT[1] in timed_out, "B's clock never timed out the silent player"
+            ended = [p for p in after_kill if p["type"] == "HandEnded"]
+            assert ended, f"no hand ended at {table_id} after replica A died"
+            if table_id != LONELY:
+                assert any(p["type"] == "HandStarted" for p in after_kill), f"B never dealt at {table_id}"
+            timed_out = {p["seat"] for p in after_kill if p["type"] == "PlayerActed" and p["timeout"]}
+            silent_here = {d.seat for d in silent if d.table_id == table_id}
+            assert not silent_here or timed_out & silent_here, f"B's clock never fired at {table_id}"
 
             for hand in table.hands_ended():
                 report = await verify_hand(store, table_id, hand)

@@ -70,6 +70,7 @@ class ServiceHost:
         )
         self._stack.push_async_callback(self.runtime.close)
         tables = await self.runtime.open_all()  # re-arms every clock and dealer from the log
+        self.runtime.discover_new_tables()  # and those of tables other replicas create from now on
         service = TableService(
             self.runtime, options.token_secret, default_action_clock_seconds=options.action_clock_seconds
         )
