@@ -1,10 +1,19 @@
 """Group commit for appends, and the announcements that follow them.
 
-Appends waiting at the same moment go to PostgreSQL together: one round trip, one transaction,
-one WAL flush for the lot (``stud_append_joined``), each command keeping its own outcome. While one
-batch is committing the next gathers, so under load each commit carries many commands, and alone
-an append costs what it would cost by itself. A command is acknowledged only after its batch's
-durable commit.
+An append finding the writer with a free slot (fewer than ``max_inflight`` transactions under
+way, none of them on its stream) commits at once, in the caller's own task: alone, an append
+costs what it would cost by itself. Appends arriving while every slot is taken queue up and go
+to PostgreSQL together: one round trip, one transaction, one WAL flush for the lot
+(``stud_append_commands``), each command keeping its own outcome. Several transactions are under
+way at once on separate connections, so while one waits for its WAL flush the next is already
+executing and a third forms: the server's time and ours overlap instead of adding up.
+
+A stream is in at most one transaction at a time: a command for a stream with one under way
+waits and goes in the next batch, so one stream's commands reach PostgreSQL in the order they
+were made (a command expecting the version its predecessor creates finds it there). Batches
+are therefore disjoint in streams; each still locks its streams in sorted order, which keeps
+batches of several processes on one database free of deadlocks. A command is acknowledged only
+after its transaction's durable commit.
 
 Announcements (NOTIFY ``stream:version``) are sent after the commit by a background task that
 coalesces them, in a transaction that does not wait for its WAL flush. A NOTIFY inside the append
@@ -19,11 +28,13 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
+
+from stud_service.db.connect import check_idle_connection
 
 _log = logging.getLogger(__name__)
 
@@ -31,16 +42,24 @@ ANNOUNCE_INTERVAL = 0.002  # seconds between announcement transactions, at most 
 
 AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actual) version
 
+_APPEND_SQL = "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s)"
+
 
 @dataclass(slots=True)
 class _Command:
     stream_id: str
     expected: int
     request_id: str | None
-    types: list[str]
-    hands: list[int | None]
-    texts: list[str]
-    future: asyncio.Future[AppendRow] = field(repr=False)
+    text: str  # the events' canonical JSON texts joined by newlines
+    future: asyncio.Future[AppendRow]
+
+
+def _text_array(values: list[str | None]) -> str:
+    """A text[] literal. Built here because psycopg inspects every element of a list parameter
+    to choose its type, which costs more than the whole append function call for small batches."""
+    return "{" + ",".join(
+        "NULL" if v is None else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values
+    ) + "}"
 
 
 class AppendWriter:
@@ -58,25 +77,22 @@ class AppendWriter:
         self.max_inflight = max_inflight
         self._queue: deque[_Command] = deque()
         self._inflight = 0
+        self._busy: set[str] = set()  # streams with a transaction under way
+        self._dispatch_soon = False
+        self._connections: list[psycopg.AsyncConnection[Any]] = []  # kept while appends keep coming
         self._tasks: set[asyncio.Task[None]] = set()
         self._announcements: dict[str, int] = {}
         self._announcer: asyncio.Task[None] | None = None
         self._announce_wake = asyncio.Event()
 
-    async def append(
-        self,
-        stream_id: str,
-        expected: int,
-        request_id: str | None,
-        types: list[str],
-        hands: list[int | None],
-        texts: list[str],
-    ) -> AppendRow:
+    async def append(self, stream_id: str, expected: int, request_id: str | None, text: str) -> AppendRow:
         future: asyncio.Future[AppendRow] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Command(stream_id, expected, request_id, types, hands, texts, future))
-        if self._inflight < self.max_inflight:
-            self._inflight += 1
-            self._spawn(self._drain())
+        self._queue.append(_Command(stream_id, expected, request_id, text, future))
+        if not self._dispatch_soon:
+            # Batches form at the end of the loop's turn: the writers woken together by one
+            # commit all queue their next command before any of them is sent.
+            self._dispatch_soon = True
+            asyncio.get_running_loop().call_soon(self._dispatch)
         return await future
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
@@ -85,67 +101,108 @@ class AppendWriter:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _drain(self) -> None:
+    def _dispatch(self) -> None:
+        """Start batches of queued commands while slots are free, leaving queued (in order) those
+        whose stream has a transaction under way."""
+        self._dispatch_soon = False
+        while self._queue and self._inflight < self.max_inflight:
+            batch: list[_Command] = []
+            taken: set[str] = set()
+            held: deque[_Command] = deque()
+            for command in self._queue:
+                if command.stream_id in self._busy or len(batch) >= self.max_batch:
+                    held.append(command)
+                else:
+                    batch.append(command)
+                    taken.add(command.stream_id)
+            self._queue = held
+            if not batch:
+                return
+            self._busy |= taken
+            self._inflight += 1
+            self._spawn(self._commit_batch(batch, taken))
+
+    async def _commit_batch(self, batch: list[_Command], streams: set[str]) -> None:
         try:
-            while self._queue:
-                batch = [self._queue.popleft() for _ in range(min(len(self._queue), self.max_batch))]
-                await self._commit(batch)
+            outcomes = await self._run(batch)
         finally:
             self._inflight -= 1
+            self._busy -= streams
+        for command, outcome in zip(batch, outcomes, strict=True):
+            if not command.future.done():  # done: the caller was cancelled
+                if isinstance(outcome, BaseException):
+                    command.future.set_exception(outcome)
+                else:
+                    command.future.set_result(outcome)
+        self._dispatch()
+        if not self._inflight and not self._queue:
+            await self._release_connections()
 
-    async def _commit(self, batch: list[_Command]) -> None:
+    async def _run(self, batch: list[_Command]) -> list[AppendRow | BaseException]:
+        """Commit ``batch`` in one transaction; each command's outcome, or the error it met."""
         # Stable sort: one stream's commands stay in order; every batch locks streams in one order.
-        batch.sort(key=lambda c: c.stream_id)
+        order = sorted(range(len(batch)), key=lambda i: batch[i].stream_id)
+        ordered = [batch[i] for i in order]
+        outcomes: list[AppendRow | BaseException] = [None] * len(batch)  # type: ignore[list-item]
         try:
-            if len(batch) == 1:  # alone: the plain function, no batch bookkeeping
-                rows = [(1, *await self._commit_one(batch[0]))]
-            else:
-                rows = await self._commit_batch(batch)
+            rows = await self._execute(ordered)
         except psycopg.OperationalError as exc:
             # The connection failed: whether the batch committed is unknown to us.
-            for command in batch:
-                _resolve(command.future, exception=exc)
-            return
+            return [exc] * len(batch)
         except psycopg.Error as exc:
             if len(batch) == 1:
-                _resolve(batch[0].future, exception=exc)
-                return
+                return [exc]
             # Something in the batch failed the whole transaction: give each command its own.
             _log.info("batch of %d appends failed (%s); retrying them one by one", len(batch), exc)
-            for command in batch:
+            for position, command in zip(order, ordered, strict=True):
                 try:
-                    self._done(command, await self._commit_one(command))
+                    ((_, outcome, first, last),) = await self._execute([command])
+                    outcomes[position] = self._done(command, outcome, first, last)
                 except psycopg.Error as one_exc:
-                    _resolve(command.future, exception=one_exc)
-            return
+                    outcomes[position] = one_exc
+            return outcomes
         for idx, outcome, first, last in rows:
-            self._done(batch[idx - 1], (outcome, first, last))
+            outcomes[order[idx - 1]] = self._done(ordered[idx - 1], outcome, first, last)
+        return outcomes
 
-    def _done(self, command: _Command, row: AppendRow) -> None:
-        if row[0] == "a" and self.announce:
-            self._announce(command.stream_id, row[2])
-        _resolve(command.future, result=row)
+    def _done(self, command: _Command, outcome: str, first: int | None, last: int) -> AppendRow:
+        if outcome == "a" and self.announce:
+            self._announce(command.stream_id, last)
+        return outcome, first, last
 
-    async def _commit_one(self, c: _Command) -> AppendRow:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT * FROM stud_append_text(%s, %s, %s, %s)",
-                (c.stream_id, c.expected, c.request_id, "\n".join(c.texts)),
-            )
-            return await cur.fetchone()
+    async def _execute(self, batch: list[_Command]) -> list[tuple[Any, ...]]:
+        params = (
+            _text_array([c.stream_id for c in batch]),
+            "{" + ",".join([str(c.expected) for c in batch]) + "}",
+            _text_array([c.request_id for c in batch]),
+            "\x1e".join([c.text for c in batch]),
+        )
+        conn = await self._take_connection()
+        try:
+            cur = await conn.execute(_APPEND_SQL, params, prepare=True)
+            rows = await cur.fetchall()
+        except BaseException:
+            await self.pool.putconn(conn)  # the pool discards it if broken, else checks it
+            raise
+        self._connections.append(conn)
+        return rows
 
-    async def _commit_batch(self, batch: list[_Command]) -> list[tuple[int, str, int | None, int]]:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT * FROM stud_append_joined(%s, %s, %s, %s)",
-                (
-                    [c.stream_id for c in batch],
-                    [c.expected for c in batch],
-                    [c.request_id for c in batch],
-                    "\x1e".join("\n".join(c.texts) for c in batch),
-                ),
-            )
-            return await cur.fetchall()
+    async def _take_connection(self) -> psycopg.AsyncConnection[Any]:
+        """A connection for one batch. While appends keep coming the writer keeps the ones it
+        used instead of checking each out of the pool again; they go back when it falls idle."""
+        while self._connections:
+            conn = self._connections.pop()
+            try:
+                await check_idle_connection(conn)
+                return conn
+            except psycopg.Error:
+                await self.pool.putconn(conn)
+        return await self.pool.getconn()
+
+    async def _release_connections(self) -> None:
+        connections, self._connections = self._connections, []
+        for conn in connections:
+            await self.pool.putconn(conn)
 
     # -- announcements -------------------------------------------------------------------------
 
@@ -187,14 +244,5 @@ class AppendWriter:
                 await self._announcer
             self._announcer = None
         await self._flush_announcements()
+        await self._release_connections()
 
-
-def _resolve(
-    future: asyncio.Future[AppendRow], result: AppendRow | None = None, exception: BaseException | None = None
-) -> None:
-    if future.done():  # the caller was cancelled while waiting
-        return
-    if exception is not None:
-        future.set_exception(exception)
-    else:
-        future.set_result(result)

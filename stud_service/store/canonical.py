@@ -19,6 +19,11 @@ import hashlib
 import json
 from typing import Any
 
+try:
+    import orjson
+except ImportError:  # optional speed-up
+    orjson = None
+
 GENESIS_HASH = bytes(32)
 
 
@@ -48,10 +53,46 @@ def check_canonical(value: Any, path: str = "$") -> None:
     raise NonCanonicalValue(f"{path}: {type(value).__name__} is not allowed in an event (use integers)")
 
 
-def canonical_json(value: Any) -> bytes:
-    """The canonical UTF-8 JSON bytes of ``value`` (see the module docstring). Validates first."""
+def _plain(value: Any) -> bool:
+    """True when ``value`` holds only exact dicts with str keys, lists, strs without NUL, ints,
+    bools and None: the shapes the engine writes, checked without recursion or error paths.
+    Anything else (subclasses, tuples, floats ...) goes the careful way."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item:
+                return False
+        elif kind is dict:
+            for key in item:
+                if type(key) is not str or "\x00" in key:
+                    return False
+            push(item.values())
+        elif kind is list:
+            push(item)
+        elif kind is not int and kind is not bool and item is not None:
+            return False
+    return True
+
+
+def _canonical_std(value: Any) -> bytes:
     check_canonical(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def canonical_json(value: Any) -> bytes:
+    """The canonical UTF-8 JSON bytes of ``value`` (see the module docstring). Validates first."""
+    if orjson is not None and _plain(value):
+        # orjson writes the same bytes for these shapes (UTF-8 order is code point order, same
+        # escapes; tested over every code point). It refuses integers beyond 64 bits and lone
+        # surrogates: those take the standard path, which gives them their usual outcome.
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            pass
+    return _canonical_std(value)
 
 
 def chain_hash(prev_hash: bytes, canonical: bytes) -> bytes:

@@ -31,12 +31,13 @@ def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
     return StoredEvent(stream_id, row[0], row[1], loads(row[2]), row[3], row[4], row[5], row[6], row[7])
 
 
-def encode_command(events: Sequence[dict[str, Any]]) -> tuple[list[str], list[int | None], list[str]]:
-    """Validate one command's events and return their types, hand numbers and canonical JSON texts."""
+def encode_command(events: Sequence[dict[str, Any]]) -> str:
+    """Validate one command's events and return their canonical JSON texts joined by newlines
+    (canonical JSON escapes every control character, so none occurs inside an event). This is the
+    one encoding of the events: the append function hashes exactly these bytes and reads type and
+    hand back from them."""
     if not events:
         raise InvalidEvent("a command must append at least one event")
-    types: list[str] = []
-    hands: list[int | None] = []
     texts: list[str] = []
     for index, event in enumerate(events):
         if not isinstance(event, dict):
@@ -48,13 +49,10 @@ def encode_command(events: Sequence[dict[str, Any]]) -> tuple[list[str], list[in
         if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int)):
             raise InvalidEvent(f"event {index} ({event_type}): 'hand' must be an integer")
         try:
-            text = canonical_json(event).decode("utf-8")
+            texts.append(canonical_json(event).decode("utf-8"))
         except NonCanonicalValue as exc:
             raise InvalidEvent(f"event {index} ({event_type}): {exc}") from None
-        types.append(event_type)
-        hands.append(hand)
-        texts.append(text)
-    return types, hands, texts
+    return texts[0] if len(texts) == 1 else "\n".join(texts)
 
 
 class EventStore:
@@ -92,11 +90,11 @@ class EventStore:
         """
         if expected_version < 0:
             raise ValueError("expected_version must be >= 0")
-        types, hands, texts = encode_command(events)
+        text = encode_command(events)
         attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                row = await self._writer.append(stream_id, expected_version, request_id, types, hands, texts)
+                row = await self._writer.append(stream_id, expected_version, request_id, text)
                 break
             except psycopg.OperationalError as exc:
                 if attempt + 1 == attempts:
