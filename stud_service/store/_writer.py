@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,10 @@ def _text_array(values: list[str | None]) -> str:
     return "{" + ",".join(
         "NULL" if v is None else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values
     ) + "}"
+
+
+def _int_array(values: Iterable[int]) -> str:
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 class AppendWriter:
@@ -173,7 +178,7 @@ class AppendWriter:
     async def _execute(self, batch: list[_Command]) -> list[tuple[Any, ...]]:
         params = (
             _text_array([c.stream_id for c in batch]),
-            "{" + ",".join([str(c.expected) for c in batch]) + "}",
+            _int_array([c.expected for c in batch]),
             _text_array([c.request_id for c in batch]),
             "\x1e".join([c.text for c in batch]),
         )
@@ -228,7 +233,9 @@ class AppendWriter:
         try:
             async with self.pool.connection() as conn:
                 await conn.execute(
-                    "SELECT stud_announce_many(%s, %s)", (list(pending), list(pending.values()))
+                    "SELECT stud_announce_many(%s::text[], %s::bigint[])",
+                    (_text_array(list(pending)), _int_array(pending.values())),
+                    prepare=True,
                 )
         except psycopg.Error as exc:
             # Lost announcements only delay subscribers until their next notification or poll.
