@@ -6,6 +6,7 @@ Amounts are the total the player's street bet becomes ("raise to").
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -65,6 +66,16 @@ BET: Final = ActionKind.BET
 RAISE: Final = ActionKind.RAISE
 
 
+def _live_boards(hand: HandState) -> Iterator[list[int]]:
+    """The live players' up cards, read lazily: only the fourth street's open-pair rule looks at them.
+    (A generator function, not an expression: compiled, a generator expression becomes a list.)"""
+    players = hand.players
+    for seat in hand.order:
+        player = players[seat]
+        if not player.folded:
+            yield player.up
+
+
 def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> LegalActions:
     config = state.config
     assert config is not None
@@ -86,9 +97,7 @@ def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> Lega
         if hand.street == 3 and not hand.completed:
             options += ((COMPLETE, (min(config.small_bet, top),)),)
         elif level == 0:
-            players = hand.players
-            live_boards = (players[seat].up for seat in hand.order if not players[seat].folded)  # read lazily
-            open_pair = open_pair_on_fourth_street(config, hand.street, live_boards)
+            open_pair = open_pair_on_fourth_street(config, hand.street, _live_boards(hand))
             sizes = opening_bet_sizes(config, hand.street, open_pair)
             if len(sizes) == 1:
                 options += ((BET, (min(sizes[0], top),)),)
