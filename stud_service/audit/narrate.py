@@ -8,18 +8,7 @@ from typing import Any
 from stud_service.audit.history import FULL, hand_events
 from stud_service.audit.records import HandRecord
 from stud_service.cards import card_pretty
-
-VARIANT_NAMES = {"STUD": "Seven Card Stud", "STUD_HI_LO": "Stud Hi-Lo", "RAZZ": "Razz"}
-STREETS = {3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street"}
-VERBS = {
-    "FOLD": "folds",
-    "CHECK": "checks",
-    "CALL": "calls",
-    "BRING_IN": "brings in for",
-    "COMPLETE": "completes to",
-    "BET": "bets",
-    "RAISE": "raises to",
-}
+from stud_service.wording import ACTION_VERBS, STREET_NAMES, VARIANT_NAMES
 
 
 def _card(card: int | None) -> str:
@@ -50,7 +39,7 @@ def narrate(record: HandRecord, viewer: str | None = None) -> str:
             if payload["street"] != street:
                 street = payload["street"]
                 dealt = {}
-                lines.append(f"{STREETS[street]}:")
+                lines.append(f"{STREET_NAMES[street]}:")
             text = _card(payload["card"])
             if payload["seat"] is None:
                 lines.append(f"  community card {text}")
@@ -71,7 +60,7 @@ def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
     kind = payload["type"]
     if kind == "PlayerActed":
         seat = payload["seat"]
-        verb = VERBS[payload["action"]]
+        verb = ACTION_VERBS[payload["action"]]
         amount = f" {payload['amount']}" if payload["action"] not in ("FOLD", "CHECK", "CALL") else ""
         if payload["action"] == "CALL":
             amount = f" {payload['chips']}"

@@ -12,25 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service.cards import card_pretty
+from stud_service.wording import ACTION_VERBS, STREET_NAMES, VARIANT_NAMES
 
 HIDDEN = "▒▒"
-STREET_NAMES = {
-    3: "Third street",
-    4: "Fourth street",
-    5: "Fifth street",
-    6: "Sixth street",
-    7: "Seventh street",
-}
-VARIANT_NAMES = {"STUD": "Seven Card Stud", "STUD_HI_LO": "Stud Hi-Lo", "RAZZ": "Razz"}
-VERBS = {
-    "FOLD": "folds",
-    "CHECK": "checks",
-    "CALL": "calls",
-    "BRING_IN": "brings in for",
-    "COMPLETE": "completes to",
-    "BET": "bets",
-    "RAISE": "raises to",
-}
 
 
 def money(chips: int) -> str:
@@ -128,7 +112,7 @@ class Narrator:
         player = self._seats[event["seat"]]
         self._pot += event["chips"]
         action = event["action"]
-        verb = VERBS.get(action, action.lower())
+        verb = ACTION_VERBS.get(action, action.lower())
         amount = (
             ""
             if action in ("FOLD", "CHECK")

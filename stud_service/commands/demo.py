@@ -27,8 +27,9 @@ from google.protobuf import duration_pb2
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient, random_strategy
-from stud_service.bots.narrator import VARIANT_NAMES, Narrator, money
+from stud_service.bots.narrator import Narrator, money
 from stud_service.server.proto_gen import table_pb2
+from stud_service.wording import VARIANT_NAMES
 
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
 VARIANTS = {
