@@ -8,7 +8,6 @@ AUDITOR_ONLY, INVALID_ARGUMENT/MALFORMED_REQUEST.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import re
@@ -20,17 +19,16 @@ import grpc
 from google.protobuf import timestamp_pb2
 
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
-from stud_service.audit.errors import AuditError
 from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra, evidence_from_payloads
 from stud_service.audit.history import FULL, PUBLIC, hand_events, replay_steps
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.verify import verify_loaded
-from stud_service.auth import AuthError, Principal, Role, bearer_token, verify_token
-from stud_service.engine import DomainError, SetClientSeed
+from stud_service.auth import Principal, Role, bearer_token, verify_token
+from stud_service.engine import SetClientSeed
 from stud_service.server.convert import VARIANT_PROTOS, checked_request_id, table_id_from_name
-from stud_service.server.errors import RequestError, abort_with, malformed, status_code_named, status_for
+from stud_service.server.errors import RequestError, answer, malformed
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.runtime import TableRuntime
 from stud_service.store import canonical_json
@@ -47,23 +45,7 @@ Reply = TypeVar("Reply")
 def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
     @functools.wraps(method)
     async def wrapper(self: AuditService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
-        try:
-            return await method(self, request, context)
-        except AuditError as error:
-            await abort_with(
-                context,
-                status_for(
-                    RequestError(status_code_named(error.grpc_code_name), error.reason, error.message)
-                ),
-            )
-        except (RequestError, DomainError, AuthError) as error:
-            await abort_with(context, status_for(error))
-        except Exception as error:
-            if isinstance(error, asyncio.CancelledError):
-                raise
-            _log.exception("%s failed", method.__name__)
-            await abort_with(context, status_for(error))
-        raise AssertionError("unreachable")
+        return await answer(method, self, request, context)
 
     return wrapper
 

@@ -5,6 +5,7 @@ Every refusal the service sends has ``ErrorInfo(domain="stud-service", reason=..
 Reasons come from three places::
 
     engine DomainError      its own ``reason`` and ``grpc_code_name`` (NOT_YOUR_TURN, ILLEGAL_AMOUNT, ...)
+    audit AuditError        the same two attributes (NO_HAND, HAND_RUNNING, NOT_YOUR_HAND)
     auth AuthError          UNAUTHENTICATED: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
     RequestError (here)     what the service checks before the engine sees a command:
         INVALID_ARGUMENT     MALFORMED_REQUEST
@@ -17,8 +18,9 @@ Reasons come from three places::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import NoReturn
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import any_pb2
@@ -26,6 +28,9 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 DOMAIN = "stud-service"
+
+_log = logging.getLogger(__name__)
+Reply = TypeVar("Reply")
 
 
 class RequestError(Exception):
@@ -62,16 +67,38 @@ def rich_status(code: grpc.StatusCode, reason: str, message: str,
 
 def status_for(error: Exception) -> grpc.Status:
     """The status for any refusal this service knows how to explain; INTERNAL for anything else."""
+    from stud_service.audit.errors import AuditError
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
 
     if isinstance(error, RequestError):
         return rich_status(error.code, error.reason, error.message, error.metadata)
-    if isinstance(error, DomainError):
+    if isinstance(error, (DomainError, AuditError)):
         return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message)
     if isinstance(error, AuthError):
         return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
     return rich_status(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+
+
+def is_refusal(error: Exception) -> bool:
+    """A refusal the service explains to the caller, as opposed to a fault of its own."""
+    from stud_service.audit.errors import AuditError
+    from stud_service.auth import AuthError
+    from stud_service.engine.errors import DomainError
+
+    return isinstance(error, (RequestError, DomainError, AuthError, AuditError))
+
+
+async def answer(
+    method: Callable[..., Awaitable[Reply]], service: Any, request: Any, context: grpc.aio.ServicerContext
+) -> Reply:
+    """Run a unary method: a refusal becomes its rich status; anything unexpected is logged, INTERNAL."""
+    try:
+        return await method(service, request, context)
+    except Exception as error:
+        if not is_refusal(error):
+            _log.exception("%s failed", method.__name__)
+        await abort_with(context, status_for(error))
 
 
 async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> NoReturn:

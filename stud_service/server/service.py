@@ -42,7 +42,7 @@ from stud_service.server.convert import (
     table_to_proto,
     view_to_proto,
 )
-from stud_service.server.errors import RequestError, abort_with, malformed, status_for
+from stud_service.server.errors import RequestError, abort_with, answer, malformed, status_for
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
 from stud_service.server.replies import event_message
@@ -64,27 +64,9 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
         name = getattr(request, "name", "")
         table = name[len("tables/") :] if name.startswith("tables/") else None
         with log_context(table=table):  # a failure's line names the table the call was about
-            return await _answer(method, self, request, context)
+            return await answer(method, self, request, context)
 
     return wrapper
-
-
-async def _answer(
-    method: Callable[..., Awaitable[Reply]],
-    service: TableService,
-    request: Any,
-    context: grpc.aio.ServicerContext,
-) -> Reply:
-    try:
-        return await method(service, request, context)
-    except (RequestError, DomainError, AuthError) as error:
-        await abort_with(context, status_for(error))
-    except Exception as error:
-        if isinstance(error, asyncio.CancelledError):
-            raise
-        _log.exception("%s failed", method.__name__)
-        await abort_with(context, status_for(error))
-    raise AssertionError("unreachable")
 
 
 class TableService(table_service_pb2_grpc.TableServiceServicer):
