@@ -9,7 +9,6 @@ AUDITOR_ONLY, INVALID_ARGUMENT/MALFORMED_REQUEST.
 from __future__ import annotations
 
 import functools
-import logging
 import re
 from collections.abc import Awaitable, Callable
 from datetime import UTC
@@ -32,8 +31,6 @@ from stud_service.server.errors import RequestError, answer, malformed
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.runtime import TableRuntime
 from stud_service.store import canonical_json
-
-_log = logging.getLogger(__name__)
 
 HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})")
 ALL_TABLES = "tables/-"
