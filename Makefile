@@ -40,4 +40,5 @@ bench: $(VENV)/.installed-bench
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info stud_service/*.so stud_service/_stud_native.c
+	rm -rf $(VENV) build *.egg-info stud_service/_stud_native.c .mypy_cache
+	find stud_service -name "*.so" -delete
