@@ -44,7 +44,10 @@ The public API (import from ``stud_service.engine``)::
 
     # what a viewer may see
     Viewer.seat(player_id) | Viewer.observer() | Viewer.auditor()
-    view_event(state, event, viewer) -> dict | None    state: the table at or after the event
+    view_event(state, event, viewer, dealt_in=None) -> dict | None
+        state: the table at or after the event; dealt_in: seat -> player id of that event's hand
+        (from its HandStarted) when the event belongs to an earlier hand than the running one
+    views.redact_event_json(event_json, own_seat)   the one rule for what an event hides from a seat
     view_state(state, viewer) -> dict
 
     # errors: DomainError with .reason (e.g. "NOT_YOUR_TURN") and .grpc_code_name
