@@ -4,6 +4,7 @@ one command = one transaction, canonical JSON only."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -224,3 +225,24 @@ async def test_append_commits_synchronously_whatever_the_session_says(event_stor
                 assert (await cur.fetchone())[0] == "on"
         finally:
             await conn.execute("RESET synchronous_commit")
+
+
+async def test_burst_over_several_transactions_keeps_each_streams_order(
+    db_pool: Any, stream_id: str
+) -> None:
+    """DESIGN.md "Persistence" (expected version): with several group-commit transactions under
+    way at once, a stream's queued commands still reach it in order, never racing each other in
+    two transactions; the other streams' commands land beside them."""
+    store = EventStore(db_pool)
+    store._writer.max_inflight = 8  # room for every wave below to be under way at once
+    streams = [f"{stream_id}/{i}" for i in range(6)]
+    calls = []
+    for n in range(15):  # a wave per turn of the loop: each would start a transaction of its own
+        calls += [asyncio.ensure_future(store.append(name, n, [ev("Step", n)])) for name in streams]
+        await asyncio.sleep(0)
+    results = await asyncio.gather(*calls)
+    await store.close()
+    assert sorted(r.version for r in results) == sorted(list(range(1, 16)) * len(streams))
+    for name in streams:
+        assert [e.payload["n"] for e in await store.read_stream(name)] == list(range(15))
+        assert (await store.verify(name)).ok

@@ -196,3 +196,37 @@ async def test_killed_connection_after_commit_keeps_the_whole_command(
     finally:
         await pool.close()
     assert [e.type for e in await event_store.read_stream(stream_id)] == ["A", "B", "C"]
+
+
+def test_canonical_json_fast_path_writes_the_reference_bytes() -> None:
+    """DESIGN.md "Persistence" (hash chain over canonical JSON): the orjson path and the
+    json.dumps reference give the same bytes for every shape an event may hold."""
+    import json
+    import random
+
+    rng = random.Random(7)
+    alphabet = ["a", "Z", "é", "♠", "\U0001f600", "\u2028", "\x01", "\n", '"', "\\", "/", "\x7f", ""]
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+
+    def value(depth: int) -> object:
+        kind = rng.randrange(7 if depth < 3 else 4)
+        if kind == 0:
+            return rng.choice([-(2**80), -(2**63), -1, 0, 7, 2**63 - 1, 2**64, 2**90])
+        if kind == 1:
+            return text()
+        if kind == 2:
+            return rng.choice([True, False, None])
+        if kind == 3:
+            return rng.randint(-1000, 1000)
+        if kind == 4:
+            return [value(depth + 1) for _ in range(rng.randint(0, 3))]
+        if kind == 5:
+            return tuple(value(depth + 1) for _ in range(rng.randint(0, 2)))
+        return {text(): value(depth + 1) for _ in range(rng.randint(0, 4))}
+
+    for _ in range(3000):
+        event = {"type": "T", "body": value(0)}
+        reference = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert canonical_json(event) == reference.encode("utf-8"), event

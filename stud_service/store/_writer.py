@@ -35,8 +35,6 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from stud_service.db.connect import check_idle_connection
-
 _log = logging.getLogger(__name__)
 
 ANNOUNCE_INTERVAL = 0.002  # seconds between announcement transactions, at most one per interval
@@ -84,7 +82,6 @@ class AppendWriter:
         self._inflight = 0
         self._busy: set[str] = set()  # streams with a transaction under way
         self._dispatch_soon = False
-        self._connections: list[psycopg.AsyncConnection[Any]] = []  # kept while appends keep coming
         self._tasks: set[asyncio.Task[None]] = set()
         self._announcements: dict[str, int] = {}
         self._announcer: asyncio.Task[None] | None = None
@@ -140,8 +137,6 @@ class AppendWriter:
                 else:
                     command.future.set_result(outcome)
         self._dispatch()
-        if not self._inflight and not self._queue:
-            await self._release_connections()
 
     async def _run(self, batch: list[_Command]) -> list[AppendRow | BaseException]:
         """Commit ``batch`` in one transaction; each command's outcome, or the error it met."""
@@ -182,32 +177,9 @@ class AppendWriter:
             _text_array([c.request_id for c in batch]),
             "\x1e".join([c.text for c in batch]),
         )
-        conn = await self._take_connection()
-        try:
+        async with self.pool.connection() as conn:
             cur = await conn.execute(_APPEND_SQL, params, prepare=True)
-            rows = await cur.fetchall()
-        except BaseException:
-            await self.pool.putconn(conn)  # the pool discards it if broken, else checks it
-            raise
-        self._connections.append(conn)
-        return rows
-
-    async def _take_connection(self) -> psycopg.AsyncConnection[Any]:
-        """A connection for one batch. While appends keep coming the writer keeps the ones it
-        used instead of checking each out of the pool again; they go back when it falls idle."""
-        while self._connections:
-            conn = self._connections.pop()
-            try:
-                await check_idle_connection(conn)
-                return conn
-            except psycopg.Error:
-                await self.pool.putconn(conn)
-        return await self.pool.getconn()
-
-    async def _release_connections(self) -> None:
-        connections, self._connections = self._connections, []
-        for conn in connections:
-            await self.pool.putconn(conn)
+            return await cur.fetchall()
 
     # -- announcements -------------------------------------------------------------------------
 
@@ -251,5 +223,4 @@ class AppendWriter:
                 await self._announcer
             self._announcer = None
         await self._flush_announcements()
-        await self._release_connections()
 
