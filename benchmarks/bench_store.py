@@ -4,8 +4,11 @@
    (``EventStore.append``: expected-version check, request-id bookkeeping, hash chain, durable
    commit, NOTIFY). The peer is pgbench, PostgreSQL's own benchmark, on the same server at the same
    concurrency, running one single-row INSERT of a similar JSON event per transaction (custom
-   script, prepared statements). Also shown at 8 writers: the designs we did not take (no group
-   commit; NOTIFY inside the append's transaction, which PostgreSQL serialises on a global lock).
+   script, prepared statements). pgbench runs its clients on ``-j 2`` threads; our side is shown
+   both from one process (the service's shape: one event loop) and, to match pgbench's threads,
+   from two processes sharing the writers (each with its own pool and EventStore; their rates
+   added). Also shown at 8 writers: the designs we did not take (no group commit; NOTIFY inside
+   the append's transaction, which PostgreSQL serialises on a global lock).
 2. Replay: one 100,000-event stream of real game events (a simulated table) read back and folded
    with the engine (``replay_table``, best of three), in events per second; beside it, the raw read
    of the same rows without decoding and the in-memory decode + fold, the two halves' own ceilings.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import re
 import shutil
@@ -27,6 +31,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -41,6 +46,7 @@ EVENT = {
     "action": "RAISE", "amount": 800, "street": 4, "now_ms": 1764475200000,
 }
 REPLAY_EVENTS = 100_000
+PGBENCH_THREADS = 2  # pgbench -j; our multi-process figures use as many client processes
 
 
 def find_pgbench() -> str:
@@ -104,6 +110,39 @@ async def our_appends(store: EventStore, writers: int, seconds: float, mode: str
     return sum(counts) / (time.perf_counter() - started)
 
 
+def _append_process(url: str, writers: int, seconds: float, start: Any, results: Any) -> None:
+    async def run() -> float:
+        pool = await open_pool(url, min_size=4, max_size=40)
+        store = EventStore(pool)
+        try:
+            await our_appends(store, writers, 0.3)  # warm: connections open, statements prepared
+            start.wait()
+            return await our_appends(store, writers, seconds)
+        finally:
+            await store.close()
+            await pool.close()
+
+    results.put(asyncio.run(run()))
+
+
+def our_appends_processes(url: str, writers: int, seconds: float, processes: int) -> float:
+    """Appends per second with ``writers`` spread over ``processes`` client processes."""
+    context = multiprocessing.get_context("spawn")
+    shares = [share for i in range(processes) if (share := writers // processes + (i < writers % processes))]
+    start = context.Barrier(len(shares))
+    results = context.Queue()
+    workers = [
+        context.Process(target=_append_process, args=(url, share, seconds, start, results))
+        for share in shares
+    ]
+    for worker in workers:
+        worker.start()
+    total = sum(results.get() for _ in workers)
+    for worker in workers:
+        worker.join()
+    return total
+
+
 def pgbench_inserts(pgbench: str, url: str, clients: int, seconds: float, workdir: str) -> float:
     script = os.path.join(workdir, "insert.sql")
     with open(script, "w") as f:
@@ -114,8 +153,8 @@ def pgbench_inserts(pgbench: str, url: str, clients: int, seconds: float, workdi
     os.chmod(workdir, 0o755)
     os.chmod(script, 0o644)
     out = subprocess.run(
-        [pgbench, "-n", "-M", "prepared", "-f", script, "-c", str(clients), "-j", str(min(clients, 2)),
-         "-T", str(max(1, round(seconds))), url],
+        [pgbench, "-n", "-M", "prepared", "-f", script, "-c", str(clients),
+         "-j", str(min(clients, PGBENCH_THREADS)), "-T", str(max(1, round(seconds))), url],
         capture_output=True, text=True, check=True,
     ).stdout
     return float(re.search(r"tps = ([\d.]+)", out).group(1))
@@ -180,7 +219,7 @@ async def bench_replay(store: EventStore) -> dict[str, float]:
 # --- main -------------------------------------------------------------------------------------
 
 
-async def main_async(url: str, seconds: float, workdir: str) -> None:
+async def main_async(url: str, seconds: float, workdir: str, processes: int, only: str | None) -> None:
     await apply_migrations(url)
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         await conn.execute(
@@ -193,13 +232,22 @@ async def main_async(url: str, seconds: float, workdir: str) -> None:
     pool = await open_pool(url, min_size=4, max_size=40)
     store = EventStore(pool)
     try:
+        if only == "replay":
+            await print_replay(store)
+            return
         print(f"\nAppends per second ({seconds:g} s each; peer: {pgbench} -M prepared,"
               " one-row INSERT per transaction)")
-        print(f"{'writers':>8} {'stud-service':>14} {'pgbench':>10} {'ratio':>7}")
+        multi = f"{processes} processes"
+        print(f"{'writers':>8} {'1 process':>10} {multi:>12} {'pgbench':>10} {'ratio':>7} {'ratio':>7}")
         for writers in (1, 8, 32):
             ours = await our_appends(store, writers, seconds)
+            spread = (
+                await asyncio.to_thread(our_appends_processes, url, writers, seconds, processes)
+                if writers > 1 else ours
+            )
             peer = await asyncio.to_thread(pgbench_inserts, pgbench, url, writers, seconds, workdir)
-            print(f"{writers:>8} {ours:>14,.0f} {peer:>10,.0f} {ours / peer:>7.2f}")
+            print(f"{writers:>8} {ours:>10,.0f} {spread:>12,.0f} {peer:>10,.0f}"
+                  f" {ours / peer:>7.2f} {spread / peer:>7.2f}")
         print("\nAt 8 writers, the choices behind the append path (ratio to the first line):")
         base = await our_appends(store, 8, seconds)
         print(f"  EventStore.append (group commit, NOTIFY after commit)  {base:>8,.0f}   1.00")
@@ -207,24 +255,29 @@ async def main_async(url: str, seconds: float, workdir: str) -> None:
                             ("notify-in-tx", "one transaction per append, NOTIFY inside it")):
             rate = await our_appends(store, 8, seconds, mode)
             print(f"  {label:<54} {rate:>8,.0f}   {rate / base:.2f}")
-
-        print(f"\nReplay of one {REPLAY_EVENTS:,}-event stream (events per second)")
-        results = await bench_replay(store)
-        print(f"  stream length                         {results['events']:>12,.0f} events")
-        print(f"  read + decode + fold (replay_table)   {results['replay']:>12,.0f}")
-        print(f"  raw read of the rows, no decode       {results['raw_read']:>12,.0f}"
-              f"   ratio {results['replay'] / results['raw_read']:.2f}")
-        print(f"  decode + fold in memory, no database  {results['memory_fold']:>12,.0f}"
-              f"   ratio {results['replay'] / results['memory_fold']:.2f}")
+        if only is None:
+            await print_replay(store)
     finally:
         await store.close()
         await pool.close()
+
+
+async def print_replay(store: EventStore) -> None:
+    print(f"\nReplay of one {REPLAY_EVENTS:,}-event stream (events per second)")
+    results = await bench_replay(store)
+    print(f"  stream length                         {results['events']:>12,.0f} events")
+    print(f"  read + decode + fold (replay_table)   {results['replay']:>12,.0f}")
+    print(f"  raw read of the rows, no decode       {results['raw_read']:>12,.0f}"
+          f"   ratio {results['replay'] / results['raw_read']:.2f}")
+    print(f"  decode + fold in memory, no database  {results['memory_fold']:>12,.0f}"
+          f"   ratio {results['replay'] / results['memory_fold']:.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=8.0, help="duration of each append run")
     parser.add_argument("--database-url", help="benchmark this server (default: a fresh embedded one)")
+    parser.add_argument("--only", choices=("appends", "replay"), help="run one half of the benchmark")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="stud-bench-")
     embedded = None
@@ -238,7 +291,8 @@ def main() -> None:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{dbname}"')
         try:
-            asyncio.run(main_async(make_conninfo(url, dbname=dbname), args.seconds, workdir))
+            asyncio.run(main_async(make_conninfo(url, dbname=dbname), args.seconds, workdir,
+                                   PGBENCH_THREADS, args.only))
         finally:
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
