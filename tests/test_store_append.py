@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from stud_service.db import open_pool
 from stud_service.store import ConcurrencyError, EventStore, InvalidEvent
+from stud_service.store._writer import KEEP_CONNECTIONS
 
 
 def ev(kind: str, n: int, hand: int | None = None) -> dict:
@@ -246,3 +248,19 @@ async def test_burst_over_several_transactions_keeps_each_streams_order(
     for name in streams:
         assert [e.payload["n"] for e in await store.read_stream(name)] == list(range(15))
         assert (await store.verify(name)).ok
+
+
+async def test_appends_on_a_one_connection_pool_leave_it_to_reads(database_url: str, stream_id: str) -> None:
+    """The writer keeps the connections its batches used only while appends keep coming: on a
+    pool of one connection, reads and appends take turns, and a store left idle (even one never
+    closed) gives its connection back to the pool."""
+    pool = await open_pool(database_url, min_size=1, max_size=1)
+    try:
+        store = EventStore(pool, announce=False)
+        for n in range(5):
+            await store.append(stream_id, n, [ev("A", n)])
+            assert await asyncio.wait_for(store.head(stream_id), timeout=5) == n + 1
+        await asyncio.sleep(KEEP_CONNECTIONS * 4)
+        assert pool.get_stats()["pool_available"] == 1
+    finally:
+        await pool.close()

@@ -35,9 +35,12 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from stud_service.db.connect import check_idle_connection
+
 _log = logging.getLogger(__name__)
 
 ANNOUNCE_INTERVAL = 0.002  # seconds between announcement transactions, at most one per interval
+KEEP_CONNECTIONS = 0.05  # seconds idle after which the writer gives its connections back to the pool
 
 AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actual) version
 
@@ -82,6 +85,9 @@ class AppendWriter:
         self._inflight = 0
         self._busy: set[str] = set()  # streams with a transaction under way
         self._dispatch_soon = False
+        self._connections: list[psycopg.AsyncConnection[Any]] = []  # kept, see _take_connection
+        self._last_used = 0.0
+        self._release_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._announcements: dict[str, int] = {}
         self._announcer: asyncio.Task[None] | None = None
@@ -177,9 +183,54 @@ class AppendWriter:
             _text_array([c.request_id for c in batch]),
             "\x1e".join([c.text for c in batch]),
         )
-        async with self.pool.connection() as conn:
+        conn = await self._take_connection()
+        try:
             cur = await conn.execute(_APPEND_SQL, params, prepare=True)
-            return await cur.fetchall()
+            rows = await cur.fetchall()
+        except BaseException:
+            await self.pool.putconn(conn)  # the pool discards it if broken
+            raise
+        self._keep_connection(conn)
+        return rows
+
+    # -- connections ---------------------------------------------------------------------------
+    # Checking a connection out of the pool costs more client time than the append itself. While
+    # appends keep coming the writer keeps the connections its batches used, and gives them back
+    # once it has been idle for KEEP_CONNECTIONS seconds (so an idle or forgotten store holds
+    # none, and a batch waiting on a small pool gets them soon).
+
+    async def _take_connection(self) -> psycopg.AsyncConnection[Any]:
+        while self._connections:
+            conn = self._connections.pop()
+            try:
+                await check_idle_connection(conn)  # as the pool checks it: a select(), no round trip
+                return conn
+            except psycopg.Error:
+                await self.pool.putconn(conn)
+        return await self.pool.getconn()
+
+    def _keep_connection(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self._connections.append(conn)
+        self._last_used = asyncio.get_running_loop().time()
+        if self._release_timer is None:
+            self._release_timer = asyncio.get_running_loop().call_later(
+                KEEP_CONNECTIONS, self._release_if_idle
+            )
+
+    def _release_if_idle(self) -> None:
+        loop = asyncio.get_running_loop()
+        idle_for = loop.time() - self._last_used
+        if self._inflight or self._queue or idle_for < KEEP_CONNECTIONS:
+            wait = max(KEEP_CONNECTIONS - idle_for, 0.001)
+            self._release_timer = loop.call_later(wait, self._release_if_idle)
+            return
+        self._release_timer = None
+        self._spawn(self._release_connections())
+
+    async def _release_connections(self) -> None:
+        connections, self._connections = self._connections, []
+        for conn in connections:
+            await self.pool.putconn(conn)
 
     # -- announcements -------------------------------------------------------------------------
 
@@ -223,4 +274,8 @@ class AppendWriter:
                 await self._announcer
             self._announcer = None
         await self._flush_announcements()
+        if self._release_timer is not None:
+            self._release_timer.cancel()
+            self._release_timer = None
+        await self._release_connections()
 
