@@ -30,7 +30,7 @@ K8S = ROOT / "k8s"
 DEFAULT = K8S
 CNPG_OVERLAY = K8S / "overlays" / "cloudnative-pg"
 KUSTOMIZATIONS = {"default": DEFAULT, "cloudnative-pg": CNPG_OVERLAY}
-SETTINGS_DOC = ROOT / "docs" / "settings.md"
+SETTINGS_DOC = ROOT / "README.md"
 DOCKERFILE = ROOT / "Dockerfile"
 
 # Oldest Kubernetes we deploy to (native gRPC probes are GA since 1.27) and the newest schemas available.

@@ -1,6 +1,6 @@
 """``stud-service serve``: run the gRPC service until SIGTERM (or Ctrl-C).
 
-Every flag has an environment variable (docs/settings.md); the token secret is environment only
+Every flag has an environment variable (the README's settings table); the token secret is environment only
 (``STUD_TOKEN_SECRET``) so it never shows in a process list.
 """
 
