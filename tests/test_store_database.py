@@ -76,7 +76,8 @@ async def test_hand_reads_use_the_hand_index(make_database) -> None:
         await conn.execute("ANALYZE events")
     plan = await fetch(
         url,
-        "EXPLAIN (FORMAT TEXT) SELECT * FROM events WHERE stream_id = 'tables/t7' AND hand = 3 ORDER BY version",
+        "EXPLAIN (FORMAT TEXT) SELECT * FROM events"
+        " WHERE stream_id = 'tables/t7' AND hand = 3 ORDER BY version",
     )
     text = "\n".join(line for (line,) in plan)
     assert "events_stream_hand_idx" in text and "Seq Scan" not in text, text
