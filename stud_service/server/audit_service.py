@@ -24,8 +24,9 @@ from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.verify import verify_loaded
-from stud_service.auth import Principal, Role, bearer_token, verify_token
+from stud_service.auth import Principal, Role, TokenVerifier
 from stud_service.engine import SetClientSeed
+from stud_service.server.caller import principal_of
 from stud_service.server.convert import VARIANT_PROTOS, checked_request_id, table_id_from_name
 from stud_service.server.errors import RequestError, answer, malformed
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
@@ -93,17 +94,12 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     def __init__(self, runtime: TableRuntime, token_secret: str) -> None:
         self.runtime = runtime
         self.store = runtime.store
-        self._secret = token_secret
+        self._tokens = TokenVerifier(token_secret)
 
     # -- helpers -------------------------------------------------------------------------------
 
     def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
-        authorization = None
-        for key, value in context.invocation_metadata() or ():
-            if key == "authorization":
-                authorization = value
-                break
-        return verify_token(self._secret, bearer_token(authorization))
+        return principal_of(context, self._tokens)
 
     @staticmethod
     def _sees_everything(principal: Principal) -> bool:

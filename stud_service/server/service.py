@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from stud_service.auth import AuthError, Principal, Role, TokenVerifier, bearer_token
+from stud_service.auth import AuthError, Principal, Role, TokenVerifier
 from stud_service.engine import (
     Act,
     CreateTable,
@@ -32,6 +32,7 @@ from stud_service.engine import (
     TopUp,
 )
 from stud_service.observability.logging import log_context
+from stud_service.server.caller import principal_of
 from stud_service.server.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
@@ -81,12 +82,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     # -- helpers -------------------------------------------------------------------------------
 
     def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
-        authorization = None
-        for key, value in context.invocation_metadata() or ():
-            if key == "authorization":
-                authorization = value
-                break
-        return self._tokens.verify(bearer_token(authorization))
+        return principal_of(context, self._tokens)
 
     @staticmethod
     def _player(principal: Principal) -> str:
