@@ -48,6 +48,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
 
 from stud_service.auth import Role, mint_token  # noqa: E402
 from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
+from stud_service.bots.client import wait_until_serving  # noqa: E402
 from stud_service.server.proto_gen import table_pb2  # noqa: E402
 from stud_service.store import apply_migrations  # noqa: E402
 
@@ -200,19 +201,9 @@ class Server:
         )
 
     async def wait_ready(self) -> None:
-        from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{self.port}") as channel:
-            for _ in range(300):
-                try:
-                    reply = await health_pb2_grpc.HealthStub(channel).Check(
-                        health_pb2.HealthCheckRequest(), timeout=1
-                    )
-                    if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                        return
-                except grpc.aio.AioRpcError:
-                    await asyncio.sleep(0.1)
-        raise RuntimeError("the server did not start")
+        await wait_until_serving(
+            f"127.0.0.1:{self.port}", timeout=30, still_running=lambda: self.process.poll() is None
+        )
 
     def stop(self) -> None:
         self.process.terminate()

@@ -28,6 +28,7 @@ from google.protobuf import duration_pb2
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
+from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
 from stud_service.server.app import RunningServer, start_server
 from stud_service.server.proto_gen import table_pb2
@@ -180,24 +181,10 @@ def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProce
 
 
 async def wait_until_serving(server: ServerProcess, timeout: float = 30) -> None:
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    deadline = asyncio.get_running_loop().time() + timeout
-    async with grpc.aio.insecure_channel(server.address) as channel:
-        while True:
-            if server.process.poll() is not None:
-                raise RuntimeError(f"server exited: {server.log_text()[-2000:]}")
-            try:
-                reply = await health_pb2_grpc.HealthStub(channel).Check(
-                    health_pb2.HealthCheckRequest(), timeout=1
-                )
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.aio.AioRpcError:
-                pass
-            if asyncio.get_running_loop().time() > deadline:
-                raise TimeoutError("the server did not start serving")
-            await asyncio.sleep(0.1)
+    try:
+        await serving(server.address, timeout, still_running=lambda: server.process.poll() is None)
+    except RuntimeError as error:
+        raise RuntimeError(f"{error}: {server.log_text()[-2000:]}") from None
 
 
 async def wait_for_view(client: StudClient, table_id: str, predicate, timeout: float = 10.0):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 
@@ -19,6 +20,33 @@ def error_reason(error: grpc.RpcError) -> str | None:
 
 def new_request_id() -> str:
     return uuid.uuid4().hex
+
+
+async def wait_until_serving(
+    address: str, timeout: float = 30.0, still_running: Callable[[], bool] = lambda: True
+) -> None:
+    """Wait until the server at ``address`` reports SERVING on the standard health service.
+
+    RuntimeError as soon as ``still_running()`` says the server is gone; TimeoutError after ``timeout``.
+    """
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    async with grpc.aio.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while True:
+            if not still_running():
+                raise RuntimeError(f"the server at {address} exited before serving")
+            try:
+                reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            if loop.time() > deadline:
+                raise TimeoutError(f"the server at {address} did not start serving")
+            await asyncio.sleep(0.1)
 
 
 class StudClient:
