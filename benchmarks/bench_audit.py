@@ -33,13 +33,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pokerkit import HandHistory
+from timing import best_microseconds  # benchmarks/timing.py: the script's own folder is on sys.path
 
 from stud_service.audit.phh import to_phh
 from stud_service.audit.records import HandRecord
 from stud_service.audit.replay_check import replay_hand
 from stud_service.audit.simulate import simulate_table
 from stud_service.audit.verify import check_record
-from stud_service.engine import Variant, event_to_json
+from stud_service.engine import Variant
 from stud_service.shuffle import deck_order
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -48,30 +49,11 @@ from test_phh_pokerkit import known_differences  # noqa: E402  (the one list of 
 HANDS_PER_VARIANT = 300
 
 
-def best_microseconds(operation: Callable[[], object], repeat: int, rounds: int = 5) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            operation()
-        best = min(best, (time.perf_counter() - start) / repeat)
-    return best * 1e6
-
-
 def hands() -> list[HandRecord]:
     records = []
     for index, variant in enumerate(Variant):
         table = simulate_table(f"bench-{index}", variant, HANDS_PER_VARIANT, seed=500 + index)
-        current = None
-        for events in table.commands:
-            payloads = [event_to_json(e) for e in events]
-            if payloads[0]["type"] == "HandStarted":
-                current = []
-            if current is not None:
-                current.extend(payloads)
-                if any(p["type"] == "HandEnded" for p in payloads):
-                    records.append(HandRecord.from_payloads(table.table_id, current[0]["hand"], current))
-                    current = None
+        records.extend(table.hand_records())
     return [record for record in records if not known_differences(record)]
 
 

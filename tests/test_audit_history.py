@@ -20,23 +20,12 @@ from stud_service.audit import (
 )
 from stud_service.audit.replay_check import replay_hand
 from stud_service.audit.simulate import simulate_table
-from stud_service.engine import HandEnded, Variant, event_from_json, event_to_json
+from stud_service.engine import HandEnded, Variant, event_from_json
 
 
 def hands(variant: Variant = Variant.STUD, count: int = 40, seed: int = 31) -> list[HandRecord]:
     """Each hand's events as the log holds them: HandStarted to the end of the command that ended it."""
-    table = simulate_table("hist", variant, count, seed=seed)
-    records, current = [], None
-    for events in table.commands:
-        payloads = [event_to_json(e) for e in events]
-        if payloads[0]["type"] == "HandStarted":
-            current = []
-        if current is not None:
-            current.extend(payloads)
-            if any(p["type"] == "HandEnded" for p in payloads):
-                records.append(HandRecord.from_payloads("hist", current[0]["hand"], current))
-                current = None
-    return records
+    return simulate_table("hist", variant, count, seed=seed).hand_records()
 
 
 def test_a_player_sees_own_down_cards_and_shown_hands_only():

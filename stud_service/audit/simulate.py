@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from stud_service.audit.records import HandRecord
 from stud_service.engine import (
     Act,
     ActionKind,
@@ -56,6 +57,21 @@ class SimulatedTable:
 
     def payloads(self) -> list[list[dict[str, Any]]]:
         return [[event_to_json(event) for event in events] for events in self.commands]
+
+    def hand_records(self) -> list[HandRecord]:
+        """Each finished hand's events as the log holds them: HandStarted to the end of the command
+        that ended it (so table events that command caused ride along)."""
+        records: list[HandRecord] = []
+        current: list[dict[str, Any]] | None = None
+        for payloads in self.payloads():
+            if payloads[0]["type"] == "HandStarted":
+                current = []
+            if current is not None:
+                current.extend(payloads)
+                if any(payload["type"] == "HandEnded" for payload in payloads):
+                    records.append(HandRecord.from_payloads(self.table_id, current[0]["hand"], current))
+                    current = None
+        return records
 
 
 def table_config(variant: Variant, rng: random.Random) -> TableConfig:
