@@ -23,11 +23,11 @@ import importlib
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from math import comb
 
 from cffi import FFI
+from timing import best_seconds  # benchmarks/timing.py: the script's own folder is on sys.path
 
 from stud_service import native
 from stud_service.cards import card_str
@@ -94,15 +94,6 @@ def build_loops() -> object:
     builder.compile(tmpdir=target, verbose=False)
     sys.path.insert(0, target)
     return importlib.import_module("_bench_loops")
-
-
-def best_seconds(run: Callable[[], object], rounds: int) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def rate(count: int, seconds: float) -> float:

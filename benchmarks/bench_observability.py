@@ -17,22 +17,12 @@ import io
 import json
 import logging
 import time
-from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from timing import best_microseconds  # benchmarks/timing.py: the script's own folder is on sys.path
 
 from stud_service.observability.logging import JsonFormatter, log_context
 from stud_service.observability.metrics import ACTION_LATENCY_BUCKETS, Metrics
-
-
-def best_microseconds(operation: Callable[[], object], repeat: int, rounds: int = 5) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            operation()
-        best = min(best, (time.perf_counter() - start) / repeat)
-    return best * 1e6
 
 
 def log_record() -> logging.LogRecord:
