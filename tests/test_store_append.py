@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from psycopg.conninfo import make_conninfo
 
 from stud_service.db import open_pool
 from stud_service.store import ConcurrencyError, EventStore, InvalidEvent
@@ -262,5 +263,66 @@ async def test_appends_on_a_one_connection_pool_leave_it_to_reads(database_url: 
             assert await asyncio.wait_for(store.head(stream_id), timeout=5) == n + 1
         await asyncio.sleep(KEEP_CONNECTIONS * 4)
         assert pool.get_stats()["pool_available"] == 1
+    finally:
+        await pool.close()
+
+
+async def test_two_stores_each_with_a_remembered_head_conflict_cleanly(
+    db_pool: Any, stream_id: str
+) -> None:
+    """DESIGN.md "Persistence" (expected version) across processes: each store's writer remembers
+    the last event it wrote on a stream and chains the next command from it. When another store
+    has moved the stream on, the stale command is refused as a conflict (nothing written, the
+    chain intact), and the store carries on from the version it then reads."""
+    first, second = EventStore(db_pool, announce=False), EventStore(db_pool, announce=False)
+    try:
+        await first.append(stream_id, 0, [ev("A", 1)])
+        await second.append(stream_id, 1, [ev("B", 2)])  # `first` still remembers version 1
+        with pytest.raises(ConcurrencyError) as info:
+            await first.append(stream_id, 1, [ev("X", 9)])
+        assert info.value.actual_version == 2
+        assert (await first.append(stream_id, 2, [ev("C", 3)], "c")).version == 3
+        with pytest.raises(ConcurrencyError):  # ahead of the stream: refused, no gap made
+            await second.append(stream_id, 5, [ev("Y", 9)])
+        assert (await second.append(stream_id, 3, [ev("D", 4)])).version == 4
+    finally:
+        await first.close()
+        await second.close()
+    assert [e.type for e in await first.read_stream(stream_id)] == ["A", "B", "C", "D"]
+    assert await first.head(stream_id) == 4
+    assert (await first.verify(stream_id)).ok
+
+
+async def test_a_wrong_remembered_hash_never_reaches_the_chain(db_pool: Any, stream_id: str) -> None:
+    """The batch statement checks each command's link to the stored event it follows: a writer
+    remembering a wrong hash for the right version (a bug, or a row rewritten behind its back)
+    has its batch refused, and the checked path appends with the stored hash instead."""
+    store = EventStore(db_pool, announce=False)
+    try:
+        await store.append(stream_id, 0, [ev("A", 1)])
+        store._writer._heads[stream_id] = (1, b"\x01" * 32)
+        assert (await store.append(stream_id, 1, [ev("B", 2), ev("C", 3)])).version == 3
+    finally:
+        await store.close()
+    assert [e.type for e in await store.read_stream(stream_id)] == ["A", "B", "C"]
+    assert (await store.verify(stream_id)).ok
+
+
+async def test_writer_connections_commit_synchronously_whatever_the_server_default(
+    database_url: str, stream_id: str
+) -> None:
+    """An acknowledged append is durable even on a server (or role) whose default is
+    synchronous_commit = off: the writer turns it on for the connections it appends on."""
+    pool = await open_pool(make_conninfo(database_url, options="-c synchronous_commit=off"), max_size=2)
+    try:
+        async with pool.connection() as conn:
+            cur = await conn.execute("SHOW synchronous_commit")
+            assert (await cur.fetchone())[0] == "off"
+        store = EventStore(pool, announce=False)
+        await store.append(stream_id, 0, [ev("A", 1)])
+        (conn,) = store._writer._connections
+        cur = await conn.execute("SHOW synchronous_commit")
+        assert (await cur.fetchone())[0] == "on"
+        await store.close()
     finally:
         await pool.close()

@@ -1,19 +1,25 @@
 """Group commit for appends, and the announcements that follow them.
 
-An append finding the writer with a free slot (fewer than ``max_inflight`` transactions under
-way, none of them on its stream) commits at once, in the caller's own task: alone, an append
-costs what it would cost by itself. Appends arriving while every slot is taken queue up and go
-to PostgreSQL together: one round trip, one transaction, one WAL flush for the lot
-(``stud_append_commands``), each command keeping its own outcome. Several transactions are under
-way at once on separate connections, so while one waits for its WAL flush the next is already
-executing and a third forms: the server's time and ours overlap instead of adding up.
+Appends made in one turn of the event loop go to PostgreSQL together: one round trip, one
+transaction, one WAL flush for the lot, each command keeping its own outcome. Up to
+``max_inflight`` such transactions are under way at once on separate connections.
 
-A stream is in at most one transaction at a time: a command for a stream with one under way
-waits and goes in the next batch, so one stream's commands reach PostgreSQL in the order they
-were made (a command expecting the version its predecessor creates finds it there). Batches
-are therefore disjoint in streams; each still locks its streams in sorted order, which keeps
-batches of several processes on one database free of deadlocks. A command is acknowledged only
-after its transaction's durable commit.
+The batch is one statement (``_APPEND_ROWS_SQL``), with no function and no statement per command:
+the writer remembers the hash of the last event it saw on each stream, hashes every new event
+itself, and lets constraints do the checking. A stale expected version collides with the primary
+key (stream_id, version); a used request id with the unique request index; and a command that does
+not follow the event it names (expected version ahead of the stream, or a remembered hash that is
+not the stored one) trips the link check in the statement, which raises. Any of these fails the
+whole statement, nothing written, and the batch goes through ``stud_append_commands`` instead,
+which checks and writes command by command and gives each its own outcome (appended, duplicate,
+conflict). Both paths keep ``streams.version``, the head, in step with the events.
+
+A stream is in at most one transaction at a time, and has at most one command in a batch: a
+command for a stream with one under way waits and goes in a later batch, so one stream's commands
+reach PostgreSQL in the order they were made (a command expecting the version its predecessor
+creates finds it there). Batches lock their streams in sorted order, which keeps batches of
+several processes on one database free of deadlocks. A command is acknowledged only after its
+transaction's durable commit (``synchronous_commit`` is set on for the writer's connections).
 
 Announcements (NOTIFY ``stream:version``) are sent after the commit by a background task that
 coalesces them, in a transaction that does not wait for its WAL flush. A NOTIFY inside the append
@@ -26,8 +32,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
-from collections import deque
+import weakref
+from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +52,50 @@ KEEP_CONNECTIONS = 0.05  # seconds idle after which the writer gives its connect
 
 AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actual) version
 
-_APPEND_SQL = "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s)"
+KNOWN_HEADS = 100_000  # streams whose last hash the writer remembers (about 150 bytes each)
+
+_APPEND_ROWS_SQL = """
+WITH written AS (
+    INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, prev_hash, hash)
+    SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e.command_size,
+           decode(e.prev, 'hex'), decode(e.hash, 'hex')
+      FROM unnest(%(event_streams)s::text[], %(versions)s::bigint[], %(types)s::text[],
+                  string_to_array(%(payloads)s, E'\\n'), %(hands)s::bigint[], %(request_ids)s::text[],
+                  %(sizes)s::integer[], string_to_array(%(prevs)s, ','), string_to_array(%(hashes)s, ','))
+           AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
+    RETURNING 1
+), heads AS (
+    INSERT INTO streams AS s (stream_id, version)
+    SELECT c.stream_id,
+           CASE WHEN c.expected = 0
+                  OR EXISTS (SELECT FROM events p WHERE p.stream_id = c.stream_id
+                                AND p.version = c.expected AND p.hash = decode(c.prev, 'hex'))
+                THEN c.last ELSE stud_broken_link(c.stream_id, c.expected) END
+      FROM unnest(%(streams)s::text[], %(expected)s::bigint[], string_to_array(%(chained_from)s, ','),
+                  %(lasts)s::bigint[]) AS c(stream_id, expected, prev, last)
+    ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = now()
+    WHERE s.version < excluded.version
+)
+SELECT count(*) FROM written
+"""
+_SESSION_SQL = "SET synchronous_commit = on; SET plan_cache_mode = force_generic_plan"
+_APPEND_COMMANDS_SQL = "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s)"
+_HEAD_HASHES_SQL = (
+    "SELECT e.stream_id, e.hash FROM events e"
+    " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
+    " ON e.stream_id = c.stream_id AND e.version = c.version"
+)
+_GENESIS = bytes(32)
+
+
+@dataclass(slots=True, frozen=True)
+class EncodedCommand:
+    """One command's events as the log stores them: canonical JSON texts (the bytes each hash
+    covers), with the type and hand read from each event."""
+
+    texts: list[str]
+    types: list[str]
+    hands: list[int | None]
 
 
 @dataclass(slots=True)
@@ -52,7 +103,7 @@ class _Command:
     stream_id: str
     expected: int
     request_id: str | None
-    text: str  # the events' canonical JSON texts joined by newlines
+    events: EncodedCommand
     future: asyncio.Future[AppendRow]
 
 
@@ -64,8 +115,8 @@ def _text_array(values: list[str | None]) -> str:
     ) + "}"
 
 
-def _int_array(values: Iterable[int]) -> str:
-    return "{" + ",".join(map(str, values)) + "}"
+def _int_array(values: Iterable[int | None]) -> str:
+    return "{" + ",".join(["NULL" if v is None else str(v) for v in values]) + "}"
 
 
 class AppendWriter:
@@ -92,10 +143,16 @@ class AppendWriter:
         self._announcements: dict[str, int] = {}
         self._announcer: asyncio.Task[None] | None = None
         self._announce_wake = asyncio.Event()
+        # stream id -> (version, hash) of its last event as this writer last saw it: the link a
+        # next command chains from. Events never change, so an entry can be old but not wrong.
+        self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+        self._configured: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
 
-    async def append(self, stream_id: str, expected: int, request_id: str | None, text: str) -> AppendRow:
+    async def append(
+        self, stream_id: str, expected: int, request_id: str | None, events: EncodedCommand
+    ) -> AppendRow:
         future: asyncio.Future[AppendRow] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Command(stream_id, expected, request_id, text, future))
+        self._queue.append(_Command(stream_id, expected, request_id, events, future))
         if not self._dispatch_soon:
             # Batches form at the end of the loop's turn: the writers woken together by one
             # commit all queue their next command before any of them is sent.
@@ -118,7 +175,8 @@ class AppendWriter:
             taken: set[str] = set()
             held: deque[_Command] = deque()
             for command in self._queue:
-                if command.stream_id in self._busy or len(batch) >= self.max_batch:
+                stream_id = command.stream_id
+                if stream_id in self._busy or stream_id in taken or len(batch) >= self.max_batch:
                     held.append(command)
                 else:
                     batch.append(command)
@@ -150,25 +208,45 @@ class AppendWriter:
         order = sorted(range(len(batch)), key=lambda i: batch[i].stream_id)
         ordered = [batch[i] for i in order]
         outcomes: list[AppendRow | BaseException] = [None] * len(batch)  # type: ignore[list-item]
+        conn = await self._take_connection()
         try:
-            rows = await self._execute(ordered)
+            try:
+                rows = await self._append_rows(conn, ordered)
+            except psycopg.OperationalError:
+                raise
+            except psycopg.Error:
+                # A conflict, a retried request id or a stream we know too little of: the slower
+                # path settles each command's own outcome.
+                rows = await self._append_commands(conn, ordered)
         except psycopg.OperationalError as exc:
             # The connection failed: whether the batch committed is unknown to us.
+            await self.pool.putconn(conn)  # the pool discards it if broken
             return [exc] * len(batch)
         except psycopg.Error as exc:
             if len(batch) == 1:
+                self._keep_connection(conn)
                 return [exc]
             # Something in the batch failed the whole transaction: give each command its own.
             _log.info("batch of %d appends failed (%s); retrying them one by one", len(batch), exc)
             for position, command in zip(order, ordered, strict=True):
                 try:
-                    ((_, outcome, first, last),) = await self._execute([command])
-                    outcomes[position] = self._done(command, outcome, first, last)
+                    (outcomes[position],) = await self._append_commands(conn, [command])
+                except psycopg.OperationalError as one_exc:
+                    await self.pool.putconn(conn)
+                    for rest in range(len(batch)):
+                        if outcomes[rest] is None:
+                            outcomes[rest] = one_exc
+                    return outcomes
                 except psycopg.Error as one_exc:
                     outcomes[position] = one_exc
+            self._keep_connection(conn)
             return outcomes
-        for idx, outcome, first, last in rows:
-            outcomes[order[idx - 1]] = self._done(ordered[idx - 1], outcome, first, last)
+        except BaseException:
+            await self.pool.putconn(conn)
+            raise
+        self._keep_connection(conn)
+        for position, row in zip(order, rows, strict=True):
+            outcomes[position] = row
         return outcomes
 
     def _done(self, command: _Command, outcome: str, first: int | None, last: int) -> AppendRow:
@@ -176,22 +254,122 @@ class AppendWriter:
             self._announce(command.stream_id, last)
         return outcome, first, last
 
-    async def _execute(self, batch: list[_Command]) -> list[tuple[Any, ...]]:
-        params = (
-            _text_array([c.stream_id for c in batch]),
-            _int_array([c.expected for c in batch]),
-            _text_array([c.request_id for c in batch]),
-            "\x1e".join([c.text for c in batch]),
+    async def _append_rows(
+        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]
+    ) -> list[AppendRow]:
+        """The fast path (``stud_append_rows``): every event hashed here, the batch one INSERT.
+        Raises if any command conflicts, nothing written; the caller then takes the slow path."""
+        prevs = await self._prev_hashes(conn, batch)
+        event_streams: list[str] = []
+        versions: list[int] = []
+        types: list[str] = []
+        hands: list[int | None] = []
+        request_ids: list[str | None] = []
+        sizes: list[int | None] = []
+        event_prevs: list[str] = []
+        hashes: list[str] = []
+        payloads: list[str] = []
+        lasts: list[tuple[int, bytes]] = []
+        for command, prev in zip(batch, prevs, strict=True):
+            encoded = command.events
+            count = len(encoded.texts)
+            version = command.expected
+            for text in encoded.texts:
+                digest = hashlib.sha256(prev + text.encode("utf-8")).digest()
+                version += 1
+                event_prevs.append(prev.hex())
+                hashes.append(digest.hex())
+                prev = digest
+            lasts.append((version, prev))
+            event_streams += [command.stream_id] * count
+            versions += range(command.expected + 1, version + 1)
+            types += encoded.types
+            hands += encoded.hands
+            payloads += encoded.texts
+            request_ids.append(command.request_id)
+            sizes.append(count if command.request_id is not None else None)
+            if count > 1:
+                request_ids += [None] * (count - 1)
+                sizes += [None] * (count - 1)
+        await conn.execute(
+            _APPEND_ROWS_SQL,
+            {
+                "streams": _text_array([c.stream_id for c in batch]),
+                "expected": _int_array([c.expected for c in batch]),
+                "chained_from": ",".join([prev.hex() for prev in prevs]),
+                "lasts": _int_array([last for last, _ in lasts]),
+                "event_streams": _text_array(event_streams),
+                "versions": _int_array(versions),
+                "types": _text_array(types),
+                "hands": _int_array(hands),
+                "request_ids": _text_array(request_ids),
+                "sizes": _int_array(sizes),
+                "prevs": ",".join(event_prevs),
+                "hashes": ",".join(hashes),
+                "payloads": "\n".join(payloads),
+            },
+            prepare=True,
         )
-        conn = await self._take_connection()
-        try:
-            cur = await conn.execute(_APPEND_SQL, params, prepare=True)
-            rows = await cur.fetchall()
-        except BaseException:
-            await self.pool.putconn(conn)  # the pool discards it if broken
-            raise
-        self._keep_connection(conn)
+        rows: list[AppendRow] = []
+        for command, (last, last_hash) in zip(batch, lasts, strict=True):
+            self._remember(command.stream_id, last, last_hash)
+            rows.append(self._done(command, "a", command.expected + 1, last))
         return rows
+
+    async def _prev_hashes(self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]) -> list[bytes]:
+        """The hash of the event each command expects to follow: remembered, or read in one query
+        for the streams this writer has not seen at that version. A stream found not to have the
+        expected event gets no hash; its command fails the fast path's check as a conflict."""
+        unknown = [
+            c for c in batch if c.expected > 0 and self._heads.get(c.stream_id, (0, b""))[0] != c.expected
+        ]
+        if unknown:
+            cur = await conn.execute(
+                _HEAD_HASHES_SQL,
+                (_text_array([c.stream_id for c in unknown]), _int_array([c.expected for c in unknown])),
+                prepare=True,
+            )
+            expected_of = {c.stream_id: c.expected for c in unknown}
+            for stream_id, stored_hash in await cur.fetchall():
+                self._remember(stream_id, expected_of[stream_id], bytes(stored_hash))
+        prevs: list[bytes] = []
+        for command in batch:
+            if command.expected == 0:
+                prevs.append(_GENESIS)
+                continue
+            version, head_hash = self._heads.get(command.stream_id, (0, _GENESIS))
+            prevs.append(head_hash if version == command.expected else _GENESIS)
+        return prevs
+
+    def _remember(self, stream_id: str, version: int, head_hash: bytes) -> None:
+        heads = self._heads
+        heads[stream_id] = (version, head_hash)
+        heads.move_to_end(stream_id)
+        if len(heads) > KNOWN_HEADS:
+            heads.popitem(last=False)
+
+    async def _append_commands(
+        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]
+    ) -> list[AppendRow]:
+        """The slow path (``stud_append_commands``): each command checked and written in turn,
+        with its own outcome."""
+        cur = await conn.execute(
+            _APPEND_COMMANDS_SQL,
+            (
+                _text_array([c.stream_id for c in batch]),
+                _int_array([c.expected for c in batch]),
+                _text_array([c.request_id for c in batch]),
+                "\x1e".join(["\n".join(c.events.texts) for c in batch]),
+            ),
+            prepare=True,
+        )
+        rows = await cur.fetchall()
+        results: list[AppendRow] = []
+        for (_, outcome, first, last), command in zip(rows, batch, strict=True):
+            # The hash of what was written was computed by the server: read it when next needed.
+            self._heads.pop(command.stream_id, None)
+            results.append(self._done(command, outcome, first, last))
+        return results
 
     # -- connections ---------------------------------------------------------------------------
     # Checking a connection out of the pool costs more client time than the append itself. While
@@ -207,7 +385,17 @@ class AppendWriter:
                 return conn
             except psycopg.Error:
                 await self.pool.putconn(conn)
-        return await self.pool.getconn()
+        conn = await self.pool.getconn()
+        if conn not in self._configured:
+            try:
+                # Durable commits whatever the server's default; and the append statement's plan
+                # is the same for any batch, so plan it once, not on every call.
+                await conn.execute(_SESSION_SQL)
+            except BaseException:
+                await self.pool.putconn(conn)
+                raise
+            self._configured.add(conn)
+        return conn
 
     def _keep_connection(self, conn: psycopg.AsyncConnection[Any]) -> None:
         self._connections.append(conn)

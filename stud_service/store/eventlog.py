@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.store._json import loads
-from stud_service.store._writer import AppendWriter
+from stud_service.store._writer import AppendWriter, EncodedCommand
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
 from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
@@ -31,14 +31,15 @@ def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
     return StoredEvent(stream_id, row[0], row[1], loads(row[2]), row[3], row[4], row[5], row[6], row[7])
 
 
-def encode_command(events: Sequence[dict[str, Any]]) -> str:
-    """Validate one command's events and return their canonical JSON texts joined by newlines
-    (canonical JSON escapes every control character, so none occurs inside an event). This is the
-    one encoding of the events: the append function hashes exactly these bytes and reads type and
-    hand back from them."""
+def encode_command(events: Sequence[dict[str, Any]]) -> EncodedCommand:
+    """Validate one command's events and encode them as canonical JSON (which escapes every control
+    character, so the texts can travel joined by newlines). This is the one encoding of the events:
+    their hashes cover exactly these bytes."""
     if not events:
         raise InvalidEvent("a command must append at least one event")
     texts: list[str] = []
+    types: list[str] = []
+    hands: list[int | None] = []
     for index, event in enumerate(events):
         if not isinstance(event, dict):
             raise InvalidEvent(f"event {index} is a {type(event).__name__}, not a JSON object")
@@ -52,7 +53,9 @@ def encode_command(events: Sequence[dict[str, Any]]) -> str:
             texts.append(canonical_json(event).decode("utf-8"))
         except NonCanonicalValue as exc:
             raise InvalidEvent(f"event {index} ({event_type}): {exc}") from None
-    return texts[0] if len(texts) == 1 else "\n".join(texts)
+        types.append(event_type)
+        hands.append(hand)
+    return EncodedCommand(texts, types, hands)
 
 
 class EventStore:
@@ -90,11 +93,11 @@ class EventStore:
         """
         if expected_version < 0:
             raise ValueError("expected_version must be >= 0")
-        text = encode_command(events)
+        encoded = encode_command(events)
         attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                row = await self._writer.append(stream_id, expected_version, request_id, text)
+                row = await self._writer.append(stream_id, expected_version, request_id, encoded)
                 break
             except psycopg.OperationalError as exc:
                 if attempt + 1 == attempts:
