@@ -66,10 +66,13 @@ WITH written AS (
     RETURNING 1
 ), heads AS (
     INSERT INTO streams AS s (stream_id, version)
+    -- The link check is a scalar subquery, not EXISTS: that plans as one primary-key lookup per
+    -- command even on a new, small table, where EXISTS can become a scan of the whole table,
+    -- and the plan, made once per connection, would keep scanning as the table grows.
     SELECT c.stream_id,
            CASE WHEN c.expected = 0
-                  OR EXISTS (SELECT FROM events p WHERE p.stream_id = c.stream_id
-                                AND p.version = c.expected AND p.hash = decode(c.prev, 'hex'))
+                  OR (SELECT p.hash FROM events p WHERE p.stream_id = c.stream_id
+                         AND p.version = c.expected) = decode(c.prev, 'hex')
                 THEN c.last ELSE stud_broken_link(c.stream_id, c.expected) END
       FROM unnest(%(streams)s::text[], %(expected)s::bigint[], string_to_array(%(chained_from)s, ','),
                   %(lasts)s::bigint[]) AS c(stream_id, expected, prev, last)
