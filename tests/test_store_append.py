@@ -214,14 +214,15 @@ async def test_one_writer_chaining_commands_on_a_stream_in_one_burst(
 
 
 async def test_append_commits_synchronously_whatever_the_session_says(event_store: EventStore) -> None:
-    """An acknowledged append is durable: the append function turns synchronous_commit on for its
-    own transaction even if the session or server default is off."""
+    """An acknowledged append is durable: the checked append function (the path a refused batch
+    takes) turns synchronous_commit on for its own transaction even if the session or server
+    default is off."""
     async with event_store.pool.connection() as conn:
         await conn.execute("SET synchronous_commit = off")
         try:
             async with conn.transaction():
                 await conn.execute(
-                    "SELECT * FROM stud_append_text(%s, 0, NULL, %s)",
+                    "SELECT * FROM stud_append_commands(ARRAY[%s], '{0}', '{NULL}', %s)",
                     (f"sync-{id(conn)}", '{"type":"A","v":1}'),
                 )
                 cur = await conn.execute("SHOW synchronous_commit")

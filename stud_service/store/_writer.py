@@ -81,7 +81,7 @@ WITH written AS (
 )
 SELECT count(*) FROM written
 """
-_SESSION_SQL = "SET synchronous_commit = on; SET plan_cache_mode = force_generic_plan"
+_SESSION_SQL = "SET synchronous_commit = on"
 _APPEND_COMMANDS_SQL = "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s)"
 _HEAD_HASHES_SQL = (
     "SELECT e.stream_id, e.hash FROM events e"
@@ -391,8 +391,8 @@ class AppendWriter:
         conn = await self.pool.getconn()
         if conn not in self._configured:
             try:
-                # Durable commits whatever the server's default; and the append statement's plan
-                # is the same for any batch, so plan it once, not on every call.
+                # Durable commits whatever the server's or the role's default (the setting stays
+                # with the connection, which matches PostgreSQL's own default for other users).
                 await conn.execute(_SESSION_SQL)
             except BaseException:
                 await self.pool.putconn(conn)
