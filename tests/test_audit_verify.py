@@ -72,3 +72,26 @@ async def test_list_hands_by_table_player_and_pages(event_store, played):
     mine = await list_hands(event_store, player_id=player, page_size=1000)
     assert mine.hands and all(player in dict(s.players).values() for s in mine.hands)
     assert all(s.table_id == table.table_id for s in mine.hands)
+
+
+async def test_listing_hands_by_time_or_player_reads_an_index_not_every_event(event_store, played):
+    """Finding hands must stay cheap on a long log: with sequential scans priced out, the listing
+    query (all hands in start order, and one player's hands) is planned over the HandStarted
+    indexes, not by reading the events table from end to end."""
+    from stud_service.audit import catalog
+
+    player = (await list_hands(event_store, page_size=1)).hands[0].players[0][1]
+    params = {
+        "prefix": "tables/", "stream": None, "since": None, "until": None,
+        "after_time": catalog._BEGINNING, "after_stream": "", "after_hand": 0, "limit": 51,
+    }
+    async with event_store.pool.connection() as conn, conn.transaction():
+        await conn.execute("SET LOCAL enable_seqscan = off")
+        for player_id, index in (
+            (None, "events_hand_started_time_idx"),
+            (player, "events_hand_started_seats_idx"),
+        ):
+            cur = await conn.execute("EXPLAIN " + catalog._LIST_QUERY, {**params, "player": player_id})
+            plan = "\n".join(row[0] for row in await cur.fetchall())
+            assert index in plan, plan
+            assert "Seq Scan on events" not in plan, plan
