@@ -4,13 +4,18 @@
    (8, then 64), three bots each, play through the public gRPC API only (bots from
    ``stud_service.bots``; watch stream with views, ``Act`` with the version seen) for a fixed time.
    The bots run in two load-generator processes of their own, so the server process does only the
-   server's work; its CPU time per action is reported, and the bots' beside it.
+   server's work; its CPU time per action is reported, and the bots' beside it, and the watch-stream
+   messages the bots receive per action (they watch with ``batch_events``: one message per command).
    Reported: accepted actions per second over all tables and the client-observed ``Act`` round trip
    (p50, p99). Every action is one durable append (synchronous commit) plus its NOTIFY.
 2. The peer: ``pgbench`` on the same PostgreSQL at the same concurrency (N clients), each
    transaction one single-row INSERT committed durably: the rate at which this machine can commit
    one row at a time. Ratio = our actions/s ÷ pgbench inserts/s.
-3. Memory: the server's resident set before and after 1,000 tables are opened (created, one player
+3. The floor: the same bots, load processes and tables against ``grpc_floor.py``, a ``grpc.aio`` server
+   with the service's message pattern per action (one ``Act`` call in; one watch message per command
+   to each of the table's watchers, as with ``batch_events``) and no database, engine or auth behind
+   it: what Python gRPC alone allows on this machine. Ratio = our actions/s ÷ the floor's.
+4. Memory: the server's resident set before and after 1,000 tables are opened (created, one player
    seated, loaded and followed by the server), per table; then the server's CPU while they sit idle.
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]``
@@ -177,28 +182,39 @@ def pgbench_insert_rate(url: str, clients: int, seconds: int) -> float:
 
 
 class Server:
-    def __init__(self, url: str) -> None:
+    """A gRPC server in a process of its own on a free loopback port (``service`` or ``floor``)."""
+
+    def __init__(self, arguments: list[str]) -> None:
         self.port = free_port()
         self.process = subprocess.Popen(
+            [sys.executable, *arguments, "--listen", f"127.0.0.1:{self.port}"],
+            env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "GRPC_ENABLE_FORK_SUPPORT": "false"},
+            stdout=subprocess.DEVNULL,
+        )
+
+    @classmethod
+    def service(cls, url: str) -> Server:
+        """``stud-service serve`` on the database at ``url``."""
+        return cls(
             [
-                sys.executable,
                 "-m",
                 "stud_service.cli",
                 "serve",
                 "--database-url",
                 url,
-                "--listen",
-                f"127.0.0.1:{self.port}",
                 "--metrics-listen",
                 "off",
                 "--hand-pause-seconds",
                 "0",
                 "--log-level",
                 "WARNING",
-            ],
-            env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "GRPC_ENABLE_FORK_SUPPORT": "false"},
-            stdout=subprocess.DEVNULL,
+            ]
         )
+
+    @classmethod
+    def floor(cls) -> Server:
+        """The bare-gRPC floor (benchmarks/grpc_floor.py): the same message pattern, no work behind it."""
+        return cls([str(Path(__file__).resolve().with_name("grpc_floor.py"))])
 
     async def wait_ready(self) -> None:
         await wait_until_serving(
@@ -268,11 +284,26 @@ async def _drive(
 
 @dataclass
 class LoadResult:
+    seconds: float  # the measured window
     actions: int
     latencies: list[float]
     server_cpu: float  # seconds of the server process's CPU during the measured window
     load_cpu: float  # seconds of the load generators' CPU during the same window
     messages: int  # watch-stream messages the bots received in the window
+
+    @property
+    def rate(self) -> float:
+        return self.actions / self.seconds
+
+    def columns(self) -> str:
+        """actions/s, p50 and p99 ms, server and bots CPU ms per action, watch messages per action."""
+        actions = max(self.actions, 1)
+        p50, p99 = (percentile(self.latencies, fraction) * 1000 for fraction in (0.5, 0.99))
+        server_ms, bots_ms = (cpu / actions * 1000 for cpu in (self.server_cpu, self.load_cpu))
+        return (
+            f"{self.rate:>10.0f} {p50:>8.1f} {p99:>8.1f} {server_ms:>12.2f} {bots_ms:>10.2f}"
+            f" {self.messages / actions:>10.1f}"
+        )
 
 
 def play(port: int, tables: int, seconds: float, server_pid: int) -> LoadResult:
@@ -311,6 +342,7 @@ def play(port: int, tables: int, seconds: float, server_pid: int) -> LoadResult:
     for process, _ready in workers:
         process.join(timeout=30)
     return LoadResult(
+        seconds=seconds,
         actions=sum(outcome[0] for outcome in outcomes),
         latencies=[latency for outcome in outcomes for latency in outcome[1]],
         server_cpu=server_cpu,
@@ -334,6 +366,23 @@ async def open_tables(port: int, count: int) -> None:
         await asyncio.gather(*(one(index) for index in range(count)))
 
 
+def measure(server: Server, tables: int, seconds: float) -> LoadResult:
+    """Bots play ``tables`` tables on ``server`` for ``seconds``; the server is stopped afterwards."""
+    try:
+        asyncio.run(server.wait_ready())
+        return play(server.port, tables, seconds, server.process.pid)
+    finally:
+        server.stop()
+
+
+@dataclass
+class Row:
+    tables: int
+    ours: LoadResult
+    floor: LoadResult
+    pgbench: float  # tps
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10)
@@ -346,28 +395,11 @@ def main() -> int:
     rows = []
     try:
         for tables in args.tables:
-            server = Server(url)
-            try:
-                asyncio.run(server.wait_ready())
-                load = play(server.port, tables, args.seconds, server.process.pid)
-            finally:
-                server.stop()
-            ours = load.actions / args.seconds
+            ours = measure(Server.service(url), tables, args.seconds)
             peer = pgbench_insert_rate(url, tables, args.seconds)
-            rows.append(
-                (
-                    tables,
-                    ours,
-                    percentile(load.latencies, 0.5) * 1000,
-                    percentile(load.latencies, 0.99) * 1000,
-                    peer,
-                    len(load.latencies),
-                    load.server_cpu / max(load.actions, 1) * 1000,
-                    load.load_cpu / max(load.actions, 1) * 1000,
-                    load.messages / max(load.actions, 1),
-                )
-            )
-        server = Server(url)
+            floor = measure(Server.floor(), tables, args.seconds)
+            rows.append(Row(tables, ours, floor, peer))
+        server = Server.service(url)
         try:
             asyncio.run(server.wait_ready())
             time.sleep(1.0)
@@ -387,18 +419,23 @@ def main() -> int:
         database.stop()
 
     print(
-        f"stud-service over gRPC vs pgbench single-row durable INSERT, same PostgreSQL, same run "
-        f"({args.seconds} s each, {BOTS_PER_TABLE} bots per table, {os.cpu_count()} CPUs)"
+        f"stud-service over gRPC vs pgbench single-row durable INSERT on the same PostgreSQL and vs the"
+        f" bare-gRPC floor (grpc_floor.py: the same bots, one message per command per watcher, no work),"
+        f" same run ({args.seconds} s each, {BOTS_PER_TABLE} bots per table, {LOAD_PROCESSES} load processes,"
+        f" {os.cpu_count()} CPUs)"
     )
     print(
-        f"{'tables':>6} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'pgbench tps':>12} {'ratio':>7}"
-        f" {'server CPU ms/action':>21} {'bots CPU ms/action':>19} {'watch msgs/action':>18}"
+        f"{'tables':>6} {'server':>7} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'server CPU':>12}"
+        f" {'bots CPU':>10} {'watch msgs':>10} {'pgbench tps':>12} {'÷ pgbench':>10} {'÷ floor':>8}"
     )
-    for tables, ours, p50, p99, peer, samples, cpu_ms, load_ms, messages in rows:
-        print(
-            f"{tables:>6} {ours:>10.0f} {p50:>8.1f} {p99:>8.1f} {peer:>12.0f} {ours / peer:>7.2f}"
-            f" {cpu_ms:>21.2f} {load_ms:>19.2f} {messages:>18.1f}   ({samples} actions timed)"
-        )
+    print(f"{'':>6} {'':>7} {'':>10} {'':>8} {'':>8} {'ms/action':>12} {'ms/action':>10} {'/action':>10}")
+    for row in rows:
+        for name, load in (("service", row.ours), ("floor", row.floor)):
+            versus_floor = f"{row.ours.rate / row.floor.rate:>8.2f}" if load is row.ours else f"{'':>8}"
+            print(
+                f"{row.tables:>6} {name:>7} {load.columns()} {row.pgbench:>12.0f}"
+                f" {load.rate / row.pgbench:>10.2f} {versus_floor}   ({len(load.latencies)} actions timed)"
+            )
     per_table = (after - before) / args.memory_tables
     print(
         f"memory: {args.memory_tables} open tables took the server from {before / 1024:.0f} MiB to "

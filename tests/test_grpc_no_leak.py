@@ -2,12 +2,13 @@
 information"; RULES.md §5 for shown and mucked hands).
 
 Bots play many hands through the API while every response they get is recorded: views (GetTableView,
-Act replies, stream views), stream events, and refusals. Afterwards each recorded message is checked
-against the log: at version v of hand h, player P may see the up cards and community cards dealt so
-far, their own down cards dealt so far, and hands shown so far; nothing else (not other seats' down
-cards, not mucked hands, not the undealt deck, not their own future cards). A seat changes hands
-between rounds of play, and a late watcher replays the whole log, so attribution by player (not by
-seat number) is exercised too.
+Act replies, stream views), stream events (batched, as the bots watch, and one per message, as the
+spectator watches), and refusals. Afterwards each recorded message is checked against the log: at
+version v of hand h, player P may see the up cards and community cards dealt so far, their own down
+cards dealt so far, and hands shown so far; nothing else (not other seats' down cards, not mucked
+hands, not the undealt deck, not their own future cards). A seat changes hands between rounds of play,
+and a late watcher replays the whole log in both modes, so attribution by player (not by seat number)
+is exercised too.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import grpc
 from grpc_fixtures import TOKEN_SECRET, settle_table
 
 from stud_service.auth import mint_token
-from stud_service.bots import Bot, StudClient
+from stud_service.bots import Bot, StudClient, events_of
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import stream_id_for
 
@@ -98,10 +99,8 @@ class RecordingClient(StudClient):
                 async for message in stream:
                     if message.HasField("view"):
                         seen.messages.append(view_cards(message.view))
-                    if message.HasField("event"):
-                        seen.messages.append(
-                            event_cards(message.event.version, json.loads(message.event.payload_json))
-                        )
+                    for event in events_of(message):  # one event, or a batch (the bots batch)
+                        seen.messages.append(event_cards(event.version, json.loads(event.payload_json)))
                     yield message
 
             def cancel(self):
@@ -162,10 +161,16 @@ async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_t
     await client("dan").leave(table_id)  # dan's seat 4 goes to eve for the second round of play
     await client("eve").sit_down(table_id, 4, BUY_IN)
     await play(["ann", "ben", "cat", "eve"], hands=4)
-    # A late watcher (eve, who now holds dan's old seat) replays the whole log from the start.
-    await _watch_all(
-        client("eve"), table_id, 0, after_version=1, until_version=await _head(grpc_service, table_id)
-    )
+    # A late watcher (eve, who now holds dan's old seat) replays the whole log, batched and not.
+    for batch in (False, True):
+        await _watch_all(
+            client("eve"),
+            table_id,
+            0,
+            after_version=1,
+            until_version=await _head(grpc_service, table_id),
+            batch_events=batch,
+        )
 
     payloads = [event.payload for event in await grpc_service.store.read_stream(stream_id_for(table_id))]
     visible = visible_cards(payloads)
@@ -190,15 +195,22 @@ async def _head(grpc_service, table_id: str) -> int:
 
 
 async def _watch_all(
-    client: StudClient, table_id: str, hands: int, after_version: int = 0, until_version: int | None = None
+    client: StudClient,
+    table_id: str,
+    hands: int,
+    after_version: int = 0,
+    until_version: int | None = None,
+    batch_events: bool = False,
 ) -> None:
-    stream = client.watch(table_id, after_version=after_version, include_views=True)
+    stream = client.watch(
+        table_id, after_version=after_version, include_views=True, batch_events=batch_events
+    )
     ended = 0
     async for message in stream:
-        if message.event.type == "HandEnded":
-            ended += 1
+        events = events_of(message)
+        ended += sum(event.type == "HandEnded" for event in events)
         if (until_version is None and ended >= hands) or (
-            until_version and message.event.version >= until_version
+            until_version and events and events[-1].version >= until_version
         ):
             stream.cancel()
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import grpc
 
@@ -122,10 +122,18 @@ class StudClient:
         )
         return reply.view
 
-    def watch(self, table_id: str, after_version: int = 0,
-              include_views: bool = False) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+    def watch(self, table_id: str, after_version: int = 0, include_views: bool = False,
+              batch_events: bool = False) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        """The table's watch stream; read a message's events with :func:`events_of` in either mode."""
         return self.stub.WatchTable(
             table_service_pb2.WatchTableRequest(name=f"tables/{table_id}", after_version=after_version,
-                                                include_views=include_views),
+                                                include_views=include_views, batch_events=batch_events),
             metadata=self.metadata,
         )
+
+
+def events_of(message: table_service_pb2.WatchTableResponse) -> Sequence[table_pb2.TableEvent]:
+    """The events a watch message reports, in order: its ``events`` (batch_events) or its one ``event``."""
+    if message.events:
+        return message.events
+    return (message.event,) if message.HasField("event") else ()

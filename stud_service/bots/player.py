@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from stud_service.bots.client import StudClient, error_reason
+from stud_service.bots.client import StudClient, error_reason, events_of
 from stud_service.server.proto_gen import table_pb2
 
 Strategy = Callable[[table_pb2.TableView, random.Random], table_pb2.LegalAction]
@@ -74,12 +74,14 @@ class Bot:
 
     async def run(self, hands: int, stop: asyncio.Event | None = None) -> None:
         rng = random.Random(self.seed)
-        stream = self.client.watch(self.table_id, include_views=True)
+        # One message per command, with the view after it: the bot decides on the newest view only.
+        stream = self.client.watch(self.table_id, include_views=True, batch_events=True)
         try:
             async for message in stream:
                 self.stats.messages += 1
-                if message.event.type == "HandEnded":
-                    self.stats.hands_seen += 1
+                ended = sum(event.type == "HandEnded" for event in events_of(message))
+                if ended:
+                    self.stats.hands_seen += ended
                     if self.stats.hands_seen >= hands:
                         return
                 if stop is not None and stop.is_set():

@@ -26,7 +26,7 @@ import grpc  # noqa: E402
 from google.protobuf import duration_pb2
 
 from stud_service.auth import Role, mint_token
-from stud_service.bots import Bot, StudClient, random_strategy
+from stud_service.bots import Bot, StudClient, events_of, random_strategy
 from stud_service.bots.narrator import Narrator, money
 from stud_service.server.proto_gen import table_pb2
 from stud_service.wording import VARIANT_NAMES
@@ -142,11 +142,11 @@ def _engine_variant(name: str) -> str:
 
 
 async def _narrate(client: StudClient, table_id: str, narrator: Narrator, hands: int) -> None:
-    stream = client.watch(table_id)
+    stream = client.watch(table_id, batch_events=True)
     try:
         async for message in stream:
-            if message.HasField("event"):
-                narrator.feed(message.event.payload_json)
+            for event in events_of(message):
+                narrator.feed(event.payload_json)
                 if len(narrator.hands) >= hands:
                     return
     finally:

@@ -15,6 +15,7 @@ import hashlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
@@ -53,6 +54,9 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
+# With batch_events, at most this many events go in one message (a few hundred KB), so a long catch-up
+# from the log never builds one huge message; a single command causes far fewer.
+MAX_EVENTS_PER_MESSAGE = 500
 
 Reply = TypeVar("Reply")
 
@@ -290,76 +294,81 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             await abort_with(context, status_for(error))
         metrics = self.runtime.metrics
         with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
-            async for reply in self._watch(live, principal, request.after_version, request.include_views):
+            async for reply in self._watch(live, principal, request):
                 yield reply
 
     async def _watch(
-        self, live: LiveTable, principal: Principal, after_version: int, include_views: bool
+        self, live: LiveTable, principal: Principal, request: table_service_pb2.WatchTableRequest
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         viewer = None if principal.role is Role.AUDITOR else principal.player_id
-        redactor = EventRedactor(viewer, auditor=principal.role is Role.AUDITOR)
+        stream = _WatchStream(
+            principal,
+            EventRedactor(viewer, auditor=principal.role is Role.AUDITOR),
+            request.include_views,
+            MAX_EVENTS_PER_MESSAGE if request.batch_events else 1,
+        )
         watcher = self.runtime.add_watcher(live)
         try:
-            if after_version == 0:
+            if request.after_version == 0:
                 sent = live.version
                 yield table_service_pb2.WatchTableResponse(view=self._view(live, principal))
                 if live.state.hand is not None:
-                    redactor.know_hand(
+                    stream.redactor.know_hand(
                         live.state.hand.number,
                         {seat: p.player_id for seat, p in live.state.hand.players.items()},
                     )
             else:
-                sent = after_version
-                async for reply in self._from_log(live, principal, redactor, after_version, include_views):
+                sent = request.after_version
+                async for reply in self._from_log(live, stream, sent):
                     yield reply
-                    sent = reply.event.version
-            while True:
-                applied = await watcher.queue.get()
-                if applied is None:
-                    return  # the server is shutting down
-                if applied is LAGGING:
-                    # The buffer filled up: start buffering again, then read what was skipped from the log.
-                    watcher.lagging = False
-                    async for reply in self._from_log(live, principal, redactor, sent, include_views):
-                        yield reply
-                        sent = reply.event.version
-                    continue
-                if applied.version <= sent:
-                    continue
-                # One command's events arrive together; the view is sent with the last of them only.
-                with_view = include_views and watcher.queue.empty()
-                yield self._event_reply(
-                    live,
-                    principal,
-                    redactor,
-                    applied.version,
-                    applied.payload,
-                    applied.recorded_at,
-                    applied if with_view else None,
-                )
-                sent = applied.version
+                    sent = _last_version(reply)
+            async with contextlib.aclosing(_arrivals(watcher.queue, stream.most)) as arrivals:
+                async for arrived in arrivals:
+                    if arrived is None:
+                        return  # the server is shutting down
+                    if arrived is LAGGING:
+                        # The buffer filled up: buffer again, then read what was skipped from the log.
+                        watcher.lagging = False
+                        async for reply in self._from_log(live, stream, sent):
+                            yield reply
+                            sent = _last_version(reply)
+                        continue
+                    burst = [applied for applied in arrived if applied.version > sent]
+                    if not burst:
+                        continue
+                    # One command's events arrive together. Unbatched, the view goes with the last of them
+                    # only (nothing more waiting); a batch holds all that was waiting, so it always ends one.
+                    last = burst[-1]
+                    with_view = stream.include_views and (stream.most > 1 or watcher.queue.empty())
+                    yield self._reply(
+                        live,
+                        stream,
+                        [(applied.version, applied.payload, applied.recorded_at) for applied in burst],
+                        self._view(live, principal, last.state, last.version) if with_view else None,
+                    )
+                    sent = last.version
         finally:
             self.runtime.remove_watcher(live, watcher)
 
     async def _from_log(
-        self,
-        live: LiveTable,
-        principal: Principal,
-        redactor: EventRedactor,
-        after_version: int,
-        include_views: bool,
+        self, live: LiveTable, stream: _WatchStream, after_version: int
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
-        """Events after ``after_version`` up to the live version, read from the log (resume, catch-up)."""
+        """Events after ``after_version`` up to the live version, read from the log (resume, catch-up),
+        ``stream.most`` to a message."""
         history = await self.runtime.store.read_stream(live.stream_id, after_version=after_version)
         history = [stored for stored in history if stored.version <= live.version]
-        await self._seed_redactor(live, redactor, history)
-        for index, stored in enumerate(history):
-            reply = self._event_reply(
-                live, principal, redactor, stored.version, stored.payload, stored.recorded_at, None
+        await self._seed_redactor(live, stream.redactor, history)
+        for start in range(0, len(history), stream.most):
+            page = history[start : start + stream.most]
+            # Only the live version's view is at hand: it goes with the last page if that reaches it.
+            reaches_live = start + stream.most >= len(history) and page[-1].version == live.version
+            view = self._view(live, stream.principal) if stream.include_views and reaches_live else None
+            yield self._reply(
+                live,
+                stream,
+                [(stored.version, stored.payload, stored.recorded_at) for stored in page],
+                view,
             )
-            if include_views and index == len(history) - 1 and stored.version == live.version:
-                reply.view.CopyFrom(self._view(live, principal))
-            yield reply
 
     async def _seed_redactor(self, live: LiveTable, redactor: EventRedactor, history: list[Any]) -> None:
         """A watch resumed mid-hand starts after that hand's HandStarted: learn who sat where."""
@@ -373,27 +382,71 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 redactor.know_hand(first_hand, {seat: player for seat, player, *_ in stored.payload["seats"]})
                 return
 
-    def _event_reply(
+    def _reply(
         self,
         live: LiveTable,
-        principal: Principal,
-        redactor: EventRedactor,
-        version: int,
-        payload: dict[str, Any],
-        recorded_at: Any,
-        applied: AppliedEvent | None,
+        stream: _WatchStream,
+        events: list[tuple[int, dict[str, Any], Any]],
+        view: table_pb2.TableView | None,
     ) -> table_service_pb2.WatchTableResponse:
+        """One message: ``events`` (version, payload, recorded_at) as the viewer may see them, in
+        ``event`` when the stream sends one per message, else in ``events``; ``view`` when given."""
+        messages = [
+            self._event_message(live, stream.redactor, version, payload, recorded_at)
+            for version, payload, recorded_at in events
+        ]
+        if stream.most == 1:
+            reply = table_service_pb2.WatchTableResponse(event=messages[0])
+        else:
+            reply = table_service_pb2.WatchTableResponse(events=messages)
+        if view is not None:
+            reply.view.CopyFrom(view)
+        return reply
+
+    @staticmethod
+    def _event_message(
+        live: LiveTable, redactor: EventRedactor, version: int, payload: dict[str, Any], recorded_at: Any
+    ) -> table_pb2.TableEvent:
         state = live.state
         hands_ended = state.hand_number - (1 if state.hand is not None else 0)
         shown = redactor.redact(payload, hands_ended)
         if shown is payload:  # the whole event: one message for every watcher allowed all of it
-            event = live.replies.public_event(version, payload, recorded_at)
-        else:
-            event = event_message(version, payload, shown, recorded_at)
-        reply = table_service_pb2.WatchTableResponse(event=event)
-        if applied is not None:
-            reply.view.CopyFrom(self._view(live, principal, applied.state, applied.version))
-        return reply
+            return live.replies.public_event(version, payload, recorded_at)
+        return event_message(version, payload, shown, recorded_at)
+
+
+@dataclass(frozen=True, slots=True)
+class _WatchStream:
+    """What one WatchTable call asked for, and its viewer's redactor (which remembers who sat where)."""
+
+    principal: Principal
+    redactor: EventRedactor
+    include_views: bool
+    most: int  # events per message: 1, or MAX_EVENTS_PER_MESSAGE with batch_events
+
+
+_END_OF_BURST = object()
+
+
+async def _arrivals(
+    queue: asyncio.Queue[AppliedEvent | str | None], most: int
+) -> AsyncIterator[list[AppliedEvent] | str | None]:
+    """A watcher's queue as it is read: runs of events that were waiting together (at most ``most``
+    each, in order), or a marker (LAGGING, None) on its own, after the events queued before it."""
+    while True:
+        burst: list[AppliedEvent] = []
+        item: Any = await queue.get()
+        while isinstance(item, AppliedEvent):
+            burst.append(item)
+            item = _END_OF_BURST if len(burst) == most or queue.empty() else queue.get_nowait()
+        if burst:
+            yield burst
+        if item is not _END_OF_BURST:
+            yield item
+
+
+def _last_version(reply: table_service_pb2.WatchTableResponse) -> int:
+    return reply.events[-1].version if reply.events else reply.event.version
 
 
 def _fresh_table_id(request_id: str | None) -> str:

@@ -147,19 +147,23 @@ class ActResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
 
 class WatchTableRequest(_message.Message):
-    __slots__ = ("name", "after_version", "include_views")
+    __slots__ = ("name", "after_version", "include_views", "batch_events")
     NAME_FIELD_NUMBER: _ClassVar[int]
     AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_VIEWS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_EVENTS_FIELD_NUMBER: _ClassVar[int]
     name: str
     after_version: int
     include_views: bool
-    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., include_views: _Optional[bool] = ...) -> None: ...
+    batch_events: bool
+    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., include_views: _Optional[bool] = ..., batch_events: _Optional[bool] = ...) -> None: ...
 
 class WatchTableResponse(_message.Message):
-    __slots__ = ("event", "view")
+    __slots__ = ("event", "view", "events")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     event: _table_pb2.TableEvent
     view: _table_pb2.TableView
-    def __init__(self, event: _Optional[_Union[_table_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[_table_pb2.TableEvent]
+    def __init__(self, event: _Optional[_Union[_table_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_table_pb2.TableEvent, _Mapping]]] = ...) -> None: ...
