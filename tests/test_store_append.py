@@ -10,7 +10,7 @@ import pytest
 from psycopg.conninfo import make_conninfo
 
 from stud_service.db import open_pool
-from stud_service.store import ConcurrencyError, EventStore, InvalidEvent
+from stud_service.store import ConcurrencyError, EventStore, InvalidEvent, StoreUnavailable
 from stud_service.store._writer import KEEP_CONNECTIONS
 
 
@@ -324,6 +324,25 @@ async def test_writer_connections_commit_synchronously_whatever_the_server_defau
         (conn,) = store._writer._connections
         cur = await conn.execute("SHOW synchronous_commit")
         assert (await cur.fetchone())[0] == "on"
+        await store.close()
+    finally:
+        await pool.close()
+
+
+async def test_append_with_no_connection_to_be_had_fails_instead_of_waiting_forever(
+    database_url: str, stream_id: str
+) -> None:
+    """When the pool cannot hand the writer a connection in time, the waiting append gets a clear
+    error (nothing was sent, so nothing is written) and the next append works as usual."""
+    pool = await open_pool(database_url, min_size=1, max_size=1)
+    pool.timeout = 0.3
+    try:
+        store = EventStore(pool, announce=False)
+        async with pool.connection():  # the only connection, held elsewhere
+            with pytest.raises(StoreUnavailable):
+                await asyncio.wait_for(store.append(stream_id, 0, [ev("A", 1)], "r"), timeout=20)
+        assert (await store.append(stream_id, 0, [ev("A", 1)], "r")).version == 1
+        assert [e.type for e in await store.read_stream(stream_id)] == ["A"]
         await store.close()
     finally:
         await pool.close()

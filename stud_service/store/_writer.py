@@ -194,6 +194,8 @@ class AppendWriter:
     async def _commit_batch(self, batch: list[_Command], streams: set[str]) -> None:
         try:
             outcomes = await self._run(batch)
+        except Exception as exc:  # noqa: BLE001 - every waiting caller must hear of it
+            outcomes = [exc] * len(batch)
         finally:
             self._inflight -= 1
             self._busy -= streams
@@ -211,7 +213,10 @@ class AppendWriter:
         order = sorted(range(len(batch)), key=lambda i: batch[i].stream_id)
         ordered = [batch[i] for i in order]
         outcomes: list[AppendRow | BaseException] = [None] * len(batch)  # type: ignore[list-item]
-        conn = await self._take_connection()
+        try:
+            conn = await self._take_connection()
+        except psycopg.OperationalError as exc:  # no connection (pool timeout, server gone): nothing sent
+            return [exc] * len(batch)
         try:
             try:
                 rows = await self._append_rows(conn, ordered)
