@@ -24,28 +24,17 @@ int stud_eval_eight(const int *cards, int n)
     return value >= STUD_EIGHT_MIN_VALUE ? value : STUD_NO_LOW;
 }
 
-/* Order for picking among tied fives: ace-low rank first, then suit. */
+/* Order for picking among tied fives: ace-low rank first, then suit; the lower is preferred. */
 static int low_order(int card)
 {
     return stud_ace_low_rank(card) * 4 + (card & 3);
 }
 
-static void sort_low_asc5(int v[5])
+static int five_low_value(const int five[5])
 {
-    for (int i = 1; i < 5; i++)
-        for (int j = i; j > 0 && low_order(v[j]) < low_order(v[j - 1]); j--) {
-            int t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-}
-
-/* Negative when `a` holds the lower cards (compared lowest first). */
-static int compare_low5(const int a[5], const int b[5])
-{
-    for (int i = 0; i < 5; i++)
-        if (a[i] != b[i]) return low_order(a[i]) < low_order(b[i]) ? -1 : 1;
-    return 0;
+    uint64_t key = 0;
+    for (int i = 0; i < 5; i++) key += stud_t.card_key[five[i]];
+    return low_from_key(key);
 }
 
 int stud_best_five_low(const int *cards, int n, int *out)
@@ -53,26 +42,8 @@ int stud_best_five_low(const int *cards, int n, int *out)
     if (out == NULL) return STUD_ERR_NULL;
     int best = stud_eval_low(cards, n);
     if (best < 0) return best;
-    int chosen[5] = {-1, -1, -1, -1, -1};
-    int idx[5];
-    for (idx[0] = 0; idx[0] < n; idx[0]++)
-    for (idx[1] = idx[0] + 1; idx[1] < n; idx[1]++)
-    for (idx[2] = idx[1] + 1; idx[2] < n; idx[2]++)
-    for (idx[3] = idx[2] + 1; idx[3] < n; idx[3]++)
-    for (idx[4] = idx[3] + 1; idx[4] < n; idx[4]++) {
-        uint64_t key = 0;
-        int five[5];
-        for (int i = 0; i < 5; i++) {
-            five[i] = cards[idx[i]];
-            key += stud_t.card_key[five[i]];
-        }
-        if (low_from_key(key) != best) continue;
-        sort_low_asc5(five);
-        if (chosen[0] < 0 || compare_low5(five, chosen) < 0)
-            for (int i = 0; i < 5; i++) chosen[i] = five[i];
-    }
-    stud_order_five(chosen, 1);
-    for (int i = 0; i < 5; i++) out[i] = chosen[i];
+    stud_pick_five(cards, n, best, five_low_value, low_order, 0, out);
+    stud_order_five(out, 1);
     return best;
 }
 

@@ -109,6 +109,16 @@ static inline int stud_ace_low_rank(int card)
  * higher ranks (ace-low ranks when ace_low), then higher suits; a wheel's ace goes last. */
 void stud_order_five(int five[5], int ace_low);
 
+/* The value of five cards, and a card's rank for choosing among fives of equal value. */
+typedef int (*stud_five_value)(const int five[5]);
+typedef int (*stud_card_rank)(int card);
+
+/* Writes to `out` which five of the n `cards` are worth `best` by `value_of`; among several, the
+ * five whose cards, sorted by `rank_of` (highest first when `highest_first`, else lowest first),
+ * compare first. Deterministic, so a hand always shows the same five cards. */
+void stud_pick_five(const int *cards, int n, int best, stud_five_value value_of, stud_card_rank rank_of,
+                    int highest_first, int out[5]);
+
 /* Shared argument checks of the single-hand calls. */
 static inline int stud_check_hand_args(const int *cards, int n, int min_n, int max_n)
 {
