@@ -37,6 +37,32 @@ async def test_replicas_migrating_at_once_apply_each_migration_once(make_databas
     assert sorted(len(r) for r in results) == [0, 0, 0, len(available_migrations())]
 
 
+async def test_catalog_indexes_built_concurrently_by_hand_are_taken_over(make_database) -> None:
+    """docs/deployment.md: on a large table an operator builds migration 0009's indexes first with
+    CREATE INDEX CONCURRENTLY; the migration then finds them and only records itself."""
+    url = await make_database(migrated=True)
+    indexes = ("events_hand_started_time_idx", "events_hand_started_seats_idx")
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        for name in indexes:  # back to a database that has not run 0009
+            await conn.execute(f"DROP INDEX {name}")
+        await conn.execute("DELETE FROM schema_migrations WHERE number = 9")
+        await conn.execute(
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS events_hand_started_time_idx"
+            " ON events (recorded_at, stream_id, hand) WHERE type = 'HandStarted'"
+        )
+        await conn.execute(
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS events_hand_started_seats_idx"
+            " ON events USING gin ((payload -> 'seats') jsonb_path_ops) WHERE type = 'HandStarted'"
+        )
+    assert [m.number for m in await apply_migrations(url)] == [9]
+    rows = await fetch(
+        url,
+        "SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+        " WHERE c.relname LIKE 'events_hand_started_%' ORDER BY 1",
+    )
+    assert rows == [(name, True) for name in sorted(indexes)]
+
+
 async def test_an_edited_applied_migration_is_refused(make_database) -> None:
     url = await make_database(migrated=True)
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
