@@ -44,6 +44,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db.connect import check_idle_connection
+from stud_service.store.canonical import GENESIS_HASH
 
 _log = logging.getLogger(__name__)
 
@@ -88,7 +89,6 @@ _HEAD_HASHES_SQL = (
     " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
     " ON e.stream_id = c.stream_id AND e.version = c.version"
 )
-_GENESIS = bytes(32)
 
 
 @dataclass(slots=True, frozen=True)
@@ -327,7 +327,8 @@ class AppendWriter:
     async def _prev_hashes(self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]) -> list[bytes]:
         """The hash of the event each command expects to follow: remembered, or read in one query
         for the streams this writer has not seen at that version. A stream found not to have the
-        expected event gets no hash; its command fails the fast path's check as a conflict."""
+        expected event gets the zero hash, which fails the fast path's link check: the checked path
+        then reports the conflict."""
         unknown = [
             c for c in batch if c.expected > 0 and self._heads.get(c.stream_id, (0, b""))[0] != c.expected
         ]
@@ -343,10 +344,10 @@ class AppendWriter:
         prevs: list[bytes] = []
         for command in batch:
             if command.expected == 0:
-                prevs.append(_GENESIS)
+                prevs.append(GENESIS_HASH)
                 continue
-            version, head_hash = self._heads.get(command.stream_id, (0, _GENESIS))
-            prevs.append(head_hash if version == command.expected else _GENESIS)
+            version, head_hash = self._heads.get(command.stream_id, (0, GENESIS_HASH))
+            prevs.append(head_hash if version == command.expected else GENESIS_HASH)
         return prevs
 
     def _remember(self, stream_id: str, version: int, head_hash: bytes) -> None:
