@@ -15,14 +15,13 @@ from dataclasses import dataclass
 
 import grpc
 import pytest_asyncio
-from google.protobuf import duration_pb2
+from grpc_fixtures import table_spec
 from prometheus_client.parser import text_string_to_metric_families
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
 from stud_service.observability.logging import configure_logging
 from stud_service.server.host import ServiceHost, ServiceOptions
-from stud_service.server.proto_gen import table_pb2
 
 TOKEN_SECRET = "observability-tests-secret-0123456789abcdef"
 BUY_IN = 10_000
@@ -94,14 +93,7 @@ async def service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator
 async def create_table(service: Service, action_clock_seconds: int = 30) -> str:
     table_id = f"obs-{uuid.uuid4().hex[:10]}"
     await service.client("house", Role.OPERATOR).create_table(
-        table_id,
-        table_pb2.Table(
-            variant=table_pb2.VARIANT_SEVEN_CARD_STUD,
-            stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
-            min_buy_in=2_000,
-            max_buy_in=40_000,
-            action_clock=duration_pb2.Duration(seconds=action_clock_seconds),
-        ),
+        table_id, table_spec(action_clock=action_clock_seconds)
     )
     return table_id
 

@@ -13,14 +13,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 import pytest_asyncio
-from google.protobuf import duration_pb2
+from grpc_fixtures import table_spec
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
 from stud_service.observability.logging import configure_logging
 from stud_service.server import runtime
 from stud_service.server.host import ServiceHost, ServiceOptions
-from stud_service.server.proto_gen import table_pb2
 
 TOKEN_SECRET = "table-log-tests-secret-0123456789abcdef"
 HANDS = 2
@@ -49,14 +48,7 @@ async def served_game(make_database: Callable[..., Awaitable[str]]) -> AsyncIter
             grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel,
         ):
             await StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR)).create_table(
-                table_id,
-                table_pb2.Table(
-                    variant=table_pb2.VARIANT_SEVEN_CARD_STUD,
-                    stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
-                    min_buy_in=2_000,
-                    max_buy_in=40_000,
-                    action_clock=duration_pb2.Duration(seconds=30),
-                ),
+                table_id, table_spec()
             )
             bots = [
                 Bot(StudClient(channel, mint_token(TOKEN_SECRET, name)), table_id, seat, seed=seat)
