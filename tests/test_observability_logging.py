@@ -13,6 +13,7 @@ from datetime import datetime
 
 import pytest
 
+from stud_service.engine import CardDealt
 from stud_service.observability.logging import (
     REDACTED,
     configure_logging,
@@ -159,17 +160,6 @@ def test_hole_cards_seeds_tokens_and_passwords_in_extras_are_redacted(json_logs:
     # A commitment is public by design: it is published before the deal so the shuffle can be audited.
     assert line["deck_commitment"] == "ab12cd34"
     assert line["database"] == f"postgresql://stud:{REDACTED}@db.internal:5432/stud"
-
-
-@dataclass(frozen=True, slots=True)
-class CardDealt:
-    """Shaped like the engine's event: a card code, face up or down."""
-
-    hand: int
-    street: int
-    seat: int | None
-    card: int
-    face_up: bool
 
 
 def test_a_card_dealt_face_down_is_redacted_and_a_card_dealt_face_up_is_not(json_logs: Captured):
