@@ -95,7 +95,8 @@ async def our_appends(store: EventStore, writers: int, seconds: float, mode: str
                 async with store.pool.connection() as conn:
                     async with conn.transaction():
                         await conn.execute(
-                            "SELECT * FROM stud_append_text(%s, %s, NULL, %s)", (stream_id, version, payload)
+                            "SELECT * FROM stud_append_commands(ARRAY[%s], ARRAY[%s::bigint], '{NULL}', %s)",
+                            (stream_id, version, payload),
                         )
                         if mode == "notify-in-tx":
                             await conn.execute(

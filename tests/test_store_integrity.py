@@ -154,9 +154,8 @@ async def test_killed_connection_mid_append_leaves_all_or_nothing(
             await admin.execute("SELECT 1 FROM streams WHERE stream_id = %s FOR UPDATE", (stream_id,))
             victim_append = asyncio.ensure_future(
                 victim.execute(
-                    "SELECT * FROM stud_append(%s, 1, NULL, %s, %s, %s)",
-                    (stream_id, ["A", "B", "C"], [None] * 3,
-                     [canonical_json(ev(k, 1)).decode() for k in "ABC"]),
+                    "SELECT * FROM stud_append_commands(ARRAY[%s], '{1}', '{NULL}', %s)",
+                    (stream_id, "\n".join(canonical_json(ev(k, 1)).decode() for k in "ABC")),
                 )
             )
             for _ in range(100):
