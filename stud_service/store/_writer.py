@@ -4,15 +4,16 @@ Appends made in one turn of the event loop go to PostgreSQL together: one round 
 transaction, one WAL flush for the lot, each command keeping its own outcome. Up to
 ``max_inflight`` such transactions are under way at once on separate connections.
 
-The batch is one statement (``_APPEND_ROWS_SQL``), with no function and no statement per command:
-the writer remembers the hash of the last event it saw on each stream, hashes every new event
-itself, and lets constraints do the checking. A stale expected version collides with the primary
-key (stream_id, version); a used request id with the unique request index; and a command that does
-not follow the event it names (expected version ahead of the stream, or a remembered hash that is
-not the stored one) trips the link check in the statement, which raises. Any of these fails the
-whole statement, nothing written, and the batch goes through ``stud_append_commands`` instead,
-which checks and writes command by command and gives each its own outcome (appended, duplicate,
-conflict). Both paths keep ``streams.version``, the head, in step with the events.
+The batch is one statement (``_APPEND_ROWS``, sent straight through libpq by ``_wire``), with no
+function and no statement per command: the writer remembers the hash of the last event it saw on
+each stream, hashes every new event itself, and lets constraints do the checking. A stale expected
+version collides with the primary key (stream_id, version); a used request id with the unique
+request index; and a command that does not follow the event it names (expected version ahead of
+the stream, or a remembered hash that is not the stored one) trips the link check in the
+statement, which raises. Any of these fails the whole statement, nothing written, and the batch
+goes through ``stud_append_commands`` instead, which checks and writes command by command and
+gives each its own outcome (appended, duplicate, conflict). Both paths keep ``streams.version``,
+the head, in step with the events.
 
 A stream is in at most one transaction at a time, and has at most one command in a batch: a
 command for a stream with one under way waits and goes in a later batch, so one stream's commands
@@ -44,6 +45,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db.connect import check_idle_connection
+from stud_service.store._wire import PreparedStatement
 from stud_service.store.canonical import GENESIS_HASH
 
 _log = logging.getLogger(__name__)
@@ -55,14 +57,14 @@ AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actu
 
 KNOWN_HEADS = 100_000  # streams whose last hash the writer remembers (about 150 bytes each)
 
-_APPEND_ROWS_SQL = """
+_APPEND_ROWS = PreparedStatement("stud_append_rows", """
 WITH written AS (
     INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, prev_hash, hash)
     SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e.command_size,
            decode(e.prev, 'hex'), decode(e.hash, 'hex')
-      FROM unnest(%(event_streams)s::text[], %(versions)s::bigint[], %(types)s::text[],
-                  string_to_array(%(payloads)s, E'\\n'), %(hands)s::bigint[], %(request_ids)s::text[],
-                  %(sizes)s::integer[], string_to_array(%(prevs)s, ','), string_to_array(%(hashes)s, ','))
+      FROM unnest($1::text[], $2::bigint[], $3::text[],
+                  string_to_array($4, E'\\n'), $5::bigint[], $6::text[],
+                  $7::integer[], string_to_array($8, ','), string_to_array($9, ','))
            AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
     RETURNING 1
 ), heads AS (
@@ -75,13 +77,13 @@ WITH written AS (
                   OR (SELECT p.hash FROM events p WHERE p.stream_id = c.stream_id
                          AND p.version = c.expected) = decode(c.prev, 'hex')
                 THEN c.last ELSE stud_broken_link(c.stream_id, c.expected) END
-      FROM unnest(%(streams)s::text[], %(expected)s::bigint[], string_to_array(%(chained_from)s, ','),
-                  %(lasts)s::bigint[]) AS c(stream_id, expected, prev, last)
+      FROM unnest($10::text[], $11::bigint[], string_to_array($12, ','),
+                  $13::bigint[]) AS c(stream_id, expected, prev, last)
     ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = now()
     WHERE s.version < excluded.version
 )
 SELECT count(*) FROM written
-"""
+""")
 _SESSION_SQL = "SET synchronous_commit = on"
 _APPEND_COMMANDS_SQL = "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s)"
 _HEAD_HASHES_SQL = (
@@ -265,7 +267,7 @@ class AppendWriter:
     async def _append_rows(
         self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]
     ) -> list[AppendRow]:
-        """The fast path (``stud_append_rows``): every event hashed here, the batch one INSERT.
+        """The fast path (``_APPEND_ROWS``): every event hashed here, the batch one INSERT.
         Raises if any command conflicts, nothing written; the caller then takes the slow path."""
         prevs = await self._prev_hashes(conn, batch)
         event_streams: list[str] = []
@@ -299,24 +301,23 @@ class AppendWriter:
             if count > 1:
                 request_ids += [None] * (count - 1)
                 sizes += [None] * (count - 1)
-        await conn.execute(
-            _APPEND_ROWS_SQL,
-            {
-                "streams": _text_array([c.stream_id for c in batch]),
-                "expected": _int_array([c.expected for c in batch]),
-                "chained_from": ",".join([prev.hex() for prev in prevs]),
-                "lasts": _int_array([last for last, _ in lasts]),
-                "event_streams": _text_array(event_streams),
-                "versions": _int_array(versions),
-                "types": _text_array(types),
-                "hands": _int_array(hands),
-                "request_ids": _text_array(request_ids),
-                "sizes": _int_array(sizes),
-                "prevs": ",".join(event_prevs),
-                "hashes": ",".join(hashes),
-                "payloads": "\n".join(payloads),
-            },
-            prepare=True,
+        await _APPEND_ROWS.run(
+            conn,
+            (
+                _text_array(event_streams),
+                _int_array(versions),
+                _text_array(types),
+                "\n".join(payloads),
+                _int_array(hands),
+                _text_array(request_ids),
+                _int_array(sizes),
+                ",".join(event_prevs),
+                ",".join(hashes),
+                _text_array([c.stream_id for c in batch]),
+                _int_array([c.expected for c in batch]),
+                ",".join([prev.hex() for prev in prevs]),
+                _int_array([last for last, _ in lasts]),
+            ),
         )
         rows: list[AppendRow] = []
         for command, (last, last_hash) in zip(batch, lasts, strict=True):

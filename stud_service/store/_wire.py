@@ -1,0 +1,83 @@
+"""Prepared statements sent straight through libpq, for the append writer's hot path.
+
+psycopg's ``execute`` builds a cursor, converts the query and its parameters and drives the wait
+through generators: about 50 µs of client time per call, which at a few hundred group commits a
+second is a large share of the writer's whole cycle. The writer's statements take parameters it
+has already written as text and return nothing it needs but success, so here a statement is
+prepared once per connection and each run is one ``PQsendQueryPrepared`` and a wait on the socket.
+
+The connection stays a normal psycopg connection: each run is one autocommit statement, so when it
+returns the connection is idle again, as psycopg and the pool expect. A run cut short (cancelled,
+connection lost) leaves the connection busy or broken, and the pool discards it when it comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg import pq
+from psycopg.errors import error_from_result
+
+_OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
+
+
+class PreparedStatement:
+    """One statement with numbered text parameters ($1, $2, ...), prepared on first use on each
+    connection it runs on."""
+
+    def __init__(self, name: str, sql: str) -> None:
+        if re.search(r"%(\(\w+\))?s", sql):
+            raise ValueError("use $1, $2, ... placeholders")
+        self.name = name.encode()
+        self.sql = sql.encode()
+        self._prepared_on: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
+
+    async def run(self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | None]) -> None:
+        """Run the statement with ``params`` (text, or None for NULL); raise its error if it failed."""
+        pgconn = conn.pgconn
+        if conn not in self._prepared_on:
+            pgconn.send_prepare(self.name, self.sql)
+            await _result(pgconn)
+            self._prepared_on.add(conn)
+        pgconn.send_query_prepared(self.name, [None if p is None else p.encode() for p in params])
+        await _result(pgconn)
+
+
+async def _result(pgconn: pq.abc.PGconn) -> None:
+    """Flush what was sent, wait for the server's answer, and raise it if it is an error."""
+    loop = asyncio.get_running_loop()
+    fd = pgconn.socket
+    while pgconn.flush():  # nonblocking connection: the query may not fit the socket at once
+        await _ready(loop, fd, loop.add_writer, loop.remove_writer)
+    error = None
+    while True:
+        pgconn.consume_input()
+        while pgconn.is_busy():  # getting the next result would block: wait for more input
+            await _ready(loop, fd, loop.add_reader, loop.remove_reader)
+            pgconn.consume_input()
+        result = pgconn.get_result()
+        if result is None:
+            break
+        if error is None and result.status not in _OK:
+            error = error_from_result(result)
+    if error is not None:
+        raise error
+
+
+async def _ready(loop: asyncio.AbstractEventLoop, fd: int, add: Any, remove: Any) -> None:
+    ready: asyncio.Future[None] = loop.create_future()
+    add(fd, _wake, ready)
+    try:
+        await ready
+    finally:
+        remove(fd)
+
+
+def _wake(ready: asyncio.Future[None]) -> None:
+    if not ready.done():  # the fd can report ready again before the waiter has run
+        ready.set_result(None)
