@@ -294,10 +294,10 @@ async def test_two_stores_each_with_a_remembered_head_conflict_cleanly(
     assert (await first.verify(stream_id)).ok
 
 
-async def test_a_wrong_remembered_hash_never_reaches_the_chain(db_pool: Any, stream_id: str) -> None:
-    """The batch statement checks each command's link to the stored event it follows: a writer
-    remembering a wrong hash for the right version (a bug, or a row rewritten behind its back)
-    has its batch refused, and the checked path appends with the stored hash instead."""
+async def test_a_wrong_remembered_hash_is_named_by_verify(db_pool: Any, stream_id: str) -> None:
+    """The batch statement trusts the hash the writer remembers for the event a command follows
+    (its own appends' hashes, or one read from the log: events never change). Should a writer
+    ever remember a wrong one, the link it writes is broken, and verify names that event."""
     store = EventStore(db_pool, announce=False)
     try:
         await store.append(stream_id, 0, [ev("A", 1)])
@@ -306,7 +306,9 @@ async def test_a_wrong_remembered_hash_never_reaches_the_chain(db_pool: Any, str
     finally:
         await store.close()
     assert [e.type for e in await store.read_stream(stream_id)] == ["A", "B", "C"]
-    assert (await store.verify(stream_id)).ok
+    report = await store.verify(stream_id)
+    assert (report.ok, report.first_bad_version) == (False, 2)
+    assert "prev_hash" in report.reason
 
 
 async def test_writer_connections_commit_synchronously_whatever_the_server_default(

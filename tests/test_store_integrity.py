@@ -105,11 +105,15 @@ async def test_deleted_first_event_of_a_hand_is_named(event_store: EventStore, s
     assert (hand_report.ok, hand_report.first_bad_version) == (False, 6)
 
 
-async def test_truncated_tail_is_named_by_verify(event_store: EventStore, stream_id: str) -> None:
+async def test_truncated_tail_leaves_a_whole_shorter_chain(event_store: EventStore, stream_id: str) -> None:
+    """Heads live in the events alone, so a cut tail is a shorter, intact chain: ``verify`` passes
+    and the head moves back. A signed checkpoint of the old head is what names the cut (see
+    test_audit_tamper)."""
     await fill(event_store, stream_id)
+    head = await event_store.head(stream_id)
     await sql(event_store.pool, "DELETE FROM events WHERE stream_id = %s AND version >= 12", stream_id)
-    report = await event_store.verify(stream_id)
-    assert (report.ok, report.first_bad_version) == (False, 12)
+    assert (await event_store.verify(stream_id)).ok
+    assert await event_store.head(stream_id) == 11 < head
 
 
 async def test_swapped_rows_are_named_by_verify(event_store: EventStore, stream_id: str) -> None:
@@ -148,10 +152,15 @@ async def test_killed_connection_mid_append_leaves_all_or_nothing(
     await event_store.append(stream_id, 0, [ev("SitDown", 0)])
     async with event_store.pool.connection() as admin, event_store.pool.connection() as victim:
         victim_pid = victim.info.backend_pid
-        # Hold the stream's row lock from the admin side so the victim's append blocks mid-transaction
-        # (after its function has started), then kill the victim while it waits.
+        # The admin side writes version 3 and holds its transaction open, so the victim's append
+        # blocks mid-transaction (version 2 written, waiting to learn whether 3 is taken); then the
+        # victim is killed while it waits, and the admin's row is rolled back.
         async with admin.transaction():
-            await admin.execute("SELECT 1 FROM streams WHERE stream_id = %s FOR UPDATE", (stream_id,))
+            await admin.execute(
+                "INSERT INTO events (stream_id, version, type, payload, prev_hash, hash)"
+                " VALUES (%s, 3, 'Blocker', '{}', '', '')",
+                (stream_id,),
+            )
             victim_append = asyncio.ensure_future(
                 victim.execute(
                     "SELECT * FROM stud_append_commands(ARRAY[%s], '{1}', '{NULL}', %s)",
@@ -170,6 +179,7 @@ async def test_killed_connection_mid_append_leaves_all_or_nothing(
             await admin.execute("SELECT pg_terminate_backend(%s)", (victim_pid,))
             with pytest.raises(psycopg.OperationalError):
                 await victim_append
+            raise psycopg.Rollback
     assert [e.type for e in await event_store.read_stream(stream_id)] == ["SitDown"]
     assert await event_store.head(stream_id) == 1
     # The stream carries on normally afterwards.

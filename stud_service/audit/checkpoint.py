@@ -66,8 +66,9 @@ async def make_checkpoint(
     streams = [stream_id_for(table_id) for table_id in table_ids] if table_ids is not None else None
     rows = await fetch(
         store,
-        "SELECT s.stream_id, s.version, e.hash FROM streams s"
-        " JOIN events e ON e.stream_id = s.stream_id AND e.version = s.version"
+        "SELECT s.stream_id, h.version, h.hash FROM streams s"
+        " CROSS JOIN LATERAL (SELECT version, hash FROM events e WHERE e.stream_id = s.stream_id"
+        " ORDER BY version DESC LIMIT 1) h"
         " WHERE starts_with(s.stream_id, %s) AND (%s::text[] IS NULL OR s.stream_id = ANY(%s))"
         " ORDER BY s.stream_id",
         (STREAM_PREFIX, streams, streams),

@@ -6,20 +6,19 @@ transaction, one WAL flush for the lot, each command keeping its own outcome. Up
 
 The batch is one statement (``_APPEND_ROWS``, sent straight through libpq by ``_wire``), with no
 function and no statement per command: the writer remembers the hash of the last event it saw on
-each stream, hashes every new event itself, and lets constraints do the checking. A stale expected
-version collides with the primary key (stream_id, version); a used request id with the unique
-request index; and a command that does not follow the event it names (expected version ahead of
-the stream, or a remembered hash that is not the stored one) trips the link check in the
-statement, which raises. Any of these fails the whole statement, nothing written, and the batch
-goes through ``stud_append_commands`` instead, which checks and writes command by command and
-gives each its own outcome (appended, duplicate, conflict). Both paths keep ``streams.version``,
-the head, in step with the events.
+each stream, hashes every new event itself, and lets the keys do the checking. A command goes this
+way only when the writer knows the stored event it follows (events never change, so a remembered
+hash is never wrong); then a stale expected version collides with the primary key (stream_id,
+version) and a used request id with the unique request index, either of which fails the whole
+statement, nothing written. Such a batch, or one with a command ahead of its stream, goes through
+``stud_append_commands`` instead, which checks and writes command by command and gives each its
+own outcome (appended, duplicate, conflict). Nothing is updated: a stream's head is its last event.
 
 A stream is in at most one transaction at a time, and has at most one command in a batch: a
 command for a stream with one under way waits and goes in a later batch, so one stream's commands
 reach PostgreSQL in the order they were made (a command expecting the version its predecessor
-creates finds it there). Batches lock their streams in sorted order, which keeps batches of
-several processes on one database free of deadlocks. A command is acknowledged only after its
+creates finds it there). Batches write their streams' keys in sorted order, which keeps batches
+of several processes on one database free of deadlocks. A command is acknowledged only after its
 transaction's durable commit (``synchronous_commit`` is set on for the writer's connections).
 
 Announcements (NOTIFY ``stream:version``) are sent after the commit by a background task that
@@ -67,20 +66,8 @@ WITH written AS (
                   $7::integer[], string_to_array($8, ','), string_to_array($9, ','))
            AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
     RETURNING 1
-), heads AS (
-    INSERT INTO streams AS s (stream_id, version)
-    -- The link check is a scalar subquery, not EXISTS: that plans as one primary-key lookup per
-    -- command even on a new, small table, where EXISTS can become a scan of the whole table,
-    -- and the plan, made once per connection, would keep scanning as the table grows.
-    SELECT c.stream_id,
-           CASE WHEN c.expected = 0
-                  OR (SELECT p.hash FROM events p WHERE p.stream_id = c.stream_id
-                         AND p.version = c.expected) = decode(c.prev, 'hex')
-                THEN c.last ELSE stud_broken_link(c.stream_id, c.expected) END
-      FROM unnest($10::text[], $11::bigint[], string_to_array($12, ','),
-                  $13::bigint[]) AS c(stream_id, expected, prev, last)
-    ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = now()
-    WHERE s.version < excluded.version
+), created AS (
+    INSERT INTO streams (stream_id) SELECT unnest($10::text[]) ON CONFLICT DO NOTHING
 )
 SELECT count(*) FROM written
 """)
@@ -91,6 +78,10 @@ _HEAD_HASHES_SQL = (
     " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
     " ON e.stream_id = c.stream_id AND e.version = c.version"
 )
+
+
+class _Unchained(Exception):
+    """A command in the batch expects an event the stream does not have."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -220,13 +211,17 @@ class AppendWriter:
         except psycopg.OperationalError as exc:  # no connection (pool timeout, server gone): nothing sent
             return [exc] * len(batch)
         try:
+            prevs = await self._prev_hashes(conn, ordered)
+            known = [prev for prev in prevs if prev is not None]
             try:
-                rows = await self._append_rows(conn, ordered)
+                if len(known) < len(prevs):
+                    raise _Unchained
+                rows = await self._append_rows(conn, ordered, known)
             except psycopg.OperationalError:
                 raise
-            except psycopg.Error:
-                # A conflict, a retried request id or a stream we know too little of: the slower
-                # path settles each command's own outcome.
+            except (psycopg.Error, _Unchained):
+                # A conflict, a retried request id or a command that does not follow a stored
+                # event: the checked path settles each command's own outcome.
                 rows = await self._append_commands(conn, ordered)
         except psycopg.OperationalError as exc:
             # The connection failed: whether the batch committed is unknown to us.
@@ -265,11 +260,11 @@ class AppendWriter:
         return outcome, first, last
 
     async def _append_rows(
-        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]
+        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command], prevs: list[bytes]
     ) -> list[AppendRow]:
-        """The fast path (``_APPEND_ROWS``): every event hashed here, the batch one INSERT.
-        Raises if any command conflicts, nothing written; the caller then takes the slow path."""
-        prevs = await self._prev_hashes(conn, batch)
+        """The fast path (``_APPEND_ROWS``): every event hashed here from ``prevs``, the batch one
+        INSERT. Raises if any command conflicts, nothing written; the caller then takes the
+        checked path."""
         event_streams: list[str] = []
         versions: list[int] = []
         types: list[str] = []
@@ -313,10 +308,7 @@ class AppendWriter:
                 _int_array(sizes),
                 ",".join(event_prevs),
                 ",".join(hashes),
-                _text_array([c.stream_id for c in batch]),
-                _int_array([c.expected for c in batch]),
-                ",".join([prev.hex() for prev in prevs]),
-                _int_array([last for last, _ in lasts]),
+                _text_array([c.stream_id for c in batch if c.expected == 0]),
             ),
         )
         rows: list[AppendRow] = []
@@ -325,11 +317,12 @@ class AppendWriter:
             rows.append(self._done(command, "a", command.expected + 1, last))
         return rows
 
-    async def _prev_hashes(self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]) -> list[bytes]:
+    async def _prev_hashes(
+        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]
+    ) -> list[bytes | None]:
         """The hash of the event each command expects to follow: remembered, or read in one query
-        for the streams this writer has not seen at that version. A stream found not to have the
-        expected event gets the zero hash, which fails the fast path's link check: the checked path
-        then reports the conflict."""
+        for the streams this writer has not seen at that version. None where the stream has no
+        such event (the command is ahead of the stream): only the checked path can answer it."""
         unknown = [
             c for c in batch if c.expected > 0 and self._heads.get(c.stream_id, (0, b""))[0] != c.expected
         ]
@@ -342,13 +335,13 @@ class AppendWriter:
             expected_of = {c.stream_id: c.expected for c in unknown}
             for stream_id, stored_hash in await cur.fetchall():
                 self._remember(stream_id, expected_of[stream_id], bytes(stored_hash))
-        prevs: list[bytes] = []
+        prevs: list[bytes | None] = []
         for command in batch:
             if command.expected == 0:
                 prevs.append(GENESIS_HASH)
                 continue
             version, head_hash = self._heads.get(command.stream_id, (0, GENESIS_HASH))
-            prevs.append(head_hash if version == command.expected else GENESIS_HASH)
+            prevs.append(head_hash if version == command.expected else None)
         return prevs
 
     def _remember(self, stream_id: str, version: int, head_hash: bytes) -> None:

@@ -122,11 +122,14 @@ class NotificationHub:
             await conn.execute("SELECT 1")
             return
         cursor = await conn.execute(
-            "SELECT stream_id, version FROM streams WHERE stream_id = ANY(%s)", (streams,)
+            "SELECT s.stream_id, (SELECT max(e.version) FROM events e WHERE e.stream_id = s.stream_id)"
+            " FROM unnest(%s::text[]) AS s(stream_id)",
+            (streams,),
         )
         self.polls += 1
         for stream_id, version in await cursor.fetchall():
-            self._heard(stream_id, version)
+            if version is not None:  # None: nothing written to the stream yet
+                self._heard(stream_id, version)
 
     def _heard(self, stream_id: str, version: int) -> None:
         for subscriber in self._subscribers.get(stream_id, ()):
