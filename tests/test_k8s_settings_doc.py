@@ -54,7 +54,12 @@ def test_every_serve_flag_is_documented_and_every_documented_flag_exists():
 
 def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pytest.MonkeyPatch):
     """Set every variable to a recognisable value: the flag's default must become that value."""
-    values = {"STUD_ACTION_CLOCK_SECONDS": "17", "STUD_HAND_PAUSE_SECONDS": "2.5", "STUD_LOG_FORMAT": "text"}
+    values = {
+        "STUD_ACTION_CLOCK_SECONDS": "17",
+        "STUD_HAND_PAUSE_SECONDS": "2.5",
+        "STUD_APPEND_SPIN_US": "250",
+        "STUD_LOG_FORMAT": "text",
+    }
     for flag, env, _ in documented_rows():
         if flag:
             monkeypatch.setenv(env, values.get(env, f"value-of-{env.lower()}"))

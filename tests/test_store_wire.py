@@ -3,6 +3,9 @@ per connection, errors raised with their SQLSTATE class, the connection left as 
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import psycopg
 import pytest
 from psycopg import errors, pq
@@ -11,6 +14,7 @@ from stud_service.store._wire import PreparedStatement
 
 ADD = PreparedStatement("test_wire_add", "SELECT $1::integer + $2::integer")
 DIVIDE = PreparedStatement("test_wire_divide", "SELECT 1 / $1::integer")
+SLEEP = PreparedStatement("test_wire_sleep", "SELECT pg_sleep($1::float8)")
 
 
 async def prepared_names(conn: psycopg.AsyncConnection) -> list[str]:
@@ -49,6 +53,35 @@ async def test_a_lost_connection_raises_operational_error(database_url: str) -> 
         await admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
         with pytest.raises(psycopg.OperationalError):
             await ADD.run(conn, ("1", "2"))
+
+
+async def test_a_spinning_wait_falls_back_to_sleeping_past_its_budget(database_url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await SLEEP.run(conn, ("0",))  # prepared
+        started = time.process_time()
+        await SLEEP.run(conn, ("0.3",), spin=0.01)
+        # Spinning stops after 10 ms: the rest of the 300 ms is spent asleep, not on the CPU.
+        assert time.process_time() - started < 0.15
+        with pytest.raises(errors.DivisionByZero):
+            await DIVIDE.run(conn, ("0",), spin=0.01)
+        await DIVIDE.run(conn, ("1",), spin=0.01)
+        assert conn.pgconn.transaction_status == pq.TransactionStatus.IDLE
+
+
+async def test_the_event_loop_serves_other_tasks_while_a_run_spins(database_url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await SLEEP.run(conn, ("0",))
+        timer_fired_at: list[float] = []
+
+        async def timer() -> None:
+            await asyncio.sleep(0.02)
+            timer_fired_at.append(time.perf_counter())
+
+        timer_task = asyncio.ensure_future(timer())
+        await SLEEP.run(conn, ("0.2",), spin=5.0)  # spins for the whole statement
+        finished_at = time.perf_counter()
+        await timer_task
+        assert timer_fired_at[0] < finished_at - 0.1  # on time, well before the run ended
 
 
 def test_psycopg_placeholders_are_refused() -> None:

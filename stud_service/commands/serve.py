@@ -68,6 +68,13 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         default=float(_env("STUD_HAND_PAUSE_SECONDS", "5") or 5),
         help="pause before the next hand is dealt (default: $STUD_HAND_PAUSE_SECONDS or 5)",
     )
+    parser.add_argument(
+        "--append-spin-us",
+        type=int,
+        default=int(_env("STUD_APPEND_SPIN_US", "1000") or 1000),
+        help="microseconds a batch of appends may spin for its commit before sleeping, 0 never"
+        " (default: $STUD_APPEND_SPIN_US or 1000)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
 
@@ -99,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         action_clock_seconds=args.action_clock_seconds,
         hand_pause_seconds=args.hand_pause_seconds,
         metrics_listen=args.metrics_listen,
+        append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
     )
     asyncio.run(ServiceHost(options).serve_until_signalled())
     return 0

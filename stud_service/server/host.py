@@ -25,7 +25,7 @@ from stud_service.server.app import (
 from stud_service.server.audit_service import AuditService
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
-from stud_service.store import EventStore
+from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
 
 _log = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ class ServiceOptions:
     metrics_listen: str = "off"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     pool_size: int = 20
+    append_spin_seconds: float = DEFAULT_SPIN_WAIT
 
 
 class ServiceHost:
@@ -62,7 +63,7 @@ class ServiceHost:
         settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
         database = await self._stack.enter_async_context(open_database(settings, max_size=options.pool_size))
         self.database_url = database.url
-        store = EventStore(database.pool)
+        store = EventStore(database.pool, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
         self.runtime = TableRuntime(

@@ -27,12 +27,13 @@ from stud_service.store.errors import (
     StoreError,
     StoreUnavailable,
 )
-from stud_service.store.eventlog import EventStore
+from stud_service.store.eventlog import DEFAULT_SPIN_WAIT, EventStore
 from stud_service.store.migrate import MigrationError, apply_migrations
 from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
 from stud_service.store.subscribe import NotificationHub
 
 __all__ = [
+    "DEFAULT_SPIN_WAIT",
     "GENESIS_HASH",
     "AppendResult",
     "ConcurrencyError",

@@ -9,12 +9,22 @@ prepared once per connection and each run is one ``PQsendQueryPrepared`` and a w
 The connection stays a normal psycopg connection: each run is one autocommit statement, so when it
 returns the connection is idle again, as psycopg and the pool expect. A run cut short (cancelled,
 connection lost) leaves the connection busy or broken, and the pool discards it when it comes back.
+
+A run may wait for its answer by spinning (``spin`` seconds at most) instead of sleeping on the
+socket. On a virtual machine an idle vCPU halts, and waking it when the answer arrives costs tens of
+microseconds on each side (measured here: a one-row round trip takes 90 µs sleeping, 27 µs
+spinning); a serial group-commit cycle pays that on every batch. Each spin step is one turn of the
+event loop, so the loop's other tasks and I/O carry on, and a ``sched_yield``, so any other runnable
+process (PostgreSQL itself, on a shared host) gets the CPU first. Past ``spin`` the run sleeps on the
+socket as usual.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import time
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -37,28 +47,36 @@ class PreparedStatement:
         self.sql = sql.encode()
         self._prepared_on: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
 
-    async def run(self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | None]) -> None:
-        """Run the statement with ``params`` (text, or None for NULL); raise its error if it failed."""
+    async def run(
+        self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | None], spin: float = 0.0
+    ) -> None:
+        """Run the statement with ``params`` (text, or None for NULL); raise its error if it failed.
+        ``spin``: seconds to wait for the answer by spinning before sleeping on the socket."""
         pgconn = conn.pgconn
         if conn not in self._prepared_on:
             pgconn.send_prepare(self.name, self.sql)
             await _result(pgconn)
             self._prepared_on.add(conn)
         pgconn.send_query_prepared(self.name, [None if p is None else p.encode() for p in params])
-        await _result(pgconn)
+        await _result(pgconn, spin)
 
 
-async def _result(pgconn: pq.abc.PGconn) -> None:
+async def _result(pgconn: pq.abc.PGconn, spin: float = 0.0) -> None:
     """Flush what was sent, wait for the server's answer, and raise it if it is an error."""
     loop = asyncio.get_running_loop()
     fd = pgconn.socket
     while pgconn.flush():  # nonblocking connection: the query may not fit the socket at once
         await _ready(loop, fd, loop.add_writer, loop.remove_writer)
+    spin_until = time.perf_counter() + spin if spin > 0 else 0.0
     error = None
     while True:
         pgconn.consume_input()
         while pgconn.is_busy():  # getting the next result would block: wait for more input
-            await _ready(loop, fd, loop.add_reader, loop.remove_reader)
+            if spin_until and time.perf_counter() < spin_until:
+                os.sched_yield()
+                await asyncio.sleep(0)
+            else:
+                await _ready(loop, fd, loop.add_reader, loop.remove_reader)
             pgconn.consume_input()
         result = pgconn.get_result()
         if result is None:

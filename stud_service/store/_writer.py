@@ -52,30 +52,34 @@ from stud_service.store.canonical import GENESIS_HASH
 _log = logging.getLogger(__name__)
 
 ANNOUNCE_INTERVAL = 0.002  # seconds an announcement waits for a batch to carry it
+# Seconds a batch waits for its commit by spinning before it sleeps on the socket: about two
+# batches' time on an idle server, so a batch is answered while this process's CPU is awake.
+DEFAULT_SPIN_WAIT = 0.001
 KEEP_CONNECTIONS = 0.05  # seconds idle after which the writer gives its connections back to the pool
 
 AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actual) version
 
 KNOWN_HEADS = 100_000  # streams whose last hash the writer remembers (about 150 bytes each)
 
-_APPEND_ROWS = PreparedStatement("stud_append_rows", """
-WITH written AS (
-    INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, prev_hash, hash)
-    SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e.command_size,
-           decode(e.prev, 'hex'), decode(e.hash, 'hex')
-      FROM unnest($1::text[], $2::bigint[], $3::text[],
-                  string_to_array($4, E'\\n'), $5::bigint[], $6::text[],
-                  $7::integer[], string_to_array($8, ','), string_to_array($9, ','))
-           AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
-    RETURNING 1
-), created AS (
-    INSERT INTO streams (stream_id) SELECT unnest($10::text[]) ON CONFLICT DO NOTHING
-), announced AS (
-    SELECT count(pg_notify('stud_events', a.stream_id || ':' || a.version)) AS notes
-      FROM unnest($11::text[], $12::bigint[]) AS a(stream_id, version)
+_INSERT_EVENTS = """
+INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, prev_hash, hash)
+SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e.command_size,
+       decode(e.prev, 'hex'), decode(e.hash, 'hex')
+  FROM unnest($1::text[], $2::bigint[], $3::text[],
+              string_to_array($4, E'\\n'), $5::bigint[], $6::text[],
+              $7::integer[], string_to_array($8, ','), string_to_array($9, ','))
+       AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
+-- The announcements this batch carries, sent once as a one-time filter (cheaper than a CTE).
+WHERE (SELECT count(pg_notify('stud_events', a.stream_id || ':' || a.version))
+         FROM unnest($10::text[], $11::bigint[]) AS a(stream_id, version)) >= 0
+"""
+_APPEND_ROWS = PreparedStatement("stud_append_rows", _INSERT_EVENTS)
+# A batch that starts streams also lists them in the catalogue.
+_APPEND_ROWS_NEW = PreparedStatement(
+    "stud_append_rows_new",
+    "WITH created AS (INSERT INTO streams (stream_id) SELECT unnest($12::text[]) ON CONFLICT DO NOTHING)"
+    + _INSERT_EVENTS,
 )
-SELECT count(*), (SELECT notes FROM announced) FROM written
-""")
 _SESSION_SQL = "SET synchronous_commit = on"
 _APPEND_COMMANDS_SQL = "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s)"
 _HEAD_HASHES_SQL = (
@@ -128,10 +132,12 @@ class AppendWriter:
         announce: bool = True,
         max_batch: int = 256,
         max_inflight: int = 2,
+        spin_wait: float = DEFAULT_SPIN_WAIT,
     ) -> None:
         self.pool = pool
         self.announce = announce
         self.max_batch = max_batch
+        self.spin_wait = spin_wait  # seconds a batch may spin for its answer (see _wire)
         self.max_inflight = max_inflight
         self._queue: deque[_Command] = deque()
         self._inflight = 0
@@ -304,21 +310,25 @@ class AppendWriter:
                 sizes += [None] * (count - 1)
         announcing, self._announcements = self._announcements, {}
         self._carried += 1
+        params = [
+            _text_array(event_streams),
+            _int_array(versions),
+            _text_array(types),
+            "\n".join(payloads),
+            _int_array(hands),
+            _text_array(request_ids),
+            _int_array(sizes),
+            ",".join(event_prevs),
+            ",".join(hashes),
+            _text_array(list(announcing)),
+            _int_array(announcing.values()),
+        ]
+        started = [c.stream_id for c in batch if c.expected == 0]
         try:
-            await _APPEND_ROWS.run(conn, (
-                _text_array(event_streams),
-                _int_array(versions),
-                _text_array(types),
-                "\n".join(payloads),
-                _int_array(hands),
-                _text_array(request_ids),
-                _int_array(sizes),
-                ",".join(event_prevs),
-                ",".join(hashes),
-                _text_array([c.stream_id for c in batch if c.expected == 0]),
-                _text_array(list(announcing)),
-                _int_array(announcing.values()),
-            ))
+            if started:
+                await _APPEND_ROWS_NEW.run(conn, [*params, _text_array(started)], self.spin_wait)
+            else:
+                await _APPEND_ROWS.run(conn, params, self.spin_wait)
         except BaseException:
             self._reannounce(announcing)  # not sent, or not known to be
             raise

@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.store._json import loads
-from stud_service.store._writer import AppendWriter, EncodedCommand
+from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter, EncodedCommand
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
 from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
@@ -62,17 +62,23 @@ class EventStore:
     """Streams of JSON events on PostgreSQL. ``pool`` must hand out autocommit connections.
 
     ``announce=False`` appends without NOTIFY (subscribers then rely on their poll); tests use it to
-    simulate a lost notification.
+    simulate a lost notification. ``spin_wait``: seconds a batch of appends may wait for its commit
+    by spinning (yielding the CPU to any other runnable process) rather than sleeping; 0 never spins.
     """
 
     def __init__(
-        self, pool: AsyncConnectionPool, *, announce: bool = True, poll_interval: float = 5.0
+        self,
+        pool: AsyncConnectionPool,
+        *,
+        announce: bool = True,
+        poll_interval: float = 5.0,
+        spin_wait: float = DEFAULT_SPIN_WAIT,
     ) -> None:
         self.pool = pool
         self.announce = announce
         self.poll_interval = poll_interval  # the safety-net poll of followed streams' heads, in seconds
         self._hub: NotificationHub | None = None
-        self._writer = AppendWriter(pool, announce=announce)
+        self._writer = AppendWriter(pool, announce=announce, spin_wait=spin_wait)
 
     # -- writing -------------------------------------------------------------------------------
 
