@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 
+import psycopg
 from psycopg_pool import AsyncConnectionPool
 from test_store_subscribe import Collector, ev
 
-from stud_service.store import EventStore, StoredEvent
+from stud_service.store import EventStore, StoredEvent, _writer
 
 
 class CountingStore(EventStore):
@@ -76,3 +77,37 @@ async def test_lost_announcements_of_many_streams_are_found_by_one_heads_query(
         for collector in collectors:
             await collector.stop()
         await store.close()
+
+
+async def test_announcements_ride_in_the_next_batch_and_the_last_goes_on_its_own(
+    db_pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch
+) -> None:
+    """Each append is announced once: inside the next batch's statement when one follows within
+    the announce interval, else in a NOTIFY transaction of its own."""
+    monkeypatch.setattr(_writer, "ANNOUNCE_INTERVAL", 0.5)  # the next append surely comes first
+    store = EventStore(db_pool)
+    own_transactions = 0
+    flush = store._writer._flush_announcements
+
+    async def counting_flush() -> None:
+        nonlocal own_transactions
+        if store._writer._announcements:
+            own_transactions += 1
+        await flush()
+
+    monkeypatch.setattr(store._writer, "_flush_announcements", counting_flush)
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as listener:
+        await listener.execute("LISTEN stud_events")
+        try:
+            for n in range(3):
+                await store.append(stream_id, n, [ev(n + 1)])
+            heard = []
+            async for note in listener.notifies(timeout=3):
+                if note.payload.startswith(stream_id + ":"):
+                    heard.append(int(note.payload.rpartition(":")[2]))
+                if len(heard) == 3:
+                    break
+        finally:
+            await store.close()
+    assert heard == [1, 2, 3]
+    assert own_transactions == 1  # versions 1 and 2 rode in the next batches; 3 went alone
