@@ -48,16 +48,19 @@ class PreparedStatement:
         self._prepared_on: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
 
     async def run(
-        self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | None], spin: float = 0.0
+        self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | bytes | None], spin: float = 0.0
     ) -> None:
-        """Run the statement with ``params`` (text, or None for NULL); raise its error if it failed.
+        """Run the statement with ``params`` (text, UTF-8 bytes, or None for NULL); raise its error
+        if it failed.
         ``spin``: seconds to wait for the answer by spinning before sleeping on the socket."""
         pgconn = conn.pgconn
         if conn not in self._prepared_on:
             pgconn.send_prepare(self.name, self.sql)
             await _result(pgconn)
             self._prepared_on.add(conn)
-        pgconn.send_query_prepared(self.name, [None if p is None else p.encode() for p in params])
+        pgconn.send_query_prepared(
+            self.name, [p.encode() if isinstance(p, str) else p for p in params]
+        )
         await _result(pgconn, spin)
 
 

@@ -93,12 +93,12 @@ class _Unchained(Exception):
     """A command in the batch expects an event the stream does not have."""
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class EncodedCommand:
-    """One command's events as the log stores them: canonical JSON texts (the bytes each hash
-    covers), with the type and hand read from each event."""
+    """One command's events as the log stores them: canonical JSON (the bytes each hash covers),
+    with the type and hand read from each event. Not changed once made."""
 
-    texts: list[str]
+    texts: list[bytes]
     types: list[str]
     hands: list[int | None]
 
@@ -112,12 +112,15 @@ class _Command:
     future: asyncio.Future[AppendRow]
 
 
+def _quoted(value: str) -> str:
+    """``value`` as an element of an array literal."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _text_array(values: list[str | None]) -> str:
     """A text[] literal. Built here because psycopg inspects every element of a list parameter
     to choose its type, which costs more than the whole append function call for small batches."""
-    return "{" + ",".join(
-        "NULL" if v is None else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values
-    ) + "}"
+    return "{" + ",".join(["NULL" if v is None else _quoted(v) for v in values]) + "}"
 
 
 def _int_array(values: Iterable[int | None]) -> str:
@@ -277,32 +280,34 @@ class AppendWriter:
         """The fast path (``_APPEND_ROWS``): every event hashed here from ``prevs``, the batch one
         INSERT. Raises if any command conflicts, nothing written; the caller then takes the
         checked path."""
+        sha256 = hashlib.sha256
         event_streams: list[str] = []
-        versions: list[int] = []
+        versions: list[str] = []
         types: list[str] = []
         hands: list[int | None] = []
         request_ids: list[str | None] = []
         sizes: list[int | None] = []
         event_prevs: list[str] = []
         hashes: list[str] = []
-        payloads: list[str] = []
+        payloads: list[bytes] = []
         lasts: list[tuple[int, bytes]] = []
         for command, prev in zip(batch, prevs, strict=True):
             encoded = command.events
-            count = len(encoded.texts)
-            version = command.expected
-            for text in encoded.texts:
-                digest = hashlib.sha256(prev + text.encode("utf-8")).digest()
-                version += 1
-                event_prevs.append(prev.hex())
-                hashes.append(digest.hex())
-                prev = digest
-            lasts.append((version, prev))
-            event_streams += [command.stream_id] * count
-            versions += range(command.expected + 1, version + 1)
+            texts = encoded.texts
+            count = len(texts)
+            prev_hex = prev.hex()
+            for text in texts:
+                prev = sha256(prev + text).digest()
+                event_prevs.append(prev_hex)
+                prev_hex = prev.hex()
+                hashes.append(prev_hex)
+            first = command.expected + 1
+            lasts.append((command.expected + count, prev))
+            event_streams += [_quoted(command.stream_id)] * count
+            versions += map(str, range(first, first + count))
             types += encoded.types
             hands += encoded.hands
-            payloads += encoded.texts
+            payloads += texts
             request_ids.append(command.request_id)
             sizes.append(count if command.request_id is not None else None)
             if count > 1:
@@ -311,10 +316,10 @@ class AppendWriter:
         announcing, self._announcements = self._announcements, {}
         self._carried += 1
         params = [
-            _text_array(event_streams),
-            _int_array(versions),
+            "{" + ",".join(event_streams) + "}",
+            "{" + ",".join(versions) + "}",
             _text_array(types),
-            "\n".join(payloads),
+            b"\n".join(payloads),
             _int_array(hands),
             _text_array(request_ids),
             _int_array(sizes),
@@ -383,7 +388,7 @@ class AppendWriter:
                 _text_array([c.stream_id for c in batch]),
                 _int_array([c.expected for c in batch]),
                 _text_array([c.request_id for c in batch]),
-                "\x1e".join(["\n".join(c.events.texts) for c in batch]),
+                b"\x1e".join([b"\n".join(c.events.texts) for c in batch]).decode(),
             ),
             prepare=True,
         )

@@ -37,20 +37,20 @@ def encode_command(events: Sequence[dict[str, Any]]) -> EncodedCommand:
     their hashes cover exactly these bytes."""
     if not events:
         raise InvalidEvent("a command must append at least one event")
-    texts: list[str] = []
+    texts: list[bytes] = []
     types: list[str] = []
     hands: list[int | None] = []
     for index, event in enumerate(events):
         if not isinstance(event, dict):
             raise InvalidEvent(f"event {index} is a {type(event).__name__}, not a JSON object")
         event_type = event.get("type")
-        if not isinstance(event_type, str) or not event_type:
+        if type(event_type) is not str or not event_type:
             raise InvalidEvent(f"event {index} has no string 'type'")
         hand = event.get("hand")
-        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int)):
+        if hand is not None and type(hand) is not int and (type(hand) is bool or not isinstance(hand, int)):
             raise InvalidEvent(f"event {index} ({event_type}): 'hand' must be an integer")
         try:
-            texts.append(canonical_json(event).decode("utf-8"))
+            texts.append(canonical_json(event))
         except NonCanonicalValue as exc:
             raise InvalidEvent(f"event {index} ({event_type}): {exc}") from None
         types.append(event_type)
