@@ -12,7 +12,7 @@ import pytest
 
 from stud_service.db import DatabaseSettings, DatabaseUnavailable, describe_url, open_database, redact_url
 from stud_service.db.connect import check_reachable
-from stud_service.store import EventStore, MigrationError, apply_migrations
+from stud_service.store import EventStore, MigrationError, apply_migrations, canonical_json, chain_hash
 from stud_service.store.migrate import available_migrations
 
 
@@ -149,3 +149,56 @@ async def test_embedded_database_is_started_migrated_reused_and_stopped(tmp_path
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     async with open_database(settings) as db:
         assert await EventStore(db.pool).head("embedded-table") == 1
+
+
+# The batch statement of the release before migration 0011, as it was sent: replicas of that release
+# keep appending with it while a rollout replaces them. Delete with the columns it writes.
+PREVIOUS_RELEASE_APPEND = """
+WITH written AS (
+    INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, prev_hash, hash)
+    SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e.command_size,
+           decode(e.prev, 'hex'), decode(e.hash, 'hex')
+      FROM unnest(%s::text[], %s::bigint[], %s::text[], string_to_array(%s, E'\\n'), %s::bigint[],
+                  %s::text[], %s::integer[], string_to_array(%s, ','), string_to_array(%s, ','))
+           AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
+    RETURNING 1
+), heads AS (
+    INSERT INTO streams AS s (stream_id, version)
+    SELECT c.stream_id,
+           CASE WHEN c.expected = 0
+                  OR (SELECT p.hash FROM events p WHERE p.stream_id = c.stream_id
+                         AND p.version = c.expected) = decode(c.prev, 'hex')
+                THEN c.last ELSE stud_broken_link(c.stream_id, c.expected) END
+      FROM unnest(%s::text[], %s::bigint[], string_to_array(%s, ','), %s::bigint[])
+           AS c(stream_id, expected, prev, last)
+    ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, updated_at = now()
+    WHERE s.version < excluded.version
+)
+SELECT count(*) FROM written
+"""
+
+
+async def test_the_previous_release_keeps_appending_on_the_migrated_schema(
+    database_url: str, db_pool, stream_id: str
+) -> None:
+    """Migration 0011 stops writing streams.version but keeps what the previous release's append
+    statement needs, so a rollout can run both releases side by side on one stream."""
+    store = EventStore(db_pool, announce=False)
+    try:
+        await store.append(stream_id, 0, [{"type": "A", "n": 1}])
+        (first,) = await store.read_stream(stream_id)
+        event = {"type": "B", "n": 2}
+        link = chain_hash(first.hash, canonical_json(event))
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as old_replica:
+            await old_replica.execute(
+                PREVIOUS_RELEASE_APPEND,
+                (
+                    [stream_id], [2], ["B"], canonical_json(event).decode(), [None], [None], [None],
+                    first.hash.hex(), link.hex(), [stream_id], [1], first.hash.hex(), [2],
+                ),
+            )
+        assert (await store.append(stream_id, 2, [{"type": "C", "n": 3}])).version == 3
+        assert [e.type for e in await store.read_stream(stream_id)] == ["A", "B", "C"]
+        assert (await store.verify(stream_id)).ok
+    finally:
+        await store.close()

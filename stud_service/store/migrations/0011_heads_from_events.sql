@@ -6,12 +6,17 @@
 -- already refuses a stale expected version, and max(version) is one backward step of that key.
 -- streams stays as the catalogue of streams (id, creation time), written once per stream.
 --
+-- The columns this release stops writing (version, updated_at) stay until a later release drops
+-- them, so that replicas of the previous release keep working while a rollout replaces them
+-- (docs/deployment.md, "Migrations first"); version gets a default for the rows new code inserts.
+-- stud_broken_link, which the previous release's append statement calls, stays for the same reason.
+--
 -- A truncated tail is no longer visible from inside the database (it never was against someone
 -- who also rewrote the head row); signed external checkpoints (stud_service/audit/checkpoint.py)
 -- name it.
-ALTER TABLE streams DROP COLUMN version, DROP COLUMN updated_at;
-
-DROP FUNCTION IF EXISTS stud_broken_link(text, bigint);
+ALTER TABLE streams ALTER COLUMN version SET DEFAULT 0;
+COMMENT ON COLUMN streams.version IS 'no longer written (migration 0011): the head is max(events.version)';
+COMMENT ON COLUMN streams.updated_at IS 'no longer written (migration 0011)';
 
 -- The checked path: each command checked and written in turn, each with its own outcome. Same
 -- contract as 0007: command i is (p_streams[i], p_expected[i], p_request_ids[i], the i-th
