@@ -239,3 +239,40 @@ def test_canonical_json_fast_path_writes_the_reference_bytes() -> None:
         event = {"type": "T", "body": value(0)}
         reference = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         assert canonical_json(event) == reference.encode("utf-8"), event
+
+
+@pytest.mark.parametrize("same_request", [False, True])
+async def test_checked_path_answers_a_writer_that_won_the_race_meanwhile(
+    event_store: EventStore, stream_id: str, same_request: bool
+) -> None:
+    """Another transaction writes the stream's next version after the checked path has looked but
+    before it inserts: the insert waits for that transaction, fails on the key, and the command is
+    answered from what was committed: a conflict, or a duplicate when it was the same request."""
+    await event_store.append(stream_id, 0, [ev("SitDown", 0)])
+    first = (await event_store.read_stream(stream_id))[0]
+    async with event_store.pool.connection() as winner, event_store.pool.connection() as loser:
+        async with winner.transaction():
+            await winner.execute(
+                "INSERT INTO events (stream_id, version, type, payload, request_id, command_size,"
+                " prev_hash, hash) VALUES (%s, 2, 'Won', '{\"type\": \"Won\"}', %s, 1, %s, %s)",
+                (stream_id, "r-1", first.hash, chain_hash(first.hash, canonical_json({"type": "Won"}))),
+            )
+            losing = asyncio.ensure_future(
+                loser.execute(
+                    "SELECT outcome, first_version, last_version"
+                    " FROM stud_append_commands(ARRAY[%s], '{1}', ARRAY[%s], %s)",
+                    (stream_id, "r-1" if same_request else "r-2", canonical_json(ev("Lost", 1)).decode()),
+                )
+            )
+            for _ in range(100):
+                cur = await winner.execute(
+                    "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (loser.info.backend_pid,)
+                )
+                if (await cur.fetchone())[0] == "Lock":
+                    break
+                await asyncio.sleep(0.02)
+            else:
+                pytest.fail("the losing append never waited for the winner")
+        assert await (await losing).fetchone() == (("d", 2, 2) if same_request else ("c", None, 2))
+    assert [e.type for e in await event_store.read_stream(stream_id)] == ["SitDown", "Won"]
+    assert (await event_store.verify(stream_id)).ok

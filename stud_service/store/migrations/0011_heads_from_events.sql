@@ -57,62 +57,55 @@ BEGIN
         v_texts := string_to_array(v_commands[i], E'\n');
         v_count := cardinality(v_texts);
 
-        IF v_request IS NOT NULL THEN
-            SELECT e.version, e.command_size INTO v_first, v_size
-              FROM events e WHERE e.stream_id = v_stream AND e.request_id = v_request;
-            IF FOUND THEN
-                outcome := 'd'; first_version := v_first; last_version := v_first + v_size - 1;
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-        END IF;
-
-        last_version := coalesce((SELECT max(e.version) FROM events e WHERE e.stream_id = v_stream), 0);
-        IF last_version <> v_expected THEN
-            outcome := 'c'; first_version := NULL;
-            RETURN NEXT;
-            CONTINUE;
-        END IF;
-
-        IF v_expected = 0 THEN
-            v_prev := '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
-        ELSE
-            SELECT e.hash INTO v_prev FROM events e WHERE e.stream_id = v_stream AND e.version = v_expected;
-        END IF;
-
-        BEGIN
-            IF v_expected = 0 THEN
-                INSERT INTO streams (stream_id) VALUES (v_stream) ON CONFLICT DO NOTHING;
-            END IF;
-            FOR j IN 1 .. v_count LOOP
-                v_event := v_texts[j]::jsonb;
-                v_hash := sha256(v_prev || convert_to(v_texts[j], 'UTF8'));
-                INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size,
-                                    prev_hash, hash)
-                VALUES (v_stream, v_expected + j, v_event ->> 'type', v_event, (v_event ->> 'hand')::bigint,
-                        CASE WHEN j = 1 THEN v_request END,
-                        CASE WHEN j = 1 AND v_request IS NOT NULL THEN v_count END,
-                        v_prev, v_hash);
-                v_prev := v_hash;
-            END LOOP;
-        EXCEPTION WHEN unique_violation THEN
-            -- Another transaction wrote this stream (or this request) since the check above.
+        -- A second pass only after a concurrent writer took this stream's next version (or this
+        -- request id) between the check and the insert: its committed row answers the check then.
+        outcome := NULL;
+        FOR pass IN 1 .. 2 LOOP
             IF v_request IS NOT NULL THEN
                 SELECT e.version, e.command_size INTO v_first, v_size
                   FROM events e WHERE e.stream_id = v_stream AND e.request_id = v_request;
                 IF FOUND THEN
                     outcome := 'd'; first_version := v_first; last_version := v_first + v_size - 1;
-                    RETURN NEXT;
-                    CONTINUE;
+                    EXIT;
                 END IF;
             END IF;
-            outcome := 'c'; first_version := NULL;
-            last_version := coalesce((SELECT max(e.version) FROM events e WHERE e.stream_id = v_stream), 0);
-            RETURN NEXT;
-            CONTINUE;
-        END;
 
-        outcome := 'a'; first_version := v_expected + 1; last_version := v_expected + v_count;
+            first_version := NULL;
+            last_version := coalesce((SELECT max(e.version) FROM events e WHERE e.stream_id = v_stream), 0);
+            IF last_version <> v_expected THEN
+                outcome := 'c';
+                EXIT;
+            END IF;
+
+            IF v_expected = 0 THEN
+                v_prev := '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
+            ELSE
+                SELECT e.hash INTO v_prev FROM events e WHERE e.stream_id = v_stream AND e.version = v_expected;
+            END IF;
+
+            BEGIN
+                IF v_expected = 0 THEN
+                    INSERT INTO streams (stream_id) VALUES (v_stream) ON CONFLICT DO NOTHING;
+                END IF;
+                FOR j IN 1 .. v_count LOOP
+                    v_event := v_texts[j]::jsonb;
+                    v_hash := sha256(v_prev || convert_to(v_texts[j], 'UTF8'));
+                    INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size,
+                                        prev_hash, hash)
+                    VALUES (v_stream, v_expected + j, v_event ->> 'type', v_event,
+                            (v_event ->> 'hand')::bigint, CASE WHEN j = 1 THEN v_request END,
+                            CASE WHEN j = 1 AND v_request IS NOT NULL THEN v_count END, v_prev, v_hash);
+                    v_prev := v_hash;
+                END LOOP;
+                outcome := 'a'; first_version := v_expected + 1; last_version := v_expected + v_count;
+                EXIT;
+            EXCEPTION WHEN unique_violation THEN
+                NULL;  -- this command's writes are undone; look again
+            END;
+        END LOOP;
+        IF outcome IS NULL THEN
+            RAISE EXCEPTION 'appending to stream % kept colliding with other writers', v_stream;
+        END IF;
         RETURN NEXT;
     END LOOP;
 END;
