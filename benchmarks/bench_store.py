@@ -1,14 +1,15 @@
 """Event log throughput, measured side by side in the same run against the machine's own limits.
 
 1. Appends: single-event commands per second with 1, 8 and 32 writers, each on its own stream
-   (``EventStore.append``: expected-version check, request-id bookkeeping, hash chain, durable
-   commit, NOTIFY). The peer is pgbench, PostgreSQL's own benchmark, on the same server at the same
-   concurrency, running one single-row INSERT of a similar JSON event per transaction (custom
-   script, prepared statements). pgbench runs its clients on ``-j 2`` threads; our side is shown
-   both from one process (the service's shape: one event loop) and, to match pgbench's threads,
-   from two processes sharing the writers (each with its own pool and EventStore; their rates
-   added). Also shown at 8 writers: the designs we did not take (group commit through a function
-   running a statement per command; no group commit; NOTIFY inside the append's transaction, which
+   (``EventStore.append`` with its defaults, as the service runs it: expected-version check,
+   request-id bookkeeping, hash chain, durable commit waited for by spinning up to 1 ms, NOTIFY).
+   The peer is pgbench, PostgreSQL's own benchmark, on the same server at the same concurrency,
+   running one single-row INSERT of a similar JSON event per transaction (custom script, prepared
+   statements). pgbench runs its clients on ``-j 2`` threads; our side is shown both from one
+   process (the service's shape: one event loop) and, to match pgbench's threads, from two
+   processes sharing the writers (each with its own pool and EventStore; their rates added). Also
+   shown at 8 writers: the designs we did not take (group commit through a function running a
+   statement per command; no group commit; NOTIFY inside the append's transaction, which
    PostgreSQL serialises on a global lock), and a minimal client batching the same way into
    pgbench's own table with no chain, head or request id: what batching from Python costs alone.
 2. Replay: one 100,000-event stream of real game events (a simulated table) read back and folded
