@@ -13,12 +13,14 @@ import pytest
 from stud_service.db import DatabaseSettings, DatabaseUnavailable, describe_url, open_database, redact_url
 from stud_service.db.connect import check_reachable
 from stud_service.store import EventStore, MigrationError, apply_migrations, canonical_json, chain_hash
+from stud_service.store.eventlog import HEAD_SQL, LIST_STREAMS_SQL
 from stud_service.store.migrate import available_migrations
+from stud_service.store.subscribe import HEADS_SQL
 
 
-async def fetch(url: str, query: str) -> list[tuple]:
+async def fetch(url: str, query: str, params: tuple = ()) -> list[tuple]:
     async with await psycopg.AsyncConnection.connect(url) as conn:
-        cur = await conn.execute(query)
+        cur = await conn.execute(query, params or None)
         return await cur.fetchall()
 
 
@@ -84,11 +86,9 @@ async def test_every_unique_key_starts_with_the_stream_id(database_url: str) -> 
     assert all(first_column == "stream_id" for _, _, first_column in rows), rows
 
 
-async def test_hand_reads_use_the_hand_index(make_database) -> None:
-    """One hand's events are read through (stream_id, hand, version), never by scanning a stream.
-
-    A database of its own with realistic statistics (many streams, many hands each, analysed), so the
-    plan does not depend on what other tests happened to write into a shared one."""
+async def realistic_database(make_database) -> str:
+    """A database of its own with realistic statistics (many streams, many hands each, analysed), so
+    plans do not depend on what other tests happened to write into a shared one."""
     url = await make_database(migrated=True)
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         await conn.execute(
@@ -99,14 +99,39 @@ async def test_hand_reads_use_the_hand_index(make_database) -> None:
             FROM generate_series(1, 20) AS s, generate_series(1, 1000) AS v
             """
         )
+        await conn.execute(
+            "INSERT INTO streams (stream_id) SELECT 'tables/t' || s FROM generate_series(1, 20) AS s"
+        )
         await conn.execute("ANALYZE events")
-    plan = await fetch(
-        url,
-        "EXPLAIN (FORMAT TEXT) SELECT * FROM events"
-        " WHERE stream_id = 'tables/t7' AND hand = 3 ORDER BY version",
+        await conn.execute("ANALYZE streams")
+    return url
+
+
+async def plan_of(url: str, query: str, params: tuple = ()) -> str:
+    return "\n".join(line for (line,) in await fetch(url, "EXPLAIN (FORMAT TEXT) " + query, params))
+
+
+async def test_hand_reads_use_the_hand_index(make_database) -> None:
+    """One hand's events are read through (stream_id, hand, version), never by scanning a stream."""
+    url = await realistic_database(make_database)
+    text = await plan_of(
+        url, "SELECT * FROM events WHERE stream_id = 'tables/t7' AND hand = 3 ORDER BY version"
     )
-    text = "\n".join(line for (line,) in plan)
     assert "events_stream_hand_idx" in text and "Seq Scan" not in text, text
+
+
+async def test_heads_are_one_step_back_along_the_primary_key(make_database) -> None:
+    """A stream's head is its last event: found by the primary key, never by reading the stream,
+    for one stream (head, verify), for the streams a hub follows, and for a page of the listing."""
+    url = await realistic_database(make_database)
+    queries = [
+        (HEAD_SQL, ("tables/t7",)),
+        (HEADS_SQL, (["tables/t3", "tables/t7"],)),
+        (LIST_STREAMS_SQL, ("", "tables/", 5)),
+    ]
+    for query, params in queries:
+        text = await plan_of(url, query, params)
+        assert "events_pkey" in text and "Seq Scan on events" not in text, text
 
 
 def test_settings_flag_beats_environment_beats_default(tmp_path: Path) -> None:

@@ -25,6 +25,14 @@ READ_PAGE = 10_000
 PREFETCH_SLICE = 500
 
 _EVENT_COLUMNS = "version, type, payload::text, hand, recorded_at, request_id, prev_hash, hash"
+# A stream's head is its last event (nothing else records it): one step back along the primary key.
+HEAD_SQL = "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s"
+LIST_STREAMS_SQL = (
+    "SELECT s.stream_id, h.version, s.created_at, h.recorded_at FROM streams s"
+    " CROSS JOIN LATERAL (SELECT version, recorded_at FROM events e WHERE e.stream_id = s.stream_id"
+    " ORDER BY version DESC LIMIT 1) h"
+    " WHERE s.stream_id > %s AND starts_with(s.stream_id, %s) ORDER BY s.stream_id LIMIT %s"
+)
 
 
 def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
@@ -132,9 +140,7 @@ class EventStore:
 
     async def head(self, stream_id: str) -> int:
         """The stream's version (the number of its events); 0 for a stream never written."""
-        rows = await self._fetch(
-            "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s", (stream_id,)
-        )
+        rows = await self._fetch(HEAD_SQL, (stream_id,))
         return rows[0][0]
 
     async def read_stream(
@@ -197,13 +203,7 @@ class EventStore:
         self, *, prefix: str = "", after: str | None = None, limit: int = 100
     ) -> list[StreamInfo]:
         """Streams ordered by id, a page at a time: pass the last id seen as ``after``."""
-        rows = await self._fetch(
-            "SELECT s.stream_id, h.version, s.created_at, h.recorded_at FROM streams s"
-            " CROSS JOIN LATERAL (SELECT version, recorded_at FROM events e WHERE e.stream_id = s.stream_id"
-            " ORDER BY version DESC LIMIT 1) h"
-            " WHERE s.stream_id > %s AND starts_with(s.stream_id, %s) ORDER BY s.stream_id LIMIT %s",
-            (after or "", prefix, limit),
-        )
+        rows = await self._fetch(LIST_STREAMS_SQL, (after or "", prefix, limit))
         return [StreamInfo(*row) for row in rows]
 
     # -- integrity -----------------------------------------------------------------------------
@@ -219,9 +219,7 @@ class EventStore:
         of the head (``stud_service.audit.checkpoint``) is what names that.
         """
         async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s", (stream_id,)
-            )
+            cur = await conn.execute(HEAD_SQL, (stream_id,))
             (head,) = await cur.fetchone()
             if hand is None:
                 low, stop = 1, head

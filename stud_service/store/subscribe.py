@@ -37,6 +37,11 @@ _log = logging.getLogger(__name__)
 
 NOTIFY_CHANNEL = "stud_events"
 SUBSCRIPTION_PAGE = 1_000
+# The heads of the followed streams, for the safety-net poll: each its last event's version.
+HEADS_SQL = (
+    "SELECT s.stream_id, (SELECT max(e.version) FROM events e WHERE e.stream_id = s.stream_id)"
+    " FROM unnest(%s::text[]) AS s(stream_id)"
+)
 _READ_ANYWAY = 1 << 62  # "heard" of a subscriber that must read whatever it holds (reconnect)
 
 
@@ -121,11 +126,7 @@ class NotificationHub:
         if not streams:
             await conn.execute("SELECT 1")
             return
-        cursor = await conn.execute(
-            "SELECT s.stream_id, (SELECT max(e.version) FROM events e WHERE e.stream_id = s.stream_id)"
-            " FROM unnest(%s::text[]) AS s(stream_id)",
-            (streams,),
-        )
+        cursor = await conn.execute(HEADS_SQL, (streams,))
         self.polls += 1
         for stream_id, version in await cursor.fetchall():
             if version is not None:  # None: nothing written to the stream yet
