@@ -38,7 +38,7 @@ import hashlib
 import logging
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +117,7 @@ def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _text_array(values: list[str | None]) -> str:
+def _text_array(values: Sequence[str | None]) -> str:
     """A text[] literal. Built here because psycopg inspects every element of a list parameter
     to choose its type, which costs more than the whole append function call for small batches."""
     return "{" + ",".join(["NULL" if v is None else _quoted(v) for v in values]) + "}"
@@ -315,7 +315,7 @@ class AppendWriter:
                 sizes += [None] * (count - 1)
         announcing, self._announcements = self._announcements, {}
         self._carried += 1
-        params = [
+        params: list[str | bytes | None] = [
             "{" + ",".join(event_streams) + "}",
             "{" + ",".join(versions) + "}",
             _text_array(types),
