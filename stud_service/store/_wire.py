@@ -34,6 +34,7 @@ from psycopg import pq
 from psycopg.errors import error_from_result
 
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
+_yield_cpu = getattr(os, "sched_yield", lambda: None)  # POSIX; elsewhere a spin step only yields the loop
 
 
 class PreparedStatement:
@@ -76,7 +77,7 @@ async def _result(pgconn: pq.abc.PGconn, spin: float = 0.0) -> None:
         pgconn.consume_input()
         while pgconn.is_busy():  # getting the next result would block: wait for more input
             if spin_until and time.perf_counter() < spin_until:
-                os.sched_yield()
+                _yield_cpu()
                 await asyncio.sleep(0)
             else:
                 await _ready(loop, fd, loop.add_reader, loop.remove_reader)
