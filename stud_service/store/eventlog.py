@@ -52,10 +52,10 @@ def encode_command(events: Sequence[dict[str, Any]]) -> EncodedCommand:
         if not isinstance(event, dict):
             raise InvalidEvent(f"event {index} is a {type(event).__name__}, not a JSON object")
         event_type = event.get("type")
-        if type(event_type) is not str or not event_type:
+        if not isinstance(event_type, str) or not event_type:
             raise InvalidEvent(f"event {index} has no string 'type'")
         hand = event.get("hand")
-        if hand is not None and type(hand) is not int and (type(hand) is bool or not isinstance(hand, int)):
+        if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int)):
             raise InvalidEvent(f"event {index} ({event_type}): 'hand' must be an integer")
         try:
             texts.append(canonical_json(event))
