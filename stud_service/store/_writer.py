@@ -48,6 +48,7 @@ from psycopg_pool import AsyncConnectionPool
 from stud_service.db.connect import check_idle_connection
 from stud_service.store._wire import PreparedStatement
 from stud_service.store.canonical import GENESIS_HASH
+from stud_service.store.subscribe import NOTIFY_CHANNEL
 
 _log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actu
 
 KNOWN_HEADS = 100_000  # streams whose last hash the writer remembers (about 150 bytes each)
 
-_INSERT_EVENTS = """
+_INSERT_EVENTS = f"""
 INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, prev_hash, hash)
 SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e.command_size,
        decode(e.prev, 'hex'), decode(e.hash, 'hex')
@@ -70,7 +71,7 @@ SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e
               $7::integer[], string_to_array($8, ','), string_to_array($9, ','))
        AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
 -- The announcements this batch carries, sent once as a one-time filter (cheaper than a CTE).
-WHERE (SELECT count(pg_notify('stud_events', a.stream_id || ':' || a.version))
+WHERE (SELECT count(pg_notify('{NOTIFY_CHANNEL}', a.stream_id || ':' || a.version))
          FROM unnest($10::text[], $11::bigint[]) AS a(stream_id, version)) >= 0
 """
 _APPEND_ROWS = PreparedStatement("stud_append_rows", _INSERT_EVENTS)
@@ -151,7 +152,7 @@ class AppendWriter:
         self._release_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._announcements: dict[str, int] = {}  # stream id -> version, not yet announced
-        self._carried = 0  # batches sent so far carrying announcements (see _announce_forever)
+        self._carried = 0  # batch statements sent so far, each taking the pending announcements
         self._announcer: asyncio.Task[None] | None = None
         self._announce_wake = asyncio.Event()
         # stream id -> (version, hash) of its last event as this writer last saw it: the link a
