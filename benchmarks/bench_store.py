@@ -9,9 +9,10 @@
    process (the service's shape: one event loop) and, to match pgbench's threads, from two
    processes sharing the writers (each with its own pool and EventStore; their rates added). Also
    shown at 8 writers: the designs we did not take (group commit through a function running a
-   statement per command; no group commit; NOTIFY inside the append's transaction, which
-   PostgreSQL serialises on a global lock), and a minimal client batching the same way into
-   pgbench's own table with no chain, head or request id: what batching from Python costs alone.
+   statement per command; no group commit, with each append's NOTIFY after its commit or inside
+   its transaction, where PostgreSQL's notify lock serialises the commits), and a minimal client
+   batching the same way into pgbench's own table with no chain, head or request id: what batching
+   from Python costs alone.
 2. Replay: one 100,000-event stream of real game events (a simulated table) read back and folded
    with the engine (``replay_table``, best of three), in events per second; beside it, the raw read
    of the same rows without decoding and the in-memory decode + fold, the two halves' own ceilings.
