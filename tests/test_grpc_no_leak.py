@@ -23,7 +23,7 @@ import grpc
 from grpc_fixtures import TOKEN_SECRET, settle_table
 
 from stud_service.auth import mint_token
-from stud_service.bots import Bot, StudClient, events_of
+from stud_service.bots import Bot, Strategy, StudClient, cautious_strategy, events_of, random_strategy
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import stream_id_for
 
@@ -148,8 +148,9 @@ async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_t
     def client(player: str) -> RecordingClient:
         return RecordingClient(grpc_service.channel, mint_token(TOKEN_SECRET, player), seen[player])
 
-    async def play(names: list[str], hands: int) -> None:
-        bots = [Bot(client(name), table_id, seat, seed=seat) for seat, name in enumerate(names, start=1)]
+    async def play(names: list[str], hands: int, strategy: Strategy = random_strategy) -> None:
+        bots = [Bot(client(name), table_id, seat, strategy=strategy, seed=seat)
+                for seat, name in enumerate(names, start=1)]
         for bot in bots:
             seat = (await bot.client.view(table_id)).viewer_seat
             await (bot.client.sit_in(table_id) if seat else bot.sit(BUY_IN))
@@ -160,7 +161,9 @@ async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_t
     await play(["ann", "ben", "cat", "dan"], hands=6)
     await client("dan").leave(table_id)  # dan's seat 4 goes to eve for the second round of play
     await client("eve").sit_down(table_id, 4, BUY_IN)
-    await play(["ann", "ben", "cat", "eve"], hands=4)
+    # Four players calling down every hand: at each showdown a later hand beaten by an earlier shown
+    # one is mucked (RULES.md §5); all four hands without a muck is about a one-in-300,000 chance.
+    await play(["ann", "ben", "cat", "eve"], hands=4, strategy=cautious_strategy)
     # A late watcher (eve, who now holds dan's old seat) replays the whole log, batched and not.
     for batch in (False, True):
         await _watch_all(
@@ -174,7 +177,9 @@ async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_t
 
     payloads = [event.payload for event in await grpc_service.store.read_stream(stream_id_for(table_id))]
     visible = visible_cards(payloads)
-    checked = 0
+    mucks = mucked_hands(payloads)
+    assert mucks, "no hand was mucked: the mucked-card path was not exercised"
+    checked = after_a_muck = 0
     for player, record in seen.items():
         for version, hand, cards in record.messages:
             if hand is None or not cards:
@@ -184,10 +189,29 @@ async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_t
                 f"{player} saw {set(cards) - allowed} at version {version} (hand {hand})"
             )
             checked += 1
+            for muck_version, owner, down in mucks.get(hand, ()):
+                if player != owner and version >= muck_version:
+                    assert not set(cards) & down, f"{player} saw {owner}'s mucked cards"
+                    after_a_muck += 1
         for text in record.errors:
             assert not CARD_TEXT.search(text), f"a refusal to {player} names a card: {text}"
     assert checked > 1000
-    assert any(p["type"] == "HandMucked" for p in payloads) or True  # mucks are rare with these bots
+    assert after_a_muck > 0, "no other client received anything after a muck"
+
+
+def mucked_hands(payloads: list[dict]) -> dict[int, list[tuple[int, str, set[int]]]]:
+    """Hand -> [(version of the HandMucked, the mucking player, their down cards), ...]."""
+    mucks: dict[int, list[tuple[int, str, set[int]]]] = defaultdict(list)
+    seats: dict[int, str] = {}
+    down: dict[int, set[int]] = defaultdict(set)
+    for version, payload in enumerate(payloads, start=1):
+        if payload["type"] == "HandStarted":
+            seats, down = {seat: player for seat, player, _ in payload["seats"]}, defaultdict(set)
+        elif payload["type"] == "CardDealt" and not payload["face_up"] and payload["seat"] is not None:
+            down[payload["seat"]].add(payload["card"])
+        elif payload["type"] == "HandMucked":
+            mucks[payload["hand"]].append((version, seats[payload["seat"]], down[payload["seat"]]))
+    return mucks
 
 
 async def _head(grpc_service, table_id: str) -> int:

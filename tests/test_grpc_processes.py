@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 
 import grpc
@@ -13,6 +14,7 @@ from grpc_fixtures import TOKEN_SECRET, table_spec
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient, error_reason
+from stud_service.cards import parse_card
 from stud_service.db import open_pool
 from stud_service.engine import HandEnded, chips_in_play, event_from_json, initial_state
 from stud_service.engine.evolve import apply_in_place
@@ -41,8 +43,10 @@ def clients(channel: grpc.aio.Channel, *players: str) -> list[StudClient]:
     return [StudClient(channel, mint_token(TOKEN_SECRET, player)) for player in players]
 
 
-async def act_passively(players: list[StudClient], table_id: str, actions: int) -> int:
-    """Take up to ``actions`` passive actions, whoever's turn; returns the version after the last one."""
+async def act_passively(players: list[StudClient], table_id: str, actions: int,
+                        folding: StudClient | None = None) -> int:
+    """Take up to ``actions`` passive actions, whoever's turn (``folding`` folds when it may); returns
+    the version after the last one."""
     version = 0
     for _ in range(actions):
         for _attempt in range(500):
@@ -54,7 +58,8 @@ async def act_passively(players: list[StudClient], table_id: str, actions: int) 
         else:
             raise TimeoutError("nobody got the turn")
         player, view = turn
-        choice = next(a for a in view.legal_actions if a.type in PASSIVE)
+        folds = [a for a in view.legal_actions if player is folding and a.type == table_pb2.ACTION_TYPE_FOLD]
+        choice = (folds or [a for a in view.legal_actions if a.type in PASSIVE])[0]
         version = (
             await player.act(table_id, view.viewer_seat, choice.type, choice.amount, view.version)
         ).version
@@ -201,27 +206,82 @@ async def test_sigterm_ends_streams_and_exits_cleanly(spawn_server, database) ->
 
 
 async def test_the_log_never_holds_a_token_or_a_hidden_card(spawn_server, database) -> None:
-    """Issue: "Never log a hole card or a token" — at DEBUG, through a whole hand and some refusals."""
+    """Issue: "Never log a hole card or a token" — at DEBUG, through a whole hand and some refusals.
+    One player folds, so some down cards are never shown to anyone: those appear on no line at all,
+    and no line shows a card next to ``face_up`` false."""
     server = await spawn_server(database, "--log-level", "DEBUG", "--log-format", "json")
     async with grpc.aio.insecure_channel(server.address) as channel:
         operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
         await operator.create_table("logs", table_spec())
-        players = clients(channel, "ann", "ben")
+        players = clients(channel, "ann", "ben", "cat")
         for seat, player in enumerate(players, start=1):
             await player.sit_down("logs", seat, BUY_IN)
         with pytest.raises(grpc.aio.AioRpcError):
             await players[0].act("logs", 2, table_pb2.ACTION_TYPE_FOLD, 0, 1)  # someone else's seat
         while not (await players[0].view("logs")).hand.complete:
-            await act_passively(players, "logs", 1)
+            await act_passively(players, "logs", 1, folding=players[2])
     server.kill()
     log = server.log_text()
     assert log, "the server logged nothing at DEBUG"
     tokens = [client.metadata[0][1].removeprefix("Bearer ") for client in (operator, *players)]
     assert not any(token in log or token.split(".")[2] in log for token in tokens)
-    hidden = [
-        p["card"] for p in await read_log(database, "logs") if p["type"] == "CardDealt" and not p["face_up"]
-    ]
-    assert hidden
-    for line in log.splitlines():
-        if "CardDealt" in line and '"face_up": false' in line:
-            assert not any(f'"card": {card}' in line for card in hidden), line
+    payloads = await read_log(database, "logs")
+    hidden = {p["card"] for p in payloads if p["type"] == "CardDealt" and not p["face_up"]}
+    shown = {card for p in payloads if p["type"] == "HandShown" for card in p["cards"]}
+    never_shown = hidden - shown
+    assert never_shown, "the folded hand's down cards should never be shown"
+    lines = log.splitlines()
+    assert any('"type":"CardDealt"' in line for line in lines), "the deal was not logged"
+    leaks = [line for line in lines for shows, face_down in [cards_in_log_line(line)]
+             if face_down or shows & never_shown]
+    assert not leaks, leaks[:3]
+
+
+# ``card=17``, ``'cards': [3, 'Kc']``, ``"card":"Kc"``: a card value under a card key, in text of any kind.
+_CARD_VALUE = re.compile(r"""\bcards?['"]?\s*[=:]\s*(\[[^\]]*\]|\([^)]*\)|[^\s,;)}\]]+)""")
+_CARD_TOKEN = re.compile(r"\b(\d{1,2}|[2-9TJQKA][cdhs])\b")
+DECK = frozenset(range(52))
+_FACE_DOWN = re.compile(r"""face_up['"]?\s*[=:]\s*(?:False|false|0)\b""")
+
+
+def cards_in_log_line(line: str) -> tuple[set[int], set[int]]:
+    """(every card the line shows, those it shows as face down).  Cards are values under a ``card`` /
+    ``cards`` key of the JSON line at any depth (codes, or text such as ``Kc``) and ``card=...`` pairs
+    inside its strings (messages, tracebacks, reprs of events); face down means in a mapping or a
+    string that also says ``face_up`` false.  A line that is not JSON is searched as text."""
+    found: set[int] = set()
+    face_down: set[int] = set()
+
+    def values(value: object) -> set[int]:
+        if isinstance(value, bool):
+            return set()
+        if isinstance(value, int):
+            return {value} & DECK
+        if isinstance(value, str):
+            return {int(t) if t.isdigit() else parse_card(t) for t in _CARD_TOKEN.findall(value)} & DECK
+        if isinstance(value, list):
+            return set().union(*(values(item) for item in value))
+        return set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            here = set().union(*(values(item) for key, item in value.items() if key in ("card", "cards")))
+            found.update(here)
+            if value.get("face_up", True) in (False, 0):
+                face_down.update(here)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            here = set().union(*(values(match.group(1)) for match in _CARD_VALUE.finditer(value)))
+            found.update(here)
+            if _FACE_DOWN.search(value):
+                face_down.update(here)
+
+    try:
+        walk(json.loads(line))
+    except ValueError:
+        walk(line)
+    return found, face_down

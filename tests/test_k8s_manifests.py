@@ -2,11 +2,13 @@
 no secret in the repo, every setting they use documented. Runs offline.
 
 Each kustomization is checked twice: as ``kubectl kustomize`` renders it (skipped when kubectl is absent)
-and as the plain files it lists (its ``resources``, recursively, and the overlay's own files), so the
-check means something on a machine without kubectl too. Built-in kinds are validated with the
-``kubernetes-validate`` package in strict mode (unknown fields are errors) against the oldest and the newest
-Kubernetes versions we support. The CloudNativePG ``Cluster`` is a custom resource the Kubernetes schemas do
-not know: it is validated structurally (apiVersion, kind, name, the spec fields we rely on).
+and as the files it lists render here (its ``resources``, recursively, with its JSON 6902 and strategic
+merge patches applied), so every check, the overlay's patched ``DATABASE_URL`` included, runs on a machine
+without kubectl too; where kubectl is present the two renderings are compared. Built-in kinds are
+validated with the ``kubernetes-validate`` package in strict mode (unknown fields are errors) against the
+oldest and the newest Kubernetes versions we support. The CloudNativePG ``Cluster`` is a custom resource
+the Kubernetes schemas do not know: it is validated structurally (apiVersion, kind, name, the spec fields
+we rely on).
 """
 
 from __future__ import annotations
@@ -77,10 +79,129 @@ def listed_files(directory: Path) -> Iterator[tuple[str, Path]]:
             yield "patch", (directory / patch).resolve()
 
 
+def _pointer(path: str) -> list[str]:
+    """An RFC 6901 JSON pointer as its reference tokens."""
+    assert path.startswith("/"), f"not a JSON pointer: {path!r}"
+    return [token.replace("~1", "/").replace("~0", "~") for token in path[1:].split("/")]
+
+
+def _resolve(document: Any, tokens: list[str]) -> tuple[Any, str]:
+    """The container that ``tokens`` point into, and the last token."""
+    parent = document
+    for token in tokens[:-1]:
+        parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+    return parent, tokens[-1]
+
+
+def _get(document: Any, path: str) -> Any:
+    parent, last = _resolve(document, _pointer(path))
+    return parent[int(last)] if isinstance(parent, list) else parent[last]
+
+
+def _remove(document: Any, path: str) -> Any:
+    parent, last = _resolve(document, _pointer(path))
+    return parent.pop(int(last) if isinstance(parent, list) else last)
+
+
+def _add(document: Any, path: str, value: Any) -> None:
+    parent, last = _resolve(document, _pointer(path))
+    if isinstance(parent, list):
+        parent.insert(len(parent) if last == "-" else int(last), value)
+    else:
+        parent[last] = value
+
+
+def apply_json6902(document: Manifest, operations: list[dict[str, Any]]) -> Manifest:
+    """RFC 6902 (what kustomize applies for a patch file holding a list of operations); a failed
+    ``test`` or a path that is not there fails the render, as it fails ``kubectl kustomize``."""
+    document = copy.deepcopy(document)
+    for operation in operations:
+        op, path = operation["op"], operation["path"]
+        if op == "test":
+            assert _get(document, path) == operation["value"], f"JSON patch test failed at {path}"
+        elif op == "remove":
+            _remove(document, path)
+        elif op == "add":
+            _add(document, path, copy.deepcopy(operation["value"]))
+        elif op == "replace":
+            _get(document, path)  # must exist
+            _remove(document, path)
+            _add(document, path, copy.deepcopy(operation["value"]))
+        elif op in ("move", "copy"):
+            source = operation["from"]
+            value = _remove(document, source) if op == "move" else _get(document, source)
+            _add(document, path, copy.deepcopy(value))
+        else:
+            raise AssertionError(f"unknown JSON patch operation {op!r}")
+    return document
+
+
+def merge_strategic(document: Any, patch: Any) -> Any:
+    """Strategic merge as kustomize applies it to the fields our manifests use: mappings merge key by
+    key (a null deletes), lists of named entries (containers, env, ports, volumes) merge by name,
+    other lists are replaced."""
+    if isinstance(document, dict) and isinstance(patch, dict):
+        merged = dict(document)
+        for key, value in patch.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = merge_strategic(document.get(key), value)
+        return merged
+    if (isinstance(document, list) and isinstance(patch, list)
+            and all(isinstance(item, dict) and "name" in item for item in document + patch)):
+        by_name = {item["name"]: item for item in document}
+        merged_list = [merge_strategic(item, next((p for p in patch if p["name"] == item["name"]), {}))
+                       for item in document]
+        return merged_list + [copy.deepcopy(item) for item in patch if item["name"] not in by_name]
+    return copy.deepcopy(patch)
+
+
+def _targets(manifest: Manifest, target: dict[str, Any]) -> bool:
+    known = {"kind", "name", "namespace", "group", "version"}
+    assert set(target) <= known, f"patch target selectors this renderer does not know: {set(target) - known}"
+    group, _, version = manifest["apiVersion"].rpartition("/")
+    return (target.get("kind", manifest["kind"]) == manifest["kind"]
+            and target.get("name", manifest["metadata"]["name"]) == manifest["metadata"]["name"]
+            and target.get("group", group) == group and target.get("version", version) == version)
+
+
+def kustomization_patches(directory: Path) -> list[tuple[Any, dict[str, Any] | None]]:
+    """(patch content, target or None) for every patch of the kustomization, in order."""
+    kustomization = load_yaml_documents(kustomization_file(directory))[0]
+    found: list[tuple[Any, dict[str, Any] | None]] = []
+    for entry in kustomization.get("patches", []) + kustomization.get("patchesJson6902", []):
+        content = (load_yaml_documents(directory / entry["path"])[0] if "path" in entry
+                   else yaml.safe_load(entry["patch"]))
+        found.append((content, entry.get("target")))
+    for entry in kustomization.get("patchesStrategicMerge", []):
+        found.extend((doc, None) for doc in load_yaml_documents(directory / entry))
+    return found
+
+
+def apply_patches(manifests: list[Manifest], directory: Path) -> list[Manifest]:
+    """The kustomization's patches applied to ``manifests`` (its resources, bases already patched)."""
+    for content, target in kustomization_patches(directory):
+        if target is None:  # a strategic-merge patch names its object itself
+            target = {"kind": content["kind"], "name": content["metadata"]["name"]}
+        matched = [i for i, manifest in enumerate(manifests) if _targets(manifest, target)]
+        assert matched, f"a patch of {directory} matches no object: {target}"
+        for i in matched:
+            manifests[i] = (apply_json6902(manifests[i], content) if isinstance(content, list)
+                            else merge_strategic(manifests[i], content))
+    return manifests
+
+
 @functools.cache
 def render_files(directory: Path) -> tuple[Manifest, ...]:
-    resources = [path for role, path in listed_files(directory) if role == "resource"]
-    return tuple(doc for path in resources for doc in load_yaml_documents(path))
+    """The objects of the kustomization's resources (directories rendered the same way, recursively)
+    with its patches applied; names, namespaces and images are left as the files have them."""
+    kustomization = load_yaml_documents(kustomization_file(directory))[0]
+    manifests: list[Manifest] = []
+    for entry in kustomization.get("resources", []):
+        path = (directory / entry).resolve()
+        manifests.extend(copy.deepcopy(render_files(path)) if path.is_dir() else load_yaml_documents(path))
+    return tuple(apply_patches(manifests, directory))
 
 
 @functools.cache
@@ -195,10 +316,42 @@ def test_every_file_a_kustomization_lists_exists_and_parses(directory: Path):
 @needs_kubectl
 @pytest.mark.parametrize("directory", KUSTOMIZATIONS.values(), ids=KUSTOMIZATIONS.keys())
 def test_kubectl_renders_the_same_objects_as_the_listed_files(directory: Path):
-    def names(manifests: tuple[Manifest, ...]) -> set[tuple[str, str]]:
-        return {(m["kind"], m["metadata"]["name"]) for m in manifests}
+    """The files renderer (patches applied) agrees with kustomize on every object, apart from what
+    it leaves out on purpose: the namespace, the common labels and the image names."""
+    def objects(manifests: tuple[Manifest, ...]) -> dict[tuple[str, str], Manifest]:
+        found = {}
+        for manifest in copy.deepcopy(manifests):
+            manifest["metadata"].pop("namespace", None)
+            manifest["metadata"].pop("labels", None)
+            for workload_container in manifest.get("spec", {}).get("template", {}).get("spec", {}).get(
+                    "containers", []):
+                workload_container.pop("image", None)
+            found[(manifest["kind"], manifest["metadata"]["name"])] = manifest
+        return found
 
-    assert names(render_kubectl(directory)) == names(render_files(directory))
+    assert objects(render_kubectl(directory)) == objects(render_files(directory))
+
+
+def test_the_files_renderer_applies_json_and_strategic_merge_patches():
+    """The renderer the checks above rely on without kubectl: RFC 6902 operations (a failed test
+    fails) and strategic merges of named lists."""
+    deployment = only(render_files(DEFAULT), "Deployment")
+    env = container(deployment)["env"]
+    patched = apply_json6902(deployment, [
+        {"op": "test", "path": "/spec/template/spec/containers/0/env/0/name", "value": env[0]["name"]},
+        {"op": "add", "path": "/spec/template/spec/containers/0/env/-", "value": {"name": "X", "value": "1"}},
+        {"op": "copy", "from": "/metadata/name", "path": "/metadata/annotations~1copy"},
+        {"op": "remove", "path": "/spec/template/spec/containers/0/env/0"},
+    ])
+    assert container(patched)["env"] == [*env[1:], {"name": "X", "value": "1"}]
+    assert patched["metadata"]["annotations/copy"] == deployment["metadata"]["name"]
+    assert container(deployment)["env"] == env  # the rendered object itself is left alone
+    with pytest.raises(AssertionError, match="test failed"):
+        apply_json6902(deployment, [{"op": "test", "path": "/metadata/name", "value": "other"}])
+    merged = merge_strategic(deployment, {"spec": {"template": {"spec": {"containers": [
+        {"name": container(deployment)["name"], "env": [{"name": "X", "value": "1"}]}]}}}})
+    assert container(merged)["env"] == [*env, {"name": "X", "value": "1"}]  # merged by name, not replaced
+    assert container(merged)["image"] == container(deployment)["image"]
 
 
 # -- probes, ports, Services -------------------------------------------------------------------------------
@@ -284,8 +437,9 @@ def test_the_grace_period_covers_the_prestop_pause_and_the_servers_graceful_stop
     assert PRESTOP_SLEEP_SECONDS + SERVER_SHUTDOWN_GRACE_SECONDS < grace <= 60
 
 
-def test_the_documented_grace_is_the_servers_own_when_the_server_is_installed():
-    server_app = pytest.importorskip("stud_service.server.app")
+def test_the_documented_grace_is_the_servers_own():
+    from stud_service.server import app as server_app  # installed with the tests: a failed import fails
+
     assert server_app.DEFAULT_GRACE_SECONDS == SERVER_SHUTDOWN_GRACE_SECONDS
 
 
@@ -394,9 +548,8 @@ def test_the_migration_job_runs_migrate_once_with_the_servers_image_and_database
     assert database(job) == database(deployment)
 
 
-@needs_kubectl  # the patch that wires the secret in is applied by kustomize
-def test_the_cloudnative_pg_overlay_reads_database_url_from_the_operators_app_secret():
-    manifests = render_kubectl(CNPG_OVERLAY)
+def test_the_cloudnative_pg_overlay_reads_database_url_from_the_operators_app_secret(render):
+    manifests = render(CNPG_OVERLAY)
     # CloudNativePG creates <cluster>-app with a ready-made "uri" for the application user.
     app_secret = {"name": only(manifests, "Cluster")["metadata"]["name"] + "-app", "key": "uri"}
     for workload in (only(manifests, "Deployment"), only(manifests, "Job")):

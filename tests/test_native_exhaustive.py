@@ -7,7 +7,6 @@ Every five-card hand class is also checked against the Python reference, one rep
 
 from __future__ import annotations
 
-import time
 from itertools import combinations_with_replacement
 from math import comb
 
@@ -80,11 +79,14 @@ def test_six_card_hands_are_all_counted() -> None:
     assert _category_counts(counts)[HandCategory.STRAIGHT_FLUSH] > 0
 
 
-def test_enumeration_of_all_seven_card_hands_is_fast() -> None:
-    """The issue's goal: all seven-card hands in well under a second here (generous bound for CI noise)."""
-    started = time.perf_counter()
-    native.enumerate_high_counts(7)
-    assert time.perf_counter() - started < 3.0
+def test_the_enumeration_counts_the_same_with_any_number_of_threads(seven_card_counts: list[int]) -> None:
+    """Splitting the work across threads (what makes the enumeration fast; its speed is measured by
+    benchmarks/bench_evaluator.py) neither drops nor repeats a hand: every thread count, the machine's
+    own included, gives the single-threaded counts."""
+    single = native.enumerate_high_counts(6, n_threads=1)
+    for threads in (2, 3, 7, 64, None):
+        assert native.enumerate_high_counts(6, n_threads=threads) == single
+    assert sum(seven_card_counts) == comb(52, 7)
 
 
 def _representative(ranks: tuple[int, ...], flush: bool) -> list[int]:

@@ -62,6 +62,14 @@ def _to_fourth_street(hands: dict[int, str], config: TableConfig | None = None):
     return table
 
 
+def _first_to_act_by_street(hands: dict[int, str], last_street: int) -> dict[int, int]:
+    """Street -> first seat to act, from fourth street to ``last_street``, everyone checking through."""
+    table = _to_fourth_street(hands)
+    while table.state.hand.street < last_street:
+        table.act(to_act(table.state), "CHECK")
+    return {r.street: r.first_seat for r in of_type(table.log, "BettingRoundStarted") if r.street >= 4}
+
+
 def test_fourth_street_open_pair_allows_a_big_bet_and_fixes_big_raises() -> None:
     """§4: a pair showing on fourth street lets the opener bet S or B; after B every raise is B."""
     table = _to_fourth_street({1: "Ah Kh 9c 9d", 2: "Ad Kd 2c 3s"})
@@ -103,11 +111,13 @@ def test_first_to_act_is_the_best_board_and_ties_go_to_the_lowest_seat() -> None
 
 
 def test_first_to_act_counts_pairs_but_not_straights_or_flushes() -> None:
-    """§4: only pairs, trips, quads and high cards count on a board; a four-flush or four-straight
-    board does not beat a pair."""
-    hands = {1: "2h 3h 9c 9d 2s 2d", 2: "Ad Kd Ks Qs Js Ts", 3: "4h 5h 3c 4c 5c 6c"}
-    table = _to_fourth_street(hands)
-    assert of_type(table.log, "BettingRoundStarted")[-1].first_seat == 1
+    """§4: only pairs, trips, quads and high cards count on a board; on fifth and sixth street a
+    three- or four-card straight flush showing (Ks Qs Js Ts) beats neither a pair of nines nor an
+    ace-high board with nothing."""
+    pair = {1: "2h 3h 9c 9d 2s 4d", 2: "Ad Kd Ks Qs Js Ts", 3: "4h 5h 3c 7c 5c 6c"}
+    assert _first_to_act_by_street(pair, 6) == {4: 1, 5: 1, 6: 1}
+    ace_high = {1: "2h 3h 8c 6d 4s 2d", 2: "Ad Kd Ks Qs Js Ts", 3: "4h 5h Ah 9c 5d 3c"}
+    assert _first_to_act_by_street(ace_high, 6) == {4: 3, 5: 3, 6: 3}
 
 
 def test_best_board_all_in_passes_first_action_clockwise() -> None:

@@ -196,6 +196,30 @@ def test_odd_chip_winner_highest_card_by_suit_razz_lowest() -> None:
     assert odd_chip_winner([low_spade, low_club], "low") == 3
 
 
+def test_odd_chip_winner_is_not_simply_the_lowest_seat() -> None:
+    """§5: the odd-chip rule decides even against seat order: high by the best card in the winning five
+    (not a better card outside it); Razz and a tied Hi-Lo low half by the lowest card, aces lowest."""
+    outside_ace = evaluate_showdown_hand(STUD, 1, cards("Qc Jd Th 9c 8h As 2d"))
+    queen_of_spades = evaluate_showdown_hand(STUD, 2, cards("Qs Jc Td 9d 8d 3h 4c"))
+    assert odd_chip_winner([outside_ace, queen_of_spades], "high") == 2
+    deuce_of_clubs = evaluate_showdown_hand(RAZZ, 1, cards("As 2c 3d 4h 5d Qd Qh"))
+    ace_of_clubs = evaluate_showdown_hand(RAZZ, 2, cards("Ac 2s 3h 4d 5h Kd Kh"))
+    assert odd_chip_winner([deuce_of_clubs, ace_of_clubs], "low") == 2
+    hi_lo = {1: evaluate_showdown_hand(HI_LO, 1, cards("As 2c 4d 5h 7d Qd Jh")),
+             2: evaluate_showdown_hand(HI_LO, 2, cards("Ac 2s 4h 5d 7h Td Jd")),
+             3: evaluate_showdown_hand(HI_LO, 3, cards("Kc Ks Kh Qs Jc 9s 9h"))}
+    assert [(a["seat"], a["amount"], a["half"]) for a in award_pot(HI_LO, 11, (1, 2, 3), hi_lo)] == [
+        (3, 6, "high"), (2, 3, "low"), (1, 2, "low")]
+
+
+def test_two_odd_chips_go_one_each_in_odd_chip_order_not_seat_order() -> None:
+    """§5: three tied winners and two odd chips: the first two in odd-chip order get one each."""
+    hearts = evaluate_showdown_hand(STUD, 1, cards("Ah Kh Qc Jc 9d 3c 4d"))
+    clubs = evaluate_showdown_hand(STUD, 2, cards("Ac Kc Qd Jd 9h 3d 4h"))
+    spades = evaluate_showdown_hand(STUD, 3, cards("As Ks Qh Jh 9c 3h 4s"))
+    assert split_among_winners(11, [hearts, clubs, spades], "high") == [(3, 4), (1, 4), (2, 3)]
+
+
 def test_split_among_winners_and_hi_lo_halves() -> None:
     """§5: odd chips one each in odd-chip order; Hi-Lo: the odd unit to the high half."""
     spade = evaluate_showdown_hand(STUD, 1, cards("As Kd Qh Jc 9d 3c 4h"))

@@ -46,6 +46,40 @@ def test_split_pot_odd_chip_goes_to_the_highest_card_by_suit() -> None:
     assert ended.pots[0]["awards"][0]["hand"] == "ace-king high"
 
 
+def test_odd_chip_goes_by_the_winning_five_not_to_the_lowest_seat() -> None:
+    """§5: the odd chip follows the highest card by suit among each winner's winning five, even when
+    that winner is not the lowest seat, and a higher card outside the five (seat 1's ace) does not count."""
+    hands = {1: "Qc Jd Th 9c 8h As 2d", 2: "Qs Jc Td 9d 8d 3h 4c", 3: "5c 6d 2h 7s"}
+    table = deal_table(hands, config=TableConfig(**TINY))
+    ended = play_passively(table, fold=[3])[-1]
+    assert ended.pots[0]["amount"] == 9
+    assert awards(ended) == [(0, 2, 5, "high"), (0, 1, 4, "high")]
+    assert ended.pots[0]["awards"][0]["hand"] == "queen-high straight"
+
+
+def test_razz_odd_chip_goes_to_the_lowest_card_by_suit_ace_lowest() -> None:
+    """§5 Razz: the odd chip goes to the tied winner holding the lowest card by suit in their low
+    five, aces lowest: seat 2's ace of clubs, not seat 1 (lowest seat, and holder of the 2 of clubs)."""
+    hands = {1: "As 2c 3d 4h 5d Qd Qh", 2: "Ac 2s 3h 4d 5h Kd Kh", 3: "9c Tc Js 6s"}
+    table = deal_table(hands, config=TableConfig(variant=Variant.RAZZ, **TINY))
+    ended = play_passively(table, fold=[3])[-1]
+    assert ended.pots[0]["amount"] == 9
+    assert awards(ended) == [(0, 2, 5, "low"), (0, 1, 4, "low")]
+    assert ended.pots[0]["awards"][0]["hand"] == "5-4-3-2-A low"
+
+
+def test_hi_lo_tied_low_half_odd_chip_goes_to_the_lowest_card_by_suit() -> None:
+    """§5/§6: a tied low half splits; its odd chip goes to the low winner holding the lowest card by
+    suit in their low five (ace lowest), here seat 2's ace of clubs, not the lowest seat."""
+    hands = {1: "As 2c 4d 5h 7d Qd Jh", 2: "Ac 2s 4h 5d 7h Td Jd", 3: "Kc Ks Kh Qs Jc 9s 9h",
+             4: "3c 3d 8c 6h", 5: "6c 6d 8d 9c"}
+    table = deal_table(hands, config=TableConfig(variant=Variant.STUD_HI_LO, **TINY))
+    ended = play_passively(table, fold=[4, 5])[-1]
+    assert ended.pots[0]["amount"] == 15
+    assert awards(ended) == [(0, 3, 8, "high"), (0, 2, 4, "low"), (0, 1, 3, "low")]
+    assert [a["hand"] for a in ended.pots[0]["awards"][1:]] == ["7-5-4-2-A low"] * 2
+
+
 def test_hi_lo_scoop_with_a_wheel() -> None:
     """§6: a player may use different five cards for high and low and win both halves."""
     hands = {1: "Ac 2d 3h 4s 5c Kd Kh", 2: "Qc Qd Jh Js 9c 9d 8s"}
