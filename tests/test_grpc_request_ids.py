@@ -328,3 +328,17 @@ async def turn(players: dict[str, Caller], table_id: str) -> tuple[Caller, table
         if view.legal_actions:
             return player, view
     raise AssertionError("nobody is to act")
+
+
+async def test_an_id_recorded_without_a_fingerprint_is_answered_as_a_retry(service, caller, new_table):
+    """Rows the previous release wrote during a rollout carry no fingerprint: a later call with the
+    id cannot be told from a retry, so it is answered as one (never refused, never appended twice)."""
+    table_id, alice, request_id = await new_table(), caller("alice"), new_id()
+    first = await alice.call("SitDown", sit_down(table_id, 2, 5_000, request_id))
+    async with service.store.pool.connection() as conn:
+        await conn.execute(
+            "UPDATE events SET request_fingerprint = NULL WHERE stream_id = %s", (stream_id_for(table_id),)
+        )
+    before = await head(service, table_id)
+    assert await alice.call("SitDown", sit_down(table_id, 4, 6_000, request_id)) == first
+    assert await head(service, table_id) == before
