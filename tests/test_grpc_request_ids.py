@@ -204,11 +204,7 @@ async def test_seat_change_retry(service, caller, new_table, method):
 
 
 async def test_act_retry_and_reuse(service, caller, new_table):
-    table_id = await new_table()
-    players = {"alice": caller("alice"), "bob": caller("bob")}
-    await players["alice"].call("SitDown", sit_down(table_id, 1))
-    await players["bob"].call("SitDown", sit_down(table_id, 2))
-    await deal(service, table_id)
+    table_id, players = await hand_dealt(service, caller, new_table)
     acting, view = await turn(players, table_id)
     request_id = new_id()
     request = passive_act(table_id, view, request_id)
@@ -238,11 +234,7 @@ async def test_set_client_seed_retry_and_reuse(service, caller, new_table):
 
 
 async def test_another_players_use_of_my_next_id_does_not_swallow_my_action(service, caller, new_table):
-    table_id = await new_table()
-    players = {"alice": caller("alice"), "bob": caller("bob")}
-    await players["alice"].call("SitDown", sit_down(table_id, 1))
-    await players["bob"].call("SitDown", sit_down(table_id, 2))
-    await deal(service, table_id)
+    table_id, players = await hand_dealt(service, caller, new_table)
     acting, view = await turn(players, table_id)
     (other,) = [player for player in players.values() if player is not acting]
     victims_next_id = new_id()
@@ -302,6 +294,18 @@ async def test_an_empty_request_id_makes_every_call_new(service, caller, new_tab
 
 
 # -- helpers for a hand ---------------------------------------------------------------------------
+
+
+async def hand_dealt(
+    service: ServiceUnderTest, caller: Callable[..., Caller], new_table: Callable[[], Awaitable[str]]
+) -> tuple[str, dict[str, Caller]]:
+    """A new table with alice and bob seated and a hand dealt: (table id, their callers)."""
+    table_id = await new_table()
+    players = {"alice": caller("alice"), "bob": caller("bob")}
+    for seat, player in enumerate(players.values(), start=1):
+        await player.call("SitDown", sit_down(table_id, seat))
+    await deal(service, table_id)
+    return table_id, players
 
 
 def act(table_id: str, view: table_pb2.TableView, action: int, amount: int, request_id: str) -> Any:
