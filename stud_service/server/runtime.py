@@ -346,7 +346,9 @@ class TableRuntime:
         """
         live = await self.table(table_id)
         with live.log_scope():
-            return await self._execute(live, make_command, request_id, expected_version)
+            version = await self._execute(live, make_command, request_id, expected_version)
+            # Folding an old version (a retry) reads the log: outside the write lock _execute holds.
+            return await self.table_at(live, version)
 
     async def create(self, table_id: str, command: Command, request_id: RequestKey | None) -> TableAt:
         """Append a table's first event (expected version 0); TableExists if the stream has one
@@ -361,11 +363,8 @@ class TableRuntime:
         except StoreUnavailable as error:
             raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
         live = await self.table(table_id)
-        if result.duplicate:
-            retry = await self._retry_of(live, request_id)
-            if retry is not None:
-                return retry
-        return TableAt.now(live)
+        retry = await self._retry_of(live, request_id) if result.duplicate else None
+        return await self.table_at(live, retry if retry is not None else result.version)
 
     async def _execute(
         self,
@@ -373,7 +372,9 @@ class TableRuntime:
         make_command: Callable[[TableState, int], Command],
         request_id: RequestKey | None,
         expected_version: int | None,
-    ) -> TableAt:
+    ) -> int:
+        """Decide and append under the table's write lock; the version the reply is to show (for a
+        retry, the last version its first call appended)."""
         # A request id already recorded is found when its request no longer applies (stale version,
         # refused, nothing to do) or when the store refuses to record it twice: never at the cost of
         # a read for a request that is new.
@@ -398,7 +399,8 @@ class TableRuntime:
                     raise
                 if not events:
                     # Nothing to do (e.g. sitting in when already in): nothing to record.
-                    return await self._retry_of(live, request_id) or TableAt.now(live)
+                    retry = await self._retry_of(live, request_id)
+                    return retry if retry is not None else live.version
                 try:
                     result = await self.store.append(
                         live.stream_id,
@@ -420,7 +422,7 @@ class TableRuntime:
                     await self._catch_up(live)
                 else:
                     self._apply_events(live, events, result.first_version)
-                return TableAt.now(live)
+                return live.version
         raise RequestError(
             grpc.StatusCode.ABORTED, "CONFLICT", "other writers kept changing the table; retry"
         )
@@ -430,9 +432,9 @@ class TableRuntime:
         for offset, event in enumerate(events):
             self._apply(live, first_version + offset, event, event_to_json(event), recorded_at)
 
-    async def _retry_of(self, live: LiveTable, request_id: RequestKey | None) -> TableAt | None:
-        """The first call's result if ``request_id`` is recorded in the stream (this is a retry);
-        None if it is not; REQUEST_ID_REUSED if it was recorded for a different request."""
+    async def _retry_of(self, live: LiveTable, request_id: RequestKey | None) -> int | None:
+        """The last version the first call appended if ``request_id`` is recorded in the stream (this
+        is a retry); None if it is not; REQUEST_ID_REUSED if it was recorded for a different request."""
         if request_id is None:
             return None
         try:
@@ -451,7 +453,7 @@ class TableRuntime:
             )
         if recorded.last_version > live.version:
             await self._catch_up(live)  # another replica wrote it
-        return await self.table_at(live, recorded.last_version)
+        return recorded.last_version
 
     async def table_at(self, live: LiveTable, version: int) -> TableAt:
         """The table as of ``version``: the live one, or folded again from the log (retries only:
