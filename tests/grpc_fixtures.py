@@ -6,11 +6,14 @@
 ``table_id``        a table id no other test uses
 ``new_table``       ``await new_table(**Table fields)`` -> the id of a freshly created table
 ``spawn_server``    start ``stud-service serve`` as a child process on a database; kill it at the end
+``service_under_test(url, settings, audit=False)``  the same in-process server, for a test module that
+                    needs its own database or runtime settings (an async context manager)
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -31,6 +34,7 @@ from stud_service.bots import StudClient
 from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
 from stud_service.server.app import RunningServer, start_server
+from stud_service.server.audit_service import AuditService
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
@@ -57,13 +61,19 @@ class ServiceUnderTest:
         return StudClient(self.channel, token)
 
 
-@pytest_asyncio.fixture(scope="session")
-async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[ServiceUnderTest]:
-    url = await make_database(migrated=True)
+@contextlib.asynccontextmanager
+async def service_under_test(
+    url: str, settings: RuntimeSettings, *, audit: bool = False
+) -> AsyncIterator[ServiceUnderTest]:
+    """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``)."""
     pool = await open_pool(url, max_size=20)
     store = EventStore(pool)
-    runtime = TableRuntime(store, RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE))
-    running = await start_server(TableService(runtime, TOKEN_SECRET), "127.0.0.1:0")
+    runtime = TableRuntime(store, settings)
+    running = await start_server(
+        TableService(runtime, TOKEN_SECRET),
+        "127.0.0.1:0",
+        audit_service=AuditService(runtime, TOKEN_SECRET) if audit else None,
+    )
     running.on_shutdown.append(runtime.close)
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     try:
@@ -73,6 +83,13 @@ async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIte
         await running.shutdown(0)
         await store.close()
         await pool.close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[ServiceUnderTest]:
+    url = await make_database(migrated=True)
+    async with service_under_test(url, RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE)) as service:
+        yield service
 
 
 @pytest.fixture

@@ -73,6 +73,31 @@ async def test_request_ids_are_scoped_to_their_stream(event_store: EventStore, s
     assert not other.duplicate and other.version == 1
 
 
+async def test_a_request_ids_fingerprint_is_kept_on_either_path(
+    event_store: EventStore, stream_id: str
+) -> None:
+    """The fingerprint goes in with the command's first event whether the batch statement writes it
+    or the checked path does (here: a batch with a retry in it), and comes back with its versions."""
+    await event_store.append(stream_id + "-a", 0, [ev("A", 1), ev("B", 2)], "r1", b"\x01" * 32)
+    await event_store.append(stream_id + "-a", 2, [ev("C", 3)], None, b"\x09" * 32)  # no id: not kept
+    retried, checked = await asyncio.gather(
+        event_store.append(stream_id + "-a", 0, [ev("A", 1), ev("B", 2)], "r1", b"\x01" * 32),
+        event_store.append(stream_id + "-b", 0, [ev("A", 1)], "r2", b"\x02" * 32),
+    )
+    assert retried.duplicate and not checked.duplicate
+    found = await event_store.find_request(stream_id + "-a", "r1")
+    assert (found.first_version, found.last_version, found.fingerprint) == (1, 2, b"\x01" * 32)
+    found = await event_store.find_request(stream_id + "-b", "r2")
+    assert (found.first_version, found.last_version, found.fingerprint) == (1, 1, b"\x02" * 32)
+    assert await event_store.find_request(stream_id + "-b", "r1") is None
+    async with event_store.pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT count(*) FROM events WHERE stream_id = %s AND request_fingerprint IS NOT NULL",
+            (stream_id + "-a",),
+        )
+        assert await cur.fetchone() == (1,)
+
+
 async def test_concurrent_retries_of_one_request_write_once(event_store: EventStore, stream_id: str) -> None:
     """Many copies of one request racing: one writes, the others get the same result as duplicates."""
     results = await asyncio.gather(

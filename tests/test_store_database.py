@@ -227,3 +227,27 @@ async def test_the_previous_release_keeps_appending_on_the_migrated_schema(
         assert (await store.verify(stream_id)).ok
     finally:
         await store.close()
+
+
+async def test_the_previous_releases_checked_path_keeps_working_after_migration_0012(
+    db_pool, stream_id: str
+) -> None:
+    """Migration 0012 adds the five-argument stud_append_commands beside the four-argument one the
+    previous release calls; what that release writes has no fingerprint, and a retry of it made
+    through this release is still a duplicate."""
+    store = EventStore(db_pool, announce=False)
+    try:
+        async with db_pool.connection() as old_replica:
+            cur = await old_replica.execute(
+                "SELECT outcome, first_version, last_version"
+                " FROM stud_append_commands(ARRAY[%s], '{0}', ARRAY['r-old'], %s)",
+                (stream_id, canonical_json({"type": "A", "n": 1}).decode()),
+            )
+            assert await cur.fetchone() == ("a", 1, 1)
+        recorded = await store.find_request(stream_id, "r-old")
+        assert (recorded.first_version, recorded.last_version, recorded.fingerprint) == (1, 1, None)
+        again = await store.append(stream_id, 0, [{"type": "A", "n": 1}], "r-old", b"\x01" * 32)
+        assert again.duplicate and again.version == 1
+        assert (await store.verify(stream_id)).ok
+    finally:
+        await store.close()

@@ -27,9 +27,10 @@ from stud_service.audit.verify import verify_loaded
 from stud_service.auth import Principal, Role, TokenVerifier
 from stud_service.engine import SetClientSeed
 from stud_service.server.caller import principal_of
-from stud_service.server.convert import VARIANT_PROTOS, checked_request_id, table_id_from_name
+from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name
 from stud_service.server.errors import RequestError, answer, malformed
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
+from stud_service.server.request_ids import request_key
 from stud_service.server.runtime import TableRuntime
 from stud_service.store import canonical_json
 
@@ -291,9 +292,9 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
                 "an auditor token cannot take part in a game",
             )
         table_id = table_id_from_name(request.name)
-        request_id = checked_request_id(request.request_id)
+        request_id = request_key(principal, request)
         player, seed = principal.player_id, request.seed
-        live = await self.runtime.execute(
+        written = await self.runtime.execute(
             table_id, lambda state, now: SetClientSeed(player, seed, now_ms=now), request_id=request_id
         )
-        return audit_service_pb2.SetClientSeedResponse(version=live.version)
+        return audit_service_pb2.SetClientSeedResponse(version=written.version)

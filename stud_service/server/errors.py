@@ -8,7 +8,8 @@ Reasons come from three places::
     audit AuditError        the same two attributes (NO_HAND, HAND_RUNNING, NOT_YOUR_HAND)
     auth AuthError          UNAUTHENTICATED: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
     RequestError (here)     what the service checks before the engine sees a command:
-        INVALID_ARGUMENT     MALFORMED_REQUEST
+        INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED (the caller's id, sent before with
+                             a different request: server.request_ids)
         NOT_FOUND            NO_TABLE
         PERMISSION_DENIED    NOT_YOUR_SEAT, OPERATOR_ONLY
         FAILED_PRECONDITION  STALE_VERSION

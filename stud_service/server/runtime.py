@@ -9,8 +9,11 @@ Writing (``execute``) is optimistic: decide against the cached state and append 
 version as the expected one. If another writer got there first, the append is refused; the replica
 catches up from the log and decides again (a few times, then ABORTED/CONFLICT). A client's own
 ``expected_version`` (the table version it saw) is checked first: if the table has moved on, the
-request is refused with STALE_VERSION, unless its ``request_id`` was already recorded, in which case
-it is a retry of a request that succeeded and is answered as such.
+request is refused with STALE_VERSION, unless its request id was already recorded, in which case
+it is a retry of a request that succeeded and is answered as such: with the first call's result,
+the table as of the versions that call appended (folded again from the log when the table has moved
+on since), or REQUEST_ID_REUSED when the id was recorded for a different request
+(:mod:`stud_service.server.request_ids`).
 
 Every event is applied exactly once per replica, in version order, by :meth:`TableRuntime._apply`,
 whichever path (own write or followed stream) brings it first. After each event:
@@ -62,6 +65,7 @@ from stud_service.observability.logging import log_context
 from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.server.replies import ReplyCache
+from stud_service.server.request_ids import RequestKey
 from stud_service.shuffle import shuffle_deck
 from stud_service.store import ConcurrencyError, EventStore, StoreUnavailable
 
@@ -87,6 +91,11 @@ def hand_log_id(table_id: str, hand: int) -> str:
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _stored(request_id: RequestKey | None) -> tuple[str | None, bytes | None]:
+    """The request id and fingerprint as the store records them."""
+    return (request_id.key, request_id.fingerprint) if request_id is not None else (None, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +155,22 @@ class LiveTable:
         return log_context(
             table=self.table_id, hand=hand_log_id(self.table_id, hand.number) if hand is not None else None
         )
+
+
+@dataclass(frozen=True, slots=True)
+class TableAt:
+    """A table as of one version: what a write's reply shows. The live version for a new write;
+    for a retry, the last version its first call appended."""
+
+    live: LiveTable
+    version: int
+    state: TableState
+    last_result: dict[str, Any] | None
+    commitment: str
+
+    @staticmethod
+    def now(live: LiveTable) -> TableAt:
+        return TableAt(live, live.version, live.state, live.last_result, live.commitment)
 
 
 @dataclass(frozen=True)
@@ -310,45 +335,56 @@ class TableRuntime:
         table_id: str,
         make_command: Callable[[TableState, int], Command],
         *,
-        request_id: str | None = None,
+        request_id: RequestKey | None = None,
         expected_version: int | None = None,
-    ) -> LiveTable:
+    ) -> TableAt:
         """Decide ``make_command(state, now_ms)`` against the table and append its events.
 
         ``expected_version``: the version the client saw; refused with STALE_VERSION if the table
-        has moved on. Returns the live table with the events applied.
+        has moved on. Returns the table with the events applied (for a retry of a recorded request,
+        as of that request's last version).
         """
         live = await self.table(table_id)
         with live.log_scope():
-            return await self._execute(live, make_command, request_id, expected_version)
+            version = await self._execute(live, make_command, request_id, expected_version)
+            # Folding an old version (a retry) reads the log: outside the write lock _execute holds.
+            return await self.table_at(live, version)
 
-    async def create(self, table_id: str, command: Command, request_id: str | None) -> LiveTable:
-        """Append a table's first event (expected version 0); TableExists if the stream has one."""
+    async def create(self, table_id: str, command: Command, request_id: RequestKey | None) -> TableAt:
+        """Append a table's first event (expected version 0); TableExists if the stream has one
+        (unless ``request_id`` created it: a retry, answered with the table as it was created)."""
         events = decide(initial_state(), command)
         try:
-            await self.store.append(
-                stream_id_for(table_id), 0, [event_to_json(event) for event in events], request_id
+            result = await self.store.append(
+                stream_id_for(table_id), 0, [event_to_json(event) for event in events], *_stored(request_id)
             )
         except ConcurrencyError:
             raise TableExists(f"table {table_id!r} already exists") from None
         except StoreUnavailable as error:
             raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
-        return await self.table(table_id)
+        live = await self.table(table_id)
+        retry = await self._retry_of(live, request_id) if result.duplicate else None
+        return await self.table_at(live, retry if retry is not None else result.version)
 
     async def _execute(
         self,
         live: LiveTable,
         make_command: Callable[[TableState, int], Command],
-        request_id: str | None,
+        request_id: RequestKey | None,
         expected_version: int | None,
-    ) -> LiveTable:
+    ) -> int:
+        """Decide and append under the table's write lock; the version the reply is to show (for a
+        retry, the last version its first call appended)."""
+        # A request id already recorded is found when its request no longer applies (stale version,
+        # refused, nothing to do) or when the store refuses to record it twice: never at the cost of
+        # a read for a request that is new.
         async with live.write_lock:
             for _attempt in range(WRITE_ATTEMPTS):
                 if expected_version is not None and expected_version > live.version:
                     await self._catch_up(live)  # the client saw a version we have not caught up to
                 if expected_version is not None and expected_version != live.version:
-                    if await self._already_done(live, request_id):
-                        return live
+                    if (retry := await self._retry_of(live, request_id)) is not None:
+                        return retry
                     raise RequestError(
                         grpc.StatusCode.FAILED_PRECONDITION,
                         "STALE_VERSION",
@@ -358,14 +394,19 @@ class TableRuntime:
                 try:
                     events = decide(live.state, make_command(live.state, now_ms()))
                 except DomainError:
-                    if await self._already_done(live, request_id):
-                        return live
+                    if (retry := await self._retry_of(live, request_id)) is not None:
+                        return retry
                     raise
                 if not events:
-                    return live  # nothing to do (e.g. sitting in when already in): nothing to record
+                    # Nothing to do (e.g. sitting in when already in): nothing to record.
+                    retry = await self._retry_of(live, request_id)
+                    return retry if retry is not None else live.version
                 try:
                     result = await self.store.append(
-                        live.stream_id, live.version, [event_to_json(event) for event in events], request_id
+                        live.stream_id,
+                        live.version,
+                        [event_to_json(event) for event in events],
+                        *_stored(request_id),
                     )
                 except ConcurrencyError:
                     if self.metrics is not None:
@@ -376,10 +417,12 @@ class TableRuntime:
                 except StoreUnavailable as error:
                     raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
                 if result.duplicate:
+                    if (retry := await self._retry_of(live, request_id)) is not None:
+                        return retry
                     await self._catch_up(live)
                 else:
                     self._apply_events(live, events, result.first_version)
-                return live
+                return live.version
         raise RequestError(
             grpc.StatusCode.ABORTED, "CONFLICT", "other writers kept changing the table; retry"
         )
@@ -389,18 +432,46 @@ class TableRuntime:
         for offset, event in enumerate(events):
             self._apply(live, first_version + offset, event, event_to_json(event), recorded_at)
 
-    async def _already_done(self, live: LiveTable, request_id: str | None) -> bool:
-        """Whether ``request_id`` is already in the stream (a retry of a request that succeeded)."""
-        if not request_id:
-            return False
-        async with self.store.pool.connection() as conn:
-            cursor = await conn.execute(
-                "SELECT 1 FROM events WHERE stream_id = %s AND request_id = %s", (live.stream_id, request_id)
+    async def _retry_of(self, live: LiveTable, request_id: RequestKey | None) -> int | None:
+        """The last version the first call appended if ``request_id`` is recorded in the stream (this
+        is a retry); None if it is not; REQUEST_ID_REUSED if it was recorded for a different request."""
+        if request_id is None:
+            return None
+        try:
+            recorded = await self.store.find_request(live.stream_id, request_id.key)
+        except StoreUnavailable as error:
+            raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
+        if recorded is None:
+            return None
+        # A row without a fingerprint (appended by an older release) cannot be told apart: a retry.
+        if recorded.fingerprint is not None and recorded.fingerprint != request_id.fingerprint:
+            raise RequestError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "REQUEST_ID_REUSED",
+                "this request_id was already used by the caller for a different request to this method",
+                {"field": "request_id"},
             )
-            found = await cursor.fetchone() is not None
-        if found:
-            await self._catch_up(live)
-        return found
+        if recorded.last_version > live.version:
+            await self._catch_up(live)  # another replica wrote it
+        return recorded.last_version
+
+    async def table_at(self, live: LiveTable, version: int) -> TableAt:
+        """The table as of ``version``: the live one, or folded again from the log (retries only:
+        rare, and correct rather than fast)."""
+        if version == live.version:
+            return TableAt.now(live)
+        state, last_result, commitment = initial_state(), None, ""
+        try:
+            for stored in await self.store.read_stream(live.stream_id, limit=version):
+                state = evolve(state, event_from_json(stored.payload))
+                kind = stored.payload.get("type")
+                if kind == "HandEnded":
+                    last_result = stored.payload
+                elif kind == "HandStarted":
+                    commitment = str(stored.payload.get("commitment", ""))
+        except StoreUnavailable as error:
+            raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
+        return TableAt(live, version, state, last_result, commitment)
 
     # -- action clocks -------------------------------------------------------------------------
 

@@ -38,7 +38,6 @@ from stud_service.server.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
     TABLE_ID,
-    checked_request_id,
     config_from_proto,
     table_id_from_name,
     table_to_proto,
@@ -48,7 +47,8 @@ from stud_service.server.errors import RequestError, abort_with, answer, malform
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
 from stud_service.server.replies import event_message
-from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableRuntime, now_ms
+from stud_service.server.request_ids import RequestKey, request_key
+from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableAt, TableRuntime, now_ms
 
 _log = logging.getLogger(__name__)
 
@@ -121,17 +121,24 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
         return live.replies.view(viewer, version, build)
 
+    def _view_at(self, at: TableAt, principal: Principal) -> table_pb2.TableView:
+        """The caller's view of the table as a write left it (a retry: as its first call did)."""
+        if at.version == at.live.version:
+            return self._view(at.live, principal)
+        viewer = None if principal.role is Role.AUDITOR else principal.player_id
+        return view_to_proto(at.live.table_id, at.state, at.version, viewer, at.last_result, at.commitment)
+
     async def _seat_command(
         self, request: Any, context: grpc.aio.ServicerContext, make: Callable[[str, TableState, int], Any]
     ) -> table_pb2.TableView:
         principal = self._principal(context)
         player = self._player(principal)
         table_id = table_id_from_name(request.name)
-        request_id = checked_request_id(request.request_id)
-        live = await self.runtime.execute(
+        request_id = request_key(principal, request)
+        written = await self.runtime.execute(
             table_id, lambda state, now: make(player, state, now), request_id=request_id
         )
-        return self._view(live, principal)
+        return self._view_at(written, principal)
 
     # -- tables --------------------------------------------------------------------------------
 
@@ -144,7 +151,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             raise RequestError(
                 grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY", "creating tables needs an operator token"
             )
-        request_id = checked_request_id(request.request_id)
+        request_id = request_key(principal, request)
         if not request.HasField("table"):
             raise malformed("table is required", "table")
         table_id = request.table_id or _fresh_table_id(request_id)
@@ -153,10 +160,10 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 "table_id must be 1..63 characters of [a-z0-9-] starting with a letter", "table_id"
             )
         config = config_from_proto(request.table, self._default_clock)
-        live = await self.runtime.create(
+        created = await self.runtime.create(
             table_id, CreateTable(table_id=table_id, config=config, now_ms=now_ms()), request_id
         )
-        return _table(live, live.state, live.version)
+        return _table(created.live, created.state, created.version)
 
     @_refusals_as_statuses
     async def GetTable(
@@ -250,7 +257,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         principal = self._principal(context)
         player = self._player(principal)
         table_id = table_id_from_name(request.name)
-        request_id = checked_request_id(request.request_id)
+        request_id = request_key(principal, request)
         kind = ACTIONS.get(request.action)
         if kind is None:
             raise malformed(
@@ -276,10 +283,10 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         metrics = self.runtime.metrics
         timing = metrics.time_action(str(kind).lower()) if metrics is not None else contextlib.nullcontext()
         with timing:
-            live = await self.runtime.execute(
+            written = await self.runtime.execute(
                 table_id, command, request_id=request_id, expected_version=request.expected_version
             )
-        return table_service_pb2.ActResponse(view=self._view(live, principal))
+        return table_service_pb2.ActResponse(view=self._view_at(written, principal))
 
     async def WatchTable(
         self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
@@ -449,9 +456,10 @@ def _last_version(reply: table_service_pb2.WatchTableResponse) -> int:
     return reply.events[-1].version if reply.events else reply.event.version
 
 
-def _fresh_table_id(request_id: str | None) -> str:
-    # A retried CreateTable without a table_id must name the same table: derive it from the request id.
-    source = request_id.encode() if request_id else secrets.token_bytes(16)
+def _fresh_table_id(request_id: RequestKey | None) -> str:
+    # A retried CreateTable without a table_id must name the same table: derive it from the request
+    # id as scoped to the caller, so two operators' same id names two tables.
+    source = request_id.key.encode() if request_id else secrets.token_bytes(16)
     return "t-" + hashlib.sha256(source).hexdigest()[:12]
 
 

@@ -3,7 +3,8 @@
 Public API (everything else in this package is machinery)::
 
     store = EventStore(pool)                       # pool: psycopg_pool.AsyncConnectionPool, autocommit
-    result = await store.append(stream_id, expected_version, [event, ...], request_id)
+    result = await store.append(stream_id, expected_version, [event, ...], request_id, fingerprint)
+    recorded = await store.find_request(stream_id, request_id)   # versions + fingerprint, or None
     events = await store.read_stream(stream_id, after_version=0)
     events = await store.read_hand(stream_id, hand)
     report = await store.verify(stream_id, hand=None)
@@ -29,7 +30,14 @@ from stud_service.store.errors import (
 )
 from stud_service.store.eventlog import DEFAULT_SPIN_WAIT, EventStore
 from stud_service.store.migrate import MigrationError, apply_migrations
-from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
+from stud_service.store.models import (
+    AppendResult,
+    RecordedRequest,
+    Snapshot,
+    StoredEvent,
+    StreamInfo,
+    VerifyReport,
+)
 from stud_service.store.subscribe import NotificationHub
 
 __all__ = [
@@ -42,6 +50,7 @@ __all__ = [
     "InvalidEvent",
     "MigrationError",
     "NotificationHub",
+    "RecordedRequest",
     "Snapshot",
     "StoreError",
     "StoreUnavailable",

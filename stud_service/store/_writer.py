@@ -63,13 +63,14 @@ AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actu
 KNOWN_HEADS = 100_000  # streams whose last hash the writer remembers (about 150 bytes each)
 
 _INSERT_EVENTS = f"""
-INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, prev_hash, hash)
+INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size, request_fingerprint,
+                    prev_hash, hash)
 SELECT e.stream_id, e.version, e.type, e.payload::jsonb, e.hand, e.request_id, e.command_size,
-       decode(e.prev, 'hex'), decode(e.hash, 'hex')
+       decode(e.fingerprint, 'hex'), decode(e.prev, 'hex'), decode(e.hash, 'hex')
   FROM unnest($1::text[], $2::bigint[], $3::text[],
               string_to_array($4, E'\\n'), $5::bigint[], $6::text[],
-              $7::integer[], string_to_array($8, ','), string_to_array($9, ','))
-       AS e(stream_id, version, type, payload, hand, request_id, command_size, prev, hash)
+              $7::integer[], $12::text[], string_to_array($8, ','), string_to_array($9, ','))
+       AS e(stream_id, version, type, payload, hand, request_id, command_size, fingerprint, prev, hash)
 -- The announcements this batch carries, sent once as a one-time filter (cheaper than a CTE).
 WHERE (SELECT count(pg_notify('{NOTIFY_CHANNEL}', a.stream_id || ':' || a.version))
          FROM unnest($10::text[], $11::bigint[]) AS a(stream_id, version)) >= 0
@@ -78,11 +79,13 @@ _APPEND_ROWS = PreparedStatement("stud_append_rows", _INSERT_EVENTS)
 # A batch that starts streams also lists them in the catalogue.
 _APPEND_ROWS_NEW = PreparedStatement(
     "stud_append_rows_new",
-    "WITH created AS (INSERT INTO streams (stream_id) SELECT unnest($12::text[]) ON CONFLICT DO NOTHING)"
+    "WITH created AS (INSERT INTO streams (stream_id) SELECT unnest($13::text[]) ON CONFLICT DO NOTHING)"
     + _INSERT_EVENTS,
 )
 _SESSION_SQL = "SET synchronous_commit = on"
-_APPEND_COMMANDS_SQL = "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s)"
+_APPEND_COMMANDS_SQL = (
+    "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s::text[], %s)"
+)
 _HEAD_HASHES_SQL = (
     "SELECT e.stream_id, e.hash FROM events e"
     " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
@@ -109,6 +112,7 @@ class _Command:
     stream_id: str
     expected: int
     request_id: str | None
+    fingerprint: str | None  # hex, stored beside request_id
     events: EncodedCommand
     future: asyncio.Future[AppendRow]
 
@@ -161,10 +165,16 @@ class AppendWriter:
         self._configured: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
 
     async def append(
-        self, stream_id: str, expected: int, request_id: str | None, events: EncodedCommand
+        self,
+        stream_id: str,
+        expected: int,
+        request_id: str | None,
+        events: EncodedCommand,
+        fingerprint: bytes | None = None,
     ) -> AppendRow:
         future: asyncio.Future[AppendRow] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Command(stream_id, expected, request_id, events, future))
+        fingerprint_hex = fingerprint.hex() if fingerprint is not None and request_id is not None else None
+        self._queue.append(_Command(stream_id, expected, request_id, fingerprint_hex, events, future))
         if not self._dispatch_soon:
             # Batches form at the end of the loop's turn: the writers woken together by one
             # commit all queue their next command before any of them is sent.
@@ -287,6 +297,7 @@ class AppendWriter:
         types: list[str] = []
         hands: list[int | None] = []
         request_ids: list[str | None] = []
+        fingerprints: list[str | None] = []
         sizes: list[int | None] = []
         event_prevs: list[str] = []
         hashes: list[str] = []
@@ -310,9 +321,11 @@ class AppendWriter:
             hands += encoded.hands
             payloads += texts
             request_ids.append(command.request_id)
+            fingerprints.append(command.fingerprint)
             sizes.append(count if command.request_id is not None else None)
             if count > 1:
                 request_ids += [None] * (count - 1)
+                fingerprints += [None] * (count - 1)
                 sizes += [None] * (count - 1)
         announcing, self._announcements = self._announcements, {}
         self._carried += 1
@@ -328,6 +341,7 @@ class AppendWriter:
             ",".join(hashes),
             _text_array(list(announcing)),
             _int_array(announcing.values()),
+            _text_array(fingerprints),
         ]
         started = [c.stream_id for c in batch if c.expected == 0]
         try:
@@ -389,6 +403,7 @@ class AppendWriter:
                 _text_array([c.stream_id for c in batch]),
                 _int_array([c.expected for c in batch]),
                 _text_array([c.request_id for c in batch]),
+                _text_array([c.fingerprint for c in batch]),
                 b"\x1e".join([b"\n".join(c.events.texts) for c in batch]).decode(),
             ),
             prepare=True,

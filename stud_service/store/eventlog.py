@@ -18,7 +18,14 @@ from stud_service.store._json import loads
 from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter, EncodedCommand
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
-from stud_service.store.models import AppendResult, Snapshot, StoredEvent, StreamInfo, VerifyReport
+from stud_service.store.models import (
+    AppendResult,
+    RecordedRequest,
+    Snapshot,
+    StoredEvent,
+    StreamInfo,
+    VerifyReport,
+)
 from stud_service.store.subscribe import NotificationHub
 
 READ_PAGE = 10_000
@@ -27,6 +34,9 @@ PREFETCH_SLICE = 500
 _EVENT_COLUMNS = "version, type, payload::text, hand, recorded_at, request_id, prev_hash, hash"
 # A stream's head is its last event (nothing else records it): one step back along the primary key.
 HEAD_SQL = "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s"
+FIND_REQUEST_SQL = (
+    "SELECT version, command_size, request_fingerprint FROM events WHERE stream_id = %s AND request_id = %s"
+)
 LIST_STREAMS_SQL = (
     "SELECT s.stream_id, h.version, s.created_at, h.recorded_at FROM streams s"
     " CROSS JOIN LATERAL (SELECT version, recorded_at FROM events e WHERE e.stream_id = s.stream_id"
@@ -96,12 +106,15 @@ class EventStore:
         expected_version: int,
         events: Sequence[dict[str, Any]],
         request_id: str | None = None,
+        fingerprint: bytes | None = None,
     ) -> AppendResult:
         """Append one command's events atomically, if the stream is at ``expected_version``.
 
         Raises :class:`ConcurrencyError` (nothing written) when it is not. A ``request_id`` already
         used in this stream returns the original result and writes nothing, so a client may retry a
-        command whose answer it never got. Returns once the events are durably committed.
+        command whose answer it never got. ``fingerprint`` (with a ``request_id``) is stored beside
+        it for :meth:`find_request`; the store only keeps it, comparing is the caller's business.
+        Returns once the events are durably committed.
         Concurrent appends share transactions (group commit, see ``_writer``); each command stays
         all-or-nothing and keeps its own outcome.
         """
@@ -111,7 +124,7 @@ class EventStore:
         attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                row = await self._writer.append(stream_id, expected_version, request_id, encoded)
+                row = await self._writer.append(stream_id, expected_version, request_id, encoded, fingerprint)
                 break
             except psycopg.OperationalError as exc:
                 if attempt + 1 == attempts:
@@ -137,6 +150,14 @@ class EventStore:
                 if attempt == 1:
                     raise StoreUnavailable(f"read failed: {exc}") from exc
         raise AssertionError("unreachable")
+
+    async def find_request(self, stream_id: str, request_id: str) -> RecordedRequest | None:
+        """The command ``request_id`` caused in the stream (its versions and fingerprint), if any."""
+        rows = await self._fetch(FIND_REQUEST_SQL, (stream_id, request_id))
+        if not rows:
+            return None
+        first, size, fingerprint = rows[0]
+        return RecordedRequest(first, first + size - 1, None if fingerprint is None else bytes(fingerprint))
 
     async def head(self, stream_id: str) -> int:
         """The stream's version (the number of its events); 0 for a stream never written."""

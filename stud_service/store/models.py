@@ -37,6 +37,16 @@ class AppendResult:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """What one request id caused in a stream: versions ``first_version..last_version``, and the
+    fingerprint stored with it (None when it was appended without one)."""
+
+    first_version: int
+    last_version: int
+    fingerprint: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyReport:
     """Result of walking a hash chain: ``first_bad_version`` is None when ``ok``."""
 

@@ -38,6 +38,10 @@ class AuditServiceStub:
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
     publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+
+    SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
+    the table; the same request again is a retry answered with the first call's result; the same id with
+    a different seed is INVALID_ARGUMENT / REQUEST_ID_REUSED; an empty id means every call is new.
     """
 
     def __init__(self, channel):
@@ -95,6 +99,10 @@ class AuditServiceServicer:
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
     publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+
+    SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
+    the table; the same request again is a retry answered with the first call's result; the same id with
+    a different seed is INVALID_ARGUMENT / REQUEST_ID_REUSED; an empty id means every call is new.
     """
 
     def ListHands(self, request, context):
@@ -206,6 +214,10 @@ class AuditService:
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
     publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+
+    SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
+    the table; the same request again is a retry answered with the first call's result; the same id with
+    a different seed is INVALID_ARGUMENT / REQUEST_ID_REUSED; an empty id means every call is new.
     """
 
     @staticmethod

@@ -38,15 +38,24 @@ class TableServiceStub:
     UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
     PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
     NOT_FOUND            NO_TABLE
-    INVALID_ARGUMENT     MALFORMED_REQUEST, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT, INVALID_CONFIG
+    INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
+    INVALID_CONFIG
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     A refused call changes nothing.
 
-    Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
-    for example a UUID). A retry with the same id on the same table returns the first call's result and
-    changes nothing more.
+    Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
+    Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
+    the same id from another caller, on another method or on another table is a new request. Within that
+    scope, a call with an id already used
+    - and the same request (every field the same) is a retry: it changes nothing and returns the first
+    call's result, the table as that call left it (its version, and the view as of then, even if the
+    table has moved on since);
+    - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
+    An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
+    `table_id` then gets a fresh table id each time).
     """
 
     def __init__(self, channel):
@@ -124,15 +133,24 @@ class TableServiceServicer:
     UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
     PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
     NOT_FOUND            NO_TABLE
-    INVALID_ARGUMENT     MALFORMED_REQUEST, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT, INVALID_CONFIG
+    INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
+    INVALID_CONFIG
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     A refused call changes nothing.
 
-    Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
-    for example a UUID). A retry with the same id on the same table returns the first call's result and
-    changes nothing more.
+    Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
+    Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
+    the same id from another caller, on another method or on another table is a new request. Within that
+    scope, a call with an id already used
+    - and the same request (every field the same) is a retry: it changes nothing and returns the first
+    call's result, the table as that call left it (its version, and the view as of then, even if the
+    table has moved on since);
+    - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
+    An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
+    `table_id` then gets a fresh table id each time).
     """
 
     def CreateTable(self, request, context):
@@ -291,15 +309,24 @@ class TableService:
     UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
     PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
     NOT_FOUND            NO_TABLE
-    INVALID_ARGUMENT     MALFORMED_REQUEST, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT, INVALID_CONFIG
+    INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
+    INVALID_CONFIG
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     A refused call changes nothing.
 
-    Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
-    for example a UUID). A retry with the same id on the same table returns the first call's result and
-    changes nothing more.
+    Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
+    Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
+    the same id from another caller, on another method or on another table is a new request. Within that
+    scope, a call with an id already used
+    - and the same request (every field the same) is a retry: it changes nothing and returns the first
+    call's result, the table as that call left it (its version, and the view as of then, even if the
+    table has moved on since);
+    - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
+    An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
+    `table_id` then gets a fresh table id each time).
     """
 
     @staticmethod
