@@ -169,7 +169,7 @@ class TableRuntime:
         self.settings = settings or RuntimeSettings()
         self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        self._loading: dict[str, asyncio.Future[LiveTable]] = {}
         self._closed = False
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -206,20 +206,35 @@ class TableRuntime:
         live = self._tables.get(table_id)
         if live is not None:
             return live
-        lock = self._loading.setdefault(table_id, asyncio.Lock())
-        async with lock:
-            live = self._tables.get(table_id)
-            if live is not None:
-                return live
-            live = LiveTable(table_id)
-            await self._catch_up(live)
-            if live.version == 0:
-                raise NoTable(f"no table {table_id!r}")
-            self._tables[table_id] = live
-            live.follower = self._spawn(self._follow(live))
-            if self.metrics is not None:
-                self.metrics.table_opened()
-            return live
+        # Concurrent first lookups share one load. The entry goes when the load ends, loaded or not:
+        # names are the caller's to choose, so nothing may stay behind for a table that does not exist.
+        loading = self._loading.get(table_id)
+        if loading is None:
+            loading = self._spawn(self._load(table_id))
+            self._loading[table_id] = loading
+            loading.add_done_callback(lambda done: self._loaded(table_id, done))
+        return await asyncio.shield(loading)  # a caller giving up does not cancel the others' load
+
+    async def _load(self, table_id: str) -> LiveTable:
+        live = LiveTable(table_id)
+        await self._catch_up(live)
+        if live.version == 0:
+            raise NoTable(f"no table {table_id!r}")
+        self._tables[table_id] = live
+        live.follower = self._spawn(self._follow(live))
+        if self.metrics is not None:
+            self.metrics.table_opened()
+        return live
+
+    def _loaded(self, table_id: str, done: asyncio.Future[LiveTable]) -> None:
+        if self._loading.get(table_id) is done:
+            del self._loading[table_id]
+        if not done.cancelled():
+            done.exception()  # retrieved here too, in case every caller gave up waiting
+
+    def loading_count(self) -> int:
+        """Loads under way (each one a name some caller asked for); none are kept once done."""
+        return len(self._loading)
 
     def loaded_tables(self) -> list[LiveTable]:
         return list(self._tables.values())
