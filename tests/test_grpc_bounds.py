@@ -10,12 +10,15 @@ import asyncio
 import gc
 import resource
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import grpc
 import pytest
 from grpc_fixtures import ServiceUnderTest
 
+from stud_service.bots.client import events_of
 from stud_service.engine import NoTable
+from stud_service.server import service as service_module
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 
 LOOKUPS = 100_000
@@ -98,3 +101,40 @@ async def test_the_api_keeps_no_trace_of_unknown_table_names(grpc_service: Servi
         await asyncio.gather(*(ask(number) for number in range(start, start + 100)))
     assert grpc_service.runtime.loading_count() == 0
     assert len(grpc_service.runtime.loaded_tables()) == loaded
+
+
+@pytest.mark.parametrize("batch_events", [False, True])
+async def test_a_resumed_watch_reads_the_log_a_page_at_a_time(
+    grpc_service: ServiceUnderTest,
+    new_table: Callable[..., Awaitable[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    batch_events: bool,
+) -> None:
+    """Resuming at the start of a long table must not hold the table's whole history in memory."""
+    table_id = await new_table()
+    alice = grpc_service.client("alice")
+    await alice.sit_down(table_id, 1, 10_000)
+    for _ in range(4):
+        await alice.sit_out(table_id)
+        await alice.sit_in(table_id)
+    head = (await alice.view(table_id)).version  # 10 events: the table, a seat, 8 sit-outs and -ins
+    monkeypatch.setattr(service_module, "LOG_PAGE", 3, raising=False)
+    rows_read: list[int] = []
+    store = grpc_service.store
+    real_read = store.read_stream
+
+    async def counting_read(*args: Any, **kwargs: Any) -> list[Any]:
+        rows = await real_read(*args, **kwargs)
+        rows_read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(store, "read_stream", counting_read)
+    stream = alice.watch(table_id, after_version=1, include_views=True, batch_events=batch_events)
+    versions: list[int] = []
+    while not versions or versions[-1] < head:
+        message = await asyncio.wait_for(stream.read(), 10)
+        versions.extend(event.version for event in events_of(message))
+    stream.cancel()
+    assert versions == list(range(2, head + 1))
+    assert message.view.version == head  # the message reaching the live version carries the view
+    assert rows_read and max(rows_read) <= 3
