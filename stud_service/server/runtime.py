@@ -148,6 +148,14 @@ class LiveTable:
         )
 
 
+@dataclass(eq=False, slots=True)
+class _Loading:
+    """The first lookups of one table name: they load it one at a time (the first does the work)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    callers: int = 0
+
+
 @dataclass(frozen=True)
 class RuntimeSettings:
     # Pause between a hand's end (or the table becoming ready) and the next deal.
@@ -169,7 +177,7 @@ class TableRuntime:
         self.settings = settings or RuntimeSettings()
         self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}
-        self._loading: dict[str, asyncio.Future[LiveTable]] = {}
+        self._loading: dict[str, _Loading] = {}
         self._closed = False
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -206,14 +214,21 @@ class TableRuntime:
         live = self._tables.get(table_id)
         if live is not None:
             return live
-        # Concurrent first lookups share one load. The entry goes when the load ends, loaded or not:
-        # names are the caller's to choose, so nothing may stay behind for a table that does not exist.
+        # The first lookups of a name queue on one lock, so one of them loads the table. The entry goes
+        # with its last caller: names are the caller's to choose, and nothing may stay behind for a
+        # table that does not exist.
         loading = self._loading.get(table_id)
         if loading is None:
-            loading = self._spawn(self._load(table_id))
-            self._loading[table_id] = loading
-            loading.add_done_callback(lambda done: self._loaded(table_id, done))
-        return await asyncio.shield(loading)  # a caller giving up does not cancel the others' load
+            loading = self._loading[table_id] = _Loading()
+        loading.callers += 1
+        try:
+            async with loading.lock:
+                live = self._tables.get(table_id)  # loaded while this caller queued
+                return live if live is not None else await self._load(table_id)
+        finally:
+            loading.callers -= 1
+            if loading.callers == 0:
+                del self._loading[table_id]
 
     async def _load(self, table_id: str) -> LiveTable:
         live = LiveTable(table_id)
@@ -226,14 +241,8 @@ class TableRuntime:
             self.metrics.table_opened()
         return live
 
-    def _loaded(self, table_id: str, done: asyncio.Future[LiveTable]) -> None:
-        if self._loading.get(table_id) is done:
-            del self._loading[table_id]
-        if not done.cancelled():
-            done.exception()  # retrieved here too, in case every caller gave up waiting
-
     def loading_count(self) -> int:
-        """Loads under way (each one a name some caller asked for); none are kept once done."""
+        """Names being looked up for the first time right now; none are kept once their callers are done."""
         return len(self._loading)
 
     def loaded_tables(self) -> list[LiveTable]:
