@@ -1,9 +1,9 @@
 """HTTP/2 keepalive against a real server on a loopback port: clients that ping keep their watch streams,
 and the server's own pings notice a client that stopped answering.
 
-Intervals are shrunk (tenths of seconds instead of seconds) so each test takes seconds: grpc's default
-policy, which the server had before, ends a connection on the third ping sooner than 5 minutes after the
-previous one, well inside the time these tests hold their streams.
+Intervals are shrunk (a client pinging every second, a server pinging every 0.2 s) so each test takes
+seconds: grpc's default policy, which the server had before, ends a connection on the third ping sooner
+than 5 minutes after the previous one, about 4 s into these tests, which hold their streams for 7.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
+import pytest
 import pytest_asyncio
 from grpc_fixtures import TOKEN_SECRET, ServerProcess, ServiceUnderTest
 
@@ -29,16 +30,20 @@ from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
 
-CLIENT_PING_MS = 200
-# The client pings every 0.2 s and waits for no data: an eager keepalive set-up (max_pings_without_data
-# 0 lets a client keep pinging a stream the server is quiet on).
+CLIENT_PING_MS = 1_000  # grpc's client sends keepalive pings a second apart at the most
+# A client pinging every second and waiting for no data (max_pings_without_data 0 lets it keep pinging a
+# stream the server is quiet on), with or without calls in flight.
 PINGING_CLIENT = [
     ("grpc.keepalive_time_ms", CLIENT_PING_MS),
     ("grpc.keepalive_timeout_ms", 5_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
 ]
-HOLD_SECONDS = 3.0  # 15 client pings; grpc's default policy would have closed the connection on the third
+# Well below the client's interval: a busy machine may deliver two pings close together, and a server
+# sending nothing forgives no strike.
+ACCEPTED_PING_SECONDS = CLIENT_PING_MS / 5000
+# grpc's default policy ends such a connection on its fourth ping (the third too soon), about 4 s in.
+HOLD_SECONDS = 7.0
 
 
 class Replica:
@@ -69,54 +74,50 @@ async def start_replica(grpc_service: ServiceUnderTest) -> AsyncIterator[Callabl
         await replica.running.shutdown(0)
 
 
-async def _hold_a_watch_while_pinging(address: str, table_id: str, seat_someone: StudClient) -> None:
-    async with grpc.aio.insecure_channel(address, options=PINGING_CLIENT) as channel:
-        stream = StudClient(channel, mint_token(TOKEN_SECRET, "wendy")).watch(table_id)
-        first = await asyncio.wait_for(stream.read(), 10)
-        assert first.view.version == 1
-        # Nothing happens at the table: the connection carries only the client's pings.
-        await asyncio.sleep(HOLD_SECONDS)
-        await seat_someone.sit_down(table_id, 1, 10_000)  # through another server: it arrives by NOTIFY
-        message = await asyncio.wait_for(stream.read(), 10)
-        assert [event.type for event in events_of(message)] == ["PlayerSeated"]
-        stream.cancel()
-
-
-async def test_a_client_pinging_often_keeps_its_watch_stream(
-    grpc_service: ServiceUnderTest,
-    start_replica: Callable[..., Awaitable[Replica]],
-    new_table: Callable[..., Awaitable[str]],
-) -> None:
-    replica = await start_replica(KeepalivePolicy(min_client_ping_seconds=CLIENT_PING_MS / 2000))
-    await _hold_a_watch_while_pinging(replica.address, await new_table(), grpc_service.client("alice"))
-
-
-async def test_serve_takes_the_accepted_ping_interval_from_its_settings(
+async def test_pinging_clients_keep_their_watch_streams_and_idle_connections(
     grpc_service: ServiceUnderTest,
     spawn_server: Callable[..., Awaitable[ServerProcess]],
     new_table: Callable[..., Awaitable[str]],
 ) -> None:
     server = await spawn_server(
-        grpc_service.database_url, "--keepalive-min-client-ping-seconds", str(CLIENT_PING_MS / 2000)
+        grpc_service.database_url, "--keepalive-min-client-ping-seconds", str(ACCEPTED_PING_SECONDS)
     )
-    await _hold_a_watch_while_pinging(server.address, await new_table(), grpc_service.client("bob"))
-
-
-async def test_a_pinging_client_without_calls_keeps_its_connection(
-    start_replica: Callable[..., Awaitable[Replica]], new_table: Callable[..., Awaitable[str]]
-) -> None:
-    replica = await start_replica(KeepalivePolicy(min_client_ping_seconds=CLIENT_PING_MS / 2000))
     table_id = await new_table()
-    async with grpc.aio.insecure_channel(replica.address, options=PINGING_CLIENT) as channel:
-        client = StudClient(channel, mint_token(TOKEN_SECRET, "idle"))
-        await client.get_table(table_id)
+    async with (
+        grpc.aio.insecure_channel(server.address, options=PINGING_CLIENT) as watching,
+        grpc.aio.insecure_channel(server.address, options=PINGING_CLIENT) as idle,
+    ):
+        stream = StudClient(watching, mint_token(TOKEN_SECRET, "wendy")).watch(table_id)
+        first = await asyncio.wait_for(stream.read(), 10)
+        assert first.view.version == 1
+        idler = StudClient(idle, mint_token(TOKEN_SECRET, "idle"))
+        await idler.get_table(table_id)
+        # Nothing happens at the table: both connections carry only the client's pings.
         states = []
         for _ in range(int(HOLD_SECONDS / 0.1)):
             await asyncio.sleep(0.1)
-            states.append(channel.get_state())
-        # A GOAWAY would have taken the channel out of READY (to IDLE, then connecting again).
+            states.append(idle.get_state())
+        # A GOAWAY would have taken the idle channel out of READY (to IDLE, then connecting again).
         assert set(states) == {grpc.ChannelConnectivity.READY}
-        await client.get_table(table_id)
+        await grpc_service.client("alice").sit_down(table_id, 1, 10_000)  # through another server
+        message = await asyncio.wait_for(stream.read(), 10)
+        assert [event.type for event in events_of(message)] == ["PlayerSeated"]
+        stream.cancel()
+        await idler.get_table(table_id)
+
+
+async def test_a_client_pinging_more_often_than_allowed_is_sent_away(
+    start_replica: Callable[..., Awaitable[Replica]], new_table: Callable[..., Awaitable[str]]
+) -> None:
+    replica = await start_replica(KeepalivePolicy(min_client_ping_seconds=5 * CLIENT_PING_MS / 1000))
+    table_id = await new_table()
+    async with grpc.aio.insecure_channel(replica.address, options=PINGING_CLIENT) as channel:
+        stream = StudClient(channel, mint_token(TOKEN_SECRET, "eager")).watch(table_id)
+        await asyncio.wait_for(stream.read(), 10)
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            await asyncio.wait_for(stream.read(), 10)
+        assert ended.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert "too many pings" in (ended.value.details() or "").lower()
 
 
 _FROZEN_WATCHER = textwrap.dedent(
