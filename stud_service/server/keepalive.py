@@ -15,6 +15,9 @@ DEFAULT_PING_SECONDS = 60.0
 DEFAULT_PING_TIMEOUT_SECONDS = 20.0
 # Pings sooner than the minimum a connection may send before it is closed (grpc's own default).
 MAX_PING_STRIKES = 2
+# A client pinging exactly at the allowed interval sees some pings arrive a little early (timers, the
+# network), and a quiet connection forgives no strike: the server takes pings up to a tenth early.
+ARRIVAL_SLACK = 0.9
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,10 @@ class KeepalivePolicy:
             # The server pings idle connections too, and accepts client pings on them.
             ("grpc.keepalive_permit_without_calls", 1),
             # On the server this is the minimum interval between *received* pings while it sends no data.
-            ("grpc.http2.min_ping_interval_without_data_ms", _ms(self.min_client_ping_seconds)),
+            (
+                "grpc.http2.min_ping_interval_without_data_ms",
+                _ms(self.min_client_ping_seconds * ARRIVAL_SLACK),
+            ),
             ("grpc.http2.max_ping_strikes", MAX_PING_STRIKES),
             # The server's own pings go out even while it has nothing else to send (a quiet watch).
             ("grpc.http2.max_pings_without_data", 0),
