@@ -171,3 +171,11 @@ async def _until(condition: Callable[[], bool], timeout: float) -> None:
         if loop.time() > deadline:
             raise TimeoutError("the condition never held")
         await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    "setting", [{"min_client_ping_seconds": 0}, {"ping_seconds": -1}, {"ping_timeout_seconds": 1e12}]
+)
+def test_keepalive_settings_out_of_range_are_refused(setting: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match=next(iter(setting))):
+        KeepalivePolicy(**setting)
