@@ -15,6 +15,12 @@ from pathlib import Path
 
 from stud_service.auth import SECRET_ENV, secret_from_env
 from stud_service.server.app import TlsFiles
+from stud_service.server.keepalive import (
+    DEFAULT_MIN_CLIENT_PING_SECONDS,
+    DEFAULT_PING_SECONDS,
+    DEFAULT_PING_TIMEOUT_SECONDS,
+    KeepalivePolicy,
+)
 
 _log = logging.getLogger("stud_service.serve")
 
@@ -75,6 +81,20 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="microseconds a batch of appends may spin for its commit before sleeping, 0 never"
         " (default: $STUD_APPEND_SPIN_US or 1000)",
     )
+    keepalive = (
+        ("min-client-ping", DEFAULT_MIN_CLIENT_PING_SECONDS,
+         "shortest interval between client keepalive pings accepted, with or without calls"),
+        ("ping", DEFAULT_PING_SECONDS, "the server pings a connection quiet this long"),
+        ("timeout", DEFAULT_PING_TIMEOUT_SECONDS, "a connection not answering a ping within this is closed"),
+    )
+    for name, default, what in keepalive:
+        env = f"STUD_KEEPALIVE_{name.upper().replace('-', '_')}_SECONDS"
+        parser.add_argument(
+            f"--keepalive-{name}-seconds",
+            type=float,
+            default=float(_env(env) or default),
+            help=f"{what} (default: ${env} or {default:g})",
+        )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
 
@@ -95,6 +115,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"stud-service serve: {error} (the secret comes from ${SECRET_ENV})", file=sys.stderr)
         return 2
+    try:
+        keepalive = KeepalivePolicy(
+            min_client_ping_seconds=args.keepalive_min_client_ping_seconds,
+            ping_seconds=args.keepalive_ping_seconds,
+            ping_timeout_seconds=args.keepalive_timeout_seconds,
+        )
+    except ValueError as error:
+        print(f"stud-service serve: keepalive: {error}", file=sys.stderr)
+        return 2
     from stud_service.server.host import ServiceHost, ServiceOptions
 
     options = ServiceOptions(
@@ -107,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         hand_pause_seconds=args.hand_pause_seconds,
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
+        keepalive=keepalive,
     )
     asyncio.run(ServiceHost(options).serve_until_signalled())
     return 0

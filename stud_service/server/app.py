@@ -19,6 +19,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.proto_gen import (
     audit_service_pb2,
     audit_service_pb2_grpc,
@@ -73,9 +74,11 @@ async def start_server(
     listen: str = DEFAULT_LISTEN,
     tls: TlsFiles | None = None,
     audit_service: audit_service_pb2_grpc.AuditServiceServicer | None = None,
+    keepalive: KeepalivePolicy | None = None,
 ) -> RunningServer:
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start."""
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    keepalive_options = (keepalive or KeepalivePolicy()).server_options()
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0), *keepalive_options])
     table_service_pb2_grpc.add_TableServiceServicer_to_server(table_service, server)
     services = [TABLE_SERVICE_NAME]
     if audit_service is not None:

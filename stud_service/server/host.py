@@ -23,6 +23,7 @@ from stud_service.server.app import (
     start_server,
 )
 from stud_service.server.audit_service import AuditService
+from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
 from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
@@ -43,6 +44,7 @@ class ServiceOptions:
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     pool_size: int = 20
     append_spin_seconds: float = DEFAULT_SPIN_WAIT
+    keepalive: KeepalivePolicy = KeepalivePolicy()
 
 
 class ServiceHost:
@@ -76,7 +78,9 @@ class ServiceHost:
             self.runtime, options.token_secret, default_action_clock_seconds=options.action_clock_seconds
         )
         audit = AuditService(self.runtime, options.token_secret)
-        self.running = await start_server(service, options.listen, options.tls, audit_service=audit)
+        self.running = await start_server(
+            service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive
+        )
         self.running.on_shutdown.append(self.runtime.close)
         _log.info("service started", extra={"port": self.running.port, "tables": tables})
 

@@ -173,6 +173,14 @@ class TableAt:
         return TableAt(live, live.version, live.state, live.last_result, live.commitment)
 
 
+@dataclass(eq=False, slots=True)
+class _Loading:
+    """The first lookups of one table name: they load it one at a time (the first does the work)."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    callers: int = 0
+
+
 @dataclass(frozen=True)
 class RuntimeSettings:
     # Pause between a hand's end (or the table becoming ready) and the next deal.
@@ -194,7 +202,7 @@ class TableRuntime:
         self.settings = settings or RuntimeSettings()
         self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        self._loading: dict[str, _Loading] = {}
         self._closed = False
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -231,20 +239,36 @@ class TableRuntime:
         live = self._tables.get(table_id)
         if live is not None:
             return live
-        lock = self._loading.setdefault(table_id, asyncio.Lock())
-        async with lock:
-            live = self._tables.get(table_id)
-            if live is not None:
-                return live
-            live = LiveTable(table_id)
-            await self._catch_up(live)
-            if live.version == 0:
-                raise NoTable(f"no table {table_id!r}")
-            self._tables[table_id] = live
-            live.follower = self._spawn(self._follow(live))
-            if self.metrics is not None:
-                self.metrics.table_opened()
-            return live
+        # The first lookups of a name queue on one lock, so one of them loads the table. The entry goes
+        # with its last caller: names are the caller's to choose, and nothing may stay behind for a
+        # table that does not exist.
+        loading = self._loading.get(table_id)
+        if loading is None:
+            loading = self._loading[table_id] = _Loading()
+        loading.callers += 1
+        try:
+            async with loading.lock:
+                live = self._tables.get(table_id)  # loaded while this caller queued
+                return live if live is not None else await self._load(table_id)
+        finally:
+            loading.callers -= 1
+            if loading.callers == 0:
+                del self._loading[table_id]
+
+    async def _load(self, table_id: str) -> LiveTable:
+        live = LiveTable(table_id)
+        await self._catch_up(live)
+        if live.version == 0:
+            raise NoTable(f"no table {table_id!r}")
+        self._tables[table_id] = live
+        live.follower = self._spawn(self._follow(live))
+        if self.metrics is not None:
+            self.metrics.table_opened()
+        return live
+
+    def loading_count(self) -> int:
+        """Names being looked up for the first time right now; none are kept once their callers are done."""
+        return len(self._loading)
 
     def loaded_tables(self) -> list[LiveTable]:
         return list(self._tables.values())

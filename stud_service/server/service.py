@@ -57,6 +57,8 @@ MAX_PAGE_SIZE = 1000
 # With batch_events, at most this many events go in one message (a few hundred KB), so a long catch-up
 # from the log never builds one huge message; a single command causes far fewer.
 MAX_EVENTS_PER_MESSAGE = 500
+# Events read from the log at a time for a watch's catch-up (a multiple of MAX_EVENTS_PER_MESSAGE).
+LOG_PAGE = 2_000
 
 Reply = TypeVar("Reply")
 
@@ -361,21 +363,30 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self, live: LiveTable, stream: _WatchStream, after_version: int
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         """Events after ``after_version`` up to the live version, read from the log (resume, catch-up),
-        ``stream.most`` to a message."""
-        history = await self.runtime.store.read_stream(live.stream_id, after_version=after_version)
-        history = [stored for stored in history if stored.version <= live.version]
-        await self._seed_redactor(live, stream.redactor, history)
-        for start in range(0, len(history), stream.most):
-            page = history[start : start + stream.most]
-            # Only the live version's view is at hand: it goes with the last page if that reaches it.
-            reaches_live = start + stream.most >= len(history) and page[-1].version == live.version
-            view = self._view(live, stream.principal) if stream.include_views and reaches_live else None
-            yield self._reply(
-                live,
-                stream,
-                [(stored.version, stored.payload, stored.recorded_at) for stored in page],
-                view,
+        ``stream.most`` to a message. The log is read a page at a time: a watch resumed at the start of a
+        long table holds one page in memory, not the table's history."""
+        target = live.version  # later events reach the watcher's queue
+        read = after_version
+        while read < target:
+            history = await self.runtime.store.read_stream(
+                live.stream_id, after_version=read, limit=min(LOG_PAGE, target - read)
             )
+            if not history:
+                return
+            if read == after_version:
+                await self._seed_redactor(live, stream.redactor, history)
+            read = history[-1].version
+            for start in range(0, len(history), stream.most):
+                page = history[start : start + stream.most]
+                # Only the live version's view is at hand: it goes with the last page if that reaches it.
+                reaches_live = page[-1].version == live.version
+                view = self._view(live, stream.principal) if stream.include_views and reaches_live else None
+                yield self._reply(
+                    live,
+                    stream,
+                    [(stored.version, stored.payload, stored.recorded_at) for stored in page],
+                    view,
+                )
 
     async def _seed_redactor(self, live: LiveTable, redactor: EventRedactor, history: list[Any]) -> None:
         """A watch resumed mid-hand starts after that hand's HandStarted: learn who sat where."""

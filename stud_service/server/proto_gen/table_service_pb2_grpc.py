@@ -33,6 +33,12 @@ class TableServiceStub:
     and its `role` one of `player`, `operator`, `auditor`. No token or a bad one: UNAUTHENTICATED.
     CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
 
+    Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
+    --keepalive-min-client-ping-seconds), with or without calls in flight; pinging more often ends the
+    connection with GOAWAY too_many_pings (calls fail UNAVAILABLE). The server pings a connection that has
+    been quiet for 60 s and closes it if the ping is not answered within 20 s, so WatchTable streams need no
+    client keepalive to stay up.
+
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
     `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
     UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
@@ -127,6 +133,12 @@ class TableServiceServicer:
     Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's `sub` is the player id
     and its `role` one of `player`, `operator`, `auditor`. No token or a bad one: UNAUTHENTICATED.
     CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
+
+    Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
+    --keepalive-min-client-ping-seconds), with or without calls in flight; pinging more often ends the
+    connection with GOAWAY too_many_pings (calls fail UNAVAILABLE). The server pings a connection that has
+    been quiet for 60 s and closes it if the ping is not answered within 20 s, so WatchTable streams need no
+    client keepalive to stay up.
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
     `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
@@ -303,6 +315,12 @@ class TableService:
     Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's `sub` is the player id
     and its `role` one of `player`, `operator`, `auditor`. No token or a bad one: UNAUTHENTICATED.
     CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
+
+    Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
+    --keepalive-min-client-ping-seconds), with or without calls in flight; pinging more often ends the
+    connection with GOAWAY too_many_pings (calls fail UNAVAILABLE). The server pings a connection that has
+    been quiet for 60 s and closes it if the ping is not answered within 20 s, so WatchTable streams need no
+    client keepalive to stay up.
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
     `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
