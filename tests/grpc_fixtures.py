@@ -6,6 +6,7 @@
 ``table_id``        a table id no other test uses
 ``new_table``       ``await new_table(**Table fields)`` -> the id of a freshly created table
 ``spawn_server``    start ``stud-service serve`` as a child process on a database; kill it at the end
+``both_services``   a channel to a second server on the same runtime with AuditService beside TableService
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from stud_service.bots import StudClient
 from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
 from stud_service.server.app import RunningServer, start_server
+from stud_service.server.audit_service import AuditService
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
@@ -73,6 +75,21 @@ async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIte
         await running.shutdown(0)
         await store.close()
         await pool.close()
+
+
+@pytest_asyncio.fixture(scope="module")
+async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.aio.Channel]:
+    running = await start_server(
+        TableService(grpc_service.runtime, TOKEN_SECRET),
+        "127.0.0.1:0",
+        audit_service=AuditService(grpc_service.runtime, TOKEN_SECRET),
+    )
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
+    try:
+        yield channel
+    finally:
+        await channel.close()
+        await running.server.stop(0)
 
 
 @pytest.fixture
