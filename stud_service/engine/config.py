@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import unicodedata
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -10,6 +11,7 @@ from stud_service.engine.errors import InvalidConfig
 
 MIN_SEATS = 2
 MAX_SEATS = 8
+MAX_NAME_CHARS = 100
 
 
 class Variant(enum.StrEnum):
@@ -70,8 +72,9 @@ class TableConfig:
             raise InvalidConfig("variant", f"must be one of {', '.join(Variant)}")
         if not isinstance(self.bring_in_tiebreak, BringInTiebreak):
             raise InvalidConfig("bring_in_tiebreak", f"must be one of {', '.join(BringInTiebreak)}")
-        if not isinstance(self.name, str) or len(self.name) > 100:
-            raise InvalidConfig("name", "must be text of at most 100 characters")
+        if not isinstance(self.name, str) or len(self.name) > MAX_NAME_CHARS or not _plain_text(self.name):
+            raise InvalidConfig(
+                "name", f"must be text of at most {MAX_NAME_CHARS} characters, without control characters")
         if self.ante < 0:
             raise InvalidConfig("ante", "must not be negative")
         if self.small_bet <= 0:
@@ -93,6 +96,11 @@ class TableConfig:
         if self.action_clock_seconds <= 0:
             raise InvalidConfig("action_clock_seconds", "must be positive")
         return self
+
+
+def _plain_text(text: str) -> bool:
+    """No control characters (NUL above all: the log cannot store it) and no lone surrogates."""
+    return not any(unicodedata.category(char) in ("Cc", "Cs") for char in text)
 
 
 def config_to_json(config: TableConfig) -> dict[str, Any]:

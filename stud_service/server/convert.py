@@ -17,7 +17,7 @@ from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
 from stud_service.engine.state import TableState, action_deadline_ms, to_act
-from stud_service.server.errors import malformed
+from stud_service.server.errors import malformed, quoted
 from stud_service.server.proto_gen import table_pb2
 
 TABLE_ID = re.compile(r"[a-z][a-z0-9-]{0,62}")
@@ -55,7 +55,7 @@ DEFAULT_MAX_BUY_IN_BIG_BETS = 100
 def table_id_from_name(name: str) -> str:
     match = TABLE_NAME.fullmatch(name)
     if match is None:
-        raise malformed(f"{name!r} is not a table name (tables/{{table}})", "name")
+        raise malformed(f"{quoted(name)} is not a table name (tables/{{table}})", "name")
     return match.group(1)
 
 
