@@ -14,7 +14,7 @@ import time
 import grpc
 import jwt
 import pytest
-from google.protobuf import timestamp_pb2
+from google.protobuf import duration_pb2, timestamp_pb2
 from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_view
 
 from stud_service.auth import Role, mint_token
@@ -22,6 +22,7 @@ from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import (
     audit_service_pb2,
     audit_service_pb2_grpc,
+    table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
 )
@@ -126,7 +127,9 @@ async def test_text_the_log_cannot_hold_is_refused_naming_the_field(both_service
     for index, name in enumerate(["a\x00b", "tab\there", "line\nbreak"]):
         table_id = f"t-nul-{index}-{time.monotonic_ns()}"
         request = table_service_pb2.CreateTableRequest(table_id=table_id, table=table_spec(display_name=name))
-        await assert_malformed(tables.CreateTable(request, metadata=OPERATOR), "name", "INVALID_CONFIG")
+        await assert_malformed(
+            tables.CreateTable(request, metadata=OPERATOR), "table.display_name", "INVALID_CONFIG"
+        )
         assert await grpc_service.store.head(stream_id_for(table_id)) == 0
     nul_player = audit_service_pb2.ListHandsRequest(player_id="al\x00ice")
     await assert_malformed(audit.ListHands(nul_player, metadata=AUDITOR), "player_id")
@@ -287,3 +290,50 @@ async def test_a_watch_after_a_version_beyond_the_head_is_out_of_range(both_serv
     )
     error = await first_reply_or_error(at_head)
     assert error is not None and error.code() == grpc.StatusCode.DEADLINE_EXCEEDED  # waiting for news
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"stakes": table_pb2.Stakes(small_bet=2**62, big_bet=2**62, bring_in=1)}, "table.stakes.small_bet"),
+        ({"stakes": table_pb2.Stakes(small_bet=10**11, big_bet=10**11, bring_in=1)}, "table.max_buy_in"),
+        ({"max_buy_in": 2**63 - 1}, "table.max_buy_in"),
+        ({"min_buy_in": 10**12 + 1, "max_buy_in": 10**12 + 1}, "table.min_buy_in"),
+        ({"action_clock": 10**12}, "table.action_clock"),
+        ({"action_clock": 86_401}, "table.action_clock"),
+    ],
+    ids=["stakes-2^62", "default-buy-in", "buy-in-2^63-1", "min-buy-in", "clock-10^12s", "clock-a-day+1"],
+)
+async def test_operator_configs_beyond_the_bounds_are_invalid_config_naming_the_field(
+    both_services, grpc_service, fields, field
+) -> None:
+    """Issue 13 point 5: such tables used to be created and then fail every view; now CreateTable refuses
+    them with INVALID_CONFIG naming the Table field, and nothing is appended."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    table_id = f"t-big-{time.monotonic_ns()}"
+    spec = table_spec(**{name: value for name, value in fields.items() if name != "stakes"})
+    if "stakes" in fields:
+        spec.stakes.CopyFrom(fields["stakes"])
+        spec.ClearField("min_buy_in")
+        spec.ClearField("max_buy_in")
+    request = table_service_pb2.CreateTableRequest(table_id=table_id, table=spec)
+    await assert_malformed(tables.CreateTable(request, metadata=OPERATOR), field, "INVALID_CONFIG")
+    assert await grpc_service.store.head(stream_id_for(table_id)) == 0
+
+
+async def test_a_table_at_every_bound_serves_its_views(both_services, make_player) -> None:
+    """The largest settings the bounds allow make a table whose every view works, with a hand dealt."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    table_id = f"t-edge-{time.monotonic_ns()}"
+    spec = table_pb2.Table(
+        stakes=table_pb2.Stakes(small_bet=10**12, big_bet=10**12, ante=10**12, bring_in=10**12 - 1),
+        min_buy_in=10**12, max_buy_in=10**12, max_seats=8, action_clock=duration_pb2.Duration(seconds=86_400),
+    )
+    request = table_service_pb2.CreateTableRequest(table_id=table_id, table=spec)
+    await tables.CreateTable(request, metadata=OPERATOR)
+    players = [make_player(f"edge-{seat}") for seat in range(1, 9)]
+    for seat, player in enumerate(players, start=1):
+        await player.sit_down(table_id, seat, 10**12)
+    view = await wait_for_view(players[0], table_id, lambda view: view.table.hands_started >= 1)
+    assert view.table.max_buy_in == 10**12
+    await tables.GetTable(table_service_pb2.GetTableRequest(name=f"tables/{table_id}"), metadata=OPERATOR)

@@ -12,6 +12,14 @@ from stud_service.engine.errors import InvalidConfig
 MIN_SEATS = 2
 MAX_SEATS = 8
 MAX_NAME_CHARS = 100
+# The largest chip amount a config may set (ante, bring-in, bets, buy-ins): 10^12 units, $10 billion in
+# cents. Eight seats at the largest buy-in hold 8 * 10^12 chips, so every stack, top-up, bet and pot the
+# engine forms stays below 2^53 (exact as a JSON number in any client, and far inside int64) even after
+# one seat has won all seven others' largest buy-ins a thousand times over.
+MAX_CHIPS = 10**12
+# The longest action clock: a day. Deadlines (now + clock) then stay valid Timestamps in every view.
+MAX_ACTION_CLOCK_SECONDS = 86_400
+_CHIP_FIELDS = ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in")
 
 
 class Variant(enum.StrEnum):
@@ -60,11 +68,13 @@ class TableConfig:
 
     def validate(self) -> TableConfig:
         """Return self, or raise InvalidConfig naming the first inconsistent field."""
-        for field in ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "seats",
-                      "action_clock_seconds"):
+        for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise InvalidConfig(field, f"must be an integer, got {value!r}")
+                raise InvalidConfig(field, f"must be an integer, got {str(value)[:40]!r}")
+        for field in _CHIP_FIELDS:
+            if getattr(self, field) > MAX_CHIPS:
+                raise InvalidConfig(field, f"must be at most {MAX_CHIPS:,}")
         for field in ("uncapped_heads_up", "allow_full_bring_in"):
             if not isinstance(getattr(self, field), bool):
                 raise InvalidConfig(field, "must be true or false")
@@ -93,8 +103,8 @@ class TableConfig:
             raise InvalidConfig("max_buy_in", "must be at least min_buy_in")
         if not MIN_SEATS <= self.seats <= MAX_SEATS:
             raise InvalidConfig("seats", f"must be {MIN_SEATS}..{MAX_SEATS}")
-        if self.action_clock_seconds <= 0:
-            raise InvalidConfig("action_clock_seconds", "must be positive")
+        if not 0 < self.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:
+            raise InvalidConfig("action_clock_seconds", f"must be 1..{MAX_ACTION_CLOCK_SECONDS} seconds")
         return self
 
 
