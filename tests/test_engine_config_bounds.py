@@ -21,7 +21,6 @@ from stud_service.engine import (
     InvalidConfig,
     SitDown,
     TableConfig,
-    can_start_hand,
 )
 from stud_service.engine.config import MAX_ACTION_CLOCK_SECONDS, MAX_CHIPS, BringInTiebreak, Variant
 from stud_service.server.convert import table_to_proto, view_to_proto
@@ -121,10 +120,4 @@ def test_any_accepted_config_gives_views_for_every_state_reached(config: TableCo
     run.run(CreateTable("t", config, run.now))
     for seat in range(1, config.seats + 1):
         run.run(SitDown(f"p{seat}", seat, rng.choice([config.max_buy_in, config.min_buy_in]), run.now))
-    for _ in range(2):
-        if not can_start_hand(run.state):
-            run.between_hands()
-        if not can_start_hand(run.state):
-            break
-        run.play_hand()
-        run.between_hands()
+    run.play_hands(2)
