@@ -6,7 +6,10 @@ eight seats at the largest buy-in keep every sum far inside int64 and every dead
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -121,3 +124,15 @@ def test_any_accepted_config_gives_views_for_every_state_reached(config: TableCo
     for seat in range(1, config.seats + 1):
         run.run(SitDown(f"p{seat}", seat, rng.choice([config.max_buy_in, config.min_buy_in]), run.now))
     run.play_hands(2)
+
+
+@pytest.mark.parametrize("seconds", ["0", str(MAX_ACTION_CLOCK_SECONDS + 1), str(10**12)])
+def test_the_servers_default_action_clock_is_bounded_the_same(seconds: str) -> None:
+    """A default the engine would refuse would make every CreateTable without a clock fail: serve exits."""
+    env = {**os.environ, "STUD_TOKEN_SECRET": "config-bounds-test-secret-32-bytes-long"}
+    done = subprocess.run(
+        [sys.executable, "-m", "stud_service.cli", "serve", "--action-clock-seconds", seconds,
+         "--database-url", "postgresql://127.0.0.1:1/none", "--metrics-listen", "off"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2 and f"1..{MAX_ACTION_CLOCK_SECONDS}" in done.stderr, done.stderr
