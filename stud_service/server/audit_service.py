@@ -155,7 +155,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             raise malformed("page_size must not be negative", "page_size")
         since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
         # A token continues this listing only: same table, player and times (AIP-158).
-        binding = (table_id, player_id, since and since.isoformat(), until and until.isoformat())
+        binding = (table_id, player_id, *(when.isoformat() if when else None for when in (since, until)))
         position = self._page_tokens.open(request.page_token, binding) if request.page_token else ""
         try:
             page = await list_hands(
