@@ -8,6 +8,7 @@
 ``spawn_server``    start ``stud-service serve`` as a child process on a database; kill it at the end
 ``service_under_test(url, settings, audit=False)``  the same in-process server, for a test module that
                     needs its own database or runtime settings (an async context manager)
+``both_services``   a channel to a second server on the same runtime with AuditService beside TableService
 """
 
 from __future__ import annotations
@@ -90,6 +91,21 @@ async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIte
     url = await make_database(migrated=True)
     async with service_under_test(url, RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE)) as service:
         yield service
+
+
+@pytest_asyncio.fixture(scope="module")
+async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.aio.Channel]:
+    running = await start_server(
+        TableService(grpc_service.runtime, TOKEN_SECRET),
+        "127.0.0.1:0",
+        audit_service=AuditService(grpc_service.runtime, TOKEN_SECRET),
+    )
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
+    try:
+        yield channel
+    finally:
+        await channel.close()
+        await running.server.stop(0)
 
 
 @pytest.fixture

@@ -174,6 +174,16 @@ class Run:
             buy_in = self.rng.randint(1, config.max_buy_in)
             self.run(SitDown(f"n{self.newcomers}", self.rng.choice(free), buy_in, self.now))
 
+    def play_hands(self, hands: int) -> None:
+        """Up to ``hands`` hands, with the comings and goings between them; fewer if the table empties."""
+        for _ in range(hands):
+            if not can_start_hand(self.state):
+                self.between_hands()
+            if not can_start_hand(self.state):
+                return
+            self.play_hand()
+            self.between_hands()
+
     def play_hand(self) -> None:
         deck = list(range(52))
         self.rng.shuffle(deck)
@@ -263,12 +273,6 @@ def test_random_play_keeps_every_invariant(seed: int, players: int, hands: int) 
     for seat in rng.sample(range(1, 9), players):
         run.run(SitDown(f"p{seat}", seat, rng.choice([1, config.ante + 1, rng.randint(1, config.max_buy_in)]),
                         run.now))
-    for _ in range(hands):
-        if not can_start_hand(run.state):
-            run.between_hands()
-        if not can_start_hand(run.state):
-            break
-        run.play_hand()
-        run.between_hands()
+    run.play_hands(hands)
     assert replay(run.log) == run.state
     assert state_from_json(json.loads(json.dumps(state_to_json(run.state)))) == run.state

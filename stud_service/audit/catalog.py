@@ -53,9 +53,13 @@ def encode_page_token(summary: HandSummary) -> str:
 def decode_page_token(token: str) -> tuple[datetime, str, int]:
     try:
         started, stream, hand = json.loads(base64.urlsafe_b64decode(token.encode()))
-        return datetime.fromisoformat(started), str(stream), int(hand)
-    except (ValueError, TypeError) as error:
+        after, stream, hand = datetime.fromisoformat(started), str(stream), int(hand)
+    except (ValueError, TypeError, OverflowError) as error:  # OverflowError: a hand of Infinity
         raise BadPageToken("the page token is not one this service issued") from error
+    in_range = after.tzinfo is not None and 0 <= hand < 2**63
+    if not in_range or not stream.startswith(STREAM_PREFIX) or "\x00" in stream:
+        raise BadPageToken("the page token is not one this service issued")
+    return after, stream, hand
 
 
 _LIST_QUERY = """

@@ -124,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"stud-service serve: keepalive: {error}", file=sys.stderr)
         return 2
+    from stud_service.engine.config import MAX_ACTION_CLOCK_SECONDS
+
+    if not 0 < args.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:  # else every CreateTable is refused
+        message = f"--action-clock-seconds must be 1..{MAX_ACTION_CLOCK_SECONDS}"
+        print(f"stud-service serve: {message}", file=sys.stderr)
+        return 2
     from stud_service.server.host import ServiceHost, ServiceOptions
 
     options = ServiceOptions(

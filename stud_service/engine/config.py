@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import unicodedata
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -10,6 +11,15 @@ from stud_service.engine.errors import InvalidConfig
 
 MIN_SEATS = 2
 MAX_SEATS = 8
+MAX_NAME_CHARS = 100
+# The largest chip amount a config may set (ante, bring-in, bets, buy-ins): 10^12 units, $10 billion in
+# cents. Eight seats at the largest buy-in hold 8 * 10^12 chips, so every stack, top-up, bet and pot the
+# engine forms stays below 2^53 (exact as a JSON number in any client, and far inside int64) even after
+# one seat has won all seven others' largest buy-ins a thousand times over.
+MAX_CHIPS = 10**12
+# The longest action clock: a day. Deadlines (now + clock) then stay valid Timestamps in every view.
+MAX_ACTION_CLOCK_SECONDS = 86_400
+_CHIP_FIELDS = ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in")
 
 
 class Variant(enum.StrEnum):
@@ -58,11 +68,13 @@ class TableConfig:
 
     def validate(self) -> TableConfig:
         """Return self, or raise InvalidConfig naming the first inconsistent field."""
-        for field in ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "seats",
-                      "action_clock_seconds"):
+        for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise InvalidConfig(field, f"must be an integer, got {value!r}")
+                raise InvalidConfig(field, f"must be an integer, got {str(value)[:40]!r}")
+        for field in _CHIP_FIELDS:
+            if getattr(self, field) > MAX_CHIPS:
+                raise InvalidConfig(field, f"must be at most {MAX_CHIPS:,}")
         for field in ("uncapped_heads_up", "allow_full_bring_in"):
             if not isinstance(getattr(self, field), bool):
                 raise InvalidConfig(field, "must be true or false")
@@ -70,8 +82,9 @@ class TableConfig:
             raise InvalidConfig("variant", f"must be one of {', '.join(Variant)}")
         if not isinstance(self.bring_in_tiebreak, BringInTiebreak):
             raise InvalidConfig("bring_in_tiebreak", f"must be one of {', '.join(BringInTiebreak)}")
-        if not isinstance(self.name, str) or len(self.name) > 100:
-            raise InvalidConfig("name", "must be text of at most 100 characters")
+        if not isinstance(self.name, str) or len(self.name) > MAX_NAME_CHARS or not _plain_text(self.name):
+            raise InvalidConfig(
+                "name", f"must be text of at most {MAX_NAME_CHARS} characters, without control characters")
         if self.ante < 0:
             raise InvalidConfig("ante", "must not be negative")
         if self.small_bet <= 0:
@@ -90,9 +103,14 @@ class TableConfig:
             raise InvalidConfig("max_buy_in", "must be at least min_buy_in")
         if not MIN_SEATS <= self.seats <= MAX_SEATS:
             raise InvalidConfig("seats", f"must be {MIN_SEATS}..{MAX_SEATS}")
-        if self.action_clock_seconds <= 0:
-            raise InvalidConfig("action_clock_seconds", "must be positive")
+        if not 0 < self.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:
+            raise InvalidConfig("action_clock_seconds", f"must be 1..{MAX_ACTION_CLOCK_SECONDS} seconds")
         return self
+
+
+def _plain_text(text: str) -> bool:
+    """No control characters (NUL above all: the log cannot store it) and no lone surrogates."""
+    return not any(unicodedata.category(char) in ("Cc", "Cs") for char in text)
 
 
 def config_to_json(config: TableConfig) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from stud_service.server.handlers import add_service
 from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.proto_gen import (
     audit_service_pb2,
@@ -79,10 +80,11 @@ async def start_server(
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start."""
     keepalive_options = (keepalive or KeepalivePolicy()).server_options()
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0), *keepalive_options])
-    table_service_pb2_grpc.add_TableServiceServicer_to_server(table_service, server)
+    # Our own handlers (server.handlers): a request that does not parse is refused, not UNKNOWN.
+    add_service(server, table_service, table_service_pb2.DESCRIPTOR.services_by_name["TableService"])
     services = [TABLE_SERVICE_NAME]
     if audit_service is not None:
-        audit_service_pb2_grpc.add_AuditServiceServicer_to_server(audit_service, server)
+        add_service(server, audit_service, audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"])
         services.append(AUDIT_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

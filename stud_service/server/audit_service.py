@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Awaitable, Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import grpc
@@ -24,11 +24,12 @@ from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.verify import verify_loaded
-from stud_service.auth import Principal, Role, TokenVerifier
+from stud_service.auth import Principal, Role, TokenVerifier, valid_player_id
 from stud_service.engine import SetClientSeed
 from stud_service.server.caller import principal_of
 from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name
-from stud_service.server.errors import RequestError, answer, malformed
+from stud_service.server.errors import RequestError, answer, malformed, quoted
+from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.request_ids import request_key
 from stud_service.server.runtime import TableRuntime
@@ -52,8 +53,22 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
 def hand_from_name(name: str) -> tuple[str, int]:
     match = HAND_NAME.fullmatch(name)
     if match is None:
-        raise malformed(f"{name!r} is not a hand name (tables/{{table}}/hands/{{hand}})", "name")
+        raise malformed(f"{quoted(name)} is not a hand name (tables/{{table}}/hands/{{hand}})", "name")
     return match.group(1), int(match.group(2))
+
+
+# The seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the range google.protobuf.Timestamp allows.
+_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+
+
+def _time_filter(request: Any, field: str) -> datetime | None:
+    """A request's optional Timestamp field as a datetime; MALFORMED_REQUEST outside Timestamp's range."""
+    if not request.HasField(field):
+        return None
+    stamp = getattr(request, field)
+    if not (_FIRST_SECOND <= stamp.seconds <= _LAST_SECOND and 0 <= stamp.nanos < 1_000_000_000):
+        raise malformed(f"{field} must be a valid timestamp (years 1 to 9999)", field)
+    return stamp.ToDatetime(tzinfo=UTC)
 
 
 def _timestamp(value: Any) -> timestamp_pb2.Timestamp:
@@ -96,6 +111,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         self.runtime = runtime
         self.store = runtime.store
         self._tokens = TokenVerifier(token_secret)
+        self._page_tokens = PageTokens(token_secret, "ListHands")
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -126,6 +142,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         if request.parent and request.parent != ALL_TABLES:
             table_id = table_id_from_name(request.parent)
         player_id = request.player_id or None
+        if player_id is not None and not valid_player_id(player_id):
+            raise malformed("player_id must be 1..64 printable characters", "player_id")
         if not self._sees_everything(principal):
             if player_id not in (None, principal.player_id):
                 raise RequestError(
@@ -136,20 +154,25 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             player_id = principal.player_id
         if request.page_size < 0:
             raise malformed("page_size must not be negative", "page_size")
+        since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
+        # A token continues this listing only: same table, player and times (AIP-158).
+        binding = (table_id, player_id, *(when.isoformat() if when else None for when in (since, until)))
+        position = self._page_tokens.open(request.page_token, binding) if request.page_token else ""
         try:
             page = await list_hands(
                 self.store,
                 table_id=table_id,
                 player_id=player_id,
-                since=request.start_time.ToDatetime(tzinfo=UTC) if request.HasField("start_time") else None,
-                until=request.end_time.ToDatetime(tzinfo=UTC) if request.HasField("end_time") else None,
+                since=since,
+                until=until,
                 page_size=request.page_size or DEFAULT_PAGE_SIZE,
-                page_token=request.page_token,
+                page_token=position,
             )
         except BadPageToken as error:
             raise malformed(str(error), "page_token") from None
+        next_token = self._page_tokens.issue(page.next_page_token, binding) if page.next_page_token else ""
         return audit_service_pb2.ListHandsResponse(
-            hands=[_summary_proto(summary) for summary in page.hands], next_page_token=page.next_page_token
+            hands=[_summary_proto(summary) for summary in page.hands], next_page_token=next_token
         )
 
     @_refusals_as_statuses

@@ -14,10 +14,11 @@ from google.protobuf import duration_pb2, timestamp_pb2
 
 from stud_service.engine.commands import ActionKind
 from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
+from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
 from stud_service.engine.state import TableState, action_deadline_ms, to_act
-from stud_service.server.errors import malformed
+from stud_service.server.errors import malformed, quoted
 from stud_service.server.proto_gen import table_pb2
 
 TABLE_ID = re.compile(r"[a-z][a-z0-9-]{0,62}")
@@ -47,6 +48,12 @@ ACTIONS = {
 ACTION_PROTOS = {engine: proto for proto, engine in ACTIONS.items()}
 AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
 
+# TableConfig fields by their names in the Table message, where they differ.
+PROTO_CONFIG_FIELDS = {
+    "name": "display_name", "seats": "max_seats", "action_clock_seconds": "action_clock",
+    **{f: f"stakes.{f}" for f in ("small_bet", "big_bet", "ante", "bring_in")},
+}
+
 # Default buy-in range in big bets when the creator gives stakes but no range.
 DEFAULT_MIN_BUY_IN_BIG_BETS = 10
 DEFAULT_MAX_BUY_IN_BIG_BETS = 100
@@ -55,7 +62,7 @@ DEFAULT_MAX_BUY_IN_BIG_BETS = 100
 def table_id_from_name(name: str) -> str:
     match = TABLE_NAME.fullmatch(name)
     if match is None:
-        raise malformed(f"{name!r} is not a table name (tables/{{table}})", "name")
+        raise malformed(f"{quoted(name)} is not a table name (tables/{{table}})", "name")
     return match.group(1)
 
 
@@ -101,7 +108,11 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
             raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
         values["bring_in_tiebreak"] = TIEBREAKS[table.bring_in_tiebreak]
     values["uncapped_heads_up"] = table.uncapped_heads_up
-    return TableConfig(**values)
+    try:
+        return TableConfig(**values).validate()
+    except InvalidConfig as error:  # named as the client knows the field
+        field = "table." + PROTO_CONFIG_FIELDS.get(error.field, error.field)
+        raise InvalidConfig(field, error.message.removeprefix(f"{error.field}: ")) from None
 
 
 def _timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:

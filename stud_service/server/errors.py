@@ -13,6 +13,7 @@ Reasons come from three places::
         NOT_FOUND            NO_TABLE
         PERMISSION_DENIED    NOT_YOUR_SEAT, OPERATOR_ONLY
         FAILED_PRECONDITION  STALE_VERSION
+        OUT_OF_RANGE         VERSION_OUT_OF_RANGE (a watch resumed after a version not yet written)
         ABORTED              CONFLICT (another writer kept winning; retry)
         UNAVAILABLE          SHUTTING_DOWN, STORE_UNAVAILABLE
 """
@@ -46,6 +47,18 @@ class RequestError(Exception):
         self.metadata = dict(metadata or {})
 
 
+# Bad input is quoted in a message by at most this many characters: a client sending a megabyte must
+# not get it back in the trailer (which would then be too big: RESOURCE_EXHAUSTED).
+QUOTED_CHARS = 40
+
+
+def quoted(value: str) -> str:
+    """``value`` as a message may quote it: its repr, cut to a short prefix when long."""
+    if len(value) <= QUOTED_CHARS:
+        return repr(value)
+    return f"{value[:QUOTED_CHARS]!r}... ({len(value)} characters)"
+
+
 def malformed(message: str, field: str | None = None) -> RequestError:
     return RequestError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message,
                         {"field": field} if field else None)
@@ -75,7 +88,9 @@ def status_for(error: Exception) -> grpc.Status:
     if isinstance(error, RequestError):
         return rich_status(error.code, error.reason, error.message, error.metadata)
     if isinstance(error, (DomainError, AuditError)):
-        return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message)
+        field = getattr(error, "field", None)  # e.g. InvalidConfig's: clients need not parse the message
+        return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message,
+                           {"field": field} if isinstance(field, str) else None)
     if isinstance(error, AuthError):
         return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
     return rich_status(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")

@@ -8,7 +8,6 @@ nothing is appended for a refused request. Never log a request or a view: they h
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import functools
 import hashlib
@@ -44,6 +43,7 @@ from stud_service.server.convert import (
     view_to_proto,
 )
 from stud_service.server.errors import RequestError, abort_with, answer, malformed, status_for
+from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
 from stud_service.server.replies import event_message
@@ -84,6 +84,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         self._tokens = TokenVerifier(token_secret)
         self._default_clock = default_action_clock_seconds
         self._closing = asyncio.Event()
+        self._page_tokens = PageTokens(token_secret, "ListTables")
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -183,14 +184,16 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         if request.page_size < 0:
             raise malformed("page_size must not be negative", "page_size")
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        after = _decode_page_token(request.page_token)
+        after = self._page_tokens.open(request.page_token, ()) if request.page_token else None
+        if after is not None and not after.startswith("tables/"):
+            raise malformed("page_token is not one this service issued", "page_token")
         page = await self.runtime.store.list_streams(prefix="tables/", after=after, limit=size + 1)
         reply = table_service_pb2.ListTablesResponse()
         for info in page[:size]:
             live = await self.runtime.table(info.stream_id.removeprefix("tables/"))
             reply.tables.append(_table(live, live.state, live.version))
         if len(page) > size:
-            reply.next_page_token = _encode_page_token(page[size - 1].stream_id)
+            reply.next_page_token = self._page_tokens.issue(page[size - 1].stream_id, ())
         return reply
 
     # -- seats ---------------------------------------------------------------------------------
@@ -299,12 +302,26 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             if request.after_version < 0:
                 raise malformed("after_version must not be negative", "after_version")
             live = await self.runtime.table(table_id)
+            if request.after_version > live.version:
+                await self._check_after_head(live, request.after_version)
         except (RequestError, DomainError, AuthError) as error:
             await abort_with(context, status_for(error))
         metrics = self.runtime.metrics
         with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
             async for reply in self._watch(live, principal, request):
                 yield reply
+
+    async def _check_after_head(self, live: LiveTable, after_version: int) -> None:
+        """A resume point beyond the log's head (asked of the log: this replica may lag) would wait for
+        ever: OUT_OF_RANGE, with the head so the client can resume from there."""
+        head = await self.runtime.store.head(live.stream_id)
+        if after_version > head:
+            raise RequestError(
+                grpc.StatusCode.OUT_OF_RANGE,
+                "VERSION_OUT_OF_RANGE",
+                f"after_version {after_version} is beyond the table's version {head}",
+                {"version": str(head)},
+            )
 
     async def _watch(
         self, live: LiveTable, principal: Principal, request: table_service_pb2.WatchTableRequest
@@ -472,22 +489,6 @@ def _fresh_table_id(request_id: RequestKey | None) -> str:
     # id as scoped to the caller, so two operators' same id names two tables.
     source = request_id.key.encode() if request_id else secrets.token_bytes(16)
     return "t-" + hashlib.sha256(source).hexdigest()[:12]
-
-
-def _encode_page_token(stream_id: str) -> str:
-    return base64.urlsafe_b64encode(stream_id.encode()).decode()
-
-
-def _decode_page_token(token: str) -> str | None:
-    if not token:
-        return None
-    try:
-        stream_id = base64.urlsafe_b64decode(token.encode()).decode()
-    except (ValueError, UnicodeDecodeError):
-        raise malformed("page_token is not one this service issued", "page_token") from None
-    if not stream_id.startswith("tables/"):
-        raise malformed("page_token is not one this service issued", "page_token")
-    return stream_id
 
 
 def _table(live: LiveTable, state: TableState, version: int) -> table_pb2.Table:

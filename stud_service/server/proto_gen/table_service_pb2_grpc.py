@@ -47,9 +47,11 @@ class TableServiceStub:
     INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
     INVALID_CONFIG
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
-    A refused call changes nothing.
+    A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
+    refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
     Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
@@ -148,9 +150,11 @@ class TableServiceServicer:
     INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
     INVALID_CONFIG
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
-    A refused call changes nothing.
+    A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
+    refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
     Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
@@ -330,9 +334,11 @@ class TableService:
     INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
     INVALID_CONFIG
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
-    A refused call changes nothing.
+    A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
+    refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
     Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.

@@ -1,0 +1,339 @@
+"""Hostile input gets a precise refusal, fast, and appends nothing: bytes that are no message, invalid
+text, huge input, out-of-range timestamps, forged page tokens, a watch from beyond the head.
+
+(Issue 13, point 4.)
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import time
+
+import grpc
+import jwt
+import pytest
+from google.protobuf import duration_pb2, timestamp_pb2
+from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_view
+
+from stud_service.auth import Role, mint_token
+from stud_service.server.errors import error_info
+from stud_service.server.proto_gen import (
+    audit_service_pb2,
+    audit_service_pb2_grpc,
+    table_pb2,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
+from stud_service.server.runtime import stream_id_for
+
+SERVICES = [
+    table_service_pb2.DESCRIPTOR.services_by_name["TableService"],
+    audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"],
+]
+METHODS = [method for service in SERVICES for method in service.methods]
+
+
+def not_messages(message) -> list[bytes]:
+    """Bytes that are not a ``message``: a truncated varint, a field cut short, and each string field
+    holding bytes that are not UTF-8."""
+    invalid_text = [
+        bytes([field.number << 3 | 2, 2]) + b"\xc3\x28"
+        for field in message.fields
+        if field.type == field.TYPE_STRING and field.number < 16
+    ]
+    return [b"\xff\xff\xff\xff", b"\x0a\x05ab", *invalid_text]
+
+
+def raw_call(channel: grpc.aio.Channel, method) -> grpc.aio.UnaryUnaryMultiCallable:
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    if method.server_streaming:
+        return channel.unary_stream(path)
+    return channel.unary_unary(path)
+
+
+async def first_reply_or_error(call) -> grpc.aio.AioRpcError | None:
+    try:
+        if isinstance(call, grpc.aio.UnaryStreamCall):
+            async for _reply in call:
+                return None
+            return None
+        await call
+    except grpc.aio.AioRpcError as error:
+        return error
+    return None
+
+
+@pytest.mark.parametrize("method", METHODS, ids=lambda method: method.name)
+async def test_bytes_that_are_no_message_are_malformed_request_with_at_most_a_log_line(
+    both_services, method, caplog
+) -> None:
+    """Before auth, a request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST, not UNKNOWN,
+    and logs no traceback: at most one throttled line for any number of them."""
+    with caplog.at_level(logging.INFO):
+        for _ in range(10):
+            for data in not_messages(method.input_type):
+                error = await first_reply_or_error(raw_call(both_services, method)(data, timeout=5))
+                assert error is not None and error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
+                info = error_info(error)
+                assert info is not None and info.reason == "MALFORMED_REQUEST"
+                assert method.input_type.full_name in error.details()
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert len([record for record in caplog.records if "does not parse" in record.getMessage()]) <= 1
+
+
+def auth(player: str, role: Role = Role.PLAYER) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {mint_token(TOKEN_SECRET, player, role)}"),)
+
+
+OPERATOR, AUDITOR = auth("house", Role.OPERATOR), auth("reader", Role.AUDITOR)
+
+
+async def refusal(call) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    return caught.value
+
+
+async def assert_malformed(call, field: str, reason: str = "MALFORMED_REQUEST") -> grpc.aio.AioRpcError:
+    error = await refusal(call)
+    info = error_info(error)
+    assert (error.code(), info and info.reason) == (grpc.StatusCode.INVALID_ARGUMENT, reason), error
+    assert info.metadata.get("field") == field, (info.metadata, error.details())
+    return error
+
+
+async def test_a_huge_name_is_quoted_by_a_short_prefix_only(both_services) -> None:
+    """A megabyte of bad input is refused as INVALID_ARGUMENT, not echoed (RESOURCE_EXHAUSTED)."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    huge = "x" * 1_000_000
+    for call in (
+        tables.GetTable(table_service_pb2.GetTableRequest(name=huge), metadata=OPERATOR),
+        tables.SitDown(table_service_pb2.SitDownRequest(name="tables/" + huge), metadata=OPERATOR),
+        audit.GetHand(audit_service_pb2.GetHandRequest(name=huge), metadata=AUDITOR),
+        audit.ListHands(audit_service_pb2.ListHandsRequest(parent=huge), metadata=AUDITOR),
+    ):
+        error = await assert_malformed(call, "name")
+        assert len(error.details()) < 200 and " characters)" in error.details()
+
+
+async def test_text_the_log_cannot_hold_is_refused_naming_the_field(both_services, grpc_service) -> None:
+    """NUL (and other control characters) in a display name, a player id filter, a request id, a table
+    name or a token's subject never reach PostgreSQL: INVALID_ARGUMENT with the field, nothing appended."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    for index, name in enumerate(["a\x00b", "tab\there", "line\nbreak"]):
+        table_id = f"t-nul-{index}-{time.monotonic_ns()}"
+        request = table_service_pb2.CreateTableRequest(table_id=table_id, table=table_spec(display_name=name))
+        await assert_malformed(
+            tables.CreateTable(request, metadata=OPERATOR), "table.display_name", "INVALID_CONFIG"
+        )
+        assert await grpc_service.store.head(stream_id_for(table_id)) == 0
+    nul_player = audit_service_pb2.ListHandsRequest(player_id="al\x00ice")
+    await assert_malformed(audit.ListHands(nul_player, metadata=AUDITOR), "player_id")
+    await assert_malformed(
+        tables.CreateTable(table_service_pb2.CreateTableRequest(table=table_spec(), request_id="r\x00"),
+                           metadata=OPERATOR),
+        "request_id",
+    )
+    await assert_malformed(
+        tables.GetTable(table_service_pb2.GetTableRequest(name="tables/a\x00"), metadata=OPERATOR), "name"
+    )
+    forged_sub = jwt.encode({"sub": "bob\x00", "role": "player", "exp": int(time.time()) + 60}, TOKEN_SECRET)
+    error = await refusal(tables.ListTables(
+        table_service_pb2.ListTablesRequest(), metadata=(("authorization", f"Bearer {forged_sub}"),)
+    ))
+    assert (error.code(), error_info(error).reason) == (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID")
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        timestamp_pb2.Timestamp(seconds=2**62),
+        timestamp_pb2.Timestamp(seconds=-(2**62)),
+        timestamp_pb2.Timestamp(seconds=253_402_300_800),  # 10000-01-01
+        timestamp_pb2.Timestamp(seconds=0, nanos=-1),
+        timestamp_pb2.Timestamp(seconds=0, nanos=1_000_000_000),
+    ],
+    ids=["far-future", "far-past", "year-10000", "negative-nanos", "nanos-overflow"],
+)
+@pytest.mark.parametrize("field", ["start_time", "end_time"])
+async def test_a_timestamp_out_of_range_in_list_hands_is_malformed(both_services, stamp, field) -> None:
+    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    request = audit_service_pb2.ListHandsRequest(**{field: stamp})
+    await assert_malformed(audit.ListHands(request, metadata=AUDITOR), field)
+
+
+async def test_the_edges_of_the_timestamp_range_are_accepted(both_services) -> None:
+    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    request = audit_service_pb2.ListHandsRequest(
+        start_time=timestamp_pb2.Timestamp(seconds=-62_135_596_800),
+        end_time=timestamp_pb2.Timestamp(seconds=253_402_300_799, nanos=999_999_999),
+        page_size=1,
+    )
+    await audit.ListHands(request, metadata=AUDITOR)
+
+
+def tampered(token: str) -> list[str]:
+    """The token with one character changed in each part, cut short, and in another version."""
+    version, body, tag = token.split(".")
+
+    def swap(text: str) -> str:
+        return ("B" if text[0] != "B" else "C") + text[1:]
+
+    return [
+        f"{version}.{swap(body)}.{tag}",
+        f"{version}.{body}.{swap(tag)}",
+        f"{version}.{body}.{tag[:-1]}",
+        f"v2.{body}.{tag}",
+        f"{version}.{body}",
+    ]
+
+
+def unsigned(payload: object) -> str:
+    """A token as the service used to issue them: base64 of the position, nothing to check it."""
+    return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode()
+
+
+async def test_list_tables_page_tokens_are_checked(both_services, new_table) -> None:
+    """AIP-158: the next page's token works; an altered, forged or foreign one is INVALID_ARGUMENT."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    await new_table()
+    await new_table()
+    first = await tables.ListTables(table_service_pb2.ListTablesRequest(page_size=1), metadata=OPERATOR)
+    assert first.next_page_token
+    second = await tables.ListTables(
+        table_service_pb2.ListTablesRequest(page_size=1, page_token=first.next_page_token), metadata=OPERATOR
+    )
+    assert second.tables[0].name > first.tables[0].name
+    for token in (
+        *tampered(first.next_page_token),
+        base64.urlsafe_b64encode(b"tables/\x00").decode(),
+        base64.urlsafe_b64encode(b"tables/" + b"z" * 5000).decode(),
+        "\u202e" * 10,
+    ):
+        request = table_service_pb2.ListTablesRequest(page_size=1, page_token=token)
+        await assert_malformed(tables.ListTables(request, metadata=OPERATOR), "page_token")
+
+
+async def test_list_hands_page_tokens_are_checked_and_bound_to_the_filters(
+    both_services, new_table, make_player
+) -> None:
+    """A ListHands token continues the same listing only: other filters, another listing's token, an
+    altered token, or one decoding to Infinity / NaN / a huge number are INVALID_ARGUMENT."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    since = timestamp_pb2.Timestamp(seconds=int(time.time()) - 1)
+    for _ in range(2):
+        table_id = await new_table()
+        alice, bob = make_player("alice"), make_player("bob")
+        await alice.sit_down(table_id, 1, 10_000)
+        await bob.sit_down(table_id, 2, 10_000)
+        await wait_for_view(alice, table_id, lambda view: view.table.hands_started >= 1)
+    listing = audit_service_pb2.ListHandsRequest(parent="tables/-", start_time=since, page_size=1)
+    first = await audit.ListHands(listing, metadata=AUDITOR)
+    assert first.next_page_token
+    following = audit_service_pb2.ListHandsRequest()
+    following.CopyFrom(listing)
+    following.page_token = first.next_page_token
+    following.page_size = 5  # AIP-158: the page size may change between pages
+    second = await audit.ListHands(following, metadata=AUDITOR)
+    assert second.hands and second.hands[0].name != first.hands[0].name
+
+    other_filters = [
+        audit_service_pb2.ListHandsRequest(parent="tables/-", page_size=1),
+        audit_service_pb2.ListHandsRequest(parent="tables/-", start_time=since, player_id="bob", page_size=1),
+        audit_service_pb2.ListHandsRequest(
+            parent="tables/-", start_time=timestamp_pb2.Timestamp(seconds=since.seconds - 1), page_size=1
+        ),
+    ]
+    for request in other_filters:
+        request.page_token = first.next_page_token
+        await assert_malformed(audit.ListHands(request, metadata=AUDITOR), "page_token")
+    tables_token = (
+        await tables.ListTables(table_service_pb2.ListTablesRequest(page_size=1), metadata=OPERATOR)
+    ).next_page_token
+    started = "2026-01-01T00:00:00+00:00"
+    forged = [
+        *tampered(first.next_page_token),
+        tables_token,
+        unsigned([started, "tables/x", 1]),
+        unsigned([started, "tables/x", float("inf")]),  # json.dumps writes Infinity
+        unsigned([started, "tables/x", float("nan")]),
+        unsigned([started, "tables/x", 10**30]),
+    ]
+    for token in forged:
+        request = audit_service_pb2.ListHandsRequest()
+        request.CopyFrom(listing)
+        request.page_token = token
+        await assert_malformed(audit.ListHands(request, metadata=AUDITOR), "page_token")
+
+
+async def test_a_watch_after_a_version_beyond_the_head_is_out_of_range(both_services, new_table) -> None:
+    """Resuming after a version the table has not reached would wait for ever: OUT_OF_RANGE at once, with
+    the head version in the metadata; resuming from the head itself is fine."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    table_id = await new_table()
+    head = (await tables.GetTable(table_service_pb2.GetTableRequest(name=f"tables/{table_id}"),
+                                  metadata=OPERATOR)).version
+    for after in (head + 1, 2**62, 2**63 - 1):
+        request = table_service_pb2.WatchTableRequest(name=f"tables/{table_id}", after_version=after)
+        error = await first_reply_or_error(tables.WatchTable(request, metadata=OPERATOR, timeout=5))
+        assert error is not None and error.code() == grpc.StatusCode.OUT_OF_RANGE, error
+        info = error_info(error)
+        assert info.reason == "VERSION_OUT_OF_RANGE" and info.metadata["version"] == str(head)
+    at_head = tables.WatchTable(
+        table_service_pb2.WatchTableRequest(name=f"tables/{table_id}", after_version=head),
+        metadata=OPERATOR, timeout=0.5,
+    )
+    error = await first_reply_or_error(at_head)
+    assert error is not None and error.code() == grpc.StatusCode.DEADLINE_EXCEEDED  # waiting for news
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"stakes": table_pb2.Stakes(small_bet=2**62, big_bet=2**62, bring_in=1)}, "table.stakes.small_bet"),
+        ({"stakes": table_pb2.Stakes(small_bet=10**11, big_bet=10**11, bring_in=1)}, "table.max_buy_in"),
+        ({"max_buy_in": 2**63 - 1}, "table.max_buy_in"),
+        ({"min_buy_in": 10**12 + 1, "max_buy_in": 10**12 + 1}, "table.min_buy_in"),
+        ({"action_clock": 10**12}, "table.action_clock"),
+        ({"action_clock": 86_401}, "table.action_clock"),
+    ],
+    ids=["stakes-2^62", "default-buy-in", "buy-in-2^63-1", "min-buy-in", "clock-10^12s", "clock-a-day+1"],
+)
+async def test_operator_configs_beyond_the_bounds_are_invalid_config_naming_the_field(
+    both_services, grpc_service, fields, field
+) -> None:
+    """Issue 13 point 5: such tables used to be created and then fail every view; now CreateTable refuses
+    them with INVALID_CONFIG naming the Table field, and nothing is appended."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    table_id = f"t-big-{time.monotonic_ns()}"
+    spec = table_spec(**{name: value for name, value in fields.items() if name != "stakes"})
+    if "stakes" in fields:
+        spec.stakes.CopyFrom(fields["stakes"])
+        spec.ClearField("min_buy_in")
+        spec.ClearField("max_buy_in")
+    request = table_service_pb2.CreateTableRequest(table_id=table_id, table=spec)
+    await assert_malformed(tables.CreateTable(request, metadata=OPERATOR), field, "INVALID_CONFIG")
+    assert await grpc_service.store.head(stream_id_for(table_id)) == 0
+
+
+async def test_a_table_at_every_bound_serves_its_views(both_services, make_player) -> None:
+    """The largest settings the bounds allow make a table whose every view works, with a hand dealt."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    table_id = f"t-edge-{time.monotonic_ns()}"
+    spec = table_pb2.Table(
+        stakes=table_pb2.Stakes(small_bet=10**12, big_bet=10**12, ante=10**12, bring_in=10**12 - 1),
+        min_buy_in=10**12, max_buy_in=10**12, max_seats=8, action_clock=duration_pb2.Duration(seconds=86_400),
+    )
+    request = table_service_pb2.CreateTableRequest(table_id=table_id, table=spec)
+    await tables.CreateTable(request, metadata=OPERATOR)
+    players = [make_player(f"edge-{seat}") for seat in range(1, 9)]
+    for seat, player in enumerate(players, start=1):
+        await player.sit_down(table_id, seat, 10**12)
+    view = await wait_for_view(players[0], table_id, lambda view: view.table.hands_started >= 1)
+    assert view.table.max_buy_in == 10**12
+    await tables.GetTable(table_service_pb2.GetTableRequest(name=f"tables/{table_id}"), metadata=OPERATOR)
