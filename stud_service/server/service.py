@@ -44,11 +44,21 @@ from stud_service.server.convert import (
     table_to_proto,
     view_to_proto,
 )
-from stud_service.server.errors import RequestError, abort_with, answer, malformed, status_for
+from stud_service.server.errors import (
+    RequestError,
+    StoreTimeout,
+    abort_with,
+    answer,
+    log_store_fault,
+    malformed,
+    status_for,
+    within_deadline,
+)
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
 from stud_service.server.replies import event_message
 from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableRuntime, now_ms
+from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
 
@@ -289,8 +299,14 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             table_id = table_id_from_name(request.name)
             if request.after_version < 0:
                 raise malformed("after_version must not be negative", "after_version")
-            live = await self.runtime.table(table_id)
+            async with within_deadline(context, "WatchTable"):
+                live = await self.runtime.table(table_id)
         except (RequestError, DomainError, AuthError) as error:
+            await abort_with(context, status_for(error))
+        except Exception as error:
+            if not (isinstance(error, StoreTimeout) or is_store_fault(error)):
+                raise
+            log_store_fault(error)
             await abort_with(context, status_for(error))
         metrics = self.runtime.metrics
         with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
