@@ -28,14 +28,20 @@ import grpc
 import psycopg
 import pytest
 import pytest_asyncio
+from google.rpc import error_details_pb2
 from grpc_fixtures import TOKEN_SECRET, table_spec
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 from own_postgres import OwnPostgres
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import error_reason
 from stud_service.engine import chips_in_play
+from stud_service.server.app import AUDIT_SERVICE_NAME, TABLE_SERVICE_NAME
 from stud_service.server.host import ServiceHost, ServiceOptions
+from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_service_pb2
+from stud_service.server.readiness import LIVENESS_SERVICE
 from stud_service.store.tables import load_table
 
 SMALL_DISK = "48m"
@@ -204,6 +210,12 @@ async def assert_books_hold(host: ServiceHost, tables: list[str]) -> None:
         assert (await store.verify(f"tables/{table_id}")).ok, table_id
 
 
+async def health_status(channel: grpc.aio.Channel, service: str) -> int:
+    stub = health_pb2_grpc.HealthStub(channel)
+    reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
+    return reply.status
+
+
 # -- point 1: background tasks survive the database going away ------------------------------------
 
 
@@ -323,3 +335,165 @@ async def test_a_full_disk_stalls_writes_and_play_resumes_once_space_is_freed(
         )
         print("disk freed -> first deal, per table:", delays)
         await assert_books_hold(host, tables)
+
+
+# -- point 2: readiness follows the store, liveness does not ---------------------------------------
+
+
+async def test_readiness_is_not_serving_while_the_store_is_down_and_liveness_stays_serving(
+    database, start_service
+) -> None:
+    host = await start_service(database.url, unready_after_seconds=1.0)
+    readiness = ("", TABLE_SERVICE_NAME, AUDIT_SERVICE_NAME)
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    async with channel_to(host) as channel:
+        for name in (*readiness, LIVENESS_SERVICE):
+            assert await health_status(channel, name) == serving
+        await asyncio.to_thread(database.pg.stop)
+        stopped = time.monotonic()
+        # Nobody calls the service: the replica notices the outage on its own.
+        while await health_status(channel, "") == serving:
+            assert time.monotonic() - stopped < 5, "readiness never went NOT_SERVING"
+            await asyncio.sleep(0.1)
+        assert time.monotonic() - stopped >= 1.0  # not before the threshold
+        for name in readiness:
+            assert await health_status(channel, name) == not_serving
+        assert await health_status(channel, LIVENESS_SERVICE) == serving
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.monotonic()
+        while await health_status(channel, "") != serving:
+            assert time.monotonic() - restarted < 5, "readiness never came back"
+            await asyncio.sleep(0.1)
+        for name in (*readiness, LIVENESS_SERVICE):
+            assert await health_status(channel, name) == serving
+
+
+# -- point 3: refusals while the store is away ------------------------------------------------------
+
+UNLOADED = "tables/t-never-loaded"  # not in this replica's memory: only the store can answer
+HAND = f"{UNLOADED}/hands/1"
+CALL_DEADLINE = 0.5  # shorter than the pool's wait below: the call's deadline must win
+STORE_TIMEOUT = 2.0
+REQUESTS = {
+    "CreateTable": table_service_pb2.CreateTableRequest(
+        table=table_spec(), table_id="t-new", request_id="r1"
+    ),
+    "GetTable": table_service_pb2.GetTableRequest(name=UNLOADED),
+    "ListTables": table_service_pb2.ListTablesRequest(),
+    "SitDown": table_service_pb2.SitDownRequest(name=UNLOADED, seat=1, buy_in=BUY_IN, request_id="r2"),
+    "Leave": table_service_pb2.LeaveRequest(name=UNLOADED, request_id="r3"),
+    "SitOut": table_service_pb2.SitOutRequest(name=UNLOADED, request_id="r4"),
+    "SitIn": table_service_pb2.SitInRequest(name=UNLOADED, request_id="r5"),
+    "TopUp": table_service_pb2.TopUpRequest(name=UNLOADED, amount=100, request_id="r6"),
+    "GetTableView": table_service_pb2.GetTableViewRequest(name=UNLOADED),
+    "Act": table_service_pb2.ActRequest(
+        name=UNLOADED, seat=1, action=table_pb2.ACTION_TYPE_FOLD, expected_version=3, request_id="r7"
+    ),
+    "WatchTable": table_service_pb2.WatchTableRequest(name=UNLOADED),
+    "ListHands": audit_service_pb2.ListHandsRequest(parent="tables/-"),
+    "GetHand": audit_service_pb2.GetHandRequest(name=HAND),
+    "ReplayHand": audit_service_pb2.ReplayHandRequest(name=HAND),
+    "VerifyHand": audit_service_pb2.VerifyHandRequest(name=HAND),
+    "VerifyShuffle": audit_service_pb2.VerifyShuffleRequest(name=HAND),
+    "ExportHandHistory": audit_service_pb2.ExportHandHistoryRequest(name=HAND),
+    "SetClientSeed": audit_service_pb2.SetClientSeedRequest(name=UNLOADED, seed="ab" * 16, request_id="r8"),
+}
+METHODS = [
+    (service, method.name, method.server_streaming)
+    for module, service in ((table_service_pb2, TABLE_SERVICE_NAME), (audit_service_pb2, AUDIT_SERVICE_NAME))
+    for method in module.DESCRIPTOR.services_by_name[service.rsplit(".", 1)[1]].methods
+]
+# Words of PostgreSQL's and psycopg's that must never reach a client.
+INTERNALS = (
+    "postgres",
+    "psycopg",
+    "connection",
+    "127.0.0.1",
+    "port",
+    "pg_",
+    "stud_events",
+    "/",
+    "socket",
+    "pool",
+)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def outage() -> AsyncIterator[tuple[ServiceHost, grpc.aio.Channel]]:
+    """A service whose database is stopped (its pool waits STORE_TIMEOUT for a connection)."""
+    workdir = Path(tempfile.mkdtemp(prefix="stud-fault-pg-"))
+    pg = OwnPostgres(workdir)
+    try:
+        await asyncio.to_thread(pg.init)
+        await asyncio.to_thread(pg.start)
+        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE stud")
+        host = ServiceHost(
+            ServiceOptions(
+                token_secret=TOKEN_SECRET,
+                database_url=pg.url("stud"),
+                listen="127.0.0.1:0",
+                metrics_listen="off",
+                grace_seconds=0.0,
+                store_timeout_seconds=STORE_TIMEOUT,
+            )
+        )
+        await host.start()
+        await asyncio.to_thread(pg.stop)
+        try:
+            async with channel_to(host) as channel:
+                yield host, channel
+        finally:
+            await host.stop()
+    finally:
+        await asyncio.to_thread(pg.destroy)
+
+
+def test_every_method_is_in_the_refusal_table() -> None:
+    assert sorted(REQUESTS) == sorted(name for _, name, _ in METHODS)
+
+
+def _assert_store_unavailable(error: grpc.RpcError, elapsed: float, deadline: float) -> None:
+    assert error.code() == grpc.StatusCode.UNAVAILABLE, (error.code(), error.details())
+    assert error_reason(error) == "STORE_UNAVAILABLE"
+    status = rpc_status.from_call(error)
+    retry = [detail for detail in status.details if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR)]
+    assert len(retry) == 1
+    info = error_details_pb2.RetryInfo()
+    retry[0].Unpack(info)
+    assert info.retry_delay.seconds > 0
+    message = error.details()
+    assert not any(word in message.lower() for word in INTERNALS), message
+    assert elapsed < deadline
+
+
+@pytest.mark.parametrize(("service", "method", "streaming"), METHODS, ids=[m for _, m, _ in METHODS])
+async def test_with_the_store_down_every_method_is_unavailable_within_the_deadline(
+    outage, service, method, streaming
+) -> None:
+    _, channel = outage
+    request = REQUESTS[method]
+    call = (channel.unary_stream if streaming else channel.unary_unary)(
+        f"/{service}/{method}",
+        request_serializer=type(request).SerializeToString,
+        response_deserializer=lambda data: data,
+    )
+    metadata = (("authorization", f"Bearer {mint_token(TOKEN_SECRET, 'house', Role.OPERATOR)}"),)
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        if streaming:
+            async for _ in call(request, metadata=metadata, timeout=CALL_DEADLINE):
+                pass
+        else:
+            await call(request, metadata=metadata, timeout=CALL_DEADLINE)
+    _assert_store_unavailable(caught.value, time.monotonic() - started, CALL_DEADLINE)
+
+
+async def test_without_a_deadline_a_call_waits_no_longer_than_the_store_timeout(outage) -> None:
+    """No client deadline: the store timeout (not psycopg_pool's 30 s, nor twice it) bounds the call."""
+    _, channel = outage
+    operator = client(channel, "house", Role.OPERATOR)
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        await operator.view("t-another-unloaded")
+    _assert_store_unavailable(caught.value, time.monotonic() - started, STORE_TIMEOUT + 1.0)

@@ -58,6 +58,8 @@ def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pyt
         "STUD_ACTION_CLOCK_SECONDS": "17",
         "STUD_HAND_PAUSE_SECONDS": "2.5",
         "STUD_APPEND_SPIN_US": "250",
+        "STUD_STORE_TIMEOUT_SECONDS": "1.5",
+        "STUD_UNREADY_AFTER_SECONDS": "7.5",
         "STUD_LOG_FORMAT": "text",
     }
     for flag, env, _ in documented_rows():

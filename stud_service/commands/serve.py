@@ -75,6 +75,20 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="microseconds a batch of appends may spin for its commit before sleeping, 0 never"
         " (default: $STUD_APPEND_SPIN_US or 1000)",
     )
+    parser.add_argument(
+        "--store-timeout-seconds",
+        type=float,
+        default=float(_env("STUD_STORE_TIMEOUT_SECONDS", "5") or 5),
+        help="longest a call waits for a database connection before UNAVAILABLE"
+        " (default: $STUD_STORE_TIMEOUT_SECONDS or 5)",
+    )
+    parser.add_argument(
+        "--unready-after-seconds",
+        type=float,
+        default=float(_env("STUD_UNREADY_AFTER_SECONDS", "5") or 5),
+        help="database unreachable this long: readiness reports NOT_SERVING"
+        " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
 
@@ -107,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         hand_pause_seconds=args.hand_pause_seconds,
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
+        store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
+        unready_after_seconds=max(args.unready_after_seconds, 0.0),
     )
     asyncio.run(ServiceHost(options).serve_until_signalled())
     return 0
