@@ -93,6 +93,11 @@ class StoreTimeout(Exception):
     """The store did not answer within the call's deadline."""
 
 
+def is_store_refusal(error: BaseException) -> bool:
+    """A call the store could not serve: answered STORE_UNAVAILABLE, its detail logged (rate-limited)."""
+    return isinstance(error, StoreTimeout) or is_store_fault(error)
+
+
 def store_unavailable_status() -> grpc.Status:
     return rich_status(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", STORE_UNAVAILABLE_MESSAGE,
                        retry_after=STORE_RETRY_DELAY_SECONDS)
@@ -112,7 +117,9 @@ class _RateLimitedLog:
             self._held += 1
             return
         held, self._held, self._next = self._held, 0, now + self.interval
-        _log.warning(message + " (%d more like it not logged)", *args, held)
+        if held:
+            message, args = message + " (and %d more since the last such line)", (*args, held)
+        _log.warning(message, *args)
 
 
 _store_faults = _RateLimitedLog(STORE_LOG_INTERVAL)
@@ -136,7 +143,7 @@ def status_for(error: Exception) -> grpc.Status:
         return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message)
     if isinstance(error, AuthError):
         return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
-    if isinstance(error, StoreTimeout) or is_store_fault(error):
+    if is_store_refusal(error):
         return store_unavailable_status()
     return rich_status(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
 
@@ -147,8 +154,7 @@ def is_refusal(error: Exception) -> bool:
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
 
-    refusals = (RequestError, DomainError, AuthError, AuditError, StoreTimeout)
-    return isinstance(error, refusals) or is_store_fault(error)
+    return isinstance(error, (RequestError, DomainError, AuthError, AuditError)) or is_store_refusal(error)
 
 
 async def answer(
@@ -159,7 +165,7 @@ async def answer(
         async with within_deadline(context, method.__name__):
             return await method(service, request, context)
     except Exception as error:
-        if isinstance(error, StoreTimeout) or is_store_fault(error):
+        if is_store_refusal(error):
             log_store_fault(error)
         elif not is_refusal(error):
             _log.exception("%s failed", method.__name__)

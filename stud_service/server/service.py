@@ -46,9 +46,9 @@ from stud_service.server.convert import (
 )
 from stud_service.server.errors import (
     RequestError,
-    StoreTimeout,
     abort_with,
     answer,
+    is_store_refusal,
     log_store_fault,
     malformed,
     status_for,
@@ -58,7 +58,6 @@ from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_se
 from stud_service.server.redact import EventRedactor
 from stud_service.server.replies import event_message
 from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableRuntime, now_ms
-from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
 
@@ -304,7 +303,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         except (RequestError, DomainError, AuthError) as error:
             await abort_with(context, status_for(error))
         except Exception as error:
-            if not (isinstance(error, StoreTimeout) or is_store_fault(error)):
+            if not is_store_refusal(error):
                 raise
             log_store_fault(error)
             await abort_with(context, status_for(error))
