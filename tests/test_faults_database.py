@@ -37,6 +37,7 @@ from own_postgres import OwnPostgres
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import error_reason
+from stud_service.db import open_pool
 from stud_service.engine import chips_in_play
 from stud_service.server.app import AUDIT_SERVICE_NAME, TABLE_SERVICE_NAME
 from stud_service.server.host import ServiceHost, ServiceOptions
@@ -45,8 +46,10 @@ from stud_service.server.readiness import LIVENESS_SERVICE
 from stud_service.store.tables import load_table
 
 SMALL_DISK = "48m"
-HAND_PAUSE = 2.0
-ACTION_CLOCK = 2
+# Long enough for the setup to finish before anything is due, even on a busy machine.
+HAND_PAUSE = 3.0
+ACTION_CLOCK = 4
+OUTAGE = 8.0
 RECOVERY = 5.0  # "within a few seconds of recovery"
 BUY_IN = 5_000
 
@@ -233,19 +236,54 @@ async def test_tables_deal_and_clocks_fire_after_postgres_restarts(database, sta
         for table_id in deal_tables:
             await seat_two(channel, table_id)  # the dealer deals after HAND_PAUSE
         before = time.time()
-        await asyncio.to_thread(database.pg.stop)
-        # Every deal and every clock comes due while the database is down.
-        await asyncio.sleep(HAND_PAUSE + ACTION_CLOCK)
-        await asyncio.to_thread(database.pg.start)
-        restarted = time.time()
         wanted = {t: ("HandStarted", False) for t in deal_tables}
         wanted |= {t: ("PlayerActed", True) for t in clock_tables}
+        early = [
+            t for t, (kind, timed_out) in wanted.items() if first_event_after(database, t, kind, 0, timed_out)
+        ]
+        assert not early, f"the setup was too slow: {early} dealt or timed out before the outage"
+        await asyncio.to_thread(database.pg.stop)
+        # Every deal and every clock comes due while the database is down, and the outage is long
+        # enough for a connection pool backing off exponentially to be seconds late.
+        await asyncio.sleep(OUTAGE)
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.time()
         delays = await wait_for_events(database, wanted, before - 60, restarted, timeout=RECOVERY)
         print(
             "restart -> first deal / first due clock, per table:",
             {t: round(d, 2) for t, d in sorted(delays.items(), key=lambda item: item[1])},
         )
         await assert_books_hold(host, clock_tables + deal_tables)
+
+
+async def test_the_pool_connects_again_soon_after_a_long_outage(database) -> None:
+    """psycopg_pool backs off 1, 2, 4, 8 ... s between connection attempts; unbounded, a pool whose
+    database was away for 8 s first tries again about 7 s after it is back."""
+    pool = await open_pool(database.url, max_size=2, timeout=0.5)
+
+    async def select_one() -> bool:
+        try:
+            async with pool.connection() as conn:
+                await conn.execute("SELECT 1")
+        except psycopg.OperationalError:
+            return False
+        return True
+
+    try:
+        assert await select_one()
+        await asyncio.to_thread(database.pg.stop)
+        down = time.monotonic()
+        while time.monotonic() - down < OUTAGE:  # callers keep trying, as the service's loops do
+            assert not await select_one()
+            await asyncio.sleep(0.2)
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.monotonic()
+        while not await select_one():
+            await asyncio.sleep(0.2)
+        print(f"pool: restart -> first query {time.monotonic() - restarted:.2f} s")
+        assert time.monotonic() - restarted < 2.0
+    finally:
+        await pool.close()
 
 
 async def test_play_goes_on_after_every_backend_is_terminated(database, start_service) -> None:

@@ -19,6 +19,11 @@ CONNECT_TIMEOUT_SECONDS = 10
 # The longest a call waits for a pooled connection (psycopg_pool's own default is 30 s): while the
 # database is away, callers get UNAVAILABLE after this rather than hanging on.
 DEFAULT_STORE_TIMEOUT_SECONDS = 5.0
+# psycopg_pool retries a failed connection attempt with exponential backoff (1, 2, 4, 8 ... s) for up
+# to this long, then gives the slot up and starts afresh when a caller next waits. Its default, five
+# minutes, let a replica find a restarted database up to half an outage's length late; with 2 s, the
+# callers' own retries (stud_service.backoff, at most 1 s apart) make it try again soon after.
+RECONNECT_TIMEOUT_SECONDS = 2.0
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -82,6 +87,7 @@ async def open_pool(
         max_size=max_size,
         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
         timeout=timeout,
+        reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
         open=False,
         check=check_idle_connection,
         name="stud-store",
