@@ -42,6 +42,9 @@ class TableServiceStub:
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
+    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
+    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
+    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
     A refused call changes nothing.
 
     Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
@@ -128,6 +131,9 @@ class TableServiceServicer:
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
+    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
+    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
+    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
     A refused call changes nothing.
 
     Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
@@ -295,6 +301,9 @@ class TableService:
     FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
+    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
+    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
+    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
     A refused call changes nothing.
 
     Retries: every mutating call has a `request_id` (1..64 printable ASCII characters chosen by the client,
