@@ -408,6 +408,7 @@ async def test_readiness_is_not_serving_while_the_store_is_down_and_liveness_sta
 
 # -- point 3: refusals while the store is away ------------------------------------------------------
 
+LOADED = "t-loaded"  # created before the outage: this replica holds it
 UNLOADED = "tables/t-never-loaded"  # not in this replica's memory: only the store can answer
 HAND = f"{UNLOADED}/hands/1"
 CALL_DEADLINE = 0.5  # shorter than the pool's wait below: the call's deadline must win
@@ -477,6 +478,8 @@ async def outage() -> AsyncIterator[tuple[ServiceHost, grpc.aio.Channel]]:
             )
         )
         await host.start()
+        async with channel_to(host) as channel:
+            await client(channel, "house", Role.OPERATOR).create_table(LOADED, table_spec())
         await asyncio.to_thread(pg.stop)
         try:
             async with channel_to(host) as channel:
@@ -534,4 +537,20 @@ async def test_without_a_deadline_a_call_waits_no_longer_than_the_store_timeout(
     started = time.monotonic()
     with pytest.raises(grpc.RpcError) as caught:
         await operator.view("t-another-unloaded")
+    _assert_store_unavailable(caught.value, time.monotonic() - started, STORE_TIMEOUT + 1.0)
+
+
+async def test_a_watch_that_must_read_the_log_is_unavailable_while_the_store_is_down(outage) -> None:
+    """The replica holds the table, but resuming after version 1 means reading the log."""
+    _, channel = outage
+    spectator = client(channel, "spectator")
+    assert (await spectator.view(LOADED)).version >= 1  # served from memory
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        async for _ in spectator.stub.WatchTable(
+            table_service_pb2.WatchTableRequest(name=f"tables/{LOADED}", after_version=1),
+            metadata=spectator.metadata,
+            timeout=STORE_TIMEOUT + 2.0,
+        ):
+            pass
     _assert_store_unavailable(caught.value, time.monotonic() - started, STORE_TIMEOUT + 1.0)

@@ -189,6 +189,14 @@ async def within_deadline(context: grpc.aio.ServicerContext, what: str) -> Async
         raise
 
 
+async def abort_if_store_refusal(context: grpc.aio.ServicerContext, error: BaseException) -> None:
+    """For streaming methods (``answer`` does this for unary ones): a store refusal ends the call
+    STORE_UNAVAILABLE, its detail logged; anything else is left to the caller."""
+    if is_store_refusal(error):
+        log_store_fault(error)
+        await abort_with(context, store_unavailable_status())
+
+
 async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> NoReturn:
     await context.abort(status.code, status.details, status.trailing_metadata)
     raise AssertionError("unreachable: context.abort raises")

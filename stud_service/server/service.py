@@ -46,10 +46,9 @@ from stud_service.server.convert import (
 )
 from stud_service.server.errors import (
     RequestError,
+    abort_if_store_refusal,
     abort_with,
     answer,
-    is_store_refusal,
-    log_store_fault,
     malformed,
     status_for,
     within_deadline,
@@ -303,14 +302,16 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         except (RequestError, DomainError, AuthError) as error:
             await abort_with(context, status_for(error))
         except Exception as error:
-            if not is_store_refusal(error):
-                raise
-            log_store_fault(error)
-            await abort_with(context, status_for(error))
+            await abort_if_store_refusal(context, error)
+            raise
         metrics = self.runtime.metrics
         with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
-            async for reply in self._watch(live, principal, request):
-                yield reply
+            try:
+                async for reply in self._watch(live, principal, request):
+                    yield reply
+            except Exception as error:  # a read from the log (resuming, lagging) the store cannot serve
+                await abort_if_store_refusal(context, error)
+                raise
 
     async def _watch(
         self, live: LiveTable, principal: Principal, request: table_service_pb2.WatchTableRequest
