@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import shutil
 import subprocess
 import tempfile
 import time
@@ -106,6 +107,7 @@ async def database() -> AsyncIterator[FaultyDatabase]:
         await asyncio.to_thread(pg.destroy)
         if mounted:
             subprocess.run(["umount", "-l", str(small)], check=False, capture_output=True, timeout=10)
+        shutil.rmtree(workdir, ignore_errors=True)  # the mount point, left while it was mounted
 
 
 @pytest_asyncio.fixture
