@@ -51,7 +51,10 @@ class ReadinessMonitor:
         """Check every ``interval`` seconds until cancelled."""
         while True:
             await asyncio.sleep(self.interval)
-            await self.check()
+            try:
+                await self.check()
+            except Exception:  # a bug here must not freeze readiness at its last value
+                _log.exception("checking readiness failed")
 
     async def check(self) -> None:
         store_health = self._store.health
