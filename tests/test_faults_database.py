@@ -91,7 +91,7 @@ async def database() -> AsyncIterator[FaultyDatabase]:
     small = workdir / "small"
     mounted = False
     try:
-        await asyncio.to_thread(pg.init)
+        await asyncio.to_thread(pg.init_from_copy)
         await asyncio.to_thread(pg.start)
         why = _mount_small_disk(small)
         mounted = not why
@@ -465,7 +465,7 @@ async def outage() -> AsyncIterator[tuple[ServiceHost, grpc.aio.Channel]]:
     workdir = Path(tempfile.mkdtemp(prefix="stud-fault-pg-"))
     pg = OwnPostgres(workdir)
     try:
-        await asyncio.to_thread(pg.init)
+        await asyncio.to_thread(pg.init_from_copy)
         await asyncio.to_thread(pg.start)
         with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
             conn.execute("CREATE DATABASE stud")
