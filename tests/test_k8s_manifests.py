@@ -27,6 +27,8 @@ import pytest
 import yaml
 from kubernetes_validate.utils import latest_version
 
+from stud_service.server.readiness import LIVENESS_SERVICE
+
 ROOT = Path(__file__).resolve().parents[1]
 K8S = ROOT / "k8s"
 DEFAULT = K8S
@@ -362,12 +364,15 @@ def test_probes_ask_the_standard_grpc_health_service_on_the_port_the_container_s
     server = container(deployment)
     ports = {port["name"]: port["containerPort"] for port in server["ports"]}
     assert ports["grpc"] == GRPC_PORT
-    for probe_name in ("startupProbe", "readinessProbe", "livenessProbe"):
+    # Readiness is the overall status (NOT_SERVING while the database is away); startup and liveness ask
+    # for the name that stays SERVING through a database outage, so no pod is restarted for one.
+    services = {"startupProbe": LIVENESS_SERVICE, "readinessProbe": "", "livenessProbe": LIVENESS_SERVICE}
+    for probe_name, service in services.items():
         probe = server[probe_name]
         assert set(probe) & {"httpGet", "tcpSocket", "exec"} == set(), probe_name
-        # Native gRPC probe = grpc.health.v1.Health/Check; the empty service name asks for overall health.
+        # Native gRPC probe = grpc.health.v1.Health/Check on the named service.
         assert probe["grpc"]["port"] == ports["grpc"], probe_name
-        assert probe["grpc"].get("service", "") == "", probe_name
+        assert probe["grpc"].get("service", "") == service, probe_name
 
 
 def test_the_listen_settings_agree_with_the_ports_probed_and_exposed(manifests):

@@ -61,6 +61,8 @@ def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pyt
         "STUD_KEEPALIVE_MIN_CLIENT_PING_SECONDS": "7.5",
         "STUD_KEEPALIVE_PING_SECONDS": "45.0",
         "STUD_KEEPALIVE_TIMEOUT_SECONDS": "12.5",
+        "STUD_STORE_TIMEOUT_SECONDS": "1.5",
+        "STUD_UNREADY_AFTER_SECONDS": "7.5",
         "STUD_LOG_FORMAT": "text",
     }
     for flag, env, _ in documented_rows():

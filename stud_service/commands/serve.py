@@ -95,6 +95,20 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
             default=float(_env(env) or default),
             help=f"{what} (default: ${env} or {default:g})",
         )
+    parser.add_argument(
+        "--store-timeout-seconds",
+        type=float,
+        default=float(_env("STUD_STORE_TIMEOUT_SECONDS", "5") or 5),
+        help="longest a call waits for a database connection before UNAVAILABLE"
+        " (default: $STUD_STORE_TIMEOUT_SECONDS or 5)",
+    )
+    parser.add_argument(
+        "--unready-after-seconds",
+        type=float,
+        default=float(_env("STUD_UNREADY_AFTER_SECONDS", "5") or 5),
+        help="database unreachable this long: readiness reports NOT_SERVING"
+        " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
 
@@ -143,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
         keepalive=keepalive,
+        store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
+        unready_after_seconds=max(args.unready_after_seconds, 0.0),
     )
     asyncio.run(ServiceHost(options).serve_until_signalled())
     return 0

@@ -16,6 +16,14 @@ from stud_service.db.embedded import EmbeddedPostgres
 from stud_service.db.settings import DatabaseSettings, describe_url
 
 CONNECT_TIMEOUT_SECONDS = 10
+# The longest a call waits for a pooled connection (psycopg_pool's own default is 30 s): while the
+# database is away, callers get UNAVAILABLE after this rather than hanging on.
+DEFAULT_STORE_TIMEOUT_SECONDS = 5.0
+# psycopg_pool retries a failed connection attempt with exponential backoff (1, 2, 4, 8 ... s) for up
+# to this long, then gives the slot up and starts afresh when a caller next waits. Its default, five
+# minutes, let a replica find a restarted database up to half an outage's length late; with 2 s, the
+# callers' own retries (stud_service.backoff, at most 1 s apart) make it try again soon after.
+RECONNECT_TIMEOUT_SECONDS = 2.0
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -67,15 +75,19 @@ async def check_idle_connection(conn: psycopg.AsyncConnection) -> None:
         await conn.execute("SELECT 1")
 
 
-async def open_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> AsyncConnectionPool:
+async def open_pool(
+    url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = DEFAULT_STORE_TIMEOUT_SECONDS
+) -> AsyncConnectionPool:
     """An open pool of autocommit connections (each statement is its own transaction unless a
-    block opens one with ``conn.transaction()``)."""
+    block opens one with ``conn.transaction()``); a checkout waits at most ``timeout`` seconds."""
     await check_reachable(url)
     pool = AsyncConnectionPool(
         url,
         min_size=min_size,
         max_size=max_size,
-        kwargs={"autocommit": True},
+        kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
+        timeout=timeout,
+        reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
         open=False,
         check=check_idle_connection,
         name="stud-store",
@@ -86,7 +98,11 @@ async def open_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> Async
 
 @contextlib.asynccontextmanager
 async def open_database(
-    settings: DatabaseSettings, *, migrate: bool = True, max_size: int = 10
+    settings: DatabaseSettings,
+    *,
+    migrate: bool = True,
+    max_size: int = 10,
+    timeout: float = DEFAULT_STORE_TIMEOUT_SECONDS,
 ) -> AsyncIterator[Database]:
     """Resolve the database (starting the embedded one when no URL is set), migrate it, open a pool."""
     from stud_service.store.migrate import apply_migrations  # store depends on db, not the reverse at import
@@ -100,7 +116,7 @@ async def open_database(
         await check_reachable(url)
         if migrate:
             await apply_migrations(url)
-        pool = await open_pool(url, max_size=max_size)
+        pool = await open_pool(url, max_size=max_size, timeout=timeout)
         try:
             yield Database(url=url, pool=pool, embedded=embedded)
         finally:

@@ -27,6 +27,7 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
+from stud_service.server.readiness import LIVENESS_SERVICE
 
 _log = logging.getLogger(__name__)
 
@@ -53,6 +54,8 @@ class RunningServer:
     health: health.aio.HealthServicer
     port: int
     tls: bool
+    # Health names whose status is readiness ("" and the API services); "liveness" is not among them.
+    readiness_services: tuple[str, ...] = ()
     # Called first on shutdown, e.g. to end watch streams and stop background loops.
     on_shutdown: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     _stopped: bool = False
@@ -93,10 +96,16 @@ async def start_server(
     if port == 0:
         raise OSError(f"cannot listen on {listen}")
     await server.start()
-    for service in ("", *services):
+    for service in ("", *services, LIVENESS_SERVICE):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     _log.info("serving on port %d (%s)", port, "TLS" if tls else "plaintext")
-    return RunningServer(server=server, health=health_servicer, port=port, tls=tls is not None)
+    return RunningServer(
+        server=server,
+        health=health_servicer,
+        port=port,
+        tls=tls is not None,
+        readiness_services=("", *services),
+    )
 
 
 async def serve_until_signalled(running: RunningServer, grace: float = DEFAULT_GRACE_SECONDS) -> None:

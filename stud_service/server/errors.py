@@ -16,23 +16,41 @@ Reasons come from three places::
         OUT_OF_RANGE         VERSION_OUT_OF_RANGE (a watch resumed after a version not yet written)
         ABORTED              CONFLICT (another writer kept winning; retry)
         UNAVAILABLE          SHUTTING_DOWN, STORE_UNAVAILABLE
+    the store's faults       UNAVAILABLE STORE_UNAVAILABLE with a RetryInfo (database down, out of
+                             connections or disk, or no answer within the call's deadline)
+
+A store fault reaches the client as one plain sentence: PostgreSQL's own text (paths, channel names,
+hosts) goes to the log only, and at most once per ``STORE_LOG_INTERVAL`` seconds, however many calls
+fail while the database is away.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+from stud_service.store.errors import is_store_fault
 
 DOMAIN = "stud-service"
 
 _log = logging.getLogger(__name__)
 Reply = TypeVar("Reply")
+
+STORE_UNAVAILABLE_MESSAGE = "the table store is unavailable; retry shortly"
+STORE_RETRY_DELAY_SECONDS = 1  # the RetryInfo hint: about the backoff cap of the service's own loops
+STORE_LOG_INTERVAL = 10.0
+# A call with a deadline is answered this share of its remaining time in at the latest, so the
+# refusal reaches the client before the deadline does.
+DEADLINE_SHARE = 0.9
 
 
 class RequestError(Exception):
@@ -70,13 +88,61 @@ def status_code_named(name: str) -> grpc.StatusCode:
 
 
 def rich_status(code: grpc.StatusCode, reason: str, message: str,
-                metadata: Mapping[str, str] | None = None) -> grpc.Status:
-    """A grpc.Status whose trailer carries google.rpc.Status with an ErrorInfo naming ``reason``."""
+                metadata: Mapping[str, str] | None = None, retry_after: int | None = None) -> grpc.Status:
+    """A grpc.Status whose trailer carries google.rpc.Status with an ErrorInfo naming ``reason``
+    (and a RetryInfo when ``retry_after`` seconds are given)."""
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=dict(metadata or {}))
     detail = any_pb2.Any()
     detail.Pack(info)
-    status = status_pb2.Status(code=getattr(code_pb2, code.name), message=message, details=[detail])
+    details = [detail]
+    if retry_after is not None:
+        retry = any_pb2.Any()
+        retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=retry_after)))
+        details.append(retry)
+    status = status_pb2.Status(code=getattr(code_pb2, code.name), message=message, details=details)
     return rpc_status.to_status(status)
+
+
+class StoreTimeout(Exception):
+    """The store did not answer within the call's deadline."""
+
+
+def is_store_refusal(error: BaseException) -> bool:
+    """A call the store could not serve: answered STORE_UNAVAILABLE, its detail logged (rate-limited)."""
+    return isinstance(error, StoreTimeout) or is_store_fault(error)
+
+
+def store_unavailable_status() -> grpc.Status:
+    return rich_status(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", STORE_UNAVAILABLE_MESSAGE,
+                       retry_after=STORE_RETRY_DELAY_SECONDS)
+
+
+class _RateLimitedLog:
+    """One warning per ``interval`` seconds, counting the ones held back."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._next = 0.0
+        self._held = 0
+
+    def warning(self, message: str, *args: object) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            self._held += 1
+            return
+        held, self._held, self._next = self._held, 0, now + self.interval
+        if held:
+            message, args = message + " (and %d more since the last such line)", (*args, held)
+        _log.warning(message, *args)
+
+
+_store_faults = _RateLimitedLog(STORE_LOG_INTERVAL)
+
+
+def log_store_fault(error: BaseException) -> None:
+    """The detail of a store fault, for the operator (the client gets only a plain sentence)."""
+    _store_faults.warning("the store could not serve a call: %s: %s", type(error).__name__,
+                          " ".join(str(error).split()) or "no detail")
 
 
 def status_for(error: Exception) -> grpc.Status:
@@ -93,6 +159,8 @@ def status_for(error: Exception) -> grpc.Status:
                            {"field": field} if isinstance(field, str) else None)
     if isinstance(error, AuthError):
         return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
+    if is_store_refusal(error):
+        return store_unavailable_status()
     return rich_status(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
 
 
@@ -102,7 +170,7 @@ def is_refusal(error: Exception) -> bool:
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
 
-    return isinstance(error, (RequestError, DomainError, AuthError, AuditError))
+    return isinstance(error, (RequestError, DomainError, AuthError, AuditError)) or is_store_refusal(error)
 
 
 async def answer(
@@ -110,11 +178,39 @@ async def answer(
 ) -> Reply:
     """Run a unary method: a refusal becomes its rich status; anything unexpected is logged, INTERNAL."""
     try:
-        return await method(service, request, context)
+        async with within_deadline(context, method.__name__):
+            return await method(service, request, context)
     except Exception as error:
-        if not is_refusal(error):
+        if is_store_refusal(error):
+            log_store_fault(error)
+        elif not is_refusal(error):
             _log.exception("%s failed", method.__name__)
         await abort_with(context, status_for(error))
+
+
+@contextlib.asynccontextmanager
+async def within_deadline(context: grpc.aio.ServicerContext, what: str) -> AsyncIterator[None]:
+    """Finish the block before the call's deadline (if it has one): work still waiting on the store
+    by then is cancelled and :class:`StoreTimeout` raised, so the caller is told STORE_UNAVAILABLE
+    rather than DEADLINE_EXCEEDED. An append it was waiting for may still commit; a retry with the
+    same request id is safe."""
+    remaining = context.time_remaining()
+    limit = asyncio.timeout(None if remaining is None else max(0.0, remaining * DEADLINE_SHARE))
+    try:
+        async with limit:
+            yield
+    except TimeoutError:
+        if limit.expired():
+            raise StoreTimeout(f"{what}: no answer within the call's deadline") from None
+        raise
+
+
+async def abort_if_store_refusal(context: grpc.aio.ServicerContext, error: BaseException) -> None:
+    """For streaming methods (``answer`` does this for unary ones): a store refusal ends the call
+    STORE_UNAVAILABLE, its detail logged; anything else is left to the caller."""
+    if is_store_refusal(error):
+        log_store_fault(error)
+        await abort_with(context, store_unavailable_status())
 
 
 async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> NoReturn:

@@ -9,12 +9,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from stud_service.db import DatabaseSettings, open_database
+from stud_service.db.connect import DEFAULT_STORE_TIMEOUT_SECONDS
 from stud_service.server.app import (
     DEFAULT_GRACE_SECONDS,
     RunningServer,
@@ -24,6 +26,7 @@ from stud_service.server.app import (
 )
 from stud_service.server.audit_service import AuditService
 from stud_service.server.keepalive import KeepalivePolicy
+from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
 from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
@@ -45,6 +48,8 @@ class ServiceOptions:
     pool_size: int = 20
     append_spin_seconds: float = DEFAULT_SPIN_WAIT
     keepalive: KeepalivePolicy = KeepalivePolicy()
+    store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
+    unready_after_seconds: float = DEFAULT_UNREADY_AFTER_SECONDS
 
 
 class ServiceHost:
@@ -54,6 +59,7 @@ class ServiceHost:
         self.running: RunningServer | None = None
         self.runtime: TableRuntime | None = None
         self.database_url: str | None = None
+        self.readiness: ReadinessMonitor | None = None
 
     @property
     def port(self) -> int:
@@ -63,7 +69,9 @@ class ServiceHost:
     async def start(self) -> None:
         options = self.options
         settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
-        database = await self._stack.enter_async_context(open_database(settings, max_size=options.pool_size))
+        database = await self._stack.enter_async_context(
+            open_database(settings, max_size=options.pool_size, timeout=options.store_timeout_seconds)
+        )
         self.database_url = database.url
         store = EventStore(database.pool, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
@@ -82,6 +90,11 @@ class ServiceHost:
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive
         )
         self.running.on_shutdown.append(self.runtime.close)
+        self.readiness = ReadinessMonitor(
+            self.running.health, self.running.readiness_services, store, options.unready_after_seconds
+        )
+        watching = asyncio.ensure_future(self.readiness.run())
+        self._stack.push_async_callback(_cancel, watching)
         _log.info("service started", extra={"port": self.running.port, "tables": tables})
 
     def _start_metrics(self, pool):  # type: ignore[no-untyped-def]
@@ -97,6 +110,7 @@ class ServiceHost:
         return metrics
 
     async def stop(self) -> None:
+        """Graceful shutdown, then everything started is released in reverse order."""
         if self.running is not None:
             await self.running.shutdown(self.options.grace_seconds)
         await self._stack.aclose()
@@ -115,3 +129,9 @@ class ServiceHost:
             await serve_until_signalled(self.running, self.options.grace_seconds)
         finally:
             await self.stop()
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

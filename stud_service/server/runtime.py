@@ -28,6 +28,10 @@ whichever path (own write or followed stream) brings it first. After each event:
   each table's work runs inside :meth:`LiveTable.log_scope`.
 
 Restarting re-arms everything: :meth:`TableRuntime.open_all` loads every table from the log.
+
+While the database is away, none of this stops for good: the dealer, the action clocks, the followers
+and table discovery each retry with capped backoff (:mod:`stud_service.backoff`) until it is back, and
+stop only when the table has changed under them (a refused append) or the runtime closes.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from typing import Any
 
 import grpc
 
+from stud_service.backoff import Backoff
 from stud_service.engine import (
     Command,
     DomainError,
@@ -67,7 +72,8 @@ from stud_service.server.errors import RequestError
 from stud_service.server.replies import ReplyCache
 from stud_service.server.request_ids import RequestKey
 from stud_service.shuffle import shuffle_deck
-from stud_service.store import ConcurrencyError, EventStore, StoreUnavailable
+from stud_service.store import ConcurrencyError, EventStore
+from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
 
@@ -227,12 +233,23 @@ class TableRuntime:
             self._spawn(self._discover_forever())
 
     async def _discover_forever(self) -> None:
+        interval = self.settings.discover_interval
+        backoff = Backoff(cap=interval)
+        delay = interval
         while True:
-            await asyncio.sleep(self.settings.discover_interval)
+            await asyncio.sleep(delay)
             try:
                 await self.open_all()
-            except Exception:  # the database away, a table that does not load: try again next time
-                _log.warning("looking for new tables failed", exc_info=True)
+                backoff.reset()
+                delay = interval
+            except Exception as error:  # a table that does not load: try again next time
+                if not is_store_fault(error):
+                    _log.warning("looking for new tables failed", exc_info=True)
+                    delay = interval
+                    continue
+                if backoff.failures == 0:
+                    _log.warning("looking for new tables: the store is unavailable; retrying: %s", error)
+                delay = backoff.next_delay()  # the database away: look again as soon as it is back
 
     async def table(self, table_id: str) -> LiveTable:
         """The live table, loaded from the log on first use; NoTable if it was never created."""
@@ -280,16 +297,24 @@ class TableRuntime:
     async def _follow(self, live: LiveTable) -> None:
         """Apply what other writers append to the stream (our own appends are applied as they commit,
         and ``position`` tells the subscription so: their announcements cost no read)."""
-        try:
-            stream = self.store.subscribe(live.stream_id, live.version, position=lambda: live.version)
-            async for stored in stream:
-                if stored.version > live.version:
-                    with live.log_scope():
-                        self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # the subscription retries by itself; reaching here is a bug worth a trace
-            _log.exception("following %s stopped", live.stream_id, extra={"table": live.table_id})
+        backoff = Backoff()
+        while True:
+            try:
+                stream = self.store.subscribe(live.stream_id, live.version, position=lambda: live.version)
+                async for stored in stream:
+                    backoff.reset()
+                    if stored.version > live.version:
+                        with live.log_scope():
+                            self._apply_stored(live, stored.version, stored.payload, stored.recorded_at)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                # The subscription retries its own reads; a store fault that still gets here is retried
+                # too, from the version we hold. Anything else is a bug worth a trace.
+                if not is_store_fault(error):
+                    _log.exception("following %s stopped", live.stream_id, extra={"table": live.table_id})
+                    return
+                await self._wait_for_store(live, backoff, "following", error)
 
     def _apply_stored(
         self, live: LiveTable, version: int, payload: dict[str, Any], recorded_at: datetime
@@ -384,8 +409,6 @@ class TableRuntime:
             )
         except ConcurrencyError:
             raise TableExists(f"table {table_id!r} already exists") from None
-        except StoreUnavailable as error:
-            raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
         live = await self.table(table_id)
         retry = await self._retry_of(live, request_id) if result.duplicate else None
         return await self.table_at(live, retry if retry is not None else result.version)
@@ -438,8 +461,6 @@ class TableRuntime:
                         self.metrics.append_retry()
                     await self._catch_up(live)
                     continue
-                except StoreUnavailable as error:
-                    raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
                 if result.duplicate:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return retry
@@ -461,10 +482,7 @@ class TableRuntime:
         is a retry); None if it is not; REQUEST_ID_REUSED if it was recorded for a different request."""
         if request_id is None:
             return None
-        try:
-            recorded = await self.store.find_request(live.stream_id, request_id.key)
-        except StoreUnavailable as error:
-            raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
+        recorded = await self.store.find_request(live.stream_id, request_id.key)
         if recorded is None:
             return None
         # A row without a fingerprint (appended by an older release) cannot be told apart: a retry.
@@ -485,16 +503,13 @@ class TableRuntime:
         if version == live.version:
             return TableAt.now(live)
         state, last_result, commitment = initial_state(), None, ""
-        try:
-            for stored in await self.store.read_stream(live.stream_id, limit=version):
-                state = evolve(state, event_from_json(stored.payload))
-                kind = stored.payload.get("type")
-                if kind == "HandEnded":
-                    last_result = stored.payload
-                elif kind == "HandStarted":
-                    commitment = str(stored.payload.get("commitment", ""))
-        except StoreUnavailable as error:
-            raise RequestError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", str(error)) from None
+        for stored in await self.store.read_stream(live.stream_id, limit=version):
+            state = evolve(state, event_from_json(stored.payload))
+            kind = stored.payload.get("type")
+            if kind == "HandEnded":
+                last_result = stored.payload
+            elif kind == "HandStarted":
+                commitment = str(stored.payload.get("commitment", ""))
         return TableAt(live, version, state, last_result, commitment)
 
     # -- action clocks -------------------------------------------------------------------------
@@ -529,6 +544,7 @@ class TableRuntime:
             await self._clock_until_done(live, version, deadline)
 
     async def _clock_until_done(self, live: LiveTable, version: int, deadline: int) -> None:
+        backoff = Backoff()
         while True:
             await asyncio.sleep(max(0.0, (deadline - now_ms()) / 1000))
             try:
@@ -540,9 +556,13 @@ class TableRuntime:
                 await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
             except (RequestError, DomainError):
                 return  # the player acted (or another replica timed them out) first: nothing to do
-            except Exception:
-                _log.exception("action clock of %s failed", live.stream_id, extra={"table": live.table_id})
-                return
+            except Exception as error:
+                if not is_store_fault(error):
+                    _log.exception(
+                        "action clock of %s failed", live.stream_id, extra={"table": live.table_id}
+                    )
+                    return
+                await self._wait_for_store(live, backoff, "action clock", error)
 
     # -- the dealer ----------------------------------------------------------------------------
 
@@ -562,15 +582,31 @@ class TableRuntime:
             await self._deal(live, version)
 
     async def _deal(self, live: LiveTable, version: int) -> None:
-        try:
-            seeds = live.client_seeds
-            await self._execute(
-                live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
+        backoff = Backoff()
+        seeds = live.client_seeds  # the table's dict, kept up to date by _apply
+        while True:
+            try:
+                await self._execute(
+                    live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
+                )
+                return
+            except (RequestError, DomainError):
+                return  # the table changed during the pause; the event that changed it re-armed the dealer
+            except Exception as error:
+                if not is_store_fault(error):
+                    _log.exception("dealing at %s failed", live.stream_id, extra={"table": live.table_id})
+                    return
+                await self._wait_for_store(live, backoff, "dealing", error)
+
+    @staticmethod
+    async def _wait_for_store(live: LiveTable, backoff: Backoff, task: str, error: BaseException) -> None:
+        """The pause before a background task tries the store again; logged once per outage, no trace."""
+        if backoff.failures == 0:
+            _log.warning(
+                "%s at %s: the store is unavailable; retrying until it is back: %s",
+                task, live.stream_id, error, extra={"table": live.table_id},
             )
-        except (RequestError, DomainError):
-            pass  # the table changed during the pause; the event that changed it re-armed the dealer
-        except Exception:
-            _log.exception("dealing at %s failed", live.stream_id, extra={"table": live.table_id})
+        await backoff.wait()
 
     @staticmethod
     def _start_hand_command(

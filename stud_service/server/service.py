@@ -42,7 +42,15 @@ from stud_service.server.convert import (
     table_to_proto,
     view_to_proto,
 )
-from stud_service.server.errors import RequestError, abort_with, answer, malformed, status_for
+from stud_service.server.errors import (
+    RequestError,
+    abort_if_store_refusal,
+    abort_with,
+    answer,
+    malformed,
+    status_for,
+    within_deadline,
+)
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
@@ -301,15 +309,23 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             table_id = table_id_from_name(request.name)
             if request.after_version < 0:
                 raise malformed("after_version must not be negative", "after_version")
-            live = await self.runtime.table(table_id)
-            if request.after_version > live.version:
-                await self._check_after_head(live, request.after_version)
+            async with within_deadline(context, "WatchTable"):
+                live = await self.runtime.table(table_id)
+                if request.after_version > live.version:
+                    await self._check_after_head(live, request.after_version)
         except (RequestError, DomainError, AuthError) as error:
             await abort_with(context, status_for(error))
+        except Exception as error:
+            await abort_if_store_refusal(context, error)
+            raise
         metrics = self.runtime.metrics
         with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
-            async for reply in self._watch(live, principal, request):
-                yield reply
+            try:
+                async for reply in self._watch(live, principal, request):
+                    yield reply
+            except Exception as error:  # a read from the log (resuming, lagging) the store cannot serve
+                await abort_if_store_refusal(context, error)
+                raise
 
     async def _check_after_head(self, live: LiveTable, after_version: int) -> None:
         """A resume point beyond the log's head (asked of the log: this replica may lag) would wait for

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import psycopg
+
 
 class StoreError(Exception):
     """Base of every error the store raises."""
@@ -41,3 +43,10 @@ class CorruptStream(StoreError):
 
 class StoreUnavailable(StoreError):
     pass
+
+
+def is_store_fault(error: BaseException) -> bool:
+    """Whether ``error`` means the database could not serve the request (down, unreachable, out of
+    connections, out of disk, shutting down): worth retrying later, unlike a refusal or a bug.
+    psycopg's OperationalError covers them all, the pool's timeout included."""
+    return isinstance(error, (StoreUnavailable, psycopg.OperationalError))

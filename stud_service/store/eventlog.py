@@ -12,12 +12,13 @@ from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from stud_service.store._json import loads
 from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter, EncodedCommand
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
+from stud_service.store.health import StoreHealth
 from stud_service.store.models import (
     AppendResult,
     RecordedRequest,
@@ -96,6 +97,7 @@ class EventStore:
         self.announce = announce
         self.poll_interval = poll_interval  # the safety-net poll of followed streams' heads, in seconds
         self._hub: NotificationHub | None = None
+        self.health = StoreHealth()  # every read and append reports here (readiness reads it)
         self._writer = AppendWriter(pool, announce=announce, spin_wait=spin_wait)
 
     # -- writing -------------------------------------------------------------------------------
@@ -127,10 +129,13 @@ class EventStore:
                 row = await self._writer.append(stream_id, expected_version, request_id, encoded, fingerprint)
                 break
             except psycopg.OperationalError as exc:
-                if attempt + 1 == attempts:
+                self.health.failed()
+                # No connection within the pool's timeout: trying again would only wait as long again.
+                if attempt + 1 == attempts or isinstance(exc, PoolTimeout):
                     raise StoreUnavailable(
                         f"append to {stream_id!r} failed, outcome unknown: {exc}"
                     ) from exc
+        self.health.succeeded()
         outcome, first, last = row
         if outcome == "c":
             raise ConcurrencyError(stream_id, expected_version, last)
@@ -145,9 +150,12 @@ class EventStore:
             try:
                 async with self.pool.connection() as conn:
                     cur = await conn.execute(query, params)
-                    return await cur.fetchall()
+                    rows = await cur.fetchall()
+                self.health.succeeded()
+                return rows
             except psycopg.OperationalError as exc:
-                if attempt == 1:
+                self.health.failed()
+                if attempt == 1 or isinstance(exc, PoolTimeout):  # a second wait would wait as long
                     raise StoreUnavailable(f"read failed: {exc}") from exc
         raise AssertionError("unreachable")
 
@@ -158,6 +166,16 @@ class EventStore:
             return None
         first, size, fingerprint = rows[0]
         return RecordedRequest(first, first + size - 1, None if fingerprint is None else bytes(fingerprint))
+
+    async def ping(self, timeout: float) -> bool:
+        """One ``SELECT 1`` within ``timeout`` seconds: whether the database answers (for readiness)."""
+        try:
+            async with asyncio.timeout(timeout):
+                await self._fetch("SELECT 1", ())
+        except (StoreUnavailable, TimeoutError):
+            self.health.failed()
+            return False
+        return True
 
     async def head(self, stream_id: str) -> int:
         """The stream's version (the number of its events); 0 for a stream never written."""
@@ -339,7 +357,7 @@ class EventStore:
         applies its own appends): events up to it are skipped, and announcements of them read nothing.
         """
         if self._hub is None:
-            self._hub = NotificationHub(self.pool, poll_interval=self.poll_interval)
+            self._hub = NotificationHub(self.pool, poll_interval=self.poll_interval, health=self.health)
         return self._hub.subscribe(self, stream_id, after_version, position)
 
     async def close(self) -> None:

@@ -12,7 +12,8 @@ with no gaps or duplicates whatever happens to notifications:
   poll: one query for the heads of every followed stream, whatever their number;
 - when the listening connection drops, the hub reconnects, LISTENs again and wakes every
   subscriber, since notifications sent meanwhile are gone;
-- a read that fails because the database went away is retried after a short pause.
+- a read that fails because the database went away is retried, and so is the listening connection,
+  with capped exponential backoff (:mod:`stud_service.backoff`) for as long as the database is away.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from typing import TYPE_CHECKING
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+from stud_service.backoff import Backoff
 from stud_service.store.errors import CorruptStream, StoreUnavailable
+from stud_service.store.health import StoreHealth
 from stud_service.store.models import StoredEvent
 
 if TYPE_CHECKING:
@@ -42,6 +45,7 @@ HEADS_SQL = (
     "SELECT s.stream_id, (SELECT max(e.version) FROM events e WHERE e.stream_id = s.stream_id)"
     " FROM unnest(%s::text[]) AS s(stream_id)"
 )
+CONNECT_TIMEOUT = 10  # seconds; a database host that does not answer at all is tried again after it
 _READ_ANYWAY = 1 << 62  # "heard" of a subscriber that must read whatever it holds (reconnect)
 
 
@@ -72,11 +76,11 @@ class NotificationHub:
         pool: AsyncConnectionPool,
         *,
         poll_interval: float = 5.0,
-        retry_delay: float = 0.2,
+        health: StoreHealth | None = None,
     ) -> None:
         self._conninfo = pool.conninfo
         self.poll_interval = poll_interval
-        self.retry_delay = retry_delay
+        self._health = health or StoreHealth()
         self._subscribers: dict[str, set[_Subscriber]] = {}
         self._listening = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -93,24 +97,31 @@ class NotificationHub:
 
     async def _listen_forever(self) -> None:
         first = True
+        backoff = Backoff()
         while not self._closed:
             try:
-                async with await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True) as conn:
+                async with await psycopg.AsyncConnection.connect(
+                    self._conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+                ) as conn:
                     await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     self.listener_pid = conn.info.backend_pid
                     if not first:
                         self.reconnects += 1
                     first = False
+                    backoff.reset()
+                    self._health.succeeded()
                     self._listening.set()
                     self._wake_all()  # whatever was announced while we were not listening is lost
                     await self._dispatch(conn)
             except psycopg.Error as exc:
-                _log.warning("notification listener lost its connection: %s", exc)
+                self._health.failed()
+                if backoff.failures == 0:  # once per outage, not once per attempt
+                    _log.warning("notification listener lost its connection: %s", exc)
             finally:
                 self._listening.clear()
                 self.listener_pid = None
             if not self._closed:
-                await asyncio.sleep(self.retry_delay)
+                await backoff.wait()
 
     async def _dispatch(self, conn: psycopg.AsyncConnection) -> None:
         while not self._closed:
@@ -175,6 +186,7 @@ class NotificationHub:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.poll_interval):
                     await self._listening.wait()
+            backoff = Backoff()
             while True:
                 subscriber.wake.clear()  # before reading: a notification during the read re-arms it
                 if subscriber.heard == _READ_ANYWAY:
@@ -183,9 +195,11 @@ class NotificationHub:
                 try:
                     batch = await store.read_stream(stream_id, subscriber.version, limit=SUBSCRIPTION_PAGE)
                 except (psycopg.OperationalError, StoreUnavailable, PoolTimeout) as exc:
-                    _log.warning("subscription to %r: read failed, retrying: %s", stream_id, exc)
-                    await asyncio.sleep(self.retry_delay)
+                    if backoff.failures == 0:
+                        _log.warning("subscription to %r: read failed, retrying: %s", stream_id, exc)
+                    await backoff.wait()
                     continue
+                backoff.reset()
                 expected = subscriber.version + 1
                 for event in batch:
                     if event.version != expected:

@@ -33,7 +33,8 @@ class AuditServiceStub:
     hand with every card. A `player` may list, get, replay and export only the hands they were dealt into,
     redacted to what they were entitled to see; any other hand is PERMISSION_DENIED (NOT_YOUR_HAND).
     A hand still running is FAILED_PRECONDITION (HAND_RUNNING): nothing of it is revealed before it ends.
-    Unknown hands are NOT_FOUND (NO_HAND).
+    Unknown hands are NOT_FOUND (NO_HAND). While the database cannot serve a call: UNAVAILABLE
+    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline.
 
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
@@ -94,7 +95,8 @@ class AuditServiceServicer:
     hand with every card. A `player` may list, get, replay and export only the hands they were dealt into,
     redacted to what they were entitled to see; any other hand is PERMISSION_DENIED (NOT_YOUR_HAND).
     A hand still running is FAILED_PRECONDITION (HAND_RUNNING): nothing of it is revealed before it ends.
-    Unknown hands are NOT_FOUND (NO_HAND).
+    Unknown hands are NOT_FOUND (NO_HAND). While the database cannot serve a call: UNAVAILABLE
+    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline.
 
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
@@ -209,7 +211,8 @@ class AuditService:
     hand with every card. A `player` may list, get, replay and export only the hands they were dealt into,
     redacted to what they were entitled to see; any other hand is PERMISSION_DENIED (NOT_YOUR_HAND).
     A hand still running is FAILED_PRECONDITION (HAND_RUNNING): nothing of it is revealed before it ends.
-    Unknown hands are NOT_FOUND (NO_HAND).
+    Unknown hands are NOT_FOUND (NO_HAND). While the database cannot serve a call: UNAVAILABLE
+    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline.
 
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted

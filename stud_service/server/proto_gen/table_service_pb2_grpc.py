@@ -50,6 +50,9 @@ class TableServiceStub:
     OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
+    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
+    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
+    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
     A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
     refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
@@ -153,6 +156,9 @@ class TableServiceServicer:
     OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
+    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
+    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
+    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
     A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
     refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
@@ -337,6 +343,9 @@ class TableService:
     OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
     ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
+    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
+    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
+    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
     A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
     refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 

@@ -1,0 +1,75 @@
+"""Readiness follows the store: NOT_SERVING while the database has been unreachable for a while.
+
+Health service names (``grpc.health.v1``)::
+
+    ""  and each API service name    readiness: SERVING while the store answers (or has been
+                                     failing for less than ``unready_after`` seconds)
+    "liveness"                       liveness: SERVING while the process serves at all
+
+A database outage takes every replica out of its Service's endpoints (calls would only get
+UNAVAILABLE) but restarts none: a restart cannot bring the database back, and the replica's tables,
+clocks and watchers resume by themselves once it is. On graceful shutdown all names report NOT_SERVING.
+
+The store's reachability comes from what it already sees (``StoreHealth``); a ``SELECT 1`` probe runs
+only while it is failing, or when it has been quiet for half the threshold, so an idle replica
+notices an outage too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from grpc_health.v1 import health, health_pb2
+
+from stud_service.store import EventStore
+
+_log = logging.getLogger(__name__)
+
+LIVENESS_SERVICE = "liveness"
+DEFAULT_UNREADY_AFTER_SECONDS = 5.0
+PROBE_TIMEOUT_SECONDS = 1.0
+
+
+class ReadinessMonitor:
+    def __init__(
+        self,
+        health_servicer: health.aio.HealthServicer,
+        services: Sequence[str],
+        store: EventStore,
+        unready_after: float = DEFAULT_UNREADY_AFTER_SECONDS,
+    ) -> None:
+        self._health = health_servicer
+        self._services = tuple(services)
+        self._store = store
+        self.unready_after = unready_after
+        self.interval = max(0.05, min(1.0, unready_after / 4))
+        self.ready = True
+
+    async def run(self) -> None:
+        """Check every ``interval`` seconds until cancelled."""
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.check()
+            except Exception:  # a bug here must not freeze readiness at its last value
+                _log.exception("checking readiness failed")
+
+    async def check(self) -> None:
+        store_health = self._store.health
+        if store_health.needs_probe(quiet=self.unready_after / 2):
+            await self._store.ping(min(PROBE_TIMEOUT_SECONDS, self.unready_after))
+        down_for = store_health.unreachable_for()
+        ready = down_for <= self.unready_after
+        if ready == self.ready:
+            return
+        self.ready = ready
+        if ready:
+            _log.info("the store answers again: ready")
+        else:
+            _log.warning("the store has been unreachable for %.1f s: not ready", down_for)
+        serving = health_pb2.HealthCheckResponse
+        status = serving.SERVING if ready else serving.NOT_SERVING
+        for service in self._services:
+            await self._health.set(service, status)

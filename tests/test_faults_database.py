@@ -1,0 +1,558 @@
+"""Database faults, from outside: a real service on a PostgreSQL of the test's own, which is stopped,
+has its backends terminated and runs out of disk, while tables are mid-play.
+
+Afterwards every table deals again and every due action clock fires within a few seconds, with no
+client doing anything; readiness follows the store while liveness does not; and while the store is
+away every method is refused UNAVAILABLE + STORE_UNAVAILABLE + RetryInfo within the caller's deadline,
+in a plain sentence.
+
+The disk-full case puts the service's database in a tablespace on a small tmpfs, so PostgreSQL's own
+writes fail with "No space left on device" while the server itself stays up; mounting needs root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import grpc
+import psycopg
+import pytest
+import pytest_asyncio
+from google.rpc import error_details_pb2
+from grpc_fixtures import TOKEN_SECRET, table_spec
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+from own_postgres import OwnPostgres
+
+from stud_service.auth import Role, mint_token
+from stud_service.bots import StudClient
+from stud_service.bots.client import error_reason
+from stud_service.db import open_pool
+from stud_service.engine import chips_in_play
+from stud_service.server.app import AUDIT_SERVICE_NAME, TABLE_SERVICE_NAME
+from stud_service.server.host import ServiceHost, ServiceOptions
+from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_service_pb2
+from stud_service.server.readiness import LIVENESS_SERVICE
+from stud_service.store.tables import load_table
+
+SMALL_DISK = "48m"
+# Long enough for the setup to finish before anything is due, even on a busy machine.
+HAND_PAUSE = 3.0
+ACTION_CLOCK = 4
+OUTAGE = 8.0
+RECOVERY = 5.0  # "within a few seconds of recovery"
+BUY_IN = 5_000
+
+
+@dataclass
+class FaultyDatabase:
+    pg: OwnPostgres
+    url: str
+    small_disk: Path | None  # the tmpfs holding the database's tablespace; None if it cannot be mounted
+    why_no_disk: str = ""
+
+    def sql(self, query: str, params: tuple = ()) -> list[tuple]:
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            cursor = conn.execute(query, params)
+            return cursor.fetchall() if cursor.description else []
+
+
+def _mount_small_disk(path: Path) -> str:
+    """Mount a small tmpfs at ``path``; the reason if that is impossible here, else ''."""
+    path.mkdir()
+    try:
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={SMALL_DISK}", "tmpfs", str(path)],
+            check=True,
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        detail = getattr(error, "stderr", b"") or b""
+        return f"cannot mount a tmpfs here ({error}; {detail.decode(errors='replace').strip()})"
+    return ""
+
+
+@pytest_asyncio.fixture
+async def database() -> AsyncIterator[FaultyDatabase]:
+    workdir = Path(tempfile.mkdtemp(prefix="stud-fault-pg-"))
+    pg = OwnPostgres(workdir)
+    small = workdir / "small"
+    mounted = False
+    try:
+        await asyncio.to_thread(pg.init_from_copy)
+        await asyncio.to_thread(pg.start)
+        why = _mount_small_disk(small)
+        mounted = not why
+        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+            if mounted:
+                pg.own(small)
+                conn.execute(f"CREATE TABLESPACE small LOCATION '{small}'")
+                conn.execute("CREATE DATABASE stud TABLESPACE small")
+            else:
+                conn.execute("CREATE DATABASE stud")
+        yield FaultyDatabase(pg, pg.url("stud"), small if mounted else None, why)
+    finally:
+        await asyncio.to_thread(pg.destroy)
+        if mounted:
+            subprocess.run(["umount", "-l", str(small)], check=False, capture_output=True, timeout=10)
+        shutil.rmtree(workdir, ignore_errors=True)  # the mount point, left while it was mounted
+
+
+@pytest_asyncio.fixture
+async def start_service() -> AsyncIterator[Callable[..., Awaitable[ServiceHost]]]:
+    hosts: list[ServiceHost] = []
+
+    async def start(url: str, **options) -> ServiceHost:
+        settings = {
+            "token_secret": TOKEN_SECRET,
+            "database_url": url,
+            "listen": "127.0.0.1:0",
+            "metrics_listen": "off",
+            "hand_pause_seconds": HAND_PAUSE,
+            "grace_seconds": 0.0,
+            "pool_size": 8,
+            "store_timeout_seconds": 1.0,
+            "unready_after_seconds": 1.0,
+            **options,
+        }
+        host = ServiceHost(ServiceOptions(**settings))
+        await host.start()
+        hosts.append(host)
+        return host
+
+    yield start
+    for host in reversed(hosts):
+        with contextlib.suppress(Exception):
+            await host.stop()
+
+
+@contextlib.asynccontextmanager
+async def channel_to(host: ServiceHost) -> AsyncIterator[grpc.aio.Channel]:
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{host.port}")
+    try:
+        yield channel
+    finally:
+        await channel.close()
+
+
+def client(channel: grpc.aio.Channel, player: str, role: Role = Role.PLAYER) -> StudClient:
+    return StudClient(channel, mint_token(TOKEN_SECRET, player, role))
+
+
+async def seat_two(channel: grpc.aio.Channel, table_id: str) -> None:
+    for seat, player in ((1, "alice"), (2, "bob")):
+        await client(channel, player).sit_down(table_id, seat, BUY_IN)
+
+
+async def new_tables(operator: StudClient, count: int) -> list[str]:
+    names = [f"t-{uuid.uuid4().hex[:10]}" for _ in range(count)]
+    for name in names:
+        await operator.create_table(name, table_spec(action_clock=ACTION_CLOCK))
+    return names
+
+
+def first_event_after(
+    db: FaultyDatabase, table_id: str, kind: str, after: float, timed_out: bool = False
+) -> datetime | None:
+    """When the table's first ``kind`` event recorded after ``after`` (epoch seconds) was recorded."""
+    rows = db.sql(
+        "SELECT recorded_at FROM events WHERE stream_id = %s AND type = %s"
+        " AND recorded_at > to_timestamp(%s) AND (NOT %s OR (payload->>'timeout')::boolean)"
+        " ORDER BY version LIMIT 1",
+        (f"tables/{table_id}", kind, after, timed_out),
+    )
+    return rows[0][0] if rows else None
+
+
+async def wait_for_events(
+    db: FaultyDatabase, wanted: dict[str, tuple[str, bool]], since: float, recovered: float, timeout: float
+) -> dict[str, float]:
+    """Seconds after ``recovered`` at which each table's first wanted event since ``since`` was recorded
+    (waiting up to ``timeout``); each must be after ``recovered``: it could not happen before."""
+    found: dict[str, float] = {}
+    deadline = time.monotonic() + timeout
+    while len(found) < len(wanted) and time.monotonic() < deadline:
+        for table_id, (kind, timed_out) in wanted.items():
+            if table_id not in found:
+                when = await asyncio.to_thread(first_event_after, db, table_id, kind, since, timed_out)
+                if when is not None:
+                    found[table_id] = when.timestamp() - recovered
+        await asyncio.sleep(0.1)
+    missing = sorted(set(wanted) - set(found))
+    assert not missing, f"no {[wanted[t] for t in missing]} within {timeout} s at {missing}"
+    assert all(delay >= 0 for delay in found.values()), found
+    return found
+
+
+async def wait_for_hand(channel: grpc.aio.Channel, table_id: str, timeout: float = 10.0) -> None:
+    spectator = client(channel, "spectator")
+    deadline = time.monotonic() + timeout
+    while not (await spectator.view(table_id)).HasField("hand"):
+        assert time.monotonic() < deadline, f"{table_id} never dealt"
+        await asyncio.sleep(0.05)
+
+
+async def assert_books_hold(host: ServiceHost, tables: list[str]) -> None:
+    """Every table's chips are the buy-ins, and its hash chain is whole."""
+    assert host.runtime is not None
+    store = host.runtime.store
+    for table_id in tables:
+        loaded = await load_table(store, f"tables/{table_id}")
+        seated = sum(1 for seat in loaded.state.seats.values() if seat is not None)
+        assert chips_in_play(loaded.state) == BUY_IN * seated, table_id
+        assert (await store.verify(f"tables/{table_id}")).ok, table_id
+
+
+async def health_status(channel: grpc.aio.Channel, service: str) -> int:
+    stub = health_pb2_grpc.HealthStub(channel)
+    reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
+    return reply.status
+
+
+# -- point 1: background tasks survive the database going away ------------------------------------
+
+
+async def test_tables_deal_and_clocks_fire_after_postgres_restarts(database, start_service) -> None:
+    """Stopped across a due deal and a due action clock: both happen within seconds of the restart."""
+    host = await start_service(database.url)
+    async with channel_to(host) as channel:
+        operator = client(channel, "house", Role.OPERATOR)
+        clock_tables = await new_tables(operator, 3)
+        deal_tables = await new_tables(operator, 3)
+        for table_id in clock_tables:
+            await seat_two(channel, table_id)
+        for table_id in clock_tables:
+            await wait_for_hand(channel, table_id)  # dealt: the clock of the player to act runs
+        for table_id in deal_tables:
+            await seat_two(channel, table_id)  # the dealer deals after HAND_PAUSE
+        before = time.time()
+        wanted = {t: ("HandStarted", False) for t in deal_tables}
+        wanted |= {t: ("PlayerActed", True) for t in clock_tables}
+        early = [
+            t for t, (kind, timed_out) in wanted.items() if first_event_after(database, t, kind, 0, timed_out)
+        ]
+        assert not early, f"the setup was too slow: {early} dealt or timed out before the outage"
+        await asyncio.to_thread(database.pg.stop)
+        # Every deal and every clock comes due while the database is down, and the outage is long
+        # enough for a connection pool backing off exponentially to be seconds late.
+        await asyncio.sleep(OUTAGE)
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.time()
+        delays = await wait_for_events(database, wanted, before - 60, restarted, timeout=RECOVERY)
+        print(
+            "restart -> first deal / first due clock, per table:",
+            {t: round(d, 2) for t, d in sorted(delays.items(), key=lambda item: item[1])},
+        )
+        await assert_books_hold(host, clock_tables + deal_tables)
+
+
+async def test_the_pool_connects_again_soon_after_a_long_outage(database) -> None:
+    """psycopg_pool backs off 1, 2, 4, 8 ... s between connection attempts; unbounded, a pool whose
+    database was away for 8 s first tries again about 7 s after it is back."""
+    pool = await open_pool(database.url, max_size=2, timeout=0.5)
+
+    async def select_one() -> bool:
+        try:
+            async with pool.connection() as conn:
+                await conn.execute("SELECT 1")
+        except psycopg.OperationalError:
+            return False
+        return True
+
+    try:
+        assert await select_one()
+        await asyncio.to_thread(database.pg.stop)
+        down = time.monotonic()
+        while time.monotonic() - down < OUTAGE:  # callers keep trying, as the service's loops do
+            assert not await select_one()
+            await asyncio.sleep(0.2)
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.monotonic()
+        while not await select_one():
+            await asyncio.sleep(0.2)
+        print(f"pool: restart -> first query {time.monotonic() - restarted:.2f} s")
+        assert time.monotonic() - restarted < 2.0
+    finally:
+        await pool.close()
+
+
+async def test_play_goes_on_after_every_backend_is_terminated(database, start_service) -> None:
+    """pg_terminate_backend on every connection (the pool's, the LISTEN one): a second replica's
+    writes still reach the first through its subscription, and due clocks still fire."""
+    first = await start_service(database.url)
+    second = await start_service(database.url)
+    assert first.runtime is not None
+    async with channel_to(first) as one, channel_to(second) as two:
+        operator = client(one, "house", Role.OPERATOR)
+        clock_table, followed = await new_tables(operator, 2)
+        await seat_two(one, clock_table)
+        await wait_for_hand(one, clock_table)
+        await client(one, "spectator").view(followed)  # the first replica follows this table
+        hub = first.runtime.store._hub
+        assert hub is not None and hub.listener_pid is not None
+        listener_before = hub.listener_pid
+        terminated = database.sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = 'stud' AND pid <> pg_backend_pid()"
+        )
+        assert len(terminated) >= 3  # at least each replica's listener and a pooled connection
+        started = time.time()
+        await seat_two(two, followed)  # written through the other replica only
+        delays = await wait_for_events(
+            database,
+            {followed: ("HandStarted", False), clock_table: ("PlayerActed", True)},
+            0,
+            started,
+            RECOVERY,
+        )
+        print("after pg_terminate_backend, seconds to the next deal / due clock:", delays)
+        # The first replica heard of the other's writes: it reconnected its listener and caught up.
+        spectator = client(one, "spectator")
+        deadline = time.monotonic() + RECOVERY
+        while not (await spectator.view(followed)).HasField("hand"):
+            assert time.monotonic() < deadline, "the first replica never caught up with the other's writes"
+            await asyncio.sleep(0.05)
+        assert hub.listener_pid not in (None, listener_before) and hub.reconnects >= 1
+        await assert_books_hold(first, [clock_table, followed])
+
+
+def _fill(path: Path) -> Path:
+    """Write a file until the filesystem is full; return it."""
+    filler = path / "filler"
+    chunk = b"\0" * (1 << 20)
+    with filler.open("wb") as out:
+        try:
+            while True:
+                out.write(chunk)
+                out.flush()
+        except OSError as error:
+            assert error.errno == errno.ENOSPC, error
+    return filler
+
+
+async def test_a_full_disk_stalls_writes_and_play_resumes_once_space_is_freed(
+    database, start_service
+) -> None:
+    if database.small_disk is None:
+        pytest.skip(f"no small filesystem for the database: {database.why_no_disk}")
+    host = await start_service(database.url)
+    async with channel_to(host) as channel:
+        operator = client(channel, "house", Role.OPERATOR)
+        tables = await new_tables(operator, 3)
+        for table_id in tables:
+            await seat_two(channel, table_id)  # each dealer is due HAND_PAUSE from now
+        seated = time.time()
+        filler = await asyncio.to_thread(_fill, database.small_disk)
+        # Use up the free room left in the tables' pages: creating tables until an append is refused.
+        refusal = None
+        for _ in range(5_000):
+            try:
+                await operator.create_table(f"t-{uuid.uuid4().hex[:10]}", table_spec())
+            except grpc.RpcError as error:
+                refusal = error
+                break
+        assert refusal is not None, "the database never ran out of room"
+        assert refusal.code() == grpc.StatusCode.UNAVAILABLE and error_reason(refusal) == "STORE_UNAVAILABLE"
+        assert "No space left on device" in database.pg.log_text()
+        assert time.time() < seated + HAND_PAUSE, "the disk filled too slowly for the deal to come due after"
+        await asyncio.sleep(seated + HAND_PAUSE + 1.0 - time.time())  # the deals come due, and fail
+        filler.unlink()
+        freed = time.time()
+        delays = await wait_for_events(
+            database, {t: ("HandStarted", False) for t in tables}, 0, freed, RECOVERY
+        )
+        print("disk freed -> first deal, per table:", delays)
+        await assert_books_hold(host, tables)
+
+
+# -- point 2: readiness follows the store, liveness does not ---------------------------------------
+
+
+async def test_readiness_is_not_serving_while_the_store_is_down_and_liveness_stays_serving(
+    database, start_service
+) -> None:
+    host = await start_service(database.url, unready_after_seconds=1.0)
+    readiness = ("", TABLE_SERVICE_NAME, AUDIT_SERVICE_NAME)
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    async with channel_to(host) as channel:
+        for name in (*readiness, LIVENESS_SERVICE):
+            assert await health_status(channel, name) == serving
+        await asyncio.to_thread(database.pg.stop)
+        stopped = time.monotonic()
+        # Nobody calls the service: the replica notices the outage on its own.
+        while await health_status(channel, "") == serving:
+            assert time.monotonic() - stopped < 5, "readiness never went NOT_SERVING"
+            await asyncio.sleep(0.1)
+        assert time.monotonic() - stopped >= 1.0  # not before the threshold
+        for name in readiness:
+            assert await health_status(channel, name) == not_serving
+        assert await health_status(channel, LIVENESS_SERVICE) == serving
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.monotonic()
+        while await health_status(channel, "") != serving:
+            assert time.monotonic() - restarted < 5, "readiness never came back"
+            await asyncio.sleep(0.1)
+        for name in (*readiness, LIVENESS_SERVICE):
+            assert await health_status(channel, name) == serving
+
+
+# -- point 3: refusals while the store is away ------------------------------------------------------
+
+LOADED = "t-loaded"  # created before the outage: this replica holds it
+UNLOADED = "tables/t-never-loaded"  # not in this replica's memory: only the store can answer
+HAND = f"{UNLOADED}/hands/1"
+CALL_DEADLINE = 0.5  # shorter than the pool's wait below: the call's deadline must win
+STORE_TIMEOUT = 2.0
+REQUESTS = {
+    "CreateTable": table_service_pb2.CreateTableRequest(
+        table=table_spec(), table_id="t-new", request_id="r1"
+    ),
+    "GetTable": table_service_pb2.GetTableRequest(name=UNLOADED),
+    "ListTables": table_service_pb2.ListTablesRequest(),
+    "SitDown": table_service_pb2.SitDownRequest(name=UNLOADED, seat=1, buy_in=BUY_IN, request_id="r2"),
+    "Leave": table_service_pb2.LeaveRequest(name=UNLOADED, request_id="r3"),
+    "SitOut": table_service_pb2.SitOutRequest(name=UNLOADED, request_id="r4"),
+    "SitIn": table_service_pb2.SitInRequest(name=UNLOADED, request_id="r5"),
+    "TopUp": table_service_pb2.TopUpRequest(name=UNLOADED, amount=100, request_id="r6"),
+    "GetTableView": table_service_pb2.GetTableViewRequest(name=UNLOADED),
+    "Act": table_service_pb2.ActRequest(
+        name=UNLOADED, seat=1, action=table_pb2.ACTION_TYPE_FOLD, expected_version=3, request_id="r7"
+    ),
+    "WatchTable": table_service_pb2.WatchTableRequest(name=UNLOADED),
+    "ListHands": audit_service_pb2.ListHandsRequest(parent="tables/-"),
+    "GetHand": audit_service_pb2.GetHandRequest(name=HAND),
+    "ReplayHand": audit_service_pb2.ReplayHandRequest(name=HAND),
+    "VerifyHand": audit_service_pb2.VerifyHandRequest(name=HAND),
+    "VerifyShuffle": audit_service_pb2.VerifyShuffleRequest(name=HAND),
+    "ExportHandHistory": audit_service_pb2.ExportHandHistoryRequest(name=HAND),
+    "SetClientSeed": audit_service_pb2.SetClientSeedRequest(name=UNLOADED, seed="ab" * 16, request_id="r8"),
+}
+METHODS = [
+    (service, method.name, method.server_streaming)
+    for module, service in ((table_service_pb2, TABLE_SERVICE_NAME), (audit_service_pb2, AUDIT_SERVICE_NAME))
+    for method in module.DESCRIPTOR.services_by_name[service.rsplit(".", 1)[1]].methods
+]
+# Words of PostgreSQL's and psycopg's that must never reach a client.
+INTERNALS = (
+    "postgres",
+    "psycopg",
+    "connection",
+    "127.0.0.1",
+    "port",
+    "pg_",
+    "stud_events",
+    "/",
+    "socket",
+    "pool",
+)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def outage() -> AsyncIterator[tuple[ServiceHost, grpc.aio.Channel]]:
+    """A service whose database is stopped (its pool waits STORE_TIMEOUT for a connection)."""
+    workdir = Path(tempfile.mkdtemp(prefix="stud-fault-pg-"))
+    pg = OwnPostgres(workdir)
+    try:
+        await asyncio.to_thread(pg.init_from_copy)
+        await asyncio.to_thread(pg.start)
+        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE stud")
+        host = ServiceHost(
+            ServiceOptions(
+                token_secret=TOKEN_SECRET,
+                database_url=pg.url("stud"),
+                listen="127.0.0.1:0",
+                metrics_listen="off",
+                grace_seconds=0.0,
+                store_timeout_seconds=STORE_TIMEOUT,
+            )
+        )
+        await host.start()
+        async with channel_to(host) as channel:
+            await client(channel, "house", Role.OPERATOR).create_table(LOADED, table_spec())
+        await asyncio.to_thread(pg.stop)
+        try:
+            async with channel_to(host) as channel:
+                yield host, channel
+        finally:
+            await host.stop()
+    finally:
+        await asyncio.to_thread(pg.destroy)
+
+
+def test_every_method_is_in_the_refusal_table() -> None:
+    assert sorted(REQUESTS) == sorted(name for _, name, _ in METHODS)
+
+
+def _assert_store_unavailable(error: grpc.RpcError, elapsed: float, deadline: float) -> None:
+    assert error.code() == grpc.StatusCode.UNAVAILABLE, (error.code(), error.details())
+    assert error_reason(error) == "STORE_UNAVAILABLE"
+    status = rpc_status.from_call(error)
+    retry = [detail for detail in status.details if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR)]
+    assert len(retry) == 1
+    info = error_details_pb2.RetryInfo()
+    retry[0].Unpack(info)
+    assert info.retry_delay.seconds > 0
+    message = error.details()
+    assert not any(word in message.lower() for word in INTERNALS), message
+    assert elapsed < deadline
+
+
+@pytest.mark.parametrize(("service", "method", "streaming"), METHODS, ids=[m for _, m, _ in METHODS])
+async def test_with_the_store_down_every_method_is_unavailable_within_the_deadline(
+    outage, service, method, streaming
+) -> None:
+    _, channel = outage
+    request = REQUESTS[method]
+    call = (channel.unary_stream if streaming else channel.unary_unary)(
+        f"/{service}/{method}",
+        request_serializer=type(request).SerializeToString,
+        response_deserializer=lambda data: data,
+    )
+    metadata = (("authorization", f"Bearer {mint_token(TOKEN_SECRET, 'house', Role.OPERATOR)}"),)
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        if streaming:
+            async for _ in call(request, metadata=metadata, timeout=CALL_DEADLINE):
+                pass
+        else:
+            await call(request, metadata=metadata, timeout=CALL_DEADLINE)
+    _assert_store_unavailable(caught.value, time.monotonic() - started, CALL_DEADLINE)
+
+
+async def test_without_a_deadline_a_call_waits_no_longer_than_the_store_timeout(outage) -> None:
+    """No client deadline: the store timeout (not psycopg_pool's 30 s, nor twice it) bounds the call."""
+    _, channel = outage
+    operator = client(channel, "house", Role.OPERATOR)
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        await operator.view("t-another-unloaded")
+    _assert_store_unavailable(caught.value, time.monotonic() - started, STORE_TIMEOUT + 1.0)
+
+
+async def test_a_watch_that_must_read_the_log_is_unavailable_while_the_store_is_down(outage) -> None:
+    """The replica holds the table, but resuming after version 1 means reading the log."""
+    _, channel = outage
+    spectator = client(channel, "spectator")
+    assert (await spectator.view(LOADED)).version >= 1  # served from memory
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        async for _ in spectator.stub.WatchTable(
+            table_service_pb2.WatchTableRequest(name=f"tables/{LOADED}", after_version=1),
+            metadata=spectator.metadata,
+            timeout=STORE_TIMEOUT + 2.0,
+        ):
+            pass
+    _assert_store_unavailable(caught.value, time.monotonic() - started, STORE_TIMEOUT + 1.0)
