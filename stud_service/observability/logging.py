@@ -43,6 +43,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -237,6 +238,28 @@ def table_logger(logger: str | logging.Logger, table: str, hand: str | None = No
 
 
 # -- formatters --------------------------------------------------------------------------------------------
+
+
+class RateLimitedLog:
+    """At most one warning per ``interval`` seconds on ``logger``; the next line that goes out counts
+    the ones held back. For lines a caller can cause at will (bad requests, a database away), so that
+    nobody can flood the log."""
+
+    def __init__(self, logger: logging.Logger, interval: float) -> None:
+        self.logger = logger
+        self.interval = interval
+        self._next = 0.0
+        self._held = 0
+
+    def warning(self, message: str, *args: object, extra: Mapping[str, Any] | None = None) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            self._held += 1
+            return
+        held, self._held, self._next = self._held, 0, now + self.interval
+        if held:
+            message, args = message + " (and %d more since the last such line)", (*args, held)
+        self.logger.warning(message, *args, extra=extra)
 
 
 def _timestamp(record: logging.LogRecord) -> str:

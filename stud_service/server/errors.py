@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
@@ -38,6 +37,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from stud_service.observability.logging import RateLimitedLog
 from stud_service.store.errors import is_store_fault
 
 DOMAIN = "stud-service"
@@ -117,26 +117,7 @@ def store_unavailable_status() -> grpc.Status:
                        retry_after=STORE_RETRY_DELAY_SECONDS)
 
 
-class _RateLimitedLog:
-    """One warning per ``interval`` seconds, counting the ones held back."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self._next = 0.0
-        self._held = 0
-
-    def warning(self, message: str, *args: object) -> None:
-        now = time.monotonic()
-        if now < self._next:
-            self._held += 1
-            return
-        held, self._held, self._next = self._held, 0, now + self.interval
-        if held:
-            message, args = message + " (and %d more since the last such line)", (*args, held)
-        _log.warning(message, *args)
-
-
-_store_faults = _RateLimitedLog(STORE_LOG_INTERVAL)
+_store_faults = RateLimitedLog(_log, STORE_LOG_INTERVAL)
 
 
 def log_store_fault(error: BaseException) -> None:

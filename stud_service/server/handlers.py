@@ -10,7 +10,6 @@ wrapped method refuses as INVALID_ARGUMENT / MALFORMED_REQUEST, logging at most 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, ServiceDescriptor
 from google.protobuf.message import Message
 
+from stud_service.observability.logging import RateLimitedLog
 from stud_service.server.errors import abort_with, rich_status
 
 _log = logging.getLogger(__name__)
@@ -35,24 +35,7 @@ class Unparsed:
     message_type: str
 
 
-class _Throttle:
-    """Allows one event per ``interval`` seconds and counts the ones it holds back."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self._next = 0.0
-        self.held_back = 0
-
-    def allow(self) -> bool:
-        now = time.monotonic()
-        if now < self._next:
-            self.held_back += 1
-            return False
-        self._next = now + self.interval
-        return True
-
-
-_unparsed_log = _Throttle(UNPARSED_LOG_INTERVAL_SECONDS)
+_unparsed_log = RateLimitedLog(_log, UNPARSED_LOG_INTERVAL_SECONDS)
 
 
 def _parser(descriptor: Descriptor) -> Callable[[bytes], Message | Unparsed]:
@@ -72,11 +55,7 @@ def _serialize(message: Message) -> bytes:
 
 
 async def _refuse(method: str, request: Unparsed, context: grpc.aio.ServicerContext) -> None:
-    if _unparsed_log.allow():
-        held_back, _unparsed_log.held_back = _unparsed_log.held_back, 0
-        _log.warning(
-            "refused a request that does not parse", extra={"method": method, "since_last": held_back}
-        )
+    _unparsed_log.warning("refused a request that does not parse", extra={"method": method})
     await abort_with(context, rich_status(
         grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
         f"the request is not a valid {request.message_type} message",
