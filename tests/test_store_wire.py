@@ -44,6 +44,18 @@ async def test_an_error_raises_its_class_and_leaves_the_connection_usable(databa
         assert await cur.fetchone() == (42,)
 
 
+async def test_a_statement_the_session_lost_is_prepared_again(database_url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await ADD.run(conn, ("1", "2"))
+        await conn.execute("SELECT 1", prepare=True)  # psycopg prepares statements of its own
+        async with conn.transaction():
+            raise psycopg.Rollback()  # so on rollback it sends DEALLOCATE ALL, dropping ours too
+        assert await prepared_names(conn) == []
+        await ADD.run(conn, ("1", "2"))
+        assert await prepared_names(conn) == ["test_wire_add"]
+        assert conn.pgconn.transaction_status == pq.TransactionStatus.IDLE
+
+
 async def test_a_lost_connection_raises_operational_error(database_url: str) -> None:
     connect = psycopg.AsyncConnection.connect
     async with await connect(database_url, autocommit=True) as admin, await connect(
