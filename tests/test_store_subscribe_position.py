@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 
 import psycopg
+import pytest
 from psycopg_pool import AsyncConnectionPool
 from test_store_subscribe import Collector, ev
 
+from stud_service.db import open_pool
 from stud_service.store import EventStore, StoredEvent, _writer
 
 
@@ -79,13 +81,13 @@ async def test_lost_announcements_of_many_streams_are_found_by_one_heads_query(
         await store.close()
 
 
-async def test_announcements_ride_in_the_next_batch_and_the_last_goes_on_its_own(
-    db_pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch
+async def assert_announced_in_next_batches(
+    pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each append is announced once: inside the next batch's statement when one follows within
-    the announce interval, else in a NOTIFY transaction of its own."""
+    """Each of three appends is announced once: inside the next batch's statement when one follows
+    within the announce interval, else in a NOTIFY transaction of its own."""
     monkeypatch.setattr(_writer, "ANNOUNCE_INTERVAL", 0.5)  # the next append surely comes first
-    store = EventStore(db_pool)
+    store = EventStore(pool)
     own_transactions = 0
     flush = store._writer._flush_announcements
 
@@ -111,3 +113,31 @@ async def test_announcements_ride_in_the_next_batch_and_the_last_goes_on_its_own
             await store.close()
     assert heard == [1, 2, 3]
     assert own_transactions == 1  # versions 1 and 2 rode in the next batches; 3 went alone
+
+
+async def test_announcements_ride_in_the_next_batch_and_the_last_goes_on_its_own(
+    db_pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await assert_announced_in_next_batches(db_pool, stream_id, database_url, monkeypatch)
+
+
+async def test_announcements_still_ride_once_the_session_lost_its_prepared_statements(
+    stream_id: str, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """psycopg answers a rollback on a connection where it has prepared statements with DEALLOCATE
+    ALL, which drops the writer's batch statements too: the writer prepares them again instead of
+    sending every batch down the checked path (which carries no announcements, so they pile up
+    and only the last is sent)."""
+    pool = await open_pool(database_url, max_size=1)  # the writer gets this connection every time
+    try:
+        warm_up = EventStore(pool)
+        for n in range(2):  # both batch statements prepared on the connection
+            await warm_up.append(f"{stream_id}-warm-up", n, [ev(n + 1)])
+        await warm_up.close()
+        async with pool.connection() as conn:
+            await conn.execute("SELECT 1", prepare=True)
+            async with conn.transaction():
+                raise psycopg.Rollback()
+        await assert_announced_in_next_batches(pool, stream_id, database_url, monkeypatch)
+    finally:
+        await pool.close()

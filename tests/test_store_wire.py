@@ -44,6 +44,18 @@ async def test_an_error_raises_its_class_and_leaves_the_connection_usable(databa
         assert await cur.fetchone() == (42,)
 
 
+async def test_a_statement_the_session_lost_is_prepared_again(database_url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await ADD.run(conn, ("1", "2"))
+        await conn.execute("SELECT 1", prepare=True)  # psycopg prepares statements of its own
+        async with conn.transaction():
+            raise psycopg.Rollback()  # so on rollback it sends DEALLOCATE ALL, dropping ours too
+        assert await prepared_names(conn) == []
+        await ADD.run(conn, ("1", "2"))
+        assert await prepared_names(conn) == ["test_wire_add"]
+        assert conn.pgconn.transaction_status == pq.TransactionStatus.IDLE
+
+
 async def test_a_lost_connection_raises_operational_error(database_url: str) -> None:
     connect = psycopg.AsyncConnection.connect
     async with await connect(database_url, autocommit=True) as admin, await connect(
@@ -60,33 +72,57 @@ async def test_a_spinning_wait_falls_back_to_sleeping_past_its_budget(
 ) -> None:
     steps: list[str] = []  # "spin" per spin step, "sleep" per wait on the socket for the answer
     spin_step, wait_until_ready = _wire._yield_cpu, _wire._ready
+    this_task = asyncio.current_task()
+
+    def ours() -> bool:
+        # The patches are module-wide: other stores in this event loop (the session's servers
+        # keep dealing hands; here `neighbour`) or in other threads spin and sleep too. Count this
+        # task's steps only.
+        try:
+            return asyncio.current_task() is this_task
+        except RuntimeError:  # a thread with no event loop running
+            return False
 
     def spin() -> None:
-        steps.append("spin")
+        if ours():
+            steps.append("spin")
         spin_step()
 
     async def ready(loop: asyncio.AbstractEventLoop, fd: int, add, remove) -> None:
-        if add == loop.add_reader:
+        if add == loop.add_reader and ours():
             steps.append("sleep")
         await wait_until_ready(loop, fd, add, remove)
 
+    async def neighbour(other: psycopg.AsyncConnection, stop: asyncio.Event) -> None:
+        while not stop.is_set():  # short statements that spin, then sleep: steps not to count
+            await SLEEP.run(other, ("0.005",), spin=0.002)
+
     monkeypatch.setattr(_wire, "_yield_cpu", spin)
     monkeypatch.setattr(_wire, "_ready", ready)
-    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
-        await SLEEP.run(conn, ("0",))  # prepared
-        steps.clear()
-        await SLEEP.run(conn, ("0.3",), spin=0.05)
-        # It spins; once the 50 ms are spent it sleeps on the socket and never spins again
-        # (the statement takes 300 ms: a run that kept spinning would never sleep).
-        assert "spin" in steps and "sleep" in steps
-        assert "spin" not in steps[steps.index("sleep"):]
-        steps.clear()
-        await SLEEP.run(conn, ("0.3",))  # no budget: it only sleeps
-        assert steps and set(steps) == {"sleep"}
-        with pytest.raises(errors.DivisionByZero):
-            await DIVIDE.run(conn, ("0",), spin=0.01)
-        await DIVIDE.run(conn, ("1",), spin=0.01)
-        assert conn.pgconn.transaction_status == pq.TransactionStatus.IDLE
+    connect = psycopg.AsyncConnection.connect
+    async with await connect(database_url, autocommit=True) as conn, await connect(
+        database_url, autocommit=True
+    ) as other:
+        stop = asyncio.Event()
+        neighbour_task = asyncio.ensure_future(neighbour(other, stop))
+        try:
+            await SLEEP.run(conn, ("0",))  # prepared
+            steps.clear()
+            await SLEEP.run(conn, ("0.3",), spin=0.05)
+            # It spins; once the 50 ms are spent it sleeps on the socket and never spins again
+            # (the statement takes 300 ms: a run that kept spinning would never sleep).
+            assert "spin" in steps and "sleep" in steps
+            assert "spin" not in steps[steps.index("sleep"):]
+            steps.clear()
+            await SLEEP.run(conn, ("0.3",))  # no budget: it only sleeps
+            assert steps and set(steps) == {"sleep"}
+            with pytest.raises(errors.DivisionByZero):
+                await DIVIDE.run(conn, ("0",), spin=0.01)
+            await DIVIDE.run(conn, ("1",), spin=0.01)
+            assert conn.pgconn.transaction_status == pq.TransactionStatus.IDLE
+        finally:
+            stop.set()
+            await neighbour_task
 
 
 async def test_the_event_loop_serves_other_tasks_while_a_run_spins(database_url: str) -> None:

@@ -5,6 +5,8 @@ through generators: about 50 µs of client time per call, which at a few hundred
 second is a large share of the writer's whole cycle. The writer's statements take parameters it
 has already written as text and return nothing it needs but success, so here a statement is
 prepared once per connection and each run is one ``PQsendQueryPrepared`` and a wait on the socket.
+A run that finds its statement gone from the session (psycopg clears the session's prepared
+statements after a rollback) prepares it again and runs once more.
 
 The connection stays a normal psycopg connection: each run is one autocommit statement, so when it
 returns the connection is idle again, as psycopg and the pool expect. A run cut short (cancelled,
@@ -31,7 +33,7 @@ from typing import Any
 
 import psycopg
 from psycopg import pq
-from psycopg.errors import error_from_result
+from psycopg.errors import InvalidSqlStatementName, error_from_result
 
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 _yield_cpu = getattr(os, "sched_yield", lambda: None)  # POSIX; elsewhere a spin step only yields the loop
@@ -55,14 +57,25 @@ class PreparedStatement:
         if it failed.
         ``spin``: seconds to wait for the answer by spinning before sleeping on the socket."""
         pgconn = conn.pgconn
+        values = [p.encode() if isinstance(p, str) else p for p in params]
         if conn not in self._prepared_on:
-            pgconn.send_prepare(self.name, self.sql)
-            await _result(pgconn)
-            self._prepared_on.add(conn)
-        pgconn.send_query_prepared(
-            self.name, [p.encode() if isinstance(p, str) else p for p in params]
-        )
-        await _result(pgconn, spin)
+            await self._prepare(conn)
+        pgconn.send_query_prepared(self.name, values)
+        try:
+            await _result(pgconn, spin)
+        except InvalidSqlStatementName:
+            # The session lost its prepared statements: psycopg sends DEALLOCATE ALL after a
+            # rollback (or a DROP, ALTER, DISCARD ALL) on a connection where it has prepared
+            # statements of its own. The run failed before anything ran: prepare again, run again.
+            self._prepared_on.discard(conn)
+            await self._prepare(conn)
+            pgconn.send_query_prepared(self.name, values)
+            await _result(pgconn, spin)
+
+    async def _prepare(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        conn.pgconn.send_prepare(self.name, self.sql)
+        await _result(conn.pgconn)
+        self._prepared_on.add(conn)
 
 
 async def _result(pgconn: pq.abc.PGconn, spin: float = 0.0) -> None:
