@@ -106,7 +106,7 @@ def test_the_verifier_remembers_a_good_token_and_still_refuses_a_forged_one() ->
 def test_the_verifier_forgets_a_token_when_it_expires() -> None:
     import time
 
-    verifier = auth.TokenVerifier(SECRET)
+    verifier = auth.TokenVerifier(auth.TokenSettings(hs256_secret=SECRET, leeway_seconds=0))
     issued = time.time()
     token = mint_token(SECRET, "alice", ttl_seconds=2, now=issued)
     assert verifier.verify(token).player_id == "alice"  # at least a second left
