@@ -9,6 +9,9 @@ import hashlib
 import hmac
 import http.server
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -20,9 +23,9 @@ import jwt
 import pytest
 import pytest_asyncio
 from cryptography.hazmat.primitives import serialization
-from grpc_fixtures import ServiceUnderTest, table_spec
+from grpc_fixtures import TOKEN_SECRET, ServiceUnderTest, table_spec
 
-from stud_service.auth import Role, TokenSettings, token_claims
+from stud_service.auth import Role, TokenSettings, mint_token, token_claims
 from stud_service.bots import StudClient
 from stud_service.bots.client import error_reason
 from stud_service.dev_keys import SigningKey
@@ -237,3 +240,31 @@ async def test_key_rotation_an_old_key_removed_stops_verifying(channel, idp) -> 
     idp.published.insert(0, "EdDSA")
     idp.clock.now += MAX_AGE + 1
     await accepted(channel, old)
+
+
+async def test_serve_checks_tokens_minted_by_the_token_command_against_a_jwks_file(
+    spawn_server, make_database, tmp_path, table_id
+) -> None:
+    """The whole development path: ``token --new-key``, ``serve --token-jwks``, ``token --key``."""
+    environment = {name: value for name, value in os.environ.items() if name != "STUD_TOKEN_SECRET"}
+
+    def cli(*argv: str) -> str:
+        command = [sys.executable, "-m", "stud_service.cli", *argv]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    cli("token", "--new-key", str(tmp_path), "--algorithm", "ES256")
+    server = await spawn_server(
+        await make_database(migrated=True), "--token-hs256", "off", "--token-jwks",
+        str(tmp_path / "jwks.json"), "--token-issuer", ISSUER, "--token-audience", AUDIENCE,
+    )
+    mint = ("token", "--key", str(tmp_path / "token-key.pem"), "--issuer", ISSUER, "--audience", AUDIENCE)
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        await StudClient(channel, cli(*mint, "--player", "house", "--role", "operator")).create_table(
+            table_id, table_spec()
+        )
+        player = StudClient(channel, cli(*mint, "--player", "alice"))
+        assert (await player.get_table(table_id)).name == f"tables/{table_id}"
+        await refused(channel, mint_token(TOKEN_SECRET, "alice"), "TOKEN_INVALID", "algorithm")
+    assert TOKEN_SECRET not in server.log_text()
