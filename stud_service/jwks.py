@@ -4,8 +4,10 @@ The set is read once at start (a failure then stops the service: better than ref
 again when it is older than ``max_age`` or a token names a key (``kid``) it does not hold, so a key the
 identity provider has just added is found and one it has removed stops verifying. Reads happen at most once
 every ``min_interval`` seconds whatever the tokens say, so tokens with made-up ``kid`` values cannot make us
-hammer the provider; a failed read keeps the keys we have. Only signing keys of the accepted asymmetric
-types are kept: a symmetric (``oct``) key in the set is ignored, so an HS256 token can never verify.
+hammer the provider; a failed read keeps the keys we have. A read happens on the calling thread (the event
+loop) and takes at most FETCH_TIMEOUT_SECONDS: the interval bounds how often that can be. Only signing keys
+of the accepted asymmetric types are kept: a symmetric (``oct``) key in the set is ignored, so an HS256
+token can never verify.
 """
 
 from __future__ import annotations
@@ -72,7 +74,12 @@ def _read(location: str) -> bytes:
 
 def parse_jwks(document: Mapping[str, Any]) -> dict[str, jwt.PyJWK]:
     """The usable signing keys of a JWKS document, by ``kid``; JwksError if there is none."""
-    keys: dict[str, jwt.PyJWK] = {}
+    return {kid: key for kid, (key, _) in _usable(document).items()}
+
+
+def _usable(document: Mapping[str, Any]) -> dict[str, tuple[jwt.PyJWK, str]]:
+    """Each usable key by ``kid``, with its JWK as canonical text (to tell a changed set from the same)."""
+    keys: dict[str, tuple[jwt.PyJWK, str]] = {}
     for entry in document.get("keys", ()) if isinstance(document, Mapping) else ():
         if not isinstance(entry, Mapping) or entry.get("kty") not in ("RSA", "EC", "OKP"):
             continue
@@ -84,7 +91,7 @@ def parse_jwks(document: Mapping[str, Any]) -> dict[str, jwt.PyJWK]:
         except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError, TypeError):
             continue
         if key.algorithm_name in ALGORITHMS:
-            keys[kid] = key
+            keys[kid] = (key, json.dumps(entry, sort_keys=True))
     if not keys:
         raise JwksError("the JWKS holds no RS256, ES256 or EdDSA signing key with a kid")
     return keys
@@ -107,6 +114,7 @@ class JwksKeys:
         self._clock = clock
         self._lock = threading.Lock()
         self._keys: dict[str, jwt.PyJWK] = {}
+        self._texts: dict[str, str] = {}
         self._loaded_at = float("-inf")
         self._tried_at = float("-inf")
         self.generation = 0  # +1 whenever the set changes: verdicts cached under an older one are void
@@ -116,7 +124,7 @@ class JwksKeys:
     def fixed(cls, document: Mapping[str, Any]) -> JwksKeys:
         """Keys given in memory, never read again (the embedded demo's own development key)."""
         keys = cls("-", max_age=float("inf"), min_interval=float("inf"))
-        keys._install(parse_jwks(document))
+        keys._install(_usable(document))
         return keys
 
     def load(self) -> None:
@@ -153,7 +161,7 @@ class JwksKeys:
                 _read_failed.warning("could not read the JWKS; keeping the keys already known: %s",
                                      type(error).__name__)
 
-    def _fetch(self) -> dict[str, jwt.PyJWK]:
+    def _fetch(self) -> dict[str, tuple[jwt.PyJWK, str]]:
         self.reads += 1
         try:
             raw = _read(self.location)
@@ -162,16 +170,15 @@ class JwksKeys:
         if len(raw) > MAX_JWKS_BYTES:
             raise JwksError("the JWKS is larger than 1 MiB")
         try:
-            return parse_jwks(json.loads(raw))
+            return _usable(json.loads(raw))
         except (ValueError, UnicodeDecodeError) as error:
             if isinstance(error, JwksError):
                 raise
             raise JwksError("the JWKS is not JSON") from error
 
-    def _install(self, keys: dict[str, jwt.PyJWK]) -> None:
-        if {kid: key._jwk_data for kid, key in keys.items()} != {
-            kid: key._jwk_data for kid, key in self._keys.items()
-        }:
+    def _install(self, keys: dict[str, tuple[jwt.PyJWK, str]]) -> None:
+        texts = {kid: text for kid, (_, text) in keys.items()}
+        if texts != self._texts:  # a key added, removed or replaced under its kid
             self.generation += 1
-        self._keys = keys
+        self._keys, self._texts = {kid: key for kid, (key, _) in keys.items()}, texts
         self._loaded_at = self._clock()
