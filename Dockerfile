@@ -7,7 +7,7 @@
 # Two stages: "build" compiles the C core (cffi) and installs the package into a virtualenv;
 # "runtime" copies only that virtualenv onto a slim Python, runs as an unprivileged numeric user and
 # writes nothing outside /tmp, so it runs with a read-only root filesystem (mount an emptyDir on /tmp).
-# No secret is baked in: DATABASE_URL and STUD_TOKEN_SECRET come from the environment at run time.
+# No secret is baked in: DATABASE_URL and STUD_PAGE_TOKEN_KEY come from the environment at run time.
 
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 

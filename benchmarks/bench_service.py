@@ -188,7 +188,8 @@ class Server:
         self.port = free_port()
         self.process = subprocess.Popen(
             [sys.executable, *arguments, "--listen", f"127.0.0.1:{self.port}"],
-            env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "GRPC_ENABLE_FORK_SUPPORT": "false"},
+            env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "STUD_TOKEN_HS256": "on",
+                 "GRPC_ENABLE_FORK_SUPPORT": "false"},
             stdout=subprocess.DEVNULL,
         )
 

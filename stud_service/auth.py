@@ -1,7 +1,11 @@
-"""Bearer tokens: signed JWTs (HS256) naming a player and a role.
+"""Bearer tokens: signed JWTs naming a player and a role.
 
-Claims: ``sub`` the player id, ``role`` one of ``player``, ``operator``, ``auditor``, ``iat`` and ``exp``.
-The signing secret comes from configuration (``STUD_TOKEN_SECRET``). Tokens are never logged.
+Claims: ``sub`` the player id, ``role`` (or the claim ``TokenSettings.role_claim`` names) one of ``player``,
+``operator``, ``auditor``, ``exp``, optionally ``iat`` / ``nbf``; with an identity provider also ``iss`` and
+``aud``. In production the tokens come from the operator's identity provider, signed RS256, ES256 or EdDSA
+and checked against its JWKS (``stud_service.jwks``); HS256 with one shared secret (``STUD_TOKEN_SECRET``) is
+for development only and is never accepted beside a JWKS (an HS256 token "signed" with a public key is the
+classic algorithm-confusion forgery). Tokens are never logged, and no refusal repeats one.
 
 >>> token = mint_token("a-development-secret-32-bytes-long", "alice", Role.OPERATOR, ttl_seconds=60)
 >>> verify_token("a-development-secret-32-bytes-long", token)
@@ -14,12 +18,17 @@ import enum
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import jwt
+
+from stud_service.jwks import ALGORITHMS, JwksKeys
 
 ALGORITHM = "HS256"
 SECRET_ENV = "STUD_TOKEN_SECRET"
 DEFAULT_TTL_SECONDS = 24 * 3600
+DEFAULT_LEEWAY_SECONDS = 30  # clocks of the identity provider and of our hosts may differ this much
+DEFAULT_ROLE_CLAIM = "role"
 MIN_SECRET_BYTES = 32  # RFC 7518 section 3.2: an HS256 key as long as the hash
 _MAX_PLAYER_ID = 64
 
@@ -59,57 +68,132 @@ def valid_player_id(player_id: str) -> bool:
 
 
 def mint_token(secret: str, player_id: str, role: Role = Role.PLAYER,
-               ttl_seconds: int = DEFAULT_TTL_SECONDS, now: float | None = None) -> str:
-    if not valid_player_id(player_id):
-        raise ValueError(f"bad player id {player_id!r}")
-    issued = int(time.time() if now is None else now)
-    claims = {"sub": player_id, "role": Role(role).value, "iat": issued, "exp": issued + ttl_seconds}
+               ttl_seconds: int = DEFAULT_TTL_SECONDS, now: float | None = None,
+               issuer: str | None = None, audience: str | None = None) -> str:
+    """A development HS256 token signed with ``secret``."""
+    claims = token_claims(player_id, role, ttl_seconds, now, issuer, audience)
     return jwt.encode(claims, secret, algorithm=ALGORITHM)
 
 
-def verify_token(secret: str, token: str) -> Principal:
+def token_claims(player_id: str, role: Role = Role.PLAYER, ttl_seconds: int = DEFAULT_TTL_SECONDS,
+                 now: float | None = None, issuer: str | None = None,
+                 audience: str | None = None) -> dict[str, Any]:
+    """The claims of a token for ``player_id``: what an identity provider must put in one, too."""
+    if not valid_player_id(player_id):
+        raise ValueError(f"bad player id {player_id!r}")
+    issued = int(time.time() if now is None else now)
+    claims: dict[str, Any] = {
+        "sub": player_id, "role": Role(role).value, "iat": issued, "nbf": issued, "exp": issued + ttl_seconds,
+    }
+    if issuer:
+        claims["iss"] = issuer
+    if audience:
+        claims["aud"] = audience
+    return claims
+
+
+@dataclass(frozen=True)
+class TokenSettings:
+    """Which tokens the service accepts: from a JWKS (production) or HS256 with a secret (development)."""
+
+    jwks: JwksKeys | None = None
+    hs256_secret: str | None = None
+    issuer: str | None = None
+    audience: str | None = None
+    leeway_seconds: float = DEFAULT_LEEWAY_SECONDS
+    role_claim: str = DEFAULT_ROLE_CLAIM
+
+    def __post_init__(self) -> None:
+        if (self.jwks is None) == (self.hs256_secret is None):
+            raise ValueError("tokens are checked either against a JWKS or, in development, an HS256 secret")
+        if self.jwks is not None and not (self.issuer and self.audience):
+            raise ValueError("with a JWKS, the token issuer and audience must be set")
+        if self.hs256_secret is not None and len(self.hs256_secret.encode()) < MIN_SECRET_BYTES:
+            raise ValueError(f"the token secret must be at least {MIN_SECRET_BYTES} bytes (set {SECRET_ENV})")
+        if not 0 <= self.leeway_seconds <= 300:
+            raise ValueError("the token leeway must be 0 to 300 seconds")
+
+
+def verify_token(keys: str | TokenSettings, token: str) -> Principal:
     """The token's principal; AuthError(TOKEN_EXPIRED | TOKEN_INVALID) otherwise."""
-    return _verify(secret, token)[0]
+    return TokenVerifier(keys).verify(token)
 
 
 class TokenVerifier:
-    """``verify_token`` with a bounded memory of tokens already verified, until each one expires.
+    """Checks tokens, with a bounded memory of tokens already verified, until each one expires.
 
-    A client sends the same token with every call; checking its signature once is enough.
+    A client sends the same token with every call; checking its signature once is enough (until the key
+    set changes: a verdict under a key the provider has since removed is not kept).
     """
 
-    def __init__(self, secret: str, max_entries: int = 10_000) -> None:
-        self._secret = secret
+    def __init__(self, keys: str | TokenSettings, max_entries: int = 10_000) -> None:
+        self.settings = keys if isinstance(keys, TokenSettings) else TokenSettings(hs256_secret=keys)
         self._max_entries = max_entries
-        self._known: dict[str, tuple[Principal, int]] = {}
+        self._known: dict[str, tuple[Principal, float, int]] = {}
 
     def verify(self, token: str) -> Principal:
+        jwks = self.settings.jwks
+        generation = jwks.current_generation() if jwks is not None else 0
         known = self._known.get(token)
-        if known is not None and time.time() < known[1]:
+        if known is not None and time.time() < known[1] and known[2] == generation:
             return known[0]
-        principal, expires = _verify(self._secret, token)
+        principal, expires = self._verify(token)
         if len(self._known) >= self._max_entries:
             self._known.clear()
-        self._known[token] = (principal, expires)
+        generation = jwks.generation if jwks is not None else 0
+        self._known[token] = (principal, expires + self.settings.leeway_seconds, generation)
         return principal
 
+    def _verify(self, token: str) -> tuple[Principal, int]:
+        settings = self.settings
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.InvalidTokenError as error:
+            raise AuthError("TOKEN_INVALID", "the token is not a JWT") from error
+        algorithm = header.get("alg")
+        if settings.jwks is None:
+            key: Any = settings.hs256_secret
+            if algorithm != ALGORITHM:
+                raise AuthError("TOKEN_INVALID", "the token is not valid: its algorithm is not accepted")
+        else:
+            if algorithm not in ALGORITHMS:  # never HS256 (nor "none") beside public keys
+                raise AuthError("TOKEN_INVALID", "the token is not valid: its algorithm is not accepted")
+            kid = header.get("kid")
+            jwk = settings.jwks.key(kid) if isinstance(kid, str) else None
+            if jwk is None:
+                raise AuthError("TOKEN_INVALID", "the token is signed with a key this service does not know")
+            if jwk.algorithm_name != algorithm:
+                raise AuthError("TOKEN_INVALID", "the token's algorithm does not match its key")
+            key = jwk.key
+        claims = self._decode(token, key, algorithm)
+        player_id, role = claims.get("sub"), claims.get(settings.role_claim)
+        if not isinstance(player_id, str) or not valid_player_id(player_id):
+            raise AuthError("TOKEN_INVALID", "the token names no valid player")
+        try:
+            return Principal(player_id=player_id, role=Role(role)), int(claims["exp"])
+        except ValueError as error:
+            raise AuthError("TOKEN_INVALID", "the token's role is unknown") from error
 
-def _verify(secret: str, token: str) -> tuple[Principal, int]:
-    try:
-        claims = jwt.decode(
-            token, secret, algorithms=[ALGORITHM], options={"require": ["sub", "exp", "role"]}
-        )
-    except jwt.ExpiredSignatureError as error:
-        raise AuthError("TOKEN_EXPIRED", "the token has expired") from error
-    except jwt.InvalidTokenError as error:
-        raise AuthError("TOKEN_INVALID", "the token is not valid") from error
-    player_id, role = claims.get("sub"), claims.get("role")
-    if not isinstance(player_id, str) or not valid_player_id(player_id):
-        raise AuthError("TOKEN_INVALID", "the token names no valid player")
-    try:
-        return Principal(player_id=player_id, role=Role(role)), int(claims["exp"])
-    except ValueError as error:
-        raise AuthError("TOKEN_INVALID", "the token's role is unknown") from error
+    def _decode(self, token: str, key: Any, algorithm: str) -> dict[str, Any]:
+        settings = self.settings
+        required = ["sub", "exp", settings.role_claim] + (["iss", "aud"] if settings.jwks else [])
+        try:
+            return jwt.decode(
+                token, key, algorithms=[algorithm], issuer=settings.issuer, audience=settings.audience,
+                leeway=settings.leeway_seconds, options={"require": required},
+            )
+        except jwt.ExpiredSignatureError as error:
+            raise AuthError("TOKEN_EXPIRED", "the token has expired") from error
+        except jwt.ImmatureSignatureError as error:
+            raise AuthError("TOKEN_INVALID", "the token is not valid yet (nbf or iat ahead)") from error
+        except jwt.InvalidIssuerError as error:
+            raise AuthError("TOKEN_INVALID", "the token's issuer is not accepted") from error
+        except jwt.InvalidAudienceError as error:
+            raise AuthError("TOKEN_INVALID", "the token's audience is not this service") from error
+        except jwt.MissingRequiredClaimError as error:
+            raise AuthError("TOKEN_INVALID", f"the token lacks the claim {error.claim!r}") from error
+        except jwt.InvalidTokenError as error:
+            raise AuthError("TOKEN_INVALID", "the token is not valid") from error
 
 
 def bearer_token(authorization: str | None) -> str:

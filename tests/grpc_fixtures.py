@@ -182,7 +182,7 @@ def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProce
     async def spawn(database_url: str, *extra: str) -> ServerProcess:
         port = free_port()
         log_path = tmp_path / f"server-{port}.log"
-        env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET}
+        env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET, "STUD_TOKEN_HS256": "on"}
         process = subprocess.Popen(
             [
                 sys.executable,

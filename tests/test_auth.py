@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import doctest
+import json
 
 import jwt
 import pytest
@@ -106,7 +108,7 @@ def test_the_verifier_remembers_a_good_token_and_still_refuses_a_forged_one() ->
 def test_the_verifier_forgets_a_token_when_it_expires() -> None:
     import time
 
-    verifier = auth.TokenVerifier(SECRET)
+    verifier = auth.TokenVerifier(auth.TokenSettings(hs256_secret=SECRET, leeway_seconds=0))
     issued = time.time()
     token = mint_token(SECRET, "alice", ttl_seconds=2, now=issued)
     assert verifier.verify(token).player_id == "alice"  # at least a second left
@@ -114,3 +116,136 @@ def test_the_verifier_forgets_a_token_when_it_expires() -> None:
     with pytest.raises(AuthError) as caught:
         verifier.verify(token)
     assert caught.value.reason == "TOKEN_EXPIRED"
+
+
+# -- tokens from an identity provider (JWKS) and development keys ----------------------------------------
+
+ISSUER, AUDIENCE = "https://login.example.test/", "stud-service"
+
+
+def _jwks_settings(location: str, **changes: object) -> auth.TokenSettings:
+    from stud_service.jwks import JwksKeys
+
+    keys = JwksKeys(location)
+    keys.load()
+    return auth.TokenSettings(jwks=keys, issuer=ISSUER, audience=AUDIENCE, **changes)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("algorithm", ["EdDSA", "ES256", "RS256"])
+def test_token_new_key_writes_a_private_key_and_a_jwks_that_verifies_its_tokens(
+    algorithm: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _token_cli(["--new-key", str(tmp_path), "--algorithm", algorithm])
+    assert args.func(args) == 0
+    assert (tmp_path / "token-key.pem").stat().st_mode & 0o077 == 0  # the private key: owner only
+    jwks = json.loads((tmp_path / "jwks.json").read_text())
+    assert [key["alg"] for key in jwks["keys"]] == [algorithm] and "d" not in jwks["keys"][0]
+    capsys.readouterr()
+    args = _token_cli(["--key", str(tmp_path / "token-key.pem"), "--player", "ann", "--role", "auditor",
+                       "--issuer", ISSUER, "--audience", AUDIENCE])
+    assert args.func(args) == 0
+    token = capsys.readouterr().out.strip()
+    assert jwt.get_unverified_header(token)["alg"] == algorithm
+    assert verify_token(_jwks_settings(str(tmp_path / "jwks.json")), token) == Principal("ann", Role.AUDITOR)
+
+
+def test_a_configured_role_claim_is_read(tmp_path) -> None:
+    from stud_service.dev_keys import SigningKey
+
+    key = SigningKey.generate()
+    (tmp_path / "jwks.json").write_text(json.dumps(key.jwks()))
+    claims = auth.token_claims("ann", issuer=ISSUER, audience=AUDIENCE)
+    claims["https://stud.example/role"] = claims.pop("role").replace("player", "operator")
+    token = jwt.encode(claims, key.private_key, algorithm="EdDSA", headers={"kid": key.kid})
+    settings = _jwks_settings(str(tmp_path / "jwks.json"), role_claim="https://stud.example/role")
+    assert verify_token(settings, token) == Principal("ann", Role.OPERATOR)
+    with pytest.raises(AuthError, match="'role'"):
+        verify_token(_jwks_settings(str(tmp_path / "jwks.json")), token)
+
+
+def test_a_jwks_with_only_symmetric_or_unnamed_keys_is_refused(tmp_path) -> None:
+    from stud_service.dev_keys import new_private_key, public_jwk
+    from stud_service.jwks import JwksError, parse_jwks
+
+    secret = {"kty": "oct", "kid": "s", "k": base64.urlsafe_b64encode(SECRET.encode()).decode().rstrip("=")}
+    unnamed = {k: v for k, v in public_jwk(new_private_key()).items() if k != "kid"}
+    encryption = {**public_jwk(new_private_key("RS256")), "use": "enc"}
+    for keys in ([], [secret], [unnamed], [encryption], ["not a key"]):
+        with pytest.raises(JwksError):
+            parse_jwks({"keys": keys})
+    good = public_jwk(new_private_key("ES256"))
+    assert list(parse_jwks({"keys": [secret, unnamed, good]})) == [good["kid"]]
+
+
+@pytest.mark.parametrize("location", ["http://login.example.test/jwks.json", "ftp://127.0.0.1/jwks", "https://"])
+def test_a_jwks_url_must_be_https_except_on_loopback(location: str) -> None:
+    from stud_service.jwks import JwksError, JwksKeys
+
+    with pytest.raises(JwksError):
+        JwksKeys(location)
+    for allowed in ("https://login.example.test/jwks.json", "http://127.0.0.1:8080/jwks", "http://[::1]/j",
+                    "http://localhost/jwks", "/etc/stud/jwks.json"):
+        JwksKeys(allowed)
+
+
+def test_a_jwks_that_cannot_be_read_at_start_stops_the_service(tmp_path) -> None:
+    from stud_service.jwks import JwksError, JwksKeys
+
+    for document in (None, "not json", json.dumps({"keys": []})):
+        path = tmp_path / "jwks.json"
+        if document is not None:
+            path.write_text(document)
+        with pytest.raises(JwksError):
+            JwksKeys(str(path)).load()
+
+
+def _serve_args(*argv: str) -> argparse.Namespace:
+    from stud_service.commands import serve
+
+    parser = argparse.ArgumentParser()
+    serve.add_service_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        ((), "--token-jwks"),
+        (("--token-hs256", "on", "--token-jwks", "/x.json"), "exclude each other"),
+        (("--token-hs256", "yes"), "'on' or 'off'"),
+        (("--token-jwks", "/x.json", "--token-issuer", ISSUER), "issuer and audience"),
+        (("--token-jwks", "http://idp.example.test/jwks"), "https"),
+        (("--token-hs256", "on"), "32 bytes"),
+    ],
+)
+def test_serve_refuses_token_settings_that_are_incomplete_or_contradict(
+    argv: tuple[str, ...], words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stud_service.commands import serve
+
+    for name in ("STUD_TOKEN_JWKS", "STUD_TOKEN_HS256", "STUD_TOKEN_ISSUER", "STUD_TOKEN_AUDIENCE",
+                 auth.SECRET_ENV):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ValueError, match=words):
+        serve.token_settings(_serve_args(*argv))
+
+
+def test_serve_accepts_hs256_only_when_turned_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stud_service.commands import serve
+
+    monkeypatch.setenv(auth.SECRET_ENV, SECRET)
+    settings = serve.token_settings(_serve_args("--token-hs256", "on"))
+    assert settings.jwks is None and settings.hs256_secret == SECRET
+
+
+def test_page_tokens_get_their_own_key_when_there_is_no_shared_secret(tmp_path) -> None:
+    from stud_service.dev_keys import SigningKey
+    from stud_service.jwks import JwksKeys
+    from stud_service.server.caller import CallerKeys
+
+    jwks = JwksKeys.fixed(SigningKey.generate().jwks())
+    settings = auth.TokenSettings(jwks=jwks, issuer=ISSUER, audience=AUDIENCE)
+    assert CallerKeys.of(settings, "page-key").page_token_key == "page-key"
+    assert CallerKeys.of(SECRET).page_token_key == SECRET  # development: the secret, as before
+    random_keys = {CallerKeys.of(settings).page_token_key for _ in range(2)}
+    assert len(random_keys) == 2 and all(len(key) == 64 for key in random_keys)

@@ -129,7 +129,8 @@ def test_any_accepted_config_gives_views_for_every_state_reached(config: TableCo
 @pytest.mark.parametrize("seconds", ["0", str(MAX_ACTION_CLOCK_SECONDS + 1), str(10**12)])
 def test_the_servers_default_action_clock_is_bounded_the_same(seconds: str) -> None:
     """A default the engine would refuse would make every CreateTable without a clock fail: serve exits."""
-    env = {**os.environ, "STUD_TOKEN_SECRET": "config-bounds-test-secret-32-bytes-long"}
+    secret = "config-bounds-test-secret-32-bytes-long"
+    env = {**os.environ, "STUD_TOKEN_SECRET": secret, "STUD_TOKEN_HS256": "on"}
     done = subprocess.run(
         [sys.executable, "-m", "stud_service.cli", "serve", "--action-clock-seconds", seconds,
          "--database-url", "postgresql://127.0.0.1:1/none", "--metrics-listen", "off"],

@@ -186,7 +186,7 @@ async def test_a_forged_token_is_unauthenticated(grpc_service, new_table) -> Non
 
 async def test_an_expired_token_is_unauthenticated(grpc_service, new_table) -> None:
     table_id = await new_table()
-    expired = StudClient(grpc_service.channel, mint_token(TOKEN_SECRET, "alice", ttl_seconds=-10))
+    expired = StudClient(grpc_service.channel, mint_token(TOKEN_SECRET, "alice", ttl_seconds=-60))
     await refused(expired.view(table_id), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_EXPIRED")
 
 

@@ -45,7 +45,7 @@ METRICS_PORT = 9090
 PRESTOP_SLEEP_SECONDS = 5
 # stud_service.server.app.DEFAULT_GRACE_SECONDS: how long serve lets in-flight calls finish after SIGTERM.
 SERVER_SHUTDOWN_GRACE_SECONDS = 5
-SECRET_SETTINGS = {"DATABASE_URL", "STUD_TOKEN_SECRET"}
+SECRET_SETTINGS = {"DATABASE_URL", "STUD_PAGE_TOKEN_KEY"}
 CNPG_KINDS = {("postgresql.cnpg.io/v1", "Cluster")}
 
 Manifest = dict[str, Any]
@@ -498,7 +498,7 @@ def test_the_secrets_are_referenced_by_name_and_key(manifests):
         if "secretKeyRef" in env.get("valueFrom", {})
     }
     assert set(refs) == SECRET_SETTINGS
-    assert refs["STUD_TOKEN_SECRET"] == {"name": "stud-service-token", "key": "secret"}
+    assert refs["STUD_PAGE_TOKEN_KEY"] == {"name": "stud-service-page-tokens", "key": "key"}
 
 
 # -- settings ----------------------------------------------------------------------------------------------
@@ -517,13 +517,18 @@ def referenced_environment(manifests: tuple[Manifest, ...]) -> set[str]:
 
 def test_every_environment_variable_the_manifests_set_is_documented(manifests):
     documented = documented_settings()
-    assert {"DATABASE_URL", "STUD_TOKEN_SECRET", "STUD_LISTEN", "STUD_DATA_DIR"} <= set(documented)
+    expected = {"DATABASE_URL", "STUD_PAGE_TOKEN_KEY", "STUD_TOKEN_JWKS", "STUD_LISTEN", "STUD_DATA_DIR"}
+    assert expected <= set(documented)
     assert referenced_environment(manifests) <= set(documented)
 
 
 # Settings the cluster deliberately runs with other than the default, and why.
 CLUSTER_OVERRIDES = {
     "STUD_APPEND_SPIN_US": "0",  # the autoscaler scales on CPU: time spent spinning would count as load
+    # No default: the identity provider's, which the operator puts in place of these examples.
+    "STUD_TOKEN_JWKS": "https://login.example.com/.well-known/jwks.json",
+    "STUD_TOKEN_ISSUER": "https://login.example.com/",
+    "STUD_TOKEN_AUDIENCE": "stud-service",
 }
 
 

@@ -25,9 +25,10 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 import grpc  # noqa: E402
 from google.protobuf import duration_pb2
 
-from stud_service.auth import Role, mint_token
+from stud_service.auth import Role, TokenSettings
 from stud_service.bots import Bot, StudClient, events_of, random_strategy
 from stud_service.bots.narrator import Narrator, money
+from stud_service.dev_keys import SigningKey
 from stud_service.server.proto_gen import table_pb2
 from stud_service.wording import VARIANT_NAMES
 
@@ -38,6 +39,7 @@ VARIANTS = {
     "razz": table_pb2.VARIANT_RAZZ,
 }
 BUY_IN = 10_000
+DEMO_ISSUER, DEMO_AUDIENCE = "stud-service-demo", "stud-service"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,9 +72,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
+    # A development key of its own, checked as an identity provider's would be: no setup, no shared secret.
+    from stud_service.jwks import JwksKeys
     from stud_service.server.host import ServiceHost, ServiceOptions
 
-    secret = secrets.token_hex(32)
+    key = SigningKey.generate()
+    tokens = TokenSettings(jwks=JwksKeys.fixed(key.jwks()), issuer=DEMO_ISSUER, audience=DEMO_AUDIENCE)
     print(
         "Starting stud-service on the embedded PostgreSQL…"
         if args.database_url is None
@@ -81,7 +86,8 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
     )
     started = time.monotonic()
     options = ServiceOptions(
-        token_secret=secret,
+        tokens=tokens,
+        page_token_key=secrets.token_hex(32),
         database_url=args.database_url,
         data_dir=data_dir,
         listen="127.0.0.1:0",
@@ -92,11 +98,15 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
     async with ServiceHost(options) as host:
         print(f"Serving gRPC on 127.0.0.1:{host.port} (ready in {time.monotonic() - started:.1f}s)")
         async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel:
-            return await _play(channel, secret, args)
+            return await _play(channel, key, args)
 
 
-async def _play(channel: grpc.aio.Channel, secret: str, args: argparse.Namespace) -> int:
-    operator = StudClient(channel, mint_token(secret, "house", Role.OPERATOR))
+def _token(key: SigningKey, player: str, role: Role = Role.PLAYER) -> str:
+    return key.mint(player, role, issuer=DEMO_ISSUER, audience=DEMO_AUDIENCE)
+
+
+async def _play(channel: grpc.aio.Channel, key: SigningKey, args: argparse.Namespace) -> int:
+    operator = StudClient(channel, _token(key, "house", Role.OPERATOR))
     table_id = f"demo-{secrets.token_hex(3)}"
     await operator.create_table(
         table_id,
@@ -115,12 +125,12 @@ async def _play(channel: grpc.aio.Channel, secret: str, args: argparse.Namespace
         f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]}, $2/$4, "
         f"{len(names)} bots buying in for {money(BUY_IN)} each"
     )
-    spectator = StudClient(channel, mint_token(secret, "spectator", Role.PLAYER))
+    spectator = StudClient(channel, _token(key, "spectator"))
     narrator = Narrator()
     watch = asyncio.ensure_future(_narrate(spectator, table_id, narrator, args.hands))
     bots = [
         Bot(
-            StudClient(channel, mint_token(secret, name, Role.PLAYER)),
+            StudClient(channel, _token(key, name)),
             table_id,
             seat,
             strategy=random_strategy,

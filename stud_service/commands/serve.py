@@ -1,7 +1,7 @@
 """``stud-service serve``: run the gRPC service until SIGTERM (or Ctrl-C).
 
-Every flag has an environment variable (the README's settings table); the token secret is environment only
-(``STUD_TOKEN_SECRET``) so it never shows in a process list.
+Every flag has an environment variable (the README's settings table); the secrets are environment only
+(``STUD_TOKEN_SECRET``, ``STUD_PAGE_TOKEN_KEY``) so they never show in a process list.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from stud_service.auth import SECRET_ENV, secret_from_env
+from stud_service.auth import DEFAULT_LEEWAY_SECONDS, DEFAULT_ROLE_CLAIM, SECRET_ENV, TokenSettings
+from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
 from stud_service.server.app import TlsFiles
 from stud_service.server.keepalive import (
     DEFAULT_MIN_CLIENT_PING_SECONDS,
@@ -111,6 +112,61 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
+    add_token_arguments(parser)
+
+
+PAGE_TOKEN_KEY_ENV = "STUD_PAGE_TOKEN_KEY"
+
+
+def add_token_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where bearer tokens come from (docs/deployment.md, "Tokens from your identity provider")."""
+    parser.add_argument(
+        "--token-jwks", default=_env("STUD_TOKEN_JWKS"),
+        help="JWKS of the identity provider: an https URL or a file (default: $STUD_TOKEN_JWKS)",
+    )
+    parser.add_argument("--token-issuer", default=_env("STUD_TOKEN_ISSUER"),
+                        help="the tokens' required iss (default: $STUD_TOKEN_ISSUER)")
+    parser.add_argument("--token-audience", default=_env("STUD_TOKEN_AUDIENCE"),
+                        help="the tokens' required aud (default: $STUD_TOKEN_AUDIENCE)")
+    parser.add_argument("--token-role-claim", default=_env("STUD_TOKEN_ROLE_CLAIM", DEFAULT_ROLE_CLAIM),
+                        help=f"claim with the role (default: $STUD_TOKEN_ROLE_CLAIM or {DEFAULT_ROLE_CLAIM})")
+    numbers = (
+        ("leeway", DEFAULT_LEEWAY_SECONDS, "clock skew allowed on exp, nbf and iat"),
+        ("jwks-max-age", DEFAULT_MAX_AGE_SECONDS, "the JWKS is read again when older than this"),
+        ("jwks-min-interval", DEFAULT_MIN_INTERVAL_SECONDS,
+         "the JWKS is read at most this often, even for tokens naming unknown keys"),
+    )
+    for name, default, what in numbers:
+        env = f"STUD_TOKEN_{name.upper().replace('-', '_')}_SECONDS"
+        parser.add_argument(f"--token-{name}-seconds", type=float, default=float(_env(env) or default),
+                            help=f"{what} (default: ${env} or {default:g})")
+    parser.add_argument(
+        "--token-hs256", default=_env("STUD_TOKEN_HS256", "off"),
+        help=f"'on': accept development HS256 tokens signed with ${SECRET_ENV}, instead of a JWKS"
+        " (default: $STUD_TOKEN_HS256 or off)",
+    )
+
+
+def token_settings(args: argparse.Namespace) -> TokenSettings:
+    """The tokens ``serve`` accepts; ValueError when the settings are incomplete or contradict each other."""
+    hs256 = str(args.token_hs256).strip().lower()
+    if hs256 not in ("on", "off"):
+        raise ValueError("--token-hs256 is 'on' or 'off'")
+    if hs256 == "on" and args.token_jwks:
+        raise ValueError("--token-hs256 on and --token-jwks exclude each other: an HS256 token is never"
+                         " accepted beside public keys")
+    if hs256 == "off" and not args.token_jwks:
+        raise ValueError("set --token-jwks (your identity provider's keys) or, to develop, --token-hs256 on")
+    common = {"issuer": args.token_issuer or None, "audience": args.token_audience or None,
+              "leeway_seconds": args.token_leeway_seconds, "role_claim": args.token_role_claim}
+    if hs256 == "on":
+        return TokenSettings(hs256_secret=os.environ.get(SECRET_ENV, ""), **common)
+    try:
+        jwks = JwksKeys(args.token_jwks, max_age=max(args.token_jwks_max_age_seconds, 0.0),
+                        min_interval=max(args.token_jwks_min_interval_seconds, 0.0))
+    except JwksError as error:
+        raise ValueError(str(error)) from None
+    return TokenSettings(jwks=jwks, **common)
 
 
 def tls_files(args: argparse.Namespace) -> TlsFiles | None:
@@ -124,10 +180,10 @@ def run(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_format, args.log_level)
     try:
-        secret = secret_from_env(None)
+        tokens = token_settings(args)
         tls = tls_files(args)
     except ValueError as error:
-        print(f"stud-service serve: {error} (the secret comes from ${SECRET_ENV})", file=sys.stderr)
+        print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
     try:
         keepalive = KeepalivePolicy(
@@ -150,7 +206,8 @@ def run(args: argparse.Namespace) -> int:
         database_url=args.database_url,
         data_dir=args.data_dir,
         listen=args.listen,
-        token_secret=secret,
+        tokens=tokens,
+        page_token_key=os.environ.get(PAGE_TOKEN_KEY_ENV) or None,
         tls=tls,
         action_clock_seconds=args.action_clock_seconds,
         hand_pause_seconds=args.hand_pause_seconds,
@@ -160,5 +217,9 @@ def run(args: argparse.Namespace) -> int:
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
     )
-    asyncio.run(ServiceHost(options).serve_until_signalled())
+    try:
+        asyncio.run(ServiceHost(options).serve_until_signalled())
+    except JwksError as error:  # read before anything else starts
+        print(f"stud-service serve: {error}", file=sys.stderr)
+        return 2
     return 0

@@ -1,30 +1,63 @@
-"""``stud-service token``: mint a development bearer token from the configured secret."""
+"""``stud-service token``: mint a development bearer token, or make a development key pair and its JWKS.
+
+With ``--key`` the token is signed as an identity provider would sign it (EdDSA, ES256 or RS256, with the
+key's ``kid``), for a service started with ``--token-jwks`` on the matching ``jwks.json``; without it, HS256
+with ``$STUD_TOKEN_SECRET``, for a service started with ``--token-hs256 on``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from stud_service.auth import DEFAULT_TTL_SECONDS, SECRET_ENV, Role, mint_token, secret_from_env
+
+KEY_FILE_ENV = "STUD_TOKEN_KEY_FILE"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "token", help="mint a bearer token (JWT) for development",
-        description=f"Print a signed token for a player. The secret is --secret or ${SECRET_ENV}.",
+        description="Print a signed token for a player, or write a development key pair (--new-key). The key "
+        f"is --key (or ${KEY_FILE_ENV}); without one, HS256 with --secret or ${SECRET_ENV}.",
     )
-    parser.add_argument("--player", required=True, help="player id (the token's subject)")
+    parser.add_argument("--player", help="player id (the token's subject)")
     parser.add_argument("--role", choices=[role.value for role in Role], default=Role.PLAYER.value)
-    parser.add_argument("--secret", help=f"signing secret (default: ${SECRET_ENV})")
     parser.add_argument("--ttl", type=int, default=DEFAULT_TTL_SECONDS, help="lifetime in seconds")
+    parser.add_argument("--key", default=os.environ.get(KEY_FILE_ENV),
+                        help=f"PEM private key to sign with (default: ${KEY_FILE_ENV})")
+    parser.add_argument("--issuer", default=os.environ.get("STUD_TOKEN_ISSUER"),
+                        help="iss claim (default: $STUD_TOKEN_ISSUER)")
+    parser.add_argument("--audience", default=os.environ.get("STUD_TOKEN_AUDIENCE"),
+                        help="aud claim (default: $STUD_TOKEN_AUDIENCE)")
+    parser.add_argument("--secret", help=f"HS256 signing secret (default: ${SECRET_ENV})")
+    parser.add_argument("--new-key", metavar="DIR", type=Path,
+                        help="write DIR/token-key.pem and DIR/jwks.json (a new development key) and exit")
+    parser.add_argument("--algorithm", choices=("EdDSA", "ES256", "RS256"), default="EdDSA",
+                        help="the new key's algorithm (default EdDSA)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from stud_service.dev_keys import SigningKey
+
     try:
-        secret = secret_from_env(args.secret)
-        print(mint_token(secret, args.player, Role(args.role), ttl_seconds=args.ttl))
-    except ValueError as error:
+        if args.new_key is not None:
+            key_path, jwks_path = SigningKey.generate(args.algorithm).save(args.new_key)
+            print(f"wrote {key_path} (private: keep it here) and {jwks_path} (for --token-jwks)")
+            return 0
+        if not args.player:
+            raise ValueError("--player is required")
+        role = Role(args.role)
+        if args.key:
+            signing = SigningKey.load(Path(args.key))
+            print(signing.mint(args.player, role, args.ttl, issuer=args.issuer, audience=args.audience))
+        else:
+            secret = secret_from_env(args.secret)
+            print(mint_token(secret, args.player, role, args.ttl, issuer=args.issuer, audience=args.audience))
+    except (ValueError, OSError) as error:
         print(f"stud-service token: {error}", file=sys.stderr)
         return 2
     return 0

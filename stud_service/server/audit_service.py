@@ -24,9 +24,9 @@ from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.verify import verify_loaded
-from stud_service.auth import Principal, Role, TokenVerifier, valid_player_id
+from stud_service.auth import Principal, Role, valid_player_id
 from stud_service.engine import SetClientSeed
-from stud_service.server.caller import principal_of
+from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name
 from stud_service.server.errors import RequestError, answer, malformed, quoted
 from stud_service.server.page_tokens import PageTokens
@@ -107,11 +107,12 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
 
 
 class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
-    def __init__(self, runtime: TableRuntime, token_secret: str) -> None:
+    def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
         self.runtime = runtime
         self.store = runtime.store
-        self._tokens = TokenVerifier(token_secret)
-        self._page_tokens = PageTokens(token_secret, "ListHands")
+        keys = CallerKeys.of(keys)
+        self._tokens = keys.tokens
+        self._page_tokens = PageTokens(keys.page_token_key, "ListHands")
 
     # -- helpers -------------------------------------------------------------------------------
 

@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import secrets
+from dataclasses import dataclass
+
 import grpc
 
-from stud_service.auth import Principal, TokenVerifier, bearer_token
+from stud_service.auth import Principal, TokenSettings, TokenVerifier, bearer_token
+
+
+@dataclass(frozen=True)
+class CallerKeys:
+    """What the services check callers and their page tokens with: one verifier, one page-token key."""
+
+    tokens: TokenVerifier
+    page_token_key: str
+
+    @classmethod
+    def of(cls, keys: CallerKeys | TokenSettings | str, page_token_key: str | None = None) -> CallerKeys:
+        """``keys`` as CallerKeys: a development HS256 secret also keys the page tokens (as it always did);
+        without a page-token key and a secret, a random one holds for this process only."""
+        if isinstance(keys, CallerKeys):
+            return keys
+        settings = keys if isinstance(keys, TokenSettings) else TokenSettings(hs256_secret=keys)
+        key = page_token_key or settings.hs256_secret or secrets.token_hex(32)
+        return cls(TokenVerifier(settings), key)
 
 
 def principal_of(context: grpc.aio.ServicerContext, tokens: TokenVerifier) -> Principal:

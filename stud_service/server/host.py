@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from stud_service.auth import TokenSettings
 from stud_service.db import DatabaseSettings, open_database
 from stud_service.db.connect import DEFAULT_STORE_TIMEOUT_SECONDS
 from stud_service.server.app import (
@@ -25,6 +26,7 @@ from stud_service.server.app import (
     start_server,
 )
 from stud_service.server.audit_service import AuditService
+from stud_service.server.caller import CallerKeys
 from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
@@ -36,7 +38,9 @@ _log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ServiceOptions:
-    token_secret: str
+    token_secret: str = ""  # development HS256 tokens, when ``tokens`` is not given
+    tokens: TokenSettings | None = None
+    page_token_key: str | None = None  # none: the HS256 secret's, else a random one for this process
     database_url: str | None = None
     data_dir: str | Path | None = None
     listen: str = "0.0.0.0:50051"
@@ -68,6 +72,11 @@ class ServiceHost:
 
     async def start(self) -> None:
         options = self.options
+        keys = CallerKeys.of(options.tokens or options.token_secret, options.page_token_key)
+        if keys.tokens.settings.jwks is not None:
+            await asyncio.to_thread(keys.tokens.settings.jwks.load)  # no keys, no service: say so now
+            if not options.page_token_key:
+                _log.warning("no page-token key is set: page tokens hold only on this replica until it stops")
         settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
         database = await self._stack.enter_async_context(
             open_database(settings, max_size=options.pool_size, timeout=options.store_timeout_seconds)
@@ -82,10 +91,8 @@ class ServiceHost:
         self._stack.push_async_callback(self.runtime.close)
         tables = await self.runtime.open_all()  # re-arms every clock and dealer from the log
         self.runtime.discover_new_tables()  # and those of tables other replicas create from now on
-        service = TableService(
-            self.runtime, options.token_secret, default_action_clock_seconds=options.action_clock_seconds
-        )
-        audit = AuditService(self.runtime, options.token_secret)
+        service = TableService(self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
+        audit = AuditService(self.runtime, keys)
         self.running = await start_server(
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive
         )

@@ -6,9 +6,9 @@ used with different filters is refused, a changed page size is fine). A token th
 altered, or comes from another listing or other filters is INVALID_ARGUMENT / MALFORMED_REQUEST, so
 nothing a client makes up ever reaches a query.
 
-The key is derived from the token-signing secret, which every replica already shares: no new setting,
-no database read per page. Page tokens guard no secret, only integrity; rotating the secret voids the
-open ones, and a client then starts again from the first page.
+The key is derived from ``STUD_PAGE_TOKEN_KEY`` (a development HS256 secret when that is unset), which
+every replica shares: no database read per page. Page tokens guard no secret, only integrity; changing
+the key voids the open ones, and a client then starts again from the first page.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from stud_service.auth import AuthError, Principal, Role, TokenVerifier
+from stud_service.auth import AuthError, Principal, Role
 from stud_service.engine import (
     Act,
     CreateTable,
@@ -32,7 +32,7 @@ from stud_service.engine import (
     TopUp,
 )
 from stud_service.observability.logging import log_context
-from stud_service.server.caller import principal_of
+from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
@@ -86,13 +86,14 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
 
 class TableService(table_service_pb2_grpc.TableServiceServicer):
     def __init__(
-        self, runtime: TableRuntime, token_secret: str, default_action_clock_seconds: int = 30
+        self, runtime: TableRuntime, keys: CallerKeys | str, default_action_clock_seconds: int = 30
     ) -> None:
         self.runtime = runtime
-        self._tokens = TokenVerifier(token_secret)
+        keys = CallerKeys.of(keys)
+        self._tokens = keys.tokens
         self._default_clock = default_action_clock_seconds
         self._closing = asyncio.Event()
-        self._page_tokens = PageTokens(token_secret, "ListTables")
+        self._page_tokens = PageTokens(keys.page_token_key, "ListTables")
 
     # -- helpers -------------------------------------------------------------------------------
 

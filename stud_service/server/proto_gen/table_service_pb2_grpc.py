@@ -29,8 +29,11 @@ if _version_not_supported:
 class TableServiceStub:
     """Tables, seats and the game itself.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's `sub` is the player id
-    and its `role` one of `player`, `operator`, `auditor`. No token or a bad one: UNAUTHENTICATED.
+    Authentication: every call carries `authorization: Bearer <JWT>` metadata, a token from the operator's
+    identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
+    `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
+    UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
+    issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
     CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
 
     Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
@@ -135,8 +138,11 @@ class TableServiceStub:
 class TableServiceServicer:
     """Tables, seats and the game itself.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's `sub` is the player id
-    and its `role` one of `player`, `operator`, `auditor`. No token or a bad one: UNAUTHENTICATED.
+    Authentication: every call carries `authorization: Bearer <JWT>` metadata, a token from the operator's
+    identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
+    `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
+    UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
+    issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
     CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
 
     Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
@@ -322,8 +328,11 @@ def add_TableServiceServicer_to_server(servicer, server):
 class TableService:
     """Tables, seats and the game itself.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's `sub` is the player id
-    and its `role` one of `player`, `operator`, `auditor`. No token or a bad one: UNAUTHENTICATED.
+    Authentication: every call carries `authorization: Bearer <JWT>` metadata, a token from the operator's
+    identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
+    `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
+    UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
+    issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
     CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
 
     Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
