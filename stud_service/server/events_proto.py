@@ -19,7 +19,6 @@ from typing import Any
 from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message
 
-from stud_service.engine.commands import ActionKind
 from stud_service.engine.config import config_from_json
 from stud_service.server.convert import ACTION_PROTOS, config_to_proto
 from stud_service.server.proto_gen import events_pb2
@@ -35,7 +34,10 @@ SIT_OUT_REASONS = {
     "timeout": events_pb2.SIT_OUT_REASON_TIMEOUT,
     "busted": events_pb2.SIT_OUT_REASON_BUSTED,
 }
+# ActionType by the engine's action name (ActionKind's value), without building the enum per event.
+_ACTIONS = {kind.value: proto for kind, proto in ACTION_PROTOS.items()}
 _NOT_FIELDS = frozenset({"type", "v"})
+_SKIP = {key: _NOT_FIELDS | {key} for key in ("config", "reason", "action")}  # fields a builder sets itself
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SECOND = timedelta(seconds=1)
 
@@ -62,10 +64,11 @@ def event_proto(version: int, shown: dict[str, Any], recorded_at: datetime) -> e
     return message
 
 
-def _fill(target: Any, data: dict[str, Any]) -> None:
-    """Copy ``data`` field by field: same names, ``at_ms`` as ``time``, lists extended, None left unset."""
+def _fill(target: Any, data: dict[str, Any], skip: frozenset[str] = _NOT_FIELDS) -> None:
+    """Copy ``data`` field by field: same names, ``at_ms`` as ``time``, lists extended, None left unset;
+    keys in ``skip`` are left to the caller."""
     for key, value in data.items():
-        if value is None or key in _NOT_FIELDS:
+        if value is None or key in skip:
             continue
         if key == "at_ms":
             target.time.FromMilliseconds(value)
@@ -80,17 +83,18 @@ def _config(target: Message, table_id: str, config: dict[str, Any]) -> None:
 
 
 def _table_created(target: Any, data: dict[str, Any]) -> None:
-    _fill(target, {key: value for key, value in data.items() if key != "config"})
+    _fill(target, data, _SKIP["config"])
     _config(target.config, data["table_id"], data["config"])
 
 
 def _player_sat_out(target: Any, data: dict[str, Any]) -> None:
-    reason = SIT_OUT_REASONS.get(data["reason"], events_pb2.SIT_OUT_REASON_UNSPECIFIED)
-    _fill(target, {**data, "reason": reason})
+    _fill(target, data, _SKIP["reason"])
+    target.reason = SIT_OUT_REASONS.get(data["reason"], events_pb2.SIT_OUT_REASON_UNSPECIFIED)
 
 
 def _player_acted(target: Any, data: dict[str, Any]) -> None:
-    _fill(target, {**data, "action": ACTION_PROTOS[ActionKind(data["action"])]})
+    _fill(target, data, _SKIP["action"])
+    target.action = _ACTIONS[data["action"]]
 
 
 def _hand_started(target: Any, data: dict[str, Any]) -> None:
