@@ -26,12 +26,17 @@ import grpc  # noqa: E402
 
 from stud_service.server.app import serve_until_signalled, start_server  # noqa: E402
 from stud_service.server.errors import abort_with, rich_status  # noqa: E402
-from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc  # noqa: E402
+from stud_service.server.proto_gen import (  # noqa: E402
+    events_pb2,
+    table_pb2,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
 
-# What one action's event looks like on the wire (a PlayerActed event's JSON is about this long).
-EVENT_JSON = (
-    '{"action":"CALL","all_in":false,"amount":400,"at_ms":1700000000000,"chips":200,"hand":12,'
-    '"player_id":"bot-2","seat":2,"street":4,"type":"PlayerActed","v":1}'
+# What one action's event looks like on the wire.
+ACTED = events_pb2.PlayerActed(
+    hand=12, seat=2, action=table_pb2.ACTION_TYPE_CALL, amount=400, chips=200,
+    time={"seconds": 1_700_000_000},
 )
 CHECK = table_pb2.LegalAction(type=table_pb2.ACTION_TYPE_CHECK)
 
@@ -54,7 +59,7 @@ class FloorTable:
         """The seat on turn acted: the next seat's turn, and one message to every watcher."""
         self.version += 1
         self.turn = self.turn % len(self.seats) + 1
-        event = table_pb2.TableEvent(version=self.version, type="PlayerActed", payload_json=EVENT_JSON)
+        event = events_pb2.TableEvent(version=self.version, type="PlayerActed", player_acted=ACTED)
         for queue, seat in self.watchers.items():
             queue.put_nowait(table_service_pb2.WatchTableResponse(events=[event], view=self.view(seat)))
 

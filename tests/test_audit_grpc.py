@@ -9,7 +9,6 @@ PERMISSION_DENIED, players cannot verify or replay in full.
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 
 import grpc
@@ -111,16 +110,18 @@ async def test_client_seeds_commitment_reveal_and_verification_end_to_end(
     assert report.passed and [c.check for c in report.checks] == ["chain", "shuffle", "replay", "chips"]
 
     hand = await audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("alice"))
-    events = [json.loads(e.payload_json) for e in hand.events]
-    assert events[0]["deck"] is None and "server_seed" not in events[0]["extra"]
-    hidden = [e for e in events if e["type"] == "CardDealt" and e["card"] is None]
-    assert hidden and all(e["seat"] == 2 for e in hidden)  # bob's down cards, unless shown
+    started = hand.events[0].hand_started
+    assert not started.deck and not started.server_seed and started.commitment
+    dealt = [e.card_dealt for e in hand.events if e.HasField("card_dealt")]
+    hidden = [e for e in dealt if e.hidden]
+    assert hidden and all(e.seat == 2 and e.card == 0 for e in hidden)  # bob's down cards, unless shown
     assert hand.server_seed == view.hand.server_seed and hand.summary.complete
 
     full = await audit.GetHand(
         audit_service_pb2.GetHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)
     )
-    assert json.loads(full.events[0].payload_json)["deck"] is not None
+    assert len(full.events[0].hand_started.deck) == 52 and full.events[0].hand_started.server_seed
+    assert not any(e.card_dealt.hidden for e in full.events)
 
     listed = await audit.ListHands(
         audit_service_pb2.ListHandsRequest(parent=f"tables/{table_id}"), metadata=auth("alice")
@@ -206,8 +207,8 @@ async def test_exports_and_replays_by_role(audit_channel, grpc_service):
         audit_service_pb2.ReplayHandRequest(name=name, view=audit_service_pb2.REPLAY_VIEW_FULL),
         metadata=auditor,
     )
-    assert json.loads(replay.steps[-1].event.payload_json)["type"] == "HandEnded"
-    seated = json.loads(replay.steps[0].event.payload_json)["seats"][0][1]
+    assert replay.steps[-1].event.HasField("hand_ended")
+    seated = replay.steps[0].event.hand_started.players[0].player_id
     code, reason = await refused(
         audit.ReplayHand(
             audit_service_pb2.ReplayHandRequest(name=name, view=audit_service_pb2.REPLAY_VIEW_FULL),
@@ -217,3 +218,18 @@ async def test_exports_and_replays_by_role(audit_channel, grpc_service):
     assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY")
     mine = await audit.ReplayHand(audit_service_pb2.ReplayHandRequest(name=name), metadata=auth(seated))
     assert len(mine.steps) == len(replay.steps)
+    # Each step holds the table after its event: every seat's down cards in the full view, only the
+    # player's own (and hands shown) in theirs.
+    own_seat = replay.steps[0].event.hand_started.players[0].seat
+    others_hidden = 0
+    for full_step, own_step in zip(replay.steps, mine.steps, strict=True):
+        assert full_step.state.version == own_step.state.version == full_step.event.version
+        for full_view, own_view in zip(full_step.state.seats, own_step.state.seats, strict=True):
+            assert full_view.hidden_down_cards == 0
+            assert len(own_view.down_cards) + own_view.hidden_down_cards == len(full_view.down_cards)
+            if own_view.seat == own_seat or own_view.shown:
+                assert own_view.down_cards == full_view.down_cards
+            else:
+                assert not own_view.down_cards
+                others_hidden += own_view.hidden_down_cards
+    assert others_hidden > 0

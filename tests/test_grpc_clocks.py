@@ -4,18 +4,18 @@ free, else fold) and sits them out; a player who acts in time is not timed out."
 from __future__ import annotations
 
 import asyncio
-import json
+from typing import Any
 
 from grpc_fixtures import wait_for_turn
 
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import events_pb2, table_pb2
 
 
-async def next_event(stream, kind: str, timeout: float = 10.0) -> dict:
-    async def find() -> dict:
+async def next_event(stream, kind: str, timeout: float = 10.0) -> Any:
+    async def find() -> Any:
         async for message in stream:
             if message.event.type == kind:
-                return json.loads(message.event.payload_json)
+                return getattr(message.event, message.event.WhichOneof("event"))
         raise AssertionError("stream ended")
 
     return await asyncio.wait_for(find(), timeout)
@@ -30,10 +30,10 @@ async def test_the_clock_fires_and_the_player_is_sat_out(new_table, make_player)
     await bob.sit_down(table_id, 2, 5_000)
     started = asyncio.get_running_loop().time()
     acted = await next_event(stream, "PlayerActed", timeout=10)
-    assert acted["timeout"] is True
+    assert acted.timeout is True
     assert asyncio.get_running_loop().time() - started >= 1.0
     sat_out = await next_event(stream, "PlayerSatOut")
-    assert (sat_out["seat"], sat_out["reason"]) == (acted["seat"], "timeout")
+    assert (sat_out.seat, sat_out.reason) == (acted.seat, events_pb2.SIT_OUT_REASON_TIMEOUT)
     stream.cancel()
 
 
@@ -48,8 +48,8 @@ async def test_acting_in_time_beats_the_clock(new_table, make_player) -> None:
     bring_in = next(a for a in view.legal_actions if a.type == table_pb2.ACTION_TYPE_BRING_IN)
     await acting.act(table_id, view.viewer_seat, bring_in.type, bring_in.amount, view.version)
     mine = await next_event(stream, "PlayerActed")
-    assert (mine["seat"], mine["timeout"]) == (view.viewer_seat, False)
+    assert (mine.seat, mine.timeout) == (view.viewer_seat, False)
     # The next player is now on the clock and times out; the one who acted in time is not touched.
     theirs = await next_event(stream, "PlayerActed")
-    assert theirs["seat"] != view.viewer_seat and theirs["timeout"] is True
+    assert theirs.seat != view.viewer_seat and theirs.timeout is True
     stream.cancel()

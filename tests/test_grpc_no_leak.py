@@ -14,17 +14,17 @@ is exercised too.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import grpc
+from event_messages import event_body, message_cards
 from grpc_fixtures import TOKEN_SECRET, settle_table
 
 from stud_service.auth import mint_token
 from stud_service.bots import Bot, Strategy, StudClient, cautious_strategy, events_of, random_strategy
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import events_pb2, table_pb2
 from stud_service.server.runtime import stream_id_for
 
 BUY_IN = 10_000
@@ -45,24 +45,10 @@ def view_cards(view: table_pb2.TableView) -> tuple[int, int | None, list[int]]:
     return view.version, (view.hand.hand_number if view.HasField("hand") else None), cards
 
 
-def event_cards(version: int, payload: dict) -> tuple[int, int | None, list[int]]:
-    cards: list[int] = []
-
-    def collect(value, key=None) -> None:
-        if key in ("card", "deck", "cards") and value is not None:
-            cards.extend(value if isinstance(value, list) else [value])
-        elif key == "shown" and isinstance(value, list):
-            for entry in value:
-                cards.extend(entry[1] if isinstance(entry, list) else [])
-        elif isinstance(value, dict):
-            for inner_key, inner in value.items():
-                collect(inner, inner_key)
-        elif isinstance(value, list) and key not in ("seats", "stacks", "pots", "mucked"):
-            for inner in value:
-                collect(inner)
-
-    collect(payload)
-    return version, payload.get("hand"), cards
+def event_cards(event: events_pb2.TableEvent) -> tuple[int, int | None, list[int]]:
+    body = event_body(event)
+    hand = body.hand if "hand" in body.DESCRIPTOR.fields_by_name else None
+    return event.version, hand, message_cards(event)
 
 
 class RecordingClient(StudClient):
@@ -100,7 +86,7 @@ class RecordingClient(StudClient):
                     if message.HasField("view"):
                         seen.messages.append(view_cards(message.view))
                     for event in events_of(message):  # one event, or a batch (the bots batch)
-                        seen.messages.append(event_cards(event.version, json.loads(event.payload_json)))
+                        seen.messages.append(event_cards(event))
                     yield message
 
             def cancel(self):

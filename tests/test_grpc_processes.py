@@ -18,7 +18,7 @@ from stud_service.cards import parse_card
 from stud_service.db import open_pool
 from stud_service.engine import HandEnded, chips_in_play, event_from_json, initial_state
 from stud_service.engine.evolve import apply_in_place
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import events_pb2, table_pb2
 from stud_service.server.runtime import stream_id_for
 from stud_service.store import EventStore
 
@@ -127,16 +127,15 @@ async def test_action_clocks_are_rearmed_after_a_restart(spawn_server, database)
         (spectator,) = clients(channel, "spectator")
         stream = spectator.watch("clock", after_version=view.version)
 
-        async def first_timeout() -> dict:
+        async def first_timeout() -> events_pb2.PlayerActed:
             async for message in stream:
-                payload = json.loads(message.event.payload_json)
-                if payload["type"] == "PlayerActed":
-                    return payload
+                if message.event.HasField("player_acted"):
+                    return message.event.player_acted
             raise AssertionError("stream ended")
 
         acted = await asyncio.wait_for(first_timeout(), timeout=15)
         stream.cancel()
-    assert acted["timeout"] is True
+    assert acted.timeout is True
 
 
 async def test_two_replicas_serve_one_table_and_a_race_on_one_seat_has_one_winner(

@@ -1,26 +1,27 @@
 """Reply parts shared between calls (DESIGN.md "Hidden information": each viewer gets only its share):
-event text and times encoded the way the standard encoders do, one view per viewer and version."""
+events converted once, times encoded the way protobuf does, one view per viewer and version."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 
 from google.protobuf import timestamp_pb2
 
-from stud_service.server.proto_gen import table_pb2
-from stud_service.server.replies import ReplyCache, event_text, timestamp
+from stud_service.server.proto_gen import events_pb2, table_pb2
+from stud_service.server.replies import ReplyCache, timestamp
 
 
-def test_event_text_is_the_standard_sorted_compact_utf8_json() -> None:
-    payloads = [
-        {"type": "PlayerActed", "seat": 3, "amount": 400, "hand": 7},
-        {"type": "SeatTaken", "player_id": "zoë ✓", "note": 'quote " and \\ and \n tab\t'},
-        {"type": "Big", "n": 2**70, "nested": {"b": [1, None, True], "a": {}}},
-    ]
-    for payload in payloads:
-        expected = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        assert event_text(payload) == expected
+def test_a_public_event_is_converted_once_per_version() -> None:
+    cache = ReplyCache()
+    moment = datetime(2026, 11, 30, 4, 15, 12, 123456, tzinfo=UTC)
+    payload = {"type": "PlayerSeated", "v": 1, "player_id": "zoë ✓", "seat": 3, "buy_in": 2**40,
+               "at_ms": 1_500}
+    first = cache.public_event(7, payload, moment)
+    assert cache.public_event(7, payload, moment) is first
+    assert first.player_seated == events_pb2.PlayerSeated(
+        player_id="zoë ✓", seat=3, buy_in=2**40, time={"seconds": 1, "nanos": 500_000_000}
+    )
+    assert (first.version, first.type, first.record_time) == (7, "PlayerSeated", timestamp(moment))
 
 
 def test_timestamp_matches_protobufs_own_conversion() -> None:

@@ -11,6 +11,7 @@ it; ``HandStarted`` never shows it (nor the deck) to anyone but an auditor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +60,7 @@ def player_history(record: HandRecord, player_id: str) -> list[tuple[int, dict[s
 class ReplayStep:
     version: int
     event: dict[str, Any]
-    state: dict[str, Any]
+    state: Any  # the engine's view JSON, or what a renderer made
 
 
 def full_state(state: TableState) -> dict[str, Any]:
@@ -74,8 +75,15 @@ def full_state(state: TableState) -> dict[str, Any]:
     return view
 
 
-def replay_steps(record: HandRecord, mode: str = FULL) -> list[ReplayStep]:
-    """The hand event by event, with the table after each as ``mode`` would have seen it."""
+# Renders the table after one replayed event: (state, version, the event as shown) -> a step's state.
+# The state is changed in place by the next event: a renderer copies what it keeps.
+Render = Callable[[TableState, int, dict[str, Any]], Any]
+
+
+def replay_steps(record: HandRecord, mode: str = FULL, render: Render | None = None) -> list[ReplayStep]:
+    """The hand event by event, with the table after each as ``mode`` would have seen it: the engine's
+    view JSON (``full_state`` / ``view_state``), or what ``render`` makes of the state (the caller's
+    renderer then applies ``mode``'s rules)."""
     events = hand_events(record, mode)
     own = _own_seat(record, mode)
     raw = {s.version: s.payload for s in record.events}
@@ -85,6 +93,9 @@ def replay_steps(record: HandRecord, mode: str = FULL) -> list[ReplayStep]:
     steps = []
     for version, shown in events:
         apply_in_place(state, event_from_json(raw[version]))
-        table = full_state(state) if mode == FULL else view_state(state, viewer)
+        if render is not None:
+            table = render(state, version, shown)
+        else:
+            table = full_state(state) if mode == FULL else view_state(state, viewer)
         steps.append(ReplayStep(version, shown, table))
     return steps

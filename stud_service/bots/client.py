@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 import grpc
 
 from stud_service.server.errors import error_info
-from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
+from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2, table_service_pb2_grpc
 
 
 def error_reason(error: grpc.RpcError) -> str | None:
@@ -132,7 +132,7 @@ class StudClient:
         )
 
 
-def events_of(message: table_service_pb2.WatchTableResponse) -> Sequence[table_pb2.TableEvent]:
+def events_of(message: table_service_pb2.WatchTableResponse) -> Sequence[events_pb2.TableEvent]:
     """The events a watch message reports, in order: its ``events`` (batch_events) or its one ``event``."""
     if message.events:
         return message.events

@@ -6,12 +6,11 @@ never a hidden down card (those print as ``▒▒``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from stud_service.cards import card_pretty
+from stud_service.server.proto_gen import events_pb2, table_pb2
 from stud_service.wording import ACTION_VERBS, STREET_NAMES, VARIANT_NAMES
 
 HIDDEN = "▒▒"
@@ -40,7 +39,7 @@ class HandSummary:
 
 @dataclass
 class Narrator:
-    """Feed it events (``TableEvent`` payloads) in order; it prints each hand as it goes."""
+    """Feed it ``TableEvent`` messages in order; it prints each hand as it goes."""
 
     out: Callable[[str], None] = print
     hands: list[HandSummary] = field(default_factory=list)
@@ -52,53 +51,54 @@ class Narrator:
     _pot: int = 0
     _antes: list[int] = field(default_factory=list)
 
-    def feed(self, payload_json: str) -> None:
-        event = json.loads(payload_json)
-        handler = getattr(self, "_" + event["type"], None)
+    def feed(self, message: events_pb2.TableEvent) -> None:
+        kind = message.WhichOneof("event")
+        handler = getattr(self, "_" + message.type, None) if kind is not None else None
         if handler is not None:
-            handler(event)
+            handler(getattr(message, kind))
 
     # -- events --------------------------------------------------------------------------------
 
-    def _HandStarted(self, event: dict[str, Any]) -> None:
-        config = event["config"]
-        self._hand = event["hand"]
-        self._seats = {seat: _Seat(player) for seat, player, _stack in event["seats"]}
+    def _HandStarted(self, event: events_pb2.HandStarted) -> None:
+        config = event.config
+        stakes = config.stakes
+        self._hand = event.hand
+        self._seats = {player.seat: _Seat(player.player_id) for player in event.players}
         self._community, self._street, self._pot, self._antes = [], 0, 0, []
-        stakes = f"{money(config['small_bet'])}/{money(config['big_bet'])}"
+        variant = table_pb2.Variant.Name(config.variant).removeprefix("VARIANT_")
         self.out("")
         self.out(
-            f"━━ Hand #{self._hand} · {VARIANT_NAMES.get(config['variant'], config['variant'])} · {stakes}"
-            f" · ante {money(config['ante'])} · bring-in {money(config['bring_in'])} ━━"
+            f"━━ Hand #{self._hand} · {VARIANT_NAMES.get(variant) or variant.replace('_', ' ').title()}"
+            f" · {money(stakes.small_bet)}/{money(stakes.big_bet)}"
+            f" · ante {money(stakes.ante)} · bring-in {money(stakes.bring_in)} ━━"
         )
         players = ", ".join(
-            f"{s.name} (seat {seat}, {money(stack)})"
-            for (seat, s), (_, _, stack) in zip(self._seats.items(), event["seats"], strict=True)
+            f"{player.player_id} (seat {player.seat}, {money(player.starting_stack)})"
+            for player in event.players
         )
         self.out(f"Players: {players}")
-        self.out(f"Deck commitment: sha256 {event['commitment'][:16]}…")
+        self.out(f"Deck commitment: sha256 {event.commitment[:16]}…")
 
-    def _AntePosted(self, event: dict[str, Any]) -> None:
-        self._antes.append(event["amount"])
-        self._pot += event["amount"]
+    def _AntePosted(self, event: events_pb2.AntePosted) -> None:
+        self._antes.append(event.amount)
+        self._pot += event.amount
 
-    def _CardDealt(self, event: dict[str, Any]) -> None:
+    def _CardDealt(self, event: events_pb2.CardDealt) -> None:
         if self._antes:
             self.out(f"Antes: {len(self._antes)} × {money(max(self._antes))}")
             self._antes = []
-        self._street = event["street"]
-        seat = event.get("seat")
-        if seat is None:
-            self._community.append(event["card"])
+        self._street = event.street
+        if event.seat == 0:
+            self._community.append(event.card)
             return
-        target = self._seats[seat]
-        if event["face_up"]:
-            target.up.append(event["card"])
+        target = self._seats[event.seat]
+        if event.face_up:
+            target.up.append(event.card)
         else:
-            target.down.append(event.get("card"))
+            target.down.append(None if event.hidden else event.card)
 
-    def _BettingRoundStarted(self, event: dict[str, Any]) -> None:
-        self.out(f"{STREET_NAMES.get(event['street'], 'Street')}:")
+    def _BettingRoundStarted(self, event: events_pb2.BettingRoundStarted) -> None:
+        self.out(f"{STREET_NAMES.get(event.street, 'Street')}:")
         for player in self._seats.values():
             if player.folded:
                 continue
@@ -108,58 +108,55 @@ class Narrator:
         if self._community:
             self.out(f"  community: {' '.join(card_pretty(card) for card in self._community)}")
 
-    def _PlayerActed(self, event: dict[str, Any]) -> None:
-        player = self._seats[event["seat"]]
-        self._pot += event["chips"]
-        action = event["action"]
+    def _PlayerActed(self, event: events_pb2.PlayerActed) -> None:
+        player = self._seats[event.seat]
+        self._pot += event.chips
+        action = table_pb2.ActionType.Name(event.action).removeprefix("ACTION_TYPE_")
         verb = ACTION_VERBS.get(action, action.lower())
         amount = (
             ""
             if action in ("FOLD", "CHECK")
-            else f" {money(event['amount'] if action != 'CALL' else event['chips'])}"
+            else f" {money(event.amount if action != 'CALL' else event.chips)}"
         )
-        tail = " (all-in)" if event.get("all_in") else ""
-        tail += " — out of time" if event.get("timeout") else ""
+        tail = " (all-in)" if event.all_in else ""
+        tail += " — out of time" if event.timeout else ""
         if action == "FOLD":
             player.folded = True
         self.out(f"    {player.name} {verb}{amount}{tail}")
 
-    def _UncalledBetReturned(self, event: dict[str, Any]) -> None:
-        self._pot -= event["amount"]
-        self.out(f"    {money(event['amount'])} uncalled, returned to {self._seats[event['seat']].name}")
+    def _UncalledBetReturned(self, event: events_pb2.UncalledBetReturned) -> None:
+        self._pot -= event.amount
+        self.out(f"    {money(event.amount)} uncalled, returned to {self._seats[event.seat].name}")
 
-    def _HandShown(self, event: dict[str, Any]) -> None:
-        cards = " ".join(card_pretty(card) for card in event["cards"])
-        made = " / ".join(
-            part for part in (event.get("high"), event.get("low") and f"low {event['low']}") if part
-        )
-        self.out(f"  {self._seats[event['seat']].name} shows {cards}" + (f" — {made}" if made else ""))
+    def _HandShown(self, event: events_pb2.HandShown) -> None:
+        cards = " ".join(card_pretty(card) for card in event.cards)
+        made = " / ".join(part for part in (event.high, event.low and f"low {event.low}") if part)
+        self.out(f"  {self._seats[event.seat].name} shows {cards}" + (f" — {made}" if made else ""))
 
-    def _HandMucked(self, event: dict[str, Any]) -> None:
-        self.out(f"  {self._seats[event['seat']].name} mucks")
+    def _HandMucked(self, event: events_pb2.HandMucked) -> None:
+        self.out(f"  {self._seats[event.seat].name} mucks")
 
-    def _HandEnded(self, event: dict[str, Any]) -> None:
+    def _HandEnded(self, event: events_pb2.HandEnded) -> None:
         winners: dict[str, int] = {}
         descriptions = []
-        for pot in sorted(event["pots"], key=lambda pot: pot.get("pot", 0)):
-            label = "main pot" if pot.get("pot", 0) == 0 else f"side pot {pot['pot']}"
-            for award in pot.get("awards", ()):
-                name = self._seats[award["seat"]].name
-                winners[name] = winners.get(name, 0) + award["amount"]
-                half = award.get("half")
-                split = {other.get("half") for other in pot.get("awards", ())} >= {"high", "low"}
-                half_text = f" ({half} half)" if split and half in ("high", "low") else ""
-                with_hand = f" with {award['hand']}" if award.get("hand") else ""
+        for pot in sorted(event.pots, key=lambda pot: pot.pot_index):
+            label = "main pot" if pot.pot_index == 0 else f"side pot {pot.pot_index}"
+            split = {award.half for award in pot.awards} >= {"high", "low"}
+            for award in pot.awards:
+                name = self._seats[award.seat].name
+                winners[name] = winners.get(name, 0) + award.amount
+                half_text = f" ({award.half} half)" if split and award.half in ("high", "low") else ""
+                with_hand = f" with {award.hand_description}" if award.hand_description else ""
                 descriptions.append(with_hand.strip())
-                self.out(f"  ★ {name} wins {money(award['amount'])} from the {label}{half_text}{with_hand}")
+                self.out(f"  ★ {name} wins {money(award.amount)} from the {label}{half_text}{with_hand}")
         stacks = ", ".join(
-            f"{self._seats[seat].name} {money(stack)}"
-            for seat, stack in event["stacks"]
-            if seat in self._seats
+            f"{self._seats[entry.seat].name} {money(entry.stack)}"
+            for entry in event.stacks
+            if entry.seat in self._seats
         )
         self.out(f"  Stacks: {stacks}")
         self.last_stacks = {
-            self._seats[seat].name: stack for seat, stack in event["stacks"] if seat in self._seats
+            self._seats[entry.seat].name: entry.stack for entry in event.stacks if entry.seat in self._seats
         }
         total = sum(winners.values())
         self.hands.append(HandSummary(self._hand, total, winners, next((d for d in descriptions if d), "")))

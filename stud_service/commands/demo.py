@@ -156,7 +156,7 @@ async def _narrate(client: StudClient, table_id: str, narrator: Narrator, hands:
     try:
         async for message in stream:
             for event in events_of(message):
-                narrator.feed(event.payload_json)
+                narrator.feed(event)
                 if len(narrator.hands) >= hands:
                     return
     finally:

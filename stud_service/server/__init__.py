@@ -8,6 +8,7 @@ Modules, from the wire inwards:
 ``service``     ``stud.v1.TableService``: authenticate, map requests to engine commands, answer with views
 ``convert``     protobuf <-> engine: table configs in, tables and per-viewer table views out
 ``redact``      what one viewer may see of an event
+``events_proto`` an event's JSON (as redacted for the viewer) as the typed ``TableEvent``
 ``replies``     reply parts built once per table version and shared (views per viewer, public events)
 ``runtime``     live tables on this replica: optimistic writes, the dealer, action clocks, watcher fan-out
 ``errors``      refusals as gRPC statuses with ``google.rpc.ErrorInfo`` reasons

@@ -19,21 +19,22 @@ from google.protobuf import timestamp_pb2
 
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
 from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra, evidence_from_payloads
-from stud_service.audit.history import FULL, PUBLIC, hand_events, replay_steps
+from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.verify import verify_loaded
 from stud_service.auth import Principal, Role, valid_player_id
 from stud_service.engine import SetClientSeed
+from stud_service.engine.state import TableState
 from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name
+from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name, view_to_proto
 from stud_service.server.errors import RequestError, answer, malformed, quoted
+from stud_service.server.events_proto import event_proto
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.request_ids import request_key
 from stud_service.server.runtime import TableRuntime
-from stud_service.store import canonical_json
 
 HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})")
 ALL_TABLES = "tables/-"
@@ -75,6 +76,22 @@ def _timestamp(value: Any) -> timestamp_pb2.Timestamp:
     stamp = timestamp_pb2.Timestamp()
     stamp.FromDatetime(value)
     return stamp
+
+
+def _replay_views(record: HandRecord, mode: str) -> Render:
+    """Renders each replay step as the TableView ``mode``'s viewer was shown live (FULL: every card)."""
+    viewer = None if mode in (FULL, PUBLIC) else mode
+    commitment = record.started["commitment"]
+    ended: list[dict[str, Any]] = []
+
+    def render(state: TableState, version: int, shown: dict[str, Any]) -> table_pb2.TableView:
+        if shown.get("type") == "HandEnded":
+            ended.append(shown)
+        last_result = ended[-1] if ended else None
+        return view_to_proto(record.table_id, state, version, viewer, last_result, commitment,
+                             every_card=mode == FULL)
+
+    return render
 
 
 def _summary_proto(summary: HandSummary) -> audit_pb2.HandSummary:
@@ -183,12 +200,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         mode = self._mode(principal, record)
         recorded_at = {stored.version: stored.recorded_at for stored in record.events}
         events = [
-            table_pb2.TableEvent(
-                version=version,
-                type=str(payload["type"]),
-                payload_json=canonical_json(payload).decode(),
-                record_time=_timestamp(recorded_at[version]),
-            )
+            event_proto(version, payload, recorded_at[version])
             for version, payload in hand_events(record, mode)
         ]
         ended = record.ended or {}
@@ -228,15 +240,9 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         recorded_at = {stored.version: stored.recorded_at for stored in record.events}
         steps = [
             audit_pb2.ReplayStep(
-                event=table_pb2.TableEvent(
-                    version=step.version,
-                    type=str(step.event["type"]),
-                    payload_json=canonical_json(step.event).decode(),
-                    record_time=_timestamp(recorded_at[step.version]),
-                ),
-                state_json=canonical_json(step.state).decode(),
+                event=event_proto(step.version, step.event, recorded_at[step.version]), state=step.state
             )
-            for step in replay_steps(record, mode)
+            for step in replay_steps(record, mode, _replay_views(record, mode))
         ]
         return audit_service_pb2.ReplayHandResponse(steps=steps)
 

@@ -125,7 +125,18 @@ def table_to_proto(table_id: str, state: TableState, version: int,
                    created_ms: int | None = None) -> table_pb2.Table:
     config = state.config
     assert config is not None
-    table = table_pb2.Table(
+    table = config_to_proto(table_id, config)
+    table.seated_players = len(state.seats)
+    table.hands_started = state.hand_number
+    table.version = version
+    if created_ms is not None:
+        table.create_time.CopyFrom(_timestamp_ms(created_ms))
+    return table
+
+
+def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
+    """The ``Table`` fields fixed at creation (what an event's config shows)."""
+    return table_pb2.Table(
         name=f"tables/{table_id}",
         display_name=config.name,
         variant=VARIANT_PROTOS[config.variant],
@@ -137,13 +148,7 @@ def table_to_proto(table_id: str, state: TableState, version: int,
         action_clock=duration_pb2.Duration(seconds=config.action_clock_seconds),
         bring_in_tiebreak=TIEBREAK_PROTOS[config.bring_in_tiebreak],
         uncapped_heads_up=config.uncapped_heads_up,
-        seated_players=len(state.seats),
-        hands_started=state.hand_number,
-        version=version,
     )
-    if created_ms is not None:
-        table.create_time.CopyFrom(_timestamp_ms(created_ms))
-    return table
 
 
 def _legal_actions(state: TableState, viewer: str) -> list[table_pb2.LegalAction]:
@@ -173,9 +178,11 @@ def _awards(result: dict[str, Any]) -> list[table_pb2.Award]:
 
 def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | None,
                   last_result: dict[str, Any] | None = None, commitment: str = "",
-                  created_ms: int | None = None, table: table_pb2.Table | None = None) -> table_pb2.TableView:
+                  created_ms: int | None = None, table: table_pb2.Table | None = None,
+                  every_card: bool = False) -> table_pb2.TableView:
     """The table as ``viewer`` (a player id, or None) may see it at ``version``; ``table``: its
-    resource at that version when the caller already has it."""
+    resource at that version when the caller already has it; ``every_card``: an auditor's replay of
+    a finished hand, every seat's down cards shown."""
     if table is None:
         table = table_to_proto(table_id, state, version, created_ms)
     view = table_pb2.TableView(table=table, version=version)
@@ -195,7 +202,7 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
             seat_view.all_in = player.all_in
             seat_view.street_bet = player.bet
             seat_view.up_cards.extend(player.up)
-            if viewer is not None and player.player_id == viewer:
+            if every_card or (viewer is not None and player.player_id == viewer):
                 seat_view.down_cards.extend(player.down)
             else:
                 seat_view.hidden_down_cards = len(player.down)

@@ -11,53 +11,17 @@ Messages handed out are shared: callers copy them into their replies and never c
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from google.protobuf import timestamp_pb2
-
-from stud_service.server.proto_gen import table_pb2
-
-try:
-    import orjson
-except ImportError:  # optional speed-up
-    orjson = None
+from stud_service.server.events_proto import event_proto, timestamp
+from stud_service.server.proto_gen import events_pb2, table_pb2
 
 MAX_VIEWERS = 32  # cached views per table: the seated players and a few observer classes
 PUBLIC_EVENTS = 512  # events per table whose message is kept for the next watcher
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_SECOND = timedelta(seconds=1)
-
-
-def event_text(payload: dict[str, Any]) -> str:
-    """An event's JSON text as clients get it: sorted keys, compact, UTF-8 (not ASCII-escaped)."""
-    if orjson is not None:
-        try:
-            return orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
-        except TypeError:  # a non-text key or an integer beyond 64 bits: the standard encoder agrees
-            pass
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
-    """``moment`` (timezone-aware) as a protobuf Timestamp, in integer arithmetic."""
-    return timestamp_pb2.Timestamp(
-        seconds=(moment - _EPOCH) // _SECOND, nanos=moment.microsecond * 1000
-    )
-
-
-def event_message(
-    version: int, payload: dict[str, Any], shown: dict[str, Any], recorded_at: datetime
-) -> table_pb2.TableEvent:
-    return table_pb2.TableEvent(
-        version=version,
-        type=str(payload.get("type", "")),
-        payload_json=event_text(shown),
-        record_time=timestamp(recorded_at),
-    )
+__all__ = ["ReplyCache", "event_proto", "timestamp"]
 
 
 class ReplyCache:
@@ -68,7 +32,7 @@ class ReplyCache:
     def __init__(self) -> None:
         self._views: dict[str | None, tuple[int, table_pb2.TableView]] = {}
         self._table: tuple[int, table_pb2.Table] | None = None
-        self._events: dict[int, table_pb2.TableEvent] = {}
+        self._events: dict[int, events_pb2.TableEvent] = {}
 
     def view(
         self, viewer: str | None, version: int, build: Callable[[], table_pb2.TableView]
@@ -93,10 +57,10 @@ class ReplyCache:
 
     def public_event(
         self, version: int, payload: dict[str, Any], recorded_at: datetime
-    ) -> table_pb2.TableEvent:
+    ) -> events_pb2.TableEvent:
         event = self._events.get(version)
         if event is None:
-            event = event_message(version, payload, payload, recorded_at)
+            event = event_proto(version, payload, recorded_at)
             if len(self._events) >= PUBLIC_EVENTS:
                 self._events.clear()
             self._events[version] = event

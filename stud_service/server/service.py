@@ -51,10 +51,10 @@ from stud_service.server.errors import (
     status_for,
     within_deadline,
 )
+from stud_service.server.events_proto import event_proto
 from stud_service.server.page_tokens import PageTokens
-from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
+from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2, table_service_pb2_grpc
 from stud_service.server.redact import EventRedactor
-from stud_service.server.replies import event_message
 from stud_service.server.request_ids import RequestKey, request_key
 from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableAt, TableRuntime, now_ms
 
@@ -458,13 +458,13 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     @staticmethod
     def _event_message(
         live: LiveTable, redactor: EventRedactor, version: int, payload: dict[str, Any], recorded_at: Any
-    ) -> table_pb2.TableEvent:
+    ) -> events_pb2.TableEvent:
         state = live.state
         hands_ended = state.hand_number - (1 if state.hand is not None else 0)
         shown = redactor.redact(payload, hands_ended)
         if shown is payload:  # the whole event: one message for every watcher allowed all of it
             return live.replies.public_event(version, payload, recorded_at)
-        return event_message(version, payload, shown, recorded_at)
+        return event_proto(version, shown, recorded_at)
 
 
 @dataclass(frozen=True, slots=True)

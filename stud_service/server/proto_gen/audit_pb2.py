@@ -25,10 +25,11 @@ _sym_db = _symbol_database.Default()
 from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.api import resource_pb2 as google_dot_api_dot_resource__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from . import events_pb2 as stud_dot_v1_dot_events__pb2
 from . import table_pb2 as stud_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13stud/v1/audit.proto\x12\x07stud.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/resource.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13stud/v1/table.proto\"\x8b\x02\n\x0bHandSummary\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x08\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\x12.\n\nstart_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12!\n\x07variant\x18\x04 \x01(\x0e\x32\x10.stud.v1.Variant\x12$\n\x07players\x18\x05 \x03(\x0b\x32\x13.stud.v1.HandPlayer\x12\x10\n\x08\x63omplete\x18\x06 \x01(\x08\x12\x0b\n\x03pot\x18\x07 \x01(\x03:;\xea\x41\x38\n\x0cstud.v1/Hand\x12\x1btables/{table}/hands/{hand}*\x05hands2\x04hand\"E\n\nHandPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x03\"\xf8\x01\n\x04Hand\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x07summary\x18\x02 \x01(\x0b\x32\x14.stud.v1.HandSummary\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.stud.v1.TableEvent\x12\x17\n\x0f\x64\x65\x63k_commitment\x18\x04 \x01(\t\x12\x13\n\x0bserver_seed\x18\x05 \x01(\t\x12\x34\n\x0c\x63lient_seeds\x18\x06 \x03(\x0b\x32\x1e.stud.v1.Hand.ClientSeedsEntry\x1a\x32\n\x10\x43lientSeedsEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"D\n\nReplayStep\x12\"\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x13.stud.v1.TableEvent\x12\x12\n\nstate_json\x18\x02 \x01(\t\"T\n\x11VerificationCheck\x12\r\n\x05\x63heck\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12\x0f\n\x07message\x18\x04 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13stud/v1/audit.proto\x12\x07stud.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/resource.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14stud/v1/events.proto\x1a\x13stud/v1/table.proto\"\x8b\x02\n\x0bHandSummary\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x08\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\x12.\n\nstart_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12!\n\x07variant\x18\x04 \x01(\x0e\x32\x10.stud.v1.Variant\x12$\n\x07players\x18\x05 \x03(\x0b\x32\x13.stud.v1.HandPlayer\x12\x10\n\x08\x63omplete\x18\x06 \x01(\x08\x12\x0b\n\x03pot\x18\x07 \x01(\x03:;\xea\x41\x38\n\x0cstud.v1/Hand\x12\x1btables/{table}/hands/{hand}*\x05hands2\x04hand\"E\n\nHandPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x03\"\xf8\x01\n\x04Hand\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x07summary\x18\x02 \x01(\x0b\x32\x14.stud.v1.HandSummary\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.stud.v1.TableEvent\x12\x17\n\x0f\x64\x65\x63k_commitment\x18\x04 \x01(\t\x12\x13\n\x0bserver_seed\x18\x05 \x01(\t\x12\x34\n\x0c\x63lient_seeds\x18\x06 \x03(\x0b\x32\x1e.stud.v1.Hand.ClientSeedsEntry\x1a\x32\n\x10\x43lientSeedsEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"e\n\nReplayStep\x12\"\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x13.stud.v1.TableEvent\x12!\n\x05state\x18\x03 \x01(\x0b\x32\x12.stud.v1.TableViewJ\x04\x08\x02\x10\x03R\nstate_json\"T\n\x11VerificationCheck\x12\r\n\x05\x63heck\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12\x0f\n\x07message\x18\x04 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,16 +42,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_HANDSUMMARY']._serialized_options = b'\352A8\n\014stud.v1/Hand\022\033tables/{table}/hands/{hand}*\005hands2\004hand'
   _globals['_HAND_CLIENTSEEDSENTRY']._loaded_options = None
   _globals['_HAND_CLIENTSEEDSENTRY']._serialized_options = b'8\001'
-  _globals['_HANDSUMMARY']._serialized_start=147
-  _globals['_HANDSUMMARY']._serialized_end=414
-  _globals['_HANDPLAYER']._serialized_start=416
-  _globals['_HANDPLAYER']._serialized_end=485
-  _globals['_HAND']._serialized_start=488
-  _globals['_HAND']._serialized_end=736
-  _globals['_HAND_CLIENTSEEDSENTRY']._serialized_start=686
-  _globals['_HAND_CLIENTSEEDSENTRY']._serialized_end=736
-  _globals['_REPLAYSTEP']._serialized_start=738
-  _globals['_REPLAYSTEP']._serialized_end=806
-  _globals['_VERIFICATIONCHECK']._serialized_start=808
-  _globals['_VERIFICATIONCHECK']._serialized_end=892
+  _globals['_HANDSUMMARY']._serialized_start=169
+  _globals['_HANDSUMMARY']._serialized_end=436
+  _globals['_HANDPLAYER']._serialized_start=438
+  _globals['_HANDPLAYER']._serialized_end=507
+  _globals['_HAND']._serialized_start=510
+  _globals['_HAND']._serialized_end=758
+  _globals['_HAND_CLIENTSEEDSENTRY']._serialized_start=708
+  _globals['_HAND_CLIENTSEEDSENTRY']._serialized_end=758
+  _globals['_REPLAYSTEP']._serialized_start=760
+  _globals['_REPLAYSTEP']._serialized_end=861
+  _globals['_VERIFICATIONCHECK']._serialized_start=863
+  _globals['_VERIFICATIONCHECK']._serialized_end=947
 # @@protoc_insertion_point(module_scope)

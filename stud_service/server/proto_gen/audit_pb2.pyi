@@ -3,6 +3,7 @@ import datetime
 from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.api import resource_pb2 as _resource_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from . import events_pb2 as _events_pb2
 from . import table_pb2 as _table_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -57,19 +58,19 @@ class Hand(_message.Message):
     CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     summary: HandSummary
-    events: _containers.RepeatedCompositeFieldContainer[_table_pb2.TableEvent]
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
     deck_commitment: str
     server_seed: str
     client_seeds: _containers.ScalarMap[int, str]
-    def __init__(self, name: _Optional[str] = ..., summary: _Optional[_Union[HandSummary, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_table_pb2.TableEvent, _Mapping]]] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., summary: _Optional[_Union[HandSummary, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ...) -> None: ...
 
 class ReplayStep(_message.Message):
-    __slots__ = ("event", "state_json")
+    __slots__ = ("event", "state")
     EVENT_FIELD_NUMBER: _ClassVar[int]
-    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
-    event: _table_pb2.TableEvent
-    state_json: str
-    def __init__(self, event: _Optional[_Union[_table_pb2.TableEvent, _Mapping]] = ..., state_json: _Optional[str] = ...) -> None: ...
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    event: _events_pb2.TableEvent
+    state: _table_pb2.TableView
+    def __init__(self, event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., state: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
 
 class VerificationCheck(_message.Message):
     __slots__ = ("check", "passed", "version", "message")

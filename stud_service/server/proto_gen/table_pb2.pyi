@@ -216,15 +216,3 @@ class TableView(_message.Message):
     legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
     action_deadline: _timestamp_pb2.Timestamp
     def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
-
-class TableEvent(_message.Message):
-    __slots__ = ("version", "type", "payload_json", "record_time")
-    VERSION_FIELD_NUMBER: _ClassVar[int]
-    TYPE_FIELD_NUMBER: _ClassVar[int]
-    PAYLOAD_JSON_FIELD_NUMBER: _ClassVar[int]
-    RECORD_TIME_FIELD_NUMBER: _ClassVar[int]
-    version: int
-    type: str
-    payload_json: str
-    record_time: _timestamp_pb2.Timestamp
-    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., payload_json: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -1,6 +1,7 @@
 from google.api import annotations_pb2 as _annotations_pb2
 from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.api import resource_pb2 as _resource_pb2
+from . import events_pb2 as _events_pb2
 from . import table_pb2 as _table_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -163,7 +164,7 @@ class WatchTableResponse(_message.Message):
     EVENT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
-    event: _table_pb2.TableEvent
+    event: _events_pb2.TableEvent
     view: _table_pb2.TableView
-    events: _containers.RepeatedCompositeFieldContainer[_table_pb2.TableEvent]
-    def __init__(self, event: _Optional[_Union[_table_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_table_pb2.TableEvent, _Mapping]]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
+    def __init__(self, event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ...) -> None: ...

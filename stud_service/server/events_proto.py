@@ -1,0 +1,144 @@
+"""An event's JSON (the log's canonical form) as the typed ``stud.v1.TableEvent`` clients get.
+
+The log and its hash chain keep the engine's JSON; this is the one place it becomes protobuf, after
+``server.redact`` (or ``audit.history``) has decided what the viewer may see: the converter shows
+what it is given and adds nothing.  A key the redaction removed or nulled (a hidden card, the deck,
+the server seed) stays unset.
+
+Each engine event type has the message of the same name in ``TableEvent``'s ``event`` oneof; most
+convert field by field (same names; ``at_ms`` becomes ``time``; None stays unset), the rest have a
+builder below.  ``tests/test_events_proto.py`` fails for an engine event type with no message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from google.protobuf import timestamp_pb2
+from google.protobuf.message import Message
+
+from stud_service.engine.config import config_from_json
+from stud_service.server.convert import ACTION_PROTOS, config_to_proto
+from stud_service.server.proto_gen import events_pb2
+
+# Engine event type (class name) -> its field in TableEvent's ``event`` oneof.
+EVENT_FIELDS: dict[str, str] = {
+    field.message_type.name: field.name
+    for field in events_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["event"].fields
+}
+
+SIT_OUT_REASONS = {
+    "request": events_pb2.SIT_OUT_REASON_REQUEST,
+    "timeout": events_pb2.SIT_OUT_REASON_TIMEOUT,
+    "busted": events_pb2.SIT_OUT_REASON_BUSTED,
+}
+# ActionType by the engine's action name (ActionKind's value), without building the enum per event.
+_ACTIONS = {kind.value: proto for kind, proto in ACTION_PROTOS.items()}
+_NOT_FIELDS = frozenset({"type", "v"})
+_SKIP = {key: _NOT_FIELDS | {key} for key in ("config", "reason", "action")}  # fields a builder sets itself
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SECOND = timedelta(seconds=1)
+
+
+def timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
+    """``moment`` (timezone-aware) as a protobuf Timestamp, in integer arithmetic."""
+    return timestamp_pb2.Timestamp(seconds=(moment - _EPOCH) // _SECOND, nanos=moment.microsecond * 1000)
+
+
+class UnknownEventType(ValueError):
+    """An event JSON whose type has no message (a server bug: the protos lag the engine)."""
+
+
+def event_proto(version: int, shown: dict[str, Any], recorded_at: datetime) -> events_pb2.TableEvent:
+    """``shown`` (an event's JSON, already redacted for the viewer) as a ``TableEvent``."""
+    kind = shown.get("type")
+    field = EVENT_FIELDS.get(kind) if isinstance(kind, str) else None
+    if field is None:
+        raise UnknownEventType(f"no TableEvent message for event type {kind!r}")
+    message = events_pb2.TableEvent(version=version, type=kind, record_time=timestamp(recorded_at))
+    target = getattr(message, field)
+    target.SetInParent()  # set even when every field has its default
+    _BUILDERS.get(kind, _fill)(target, shown)
+    return message
+
+
+def _fill(target: Any, data: dict[str, Any], skip: frozenset[str] = _NOT_FIELDS) -> None:
+    """Copy ``data`` field by field: same names, ``at_ms`` as ``time``, lists extended, None left unset;
+    keys in ``skip`` are left to the caller."""
+    for key, value in data.items():
+        if value is None or key in skip:
+            continue
+        if key == "at_ms":
+            target.time.FromMilliseconds(value)
+        elif isinstance(value, list):
+            getattr(target, key).extend(value)
+        else:
+            setattr(target, key, value)
+
+
+def _config(target: Message, table_id: str, config: dict[str, Any]) -> None:
+    target.CopyFrom(config_to_proto(table_id, config_from_json(config)))
+
+
+def _table_created(target: Any, data: dict[str, Any]) -> None:
+    _fill(target, data, _SKIP["config"])
+    _config(target.config, data["table_id"], data["config"])
+
+
+def _player_sat_out(target: Any, data: dict[str, Any]) -> None:
+    _fill(target, data, _SKIP["reason"])
+    target.reason = SIT_OUT_REASONS.get(data["reason"], events_pb2.SIT_OUT_REASON_UNSPECIFIED)
+
+
+def _player_acted(target: Any, data: dict[str, Any]) -> None:
+    _fill(target, data, _SKIP["action"])
+    target.action = _ACTIONS[data["action"]]
+
+
+def _hand_started(target: Any, data: dict[str, Any]) -> None:
+    target.hand = data["hand"]
+    target.table_id = data["table_id"]
+    _config(target.config, data["table_id"], data["config"])
+    for seat, player_id, stack in data["seats"]:
+        target.players.add(seat=seat, player_id=player_id, starting_stack=stack)
+    if data.get("deck") is not None:
+        target.deck.extend(data["deck"])
+    target.commitment = data["commitment"]
+    extra = data.get("extra")
+    if isinstance(extra, dict):  # audit data (server.runtime writes it): seeds only, nothing else shown
+        for seat, seed in (extra.get("client_seeds") or {}).items():
+            target.client_seeds[int(seat)] = seed
+        if extra.get("server_seed"):
+            target.server_seed = extra["server_seed"]
+    target.time.FromMilliseconds(data["at_ms"])
+
+
+def _hand_ended(target: Any, data: dict[str, Any]) -> None:
+    target.hand = data["hand"]
+    for pot in data["pots"]:
+        result = target.pots.add(pot_index=pot["pot"], amount=pot["amount"], eligible_seats=pot["eligible"])
+        for award in pot["awards"]:
+            half = award.get("half") or ""
+            result.awards.add(
+                seat=award["seat"], amount=award["amount"], pot_index=pot["pot"],
+                half="" if half == "whole" else half, hand_description=award.get("hand") or "",
+            )
+    for seat, cards in data["shown"]:
+        target.shown.add(seat=seat, cards=cards)
+    target.mucked.extend(data["mucked"])
+    for seat, stack in data["stacks"]:
+        target.stacks.add(seat=seat, stack=stack)
+    target.time.FromMilliseconds(data["at_ms"])
+    if data.get("server_seed"):
+        target.server_seed = data["server_seed"]
+
+
+_BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
+    "TableCreated": _table_created,
+    "PlayerSatOut": _player_sat_out,
+    "PlayerActed": _player_acted,
+    "HandStarted": _hand_started,
+    "HandEnded": _hand_ended,
+}

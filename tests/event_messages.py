@@ -1,0 +1,90 @@
+"""Test helpers for typed event messages: the cards a message shows, and a message read back as the
+engine's event JSON (the inverse of ``stud_service.server.events_proto``, to check nothing is lost)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from google.protobuf.message import Message
+
+from stud_service.engine.config import config_to_json
+from stud_service.engine.events import EVENT_TYPES
+from stud_service.server.convert import config_from_proto
+from stud_service.server.proto_gen import events_pb2, table_pb2
+
+
+def message_cards(message: Message) -> list[int]:
+    """Every card code ``message`` shows, wherever it sits in it (hidden cards are not cards)."""
+    cards: list[int] = []
+    if isinstance(message, events_pb2.CardDealt):
+        cards.extend(() if message.hidden else (message.card,))  # card 0 is a card: not in ListFields
+    for descriptor, value in message.ListFields():
+        if descriptor.name in ("deck", "cards"):
+            cards.extend(value)
+        elif descriptor.message_type is not None:
+            for inner in (value,) if isinstance(value, Message) else value:
+                if isinstance(inner, Message):  # a map iterates over its keys
+                    cards.extend(message_cards(inner))
+    return cards
+
+
+def event_body(event: events_pb2.TableEvent) -> Any:
+    """The message set in ``event``'s oneof."""
+    kind = event.WhichOneof("event")
+    assert kind is not None, f"event {event.version} has no message"
+    return getattr(event, kind)
+
+
+def _pots(pots: Any) -> list[dict[str, Any]]:
+    return [{
+        "pot": pot.pot_index, "amount": pot.amount, "eligible": list(pot.eligible_seats),
+        "awards": [{"seat": award.seat, "amount": award.amount, "half": award.half or "whole",
+                    "hand": award.hand_description or None} for award in pot.awards],
+    } for pot in pots]
+
+
+def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
+    """``event`` as the engine's JSON of its type (without the schema version ``v``): every field of the
+    engine event, read from the message; ``hidden: true`` with ``card: null`` for a hidden card."""
+    body = event_body(event)
+    kind = event.type
+    assert type(body).__name__ == kind
+    out: dict[str, Any] = {"type": kind}
+    for field in dataclasses.fields(EVENT_TYPES[kind]):
+        name = field.name
+        if name == "at_ms":
+            value: Any = body.time.ToMilliseconds()
+        elif name == "config":
+            value = config_to_json(config_from_proto(body.config, body.config.action_clock.seconds))
+        elif name == "seats":
+            value = [[player.seat, player.player_id, player.starting_stack] for player in body.players]
+        elif name == "extra":
+            value = {"client_seeds": {str(seat): seed for seat, seed in sorted(body.client_seeds.items())}}
+            if body.server_seed:
+                value["server_seed"] = body.server_seed
+        elif name == "deck":
+            value = list(body.deck) or None
+        elif name == "action":
+            value = table_pb2.ActionType.Name(body.action).removeprefix("ACTION_TYPE_")
+        elif name == "reason":
+            value = events_pb2.SitOutReason.Name(body.reason).removeprefix("SIT_OUT_REASON_").lower()
+        elif name == "pots":
+            value = _pots(body.pots)
+        elif name == "shown":
+            value = [[shown.seat, list(shown.cards)] for shown in body.shown]
+        elif name == "stacks":
+            value = [[entry.seat, entry.stack] for entry in body.stacks]
+        elif name in ("high", "low", "server_seed"):
+            value = getattr(body, name) or None
+        elif name == "seat" and kind == "CardDealt":
+            value = body.seat or None
+        elif name == "card" and body.hidden:
+            value = None
+            out["hidden"] = True
+        else:
+            value = getattr(body, name)
+            if not isinstance(value, bool | int | str):
+                value = list(value)
+        out[name] = value
+    return out
