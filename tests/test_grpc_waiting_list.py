@@ -7,6 +7,7 @@ it on when the offer runs out, also across a restart of the server (the offer is
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import timedelta
 
 import grpc
@@ -16,6 +17,7 @@ from test_grpc_processes import read_log
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient, error_reason
+from stud_service.bots.client import events_of
 
 BUY_IN = 5_000
 
@@ -63,6 +65,40 @@ async def test_the_lobby_refuses_a_bad_token(grpc_service, new_table) -> None:
     forged = StudClient(grpc_service.channel, forged_token)
     code, reason = await refused(forged.get_table(table_id))
     assert code == grpc.StatusCode.UNAUTHENTICATED and reason is not None
+
+
+async def waiting_list_events(
+    client: StudClient, table_id: str, after_version: int, count: int
+) -> list[dict]:
+    """The first ``count`` waiting-list events after ``after_version`` as ``client`` is shown them."""
+    found: list[dict] = []
+    stream = client.watch(table_id, after_version=after_version)
+
+    async def read() -> None:
+        async for message in stream:
+            for event in events_of(message):
+                if event.type in ("WaitingListJoined", "WaitingListLeft", "SeatOffered"):
+                    found.append(json.loads(event.payload_json))
+                    if len(found) == count:
+                        return
+
+    try:
+        await asyncio.wait_for(read(), 10)
+    finally:
+        stream.cancel()
+    return found
+
+
+async def test_who_waits_is_shown_to_that_player_alone(new_table, make_player) -> None:
+    table_id, alice, _bob = await full_table(new_table, make_player)
+    start = (await alice.view(table_id)).version
+    await make_player("wendy").join_waiting_list(table_id)
+    await alice.leave(table_id)
+    for name, shown in (("wendy", "wendy"), ("spectator", None), ("bob", None)):
+        seen = await waiting_list_events(make_player(name), table_id, start, 2)
+        assert [(e["type"], e["player_id"]) for e in seen] == [
+            ("WaitingListJoined", shown), ("SeatOffered", shown)], name
+        assert seen[1]["seat"] == 1
 
 
 async def test_joining_and_leaving_a_full_tables_waiting_list(new_table, make_player) -> None:

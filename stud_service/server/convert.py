@@ -228,8 +228,6 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
         deadline = action_deadline_ms(state)
         if deadline is not None:
             view.action_deadline.CopyFrom(_timestamp_ms(deadline))
-    if viewer is not None and viewer in state.waiting:
-        _waiting_view(view, state, viewer)
     elif last_result is not None:
         number = last_result.get("hand", state.hand_number)
         view.hand.CopyFrom(table_pb2.HandView(
@@ -239,6 +237,8 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
                   for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
             awards=_awards(last_result),
         ))
+    if viewer is not None and viewer in state.waiting:
+        _waiting_view(view, state, viewer)
     return view
 
 
