@@ -44,6 +44,9 @@ def _pots(pots: Any) -> list[dict[str, Any]]:
     } for pot in pots]
 
 
+WAITING_LIST_EVENTS = frozenset({"WaitingListJoined", "WaitingListLeft", "SeatOffered"})
+
+
 def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
     """``event`` as the engine's JSON of its type (without the schema version ``v``): every field of the
     engine event, read from the message; ``hidden: true`` with ``card: null`` for a hidden card."""
@@ -67,8 +70,15 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             value = list(body.deck) or None
         elif name == "action":
             value = table_pb2.ActionType.Name(body.action).removeprefix("ACTION_TYPE_")
+        elif name == "reason" and kind == "WaitingListLeft":
+            value = events_pb2.WaitingListLeftReason.Name(body.reason)
+            value = value.removeprefix("WAITING_LIST_LEFT_REASON_").lower()
         elif name == "reason":
             value = events_pb2.SitOutReason.Name(body.reason).removeprefix("SIT_OUT_REASON_").lower()
+        elif name == "deadline_ms":
+            value = body.deadline.ToMilliseconds()
+        elif name == "player_id" and kind in WAITING_LIST_EVENTS:
+            value = body.player_id or None  # blanked for viewers other than the player
         elif name == "pots":
             value = _pots(body.pots)
         elif name == "shown":

@@ -2,7 +2,8 @@
 
 2-8 players, all three variants, random stakes and options, random stacks (short ones too, for
 all-ins and side pots), and a random mix of legal actions, timeouts, sit-outs, leaving mid-hand,
-top-ups and illegal commands.  After every event: chips are conserved; at the end: replay equals
+top-ups, the waiting list of a full table (joining, leaving, offers taken or let run out) and illegal
+commands.  After every event: chips are conserved; at the end: replay equals
 the state built step by step, every hand ended, no card was dealt twice in a hand, every event
 round-trips through JSON, and no view shows a seat another seat's down card before it is shown.
 """
@@ -24,10 +25,13 @@ from stud_service.engine import (
     CardDealt,
     CreateTable,
     DomainError,
+    ExpireSeatOffers,
     HandEnded,
     HandShown,
     HandStarted,
+    JoinWaitingList,
     Leave,
+    LeaveWaitingList,
     PlayerLeft,
     PlayerSeated,
     PlayerToppedUp,
@@ -56,17 +60,18 @@ from stud_service.engine import (
     view_event,
     view_state,
 )
+from stud_service.engine.rules.waiting import open_seats
 
 MAX_COMMANDS_PER_HAND = 400
 
 
-def random_config(rng: random.Random) -> TableConfig:
+def random_config(rng: random.Random, seats: int = 8) -> TableConfig:
     small = rng.choice([2, 10, 200, 1000])
     bring_in = max(1, small // rng.choice([2, 4])) if small > 2 else 1
     return TableConfig(
         variant=rng.choice(list(Variant)), ante=rng.choice([0, small // 5, small // 2]), bring_in=bring_in,
         small_bet=small, big_bet=2 * small, min_buy_in=1, max_buy_in=small * 60,
-        seats=8, action_clock_seconds=rng.choice([5, 30]),
+        seats=seats, action_clock_seconds=rng.choice([5, 30]), seat_offer_seconds=rng.choice([1, 60]),
         bring_in_tiebreak=rng.choice(list(BringInTiebreak)), uncapped_heads_up=rng.random() < 0.3)
 
 
@@ -80,6 +85,7 @@ class Run:
         self.now = 1_000
         self.bank = 0  # chips brought to the table minus chips taken away
         self.newcomers = 0
+        self.waiters = 0
 
     def run(self, command: Any) -> list[Any]:
         start = self.state
@@ -101,6 +107,9 @@ class Run:
             data = event_to_json(event)
             assert event_from_json(json.loads(json.dumps(data))) == event
         assert after == self.state  # execute's state is the fold of its events
+        state = self.state
+        assert all(state.seat_of(player) is None for player in state.waiting)  # nobody seated waits
+        assert all(player in state.waiting and seat not in state.seats for player, seat, _ in state.offers)
         assert state_to_json(start) == snapshot  # decide, execute and evolve never change their input
         self.log.extend(events)
         return events
@@ -117,6 +126,9 @@ class Run:
             TopUp(pid, self.rng.choice([1, 10**9]), self.now),
             StartHand(tuple(range(52)), "ab", self.now),
             SitDown(pid, 1, 100, self.now),
+            JoinWaitingList(pid, self.now),
+            LeaveWaitingList("ghost", self.now),
+            ExpireSeatOffers(self.now),
         ])
         try:
             self.run(command)
@@ -168,11 +180,32 @@ class Run:
                 self.run(SitIn(seat_state.player_id, self.now))
             elif self.rng.random() < 0.03:
                 self.run(Leave(seat_state.player_id, self.now))
-        free = [s for s in range(1, config.seats + 1) if s not in self.state.seats]
+        self.waiting_list_churn()
+        free = open_seats(config.seats, self.state.seats, self.state.offers)
         if free and (len(self.state.seats) < 2 or self.rng.random() < 0.1):
             self.newcomers += 1
             buy_in = self.rng.randint(1, config.max_buy_in)
             self.run(SitDown(f"n{self.newcomers}", self.rng.choice(free), buy_in, self.now))
+
+    def waiting_list_churn(self) -> None:
+        """The waiting list: offered players take the seat, decline it or let it run out; newcomers wait."""
+        config = self.state.config
+        assert config is not None
+        for offer in self.state.offers:
+            if offer not in self.state.offers:  # passed on by the command before
+                continue
+            player, seat, deadline = offer
+            roll = self.rng.random()
+            if roll < 0.4:
+                self.run(SitDown(player, seat, self.rng.randint(1, config.max_buy_in), self.now))
+            elif roll < 0.6:
+                self.run(LeaveWaitingList(player, self.now))
+            elif roll < 0.9:
+                self.now = max(self.now, deadline)
+                self.run(ExpireSeatOffers(self.now))
+        if not open_seats(config.seats, self.state.seats, self.state.offers) and self.rng.random() < 0.5:
+            self.waiters += 1
+            self.run(JoinWaitingList(f"w{self.waiters}", self.now))
 
     def play_hands(self, hands: int) -> None:
         """Up to ``hands`` hands, with the comings and goings between them; fewer if the table empties."""
@@ -268,9 +301,9 @@ def test_random_play_keeps_every_invariant(seed: int, players: int, hands: int) 
     JSON round trips, views hide down cards (DESIGN.md, Hidden information)."""
     rng = random.Random(seed)
     run = Run(rng)
-    config = random_config(rng)
+    config = random_config(rng, rng.choice([8, players]))  # a table the players fill, now and then
     run.run(CreateTable("t", config, run.now))
-    for seat in rng.sample(range(1, 9), players):
+    for seat in rng.sample(range(1, config.seats + 1), players):
         run.run(SitDown(f"p{seat}", seat, rng.choice([1, config.ante + 1, rng.randint(1, config.max_buy_in)]),
                         run.now))
     run.play_hands(hands)

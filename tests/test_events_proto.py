@@ -25,7 +25,8 @@ from stud_service.server.redact import EventRedactor
 RECORDED = datetime(2026, 1, 2, 3, 4, 5, 678_000, tzinfo=UTC)
 SERVER_SEED = "5e" * 32
 # Engine fields that the message spells differently (the rest keep their names).
-RENAMED = {"at_ms": {"time"}, "seats": {"players"}, "extra": {"client_seeds", "server_seed"}}
+RENAMED = {"at_ms": {"time"}, "deadline_ms": {"deadline"}, "seats": {"players"},
+           "extra": {"client_seeds", "server_seed"}}
 
 
 def test_every_engine_event_type_has_a_message_with_every_field() -> None:
@@ -52,13 +53,14 @@ def _played(sessions: int = 24) -> list[Any]:
     for seed in range(sessions):
         rng = random.Random(seed)
         run = Run(rng)
-        config = random_config(rng)
+        full = seed % 3 == 0  # a table its players fill: the waiting list and its offers
+        config = random_config(rng, 3 if full else 8)
         run.run(CreateTable(f"t{seed}", config, run.now))
-        for seat in rng.sample(range(1, 9), rng.randint(2, 6)):
+        for seat in rng.sample(range(1, config.seats + 1), config.seats if full else rng.randint(2, 6)):
             buy_in = rng.randint(config.max_buy_in // 4, config.max_buy_in)
             run.run(SitDown(f"p{seat}", seat, buy_in, run.now))
             run.run(SetClientSeed(f"p{seat}", f"seed {seat}", run.now))
-        run.play_hands(rng.randint(2, 5))
+        run.play_hands(12 if full else rng.randint(2, 5))  # seats free up, in time, on a full table
         events.extend(run.log)
     return events
 

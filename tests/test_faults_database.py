@@ -426,6 +426,8 @@ REQUESTS = {
     "SitOut": table_service_pb2.SitOutRequest(name=UNLOADED, request_id="r4"),
     "SitIn": table_service_pb2.SitInRequest(name=UNLOADED, request_id="r5"),
     "TopUp": table_service_pb2.TopUpRequest(name=UNLOADED, amount=100, request_id="r6"),
+    "JoinWaitingList": table_service_pb2.JoinWaitingListRequest(name=UNLOADED, request_id="r9"),
+    "LeaveWaitingList": table_service_pb2.LeaveWaitingListRequest(name=UNLOADED, request_id="r10"),
     "GetTableView": table_service_pb2.GetTableViewRequest(name=UNLOADED),
     "Act": table_service_pb2.ActRequest(
         name=UNLOADED, seat=1, action=table_pb2.ACTION_TYPE_FOLD, expected_version=3, request_id="r7"

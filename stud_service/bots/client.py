@@ -89,6 +89,29 @@ class StudClient:
         )
         return reply.view
 
+    async def list_tables(
+        self, page_size: int = 0, page_token: str = ""
+    ) -> table_service_pb2.ListTablesResponse:
+        """The lobby: public, so a client without a token may call it too."""
+        return await self.stub.ListTables(
+            table_service_pb2.ListTablesRequest(page_size=page_size, page_token=page_token),
+            metadata=self.metadata,
+        )
+
+    async def join_waiting_list(self, table_id: str) -> table_pb2.TableView:
+        reply = await self.stub.JoinWaitingList(
+            table_service_pb2.JoinWaitingListRequest(name=f"tables/{table_id}", request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+        return reply.view
+
+    async def leave_waiting_list(self, table_id: str) -> table_pb2.TableView:
+        reply = await self.stub.LeaveWaitingList(
+            table_service_pb2.LeaveWaitingListRequest(name=f"tables/{table_id}", request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+        return reply.view
+
     async def sit_out(self, table_id: str) -> table_pb2.TableView:
         reply = await self.stub.SitOut(
             table_service_pb2.SitOutRequest(name=f"tables/{table_id}", request_id=new_request_id()),

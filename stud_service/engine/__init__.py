@@ -22,6 +22,8 @@ The public API (import from ``stud_service.engine``)::
         ActionKind: FOLD CHECK CALL BRING_IN COMPLETE BET RAISE; amount = the total the street bet
         becomes ("raise to"), required for BRING_IN/COMPLETE/BET/RAISE, None otherwise
     Timeout(now_ms)             acts for the player to act if their clock ran out (§7)
+    JoinWaitingList(player_id, now_ms)   LeaveWaitingList(player_id, now_ms)   (a full table)
+    ExpireSeatOffers(now_ms)    passes on the seat offers whose time ran out (docs/waiting-list.md)
 
     # the decider
     initial_state() -> TableState
@@ -32,6 +34,7 @@ The public API (import from ``stud_service.engine``)::
 
     # queries
     to_act(state) -> seat | None                 action_deadline_ms(state) -> int | None
+    seat_offer_deadline_ms(state) -> int | None  (the first seat offer to run out, docs/waiting-list.md)
     legal_actions(state, player_id) -> LegalActions(seat, options=((ActionKind, amounts), ...),
                                                    call_amount)
     can_start_hand(state) -> bool                hand_running(state) -> bool
@@ -63,7 +66,8 @@ A service loop::
 
 Events (stud_service.engine.events): TableCreated, PlayerSeated, PlayerLeft, LeaveRequested,
 PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, HandStarted, AntePosted, CardDealt,
-BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded.
+BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
+WaitingListJoined, WaitingListLeft, SeatOffered.
 """
 
 from stud_service.engine.codec import (
@@ -80,7 +84,10 @@ from stud_service.engine.commands import (
     ActionKind,
     Command,
     CreateTable,
+    ExpireSeatOffers,
+    JoinWaitingList,
     Leave,
+    LeaveWaitingList,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -95,6 +102,7 @@ from stud_service.engine.errors import (
     ActionNotAvailable,
     AlreadyExists,
     AlreadySeated,
+    AlreadyWaiting,
     BuyInOutOfLimits,
     DomainError,
     FailedPrecondition,
@@ -109,12 +117,17 @@ from stud_service.engine.errors import (
     NotEnoughPlayers,
     NotFound,
     NotSeated,
+    NotWaiting,
     NotYourTurn,
+    OfferNotDue,
     PermissionDenied,
+    SeatOnOffer,
     SeatTaken,
     TableExists,
     TableFull,
+    TableNotFull,
     TimeoutNotDue,
+    WaitingListFull,
 )
 from stud_service.engine.events import (
     EVENT_TYPES,
@@ -135,8 +148,11 @@ from stud_service.engine.events import (
     PlayerSatOut,
     PlayerSeated,
     PlayerToppedUp,
+    SeatOffered,
     TableCreated,
     UncalledBetReturned,
+    WaitingListJoined,
+    WaitingListLeft,
 )
 from stud_service.engine.evolve import InvalidEvent, evolve
 from stud_service.engine.legal import LegalActions, legal_actions
@@ -148,6 +164,7 @@ from stud_service.engine.state import (
     chips_in_play,
     hand_running,
     initial_state,
+    seat_offer_deadline_ms,
     to_act,
 )
 from stud_service.engine.views import Viewer, ViewerKind, view_event, view_state
@@ -165,5 +182,8 @@ __all__ = [
     "TableState", "Timeout", "TimeoutNotDue", "TopUp", "UncalledBetReturned", "Variant", "Viewer",
     "ViewerKind", "action_deadline_ms", "can_start_hand", "chips_in_play", "decide", "event_from_json",
     "event_to_json", "evolve", "execute", "hand_running", "initial_state", "legal_actions", "replay",
-    "state_from_json", "state_to_json", "to_act", "view_event", "view_state"
+    "state_from_json", "state_to_json", "to_act", "view_event", "view_state",
+    "AlreadyWaiting", "ExpireSeatOffers", "JoinWaitingList", "LeaveWaitingList", "NotWaiting", "OfferNotDue",
+    "SeatOffered", "SeatOnOffer", "TableNotFull", "WaitingListFull", "WaitingListJoined", "WaitingListLeft",
+    "seat_offer_deadline_ms",
 ]

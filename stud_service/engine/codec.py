@@ -128,6 +128,8 @@ def state_to_json(state: TableState) -> dict[str, Any]:
         "seats": [[seat, s.player_id, s.stack, s.sitting_out, s.leaving]
                   for seat, s in sorted(state.seats.items())],
         "hand_number": state.hand_number,
+        "waiting": list(state.waiting),
+        "offers": [list(offer) for offer in state.offers],
         "hand": None if hand is None else {
             **{name: _to_json(getattr(hand, name)) for name in HandState.FIELDS if name != "players"},
             "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
@@ -146,6 +148,9 @@ def state_from_json(data: dict[str, Any]) -> TableState:
         state.seats = {seat: SeatState(pid, stack, out, leaving)
                        for seat, pid, stack, out, leaving in data["seats"]}
         state.hand_number = data["hand_number"]
+        # Absent from snapshots written before the waiting list: nobody waited then.
+        state.waiting = tuple(data.get("waiting", ()))
+        state.offers = tuple((player, seat, deadline) for player, seat, deadline in data.get("offers", ()))
         raw = data["hand"]
         if raw is not None:
             hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))

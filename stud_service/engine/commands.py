@@ -99,8 +99,31 @@ class Timeout:
     now_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class JoinWaitingList:
+    """Wait for a seat at a full table (docs/waiting-list.md)."""
+
+    player_id: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveWaitingList:
+    """Stop waiting (and decline a seat on offer, if any)."""
+
+    player_id: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ExpireSeatOffers:
+    """End the seat offers whose time ran out by ``now_ms``, passing each seat on (docs/waiting-list.md)."""
+
+    now_ms: int
+
+
 Command = (CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | SetClientSeed | StartHand | Act
-           | Timeout)
+           | Timeout | JoinWaitingList | LeaveWaitingList | ExpireSeatOffers)
 
 for _command_type in Command.__args__:
     fast_frozen_init(_command_type)  # a client builds one per decision: see records.py

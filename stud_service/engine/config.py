@@ -19,6 +19,9 @@ MAX_NAME_CHARS = 100
 MAX_CHIPS = 10**12
 # The longest action clock: a day. Deadlines (now + clock) then stay valid Timestamps in every view.
 MAX_ACTION_CLOCK_SECONDS = 86_400
+# The longest a freed seat is held for the first player waiting (docs/waiting-list.md): an hour; an offer
+# nobody answers holds a seat empty, so keep it far shorter than a day.
+MAX_SEAT_OFFER_SECONDS = 3_600
 _CHIP_FIELDS = ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in")
 
 
@@ -57,6 +60,7 @@ class TableConfig:
     uncapped_heads_up: bool = False
     allow_full_bring_in: bool = False
     name: str = ""
+    seat_offer_seconds: int = 60
 
     @property
     def razz(self) -> bool:
@@ -68,7 +72,7 @@ class TableConfig:
 
     def validate(self) -> TableConfig:
         """Return self, or raise InvalidConfig naming the first inconsistent field."""
-        for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds"):
+        for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds", "seat_offer_seconds"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise InvalidConfig(field, f"must be an integer, got {str(value)[:40]!r}")
@@ -105,6 +109,8 @@ class TableConfig:
             raise InvalidConfig("seats", f"must be {MIN_SEATS}..{MAX_SEATS}")
         if not 0 < self.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:
             raise InvalidConfig("action_clock_seconds", f"must be 1..{MAX_ACTION_CLOCK_SECONDS} seconds")
+        if not 0 < self.seat_offer_seconds <= MAX_SEAT_OFFER_SECONDS:
+            raise InvalidConfig("seat_offer_seconds", f"must be 1..{MAX_SEAT_OFFER_SECONDS} seconds")
         return self
 
 

@@ -39,7 +39,10 @@ from stud_service.engine.commands import (
     Act,
     ActionKind,
     CreateTable,
+    ExpireSeatOffers,
+    JoinWaitingList,
     Leave,
+    LeaveWaitingList,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -52,6 +55,7 @@ from stud_service.engine.config import TableConfig
 from stud_service.engine.errors import (
     ActionNotAvailable,
     AlreadySeated,
+    AlreadyWaiting,
     BuyInOutOfLimits,
     HandNotRunning,
     HandRunning,
@@ -63,11 +67,16 @@ from stud_service.engine.errors import (
     NoTable,
     NotEnoughPlayers,
     NotSeated,
+    NotWaiting,
     NotYourTurn,
+    OfferNotDue,
+    SeatOnOffer,
     SeatTaken,
     TableExists,
     TableFull,
+    TableNotFull,
     TimeoutNotDue,
+    WaitingListFull,
 )
 from stud_service.engine.events import (
     AntePosted,
@@ -85,8 +94,11 @@ from stud_service.engine.events import (
     PlayerSatOut,
     PlayerSeated,
     PlayerToppedUp,
+    SeatOffered,
     TableCreated,
     UncalledBetReturned,
+    WaitingListJoined,
+    WaitingListLeft,
 )
 from stud_service.engine.evolve import APPLY
 from stud_service.engine.legal import legal_actions_for_seat
@@ -113,6 +125,16 @@ from stud_service.engine.rules.showdown import (
     can_muck,
     evaluate_showdown_hand,
     showdown_order,
+)
+from stud_service.engine.rules.waiting import (
+    MAX_WAITING,
+    expired_seat_offers,
+    may_join_waiting_list,
+    offered_seat,
+    open_seats,
+    seat_held_for_another,
+    seat_offer_deadline,
+    seat_offers_to_make,
 )
 from stud_service.engine.state import HandState, TableState, action_deadline_ms, players_ready
 
@@ -177,7 +199,7 @@ def _create_table(state: TableState, cmd: CreateTable) -> list[Any]:
     return [TableCreated(cmd.table_id, cmd.config, cmd.now_ms)]
 
 
-def _sit_down(state: TableState, cmd: SitDown) -> list[Any]:
+def _sit_down(state: TableState, cmd: SitDown) -> list[Any] | _Recorder:
     config = _config(state)
     if state.seat_of(cmd.player_id) is not None:
         raise AlreadySeated(f"player {cmd.player_id!r} already has seat {state.seat_of(cmd.player_id)}")
@@ -187,10 +209,18 @@ def _sit_down(state: TableState, cmd: SitDown) -> list[Any]:
         raise TableFull(f"all {config.seats} seats are taken")
     if cmd.seat in state.seats:
         raise SeatTaken(f"seat {cmd.seat} is taken")
+    if seat_held_for_another(state.offers, cmd.seat, cmd.player_id):
+        raise SeatOnOffer(f"seat {cmd.seat} is held for the player waiting first")
     if not isinstance(cmd.buy_in, int) or not config.min_buy_in <= cmd.buy_in <= config.max_buy_in:
         raise BuyInOutOfLimits(
             f"buy-in must be {config.min_buy_in}..{config.max_buy_in}, got {cmd.buy_in!r}")
-    return [PlayerSeated(cmd.player_id, cmd.seat, cmd.buy_in, cmd.now_ms)]
+    if cmd.player_id not in state.waiting:
+        return [PlayerSeated(cmd.player_id, cmd.seat, cmd.buy_in, cmd.now_ms)]
+    rec = _Recorder(state)
+    rec.emit(WaitingListLeft(cmd.player_id, "seated", cmd.now_ms))
+    rec.emit(PlayerSeated(cmd.player_id, cmd.seat, cmd.buy_in, cmd.now_ms))
+    _offer_open_seats(rec, cmd.now_ms)  # a seat offered to them and not taken passes on
+    return rec
 
 
 def _leave(state: TableState, cmd: Leave) -> list[Any] | _Recorder:
@@ -198,7 +228,13 @@ def _leave(state: TableState, cmd: Leave) -> list[Any] | _Recorder:
     seat = _seat_of(state, cmd.player_id)
     seat_state = state.seats[seat]
     if not _in_hand(state, seat):
-        return [PlayerLeft(cmd.player_id, seat, seat_state.stack, cmd.now_ms)]
+        left = PlayerLeft(cmd.player_id, seat, seat_state.stack, cmd.now_ms)
+        if not state.waiting:
+            return [left]
+        rec = _Recorder(state)
+        rec.emit(left)
+        _offer_open_seats(rec, cmd.now_ms)
+        return rec
     if seat_state.leaving:
         return []
     rec = _Recorder(state)
@@ -249,6 +285,61 @@ def _set_client_seed(state: TableState, cmd: SetClientSeed) -> list[Any]:
     if not isinstance(seed, str) or not 0 < len(seed) <= MAX_CLIENT_SEED_CHARS or not seed.isprintable():
         raise InvalidArgument(f"a client seed is 1..{MAX_CLIENT_SEED_CHARS} printable characters")
     return [ClientSeedSet(cmd.player_id, seat, seed, cmd.now_ms)]
+
+
+# --- the waiting list (docs/waiting-list.md) ---------------------------------------------------------
+
+def _join_waiting_list(state: TableState, cmd: JoinWaitingList) -> list[Any]:
+    config = _config(state)
+    player = cmd.player_id
+    if state.seat_of(player) is not None:
+        raise AlreadySeated(f"player {player!r} already has seat {state.seat_of(player)}")
+    if player in state.waiting:
+        raise AlreadyWaiting(f"player {player!r} is already on the waiting list")
+    free = open_seats(config.seats, state.seats, state.offers)
+    if not may_join_waiting_list(len(free)):
+        raise TableNotFull(f"seat {free[0]} is free: sit down instead of waiting")
+    if len(state.waiting) >= MAX_WAITING:
+        raise WaitingListFull(f"the waiting list is full ({MAX_WAITING} players)")
+    return [WaitingListJoined(player, cmd.now_ms)]
+
+
+def _leave_waiting_list(state: TableState, cmd: LeaveWaitingList) -> list[Any] | _Recorder:
+    _config(state)
+    if cmd.player_id not in state.waiting:
+        raise NotWaiting(f"player {cmd.player_id!r} is not on the waiting list")
+    left = WaitingListLeft(cmd.player_id, "request", cmd.now_ms)
+    if offered_seat(state.offers, cmd.player_id) is None:
+        return [left]
+    rec = _Recorder(state)
+    rec.emit(left)
+    _offer_open_seats(rec, cmd.now_ms)  # the seat they declined goes to the next in line
+    return rec
+
+
+def _expire_seat_offers(state: TableState, cmd: ExpireSeatOffers) -> list[Any] | _Recorder:
+    _config(state)
+    expired = expired_seat_offers(state.offers, cmd.now_ms)
+    if not expired:
+        due = min((deadline for _, _, deadline in state.offers), default=None)
+        raise OfferNotDue("no seat is on offer" if due is None
+                          else f"the first seat offer runs out at {due} ms, it is {cmd.now_ms} ms")
+    rec = _Recorder(state)
+    for player, _seat, _deadline in expired:
+        rec.emit(WaitingListLeft(player, "offer_expired", cmd.now_ms))
+    _offer_open_seats(rec, cmd.now_ms)
+    return rec
+
+
+def _offer_open_seats(rec: _Recorder, now_ms: int) -> None:
+    """Offer each open seat to the next player waiting (a no-op unless someone waits)."""
+    state = rec.state
+    if not state.waiting:
+        return
+    config = _config(state)
+    free = open_seats(config.seats, state.seats, state.offers)
+    for player, seat in seat_offers_to_make(state.waiting, state.offers, free):
+        rec.emit(SeatOffered(player, seat, seat_offer_deadline(now_ms, config.seat_offer_seconds), now_ms))
 
 
 # --- a hand -----------------------------------------------------------------------------------
@@ -517,6 +608,7 @@ def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: 
             rec.emit(PlayerLeft(seat_state.player_id, seat, stack, now_ms))
         elif stack == 0 and not seat_state.sitting_out:
             rec.emit(PlayerSatOut(seat_state.player_id, seat, "busted", now_ms))
+    _offer_open_seats(rec, now_ms)  # seats left by players who asked to leave during the hand
 
 
 _HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
@@ -530,6 +622,9 @@ _HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
     StartHand: _start_hand,
     Act: _act,
     Timeout: _timeout,
+    JoinWaitingList: _join_waiting_list,
+    LeaveWaitingList: _leave_waiting_list,
+    ExpireSeatOffers: _expire_seat_offers,
 }
 
 

@@ -23,10 +23,16 @@ A rejected command never changes the state: ``decide`` works on a private copy.
     │   ├── HandNotRunning              HAND_NOT_RUNNING
     │   ├── HandRunning                 HAND_RUNNING
     │   ├── TimeoutNotDue               TIMEOUT_NOT_DUE
-    │   └── NotEnoughPlayers            NOT_ENOUGH_PLAYERS
+    │   ├── NotEnoughPlayers            NOT_ENOUGH_PLAYERS
+    │   ├── SeatOnOffer                 SEAT_OFFERED
+    │   ├── TableNotFull                TABLE_NOT_FULL
+    │   ├── WaitingListFull             WAITING_LIST_FULL
+    │   ├── NotWaiting                  NOT_WAITING
+    │   └── OfferNotDue                 OFFER_NOT_DUE
     ├── AlreadyExists                   ALREADY_EXISTS
     │   ├── TableExists                 TABLE_EXISTS
-    │   └── AlreadySeated               ALREADY_SEATED
+    │   ├── AlreadySeated               ALREADY_SEATED
+    │   └── AlreadyWaiting              ALREADY_WAITING
     ├── NotFound                        NOT_FOUND
     │   └── NoTable                     NO_TABLE
     └── PermissionDenied                PERMISSION_DENIED
@@ -128,6 +134,34 @@ class TimeoutNotDue(FailedPrecondition):
 
 class NotEnoughPlayers(FailedPrecondition):
     reason = "NOT_ENOUGH_PLAYERS"
+
+
+class SeatOnOffer(FailedPrecondition):
+    """The seat is held for the player waiting first (docs/waiting-list.md)."""
+
+    reason = "SEAT_OFFERED"
+
+
+class TableNotFull(FailedPrecondition):
+    """A seat is free: take it rather than wait."""
+
+    reason = "TABLE_NOT_FULL"
+
+
+class WaitingListFull(FailedPrecondition):
+    reason = "WAITING_LIST_FULL"
+
+
+class NotWaiting(FailedPrecondition):
+    reason = "NOT_WAITING"
+
+
+class OfferNotDue(FailedPrecondition):
+    reason = "OFFER_NOT_DUE"
+
+
+class AlreadyWaiting(AlreadyExists):
+    reason = "ALREADY_WAITING"
 
 
 class TableExists(AlreadyExists):

@@ -320,10 +320,54 @@ class HandEnded:
         object.__setattr__(self, "server_seed", server_seed)
 
 
+@dataclass(frozen=True, slots=True)
+class WaitingListJoined:
+    """The player joined the end of the table's waiting list (docs/waiting-list.md)."""
+
+    player_id: str
+    at_ms: int
+
+    def __init__(self, player_id: str, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingListLeft:
+    """The player is off the waiting list, with any seat offered to them.  ``reason``: "request"
+    (they left it), "seated" (they sat down) or "offer_expired" (they let the offer run out)."""
+
+    player_id: str
+    reason: str
+    at_ms: int
+
+    def __init__(self, player_id: str, reason: str, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOffered:
+    """``seat`` is held for the waiting ``player_id`` until ``deadline_ms`` (docs/waiting-list.md)."""
+
+    player_id: str
+    seat: int
+    deadline_ms: int
+    at_ms: int
+
+    def __init__(self, player_id: str, seat: int, deadline_ms: int, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "deadline_ms", deadline_ms)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
 Event = (
     TableCreated | PlayerSeated | PlayerLeft | LeaveRequested | PlayerSatOut | PlayerSatIn | PlayerToppedUp
     | ClientSeedSet | HandStarted | AntePosted | CardDealt | BettingRoundStarted | PlayerActed
-    | UncalledBetReturned | HandShown | HandMucked | HandEnded
+    | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined | WaitingListLeft
+    | SeatOffered
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -331,7 +375,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         TableCreated, PlayerSeated, PlayerLeft, LeaveRequested, PlayerSatOut, PlayerSatIn, PlayerToppedUp,
         ClientSeedSet, HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed,
-        UncalledBetReturned, HandShown, HandMucked, HandEnded,
+        UncalledBetReturned, HandShown, HandMucked, HandEnded, WaitingListJoined, WaitingListLeft,
+        SeatOffered,
     )
 }
 

@@ -28,8 +28,11 @@ from stud_service.engine.events import (
     PlayerSatOut,
     PlayerSeated,
     PlayerToppedUp,
+    SeatOffered,
     TableCreated,
     UncalledBetReturned,
+    WaitingListJoined,
+    WaitingListLeft,
 )
 from stud_service.engine.rules.betting import (
     bet_size_for_street,
@@ -276,6 +279,23 @@ def _hand_ended(state: TableState, e: HandEnded) -> None:
     state.hand = None
 
 
+def _waiting_list_joined(state: TableState, e: WaitingListJoined) -> None:
+    state.waiting = (*state.waiting, e.player_id)
+
+
+def _waiting_list_left(state: TableState, e: WaitingListLeft) -> None:
+    if e.player_id not in state.waiting:
+        raise InvalidEvent(f"{e.player_id!r} left a waiting list they are not on")
+    state.waiting = tuple(player for player in state.waiting if player != e.player_id)
+    state.offers = tuple(offer for offer in state.offers if offer[0] != e.player_id)
+
+
+def _seat_offered(state: TableState, e: SeatOffered) -> None:
+    if e.player_id not in state.waiting or e.seat in state.seats:
+        raise InvalidEvent(f"seat {e.seat} offered to {e.player_id!r} does not fit the state")
+    state.offers = (*state.offers, (e.player_id, e.seat, e.deadline_ms))
+
+
 APPLY: dict[type, Callable[[TableState, Any], None]] = {
     TableCreated: _table_created,
     PlayerSeated: _player_seated,
@@ -294,6 +314,9 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
     HandShown: _nothing,
     HandMucked: _nothing,
     HandEnded: _hand_ended,
+    WaitingListJoined: _waiting_list_joined,
+    WaitingListLeft: _waiting_list_left,
+    SeatOffered: _seat_offered,
 }
 
 

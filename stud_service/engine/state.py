@@ -162,10 +162,16 @@ class HandState:
 
 
 class TableState:
-    """A table: its config, seats (1..config.seats) and the running hand, if any."""
+    """A table: its config, seats (1..config.seats) and the running hand, if any.
 
-    __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "token", "legal")
-    FIELDS: ClassVar[tuple[str, ...]] = ("table_id", "config", "seats", "hand_number", "hand")
+    ``waiting``: the waiting list, player ids in the order they joined; ``offers``: the freed seats
+    held for players on it, ``(player_id, seat, deadline_ms)`` in the order offered (docs/waiting-list.md).
+    Both are tuples, so copies share them safely."""
+
+    __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "token",
+                 "legal")
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -173,6 +179,8 @@ class TableState:
         self.seats: dict[int, SeatState] = {}
         self.hand_number = 0
         self.hand: HandState | None = None
+        self.waiting: tuple[str, ...] = ()
+        self.offers: tuple[tuple[str, int, int], ...] = ()
         self.token = object()  # marks the seat and player objects this copy may change in place
         self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
@@ -183,6 +191,8 @@ class TableState:
         other.seats = self.seats.copy()
         other.hand_number = self.hand_number
         other.hand = self.hand.copy() if self.hand is not None else None
+        other.waiting = self.waiting
+        other.offers = self.offers
         return other
 
     def seat_of(self, player_id: str) -> int | None:
@@ -239,6 +249,11 @@ def action_deadline_ms(state: TableState) -> int | None:
     if hand is None or not hand.betting or hand.to_act is None or state.config is None:
         return None
     return hand.turn_ms + state.config.action_clock_seconds * 1000
+
+
+def seat_offer_deadline_ms(state: TableState) -> int | None:
+    """When the first seat offer runs out (and passes on), or None when no seat is on offer."""
+    return min((deadline for _, _, deadline in state.offers), default=None)
 
 
 def chips_in_play(state: TableState) -> int:

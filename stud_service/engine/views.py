@@ -85,7 +85,7 @@ def view_event(
     data = event_to_json(event)
     hand_number = getattr(event, "hand", None)
     if hand_number is None:
-        return data
+        return data if viewer.kind is ViewerKind.AUDITOR else redact_waiting_list_json(data, viewer.player_id)
     if viewer.kind is ViewerKind.AUDITOR and hand_has_ended(state, hand_number):
         return data
     own_seat = None
@@ -112,6 +112,18 @@ def redact_event_json(data: dict[str, Any], own_seat: int | None) -> dict[str, A
         seat = data.get("seat")
         if seat is not None and seat != own_seat:
             return {**data, "card": None, "hidden": True}
+    return data
+
+
+WAITING_LIST_EVENTS = frozenset({"WaitingListJoined", "WaitingListLeft", "SeatOffered"})
+
+
+def redact_waiting_list_json(data: dict[str, Any], viewer_player_id: str | None) -> dict[str, Any]:
+    """A waiting-list event's JSON as ``viewer_player_id`` may see it: who waits is shown to that player
+    alone (others see the list move and which seat is held, ``"player_id": null``).  Returns ``data``
+    itself when it hides nothing; never changes ``data``."""
+    if data.get("type") in WAITING_LIST_EVENTS and data.get("player_id") != viewer_player_id:
+        return {**data, "player_id": None}
     return data
 
 

@@ -36,3 +36,10 @@ def principal_of(context: grpc.aio.ServicerContext, tokens: TokenVerifier) -> Pr
             authorization = value
             break
     return tokens.verify(bearer_token(authorization))
+
+
+def optional_principal_of(context: grpc.aio.ServicerContext, tokens: TokenVerifier) -> Principal | None:
+    """For public calls: None when no token is sent; a token that is sent is checked as above."""
+    if not any(key == "authorization" for key, _ in context.invocation_metadata() or ()):
+        return None
+    return principal_of(context, tokens)

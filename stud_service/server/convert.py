@@ -17,6 +17,7 @@ from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
+from stud_service.engine.rules.waiting import open_seats
 from stud_service.engine.state import TableState, action_deadline_ms, to_act
 from stud_service.server.errors import malformed, quoted
 from stud_service.server.proto_gen import table_pb2
@@ -51,6 +52,7 @@ AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind
 # TableConfig fields by their names in the Table message, where they differ.
 PROTO_CONFIG_FIELDS = {
     "name": "display_name", "seats": "max_seats", "action_clock_seconds": "action_clock",
+    "seat_offer_seconds": "seat_offer_time",
     **{f: f"stakes.{f}" for f in ("small_bet", "big_bet", "ante", "bring_in")},
 }
 
@@ -103,6 +105,11 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
         if clock.nanos or clock.seconds <= 0:
             raise malformed("action_clock must be whole seconds, at least 1", "table.action_clock")
         values["action_clock_seconds"] = clock.seconds
+    if table.HasField("seat_offer_time"):
+        offer = table.seat_offer_time
+        if offer.nanos or offer.seconds <= 0:
+            raise malformed("seat_offer_time must be whole seconds, at least 1", "table.seat_offer_time")
+        values["seat_offer_seconds"] = offer.seconds
     if table.bring_in_tiebreak != table_pb2.BRING_IN_TIEBREAK_UNSPECIFIED:
         if table.bring_in_tiebreak not in TIEBREAKS:
             raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
@@ -129,6 +136,8 @@ def table_to_proto(table_id: str, state: TableState, version: int,
     table.seated_players = len(state.seats)
     table.hands_started = state.hand_number
     table.version = version
+    table.open_seats = len(open_seats(config.seats, state.seats, state.offers))
+    table.waiting_players = len(state.waiting)
     if created_ms is not None:
         table.create_time.CopyFrom(_timestamp_ms(created_ms))
     return table
@@ -148,6 +157,7 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
         action_clock=duration_pb2.Duration(seconds=config.action_clock_seconds),
         bring_in_tiebreak=TIEBREAK_PROTOS[config.bring_in_tiebreak],
         uncapped_heads_up=config.uncapped_heads_up,
+        seat_offer_time=duration_pb2.Duration(seconds=config.seat_offer_seconds),
     )
 
 
@@ -174,6 +184,15 @@ def _awards(result: dict[str, Any]) -> list[table_pb2.Award]:
                 half="" if half == "whole" else half, hand_description=award.get("hand") or "",
             ))
     return awards
+
+
+def _waiting_view(view: table_pb2.TableView, state: TableState, viewer: str) -> None:
+    """The viewer's place on the waiting list and the seat held for them, if any (nobody else's)."""
+    view.waiting_place = state.waiting.index(viewer) + 1
+    for player, seat, deadline in state.offers:
+        if player == viewer:
+            view.seat_offer.seat = seat
+            view.seat_offer.deadline.CopyFrom(_timestamp_ms(deadline))
 
 
 def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | None,
@@ -225,6 +244,8 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
                   for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
             awards=_awards(last_result),
         ))
+    if viewer is not None and viewer in state.waiting:
+        _waiting_view(view, state, viewer)
     return view
 
 

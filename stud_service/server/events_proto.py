@@ -34,10 +34,16 @@ SIT_OUT_REASONS = {
     "timeout": events_pb2.SIT_OUT_REASON_TIMEOUT,
     "busted": events_pb2.SIT_OUT_REASON_BUSTED,
 }
+WAITING_LIST_LEFT_REASONS = {
+    "request": events_pb2.WAITING_LIST_LEFT_REASON_REQUEST,
+    "seated": events_pb2.WAITING_LIST_LEFT_REASON_SEATED,
+    "offer_expired": events_pb2.WAITING_LIST_LEFT_REASON_OFFER_EXPIRED,
+}
 # ActionType by the engine's action name (ActionKind's value), without building the enum per event.
 _ACTIONS = {kind.value: proto for kind, proto in ACTION_PROTOS.items()}
 _NOT_FIELDS = frozenset({"type", "v"})
-_SKIP = {key: _NOT_FIELDS | {key} for key in ("config", "reason", "action")}  # fields a builder sets itself
+# Fields a builder sets itself.
+_SKIP = {key: _NOT_FIELDS | {key} for key in ("config", "reason", "action", "deadline_ms")}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SECOND = timedelta(seconds=1)
 
@@ -92,6 +98,18 @@ def _player_sat_out(target: Any, data: dict[str, Any]) -> None:
     target.reason = SIT_OUT_REASONS.get(data["reason"], events_pb2.SIT_OUT_REASON_UNSPECIFIED)
 
 
+def _waiting_list_left(target: Any, data: dict[str, Any]) -> None:
+    _fill(target, data, _SKIP["reason"])
+    target.reason = WAITING_LIST_LEFT_REASONS.get(
+        data["reason"], events_pb2.WAITING_LIST_LEFT_REASON_UNSPECIFIED
+    )
+
+
+def _seat_offered(target: Any, data: dict[str, Any]) -> None:
+    _fill(target, data, _SKIP["deadline_ms"])
+    target.deadline.FromMilliseconds(data["deadline_ms"])
+
+
 def _player_acted(target: Any, data: dict[str, Any]) -> None:
     _fill(target, data, _SKIP["action"])
     target.action = _ACTIONS[data["action"]]
@@ -141,4 +159,6 @@ _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "PlayerActed": _player_acted,
     "HandStarted": _hand_started,
     "HandEnded": _hand_ended,
+    "WaitingListLeft": _waiting_list_left,
+    "SeatOffered": _seat_offered,
 }

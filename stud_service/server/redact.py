@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stud_service.engine.views import redact_event_json
+from stud_service.engine.views import WAITING_LIST_EVENTS, redact_event_json, redact_waiting_list_json
 
 
 class EventRedactor:
@@ -32,6 +32,8 @@ class EventRedactor:
     def redact(self, payload: dict[str, Any], hands_ended: int = 0) -> dict[str, Any]:
         """``payload`` as the viewer may see it; ``hands_ended``: hands 1..N are over (auditors see all)."""
         kind = payload.get("type")
+        if kind in WAITING_LIST_EVENTS:
+            return payload if self.auditor else redact_waiting_list_json(payload, self.viewer)
         hand = payload.get("hand")
         if self.auditor and isinstance(hand, int) and hand <= hands_ended:
             if kind == "HandStarted":

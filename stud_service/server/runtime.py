@@ -21,6 +21,9 @@ whichever path (own write or followed stream) brings it first. After each event:
 - the **action clock** is re-armed from the state (``action_deadline_ms``): when it passes, the
   replica submits ``Timeout`` with the version it armed at, so a player who acted in time turns the
   timeout into a refused append and nothing happens;
+- the **seat offers** of the waiting list are armed the same way (``seat_offer_deadline_ms``): when
+  the first runs out, the replica submits ``ExpireSeatOffers`` with the version it armed at, so a
+  player who took the seat in time (or another replica passing the offer on first) wins;
 - the **dealer** starts the next hand ``next_hand_pause`` seconds after the table became ready
   (``can_start_hand``), again with an expected version: of several replicas only one deals;
 - every watcher's queue gets the event and the state after it;
@@ -51,7 +54,9 @@ from stud_service.backoff import Backoff
 from stud_service.engine import (
     Command,
     DomainError,
+    ExpireSeatOffers,
     NoTable,
+    OfferNotDue,
     StartHand,
     TableExists,
     TableState,
@@ -64,6 +69,7 @@ from stud_service.engine import (
     event_to_json,
     evolve,
     initial_state,
+    seat_offer_deadline_ms,
 )
 from stud_service.engine.state import players_ready
 from stud_service.observability.logging import log_context
@@ -129,6 +135,36 @@ class Watcher:
 
 
 @dataclass(eq=False)
+class DeadlineTimer:
+    """A deadline kept in a table's state (an action clock, a seat offer) and the work it fires: a timer
+    until the deadline (cheap to re-arm after every event), then a task that submits the command."""
+
+    timer: asyncio.TimerHandle | None = None
+    task: asyncio.Task[None] | None = None
+    key: tuple[int, int] | None = None  # (version, deadline_ms) it is armed for
+
+    def disarm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    """One kind of deadline: where to find it in the state, the command it fires and the refusal that
+    says it is not due yet (clocks of replicas differ a little: that one is tried again soon)."""
+
+    name: str
+    due_ms: Callable[[TableState], int | None]
+    command: Callable[[int], Command]
+    not_due: type[DomainError]
+    timer: Callable[[LiveTable], DeadlineTimer]
+
+
+@dataclass(eq=False)
 class LiveTable:
     """One table's state on this replica and the tasks that keep it moving."""
 
@@ -143,11 +179,8 @@ class LiveTable:
     watchers: set[Watcher] = field(default_factory=set)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     follower: asyncio.Task[None] | None = None
-    # The action clock: a timer until the deadline (cheap to re-arm after every event), then a task
-    # that submits the Timeout.
-    clock_timer: asyncio.TimerHandle | None = None
-    clock: asyncio.Task[None] | None = None
-    clock_key: tuple[int, int] | None = None  # (version, deadline_ms) the clock is armed for
+    clock: DeadlineTimer = field(default_factory=DeadlineTimer)  # the action clock
+    seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
 
@@ -359,7 +392,8 @@ class TableRuntime:
             else:
                 watcher.queue.put_nowait(applied)
         if not self._closed:
-            self._arm_clock(live)
+            for deadline in _DEADLINES:
+                self._arm(live, deadline)
             self._arm_dealer(live)
 
     @staticmethod
@@ -512,57 +546,50 @@ class TableRuntime:
                 commitment = str(stored.payload.get("commitment", ""))
         return TableAt(live, version, state, last_result, commitment)
 
-    # -- action clocks -------------------------------------------------------------------------
+    # -- action clocks and seat offers ---------------------------------------------------------
 
-    def _arm_clock(self, live: LiveTable) -> None:
-        deadline = action_deadline_ms(live.state)
-        key = None if deadline is None else (live.version, deadline)
-        if key == live.clock_key:
+    def _arm(self, live: LiveTable, deadline: _Deadline) -> None:
+        timer = deadline.timer(live)
+        due = deadline.due_ms(live.state)
+        key = None if due is None else (live.version, due)
+        if key == timer.key:
             return
-        self._disarm_clock(live)
-        live.clock_key = key
+        timer.disarm()
+        timer.key = key
         if key is not None:
             delay = max(0.0, (key[1] - now_ms()) / 1000)
-            live.clock_timer = asyncio.get_running_loop().call_later(delay, self._clock_due, live, *key)
+            timer.timer = asyncio.get_running_loop().call_later(delay, self._due, live, deadline, *key)
 
-    @staticmethod
-    def _disarm_clock(live: LiveTable) -> None:
-        if live.clock_timer is not None:
-            live.clock_timer.cancel()
-            live.clock_timer = None
-        if live.clock is not None:
-            live.clock.cancel()
-            live.clock = None
-
-    def _clock_due(self, live: LiveTable, version: int, deadline: int) -> None:
-        live.clock_timer = None
+    def _due(self, live: LiveTable, deadline: _Deadline, version: int, due: int) -> None:
+        timer = deadline.timer(live)
+        timer.timer = None
         if not self._closed:
-            live.clock = self._spawn(self._run_clock(live, version, deadline))
+            timer.task = self._spawn(self._run_deadline(live, deadline, version, due))
 
-    async def _run_clock(self, live: LiveTable, version: int, deadline: int) -> None:
+    async def _run_deadline(self, live: LiveTable, deadline: _Deadline, version: int, due: int) -> None:
         with live.log_scope():
-            await self._clock_until_done(live, version, deadline)
+            await self._fire_until_done(live, deadline, version, due)
 
-    async def _clock_until_done(self, live: LiveTable, version: int, deadline: int) -> None:
+    async def _fire_until_done(self, live: LiveTable, deadline: _Deadline, version: int, due: int) -> None:
         backoff = Backoff()
         while True:
-            await asyncio.sleep(max(0.0, (deadline - now_ms()) / 1000))
+            await asyncio.sleep(max(0.0, (due - now_ms()) / 1000))
             try:
-                await self._execute(live, lambda state, now: Timeout(now_ms=now), None, version)
-                if self.metrics is not None:
+                await self._execute(live, lambda state, now: deadline.command(now), None, version)
+                if self.metrics is not None and deadline is _ACTION_CLOCK:
                     self.metrics.timeout_fired()
                 return
-            except TimeoutNotDue:
+            except deadline.not_due:
                 await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
             except (RequestError, DomainError):
-                return  # the player acted (or another replica timed them out) first: nothing to do
+                return  # the player acted (or another replica fired it) first: nothing to do
             except Exception as error:
                 if not is_store_fault(error):
                     _log.exception(
-                        "action clock of %s failed", live.stream_id, extra={"table": live.table_id}
+                        "%s of %s failed", deadline.name, live.stream_id, extra={"table": live.table_id}
                     )
                     return
-                await self._wait_for_store(live, backoff, "action clock", error)
+                await self._wait_for_store(live, backoff, deadline.name, error)
 
     # -- the dealer ----------------------------------------------------------------------------
 
@@ -663,7 +690,8 @@ class TableRuntime:
         """Stop clocks, dealers and followers; end watches."""
         self._closed = True
         for live in self._tables.values():
-            self._disarm_clock(live)
+            live.clock.disarm()
+            live.seat_offers.disarm()
         await self.end_watches()
         tasks = list(self._background)
         for task in tasks:
@@ -671,3 +699,14 @@ class TableRuntime:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+_ACTION_CLOCK = _Deadline(
+    "action clock", action_deadline_ms, lambda now: Timeout(now_ms=now), TimeoutNotDue,
+    lambda live: live.clock,
+)
+_SEAT_OFFERS = _Deadline(
+    "seat offers", seat_offer_deadline_ms, lambda now: ExpireSeatOffers(now_ms=now), OfferNotDue,
+    lambda live: live.seat_offers,
+)
+_DEADLINES = (_ACTION_CLOCK, _SEAT_OFFERS)

@@ -24,7 +24,9 @@ from stud_service.engine import (
     Act,
     CreateTable,
     DomainError,
+    JoinWaitingList,
     Leave,
+    LeaveWaitingList,
     SitDown,
     SitIn,
     SitOut,
@@ -32,7 +34,7 @@ from stud_service.engine import (
     TopUp,
 )
 from stud_service.observability.logging import log_context
-from stud_service.server.caller import CallerKeys, principal_of
+from stud_service.server.caller import CallerKeys, optional_principal_of, principal_of
 from stud_service.server.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
@@ -181,7 +183,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     async def GetTable(
         self, request: table_service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.Table:
-        self._principal(context)
+        optional_principal_of(context, self._tokens)  # public: a token is optional, but checked if sent
         live = await self.runtime.table(table_id_from_name(request.name))
         return _table(live, live.state, live.version)
 
@@ -189,7 +191,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     async def ListTables(
         self, request: table_service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
     ) -> table_service_pb2.ListTablesResponse:
-        self._principal(context)
+        optional_principal_of(context, self._tokens)  # the lobby is public: see the proto
         if request.page_size < 0:
             raise malformed("page_size must not be negative", "page_size")
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
@@ -226,6 +228,24 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             request, context, lambda player, state, now: Leave(player, now_ms=now)
         )
         return table_service_pb2.LeaveResponse(view=view)
+
+    @_refusals_as_statuses
+    async def JoinWaitingList(
+        self, request: table_service_pb2.JoinWaitingListRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.JoinWaitingListResponse:
+        view = await self._seat_command(
+            request, context, lambda player, state, now: JoinWaitingList(player, now_ms=now)
+        )
+        return table_service_pb2.JoinWaitingListResponse(view=view)
+
+    @_refusals_as_statuses
+    async def LeaveWaitingList(
+        self, request: table_service_pb2.LeaveWaitingListRequest, context: grpc.aio.ServicerContext
+    ) -> table_service_pb2.LeaveWaitingListResponse:
+        view = await self._seat_command(
+            request, context, lambda player, state, now: LeaveWaitingList(player, now_ms=now)
+        )
+        return table_service_pb2.LeaveWaitingListResponse(view=view)
 
     @_refusals_as_statuses
     async def SitOut(

@@ -17,13 +17,24 @@ class SitOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SIT_OUT_REASON_REQUEST: _ClassVar[SitOutReason]
     SIT_OUT_REASON_TIMEOUT: _ClassVar[SitOutReason]
     SIT_OUT_REASON_BUSTED: _ClassVar[SitOutReason]
+
+class WaitingListLeftReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    WAITING_LIST_LEFT_REASON_UNSPECIFIED: _ClassVar[WaitingListLeftReason]
+    WAITING_LIST_LEFT_REASON_REQUEST: _ClassVar[WaitingListLeftReason]
+    WAITING_LIST_LEFT_REASON_SEATED: _ClassVar[WaitingListLeftReason]
+    WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: _ClassVar[WaitingListLeftReason]
 SIT_OUT_REASON_UNSPECIFIED: SitOutReason
 SIT_OUT_REASON_REQUEST: SitOutReason
 SIT_OUT_REASON_TIMEOUT: SitOutReason
 SIT_OUT_REASON_BUSTED: SitOutReason
+WAITING_LIST_LEFT_REASON_UNSPECIFIED: WaitingListLeftReason
+WAITING_LIST_LEFT_REASON_REQUEST: WaitingListLeftReason
+WAITING_LIST_LEFT_REASON_SEATED: WaitingListLeftReason
+WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: WaitingListLeftReason
 
 class TableEvent(_message.Message):
-    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended")
+    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     RECORD_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +55,9 @@ class TableEvent(_message.Message):
     HAND_SHOWN_FIELD_NUMBER: _ClassVar[int]
     HAND_MUCKED_FIELD_NUMBER: _ClassVar[int]
     HAND_ENDED_FIELD_NUMBER: _ClassVar[int]
+    WAITING_LIST_JOINED_FIELD_NUMBER: _ClassVar[int]
+    WAITING_LIST_LEFT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_OFFERED_FIELD_NUMBER: _ClassVar[int]
     version: int
     type: str
     record_time: _timestamp_pb2.Timestamp
@@ -64,7 +78,10 @@ class TableEvent(_message.Message):
     hand_shown: HandShown
     hand_mucked: HandMucked
     hand_ended: HandEnded
-    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ...) -> None: ...
+    waiting_list_joined: WaitingListJoined
+    waiting_list_left: WaitingListLeft
+    seat_offered: SeatOffered
+    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
     __slots__ = ("table_id", "config", "time")
@@ -334,3 +351,33 @@ class HandEnded(_message.Message):
     time: _timestamp_pb2.Timestamp
     server_seed: str
     def __init__(self, hand: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[PotResult, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[ShownHand, _Mapping]]] = ..., mucked: _Optional[_Iterable[int]] = ..., stacks: _Optional[_Iterable[_Union[SeatStack, _Mapping]]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., server_seed: _Optional[str] = ...) -> None: ...
+
+class WaitingListJoined(_message.Message):
+    __slots__ = ("player_id", "time")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class WaitingListLeft(_message.Message):
+    __slots__ = ("player_id", "reason", "time")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    reason: WaitingListLeftReason
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., reason: _Optional[_Union[WaitingListLeftReason, str]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SeatOffered(_message.Message):
+    __slots__ = ("player_id", "seat", "deadline", "time")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    seat: int
+    deadline: _timestamp_pb2.Timestamp
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., seat: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

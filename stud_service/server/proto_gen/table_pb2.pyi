@@ -70,7 +70,7 @@ STREET_SEVENTH: Street
 STREET_SHOWDOWN: Street
 
 class Table(_message.Message):
-    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time")
+    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +85,9 @@ class Table(_message.Message):
     HANDS_STARTED_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_OFFER_TIME_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SEATS_FIELD_NUMBER: _ClassVar[int]
+    WAITING_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     name: str
     display_name: str
     variant: Variant
@@ -99,7 +102,10 @@ class Table(_message.Message):
     hands_started: int
     version: int
     create_time: _timestamp_pb2.Timestamp
-    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    seat_offer_time: _duration_pb2.Duration
+    open_seats: int
+    waiting_players: int
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ...) -> None: ...
 
 class Stakes(_message.Message):
     __slots__ = ("small_bet", "big_bet", "ante", "bring_in")
@@ -200,7 +206,7 @@ class Award(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., pot_index: _Optional[int] = ..., half: _Optional[str] = ..., hand_description: _Optional[str] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "version", "viewer_seat", "seats", "hand", "legal_actions", "action_deadline")
+    __slots__ = ("table", "version", "viewer_seat", "seats", "hand", "legal_actions", "action_deadline", "waiting_place", "seat_offer")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -208,6 +214,8 @@ class TableView(_message.Message):
     HAND_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    WAITING_PLACE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_OFFER_FIELD_NUMBER: _ClassVar[int]
     table: Table
     version: int
     viewer_seat: int
@@ -215,4 +223,14 @@ class TableView(_message.Message):
     hand: HandView
     legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
     action_deadline: _timestamp_pb2.Timestamp
-    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    waiting_place: int
+    seat_offer: SeatOffer
+    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., waiting_place: _Optional[int] = ..., seat_offer: _Optional[_Union[SeatOffer, _Mapping]] = ...) -> None: ...
+
+class SeatOffer(_message.Message):
+    __slots__ = ("seat", "deadline")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    deadline: _timestamp_pb2.Timestamp
+    def __init__(self, seat: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -29,7 +29,7 @@ from . import events_pb2 as stud_dot_v1_dot_events__pb2
 from . import table_pb2 as stud_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/table_service.proto\x12\x07stud.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/resource.proto\x1a\x14stud/v1/events.proto\x1a\x13stud/v1/table.proto\"_\n\x12\x43reateTableRequest\x12#\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.TableB\x04\xe2\x41\x01\x02\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"7\n\x0fGetTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\":\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.stud.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"t\n\x0eSitDownRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12\x14\n\x06\x62uy_in\x18\x03 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"3\n\x0fSitDownResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cLeaveRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rLeaveResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"I\n\rSitOutRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"2\n\x0eSitOutResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cSitInRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rSitInResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"^\n\x0cTopUpRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06\x61mount\x18\x02 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"1\n\rTopUpResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\";\n\x13GetTableViewRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\"\xb5\x01\n\nActRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12)\n\x06\x61\x63tion\x18\x03 \x01(\x0e\x32\x13.stud.v1.ActionTypeB\x04\xe2\x41\x01\x02\x12\x0e\n\x06\x61mount\x18\x04 \x01(\x03\x12\x1e\n\x10\x65xpected_version\x18\x05 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x06 \x01(\t\"/\n\x0b\x41\x63tResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"}\n\x11WatchTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x15\n\rafter_version\x18\x02 \x01(\x03\x12\x15\n\rinclude_views\x18\x03 \x01(\x08\x12\x14\n\x0c\x62\x61tch_events\x18\x04 \x01(\x08\"\x7f\n\x12WatchTableResponse\x12\"\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x13.stud.v1.TableEvent\x12 \n\x04view\x18\x02 \x01(\x0b\x32\x12.stud.v1.TableView\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.stud.v1.TableEvent2\x9b\x08\n\x0cTableService\x12U\n\x0b\x43reateTable\x12\x1b.stud.v1.CreateTableRequest\x1a\x0e.stud.v1.Table\"\x19\x82\xd3\xe4\x93\x02\x13\"\n/v1/tables:\x05table\x12Q\n\x08GetTable\x12\x18.stud.v1.GetTableRequest\x1a\x0e.stud.v1.Table\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/{name=tables/*}\x12Y\n\nListTables\x12\x1a.stud.v1.ListTablesRequest\x1a\x1b.stud.v1.ListTablesResponse\"\x12\x82\xd3\xe4\x93\x02\x0c\x12\n/v1/tables\x12\x64\n\x07SitDown\x12\x17.stud.v1.SitDownRequest\x1a\x18.stud.v1.SitDownResponse\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/{name=tables/*}:sitDown:\x01*\x12\\\n\x05Leave\x12\x15.stud.v1.LeaveRequest\x1a\x16.stud.v1.LeaveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:leave:\x01*\x12`\n\x06SitOut\x12\x16.stud.v1.SitOutRequest\x1a\x17.stud.v1.SitOutResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/{name=tables/*}:sitOut:\x01*\x12\\\n\x05SitIn\x12\x15.stud.v1.SitInRequest\x1a\x16.stud.v1.SitInResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:sitIn:\x01*\x12\\\n\x05TopUp\x12\x15.stud.v1.TopUpRequest\x1a\x16.stud.v1.TopUpResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:topUp:\x01*\x12\x62\n\x0cGetTableView\x12\x1c.stud.v1.GetTableViewRequest\x1a\x12.stud.v1.TableView\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=tables/*}:view\x12T\n\x03\x41\x63t\x12\x13.stud.v1.ActRequest\x1a\x14.stud.v1.ActResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=tables/*}:act:\x01*\x12j\n\nWatchTable\x12\x1a.stud.v1.WatchTableRequest\x1a\x1b.stud.v1.WatchTableResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/{name=tables/*}:watch0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/table_service.proto\x12\x07stud.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/resource.proto\x1a\x14stud/v1/events.proto\x1a\x13stud/v1/table.proto\"_\n\x12\x43reateTableRequest\x12#\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.TableB\x04\xe2\x41\x01\x02\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"7\n\x0fGetTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\":\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.stud.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"t\n\x0eSitDownRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12\x14\n\x06\x62uy_in\x18\x03 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"3\n\x0fSitDownResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cLeaveRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rLeaveResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"R\n\x16JoinWaitingListRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\";\n\x17JoinWaitingListResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"S\n\x17LeaveWaitingListRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"<\n\x18LeaveWaitingListResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"I\n\rSitOutRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"2\n\x0eSitOutResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cSitInRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rSitInResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"^\n\x0cTopUpRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06\x61mount\x18\x02 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"1\n\rTopUpResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\";\n\x13GetTableViewRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\"\xb5\x01\n\nActRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12)\n\x06\x61\x63tion\x18\x03 \x01(\x0e\x32\x13.stud.v1.ActionTypeB\x04\xe2\x41\x01\x02\x12\x0e\n\x06\x61mount\x18\x04 \x01(\x03\x12\x1e\n\x10\x65xpected_version\x18\x05 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x06 \x01(\t\"/\n\x0b\x41\x63tResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"}\n\x11WatchTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x15\n\rafter_version\x18\x02 \x01(\x03\x12\x15\n\rinclude_views\x18\x03 \x01(\x08\x12\x14\n\x0c\x62\x61tch_events\x18\x04 \x01(\x08\"\x7f\n\x12WatchTableResponse\x12\"\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x13.stud.v1.TableEvent\x12 \n\x04view\x18\x02 \x01(\x0b\x32\x12.stud.v1.TableView\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.stud.v1.TableEvent2\xad\n\n\x0cTableService\x12U\n\x0b\x43reateTable\x12\x1b.stud.v1.CreateTableRequest\x1a\x0e.stud.v1.Table\"\x19\x82\xd3\xe4\x93\x02\x13\"\n/v1/tables:\x05table\x12Q\n\x08GetTable\x12\x18.stud.v1.GetTableRequest\x1a\x0e.stud.v1.Table\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/{name=tables/*}\x12Y\n\nListTables\x12\x1a.stud.v1.ListTablesRequest\x1a\x1b.stud.v1.ListTablesResponse\"\x12\x82\xd3\xe4\x93\x02\x0c\x12\n/v1/tables\x12\x64\n\x07SitDown\x12\x17.stud.v1.SitDownRequest\x1a\x18.stud.v1.SitDownResponse\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/{name=tables/*}:sitDown:\x01*\x12\\\n\x05Leave\x12\x15.stud.v1.LeaveRequest\x1a\x16.stud.v1.LeaveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:leave:\x01*\x12`\n\x06SitOut\x12\x16.stud.v1.SitOutRequest\x1a\x17.stud.v1.SitOutResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/{name=tables/*}:sitOut:\x01*\x12\\\n\x05SitIn\x12\x15.stud.v1.SitInRequest\x1a\x16.stud.v1.SitInResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:sitIn:\x01*\x12\\\n\x05TopUp\x12\x15.stud.v1.TopUpRequest\x1a\x16.stud.v1.TopUpResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:topUp:\x01*\x12\x84\x01\n\x0fJoinWaitingList\x12\x1f.stud.v1.JoinWaitingListRequest\x1a .stud.v1.JoinWaitingListResponse\".\x82\xd3\xe4\x93\x02(\"#/v1/{name=tables/*}:joinWaitingList:\x01*\x12\x88\x01\n\x10LeaveWaitingList\x12 .stud.v1.LeaveWaitingListRequest\x1a!.stud.v1.LeaveWaitingListResponse\"/\x82\xd3\xe4\x93\x02)\"$/v1/{name=tables/*}:leaveWaitingList:\x01*\x12\x62\n\x0cGetTableView\x12\x1c.stud.v1.GetTableViewRequest\x1a\x12.stud.v1.TableView\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=tables/*}:view\x12T\n\x03\x41\x63t\x12\x13.stud.v1.ActRequest\x1a\x14.stud.v1.ActResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=tables/*}:act:\x01*\x12j\n\nWatchTable\x12\x1a.stud.v1.WatchTableRequest\x1a\x1b.stud.v1.WatchTableResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/{name=tables/*}:watch0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -48,6 +48,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SITDOWNREQUEST'].fields_by_name['buy_in']._serialized_options = b'\342A\001\002'
   _globals['_LEAVEREQUEST'].fields_by_name['name']._loaded_options = None
   _globals['_LEAVEREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
+  _globals['_JOINWAITINGLISTREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_JOINWAITINGLISTREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
+  _globals['_LEAVEWAITINGLISTREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_LEAVEWAITINGLISTREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
   _globals['_SITOUTREQUEST'].fields_by_name['name']._loaded_options = None
   _globals['_SITOUTREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
   _globals['_SITINREQUEST'].fields_by_name['name']._loaded_options = None
@@ -84,6 +88,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TABLESERVICE'].methods_by_name['SitIn']._serialized_options = b'\202\323\344\223\002\036\"\031/v1/{name=tables/*}:sitIn:\001*'
   _globals['_TABLESERVICE'].methods_by_name['TopUp']._loaded_options = None
   _globals['_TABLESERVICE'].methods_by_name['TopUp']._serialized_options = b'\202\323\344\223\002\036\"\031/v1/{name=tables/*}:topUp:\001*'
+  _globals['_TABLESERVICE'].methods_by_name['JoinWaitingList']._loaded_options = None
+  _globals['_TABLESERVICE'].methods_by_name['JoinWaitingList']._serialized_options = b'\202\323\344\223\002(\"#/v1/{name=tables/*}:joinWaitingList:\001*'
+  _globals['_TABLESERVICE'].methods_by_name['LeaveWaitingList']._loaded_options = None
+  _globals['_TABLESERVICE'].methods_by_name['LeaveWaitingList']._serialized_options = b'\202\323\344\223\002)\"$/v1/{name=tables/*}:leaveWaitingList:\001*'
   _globals['_TABLESERVICE'].methods_by_name['GetTableView']._loaded_options = None
   _globals['_TABLESERVICE'].methods_by_name['GetTableView']._serialized_options = b'\202\323\344\223\002\032\022\030/v1/{name=tables/*}:view'
   _globals['_TABLESERVICE'].methods_by_name['Act']._loaded_options = None
@@ -106,28 +114,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LEAVEREQUEST']._serialized_end=709
   _globals['_LEAVERESPONSE']._serialized_start=711
   _globals['_LEAVERESPONSE']._serialized_end=760
-  _globals['_SITOUTREQUEST']._serialized_start=762
-  _globals['_SITOUTREQUEST']._serialized_end=835
-  _globals['_SITOUTRESPONSE']._serialized_start=837
-  _globals['_SITOUTRESPONSE']._serialized_end=887
-  _globals['_SITINREQUEST']._serialized_start=889
-  _globals['_SITINREQUEST']._serialized_end=961
-  _globals['_SITINRESPONSE']._serialized_start=963
-  _globals['_SITINRESPONSE']._serialized_end=1012
-  _globals['_TOPUPREQUEST']._serialized_start=1014
-  _globals['_TOPUPREQUEST']._serialized_end=1108
-  _globals['_TOPUPRESPONSE']._serialized_start=1110
-  _globals['_TOPUPRESPONSE']._serialized_end=1159
-  _globals['_GETTABLEVIEWREQUEST']._serialized_start=1161
-  _globals['_GETTABLEVIEWREQUEST']._serialized_end=1220
-  _globals['_ACTREQUEST']._serialized_start=1223
-  _globals['_ACTREQUEST']._serialized_end=1404
-  _globals['_ACTRESPONSE']._serialized_start=1406
-  _globals['_ACTRESPONSE']._serialized_end=1453
-  _globals['_WATCHTABLEREQUEST']._serialized_start=1455
-  _globals['_WATCHTABLEREQUEST']._serialized_end=1580
-  _globals['_WATCHTABLERESPONSE']._serialized_start=1582
-  _globals['_WATCHTABLERESPONSE']._serialized_end=1709
-  _globals['_TABLESERVICE']._serialized_start=1712
-  _globals['_TABLESERVICE']._serialized_end=2763
+  _globals['_JOINWAITINGLISTREQUEST']._serialized_start=762
+  _globals['_JOINWAITINGLISTREQUEST']._serialized_end=844
+  _globals['_JOINWAITINGLISTRESPONSE']._serialized_start=846
+  _globals['_JOINWAITINGLISTRESPONSE']._serialized_end=905
+  _globals['_LEAVEWAITINGLISTREQUEST']._serialized_start=907
+  _globals['_LEAVEWAITINGLISTREQUEST']._serialized_end=990
+  _globals['_LEAVEWAITINGLISTRESPONSE']._serialized_start=992
+  _globals['_LEAVEWAITINGLISTRESPONSE']._serialized_end=1052
+  _globals['_SITOUTREQUEST']._serialized_start=1054
+  _globals['_SITOUTREQUEST']._serialized_end=1127
+  _globals['_SITOUTRESPONSE']._serialized_start=1129
+  _globals['_SITOUTRESPONSE']._serialized_end=1179
+  _globals['_SITINREQUEST']._serialized_start=1181
+  _globals['_SITINREQUEST']._serialized_end=1253
+  _globals['_SITINRESPONSE']._serialized_start=1255
+  _globals['_SITINRESPONSE']._serialized_end=1304
+  _globals['_TOPUPREQUEST']._serialized_start=1306
+  _globals['_TOPUPREQUEST']._serialized_end=1400
+  _globals['_TOPUPRESPONSE']._serialized_start=1402
+  _globals['_TOPUPRESPONSE']._serialized_end=1451
+  _globals['_GETTABLEVIEWREQUEST']._serialized_start=1453
+  _globals['_GETTABLEVIEWREQUEST']._serialized_end=1512
+  _globals['_ACTREQUEST']._serialized_start=1515
+  _globals['_ACTREQUEST']._serialized_end=1696
+  _globals['_ACTRESPONSE']._serialized_start=1698
+  _globals['_ACTRESPONSE']._serialized_end=1745
+  _globals['_WATCHTABLEREQUEST']._serialized_start=1747
+  _globals['_WATCHTABLEREQUEST']._serialized_end=1872
+  _globals['_WATCHTABLERESPONSE']._serialized_start=1874
+  _globals['_WATCHTABLERESPONSE']._serialized_end=2001
+  _globals['_TABLESERVICE']._serialized_start=2004
+  _globals['_TABLESERVICE']._serialized_end=3329
 # @@protoc_insertion_point(module_scope)

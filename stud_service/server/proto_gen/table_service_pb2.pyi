@@ -75,6 +75,34 @@ class LeaveResponse(_message.Message):
     view: _table_pb2.TableView
     def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
 
+class JoinWaitingListRequest(_message.Message):
+    __slots__ = ("name", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class JoinWaitingListResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
+class LeaveWaitingListRequest(_message.Message):
+    __slots__ = ("name", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class LeaveWaitingListResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _table_pb2.TableView
+    def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
+
 class SitOutRequest(_message.Message):
     __slots__ = ("name", "request_id")
     NAME_FIELD_NUMBER: _ClassVar[int]

@@ -29,8 +29,8 @@ if _version_not_supported:
 class TableServiceStub:
     """Tables, seats and the game itself.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata, a token from the operator's
-    identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
+    Authentication: every call but GetTable and ListTables (the public lobby: any token or none) carries
+    `authorization: Bearer <JWT>` metadata, a token from the operator's identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
     `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
     UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
     issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
@@ -49,9 +49,10 @@ class TableServiceStub:
     NOT_FOUND            NO_TABLE
     INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
     INVALID_CONFIG
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, SEAT_OFFERED, ACTION_NOT_AVAILABLE, HAND_RUNNING,
+    TABLE_NOT_FULL, NOT_WAITING, WAITING_LIST_FULL, ...
     OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
-    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
+    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED, ALREADY_WAITING
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
     deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
@@ -60,7 +61,7 @@ class TableServiceStub:
     refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
@@ -118,6 +119,16 @@ class TableServiceStub:
                 request_serializer=stud_dot_v1_dot_table__service__pb2.TopUpRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_table__service__pb2.TopUpResponse.FromString,
                 _registered_method=True)
+        self.JoinWaitingList = channel.unary_unary(
+                '/stud.v1.TableService/JoinWaitingList',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.JoinWaitingListRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__service__pb2.JoinWaitingListResponse.FromString,
+                _registered_method=True)
+        self.LeaveWaitingList = channel.unary_unary(
+                '/stud.v1.TableService/LeaveWaitingList',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.LeaveWaitingListRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__service__pb2.LeaveWaitingListResponse.FromString,
+                _registered_method=True)
         self.GetTableView = channel.unary_unary(
                 '/stud.v1.TableService/GetTableView',
                 request_serializer=stud_dot_v1_dot_table__service__pb2.GetTableViewRequest.SerializeToString,
@@ -138,8 +149,8 @@ class TableServiceStub:
 class TableServiceServicer:
     """Tables, seats and the game itself.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata, a token from the operator's
-    identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
+    Authentication: every call but GetTable and ListTables (the public lobby: any token or none) carries
+    `authorization: Bearer <JWT>` metadata, a token from the operator's identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
     `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
     UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
     issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
@@ -158,9 +169,10 @@ class TableServiceServicer:
     NOT_FOUND            NO_TABLE
     INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
     INVALID_CONFIG
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, SEAT_OFFERED, ACTION_NOT_AVAILABLE, HAND_RUNNING,
+    TABLE_NOT_FULL, NOT_WAITING, WAITING_LIST_FULL, ...
     OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
-    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
+    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED, ALREADY_WAITING
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
     deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
@@ -169,7 +181,7 @@ class TableServiceServicer:
     refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
@@ -189,21 +201,25 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetTable(self, request, context):
-        """Gets a table's configuration and summary.
+        """Gets a table's configuration and summary. Public, like ListTables: a token is optional (any role will do).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
-        """Lists tables, oldest first.
+        """Lists tables, oldest first: the lobby. Public, so a client can show it before login: no token is needed
+        (one that is sent must be valid; any role will do). It shows nothing private: stakes, seats occupied and
+        open, and how many players wait, never who.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitDown(self, request, context):
-        """Takes a seat with a buy-in; the caller's player id comes from the token.
+        """Takes a seat with a buy-in; the caller's player id comes from the token. A seat held for a player on the
+        waiting list is refused to everyone else (FAILED_PRECONDITION / SEAT_OFFERED); taking any seat takes the
+        caller off the waiting list.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -237,9 +253,27 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def GetTableView(self, request, context):
+    def JoinWaitingList(self, request, context):
         """The table as the caller may see it, with the caller's legal actions and the action deadline.
+        Joins a full table's waiting list (FAILED_PRECONDITION / TABLE_NOT_FULL when a seat is open: take it).
+        When a seat frees, the first player waiting is offered it for the table's seat_offer_time (the view's
+        seat_offer); the offer passes on when it runs out. Refusals: ALREADY_SEATED, ALREADY_WAITING (ALREADY_EXISTS),
+        WAITING_LIST_FULL (FAILED_PRECONDITION).
         """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveWaitingList(self, request, context):
+        """Leaves the waiting list, declining any seat offered to the caller (it goes to the next player waiting).
+        FAILED_PRECONDITION / NOT_WAITING when the caller is not on it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTableView(self, request, context):
+        """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -302,6 +336,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     request_deserializer=stud_dot_v1_dot_table__service__pb2.TopUpRequest.FromString,
                     response_serializer=stud_dot_v1_dot_table__service__pb2.TopUpResponse.SerializeToString,
             ),
+            'JoinWaitingList': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinWaitingList,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.JoinWaitingListRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__service__pb2.JoinWaitingListResponse.SerializeToString,
+            ),
+            'LeaveWaitingList': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveWaitingList,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.LeaveWaitingListRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__service__pb2.LeaveWaitingListResponse.SerializeToString,
+            ),
             'GetTableView': grpc.unary_unary_rpc_method_handler(
                     servicer.GetTableView,
                     request_deserializer=stud_dot_v1_dot_table__service__pb2.GetTableViewRequest.FromString,
@@ -328,8 +372,8 @@ def add_TableServiceServicer_to_server(servicer, server):
 class TableService:
     """Tables, seats and the game itself.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata, a token from the operator's
-    identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
+    Authentication: every call but GetTable and ListTables (the public lobby: any token or none) carries
+    `authorization: Bearer <JWT>` metadata, a token from the operator's identity provider (signed RS256, ES256 or EdDSA with the `kid` of a key in its JWKS; with `iss`, `aud` and
     `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
     UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
     issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
@@ -348,9 +392,10 @@ class TableService:
     NOT_FOUND            NO_TABLE
     INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
     INVALID_CONFIG
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, ACTION_NOT_AVAILABLE, HAND_RUNNING, ...
+    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, SEAT_OFFERED, ACTION_NOT_AVAILABLE, HAND_RUNNING,
+    TABLE_NOT_FULL, NOT_WAITING, WAITING_LIST_FULL, ...
     OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
-    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED
+    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED, ALREADY_WAITING
     ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
     UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
     deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
@@ -359,7 +404,7 @@ class TableService:
     refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
@@ -577,6 +622,60 @@ class TableService:
             '/stud.v1.TableService/TopUp',
             stud_dot_v1_dot_table__service__pb2.TopUpRequest.SerializeToString,
             stud_dot_v1_dot_table__service__pb2.TopUpResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinWaitingList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/JoinWaitingList',
+            stud_dot_v1_dot_table__service__pb2.JoinWaitingListRequest.SerializeToString,
+            stud_dot_v1_dot_table__service__pb2.JoinWaitingListResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveWaitingList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/LeaveWaitingList',
+            stud_dot_v1_dot_table__service__pb2.LeaveWaitingListRequest.SerializeToString,
+            stud_dot_v1_dot_table__service__pb2.LeaveWaitingListResponse.FromString,
             options,
             channel_credentials,
             insecure,
