@@ -1,5 +1,5 @@
-"""The public API's protos: they pass `buf lint`, compile with this repository alone, and the committed
-Python code matches them."""
+"""The public API's protos: they pass `buf lint`, compile with this repository alone, are served by
+reflection (v1 and v1alpha), and the committed Python code matches them."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import Message
+
+from stud_service.server.proto_gen import errors_pb2
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "stud_service" / "server" / "proto_gen"
@@ -92,3 +96,62 @@ def test_the_protos_keep_no_stale_promises() -> None:
     assert "Room is left" not in text
     assert "SHUTTING_DOWN" not in text
 
+
+def _reflection_v1() -> tuple[type[Message], type[Message]]:
+    """The grpc.reflection.v1 messages, as a v1 client has them."""
+    from stud_service.server import reflection
+
+    pool = descriptor_pool.Default()
+    assert reflection.V1_SERVICE_NAME == "grpc.reflection.v1.ServerReflection"
+    return tuple(  # type: ignore[return-value]
+        message_factory.GetMessageClass(pool.FindMessageTypeByName(f"grpc.reflection.v1.{name}"))
+        for name in ("ServerReflectionRequest", "ServerReflectionResponse")
+    )
+
+
+async def test_reflection_v1_lists_the_services_and_serves_their_files(both_services) -> None:
+    """grpcurl, Postman and grpc-js tools ask grpc.reflection.v1 first; v1alpha is still served."""
+    request_type, response_type = _reflection_v1()
+    info = both_services.stream_stream(
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        request_serializer=request_type.SerializeToString,
+        response_deserializer=response_type.FromString,
+    )
+
+    async def ask(**request: Any) -> Any:
+        replies = [reply async for reply in info(iter([request_type(**request)]))]
+        assert len(replies) == 1 and not replies[0].HasField("error_response"), replies
+        return replies[0]
+
+    listed = {service.name for service in (await ask(list_services="")).list_services_response.service}
+    assert {"stud.v1.TableService", "stud.v1.AuditService", "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} <= listed
+
+    # A client rebuilds the API from the server alone: the service's file and everything it imports.
+    files: dict[str, descriptor_pb2.FileDescriptorProto] = {}
+    reply = await ask(file_containing_symbol="stud.v1.TableService")
+    while True:
+        for raw in reply.file_descriptor_response.file_descriptor_proto:
+            file = descriptor_pb2.FileDescriptorProto.FromString(raw)
+            files[file.name] = file
+        missing = sorted({dep for file in files.values() for dep in file.dependency} - set(files))
+        if not missing:
+            break
+        reply = await ask(file_by_filename=missing[0])
+    pool = descriptor_pool.DescriptorPool()
+    while files:  # each file after the files it imports
+        name = next(name for name, file in files.items() if not set(file.dependency) & set(files))
+        pool.Add(files.pop(name))
+    methods = {method.name for method in pool.FindServiceByName("stud.v1.TableService").methods}
+    assert {"CreateTable", "Act", "WatchTable"} <= methods
+
+    reply = await ask(file_containing_symbol="stud.v1.ErrorReason")
+    errors, *_imports = map(descriptor_pb2.FileDescriptorProto.FromString,
+                            reply.file_descriptor_response.file_descriptor_proto)
+    assert errors.name == "stud/v1/errors.proto"
+    assert "google/rpc/code.proto" in errors.dependency
+    assert [value.name for value in errors.enum_type[0].value] == list(errors_pb2.ErrorReason.keys())
+    itself = await ask(file_containing_symbol="grpc.reflection.v1.ServerReflection")
+    assert descriptor_pb2.FileDescriptorProto.FromString(
+        itself.file_descriptor_response.file_descriptor_proto[0]
+    ).package == "grpc.reflection.v1"
