@@ -17,7 +17,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
-GOOGLEAPIS_ROOT = ROOT / "third_party" / "googleapis"
+# Every proto the API imports is in the repository: Google's API and RPC protos and the well-known
+# types they use (third_party/README.md says where each comes from).
+INCLUDE_PATHS = (PROTO_ROOT, ROOT / "third_party" / "googleapis", ROOT / "third_party" / "protobuf")
 DEFAULT_OUT = ROOT / "stud_service" / "server" / "proto_gen"
 PACKAGE_DIR = "stud/v1"
 
@@ -30,17 +32,13 @@ def proto_files() -> list[Path]:
 
 def generate(out_dir: Path) -> list[Path]:
     """Write the generated modules flat into out_dir; return the files written."""
-    import grpc_tools
     from grpc_tools import protoc
 
     work = out_dir / "_protoc"
     work.mkdir(parents=True, exist_ok=True)
-    well_known = Path(grpc_tools.__file__).parent / "_proto"
     args = [
         "protoc",
-        f"-I{PROTO_ROOT}",
-        f"-I{GOOGLEAPIS_ROOT}",
-        f"-I{well_known}",
+        *(f"-I{path}" for path in INCLUDE_PATHS),
         f"--python_out={work}",
         f"--pyi_out={work}",
         f"--grpc_python_out={work}",

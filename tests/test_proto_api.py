@@ -1,4 +1,5 @@
-"""The public API's protos: they pass `buf lint`, and the committed Python code matches them."""
+"""The public API's protos: they pass `buf lint`, compile with this repository alone, are served by
+reflection (v1 and v1alpha), and the committed Python code matches them."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import Message
+
+from stud_service.server.proto_gen import errors_pb2
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "stud_service" / "server" / "proto_gen"
@@ -59,3 +65,93 @@ def test_generated_code_imports_inside_the_package() -> None:
     assert table_service_pb2.DESCRIPTOR.package == "stud.v1"
     assert table_pb2.Variant.Name(0) == "VARIANT_UNSPECIFIED"
     assert hasattr(table_service_pb2_grpc, "TableServiceServicer")
+
+
+def test_every_proto_compiles_with_only_this_repository(tmp_path: Path) -> None:
+    """A client needs nothing but proto/ and third_party/: protoc is given no include path of its own
+    (``protoc.main`` adds none, unlike ``python -m grpc_tools.protoc``)."""
+    includes = [ROOT / "proto", *sorted(path for path in (ROOT / "third_party").iterdir() if path.is_dir())]
+    run_protoc = "import sys; from grpc_tools import protoc; sys.exit(protoc.main(sys.argv[1:]))"
+    protos = sorted((ROOT / "proto").rglob("*.proto"))
+    out = tmp_path / "api.binpb"
+    result = subprocess.run(
+        [sys.executable, "-c", run_protoc, "protoc", *(f"-I{path}" for path in includes), "--include_imports",
+         f"--descriptor_set_out={out}", f"--python_out={tmp_path}", *(str(path) for path in protos)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    compiled = {file.name for file in descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file}
+    assert {str(path.relative_to(ROOT / "proto")) for path in protos} <= compiled
+    # Everything they import, and what a client needs to read the error trailer, came from third_party/.
+    assert {"google/api/annotations.proto", "google/protobuf/timestamp.proto", "google/rpc/code.proto"} <= (
+        compiled
+    )
+    for name in ("google/rpc/status.proto", "google/rpc/error_details.proto"):
+        assert (ROOT / "third_party" / "googleapis" / name).is_file()
+
+
+def test_the_protos_keep_no_stale_promises() -> None:
+    """The proto comments are the client's documentation: no promised service, no hand-kept reason list."""
+    text = "\n".join(path.read_text() for path in (ROOT / "proto").rglob("*.proto"))
+    assert "Room is left" not in text
+    assert "SHUTTING_DOWN" not in text
+
+
+def _reflection_v1() -> tuple[type[Message], type[Message]]:
+    """The grpc.reflection.v1 messages, as a v1 client has them."""
+    from stud_service.server import reflection
+
+    pool = descriptor_pool.Default()
+    assert reflection.V1_SERVICE_NAME == "grpc.reflection.v1.ServerReflection"
+    return tuple(  # type: ignore[return-value]
+        message_factory.GetMessageClass(pool.FindMessageTypeByName(f"grpc.reflection.v1.{name}"))
+        for name in ("ServerReflectionRequest", "ServerReflectionResponse")
+    )
+
+
+async def test_reflection_v1_lists_the_services_and_serves_their_files(both_services) -> None:
+    """grpcurl, Postman and grpc-js tools ask grpc.reflection.v1 first; v1alpha is still served."""
+    request_type, response_type = _reflection_v1()
+    info = both_services.stream_stream(
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        request_serializer=request_type.SerializeToString,
+        response_deserializer=response_type.FromString,
+    )
+
+    async def ask(**request: Any) -> Any:
+        replies = [reply async for reply in info(iter([request_type(**request)]))]
+        assert len(replies) == 1 and not replies[0].HasField("error_response"), replies
+        return replies[0]
+
+    listed = {service.name for service in (await ask(list_services="")).list_services_response.service}
+    assert {"stud.v1.TableService", "stud.v1.AuditService", "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} <= listed
+
+    # A client rebuilds the API from the server alone: the service's file and everything it imports.
+    files: dict[str, descriptor_pb2.FileDescriptorProto] = {}
+    reply = await ask(file_containing_symbol="stud.v1.TableService")
+    while True:
+        for raw in reply.file_descriptor_response.file_descriptor_proto:
+            file = descriptor_pb2.FileDescriptorProto.FromString(raw)
+            files[file.name] = file
+        missing = sorted({dep for file in files.values() for dep in file.dependency} - set(files))
+        if not missing:
+            break
+        reply = await ask(file_by_filename=missing[0])
+    pool = descriptor_pool.DescriptorPool()
+    while files:  # each file after the files it imports
+        name = next(name for name, file in files.items() if not set(file.dependency) & set(files))
+        pool.Add(files.pop(name))
+    methods = {method.name for method in pool.FindServiceByName("stud.v1.TableService").methods}
+    assert {"CreateTable", "Act", "WatchTable"} <= methods
+
+    reply = await ask(file_containing_symbol="stud.v1.ErrorReason")
+    errors, *_imports = map(descriptor_pb2.FileDescriptorProto.FromString,
+                            reply.file_descriptor_response.file_descriptor_proto)
+    assert errors.name == "stud/v1/errors.proto"
+    assert "google/rpc/code.proto" in errors.dependency
+    assert [value.name for value in errors.enum_type[0].value] == list(errors_pb2.ErrorReason.keys())
+    itself = await ask(file_containing_symbol="grpc.reflection.v1.ServerReflection")
+    assert descriptor_pb2.FileDescriptorProto.FromString(
+        itself.file_descriptor_response.file_descriptor_proto[0]
+    ).package == "grpc.reflection.v1"

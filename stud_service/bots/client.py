@@ -13,7 +13,7 @@ from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_p
 
 
 def error_reason(error: grpc.RpcError) -> str | None:
-    """The ErrorInfo reason of a refused call (NOT_YOUR_TURN, STALE_VERSION, ...)."""
+    """The ErrorInfo reason of a refused call, a stud.v1.ErrorReason name (NOT_YOUR_TURN, ...)."""
     info = error_info(error)
     return info.reason if info is not None else None
 

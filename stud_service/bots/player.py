@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 import grpc
 
 from stud_service.bots.client import StudClient, error_reason, events_of
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import errors_pb2, table_pb2
 
 Strategy = Callable[[table_pb2.TableView, random.Random], table_pb2.LegalAction]
 
 _PASSIVE = (table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BRING_IN)
 _AGGRESSIVE = (table_pb2.ACTION_TYPE_BET, table_pb2.ACTION_TYPE_RAISE, table_pb2.ACTION_TYPE_COMPLETE)
 # Refusals a bot shrugs off: the table moved on before its click arrived; a later view says what now.
-_RACE_REASONS = frozenset({"STALE_VERSION", "NOT_YOUR_TURN", "HAND_NOT_RUNNING", "CONFLICT"})
+_RACE_REASONS = frozenset(errors_pb2.ErrorReason.Name(reason) for reason in (
+    errors_pb2.STALE_VERSION, errors_pb2.NOT_YOUR_TURN, errors_pb2.HAND_NOT_RUNNING, errors_pb2.CONFLICT))
 
 
 def random_strategy(view: table_pb2.TableView, rng: random.Random) -> table_pb2.LegalAction:

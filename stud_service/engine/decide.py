@@ -60,10 +60,10 @@ from stud_service.engine.errors import (
     HandNotRunning,
     HandRunning,
     IllegalAmount,
-    InvalidArgument,
     InvalidConfig,
     InvalidDeck,
     InvalidSeat,
+    MalformedCommand,
     NoTable,
     NotEnoughPlayers,
     NotSeated,
@@ -204,7 +204,7 @@ def _sit_down(state: TableState, cmd: SitDown) -> list[Any] | _Recorder:
     if state.seat_of(cmd.player_id) is not None:
         raise AlreadySeated(f"player {cmd.player_id!r} already has seat {state.seat_of(cmd.player_id)}")
     if not isinstance(cmd.seat, int) or not 1 <= cmd.seat <= config.seats:
-        raise InvalidSeat(f"seat must be 1..{config.seats}, got {cmd.seat!r}")
+        raise InvalidSeat(f"seat must be 1..{config.seats}, got {cmd.seat!r}", 1, config.seats)
     if len(state.seats) >= config.seats:
         raise TableFull(f"all {config.seats} seats are taken")
     if cmd.seat in state.seats:
@@ -213,7 +213,8 @@ def _sit_down(state: TableState, cmd: SitDown) -> list[Any] | _Recorder:
         raise SeatOnOffer(f"seat {cmd.seat} is held for the player waiting first")
     if not isinstance(cmd.buy_in, int) or not config.min_buy_in <= cmd.buy_in <= config.max_buy_in:
         raise BuyInOutOfLimits(
-            f"buy-in must be {config.min_buy_in}..{config.max_buy_in}, got {cmd.buy_in!r}")
+            f"buy-in must be {config.min_buy_in}..{config.max_buy_in}, got {cmd.buy_in!r}",
+            config.min_buy_in, config.max_buy_in)
     if cmd.player_id not in state.waiting:
         return [PlayerSeated(cmd.player_id, cmd.seat, cmd.buy_in, cmd.now_ms)]
     rec = _Recorder(state)
@@ -271,7 +272,7 @@ def _top_up(state: TableState, cmd: TopUp) -> list[Any]:
     if not isinstance(cmd.amount, int) or cmd.amount <= 0 or stack + cmd.amount > config.max_buy_in:
         raise BuyInOutOfLimits(
             f"top-up must be 1..{config.max_buy_in - stack} (stack {stack}, maximum {config.max_buy_in}),"
-            f" got {cmd.amount!r}")
+            f" got {cmd.amount!r}", 1, config.max_buy_in - stack)
     return [PlayerToppedUp(cmd.player_id, seat, cmd.amount, cmd.now_ms)]
 
 
@@ -283,7 +284,7 @@ def _set_client_seed(state: TableState, cmd: SetClientSeed) -> list[Any]:
     seat = _seat_of(state, cmd.player_id)
     seed = cmd.seed
     if not isinstance(seed, str) or not 0 < len(seed) <= MAX_CLIENT_SEED_CHARS or not seed.isprintable():
-        raise InvalidArgument(f"a client seed is 1..{MAX_CLIENT_SEED_CHARS} printable characters")
+        raise MalformedCommand("seed", f"a client seed is 1..{MAX_CLIENT_SEED_CHARS} printable characters")
     return [ClientSeedSet(cmd.player_id, seat, seed, cmd.now_ms)]
 
 
@@ -367,7 +368,7 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
         raise NotEnoughPlayers(f"a hand needs two players sitting in with chips, there are {len(seats)}")
     deck = _check_deck(cmd.deck)
     if not isinstance(cmd.commitment, str):
-        raise InvalidArgument("commitment must be a hex string")
+        raise MalformedCommand("commitment", "commitment must be a hex string")
     rec = _Recorder(state)
     number = state.hand_number + 1
     rec.emit(HandStarted(
@@ -454,9 +455,10 @@ def _act(state: TableState, cmd: Act) -> list[Any] | _Recorder:
         raise ActionNotAvailable(f"{kind} is not available now (you may: {offered})")
     if amounts:
         if cmd.amount not in amounts or isinstance(cmd.amount, bool):
-            raise IllegalAmount(f"{kind} must be to {' or '.join(map(str, amounts))}, got {cmd.amount!r}")
+            raise IllegalAmount(f"{kind} must be to {' or '.join(map(str, amounts))}, got {cmd.amount!r}",
+                                amounts)
     elif cmd.amount is not None:
-        raise IllegalAmount(f"{kind} takes no amount, got {cmd.amount!r}")
+        raise IllegalAmount(f"{kind} takes no amount, got {cmd.amount!r}", ())
     rec = _Recorder(state)
     rec.emit(_acted(state, hand, seat, kind, cmd.amount, cmd.now_ms))
     _advance(rec, cmd.now_ms)
@@ -631,7 +633,7 @@ _HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
 def _run(state: TableState, command: Any) -> list[Any] | _Recorder:
     handler = _HANDLERS.get(type(command))
     if handler is None:
-        raise InvalidArgument(f"unknown command {type(command).__name__}")
+        raise MalformedCommand("command", f"unknown command {type(command).__name__}")
     return handler(state, command)
 
 

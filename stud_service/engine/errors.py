@@ -1,21 +1,25 @@
 """Domain errors: why the engine refused a command.
 
-Every error has a ``reason`` (an upper snake string a client can switch on) and a
+Every error has a ``reason`` (an upper snake string a client can switch on: the name of a
+``stud.v1.ErrorReason`` value, proto/stud/v1/errors.proto, where each is documented), a
 ``grpc_code_name`` (the name of the gRPC status code the server maps it to, kept as a
-plain string so the engine never imports grpc).  The message is for a person.
+plain string so the engine never imports grpc) and ``metadata`` (the ErrorInfo metadata the
+reason documents, strings only).  The message is for a person.  The base classes group
+the errors by code and are not raised themselves.
 
 A rejected command never changes the state: ``decide`` works on a private copy.
 
 ::
 
     DomainError
-    ├── InvalidArgument                 INVALID_ARGUMENT
+    ├── InvalidArgument                 (never raised itself)
+    │   ├── MalformedCommand            MALFORMED_REQUEST
     │   ├── InvalidConfig               INVALID_CONFIG
     │   ├── IllegalAmount               ILLEGAL_AMOUNT
     │   ├── BuyInOutOfLimits            BUY_IN_OUT_OF_LIMITS
     │   ├── InvalidSeat                 INVALID_SEAT
     │   └── InvalidDeck                 INVALID_DECK
-    ├── FailedPrecondition              FAILED_PRECONDITION
+    ├── FailedPrecondition              (never raised itself)
     │   ├── NotYourTurn                 NOT_YOUR_TURN
     │   ├── ActionNotAvailable          ACTION_NOT_AVAILABLE
     │   ├── TableFull                   TABLE_FULL
@@ -29,17 +33,19 @@ A rejected command never changes the state: ``decide`` works on a private copy.
     │   ├── WaitingListFull             WAITING_LIST_FULL
     │   ├── NotWaiting                  NOT_WAITING
     │   └── OfferNotDue                 OFFER_NOT_DUE
-    ├── AlreadyExists                   ALREADY_EXISTS
+    ├── AlreadyExists                   (never raised itself)
     │   ├── TableExists                 TABLE_EXISTS
     │   ├── AlreadySeated               ALREADY_SEATED
     │   └── AlreadyWaiting              ALREADY_WAITING
-    ├── NotFound                        NOT_FOUND
+    ├── NotFound                        (never raised itself)
     │   └── NoTable                     NO_TABLE
-    └── PermissionDenied                PERMISSION_DENIED
+    └── PermissionDenied                (never raised itself)
         └── NotSeated                   NOT_SEATED
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
 
 
 class DomainError(Exception):
@@ -48,9 +54,14 @@ class DomainError(Exception):
     reason: str = "DOMAIN_ERROR"
     grpc_code_name: str = "FAILED_PRECONDITION"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, metadata: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.metadata: dict[str, str] = dict(metadata or {})
+
+
+def _bounds(low: int, high: int) -> dict[str, str]:
+    return {"min": str(low), "max": str(high)}
 
 
 class InvalidArgument(DomainError):
@@ -78,26 +89,55 @@ class PermissionDenied(DomainError):
     grpc_code_name = "PERMISSION_DENIED"
 
 
+class MalformedCommand(InvalidArgument):
+    """A command field no command takes (e.g. a client seed too long); ``field`` names it."""
+
+    reason = "MALFORMED_REQUEST"
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message, {"field": field})
+        self.field = field
+
+
 class InvalidConfig(InvalidArgument):
     """A table config field is out of range; ``field`` names it."""
 
     reason = "INVALID_CONFIG"
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+        super().__init__(f"{field}: {message}", {"field": field})
         self.field = field
 
 
 class IllegalAmount(InvalidArgument):
+    """An amount the action does not take; ``amounts`` are the ones it does (none: it takes no amount)."""
+
     reason = "ILLEGAL_AMOUNT"
+
+    def __init__(self, message: str, amounts: Iterable[int]) -> None:
+        legal = sorted(amounts)
+        metadata = {"amounts": ",".join(map(str, legal))}
+        if legal:
+            metadata |= _bounds(legal[0], legal[-1])
+        super().__init__(message, metadata)
 
 
 class BuyInOutOfLimits(InvalidArgument):
+    """A buy-in or top-up outside ``low``..``high``."""
+
     reason = "BUY_IN_OUT_OF_LIMITS"
+
+    def __init__(self, message: str, low: int, high: int) -> None:
+        super().__init__(message, _bounds(low, high))
 
 
 class InvalidSeat(InvalidArgument):
+    """A seat number outside ``low``..``high``."""
+
     reason = "INVALID_SEAT"
+
+    def __init__(self, message: str, low: int, high: int) -> None:
+        super().__init__(message, _bounds(low, high))
 
 
 class InvalidDeck(InvalidArgument):

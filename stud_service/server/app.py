@@ -17,7 +17,6 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from stud_service.server.handlers import add_service
 from stud_service.server.keepalive import KeepalivePolicy
@@ -28,6 +27,7 @@ from stud_service.server.proto_gen import (
     table_service_pb2_grpc,
 )
 from stud_service.server.readiness import LIVENESS_SERVICE
+from stud_service.server.reflection import enable_reflection
 
 _log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ async def start_server(
         services.append(AUDIT_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    enable_reflection((*services, health.SERVICE_NAME), server)  # v1 and v1alpha
     port = server.add_secure_port(listen, tls.credentials()) if tls else server.add_insecure_port(listen)
     if port == 0:
         raise OSError(f"cannot listen on {listen}")

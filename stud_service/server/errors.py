@@ -2,22 +2,13 @@
 
 Every refusal the service sends has ``ErrorInfo(domain="stud-service", reason=...)`` in the
 ``grpc-status-details-bin`` trailer, so clients switch on the reason rather than parse messages.
-Reasons come from three places::
-
-    engine DomainError      its own ``reason`` and ``grpc_code_name`` (NOT_YOUR_TURN, ILLEGAL_AMOUNT, ...)
-    audit AuditError        the same two attributes (NO_HAND, HAND_RUNNING, NOT_YOUR_HAND)
-    auth AuthError          UNAUTHENTICATED: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
-    RequestError (here)     what the service checks before the engine sees a command:
-        INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED (the caller's id, sent before with
-                             a different request: server.request_ids)
-        NOT_FOUND            NO_TABLE
-        PERMISSION_DENIED    NOT_YOUR_SEAT, OPERATOR_ONLY
-        FAILED_PRECONDITION  STALE_VERSION
-        OUT_OF_RANGE         VERSION_OUT_OF_RANGE (a watch resumed after a version not yet written)
-        ABORTED              CONFLICT (another writer kept winning; retry)
-        UNAVAILABLE          SHUTTING_DOWN, STORE_UNAVAILABLE
-    the store's faults       UNAVAILABLE STORE_UNAVAILABLE with a RetryInfo (database down, out of
-                             connections or disk, or no answer within the call's deadline)
+Every reason is a value of ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto), which documents
+its status code (the value's ``grpc_code`` option), when it is sent and its metadata keys; the
+README's table is generated from it and tests/test_error_reasons.py fails on a reason the code can
+raise that the enum lacks. Reasons come from four places: the engine's ``DomainError`` and the
+audit's ``AuditError`` (``reason``, ``grpc_code_name`` and ``metadata`` attributes), ``AuthError``
+(always UNAUTHENTICATED) and :class:`RequestError` here, for what the service checks before the
+engine sees a command; the store's faults are STORE_UNAVAILABLE.
 
 A store fault reaches the client as one plain sentence: PostgreSQL's own text (paths, channel names,
 hosts) goes to the log only, and at most once per ``STORE_LOG_INTERVAL`` seconds, however many calls
@@ -38,6 +29,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from stud_service.observability.logging import RateLimitedLog
+from stud_service.server import reasons
 from stud_service.store.errors import is_store_fault
 
 DOMAIN = "stud-service"
@@ -90,7 +82,9 @@ def status_code_named(name: str) -> grpc.StatusCode:
 def rich_status(code: grpc.StatusCode, reason: str, message: str,
                 metadata: Mapping[str, str] | None = None, retry_after: int | None = None) -> grpc.Status:
     """A grpc.Status whose trailer carries google.rpc.Status with an ErrorInfo naming ``reason``
-    (and a RetryInfo when ``retry_after`` seconds are given)."""
+    (and a RetryInfo when ``retry_after`` seconds are given). ``reason`` must be a stud.v1.ErrorReason
+    sent with ``code`` (ValueError otherwise)."""
+    reasons.check(code, reason)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=dict(metadata or {}))
     detail = any_pb2.Any()
     detail.Pack(info)
@@ -114,7 +108,7 @@ def is_store_refusal(error: BaseException) -> bool:
 
 def store_unavailable_status() -> grpc.Status:
     return rich_status(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", STORE_UNAVAILABLE_MESSAGE,
-                       retry_after=STORE_RETRY_DELAY_SECONDS)
+                       {"retry_after": str(STORE_RETRY_DELAY_SECONDS)}, retry_after=STORE_RETRY_DELAY_SECONDS)
 
 
 _store_faults = RateLimitedLog(_log, STORE_LOG_INTERVAL)
@@ -135,9 +129,9 @@ def status_for(error: Exception) -> grpc.Status:
     if isinstance(error, RequestError):
         return rich_status(error.code, error.reason, error.message, error.metadata)
     if isinstance(error, (DomainError, AuditError)):
-        field = getattr(error, "field", None)  # e.g. InvalidConfig's: clients need not parse the message
+        # e.g. InvalidConfig's field, IllegalAmount's amounts: clients need not parse the message
         return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message,
-                           {"field": field} if isinstance(field, str) else None)
+                           getattr(error, "metadata", None))
     if isinstance(error, AuthError):
         return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
     if is_store_refusal(error):

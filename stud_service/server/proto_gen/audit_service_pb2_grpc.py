@@ -34,7 +34,8 @@ class AuditServiceStub:
     redacted to what they were entitled to see; any other hand is PERMISSION_DENIED (NOT_YOUR_HAND).
     A hand still running is FAILED_PRECONDITION (HAND_RUNNING): nothing of it is revealed before it ends.
     Unknown hands are NOT_FOUND (NO_HAND). While the database cannot serve a call: UNAVAILABLE
-    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline.
+    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
+    TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
@@ -96,7 +97,8 @@ class AuditServiceServicer:
     redacted to what they were entitled to see; any other hand is PERMISSION_DENIED (NOT_YOUR_HAND).
     A hand still running is FAILED_PRECONDITION (HAND_RUNNING): nothing of it is revealed before it ends.
     Unknown hands are NOT_FOUND (NO_HAND). While the database cannot serve a call: UNAVAILABLE
-    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline.
+    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
+    TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
@@ -212,7 +214,8 @@ class AuditService:
     redacted to what they were entitled to see; any other hand is PERMISSION_DENIED (NOT_YOUR_HAND).
     A hand still running is FAILED_PRECONDITION (HAND_RUNNING): nothing of it is revealed before it ends.
     Unknown hands are NOT_FOUND (NO_HAND). While the database cannot serve a call: UNAVAILABLE
-    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline.
+    (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
+    TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted

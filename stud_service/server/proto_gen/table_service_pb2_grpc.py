@@ -43,22 +43,11 @@ class TableServiceStub:
     client keepalive to stay up.
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
-    `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
-    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
-    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
-    NOT_FOUND            NO_TABLE
-    INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
-    INVALID_CONFIG
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, SEAT_OFFERED, ACTION_NOT_AVAILABLE, HAND_RUNNING,
-    TABLE_NOT_FULL, NOT_WAITING, WAITING_LIST_FULL, ...
-    OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
-    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED, ALREADY_WAITING
-    ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
-    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
-    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
-    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
-    A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
-    refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
+    `google.rpc.ErrorInfo` with domain "stud-service" and a `reason`: the name of a `stud.v1.ErrorReason`
+    value (stud/v1/errors.proto), which gives its status code, when it is sent and its metadata keys.
+    A refused call changes nothing. While the database cannot serve a call: UNAVAILABLE / STORE_UNAVAILABLE
+    with a `google.rpc.RetryInfo`, within the call's deadline; the outcome of a mutating call is then unknown,
+    so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
     JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
@@ -163,22 +152,11 @@ class TableServiceServicer:
     client keepalive to stay up.
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
-    `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
-    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
-    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
-    NOT_FOUND            NO_TABLE
-    INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
-    INVALID_CONFIG
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, SEAT_OFFERED, ACTION_NOT_AVAILABLE, HAND_RUNNING,
-    TABLE_NOT_FULL, NOT_WAITING, WAITING_LIST_FULL, ...
-    OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
-    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED, ALREADY_WAITING
-    ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
-    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
-    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
-    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
-    A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
-    refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
+    `google.rpc.ErrorInfo` with domain "stud-service" and a `reason`: the name of a `stud.v1.ErrorReason`
+    value (stud/v1/errors.proto), which gives its status code, when it is sent and its metadata keys.
+    A refused call changes nothing. While the database cannot serve a call: UNAVAILABLE / STORE_UNAVAILABLE
+    with a `google.rpc.RetryInfo`, within the call's deadline; the outcome of a mutating call is then unknown,
+    so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
     JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
@@ -386,22 +364,11 @@ class TableService:
     client keepalive to stay up.
 
     Errors carry a `google.rpc.Status` in the `grpc-status-details-bin` trailer whose details include a
-    `google.rpc.ErrorInfo` with domain "stud-service" and a `reason` naming the error, for example:
-    UNAUTHENTICATED      TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED
-    PERMISSION_DENIED    OPERATOR_ONLY, NOT_YOUR_SEAT, NOT_SEATED
-    NOT_FOUND            NO_TABLE
-    INVALID_ARGUMENT     MALFORMED_REQUEST, REQUEST_ID_REUSED, ILLEGAL_AMOUNT, BUY_IN_OUT_OF_LIMITS, INVALID_SEAT,
-    INVALID_CONFIG
-    FAILED_PRECONDITION  STALE_VERSION, NOT_YOUR_TURN, SEAT_TAKEN, SEAT_OFFERED, ACTION_NOT_AVAILABLE, HAND_RUNNING,
-    TABLE_NOT_FULL, NOT_WAITING, WAITING_LIST_FULL, ...
-    OUT_OF_RANGE         VERSION_OUT_OF_RANGE (WatchTable after a version the table has not reached)
-    ALREADY_EXISTS       TABLE_EXISTS, ALREADY_SEATED, ALREADY_WAITING
-    ABORTED              CONFLICT (other writers kept winning the race; retry with the same request_id)
-    UNAVAILABLE          STORE_UNAVAILABLE (the database cannot serve the call now, answered within the call's
-    deadline; a `google.rpc.RetryInfo` in the details says when to retry. The outcome of a
-    mutating call is then unknown: retry it with the same request_id), SHUTTING_DOWN
-    A refused call changes nothing. A request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST; a
-    refusal about one field names it in ErrorInfo metadata "field", and quotes at most a short prefix of it.
+    `google.rpc.ErrorInfo` with domain "stud-service" and a `reason`: the name of a `stud.v1.ErrorReason`
+    value (stud/v1/errors.proto), which gives its status code, when it is sent and its metadata keys.
+    A refused call changes nothing. While the database cannot serve a call: UNAVAILABLE / STORE_UNAVAILABLE
+    with a `google.rpc.RetryInfo`, within the call's deadline; the outcome of a mutating call is then unknown,
+    so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
     JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
