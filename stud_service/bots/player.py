@@ -19,7 +19,7 @@ Strategy = Callable[[table_pb2.TableView, random.Random], table_pb2.LegalAction]
 _PASSIVE = (table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BRING_IN)
 _AGGRESSIVE = (table_pb2.ACTION_TYPE_BET, table_pb2.ACTION_TYPE_RAISE, table_pb2.ACTION_TYPE_COMPLETE)
 # Refusals a bot shrugs off: the table moved on before its click arrived; a later view says what now.
-_RACE_REASONS = frozenset({"STALE_VERSION", "NOT_YOUR_TURN", "HAND_NOT_RUNNING", "CONFLICT"})
+_RACE_REASONS = frozenset({"STALE_TURN", "NOT_YOUR_TURN", "HAND_NOT_RUNNING", "CONFLICT"})
 
 
 def random_strategy(view: table_pb2.TableView, rng: random.Random) -> table_pb2.LegalAction:
@@ -100,7 +100,7 @@ class Bot:
         choice = self.strategy(view, rng)
         started = time.perf_counter()
         try:
-            await self.client.act(self.table_id, self.seat, choice.type, choice.amount, view.version)
+            await self.client.act(self.table_id, self.seat, choice.type, choice.amount, view.turn)
         except grpc.aio.AioRpcError as error:
             if error_reason(error) not in _RACE_REASONS:
                 raise
