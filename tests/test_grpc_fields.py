@@ -47,7 +47,9 @@ async def test_list_hands_gives_each_players_starting_stack(both_services, new_t
     )
     summary = listed.hands[0]
     assert summary.hand_number == 1
-    hand = await audit.GetHand(audit_service_pb2.GetHandRequest(name=summary.name), metadata=metadata_for("alice"))
+    hand = await audit.GetHand(
+        audit_service_pb2.GetHandRequest(name=summary.name), metadata=metadata_for("alice")
+    )
     assert {p.player_id: p.starting_stack for p in summary.players} == buy_ins
     assert {p.player_id: p.starting_stack for p in hand.summary.players} == buy_ins
 
@@ -115,4 +117,5 @@ async def test_not_your_turn_quotes_the_player_once(new_table, make_player):
     other_name = "bob" if other is players[1] else "alice"
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await other.act(table_id, 3 - view.viewer_seat, FOLD, 0, view.turn)
-    assert caught.value.details() == f"player '{other_name}' is not the one to act: seat {view.viewer_seat} is"
+    expected = f"player '{other_name}' is not the one to act: seat {view.viewer_seat} is"
+    assert caught.value.details() == expected
