@@ -12,7 +12,7 @@ Reasons come from three places::
                              a different request: server.request_ids)
         NOT_FOUND            NO_TABLE
         PERMISSION_DENIED    NOT_YOUR_SEAT, OPERATOR_ONLY
-        FAILED_PRECONDITION  STALE_VERSION
+        FAILED_PRECONDITION  STALE_TURN (a click for a turn that is over: server.runtime)
         OUT_OF_RANGE         VERSION_OUT_OF_RANGE (a watch resumed after a version not yet written)
         ABORTED              CONFLICT (another writer kept winning; retry)
         UNAVAILABLE          SHUTTING_DOWN, STORE_UNAVAILABLE

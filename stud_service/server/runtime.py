@@ -105,6 +105,11 @@ def _stored(request_id: RequestKey | None) -> tuple[str | None, bytes | None]:
     return (request_id.key, request_id.fingerprint) if request_id is not None else (None, None)
 
 
+class TableMoved(Exception):
+    """The table changed since the replica's own task (clock, dealer) read it: its command is moot.
+    Never a client's refusal (a client's click is checked by its turn instead)."""
+
+
 @dataclass(frozen=True, slots=True)
 class AppliedEvent:
     """One event as a watcher needs it: the stored JSON, when it was recorded, and the state after it."""
@@ -435,11 +440,7 @@ class TableRuntime:
         async with live.write_lock:
             for _attempt in range(WRITE_ATTEMPTS):
                 if expected_version is not None and expected_version != live.version:
-                    raise RequestError(
-                        grpc.StatusCode.FAILED_PRECONDITION,
-                        "STALE_VERSION",
-                        f"the table is at version {live.version}, not {expected_version}",
-                    )
+                    raise TableMoved(f"the table is at version {live.version}, not {expected_version}")
                 if turn is not None and turn > live.state.turns:
                     await self._catch_up(live)  # the client saw a turn we have not caught up to
                 if turn is not None and turn != (current := turn_number(live.state)):
@@ -567,7 +568,7 @@ class TableRuntime:
                 return
             except TimeoutNotDue:
                 await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
-            except (RequestError, DomainError):
+            except (TableMoved, RequestError, DomainError):
                 return  # the player acted (or another replica timed them out) first: nothing to do
             except Exception as error:
                 if not is_store_fault(error):
@@ -603,7 +604,7 @@ class TableRuntime:
                     live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
                 )
                 return
-            except (RequestError, DomainError):
+            except (TableMoved, RequestError, DomainError):
                 return  # the table changed during the pause; the event that changed it re-armed the dealer
             except Exception as error:
                 if not is_store_fault(error):
