@@ -53,7 +53,10 @@ class FloorTable:
 
     def view(self, seat: int) -> table_pb2.TableView:
         legal = [CHECK] if seat == self.turn else []
-        return table_pb2.TableView(version=self.version, viewer_seat=seat, legal_actions=legal)
+        # Every action gives the next seat a new turn: the turn's number can be the version.
+        return table_pb2.TableView(
+            version=self.version, viewer_seat=seat, legal_actions=legal, turn=self.version
+        )
 
     def act(self) -> None:
         """The seat on turn acted: the next seat's turn, and one message to every watcher."""
@@ -90,8 +93,8 @@ class FloorService(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.ActRequest, context: grpc.aio.ServicerContext
     ) -> table_service_pb2.ActResponse:
         table = self.tables[request.name]
-        if request.seat != table.turn or request.expected_version != table.version:
-            status = rich_status(grpc.StatusCode.FAILED_PRECONDITION, "STALE_VERSION", "not your turn now")
+        if request.seat != table.turn or request.turn != table.version:
+            status = rich_status(grpc.StatusCode.FAILED_PRECONDITION, "STALE_TURN", "not your turn now")
             await abort_with(context, status)
         table.act()
         return table_service_pb2.ActResponse(view=table.view(request.seat))

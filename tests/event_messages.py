@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 from stud_service.engine.config import config_to_json
 from stud_service.engine.events import EVENT_TYPES
 from stud_service.server.convert import config_from_proto
+from stud_service.server.events_proto import SIT_OUT_REASONS
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 
@@ -36,10 +37,13 @@ def event_body(event: events_pb2.TableEvent) -> Any:
     return getattr(event, kind)
 
 
+_HALVES = {table_pb2.POT_HALF_WHOLE: "whole", table_pb2.POT_HALF_HIGH: "high", table_pb2.POT_HALF_LOW: "low"}
+
+
 def _pots(pots: Any) -> list[dict[str, Any]]:
     return [{
         "pot": pot.pot_index, "amount": pot.amount, "eligible": list(pot.eligible_seats),
-        "awards": [{"seat": award.seat, "amount": award.amount, "half": award.half or "whole",
+        "awards": [{"seat": award.seat, "amount": award.amount, "half": _HALVES[award.pot_half],
                     "hand": award.hand_description or None} for award in pot.awards],
     } for pot in pots]
 
@@ -74,7 +78,7 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             value = events_pb2.WaitingListLeftReason.Name(body.reason)
             value = value.removeprefix("WAITING_LIST_LEFT_REASON_").lower()
         elif name == "reason":
-            value = events_pb2.SitOutReason.Name(body.reason).removeprefix("SIT_OUT_REASON_").lower()
+            value = {proto: engine for engine, proto in SIT_OUT_REASONS.items()}[body.reason]
         elif name == "deadline_ms":
             value = body.deadline.ToMilliseconds()
         elif name == "player_id" and kind in WAITING_LIST_EVENTS:

@@ -73,7 +73,7 @@ async def play_out(clients: list[StudClient], table_id: str, hand_number: int) -
                         table_pb2.ACTION_TYPE_CALL,
                     )
                 ]
-                await client.act(table_id, mine.viewer_seat, passive[0].type, passive[0].amount, mine.version)
+                await client.act(table_id, mine.viewer_seat, passive[0].type, passive[0].amount, mine.turn)
         await asyncio.sleep(0.01)
     raise TimeoutError("the hand did not finish")
 

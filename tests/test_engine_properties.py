@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from stud_service.engine import (
     Act,
     ActionKind,
+    BettingRoundStarted,
     BringInTiebreak,
     CardDealt,
     CreateTable,
@@ -32,6 +33,7 @@ from stud_service.engine import (
     JoinWaitingList,
     Leave,
     LeaveWaitingList,
+    PlayerActed,
     PlayerLeft,
     PlayerSeated,
     PlayerToppedUp,
@@ -54,9 +56,11 @@ from stud_service.engine import (
     execute,
     legal_actions,
     replay,
+    sit_out_reason,
     state_from_json,
     state_to_json,
     to_act,
+    turn_number,
     view_event,
     view_state,
 )
@@ -104,6 +108,8 @@ class Run:
             elif isinstance(event, PlayerLeft):
                 self.bank -= event.cash_out
             assert chips_in_play(self.state) == self.bank, f"chips not conserved after {event}"
+            check_turn(before, self.state, event)
+            check_sit_out_reasons(self.state)
             data = event_to_json(event)
             assert event_from_json(json.loads(json.dumps(data))) == event
         assert after == self.state  # execute's state is the fold of its events
@@ -229,6 +235,29 @@ class Run:
             self.random_action()
         assert self.state.hand is None, "the hand did not end"
         check_hand(self.log[start:], self.state)
+
+
+def check_turn(before: Any, after: Any, event: Any) -> None:
+    """A turn begins only when an event gives a player the action, and its number is new; anything
+    else (another player's sitting out, topping up, seating) leaves the turn as it was."""
+    begins = isinstance(event, PlayerActed | BettingRoundStarted) and to_act(after) is not None
+    assert after.turns == before.turns + begins, f"turn count after {event}"
+    assert turn_number(after) == (after.turns if to_act(after) is not None else 0)
+    if not begins and to_act(after) is not None:
+        assert turn_number(after) == turn_number(before), f"{event} changed the turn"
+
+
+def check_sit_out_reasons(state: Any) -> None:
+    """A seat sitting out says why; one with no chips outside the hand must top up ("busted")."""
+    in_hand = state.hand.players if state.hand is not None else {}
+    for seat, seat_state in state.seats.items():
+        reason = sit_out_reason(state, seat)
+        if not seat_state.sitting_out:
+            assert reason is None
+        elif seat_state.stack == 0 and seat not in in_hand:
+            assert reason == "busted"
+        else:
+            assert reason in ("request", "timeout", "busted")
 
 
 def check_hand(events: list[Any], state: Any) -> None:

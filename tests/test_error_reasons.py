@@ -96,7 +96,7 @@ def raised_reasons() -> dict[str, set[tuple[str, str]]]:
 
 def test_every_reason_the_code_can_raise_is_in_the_enum_with_its_code() -> None:
     raised = raised_reasons()
-    assert {"NOT_YOUR_TURN", "TOKEN_EXPIRED", "STALE_VERSION"} <= set(raised)  # the scan finds each kind
+    assert {"NOT_YOUR_TURN", "TOKEN_EXPIRED", "STALE_TURN"} <= set(raised)  # the scan finds each kind
     problems = []
     for reason, uses in sorted(raised.items()):
         for code_name, where in sorted(uses):
@@ -134,12 +134,12 @@ def test_every_reason_has_a_code_and_a_comment() -> None:
 
 def test_a_status_is_built_only_for_an_enum_reason_with_its_code() -> None:
     """The construction check: an undocumented reason, or a documented one with another code, is a bug."""
-    status = rich_status(grpc.StatusCode.FAILED_PRECONDITION, "STALE_VERSION", "old", {"version": "7"})
+    status = rich_status(grpc.StatusCode.FAILED_PRECONDITION, "STALE_TURN", "old", {"version": "7"})
     assert status.code is grpc.StatusCode.FAILED_PRECONDITION
     with pytest.raises(ValueError, match="not a stud.v1.ErrorReason"):
         rich_status(grpc.StatusCode.FAILED_PRECONDITION, "SHUTTING_DOWN", "bye")
     with pytest.raises(ValueError, match="sent with FAILED_PRECONDITION"):
-        rich_status(grpc.StatusCode.ABORTED, "STALE_VERSION", "old")
+        rich_status(grpc.StatusCode.ABORTED, "STALE_TURN", "old")
 
 
 def test_the_readme_table_is_generated_from_the_enum() -> None:

@@ -430,7 +430,7 @@ REQUESTS = {
     "LeaveWaitingList": table_service_pb2.LeaveWaitingListRequest(name=UNLOADED, request_id="r10"),
     "GetTableView": table_service_pb2.GetTableViewRequest(name=UNLOADED),
     "Act": table_service_pb2.ActRequest(
-        name=UNLOADED, seat=1, action=table_pb2.ACTION_TYPE_FOLD, expected_version=3, request_id="r7"
+        name=UNLOADED, seat=1, action=table_pb2.ACTION_TYPE_FOLD, turn=3, request_id="r7"
     ),
     "WatchTable": table_service_pb2.WatchTableRequest(name=UNLOADED),
     "ListHands": audit_service_pb2.ListHandsRequest(parent="tables/-"),

@@ -46,7 +46,7 @@ async def test_acting_in_time_beats_the_clock(new_table, make_player) -> None:
     assert view.HasField("action_deadline")
     stream = make_player("spectator").watch(table_id, after_version=view.version)
     bring_in = next(a for a in view.legal_actions if a.type == table_pb2.ACTION_TYPE_BRING_IN)
-    await acting.act(table_id, view.viewer_seat, bring_in.type, bring_in.amount, view.version)
+    await acting.act(table_id, view.viewer_seat, bring_in.type, bring_in.amount, view.turn)
     mine = await next_event(stream, "PlayerActed")
     assert (mine.seat, mine.timeout) == (view.viewer_seat, False)
     # The next player is now on the clock and times out; the one who acted in time is not touched.

@@ -61,7 +61,7 @@ async def act_passively(players: list[StudClient], table_id: str, actions: int,
         folds = [a for a in view.legal_actions if player is folding and a.type == table_pb2.ACTION_TYPE_FOLD]
         choice = (folds or [a for a in view.legal_actions if a.type in PASSIVE])[0]
         version = (
-            await player.act(table_id, view.viewer_seat, choice.type, choice.amount, view.version)
+            await player.act(table_id, view.viewer_seat, choice.type, choice.amount, view.turn)
         ).version
     return version
 
@@ -169,7 +169,7 @@ async def test_two_replicas_serve_one_table_and_a_race_on_one_seat_has_one_winne
         choice = next(a for a in view.legal_actions if a.type in PASSIVE)
         outcomes = await asyncio.gather(
             *(
-                p[turn].act("shared", view.viewer_seat, choice.type, choice.amount, view.version)
+                p[turn].act("shared", view.viewer_seat, choice.type, choice.amount, view.turn)
                 for p in (players_a, players_b)
             ),
             return_exceptions=True,
@@ -177,7 +177,7 @@ async def test_two_replicas_serve_one_table_and_a_race_on_one_seat_has_one_winne
         winners = [o for o in outcomes if not isinstance(o, Exception)]
         losers = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
         assert len(winners) == 1 and len(losers) == 1
-        assert error_reason(losers[0]) in ("STALE_VERSION", "NOT_YOUR_TURN")
+        assert error_reason(losers[0]) in ("STALE_TURN", "NOT_YOUR_TURN")
 
         head = winners[0].version
         while received[-1] < head:

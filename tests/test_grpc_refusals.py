@@ -46,7 +46,7 @@ async def test_acting_out_of_turn_is_not_your_turn(grpc_service, hand_in_play) -
     other_seat = 2 if view.viewer_seat == 1 else 1
     before = await head(grpc_service, table_id)
     await refused(
-        other.act(table_id, other_seat, FOLD, 0, view.version),
+        other.act(table_id, other_seat, FOLD, 0, view.turn),
         grpc.StatusCode.FAILED_PRECONDITION,
         "NOT_YOUR_TURN",
     )
@@ -60,7 +60,7 @@ async def test_a_wrong_amount_is_illegal_amount(grpc_service, hand_in_play) -> N
     before = await head(grpc_service, table_id)
     await refused(
         acting.act(
-            table_id, view.viewer_seat, table_pb2.ACTION_TYPE_BRING_IN, bring_in.amount + 7, view.version
+            table_id, view.viewer_seat, table_pb2.ACTION_TYPE_BRING_IN, bring_in.amount + 7, view.turn
         ),
         grpc.StatusCode.INVALID_ARGUMENT,
         "ILLEGAL_AMOUNT",
@@ -73,20 +73,20 @@ async def test_an_action_the_rules_do_not_offer_is_refused(grpc_service, hand_in
     table_id, acting, _other, view = hand_in_play
     before = await head(grpc_service, table_id)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await acting.act(table_id, view.viewer_seat, FOLD, 0, view.version)
+        await acting.act(table_id, view.viewer_seat, FOLD, 0, view.turn)
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert error_reason(caught.value) == "ACTION_NOT_AVAILABLE"
     assert await head(grpc_service, table_id) == before
 
 
-async def test_a_stale_version_is_refused(grpc_service, hand_in_play) -> None:
+async def test_a_click_for_another_turn_is_refused(grpc_service, hand_in_play) -> None:
     table_id, acting, _other, view = hand_in_play
     bring_in = next(a for a in view.legal_actions if a.type == table_pb2.ACTION_TYPE_BRING_IN)
     before = await head(grpc_service, table_id)
     await refused(
-        acting.act(table_id, view.viewer_seat, bring_in.type, bring_in.amount, view.version - 1),
+        acting.act(table_id, view.viewer_seat, bring_in.type, bring_in.amount, view.turn + 1),
         grpc.StatusCode.FAILED_PRECONDITION,
-        "STALE_VERSION",
+        "STALE_TURN",
     )
     assert await head(grpc_service, table_id) == before
 
@@ -96,7 +96,7 @@ async def test_acting_for_another_players_seat_is_permission_denied(grpc_service
     bring_in = next(a for a in view.legal_actions if a.type == table_pb2.ACTION_TYPE_BRING_IN)
     before = await head(grpc_service, table_id)
     await refused(
-        other.act(table_id, view.viewer_seat, bring_in.type, bring_in.amount, view.version),
+        other.act(table_id, view.viewer_seat, bring_in.type, bring_in.amount, view.turn),
         grpc.StatusCode.PERMISSION_DENIED,
         "NOT_YOUR_SEAT",
     )
@@ -141,7 +141,7 @@ async def test_malformed_requests_are_invalid_argument(grpc_service, new_table, 
             table_service_pb2.ActRequest(
                 name=f"tables/{table_id}",
                 seat=1,
-                expected_version=1,
+                turn=1,
                 action=table_pb2.ACTION_TYPE_UNSPECIFIED,
             ),
             metadata=metadata,
@@ -150,7 +150,7 @@ async def test_malformed_requests_are_invalid_argument(grpc_service, new_table, 
             table_service_pb2.ActRequest(name=f"tables/{table_id}", seat=1, action=CALL), metadata=metadata
         ),
         stub.Act(
-            table_service_pb2.ActRequest(name=f"tables/{table_id}", seat=1, action=BET, expected_version=1),
+            table_service_pb2.ActRequest(name=f"tables/{table_id}", seat=1, action=BET, turn=1),
             metadata=metadata,
         ),
         stub.SitDown(

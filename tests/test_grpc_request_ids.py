@@ -314,7 +314,7 @@ def act(table_id: str, view: table_pb2.TableView, action: int, amount: int, requ
         seat=view.viewer_seat,
         action=action,
         amount=amount,
-        expected_version=view.version,
+        turn=view.turn,
         request_id=request_id,
     )
 

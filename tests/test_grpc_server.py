@@ -70,7 +70,7 @@ async def test_a_domain_error_arrives_with_its_canonical_code_and_error_info_rea
 
 def test_status_mapping_of_each_kind_of_refusal() -> None:
     assert status_for(IllegalAmount("no", (20,))).code == grpc.StatusCode.INVALID_ARGUMENT
-    stale = RequestError(grpc.StatusCode.FAILED_PRECONDITION, "STALE_VERSION", "old")
+    stale = RequestError(grpc.StatusCode.FAILED_PRECONDITION, "STALE_TURN", "old")
     assert status_for(stale).code == grpc.StatusCode.FAILED_PRECONDITION
     assert status_for(KeyError("secret detail")).details == "internal error"
 

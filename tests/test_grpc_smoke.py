@@ -22,7 +22,7 @@ async def test_two_players_play_a_hand_to_the_end(new_table, make_player) -> Non
                 passive = [a for a in mine.legal_actions if a.type in (
                     table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)]
                 choice = passive[0]
-                await client.act(table_id, mine.viewer_seat, choice.type, choice.amount, mine.version)
+                await client.act(table_id, mine.viewer_seat, choice.type, choice.amount, mine.turn)
         await asyncio.sleep(0.01)
     assert view.hand.complete
     assert sum(seat.stack for seat in view.seats) == 20_000

@@ -40,10 +40,10 @@ async def test_a_retried_action_is_not_refused_as_stale_and_appends_nothing(
     await bob.sit_down(table_id, 2, 5_000)
     acting, view = await wait_for_turn([alice, bob], table_id)
     choice = view.legal_actions[0]
-    await acting.act(table_id, view.viewer_seat, choice.type, choice.amount, view.version, request_id="act-1")
+    await acting.act(table_id, view.viewer_seat, choice.type, choice.amount, view.turn, request_id="act-1")
     after_first = await head(grpc_service, table_id)
     retried = await acting.act(
-        table_id, view.viewer_seat, choice.type, choice.amount, view.version, request_id="act-1"
+        table_id, view.viewer_seat, choice.type, choice.amount, view.turn, request_id="act-1"
     )
     assert await head(grpc_service, table_id) == after_first
     assert retried.version == after_first

@@ -29,7 +29,7 @@ class HandSummary:
     hand: int
     started_at: datetime
     variant: str
-    players: tuple[tuple[int, str], ...]  # (seat, player_id) dealt in
+    players: tuple[tuple[int, str, int], ...]  # (seat, player_id, starting stack) dealt in
     complete: bool
     first_version: int
     pot: int  # total awarded; 0 while the hand runs
@@ -87,7 +87,7 @@ def _summary(row: tuple[Any, ...]) -> HandSummary:
         hand=int(hand),
         started_at=started_at,
         variant=str(variant),
-        players=tuple((int(seat), str(player)) for seat, player, *_ in seats),
+        players=tuple((int(seat), str(player), int(stack)) for seat, player, stack in seats),
         complete=pots is not None,
         first_version=int(version),
         pot=pot,

@@ -13,7 +13,7 @@ from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_p
 
 
 def error_reason(error: grpc.RpcError) -> str | None:
-    """The ErrorInfo reason of a refused call, a stud.v1.ErrorReason name (NOT_YOUR_TURN, ...)."""
+    """The ErrorInfo reason of a refused call, a stud.v1.ErrorReason name (NOT_YOUR_TURN, STALE_TURN, ...)."""
     info = error_info(error)
     return info.reason if info is not None else None
 
@@ -134,12 +134,13 @@ class StudClient:
         )
         return reply.view
 
-    async def act(self, table_id: str, seat: int, action: int, amount: int, expected_version: int,
+    async def act(self, table_id: str, seat: int, action: int, amount: int, turn: int,
                   request_id: str | None = None) -> table_pb2.TableView:
+        """``turn``: the TableView.turn the choice was made in."""
         reply = await self.stub.Act(
             table_service_pb2.ActRequest(
                 name=f"tables/{table_id}", seat=seat, action=action, amount=amount,
-                expected_version=expected_version, request_id=request_id or new_request_id(),
+                turn=turn, request_id=request_id or new_request_id(),
             ),
             metadata=self.metadata,
         )

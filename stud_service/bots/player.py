@@ -20,7 +20,7 @@ _PASSIVE = (table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL, table_pb2.A
 _AGGRESSIVE = (table_pb2.ACTION_TYPE_BET, table_pb2.ACTION_TYPE_RAISE, table_pb2.ACTION_TYPE_COMPLETE)
 # Refusals a bot shrugs off: the table moved on before its click arrived; a later view says what now.
 _RACE_REASONS = frozenset(errors_pb2.ErrorReason.Name(reason) for reason in (
-    errors_pb2.STALE_VERSION, errors_pb2.NOT_YOUR_TURN, errors_pb2.HAND_NOT_RUNNING, errors_pb2.CONFLICT))
+    errors_pb2.STALE_TURN, errors_pb2.NOT_YOUR_TURN, errors_pb2.HAND_NOT_RUNNING, errors_pb2.CONFLICT))
 
 
 def random_strategy(view: table_pb2.TableView, rng: random.Random) -> table_pb2.LegalAction:
@@ -101,7 +101,7 @@ class Bot:
         choice = self.strategy(view, rng)
         started = time.perf_counter()
         try:
-            await self.client.act(self.table_id, self.seat, choice.type, choice.amount, view.version)
+            await self.client.act(self.table_id, self.seat, choice.type, choice.amount, view.turn)
         except grpc.aio.AioRpcError as error:
             if error_reason(error) not in _RACE_REASONS:
                 raise

@@ -120,7 +120,7 @@ async def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
                         "name": summary.name,
                         "started_at": summary.started_at.isoformat(),
                         "variant": summary.variant,
-                        "players": [p for _s, p in summary.players],
+                        "players": [p for _s, p, _stack in summary.players],
                         "complete": summary.complete,
                         "pot": summary.pot,
                     }
@@ -129,7 +129,7 @@ async def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
             )
         else:
             state = "" if summary.complete else "  (running)"
-            players = ", ".join(player for _seat, player in summary.players)
+            players = ", ".join(player for _seat, player, _stack in summary.players)
             print(
                 f"{summary.name}  {summary.started_at:%Y-%m-%d %H:%M:%S}  {summary.variant:<10}"
                 f"  pot {summary.pot:>8}  {players}{state}",

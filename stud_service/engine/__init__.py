@@ -35,6 +35,8 @@ The public API (import from ``stud_service.engine``)::
     # queries
     to_act(state) -> seat | None                 action_deadline_ms(state) -> int | None
     seat_offer_deadline_ms(state) -> int | None  (the first seat offer to run out, docs/waiting-list.md)
+    turn_number(state) -> int                    the current turn's number (0: nobody to act)
+    sit_out_reason(state, seat) -> "request" | "timeout" | "busted" | None
     legal_actions(state, player_id) -> LegalActions(seat, options=((ActionKind, amounts), ...),
                                                    call_amount)
     can_start_hand(state) -> bool                hand_running(state) -> bool
@@ -165,7 +167,9 @@ from stud_service.engine.state import (
     hand_running,
     initial_state,
     seat_offer_deadline_ms,
+    sit_out_reason,
     to_act,
+    turn_number,
 )
 from stud_service.engine.views import Viewer, ViewerKind, view_event, view_state
 
@@ -182,7 +186,7 @@ __all__ = [
     "TableState", "Timeout", "TimeoutNotDue", "TopUp", "UncalledBetReturned", "Variant", "Viewer",
     "ViewerKind", "action_deadline_ms", "can_start_hand", "chips_in_play", "decide", "event_from_json",
     "event_to_json", "evolve", "execute", "hand_running", "initial_state", "legal_actions", "replay",
-    "state_from_json", "state_to_json", "to_act", "view_event", "view_state",
+    "sit_out_reason", "state_from_json", "state_to_json", "to_act", "turn_number", "view_event", "view_state",
     "AlreadyWaiting", "ExpireSeatOffers", "JoinWaitingList", "LeaveWaitingList", "NotWaiting", "OfferNotDue",
     "SeatOffered", "SeatOnOffer", "TableNotFull", "WaitingListFull", "WaitingListJoined", "WaitingListLeft",
     "seat_offer_deadline_ms",

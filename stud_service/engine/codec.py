@@ -21,7 +21,10 @@ from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.events import EVENT_TYPES, EVENT_VERSIONS
 from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
 
-STATE_FORMAT_VERSION = 1
+# 2: the table's turn count (``turns``) and each seat's sit-out reason are kept; a format-1 snapshot
+# lacks them, so the table is folded from its events instead (a guessed count would give replicas
+# different turn numbers).
+STATE_FORMAT_VERSION = 2
 # Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
 _OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
 
@@ -125,11 +128,12 @@ def state_to_json(state: TableState) -> dict[str, Any]:
         "format": STATE_FORMAT_VERSION,
         "table_id": state.table_id,
         "config": config_to_json(state.config) if state.config is not None else None,
-        "seats": [[seat, s.player_id, s.stack, s.sitting_out, s.leaving]
+        "seats": [[seat, s.player_id, s.stack, s.sitting_out, s.leaving, s.sit_out_reason]
                   for seat, s in sorted(state.seats.items())],
         "hand_number": state.hand_number,
         "waiting": list(state.waiting),
         "offers": [list(offer) for offer in state.offers],
+        "turns": state.turns,
         "hand": None if hand is None else {
             **{name: _to_json(getattr(hand, name)) for name in HandState.FIELDS if name != "players"},
             "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
@@ -145,12 +149,13 @@ def state_from_json(data: dict[str, Any]) -> TableState:
         state = TableState()
         state.table_id = data["table_id"]
         state.config = config_from_json(data["config"]) if data["config"] is not None else None
-        state.seats = {seat: SeatState(pid, stack, out, leaving)
-                       for seat, pid, stack, out, leaving in data["seats"]}
+        state.seats = {seat: SeatState(pid, stack, out, leaving, sit_out_reason=reason)
+                       for seat, pid, stack, out, leaving, reason in data["seats"]}
         state.hand_number = data["hand_number"]
         # Absent from snapshots written before the waiting list: nobody waited then.
         state.waiting = tuple(data.get("waiting", ()))
         state.offers = tuple((player, seat, deadline) for player, seat, deadline in data.get("offers", ()))
+        state.turns = data["turns"]
         raw = data["hand"]
         if raw is not None:
             hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))

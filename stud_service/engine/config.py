@@ -97,8 +97,9 @@ class TableConfig:
             raise InvalidConfig("bring_in", "must be positive")
         full_bring_in = self.bring_in == self.small_bet
         if self.bring_in > self.small_bet or (full_bring_in and not self.allow_full_bring_in):
-            raise InvalidConfig(
-                "bring_in", "must be less than small_bet (equal only when allow_full_bring_in is set)")
+            # Names only what this config allows: allow_full_bring_in is not a client setting.
+            bound = "at most" if self.allow_full_bring_in else "less than"
+            raise InvalidConfig("bring_in", f"must be {bound} small_bet")
         if self.big_bet < self.small_bet:
             raise InvalidConfig("big_bet", "must be at least small_bet")
         if self.min_buy_in <= 0:

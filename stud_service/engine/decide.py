@@ -432,8 +432,9 @@ def _refuse_act(state: TableState, cmd: Act) -> None:
     seat = _seat_of(state, cmd.player_id)
     if seat not in hand.players:
         raise ActionNotAvailable(f"player {cmd.player_id!r} is not in this hand")
-    raise NotYourTurn(f"it is not {cmd.player_id!r}'s turn"
-                      + (f": seat {hand.to_act} is to act" if hand.betting else ""))
+    # Not "it is not 'bob''s turn": a possessive after a quoted id reads as a stray quote.
+    raise NotYourTurn(f"player {cmd.player_id!r} is not the one to act"
+                      + (f": seat {hand.to_act} is" if hand.betting else ": nobody is to act now"))
 
 
 def _act(state: TableState, cmd: Act) -> list[Any] | _Recorder:

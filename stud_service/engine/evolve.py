@@ -82,11 +82,15 @@ def _leave_requested(state: TableState, e: LeaveRequested) -> None:
 
 
 def _player_sat_out(state: TableState, e: PlayerSatOut) -> None:
-    writable_seat(state, e.seat).sitting_out = True
+    seat_state = writable_seat(state, e.seat)
+    seat_state.sitting_out = True
+    seat_state.sit_out_reason = e.reason
 
 
 def _player_sat_in(state: TableState, e: PlayerSatIn) -> None:
-    writable_seat(state, e.seat).sitting_out = False
+    seat_state = writable_seat(state, e.seat)
+    seat_state.sitting_out = False
+    seat_state.sit_out_reason = None
 
 
 def _player_topped_up(state: TableState, e: PlayerToppedUp) -> None:
@@ -171,6 +175,7 @@ def _betting_round_started(state: TableState, e: BettingRoundStarted) -> None:
     hand.betting = True
     hand.to_act = e.first_seat
     hand.turn_ms = e.at_ms
+    state.turns += 1
     hand.round_street = e.street
     hand.level = hand.full_level = hand.n_bets = 0
     hand.completed = False
@@ -223,6 +228,8 @@ def _player_acted(state: TableState, e: PlayerActed) -> None:
     hand.to_act = nxt
     hand.betting = nxt is not None
     hand.turn_ms = e.at_ms
+    if nxt is not None:
+        state.turns += 1
 
 
 def _raise_level(state: TableState, hand: HandState, e: PlayerActed) -> None:

@@ -21,19 +21,24 @@ from stud_service.engine.config import TableConfig
 
 
 class SeatState:
-    __slots__ = ("player_id", "stack", "sitting_out", "leaving", "owner")
-    FIELDS: ClassVar[tuple[str, ...]] = ("player_id", "stack", "sitting_out", "leaving")
+    """A seat's player.  ``sit_out_reason`` is the reason of the PlayerSatOut that sat them out
+    ("request", "timeout" or "busted"), None while sitting in."""
+
+    __slots__ = ("player_id", "stack", "sitting_out", "leaving", "sit_out_reason", "owner")
+    FIELDS: ClassVar[tuple[str, ...]] = ("player_id", "stack", "sitting_out", "leaving", "sit_out_reason")
 
     def __init__(self, player_id: str, stack: int, sitting_out: bool = False, leaving: bool = False,
-                 owner: object = None) -> None:
+                 owner: object = None, sit_out_reason: str | None = None) -> None:
         self.player_id = player_id
         self.stack = stack
         self.sitting_out = sitting_out
         self.leaving = leaving
+        self.sit_out_reason = sit_out_reason
         self.owner = owner
 
     def copy(self, owner: object = None) -> SeatState:
-        return SeatState(self.player_id, self.stack, self.sitting_out, self.leaving, owner)
+        return SeatState(self.player_id, self.stack, self.sitting_out, self.leaving, owner,
+                         self.sit_out_reason)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SeatState) and all(
@@ -168,10 +173,10 @@ class TableState:
     held for players on it, ``(player_id, seat, deadline_ms)`` in the order offered (docs/waiting-list.md).
     Both are tuples, so copies share them safely."""
 
-    __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "token",
-                 "legal")
+    __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns",
+                 "token", "legal")
     FIELDS: ClassVar[tuple[str, ...]] = (
-        "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers")
+        "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -181,6 +186,8 @@ class TableState:
         self.hand: HandState | None = None
         self.waiting: tuple[str, ...] = ()
         self.offers: tuple[tuple[str, int, int], ...] = ()
+        # Turns begun at this table so far: the current turn's number while somebody is to act.
+        self.turns = 0
         self.token = object()  # marks the seat and player objects this copy may change in place
         self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
@@ -193,6 +200,7 @@ class TableState:
         other.hand = self.hand.copy() if self.hand is not None else None
         other.waiting = self.waiting
         other.offers = self.offers
+        other.turns = self.turns
         return other
 
     def seat_of(self, player_id: str) -> int | None:
@@ -241,6 +249,28 @@ def to_act(state: TableState) -> int | None:
     if hand is None or not hand.betting:
         return None
     return hand.to_act
+
+
+def sit_out_reason(state: TableState, seat: int) -> str | None:
+    """Why ``seat`` is sitting out, None if it is not: "busted" when it has no chips outside the
+    running hand (it must top up before sitting in, however it came to sit out), else the reason
+    it was sat out for ("request", "timeout", or "busted" for a seat that has topped up since)."""
+    seat_state = state.seats[seat]
+    if not seat_state.sitting_out:
+        return None
+    in_hand = state.hand is not None and seat in state.hand.players
+    if seat_state.stack == 0 and not in_hand:
+        return "busted"
+    return seat_state.sit_out_reason
+
+
+def turn_number(state: TableState) -> int:
+    """The current turn's number (``TableState.turns``), 0 when nobody is to act.
+
+    A turn begins when a player is given the action and ends when that player acts (or is timed
+    out); another player sitting out, topping up or setting a seed does not end it. So a click made
+    for turn N still applies while the table's turn is N, whatever else was recorded meanwhile."""
+    return state.turns if to_act(state) is not None else 0
 
 
 def action_deadline_ms(state: TableState) -> int | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -94,13 +94,18 @@ def _replay_views(record: HandRecord, mode: str) -> Render:
     return render
 
 
+def _hand_players(rows: Iterable[tuple[int, str, int]]) -> list[audit_pb2.HandPlayer]:
+    """HandStarted's (seat, player_id, starting stack) rows as the hand's players."""
+    return [audit_pb2.HandPlayer(seat=seat, player_id=pid, starting_stack=stack) for seat, pid, stack in rows]
+
+
 def _summary_proto(summary: HandSummary) -> audit_pb2.HandSummary:
     return audit_pb2.HandSummary(
         name=summary.name,
         hand_number=summary.hand,
         start_time=_timestamp(summary.started_at),
         variant=VARIANT_PROTOS.get(summary.variant, 0),
-        players=[audit_pb2.HandPlayer(seat=seat, player_id=player) for seat, player in summary.players],
+        players=_hand_players(summary.players),
         complete=summary.complete,
         pot=summary.pot,
     )
@@ -114,10 +119,7 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
         hand_number=record.hand,
         start_time=_timestamp(record.started_at),
         variant=VARIANT_PROTOS.get(started["config"]["variant"], 0),
-        players=[
-            audit_pb2.HandPlayer(seat=seat, player_id=player, starting_stack=stack)
-            for seat, player, stack in record.seats
-        ],
+        players=_hand_players(record.seats),
         complete=ended is not None,
         pot=sum(pot["amount"] for pot in ended["pots"]) if ended else 0,
     )

@@ -18,7 +18,7 @@ from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
 from stud_service.engine.rules.waiting import open_seats
-from stud_service.engine.state import TableState, action_deadline_ms, to_act
+from stud_service.engine.state import TableState, action_deadline_ms, sit_out_reason, to_act, turn_number
 from stud_service.server.errors import malformed, quoted
 from stud_service.server.proto_gen import table_pb2
 
@@ -55,6 +55,16 @@ PROTO_CONFIG_FIELDS = {
     "seat_offer_seconds": "seat_offer_time",
     **{f: f"stakes.{f}" for f in ("small_bet", "big_bet", "ante", "bring_in")},
 }
+
+SIT_OUT_REASONS = {
+    "request": table_pb2.SIT_OUT_REASON_REQUESTED,
+    "timeout": table_pb2.SIT_OUT_REASON_TIMED_OUT,
+    "busted": table_pb2.SIT_OUT_REASON_BUSTED,
+}
+POT_HALVES = {"high": table_pb2.POT_HALF_HIGH, "low": table_pb2.POT_HALF_LOW}
+
+# A TableConfig field named inside a message ("must be at least small_bet"), to be renamed as above.
+_CONFIG_FIELD_WORD = re.compile(r"\b(?:" + "|".join(PROTO_CONFIG_FIELDS) + r")\b")
 
 # Default buy-in range in big bets when the creator gives stakes but no range.
 DEFAULT_MIN_BUY_IN_BIG_BETS = 10
@@ -117,9 +127,12 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
     values["uncapped_heads_up"] = table.uncapped_heads_up
     try:
         return TableConfig(**values).validate()
-    except InvalidConfig as error:  # named as the client knows the field
+    except InvalidConfig as error:  # named as the client knows the field, in the metadata and the text
         field = "table." + PROTO_CONFIG_FIELDS.get(error.field, error.field)
-        raise InvalidConfig(field, error.message.removeprefix(f"{error.field}: ")) from None
+        message = _CONFIG_FIELD_WORD.sub(
+            lambda word: PROTO_CONFIG_FIELDS[word.group(0)], error.message.removeprefix(f"{error.field}: ")
+        )
+        raise InvalidConfig(field, message) from None
 
 
 def _timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
@@ -174,14 +187,18 @@ def _legal_actions(state: TableState, viewer: str) -> list[table_pb2.LegalAction
     return out
 
 
-def _awards(result: dict[str, Any]) -> list[table_pb2.Award]:
+def awards_to_proto(result: dict[str, Any]) -> list[table_pb2.Award]:
+    """HandEnded's awards, pot by pot, as ``Award``s (a pot's half only when it was split)."""
     awards = []
     for pot in result.get("pots", ()):
+        # HandEnded says "high" for a Stud pot and "low" for a Razz one: a half only when the pot was split.
+        halves = {award.get("half") for award in pot.get("awards", ())}
+        split = {"high", "low"} <= halves
         for award in pot.get("awards", ()):
-            half = award.get("half") or ""
+            half = POT_HALVES[award["half"]] if split else table_pb2.POT_HALF_WHOLE
             awards.append(table_pb2.Award(
                 seat=award["seat"], amount=award["amount"], pot_index=pot.get("pot", 0),
-                half="" if half == "whole" else half, hand_description=award.get("hand") or "",
+                pot_half=half, hand_description=award.get("hand") or "",
             ))
     return awards
 
@@ -204,7 +221,7 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
     a finished hand, every seat's down cards shown."""
     if table is None:
         table = table_to_proto(table_id, state, version, created_ms)
-    view = table_pb2.TableView(table=table, version=version)
+    view = table_pb2.TableView(table=table, version=version, turn=turn_number(state))
     hand = state.hand
     shown: dict[int, list[int]] = {}
     if hand is None and last_result is not None:
@@ -212,6 +229,8 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
     for seat, seated in sorted(state.seats.items()):
         seat_view = view.seats.add(seat=seat, player_id=seated.player_id, stack=seated.stack,
                                    sitting_out=seated.sitting_out)
+        if seated.sitting_out:
+            seat_view.sit_out_reason = SIT_OUT_REASONS.get(sit_out_reason(state, seat) or "", 0)
         if seated.player_id == viewer:
             view.viewer_seat = seat
         player = hand.players.get(seat) if hand is not None else None
@@ -242,7 +261,7 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
             complete=True, deck_commitment=commitment, server_seed=last_result.get("server_seed") or "",
             pots=[table_pb2.Pot(amount=pot["amount"], eligible_seats=pot.get("eligible", ()))
                   for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
-            awards=_awards(last_result),
+            awards=awards_to_proto(last_result),
         ))
     if viewer is not None and viewer in state.waiting:
         _waiting_view(view, state, viewer)

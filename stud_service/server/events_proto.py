@@ -20,8 +20,8 @@ from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message
 
 from stud_service.engine.config import config_from_json
-from stud_service.server.convert import ACTION_PROTOS, config_to_proto
-from stud_service.server.proto_gen import events_pb2
+from stud_service.server.convert import ACTION_PROTOS, awards_to_proto, config_to_proto
+from stud_service.server.proto_gen import events_pb2, table_pb2
 
 # Engine event type (class name) -> its field in TableEvent's ``event`` oneof.
 EVENT_FIELDS: dict[str, str] = {
@@ -30,9 +30,9 @@ EVENT_FIELDS: dict[str, str] = {
 }
 
 SIT_OUT_REASONS = {
-    "request": events_pb2.SIT_OUT_REASON_REQUEST,
-    "timeout": events_pb2.SIT_OUT_REASON_TIMEOUT,
-    "busted": events_pb2.SIT_OUT_REASON_BUSTED,
+    "request": table_pb2.SIT_OUT_REASON_REQUESTED,
+    "timeout": table_pb2.SIT_OUT_REASON_TIMED_OUT,
+    "busted": table_pb2.SIT_OUT_REASON_BUSTED,
 }
 WAITING_LIST_LEFT_REASONS = {
     "request": events_pb2.WAITING_LIST_LEFT_REASON_REQUEST,
@@ -95,7 +95,7 @@ def _table_created(target: Any, data: dict[str, Any]) -> None:
 
 def _player_sat_out(target: Any, data: dict[str, Any]) -> None:
     _fill(target, data, _SKIP["reason"])
-    target.reason = SIT_OUT_REASONS.get(data["reason"], events_pb2.SIT_OUT_REASON_UNSPECIFIED)
+    target.reason = SIT_OUT_REASONS.get(data["reason"], table_pb2.SIT_OUT_REASON_UNSPECIFIED)
 
 
 def _waiting_list_left(target: Any, data: dict[str, Any]) -> None:
@@ -135,14 +135,10 @@ def _hand_started(target: Any, data: dict[str, Any]) -> None:
 
 def _hand_ended(target: Any, data: dict[str, Any]) -> None:
     target.hand = data["hand"]
+    awards = iter(awards_to_proto(data))
     for pot in data["pots"]:
         result = target.pots.add(pot_index=pot["pot"], amount=pot["amount"], eligible_seats=pot["eligible"])
-        for award in pot["awards"]:
-            half = award.get("half") or ""
-            result.awards.add(
-                seat=award["seat"], amount=award["amount"], pot_index=pot["pot"],
-                half="" if half == "whole" else half, hand_description=award.get("hand") or "",
-            )
+        result.awards.extend(next(awards) for _ in pot["awards"])
     for seat, cards in data["shown"]:
         target.shown.add(seat=seat, cards=cards)
     target.mucked.extend(data["mucked"])

@@ -8,8 +8,8 @@ tells the subscription the version it holds, so only other replicas' writes cost
 Writing (``execute``) is optimistic: decide against the cached state and append with the cached
 version as the expected one. If another writer got there first, the append is refused; the replica
 catches up from the log and decides again (a few times, then ABORTED/CONFLICT). A client's own
-``expected_version`` (the table version it saw) is checked first: if the table has moved on, the
-request is refused with STALE_VERSION, unless its request id was already recorded, in which case
+``turn`` (the turn it clicked in, ``turn_number``) is checked first: if that turn is over, the
+request is refused with STALE_TURN, unless its request id was already recorded, in which case
 it is a retry of a request that succeeded and is answered as such: with the first call's result,
 the table as of the versions that call appended (folded again from the log when the table has moved
 on since), or REQUEST_ID_REUSED when the id was recorded for a different request
@@ -70,6 +70,7 @@ from stud_service.engine import (
     evolve,
     initial_state,
     seat_offer_deadline_ms,
+    turn_number,
 )
 from stud_service.engine.state import players_ready
 from stud_service.observability.logging import log_context
@@ -108,6 +109,11 @@ def now_ms() -> int:
 def _stored(request_id: RequestKey | None) -> tuple[str | None, bytes | None]:
     """The request id and fingerprint as the store records them."""
     return (request_id.key, request_id.fingerprint) if request_id is not None else (None, None)
+
+
+class TableMoved(Exception):
+    """The table changed since the replica's own task (clock, dealer) read it: its command is moot.
+    Never a client's refusal (a client's click is checked by its turn instead)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +179,7 @@ class LiveTable:
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
     commitment: str = ""  # the deck commitment of the current (or last) hand
+    created_ms: int | None = None  # TableCreated's time: every table is folded from its first event
     replies: ReplyCache = field(default_factory=ReplyCache)  # reply parts shared by every call
     # Client seeds sent for the next deal, by player id (from ClientSeedSet; consumed by HandStarted).
     client_seeds: dict[str, str] = field(default_factory=dict)
@@ -365,6 +372,8 @@ class TableRuntime:
         kind = payload.get("type")
         if kind == "HandEnded":
             live.last_result = payload
+        elif kind == "TableCreated":
+            live.created_ms = int(payload["at_ms"])
         if kind == "HandStarted":
             live.commitment = str(payload.get("commitment", ""))
             live.client_seeds.clear()
@@ -419,17 +428,17 @@ class TableRuntime:
         make_command: Callable[[TableState, int], Command],
         *,
         request_id: RequestKey | None = None,
-        expected_version: int | None = None,
+        turn: int | None = None,
     ) -> TableAt:
         """Decide ``make_command(state, now_ms)`` against the table and append its events.
 
-        ``expected_version``: the version the client saw; refused with STALE_VERSION if the table
-        has moved on. Returns the table with the events applied (for a retry of a recorded request,
+        ``turn``: the turn the client acted in (``turn_number``); refused with STALE_TURN if that
+        turn is over. Returns the table with the events applied (for a retry of a recorded request,
         as of that request's last version).
         """
         live = await self.table(table_id)
         with live.log_scope():
-            version = await self._execute(live, make_command, request_id, expected_version)
+            version = await self._execute(live, make_command, request_id, turn=turn)
             # Folding an old version (a retry) reads the log: outside the write lock _execute holds.
             return await self.table_at(live, version)
 
@@ -452,25 +461,30 @@ class TableRuntime:
         live: LiveTable,
         make_command: Callable[[TableState, int], Command],
         request_id: RequestKey | None,
-        expected_version: int | None,
+        expected_version: int | None = None,
+        *,
+        turn: int | None = None,
     ) -> int:
         """Decide and append under the table's write lock; the version the reply is to show (for a
-        retry, the last version its first call appended)."""
-        # A request id already recorded is found when its request no longer applies (stale version,
+        retry, the last version its first call appended). ``expected_version`` is for the replica's
+        own tasks (clock, dealer: any change makes their command moot); clients' clicks give ``turn``."""
+        # A request id already recorded is found when its request no longer applies (stale turn,
         # refused, nothing to do) or when the store refuses to record it twice: never at the cost of
         # a read for a request that is new.
         async with live.write_lock:
             for _attempt in range(WRITE_ATTEMPTS):
-                if expected_version is not None and expected_version > live.version:
-                    await self._catch_up(live)  # the client saw a version we have not caught up to
                 if expected_version is not None and expected_version != live.version:
+                    raise TableMoved(f"the table is at version {live.version}, not {expected_version}")
+                if turn is not None and turn > live.state.turns:
+                    await self._catch_up(live)  # the client saw a turn we have not caught up to
+                if turn is not None and turn != (current := turn_number(live.state)):
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return retry
                     raise RequestError(
                         grpc.StatusCode.FAILED_PRECONDITION,
-                        "STALE_VERSION",
-                        f"the table is at version {live.version}, not {expected_version}",
-                        {"version": str(live.version)},
+                        "STALE_TURN",
+                        f"turn {turn} is over; the current turn is {current or 'none (nobody is to act)'}",
+                        {"turn": str(current), "version": str(live.version)},
                     )
                 try:
                     events = decide(live.state, make_command(live.state, now_ms()))
@@ -581,7 +595,7 @@ class TableRuntime:
                 return
             except deadline.not_due:
                 await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
-            except (RequestError, DomainError):
+            except (TableMoved, RequestError, DomainError):
                 return  # the player acted (or another replica fired it) first: nothing to do
             except Exception as error:
                 if not is_store_fault(error):
@@ -617,7 +631,7 @@ class TableRuntime:
                     live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
                 )
                 return
-            except (RequestError, DomainError):
+            except (TableMoved, RequestError, DomainError):
                 return  # the table changed during the pause; the event that changed it re-armed the dealer
             except Exception as error:
                 if not is_store_fault(error):

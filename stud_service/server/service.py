@@ -127,7 +127,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         version = version if version is not None else live.version
         last_result, commitment = live.last_result, live.commitment
         if version != live.version:  # an older version's result and commitment are not kept
-            return view_to_proto(live.table_id, state, version, viewer, last_result, commitment)
+            return view_to_proto(
+                live.table_id, state, version, viewer, last_result, commitment, created_ms=live.created_ms
+            )
 
         def build() -> table_pb2.TableView:
             table = _table(live, state, version)
@@ -140,7 +142,10 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         if at.version == at.live.version:
             return self._view(at.live, principal)
         viewer = None if principal.role is Role.AUDITOR else principal.player_id
-        return view_to_proto(at.live.table_id, at.state, at.version, viewer, at.last_result, at.commitment)
+        return view_to_proto(
+            at.live.table_id, at.state, at.version, viewer, at.last_result, at.commitment,
+            created_ms=at.live.created_ms,
+        )
 
     async def _seat_command(
         self, request: Any, context: grpc.aio.ServicerContext, make: Callable[[str, TableState, int], Any]
@@ -297,10 +302,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             raise malformed(
                 "action must be one of FOLD, CHECK, CALL, BRING_IN, COMPLETE, BET, RAISE", "action"
             )
-        if request.expected_version <= 0:
-            raise malformed(
-                "expected_version is required (the TableView.version acted on)", "expected_version"
-            )
+        if request.turn <= 0:
+            raise malformed("turn is required (the TableView.turn acted in)", "turn")
         if kind in AMOUNT_ACTIONS and request.amount <= 0:
             raise malformed(f"{kind} needs a positive amount", "amount")
         amount = request.amount if kind in AMOUNT_ACTIONS else None
@@ -318,7 +321,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         timing = metrics.time_action(str(kind).lower()) if metrics is not None else contextlib.nullcontext()
         with timing:
             written = await self.runtime.execute(
-                table_id, command, request_id=request_id, expected_version=request.expected_version
+                table_id, command, request_id=request_id, turn=request.turn
             )
         return table_service_pb2.ActResponse(view=self._view_at(written, principal))
 
@@ -531,5 +534,5 @@ def _fresh_table_id(request_id: RequestKey | None) -> str:
 def _table(live: LiveTable, state: TableState, version: int) -> table_pb2.Table:
     """The table resource at ``version`` (shared: copy it, never change it)."""
     if version != live.version:
-        return table_to_proto(live.table_id, state, version)
-    return live.replies.table(version, lambda: table_to_proto(live.table_id, state, version))
+        return table_to_proto(live.table_id, state, version, live.created_ms)
+    return live.replies.table(version, lambda: table_to_proto(live.table_id, state, version, live.created_ms))

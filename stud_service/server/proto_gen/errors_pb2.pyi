@@ -27,7 +27,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BUY_IN_OUT_OF_LIMITS: _ClassVar[ErrorReason]
     INVALID_SEAT: _ClassVar[ErrorReason]
     INVALID_DECK: _ClassVar[ErrorReason]
-    STALE_VERSION: _ClassVar[ErrorReason]
+    STALE_TURN: _ClassVar[ErrorReason]
     NOT_YOUR_TURN: _ClassVar[ErrorReason]
     ACTION_NOT_AVAILABLE: _ClassVar[ErrorReason]
     TABLE_FULL: _ClassVar[ErrorReason]
@@ -67,7 +67,7 @@ ILLEGAL_AMOUNT: ErrorReason
 BUY_IN_OUT_OF_LIMITS: ErrorReason
 INVALID_SEAT: ErrorReason
 INVALID_DECK: ErrorReason
-STALE_VERSION: ErrorReason
+STALE_TURN: ErrorReason
 NOT_YOUR_TURN: ErrorReason
 ACTION_NOT_AVAILABLE: ErrorReason
 TABLE_FULL: ErrorReason

@@ -11,23 +11,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class SitOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = ()
-    SIT_OUT_REASON_UNSPECIFIED: _ClassVar[SitOutReason]
-    SIT_OUT_REASON_REQUEST: _ClassVar[SitOutReason]
-    SIT_OUT_REASON_TIMEOUT: _ClassVar[SitOutReason]
-    SIT_OUT_REASON_BUSTED: _ClassVar[SitOutReason]
-
 class WaitingListLeftReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     WAITING_LIST_LEFT_REASON_UNSPECIFIED: _ClassVar[WaitingListLeftReason]
     WAITING_LIST_LEFT_REASON_REQUEST: _ClassVar[WaitingListLeftReason]
     WAITING_LIST_LEFT_REASON_SEATED: _ClassVar[WaitingListLeftReason]
     WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: _ClassVar[WaitingListLeftReason]
-SIT_OUT_REASON_UNSPECIFIED: SitOutReason
-SIT_OUT_REASON_REQUEST: SitOutReason
-SIT_OUT_REASON_TIMEOUT: SitOutReason
-SIT_OUT_REASON_BUSTED: SitOutReason
 WAITING_LIST_LEFT_REASON_UNSPECIFIED: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_REQUEST: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_SEATED: WaitingListLeftReason
@@ -137,9 +126,9 @@ class PlayerSatOut(_message.Message):
     TIME_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     seat: int
-    reason: SitOutReason
+    reason: _table_pb2.SitOutReason
     time: _timestamp_pb2.Timestamp
-    def __init__(self, player_id: _Optional[str] = ..., seat: _Optional[int] = ..., reason: _Optional[_Union[SitOutReason, str]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, player_id: _Optional[str] = ..., seat: _Optional[int] = ..., reason: _Optional[_Union[_table_pb2.SitOutReason, str]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class PlayerSatIn(_message.Message):
     __slots__ = ("player_id", "seat", "time")

@@ -46,6 +46,20 @@ class Street(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STREET_SIXTH: _ClassVar[Street]
     STREET_SEVENTH: _ClassVar[Street]
     STREET_SHOWDOWN: _ClassVar[Street]
+
+class SitOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SIT_OUT_REASON_UNSPECIFIED: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_REQUESTED: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_TIMED_OUT: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_BUSTED: _ClassVar[SitOutReason]
+
+class PotHalf(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    POT_HALF_UNSPECIFIED: _ClassVar[PotHalf]
+    POT_HALF_WHOLE: _ClassVar[PotHalf]
+    POT_HALF_HIGH: _ClassVar[PotHalf]
+    POT_HALF_LOW: _ClassVar[PotHalf]
 VARIANT_UNSPECIFIED: Variant
 VARIANT_SEVEN_CARD_STUD: Variant
 VARIANT_STUD_HI_LO: Variant
@@ -68,6 +82,14 @@ STREET_FIFTH: Street
 STREET_SIXTH: Street
 STREET_SEVENTH: Street
 STREET_SHOWDOWN: Street
+SIT_OUT_REASON_UNSPECIFIED: SitOutReason
+SIT_OUT_REASON_REQUESTED: SitOutReason
+SIT_OUT_REASON_TIMED_OUT: SitOutReason
+SIT_OUT_REASON_BUSTED: SitOutReason
+POT_HALF_UNSPECIFIED: PotHalf
+POT_HALF_WHOLE: PotHalf
+POT_HALF_HIGH: PotHalf
+POT_HALF_LOW: PotHalf
 
 class Table(_message.Message):
     __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players")
@@ -128,7 +150,7 @@ class LegalAction(_message.Message):
     def __init__(self, type: _Optional[_Union[ActionType, str]] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("seat", "player_id", "stack", "sitting_out", "in_hand", "folded", "all_in", "street_bet", "up_cards", "down_cards", "hidden_down_cards", "shown")
+    __slots__ = ("seat", "player_id", "stack", "sitting_out", "in_hand", "folded", "all_in", "street_bet", "up_cards", "down_cards", "hidden_down_cards", "shown", "sit_out_reason")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     STACK_FIELD_NUMBER: _ClassVar[int]
@@ -141,6 +163,7 @@ class SeatView(_message.Message):
     DOWN_CARDS_FIELD_NUMBER: _ClassVar[int]
     HIDDEN_DOWN_CARDS_FIELD_NUMBER: _ClassVar[int]
     SHOWN_FIELD_NUMBER: _ClassVar[int]
+    SIT_OUT_REASON_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     stack: int
@@ -153,7 +176,8 @@ class SeatView(_message.Message):
     down_cards: _containers.RepeatedScalarFieldContainer[int]
     hidden_down_cards: int
     shown: bool
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ..., sitting_out: _Optional[bool] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., street_bet: _Optional[int] = ..., up_cards: _Optional[_Iterable[int]] = ..., down_cards: _Optional[_Iterable[int]] = ..., hidden_down_cards: _Optional[int] = ..., shown: _Optional[bool] = ...) -> None: ...
+    sit_out_reason: SitOutReason
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ..., sitting_out: _Optional[bool] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., street_bet: _Optional[int] = ..., up_cards: _Optional[_Iterable[int]] = ..., down_cards: _Optional[_Iterable[int]] = ..., hidden_down_cards: _Optional[int] = ..., shown: _Optional[bool] = ..., sit_out_reason: _Optional[_Union[SitOutReason, str]] = ...) -> None: ...
 
 class Pot(_message.Message):
     __slots__ = ("amount", "eligible_seats")
@@ -192,21 +216,21 @@ class HandView(_message.Message):
     def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ..., server_seed: _Optional[str] = ...) -> None: ...
 
 class Award(_message.Message):
-    __slots__ = ("seat", "amount", "pot_index", "half", "hand_description")
+    __slots__ = ("seat", "amount", "pot_index", "pot_half", "hand_description")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     POT_INDEX_FIELD_NUMBER: _ClassVar[int]
-    HALF_FIELD_NUMBER: _ClassVar[int]
+    POT_HALF_FIELD_NUMBER: _ClassVar[int]
     HAND_DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     seat: int
     amount: int
     pot_index: int
-    half: str
+    pot_half: PotHalf
     hand_description: str
-    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., pot_index: _Optional[int] = ..., half: _Optional[str] = ..., hand_description: _Optional[str] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., pot_index: _Optional[int] = ..., pot_half: _Optional[_Union[PotHalf, str]] = ..., hand_description: _Optional[str] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "version", "viewer_seat", "seats", "hand", "legal_actions", "action_deadline", "waiting_place", "seat_offer")
+    __slots__ = ("table", "version", "viewer_seat", "seats", "hand", "legal_actions", "action_deadline", "waiting_place", "seat_offer", "turn")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -216,6 +240,7 @@ class TableView(_message.Message):
     ACTION_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     WAITING_PLACE_FIELD_NUMBER: _ClassVar[int]
     SEAT_OFFER_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
     table: Table
     version: int
     viewer_seat: int
@@ -225,7 +250,8 @@ class TableView(_message.Message):
     action_deadline: _timestamp_pb2.Timestamp
     waiting_place: int
     seat_offer: SeatOffer
-    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., waiting_place: _Optional[int] = ..., seat_offer: _Optional[_Union[SeatOffer, _Mapping]] = ...) -> None: ...
+    turn: int
+    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., waiting_place: _Optional[int] = ..., seat_offer: _Optional[_Union[SeatOffer, _Mapping]] = ..., turn: _Optional[int] = ...) -> None: ...
 
 class SeatOffer(_message.Message):
     __slots__ = ("seat", "deadline")

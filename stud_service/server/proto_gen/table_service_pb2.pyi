@@ -154,20 +154,20 @@ class GetTableViewRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ...) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("name", "seat", "action", "amount", "expected_version", "request_id")
+    __slots__ = ("name", "seat", "action", "amount", "turn", "request_id")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
-    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     name: str
     seat: int
     action: _table_pb2.ActionType
     amount: int
-    expected_version: int
+    turn: int
     request_id: str
-    def __init__(self, name: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[_table_pb2.ActionType, str]] = ..., amount: _Optional[int] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[_table_pb2.ActionType, str]] = ..., amount: _Optional[int] = ..., turn: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("view",)
