@@ -10,10 +10,10 @@ from pathlib import Path
 
 import grpc
 from google.protobuf import descriptor_pool
-from grpc_fixtures import TOKEN_SECRET, wait_for_view
+from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_view
 
 from stud_service.auth import Role, mint_token
-from stud_service.bots import Bot
+from stud_service.bots import Bot, StudClient
 from stud_service.server.proto_gen import (  # noqa: F401  (events_pb2, table_pb2: their types in POOL)
     errors_pb2,
     events_pb2,
@@ -28,42 +28,43 @@ POOL = descriptor_pool.Default()
 SERVICE = POOL.FindServiceByName("stud.v1.TableService")
 
 
-async def test_the_minimal_client_plays_a_hand_and_leaves(grpc_service, new_table, make_player) -> None:
-    table_id = await new_table()
-    name = f"tables/{table_id}"
-    bob = Bot(make_player("bob"), table_id, 2, seed=5)
-    await bob.sit(10_000)
-    token = mint_token(TOKEN_SECRET, "carol", Role.PLAYER)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(CLIENT),
-        "--target",
-        grpc_service.address,
-        "--token",
-        token,
-        "--table",
-        name,
-        cwd=ROOT,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    bob_plays = asyncio.ensure_future(bob.run(hands=1000))
-    try:
-        out, err = await asyncio.wait_for(process.communicate(), timeout=60)
-    finally:
-        bob_plays.cancel()
-    output = out.decode()
-    assert process.returncode == 0, err.decode()[-3000:]
-    lines = output.splitlines()
-    assert any(line.startswith(f"lobby {name} VARIANT_SEVEN_CARD_STUD") for line in lines), output
-    assert f"seated {name} seat 1 buy-in 2000" in lines, output
-    assert any(re.fullmatch(r"acted ACTION_TYPE_(CHECK|CALL|BRING_IN) \d+", line) for line in lines), output
-    assert any(re.fullmatch(r"hand \d+ ended, stack \d+", line) for line in lines), output
-    assert lines[-1] == f"left {name}", output
-    # The server agrees: carol played (her actions are in the log) and is gone, or leaves when the hand ends.
-    spectator = make_player("spectator")
-    view = await wait_for_view(spectator, table_id, lambda v: all(s.player_id != "carol" for s in v.seats))
-    assert view.hand.hand_number >= 1
+async def test_the_minimal_client_plays_a_hand_and_leaves(spawn_server, make_database) -> None:
+    """`stud-service serve` on a fresh database with one table, bob (a bot) seated: the client must find the
+    table in the lobby itself, sit down, play a hand with bob and leave."""
+    server = await spawn_server(await make_database(migrated=True))
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        await operator.create_table("guide", table_spec())
+        name = "tables/guide"
+        bob = Bot(StudClient(channel, mint_token(TOKEN_SECRET, "bob")), "guide", 2, seed=5)
+        await bob.sit(10_000)
+        token = mint_token(TOKEN_SECRET, "carol", Role.PLAYER)
+        process = await asyncio.create_subprocess_exec(
+            *(sys.executable, str(CLIENT), "--target", server.address, "--token", token),
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        bob_plays = asyncio.ensure_future(bob.run(hands=1000))
+        try:
+            out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+        finally:
+            bob_plays.cancel()
+            if process.returncode is None:
+                process.kill()
+        output = out.decode()
+        assert process.returncode == 0, err.decode()[-3000:]
+        lines = output.splitlines()
+        assert f"lobby {name} VARIANT_SEVEN_CARD_STUD 200/400 seated 1/8 open 7 waiting 0" in lines, output
+        assert f"seated {name} seat 1 buy-in 2000" in lines, output
+        acted = r"acted ACTION_TYPE_(CHECK|CALL|BRING_IN) \d+"
+        assert any(re.fullmatch(acted, line) for line in lines), output
+        assert any(re.fullmatch(r"hand \d+ ended, stack \d+", line) for line in lines), output
+        assert lines[-1] == f"left {name}", output
+        # The server agrees: carol has left, at once or when the hand she was dealt into next has ended.
+        spectator = StudClient(channel, mint_token(TOKEN_SECRET, "spectator"))
+        view = await wait_for_view(spectator, "guide", lambda v: all(s.player_id != "carol" for s in v.seats))
+        assert view.hand.hand_number >= 1
 
 
 def _guide() -> str:
