@@ -42,7 +42,7 @@ CHANNEL_OPTIONS = [
     ("grpc.http2.max_pings_without_data", 0),
 ]
 # Refusals that mean "the table moved on before the click arrived": decide again on the next view.
-RACE_REASONS = {"STALE_TURN", "STALE_VERSION", "NOT_YOUR_TURN", "ACTION_NOT_AVAILABLE", "HAND_NOT_RUNNING"}
+RACE_REASONS = {"STALE_TURN", "NOT_YOUR_TURN", "ACTION_NOT_AVAILABLE", "HAND_NOT_RUNNING"}
 # Reasons worth retrying with the same request (and request_id), after RetryInfo's delay if there is one.
 RETRY_REASONS = {"STORE_UNAVAILABLE", "CONFLICT"}
 # Preferred actions, best first: never put in more than the table forces.
@@ -83,18 +83,6 @@ def call(method: Callable[..., Reply], request, token: str, attempts: int = 5) -
                 raise
             time.sleep(delay if delay is not None else 0.5 * 2**attempt)
     raise AssertionError("unreachable")
-
-
-def set_turn(request: table_service_pb2.ActRequest, view: table_pb2.TableView) -> None:
-    """Says which turn the click is for.
-
-    Transition: ActRequest.turn (the TableView.turn decided on) replaces expected_version (the whole
-    table's version, which other players' calls made stale). Stubs generated before that change have only
-    expected_version; drop this fallback once every server has `turn`."""
-    if "turn" in table_service_pb2.ActRequest.DESCRIPTOR.fields_by_name:
-        request.turn = view.turn
-    else:
-        request.expected_version = view.version
 
 
 def choose(view: table_pb2.TableView) -> table_pb2.LegalAction:
@@ -198,7 +186,7 @@ def act_if_my_turn(stub: Stub, token: str, view: table_pb2.TableView, seat: int,
         amount=choice.amount,
         request_id=str(uuid.uuid4()),
     )
-    set_turn(request, view)
+    request.turn = view.turn  # the turn decided on: only its end makes the click stale
     try:
         reply = call(stub.Act, request, token)
     except grpc.RpcError as error:
