@@ -33,7 +33,7 @@ async def test_the_clock_fires_and_the_player_is_sat_out(new_table, make_player)
     assert acted.timeout is True
     assert asyncio.get_running_loop().time() - started >= 1.0
     sat_out = await next_event(stream, "PlayerSatOut")
-    assert (sat_out.seat, sat_out.reason) == (acted.seat, events_pb2.SIT_OUT_REASON_TIMEOUT)
+    assert (sat_out.seat, sat_out.reason) == (acted.seat, table_pb2.SIT_OUT_REASON_TIMED_OUT)
     stream.cancel()
 
 

@@ -29,7 +29,7 @@ async def test_an_illegal_amount_names_the_legal_amounts(new_table, make_player)
     bring_in = next(a for a in view.legal_actions if a.type == table_pb2.ACTION_TYPE_BRING_IN)
     assert bring_in.amount == 100
     code, reason, metadata = await refusal(
-        acting.act(table_id, view.viewer_seat, table_pb2.ACTION_TYPE_BRING_IN, 107, view.version)
+        acting.act(table_id, view.viewer_seat, table_pb2.ACTION_TYPE_BRING_IN, 107, view.turn)
     )
     assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "ILLEGAL_AMOUNT")
     assert metadata == {"amounts": "100", "min": "100", "max": "100"}
