@@ -29,11 +29,11 @@ demo: $(VENV)/.installed
 
 ## test: install and run the whole test suite (lint included)
 test: $(VENV)/.installed-test
-	$(BIN)/ruff check stud_service tests benchmarks
+	$(BIN)/ruff check stud_service tests benchmarks examples scripts
 	$(BIN)/pytest
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check stud_service tests benchmarks
+	$(BIN)/ruff check stud_service tests benchmarks examples scripts
 
 ## bench: run every benchmark (installs the peers they compare against)
 bench: $(VENV)/.installed-bench

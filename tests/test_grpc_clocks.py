@@ -8,7 +8,7 @@ from typing import Any
 
 from grpc_fixtures import wait_for_turn
 
-from stud_service.server.proto_gen import events_pb2, table_pb2
+from stud_service.server.proto_gen import table_pb2
 
 
 async def next_event(stream, kind: str, timeout: float = 10.0) -> Any:
