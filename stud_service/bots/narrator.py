@@ -13,6 +13,8 @@ from stud_service.cards import card_pretty
 from stud_service.server.proto_gen import events_pb2, table_pb2
 from stud_service.wording import ACTION_VERBS, STREET_NAMES, VARIANT_NAMES
 
+_HALVES = {table_pb2.POT_HALF_HIGH: "high", table_pb2.POT_HALF_LOW: "low"}
+
 HIDDEN = "▒▒"
 
 
@@ -141,11 +143,12 @@ class Narrator:
         descriptions = []
         for pot in sorted(event.pots, key=lambda pot: pot.pot_index):
             label = "main pot" if pot.pot_index == 0 else f"side pot {pot.pot_index}"
-            split = {award.half for award in pot.awards} >= {"high", "low"}
+            split = any(award.pot_half != table_pb2.POT_HALF_WHOLE for award in pot.awards)
             for award in pot.awards:
                 name = self._seats[award.seat].name
                 winners[name] = winners.get(name, 0) + award.amount
-                half_text = f" ({award.half} half)" if split and award.half in ("high", "low") else ""
+                half = _HALVES.get(award.pot_half)
+                half_text = f" ({half} half)" if split and half else ""
                 with_hand = f" with {award.hand_description}" if award.hand_description else ""
                 descriptions.append(with_hand.strip())
                 self.out(f"  ★ {name} wins {money(award.amount)} from the {label}{half_text}{with_hand}")
