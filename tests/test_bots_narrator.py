@@ -1,5 +1,6 @@
-"""The demo's narrator reads the typed event stream a spectator gets: it tells every hand of random play of
-every variant, split pots included, without failing on any event and without a card the spectator may not see."""
+"""The demo's narrator reads the typed event stream a spectator gets: it tells every hand of random play
+of every variant, split pots included, without failing on any event and without a card the spectator may
+not see."""
 
 from __future__ import annotations
 
