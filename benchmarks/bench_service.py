@@ -2,7 +2,7 @@
 
 1. Throughput and latency: ``stud-service serve`` runs as its own process on a PostgreSQL; N tables
    (8, then 64), three bots each, play through the public gRPC API only (bots from
-   ``stud_service.bots``; watch stream with views, ``Act`` with the version seen) for a fixed time.
+   ``stud_service.bots``; watch stream with views, ``Act`` with the turn seen) for a fixed time.
    The bots run in two load-generator processes of their own, so the server process does only the
    server's work; its CPU time per action is reported, and the bots' beside it, and the watch-stream
    messages the bots receive per action (they watch with ``batch_events``: one message per command).
