@@ -43,7 +43,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -585,25 +585,19 @@ class TableRuntime:
             await self._fire_until_done(live, deadline, version, due)
 
     async def _fire_until_done(self, live: LiveTable, deadline: _Deadline, version: int, due: int) -> None:
-        backoff = Backoff()
-        while True:
-            await asyncio.sleep(max(0.0, (due - now_ms()) / 1000))
-            try:
-                await self._execute(live, lambda state, now: deadline.command(now), None, version)
+        async def fire() -> None:
+            while True:
+                await asyncio.sleep(max(0.0, (due - now_ms()) / 1000))
+                try:
+                    await self._execute(live, lambda state, now: deadline.command(now), None, version)
+                except deadline.not_due:
+                    await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
+                    continue
                 if self.metrics is not None and deadline is _ACTION_CLOCK:
                     self.metrics.timeout_fired()
                 return
-            except deadline.not_due:
-                await asyncio.sleep(TIMEOUT_RETRY_SECONDS)
-            except (TableMoved, RequestError, DomainError):
-                return  # the player acted (or another replica fired it) first: nothing to do
-            except Exception as error:
-                if not is_store_fault(error):
-                    _log.exception(
-                        "%s of %s failed", deadline.name, live.stream_id, extra={"table": live.table_id}
-                    )
-                    return
-                await self._wait_for_store(live, backoff, deadline.name, error)
+
+        await self._until_done(live, deadline.name, fire)
 
     # -- the dealer ----------------------------------------------------------------------------
 
@@ -623,21 +617,33 @@ class TableRuntime:
             await self._deal(live, version)
 
     async def _deal(self, live: LiveTable, version: int) -> None:
-        backoff = Backoff()
         seeds = live.client_seeds  # the table's dict, kept up to date by _apply
+        await self._until_done(
+            live,
+            "dealing",
+            lambda: self._execute(
+                live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
+            ),
+        )
+
+    async def _until_done(
+        self, live: LiveTable, task: str, attempt: Callable[[], Awaitable[Any]]
+    ) -> None:
+        """Run a background task's ``attempt`` (a clock firing, a deal) until it is done: it succeeds, or
+        the table moved on or refused it (the event that changed the table re-armed what is needed).
+        While the store is away it is tried again with backoff; any other failure is logged, and ends it."""
+        backoff = Backoff()
         while True:
             try:
-                await self._execute(
-                    live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
-                )
+                await attempt()
                 return
             except (TableMoved, RequestError, DomainError):
-                return  # the table changed during the pause; the event that changed it re-armed the dealer
+                return
             except Exception as error:
                 if not is_store_fault(error):
-                    _log.exception("dealing at %s failed", live.stream_id, extra={"table": live.table_id})
+                    _log.exception("%s at %s failed", task, live.stream_id, extra={"table": live.table_id})
                     return
-                await self._wait_for_store(live, backoff, "dealing", error)
+                await self._wait_for_store(live, backoff, task, error)
 
     @staticmethod
     async def _wait_for_store(live: LiveTable, backoff: Backoff, task: str, error: BaseException) -> None:
