@@ -10,8 +10,7 @@ from google.protobuf.message import Message
 
 from stud_service.engine.config import config_to_json
 from stud_service.engine.events import EVENT_TYPES
-from stud_service.server.convert import config_from_proto
-from stud_service.server.events_proto import SIT_OUT_REASONS
+from stud_service.server.convert import SIT_OUT_REASONS, config_from_proto
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 

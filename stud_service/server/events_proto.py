@@ -20,7 +20,7 @@ from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message
 
 from stud_service.engine.config import config_from_json
-from stud_service.server.convert import ACTION_PROTOS, awards_to_proto, config_to_proto
+from stud_service.server.convert import ACTION_PROTOS, SIT_OUT_REASONS, awards_to_proto, config_to_proto
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 # Engine event type (class name) -> its field in TableEvent's ``event`` oneof.
@@ -29,11 +29,6 @@ EVENT_FIELDS: dict[str, str] = {
     for field in events_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["event"].fields
 }
 
-SIT_OUT_REASONS = {
-    "request": table_pb2.SIT_OUT_REASON_REQUESTED,
-    "timeout": table_pb2.SIT_OUT_REASON_TIMED_OUT,
-    "busted": table_pb2.SIT_OUT_REASON_BUSTED,
-}
 WAITING_LIST_LEFT_REASONS = {
     "request": events_pb2.WAITING_LIST_LEFT_REASON_REQUEST,
     "seated": events_pb2.WAITING_LIST_LEFT_REASON_SEATED,
