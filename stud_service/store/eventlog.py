@@ -24,6 +24,7 @@ from stud_service.store.models import (
     RecordedRequest,
     Snapshot,
     StoredEvent,
+    StreamAppend,
     StreamInfo,
     VerifyReport,
 )
@@ -120,26 +121,54 @@ class EventStore:
         Concurrent appends share transactions (group commit, see ``_writer``); each command stays
         all-or-nothing and keeps its own outcome.
         """
-        if expected_version < 0:
-            raise ValueError("expected_version must be >= 0")
-        encoded = encode_command(events)
-        attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
+        (result,) = await self._append_parts([(stream_id, expected_version, request_id, events, fingerprint)])
+        return result
+
+    async def append_all(self, parts: Sequence[StreamAppend]) -> list[AppendResult]:
+        """Append one command across several streams: every part or none, in one transaction, each
+        part checked against its expected version. One result per part, in the order given.
+
+        Raises :class:`ConcurrencyError` naming the first part (in the order given) whose stream is
+        not at its expected version; nothing is written to any stream. When the first part's
+        ``request_id`` is already recorded in its stream, nothing is written and every result is a
+        duplicate (the first part's carrying the original versions). Stream ids must be distinct.
+        Group commit as for :meth:`append`, which is the one-part case.
+        """
+        if not parts:
+            raise ValueError("append_all needs at least one part")
+        if len({part.stream_id for part in parts}) != len(parts):
+            raise ValueError("append_all: each stream may appear in one part only")
+        return await self._append_parts(
+            [(p.stream_id, p.expected_version, p.request_id, p.events, p.fingerprint) for p in parts]
+        )
+
+    async def _append_parts(
+        self, parts: list[tuple[str, int, str | None, Sequence[dict[str, Any]], bytes | None]]
+    ) -> list[AppendResult]:
+        encoded = []
+        for stream_id, expected_version, request_id, events, fingerprint in parts:
+            if expected_version < 0:
+                raise ValueError("expected_version must be >= 0")
+            encoded.append((stream_id, expected_version, request_id, encode_command(events), fingerprint))
+        attempts = 2 if parts[0][2] is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                row = await self._writer.append(stream_id, expected_version, request_id, encoded, fingerprint)
+                rows = await self._writer.append(encoded)
                 break
             except psycopg.OperationalError as exc:
                 self.health.failed()
                 # No connection within the pool's timeout: trying again would only wait as long again.
                 if attempt + 1 == attempts or isinstance(exc, PoolTimeout):
-                    raise StoreUnavailable(
-                        f"append to {stream_id!r} failed, outcome unknown: {exc}"
-                    ) from exc
+                    streams = ", ".join(repr(p[0]) for p in parts)
+                    raise StoreUnavailable(f"append to {streams} failed, outcome unknown: {exc}") from exc
         self.health.succeeded()
-        outcome, first, last = row
-        if outcome == "c":
-            raise ConcurrencyError(stream_id, expected_version, last)
-        return AppendResult(stream_id, first, last, duplicate=outcome == "d")
+        for (stream_id, expected_version, *_), (outcome, _, last) in zip(parts, rows, strict=True):
+            if outcome == "c":
+                raise ConcurrencyError(stream_id, expected_version, last)
+        return [
+            AppendResult(part[0], first, last, duplicate=outcome == "d")
+            for part, (outcome, first, last) in zip(parts, rows, strict=True)
+        ]
 
     # -- reading -------------------------------------------------------------------------------
 
