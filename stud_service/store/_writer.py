@@ -178,21 +178,12 @@ class AppendWriter:
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
         self._configured: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
 
-    async def append(
-        self, parts: Sequence[tuple[str, int, str | None, EncodedCommand, bytes | None]]
-    ) -> list[AppendRow]:
-        """Append one command: ``parts`` = (stream id, expected version, request id, events,
-        fingerprint), distinct streams, the first part's request id deciding retries. One outcome
-        per part, in the order given."""
+    async def append(self, parts: list[Part]) -> list[AppendRow]:
+        """Append one command: its ``parts`` on distinct streams, only the first one ``lead``.
+        One outcome per part, in the order given."""
         future: asyncio.Future[list[AppendRow]] = asyncio.get_running_loop().create_future()
-        command_parts = [
-            Part(stream_id, expected, request_id,
-                 fingerprint.hex() if fingerprint is not None and request_id is not None else None, events,
-                 index == 0)
-            for index, (stream_id, expected, request_id, events, fingerprint) in enumerate(parts)
-        ]
-        streams = tuple(p.stream_id for p in command_parts)
-        self._queue.append(_Command(command_parts, streams, future))
+        streams = (parts[0].stream_id,) if len(parts) == 1 else tuple([p.stream_id for p in parts])
+        self._queue.append(_Command(parts, streams, future))
         if not self._dispatch_soon:
             # Batches form at the end of the loop's turn: the writers woken together by one
             # commit all queue their next command before any of them is sent.
@@ -260,15 +251,7 @@ class AppendWriter:
 
     async def _run(self, batch: list[_Command]) -> list[list[AppendRow] | BaseException]:
         """Commit ``batch`` in one transaction; each command's outcomes, or the error it met."""
-        if all(len(c.parts) == 1 for c in batch):
-            parts = [c.parts[0] for c in batch]
-            owners = list(range(len(batch)))
-        else:
-            parts = []
-            owners = []
-            for index, command in enumerate(batch):
-                parts += command.parts
-                owners += [index] * len(command.parts)
+        parts = [part for command in batch for part in command.parts]  # command by command
         # Every batch writes its streams' keys in one order (streams are distinct within a batch).
         order = sorted(range(len(parts)), key=lambda i: parts[i].stream_id)
         ordered = [parts[i] for i in order]
@@ -289,6 +272,7 @@ class AppendWriter:
             except (psycopg.Error, _Unchained):
                 # A conflict, a retried request id or a command that does not follow a stored
                 # event: the checked path settles each command's own outcome.
+                owners = [index for index, command in enumerate(batch) for _ in command.parts]
                 rows = await self._append_parts(conn, ordered, [owners[i] for i in order])
         except psycopg.OperationalError as exc:
             # The connection failed: whether the batch committed is unknown to us.

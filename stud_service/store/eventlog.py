@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from stud_service.store._json import loads
-from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter, EncodedCommand
+from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter, EncodedCommand, Part
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
 from stud_service.store.health import StoreHealth
@@ -49,6 +49,11 @@ LIST_STREAMS_SQL = (
 
 def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
     return StoredEvent(stream_id, row[0], row[1], loads(row[2]), row[3], row[4], row[5], row[6], row[7])
+
+
+def _hex(fingerprint: bytes | None, request_id: str | None) -> str | None:
+    """A fingerprint as the writer stores it: hex, and only beside a request id."""
+    return fingerprint.hex() if fingerprint is not None and request_id is not None else None
 
 
 def encode_command(events: Sequence[dict[str, Any]]) -> EncodedCommand:
@@ -121,7 +126,11 @@ class EventStore:
         Concurrent appends share transactions (group commit, see ``_writer``); each command stays
         all-or-nothing and keeps its own outcome.
         """
-        (result,) = await self._append_parts([(stream_id, expected_version, request_id, events, fingerprint)])
+        if expected_version < 0:
+            raise ValueError("expected_version must be >= 0")
+        encoded = encode_command(events)
+        part = Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded)
+        (result,) = await self._append([part])
         return result
 
     async def append_all(self, parts: Sequence[StreamAppend]) -> list[AppendResult]:
@@ -138,37 +147,34 @@ class EventStore:
             raise ValueError("append_all needs at least one part")
         if len({part.stream_id for part in parts}) != len(parts):
             raise ValueError("append_all: each stream may appear in one part only")
-        return await self._append_parts(
-            [(p.stream_id, p.expected_version, p.request_id, p.events, p.fingerprint) for p in parts]
-        )
+        if any(part.expected_version < 0 for part in parts):
+            raise ValueError("expected_version must be >= 0")
+        command = [
+            Part(p.stream_id, p.expected_version, p.request_id, _hex(p.fingerprint, p.request_id),
+                 encode_command(p.events), index == 0)
+            for index, p in enumerate(parts)
+        ]
+        return await self._append(command)
 
-    async def _append_parts(
-        self, parts: list[tuple[str, int, str | None, Sequence[dict[str, Any]], bytes | None]]
-    ) -> list[AppendResult]:
-        encoded = []
-        for stream_id, expected_version, request_id, events, fingerprint in parts:
-            if expected_version < 0:
-                raise ValueError("expected_version must be >= 0")
-            encoded.append((stream_id, expected_version, request_id, encode_command(events), fingerprint))
-        attempts = 2 if parts[0][2] is not None else 1  # retrying is only safe with a request id
+    async def _append(self, parts: list[Part]) -> list[AppendResult]:
+        attempts = 2 if parts[0].request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                rows = await self._writer.append(encoded)
+                rows = await self._writer.append(parts)
                 break
             except psycopg.OperationalError as exc:
                 self.health.failed()
                 # No connection within the pool's timeout: trying again would only wait as long again.
                 if attempt + 1 == attempts or isinstance(exc, PoolTimeout):
-                    streams = ", ".join(repr(p[0]) for p in parts)
+                    streams = ", ".join([repr(p.stream_id) for p in parts])
                     raise StoreUnavailable(f"append to {streams} failed, outcome unknown: {exc}") from exc
         self.health.succeeded()
-        for (stream_id, expected_version, *_), (outcome, _, last) in zip(parts, rows, strict=True):
+        results = []
+        for part, (outcome, first, last) in zip(parts, rows, strict=True):
             if outcome == "c":
-                raise ConcurrencyError(stream_id, expected_version, last)
-        return [
-            AppendResult(part[0], first, last, duplicate=outcome == "d")
-            for part, (outcome, first, last) in zip(parts, rows, strict=True)
-        ]
+                raise ConcurrencyError(part.stream_id, part.expected, last)
+            results.append(AppendResult(part.stream_id, first, last, duplicate=outcome == "d"))
+        return results
 
     # -- reading -------------------------------------------------------------------------------
 
