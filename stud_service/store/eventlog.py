@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from stud_service.store._json import loads
-from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter, EncodedCommand, Part
+from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendRow, AppendWriter, EncodedCommand, Part
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
 from stud_service.store.health import StoreHealth
@@ -129,9 +129,20 @@ class EventStore:
         if expected_version < 0:
             raise ValueError("expected_version must be >= 0")
         encoded = encode_command(events)
-        part = Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded)
-        (result,) = await self._append([part])
-        return result
+        parts = [Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded)]
+        # The steps of append_all, written out for one part: the hot path, kept short.
+        attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
+        for attempt in range(attempts):
+            try:
+                rows = await self._writer.append(parts)
+                break
+            except psycopg.OperationalError as exc:
+                self._append_failed(exc, attempt + 1 == attempts, parts)
+        self.health.succeeded()
+        ((outcome, first, last),) = rows
+        if outcome == "c":
+            raise ConcurrencyError(stream_id, expected_version, last)
+        return AppendResult(stream_id, first, last, duplicate=outcome == "d")
 
     async def append_all(self, parts: Sequence[StreamAppend]) -> list[AppendResult]:
         """Append one command across several streams: every part or none, in one transaction, each
@@ -154,20 +165,24 @@ class EventStore:
                  encode_command(p.events), index == 0)
             for index, p in enumerate(parts)
         ]
-        return await self._append(command)
-
-    async def _append(self, parts: list[Part]) -> list[AppendResult]:
-        attempts = 2 if parts[0].request_id is not None else 1  # retrying is only safe with a request id
+        attempts = 2 if command[0].request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                rows = await self._writer.append(parts)
+                rows = await self._writer.append(command)
                 break
             except psycopg.OperationalError as exc:
-                self.health.failed()
-                # No connection within the pool's timeout: trying again would only wait as long again.
-                if attempt + 1 == attempts or isinstance(exc, PoolTimeout):
-                    streams = ", ".join([repr(p.stream_id) for p in parts])
-                    raise StoreUnavailable(f"append to {streams} failed, outcome unknown: {exc}") from exc
+                self._append_failed(exc, attempt + 1 == attempts, command)
+        return self._append_results(command, rows)
+
+    def _append_failed(self, exc: psycopg.OperationalError, last_attempt: bool, parts: list[Part]) -> None:
+        """An attempt met a connection failure: raise StoreUnavailable unless another may follow."""
+        self.health.failed()
+        # No connection within the pool's timeout: trying again would only wait as long again.
+        if last_attempt or isinstance(exc, PoolTimeout):
+            streams = ", ".join([repr(p.stream_id) for p in parts])
+            raise StoreUnavailable(f"append to {streams} failed, outcome unknown: {exc}") from exc
+
+    def _append_results(self, parts: list[Part], rows: list[AppendRow]) -> list[AppendResult]:
         self.health.succeeded()
         results = []
         for part, (outcome, first, last) in zip(parts, rows, strict=True):
