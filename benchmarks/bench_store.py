@@ -20,7 +20,8 @@
    against the append path of an earlier commit (``--baseline``, default the one before
    ``append_all``: its ``_writer`` and ``eventlog`` loaded beside ours from git), runs alternating
    in the same process, ``--rounds`` of each (short ``--seconds`` runs keep both under the same
-   load on a shared host); (b) buy-in + leave cycles per second, each cycle
+   load on a shared host), and the client time per append of both with the statements not sent;
+   (b) buy-in + leave cycles per second, each cycle
    two commands of a table event and an account event appended together (``append_all``), against
    the same cycles with the table events alone (``append``).
 
@@ -303,8 +304,53 @@ async def alternate(
     return statistics.median(rates[0]), statistics.median(rates[1]), statistics.median(ratios)
 
 
+@contextlib.contextmanager
+def statements_not_sent(*stores: Any) -> Any:
+    """The writers' batch statements answered at once without reaching the server (and their
+    connections stubbed): what is left is the client's own time per append, which a busy host
+    disturbs far less than a round trip."""
+    from stud_service.store._wire import PreparedStatement
+
+    async def answered(self: Any, conn: Any, params: Any, spin: float = 0.0) -> None:
+        await asyncio.sleep(0)
+
+    async def no_connection() -> Any:
+        return object()
+
+    saved = PreparedStatement.run
+    PreparedStatement.run = answered  # type: ignore[method-assign]
+    for subject in stores:
+        subject._writer._take_connection = no_connection
+        subject._writer._keep_connection = lambda conn: None
+    try:
+        yield
+    finally:
+        PreparedStatement.run = saved  # type: ignore[method-assign]
+
+
+async def client_time(store: EventStore, writers: int, seconds: float) -> float:
+    """Microseconds of this process's CPU per append."""
+    started = time.process_time()
+    rate = await our_appends(store, writers, seconds)
+    return (time.process_time() - started) / (rate * seconds) * 1e6
+
+
 async def print_multi(store: EventStore, seconds: float, rounds: int, baseline: str) -> None:
-    baseline_store = load_baseline_store(baseline)(store.pool)
+    baseline_class = load_baseline_store(baseline)
+    stubbed = (EventStore(store.pool, announce=False), baseline_class(store.pool, announce=False))
+    with statements_not_sent(*stubbed):
+        print(f"\nClient time per single-stream append (µs of CPU; statements not sent), this build"
+              f" against {baseline}, alternating, medians of {rounds} x {seconds:g} s; ratio = time"
+              " this build / before, lower is better")
+        print(f"{'writers':>8} {'this build':>11} {baseline:>11} {'ratio':>6}")
+        for writers in (1, 8, 32):
+            mine, base, ratio = await alternate(
+                (lambda w=writers: client_time(stubbed[0], w, seconds),
+                 lambda w=writers: client_time(stubbed[1], w, seconds)), rounds)
+            print(f"{writers:>8} {mine:>11.1f} {base:>11.1f} {ratio:>6.2f}")
+    for subject in stubbed:
+        await subject.close()
+    baseline_store = baseline_class(store.pool)
     try:
         await our_appends(baseline_store, 8, 0.3)  # warm: connections open, statements prepared
         print(f"\nSingle-stream appends per second, this build against {baseline} (same run, runs"
