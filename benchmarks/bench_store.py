@@ -21,9 +21,8 @@
    ``append_all``: its ``_writer`` and ``eventlog`` loaded beside ours from git), runs alternating
    in the same process, ``--rounds`` of each (short ``--seconds`` runs keep both under the same
    load on a shared host), and the client time per append of both with the statements not sent;
-   (b) buy-in + leave cycles per second, each cycle
-   two commands of a table event and an account event appended together (``append_all``), against
-   the same cycles with the table events alone (``append``).
+   (b) buy-in + leave cycles per second, each cycle two commands of a table event and an account
+   event appended together (``append_all``), against the same cycles with the table events alone.
 
 Run: ``.venv/bin/python benchmarks/bench_store.py [--seconds S] [--database-url URL]``
 Without a URL it starts an embedded PostgreSQL in a temporary directory (fsync on, as in service).
