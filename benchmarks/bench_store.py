@@ -334,7 +334,7 @@ async def client_time(store: EventStore, writers: int, seconds: float) -> float:
     return (time.process_time() - started) / (rate * seconds) * 1e6
 
 
-async def print_multi(store: EventStore, seconds: float, rounds: int, baseline: str) -> None:
+async def print_multi(store: EventStore, url: str, seconds: float, rounds: int, baseline: str) -> None:
     baseline_class = load_baseline_store(baseline)
     stubbed = (EventStore(store.pool, announce=False), baseline_class(store.pool, announce=False))
     with statements_not_sent(*stubbed):
@@ -349,7 +349,9 @@ async def print_multi(store: EventStore, seconds: float, rounds: int, baseline: 
             print(f"{writers:>8} {mine:>11.1f} {base:>11.1f} {ratio:>6.2f}")
     for subject in stubbed:
         await subject.close()
-    baseline_store = baseline_class(store.pool)
+    # A pool of its own: both writers prepare statements of the same names on their connections.
+    baseline_pool = await open_pool(url, min_size=4, max_size=40)
+    baseline_store = baseline_class(baseline_pool)
     try:
         await our_appends(baseline_store, 8, 0.3)  # warm: connections open, statements prepared
         print(f"\nSingle-stream appends per second, this build against {baseline} (same run, runs"
@@ -362,6 +364,7 @@ async def print_multi(store: EventStore, seconds: float, rounds: int, baseline: 
             print(f"{writers:>8} {mine:>11,.0f} {base:>11,.0f} {ratio:>6.2f}")
     finally:
         await baseline_store.close()
+        await baseline_pool.close()
     print(f"\nBuy-in + leave cycles per second (2 commands each; as above, {rounds} x {seconds:g} s)")
     print(f"{'writers':>8} {'table + account':>16} {'table only':>11} {'ratio':>6}")
     for writers in (1, 8, 32):
@@ -450,7 +453,7 @@ async def main_async(
             await print_replay(store)
             return
         if only == "multi":
-            await print_multi(store, seconds, rounds, baseline)
+            await print_multi(store, url, seconds, rounds, baseline)
             return
         print(f"\nAppends per second ({seconds:g} s each; peer: {pgbench} -M prepared,"
               " one-row INSERT per transaction)")
@@ -486,7 +489,7 @@ async def main_async(
             print(f"  {label:<62} {rate:>8,.0f}   {rate / base:.2f}")
         if only is None:
             await print_replay(store)
-            await print_multi(store, seconds, rounds, baseline)
+            await print_multi(store, url, seconds, rounds, baseline)
     finally:
         await store.close()
         await pool.close()
