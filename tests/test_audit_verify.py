@@ -6,6 +6,7 @@ through the real event log on the test PostgreSQL.
 
 from __future__ import annotations
 
+import copy
 import uuid
 
 import pytest
@@ -13,8 +14,9 @@ import pytest_asyncio
 
 from stud_service.audit.catalog import list_hands
 from stud_service.audit.errors import HandNotFound
+from stud_service.audit.records import HandRecord
 from stud_service.audit.simulate import SimulatedTable, simulate_table, store_table
-from stud_service.audit.verify import verify_hand
+from stud_service.audit.verify import check_record, verify_hand
 from stud_service.engine import Variant
 
 HANDS_PER_VARIANT = 120
@@ -95,3 +97,68 @@ async def test_listing_hands_by_time_or_player_reads_an_index_not_every_event(ev
             plan = "\n".join(row[0] for row in await cur.fetchall())
             assert index in plan, plan
             assert "Seq Scan on events" not in plan, plan
+
+
+RAKED_HANDS_PER_VARIANT = 40
+
+
+@pytest_asyncio.fixture(scope="module")
+async def raked(event_store) -> dict[Variant, SimulatedTable]:
+    tables = {}
+    for index, variant in enumerate(Variant):
+        table_id = f"audit-raked-{variant.lower().replace('_', '-')}-{uuid.uuid4().hex[:8]}"
+        table = simulate_table(table_id, variant, RAKED_HANDS_PER_VARIANT, seed=10 + index, raked=True)
+        await store_table(event_store, table)
+        tables[variant] = table
+    return tables
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+async def test_every_raked_hand_verifies(event_store, raked, variant):
+    """RULES.md §10 as recorded: the replay recomputes the rake and the chips count it."""
+    table = raked[variant]
+    failures = []
+    for hand in range(1, RAKED_HANDS_PER_VARIANT + 1):
+        report = await verify_hand(event_store, table.table_id, hand)
+        if not report.ok:
+            failures.append(report.summary())
+    assert failures == []
+    assert sum(e.rake for events in table.commands for e in events if type(e).__name__ == "HandEnded") > 0
+
+
+def _raked_record() -> HandRecord:
+    table = simulate_table("raked", Variant.STUD, 30, seed=3, raked=True)
+    return next(record for record in table.hand_records() if record.ended["rake"] > 0)
+
+
+def _tampered(record: HandRecord, change) -> dict[str, str | None]:
+    payloads = [copy.deepcopy(s.payload) for s in record.events]
+    change(next(p for p in payloads if p["type"] == "HandEnded"))
+    results = check_record(HandRecord.from_payloads(record.table_id, record.hand, payloads))
+    return {c.name: (c.problem.message if c.problem else None) for c in results}
+
+
+def test_moved_or_edited_rake_fails_replay_and_chips():
+    """Rake moved to a winner, a pot's rake edited, shares that do not add up: each fails."""
+    record = _raked_record()
+    assert all(c.ok for c in check_record(record))
+
+    def rake_to_the_winner(ended):
+        pot = ended["pots"][-1]
+        pot["awards"][0]["amount"] += pot["rake"]
+        ended["stacks"] = [[seat, stack + (pot["rake"] if seat == pot["awards"][0]["seat"] else 0)]
+                           for seat, stack in ended["stacks"]]
+        ended["rake"] -= pot["rake"]
+        pot["rake"] = 0
+
+    def pot_rake_edited(ended):
+        ended["pots"][-1]["rake"] += 1
+
+    def shares_edited(ended):
+        ended["rake_shares"][0][1] += 1
+
+    for change in (rake_to_the_winner, pot_rake_edited, shares_edited):
+        checks = _tampered(record, change)
+        assert checks["replay"] is not None, change.__name__
+    assert _tampered(record, pot_rake_edited)["chips"] is not None
+    assert "rake shares" in (_tampered(record, shares_edited)["chips"] or "")
