@@ -22,32 +22,37 @@ from stud_service.engine import Variant
 HANDS_PER_VARIANT = 120
 
 
-@pytest_asyncio.fixture(scope="module")
-async def played(event_store) -> dict[Variant, SimulatedTable]:
+async def play_and_store(
+    event_store, prefix: str, hands: int, seed: int, raked: bool = False
+) -> dict[Variant, SimulatedTable]:
     tables = {}
     for index, variant in enumerate(Variant):
-        table = simulate_table(
-            f"audit-{variant.lower().replace('_', '-')}-{uuid.uuid4().hex[:8]}",
-            variant,
-            HANDS_PER_VARIANT,
-            seed=index,
-        )
+        table_id = f"{prefix}-{variant.lower().replace('_', '-')}-{uuid.uuid4().hex[:8]}"
+        table = simulate_table(table_id, variant, hands, seed=seed + index, raked=raked)
         await store_table(event_store, table)
         tables[variant] = table
     return tables
 
 
-@pytest.mark.parametrize("variant", list(Variant))
-async def test_every_played_hand_verifies(event_store, played, variant):
-    """RULES.md §2-§7 as recorded: chain, shuffle, replay and chips all pass for every hand."""
-    table = played[variant]
+async def failed_hands(event_store, table: SimulatedTable, hands: int) -> list[str]:
     failures = []
-    for hand in range(1, HANDS_PER_VARIANT + 1):
+    for hand in range(1, hands + 1):
         report = await verify_hand(event_store, table.table_id, hand)
         assert [c.name for c in report.checks] == ["chain", "shuffle", "replay", "chips"]
         if not report.ok:
             failures.append(report.summary())
-    assert failures == []
+    return failures
+
+
+@pytest_asyncio.fixture(scope="module")
+async def played(event_store) -> dict[Variant, SimulatedTable]:
+    return await play_and_store(event_store, "audit", HANDS_PER_VARIANT, seed=0)
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+async def test_every_played_hand_verifies(event_store, played, variant):
+    """RULES.md §2-§7 as recorded: chain, shuffle, replay and chips all pass for every hand."""
+    assert await failed_hands(event_store, played[variant], HANDS_PER_VARIANT) == []
 
 
 async def test_unknown_hand_is_not_found(event_store, played):
@@ -104,25 +109,14 @@ RAKED_HANDS_PER_VARIANT = 40
 
 @pytest_asyncio.fixture(scope="module")
 async def raked(event_store) -> dict[Variant, SimulatedTable]:
-    tables = {}
-    for index, variant in enumerate(Variant):
-        table_id = f"audit-raked-{variant.lower().replace('_', '-')}-{uuid.uuid4().hex[:8]}"
-        table = simulate_table(table_id, variant, RAKED_HANDS_PER_VARIANT, seed=10 + index, raked=True)
-        await store_table(event_store, table)
-        tables[variant] = table
-    return tables
+    return await play_and_store(event_store, "audit-raked", RAKED_HANDS_PER_VARIANT, seed=10, raked=True)
 
 
 @pytest.mark.parametrize("variant", list(Variant))
 async def test_every_raked_hand_verifies(event_store, raked, variant):
     """RULES.md §10 as recorded: the replay recomputes the rake and the chips count it."""
     table = raked[variant]
-    failures = []
-    for hand in range(1, RAKED_HANDS_PER_VARIANT + 1):
-        report = await verify_hand(event_store, table.table_id, hand)
-        if not report.ok:
-            failures.append(report.summary())
-    assert failures == []
+    assert await failed_hands(event_store, table, RAKED_HANDS_PER_VARIANT) == []
     assert sum(e.rake for events in table.commands for e in events if type(e).__name__ == "HandEnded") > 0
 
 

@@ -191,8 +191,7 @@ def test_open_pair_big_bet_is_refused_by_pokerkit(exported):
             pokerkit_stacks(text)
 
 
-def test_odd_chip_hands_differ_only_by_the_odd_chips(exported):
-    """RULES.md §5 odd chips: same total; each stack within the odd chips of ours."""
+def assert_odd_chip_hands_differ_only_by_the_odd_chips(exported: list[tuple[HandRecord, str]]) -> None:
     hands = [(r, t) for r, t in exported if known_differences(r) == {"odd_chip"}]
     assert hands, "the sample should hold split pots with an odd chip"
     for record, text in hands:
@@ -200,6 +199,11 @@ def test_odd_chip_hands_differ_only_by_the_odd_chips(exported):
         assert sum(theirs) == sum(ours)
         odd_chips = len(record.ended["pots"]) * 2
         assert all(abs(a - b) <= odd_chips for a, b in zip(theirs, ours, strict=True))
+
+
+def test_odd_chip_hands_differ_only_by_the_odd_chips(exported):
+    """RULES.md §5 odd chips: same total; each stack within the odd chips of ours."""
+    assert_odd_chip_hands_differ_only_by_the_odd_chips(exported)
 
 
 def test_other_known_differences_still_export_complete_histories(exported):
@@ -252,10 +256,4 @@ def test_pokerkit_replays_raked_hands_to_our_final_stacks(raked):
 
 def test_raked_odd_chip_hands_differ_only_by_the_odd_chips(raked):
     """Split pots of raked hands: the same total after the rake, each stack within the odd chips."""
-    hands = [(r, t) for r, t in raked if known_differences(r) == {"odd_chip"}]
-    assert hands, "the sample should hold split pots with an odd chip"
-    for record, text in hands:
-        theirs, ours = pokerkit_stacks(text), our_stacks(record)
-        assert sum(theirs) == sum(ours)
-        odd_chips = len(record.ended["pots"]) * 2
-        assert all(abs(a - b) <= odd_chips for a, b in zip(theirs, ours, strict=True))
+    assert_odd_chip_hands_differ_only_by_the_odd_chips(raked)
