@@ -27,8 +27,9 @@ Decisions where RULES.md is silent (as a well-run online card room does it):
 - The uncalled part of a bet goes back as soon as the betting that left it uncalled is over (before
   any run-out), not only at the showdown.
 - A hand ended because everyone else folded has one pot, awarded as ``"half": "whole"``.
-- Rake (§10) counts the players dealt in for its cap, folded or not; a player who put nothing in
-  (impossible today: everyone antes or acts) would get no share.
+- Rake (§10): the cap is the one for the players dealt in, folded or not; a hand won by everyone else
+  folding is raked like any other once a fourth-street card was dealt; a player who put nothing in
+  (no ante, folded before acting) has no contributed rake.
 """
 
 from __future__ import annotations
