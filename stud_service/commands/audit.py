@@ -95,10 +95,11 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"stud-service audit verify: {error}", file=sys.stderr)
         return 2
     for finding in report.findings:
-        where = f"tables/{finding.table_id} version {finding.version}" if finding.table_id else "checkpoint"
+        stream = finding.table_id if "/" in finding.table_id else f"tables/{finding.table_id}"
+        where = f"{stream} version {finding.version}" if finding.table_id else "checkpoint"
         print(f"FAIL {where}: {finding.message}")
     if report.ok:
         created = checkpoint.get("created_at")
-        print(f"OK: {report.tables_checked} tables still extend the checkpoint of {created}")
+        print(f"OK: {report.tables_checked} streams still extend the checkpoint of {created}")
         return 0
     return 1
