@@ -73,7 +73,9 @@ def money_log(
     rake: int = 3,
     play_chip_tables: int = 0,
 ) -> list[Transaction]:
-    """Deposits, the tables' commands with their account entries (interleaved), withdrawals, a sweep."""
+    """Deposits, the tables' commands with their account entries (interleaved), withdrawals, a sweep.
+
+    Table ``i`` rakes ``rake + i`` from its last hand (0: none), so no two tables' rake totals agree."""
     rng = random.Random(seed)
     per_table: dict[str, list] = {}
     for index in range(tables + play_chip_tables):
@@ -81,7 +83,7 @@ def money_log(
         table_id = f"{'cash' if money else 'play'}-{seed}-{index}"
         per_table[table_id] = (
             table_commands(table_id, rng.choice(list(Variant)), hands, rng.randrange(10**6),
-                           currency if money else "", rake if money else 0)
+                           currency if money else "", rake + index if money and rake else 0)
         )
     debits: dict[str, int] = defaultdict(int)
     for table_id, commands in per_table.items():

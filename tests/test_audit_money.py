@@ -32,7 +32,7 @@ async def test_a_clean_log_balances(make_database):
     assert report.ok, report.discrepancies
     usd = report.totals["USD"]
     assert usd.deposits == expected_deposits(log) and usd.difference == 0
-    assert usd.rake_taken == usd.house_balance == 6 and usd.unswept_rake == 0
+    assert usd.rake_taken == usd.house_balance == 3 + 4 and usd.unswept_rake == 0
     assert usd.tables == 2 and len(report.tables) == 3  # the play-chip table is checked, not counted
     assert report.events_in_log == sum(heads.values()) > report.events_read
     assert sum(t.chips for t in report.tables.values() if t.currency) == usd.chips_at_tables
