@@ -179,9 +179,10 @@ async def store_log(
 
 
 @contextlib.asynccontextmanager
-async def fresh_store(make_database: Any) -> AsyncIterator[EventStore]:
-    """An EventStore on a database of its own: the books cover the whole log, so no other test's tables."""
-    pool = await open_pool(await make_database(migrated=True), max_size=4)
+async def fresh_store(url: str) -> AsyncIterator[EventStore]:
+    """An EventStore on ``url``, a database of the test's own (``make_database(migrated=True)``): the
+    books cover the whole log, so no other test's tables may be in it."""
+    pool = await open_pool(url, max_size=4)
     store = EventStore(pool)
     try:
         yield store

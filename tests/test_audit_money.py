@@ -6,6 +6,8 @@ The logs are simulated tables with a currency, their players' accounts and the h
 
 from __future__ import annotations
 
+import asyncio
+import json
 from datetime import UTC, datetime
 
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +17,7 @@ from money_logs import deposit, fresh_store, log_rows, money_log, store_log
 from stud_service.audit.checkpoint import FORMAT_V1, _signature, key_id, make_checkpoint, verify_checkpoint
 from stud_service.audit.money import reconcile
 from stud_service.audit.money_log import audit_money, heads_of
+from stud_service.cli import main
 
 KEY = b"checkpoint-key-for-the-money-tests-0123456789"
 
@@ -26,7 +29,7 @@ def expected_deposits(log) -> int:
 
 async def test_a_clean_log_balances(make_database):
     log = money_log(seed=1, tables=2, hands=4, play_chip_tables=1)
-    async with fresh_store(make_database) as store:
+    async with fresh_store(await make_database(migrated=True)) as store:
         heads = await store_log(store, log)
         report = await audit_money(store)
     assert report.ok, report.discrepancies
@@ -40,7 +43,7 @@ async def test_a_clean_log_balances(make_database):
 
 async def test_a_cut_at_a_time_leaves_out_what_came_later(make_database):
     log = money_log(seed=2, tables=1, hands=3)
-    async with fresh_store(make_database) as store:
+    async with fresh_store(await make_database(migrated=True)) as store:
         heads = await store_log(store, log)
         async with store.pool.connection() as conn:
             cut = (await (await conn.execute("SELECT max(recorded_at) FROM events")).fetchone())[0]
@@ -58,7 +61,7 @@ async def test_a_cut_at_a_time_leaves_out_what_came_later(make_database):
 
 async def test_a_cut_at_a_checkpoint_is_the_log_as_it_was_signed(make_database):
     log = money_log(seed=3, tables=2, hands=3)
-    async with fresh_store(make_database) as store:
+    async with fresh_store(await make_database(migrated=True)) as store:
         heads = await store_log(store, log[:-3])
         checkpoint = await make_checkpoint(store, KEY)
         await store_log(store, log[-3:], heads)
@@ -70,7 +73,7 @@ async def test_a_cut_at_a_checkpoint_is_the_log_as_it_was_signed(make_database):
 
 
 async def test_a_format_1_checkpoint_still_verifies(make_database):
-    async with fresh_store(make_database) as store:
+    async with fresh_store(await make_database(migrated=True)) as store:
         await store_log(store, money_log(seed=4, tables=1, hands=2))
         current = await make_checkpoint(store, KEY)
         body = {"format": FORMAT_V1, "created_at": current["created_at"], "tables": current["tables"]}
@@ -106,3 +109,49 @@ def test_random_valid_logs_always_reconcile(seed, tables, hands, play, rake, cut
         assert report.ok, (len(prefix), report.discrepancies[:3])
         for totals in report.totals.values():
             assert totals.house_balance + totals.unswept_rake == totals.rake_taken
+
+
+async def test_the_command_line_prints_the_books_and_fails_on_a_discrepancy(make_database, capsys, tmp_path,
+                                                                            monkeypatch):
+    url = await make_database(migrated=True)
+    async with fresh_store(url) as store:
+        await store_log(store, money_log(seed=7, tables=2, hands=2, play_chip_tables=1))
+        monkeypatch.setenv("STUD_CHECKPOINT_KEY", KEY.decode())
+        path = tmp_path / "checkpoint.json"
+        path.write_text(json.dumps(await make_checkpoint(store, KEY)))
+
+        async def run(*argv: str) -> tuple[int, str, str]:
+            # The CLI runs its own event loop: call it from a worker thread, off the tests' loop.
+            code = await asyncio.to_thread(main, ["audit", "money", *argv, "--database-url", url])
+            captured = capsys.readouterr()
+            return code, captured.out, captured.err
+
+        code, out, _ = await run()
+        assert code == 0 and out.splitlines()[-1] == "PASS: the books balance"
+        assert "USD: deposits" in out and "(difference 0)" in out and "play chips: 1 tables" in out
+        code, out, _ = await run("--json", "--currency", "USD")
+        books = json.loads(out)
+        assert code == 0 and books["ok"] and [t["currency"] for t in books["totals"]] == ["USD"]
+        assert (await run("--checkpoint", str(path)))[0] == 0
+        assert (await run("--as-of", "2000-01-01T00:00:00"))[0] == 0
+        missing = str(tmp_path / "none")
+        for bad in (["--currency", "usd"], ["--as-of", "yesterday"], ["--checkpoint", missing]):
+            code, _, err = await run(*bad)
+            assert code == 2 and "stud-service audit money:" in err
+        monkeypatch.setenv("STUD_CHECKPOINT_KEY", KEY.decode() + "-other")
+        code, _, err = await run("--checkpoint", str(path))
+        assert code == 2 and "not a checkpoint signed under this key" in err
+        async with store.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT stream_id, version FROM events WHERE type = 'FundsDeposited'"
+                " ORDER BY stream_id LIMIT 1"
+            )
+            stream_id, version = await cursor.fetchone()
+            await conn.execute(
+                "UPDATE events SET payload = jsonb_set(payload, '{amount}', '1') WHERE stream_id = %s"
+                " AND version = %s",
+                (stream_id, version),
+            )
+        code, out, _ = await run()
+        assert code == 1 and f"FAIL {stream_id} version {version}: FundsDeposited of 1" in out
+        assert out.splitlines()[-1].startswith("FAIL: ")

@@ -103,7 +103,7 @@ async def duplicate(store, stream_id: str, version: int) -> None:
 
 @pytest.fixture
 async def books(make_database):
-    async with fresh_store(make_database) as store:
+    async with fresh_store(await make_database(migrated=True)) as store:
         await store_log(store, money_log(seed=11, tables=2, hands=4))
         assert (await audit_money(store)).ok
         yield store

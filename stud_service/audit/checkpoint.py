@@ -127,17 +127,27 @@ class CheckpointReport:
         return self.signature_ok and not self.findings
 
 
-async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: bytes) -> CheckpointReport:
-    """Check the signature, then that every checkpointed stream still extends its checkpointed head."""
+def signed_body(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    """The fields its format signs: anything else in the file is not to be trusted."""
     fields = SIGNED_FIELDS.get(str(checkpoint.get("format")), SIGNED_FIELDS[FORMAT])
-    body = {name: checkpoint.get(name) for name in fields}
+    return {name: checkpoint.get(name) for name in fields}
+
+
+def signature_ok(checkpoint: dict[str, Any], key: bytes) -> bool:
+    """Whether the checkpoint is of a known format and signed under ``key``."""
+    body = signed_body(checkpoint)
     signature = checkpoint.get("signature") or {}
-    signed = (
+    return (
         isinstance(signature, dict)
         and body["format"] in SIGNED_FIELDS
         and hmac.compare_digest(str(signature.get("value", "")), _signature(key, body))
     )
-    if not signed:
+
+
+async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: bytes) -> CheckpointReport:
+    """Check the signature, then that every checkpointed stream still extends its checkpointed head."""
+    body = signed_body(checkpoint)
+    if not signature_ok(checkpoint, key):
         return CheckpointReport(
             False, 0, (TableFinding("", None, "the checkpoint's signature is not valid under this key"),)
         )
