@@ -35,6 +35,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 TABLES, ACCOUNTS, HOUSE = "tables/", "accounts/", "house/"
@@ -115,6 +116,7 @@ class MoneyReport:
     events_read: int
     discrepancies: list[Discrepancy]
     events_in_log: int = 0  # every event at the cut, the ones that move no money included
+    as_of: datetime | None = None  # the cut's time, or when the snapshot was taken
 
     @property
     def ok(self) -> bool:
@@ -129,6 +131,7 @@ class MoneyReport:
             self.events_read,
             [d for d in self.discrepancies if d.currency == currency],
             self.events_in_log,
+            self.as_of,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -136,6 +139,7 @@ class MoneyReport:
             "ok": self.ok,
             "events_read": self.events_read,
             "events_in_log": self.events_in_log,
+            "as_of": self.as_of.isoformat() if self.as_of else None,
             "totals": [
                 {**asdict(t), "difference": t.difference} for _c, t in sorted(self.totals.items())
             ],
