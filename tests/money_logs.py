@@ -14,10 +14,12 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 from typing import Any
 
+from psycopg.types.json import Jsonb
+
 from stud_service.audit.simulate import simulate_table
 from stud_service.db import open_pool
 from stud_service.engine import Variant
-from stud_service.store import EventStore
+from stud_service.store import GENESIS_HASH, EventStore, canonical_json, chain_hash
 
 Part = tuple[str, list[dict[str, Any]]]
 Transaction = list[Part]
@@ -189,3 +191,52 @@ async def fresh_store(url: str) -> AsyncIterator[EventStore]:
     finally:
         await store.close()
         await pool.close()
+
+
+# -- tampering, as an attacker with database access would ---------------------------------------------
+
+
+async def rows(store, stream_id: str) -> list[tuple[int, dict[str, Any]]]:
+    async with store.pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT version, payload FROM events WHERE stream_id = %s ORDER BY version", (stream_id,)
+        )
+        return await cursor.fetchall()
+
+
+async def find(store, prefix: str, kind: str, where=lambda payload: True) -> tuple[str, int, dict[str, Any]]:
+    """The first event of type ``kind`` in a stream starting with ``prefix`` (streams by id)."""
+    async with store.pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT stream_id, version, payload FROM events WHERE starts_with(stream_id, %s) AND type = %s"
+            " ORDER BY stream_id, version",
+            (prefix, kind),
+        )
+        return next(row for row in await cursor.fetchall() if where(row[2]))
+
+
+async def rehash(store, stream_id: str) -> None:
+    """Recompute the stream's whole chain over its (tampered) payloads, and its head."""
+    prev = GENESIS_HASH
+    async with store.pool.connection() as conn:
+        for version, payload in await rows(store, stream_id):
+            digest = chain_hash(prev, canonical_json(payload))
+            await conn.execute(
+                "UPDATE events SET prev_hash = %s, hash = %s WHERE stream_id = %s AND version = %s",
+                (prev, digest, stream_id, version),
+            )
+            prev = digest
+        await conn.execute(
+            "UPDATE streams SET version = (SELECT max(version) FROM events WHERE stream_id = %s)"
+            " WHERE stream_id = %s",
+            (stream_id, stream_id),
+        )
+
+
+async def edit(store, stream_id: str, version: int, payload: dict[str, Any]) -> None:
+    async with store.pool.connection() as conn:
+        await conn.execute(
+            "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
+            (Jsonb(payload), stream_id, version),
+        )
+    await rehash(store, stream_id)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from money_logs import deposit, fresh_store, log_rows, money_log, store_log
+from money_logs import deposit, edit, find, fresh_store, log_rows, money_log, store_log
 
 from stud_service.audit.checkpoint import FORMAT_V1, _signature, key_id, make_checkpoint, verify_checkpoint
 from stud_service.audit.money import reconcile
@@ -141,17 +141,8 @@ async def test_the_command_line_prints_the_books_and_fails_on_a_discrepancy(make
         monkeypatch.setenv("STUD_CHECKPOINT_KEY", KEY.decode() + "-other")
         code, _, err = await run("--checkpoint", str(path))
         assert code == 2 and "not a checkpoint signed under this key" in err
-        async with store.pool.connection() as conn:
-            cursor = await conn.execute(
-                "SELECT stream_id, version FROM events WHERE type = 'FundsDeposited'"
-                " ORDER BY stream_id LIMIT 1"
-            )
-            stream_id, version = await cursor.fetchone()
-            await conn.execute(
-                "UPDATE events SET payload = jsonb_set(payload, '{amount}', '1') WHERE stream_id = %s"
-                " AND version = %s",
-                (stream_id, version),
-            )
+        stream_id, version, payload = await find(store, "accounts/", "FundsDeposited")
+        await edit(store, stream_id, version, {**payload, "amount": 1})
         code, out, _ = await run()
         assert code == 1 and f"FAIL {stream_id} version {version}: FundsDeposited of 1" in out
         assert out.splitlines()[-1].startswith("FAIL: ")

@@ -6,7 +6,7 @@ import grpc
 import pytest_asyncio
 from google.protobuf import timestamp_pb2
 from grpc_fixtures import service_under_test
-from money_logs import money_log, store_log
+from money_logs import edit, find, money_log, store_log
 from test_audit_grpc import auth, refused, stub
 
 from stud_service.auth import Role
@@ -67,17 +67,9 @@ async def test_refusals(money_service):
 
 
 async def test_a_discrepancy_is_named_with_its_stream_and_version(money_service):
-    async with money_service.store.pool.connection() as conn:
-        cursor = await conn.execute(
-            "SELECT stream_id, version FROM events WHERE type = 'CashOutCredited'"
-            " AND (payload->>'amount')::bigint > 0 ORDER BY stream_id, version LIMIT 1"
-        )
-        stream_id, version = await cursor.fetchone()
-        await conn.execute(
-            "UPDATE events SET payload = jsonb_set(payload, '{amount}',"
-            " to_jsonb((payload->>'amount')::bigint + 9)) WHERE stream_id = %s AND version = %s",
-            (stream_id, version),
-        )
+    store = money_service.store
+    stream_id, version, payload = await find(store, "accounts/", "CashOutCredited", lambda p: p["amount"] > 0)
+    await edit(store, stream_id, version, {**payload, "amount": payload["amount"] + 9})
     books = await stub(money_service.channel).ReconcileMoney(
         audit_service_pb2.ReconcileMoneyRequest(), metadata=AUDITOR
     )

@@ -8,64 +8,14 @@ later balance re-done moves no books: only a signed checkpoint names it (the las
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from money_logs import fresh_store, money_log, store_log
-from psycopg.types.json import Jsonb
+from money_logs import edit, find, fresh_store, money_log, rehash, rows, store_log
 
 from stud_service.audit.checkpoint import make_checkpoint, verify_checkpoint
 from stud_service.audit.money_log import audit_money, heads_of
-from stud_service.store import GENESIS_HASH, canonical_json, chain_hash
 
 KEY = b"checkpoint-key-for-the-money-tamper-tests-012345"
 SHIFT = 1_000_000  # versions moved out of the way while a stream is renumbered
-
-
-async def rows(store, stream_id: str) -> list[tuple[int, dict[str, Any]]]:
-    async with store.pool.connection() as conn:
-        cursor = await conn.execute(
-            "SELECT version, payload FROM events WHERE stream_id = %s ORDER BY version", (stream_id,)
-        )
-        return await cursor.fetchall()
-
-
-async def find(store, prefix: str, kind: str, where=lambda payload: True) -> tuple[str, int, dict[str, Any]]:
-    """The first event of type ``kind`` in a stream starting with ``prefix`` (streams by id)."""
-    async with store.pool.connection() as conn:
-        cursor = await conn.execute(
-            "SELECT stream_id, version, payload FROM events WHERE starts_with(stream_id, %s) AND type = %s"
-            " ORDER BY stream_id, version",
-            (prefix, kind),
-        )
-        return next(row for row in await cursor.fetchall() if where(row[2]))
-
-
-async def rehash(store, stream_id: str) -> None:
-    """Recompute the stream's whole chain over its (tampered) payloads, and its head."""
-    prev = GENESIS_HASH
-    async with store.pool.connection() as conn:
-        for version, payload in await rows(store, stream_id):
-            digest = chain_hash(prev, canonical_json(payload))
-            await conn.execute(
-                "UPDATE events SET prev_hash = %s, hash = %s WHERE stream_id = %s AND version = %s",
-                (prev, digest, stream_id, version),
-            )
-            prev = digest
-        await conn.execute(
-            "UPDATE streams SET version = (SELECT max(version) FROM events WHERE stream_id = %s)"
-            " WHERE stream_id = %s",
-            (stream_id, stream_id),
-        )
-
-
-async def edit(store, stream_id: str, version: int, payload: dict[str, Any]) -> None:
-    async with store.pool.connection() as conn:
-        await conn.execute(
-            "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
-            (Jsonb(payload), stream_id, version),
-        )
-    await rehash(store, stream_id)
 
 
 async def renumber(store, stream_id: str, after: int, by: int) -> None:

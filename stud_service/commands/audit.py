@@ -88,18 +88,27 @@ def run_checkpoint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _key_and_checkpoint(args: argparse.Namespace) -> tuple[bytes, dict] | None:
+    """The key and the ``--checkpoint`` file's JSON; None (the reason printed) when either is missing."""
+    key = _key(args)
+    if key is None:
+        return None
+    try:
+        return key, json.loads(args.checkpoint.read_text())
+    except (OSError, ValueError) as error:
+        where = f"stud-service audit {args.audit_command}"
+        print(f"{where}: cannot read {args.checkpoint}: {error}", file=sys.stderr)
+        return None
+
+
 def run_verify(args: argparse.Namespace) -> int:
     from stud_service.audit.checkpoint import verify_checkpoint
     from stud_service.store import EventStore
 
-    key = _key(args)
-    if key is None:
+    read = _key_and_checkpoint(args)
+    if read is None:
         return 2
-    try:
-        checkpoint = json.loads(args.checkpoint.read_text())
-    except (OSError, ValueError) as error:
-        print(f"stud-service audit verify: cannot read {args.checkpoint}: {error}", file=sys.stderr)
-        return 2
+    key, checkpoint = read
 
     async def main():  # type: ignore[no-untyped-def]
         async with open_database(settings_from_args(args), max_size=2) as database:
@@ -146,13 +155,10 @@ def run_money(args: argparse.Namespace) -> int:
             return _refuse(f"--as-of must be an ISO-8601 time, not {args.as_of!r}")
     position = f"as of {as_of.isoformat()}" if as_of else "at the head"
     if args.checkpoint is not None:
-        key = _key(args)
-        if key is None:
+        read = _key_and_checkpoint(args)
+        if read is None:
             return 2
-        try:
-            checkpoint = json.loads(args.checkpoint.read_text())
-        except (OSError, ValueError) as error:
-            return _refuse(f"cannot read {args.checkpoint}: {error}")
+        key, checkpoint = read
         if not isinstance(checkpoint, dict) or not signature_ok(checkpoint, key):
             return _refuse(f"{args.checkpoint} is not a checkpoint signed under this key")
         if checkpoint.get("format") != FORMAT:
