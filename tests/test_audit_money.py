@@ -146,3 +146,13 @@ async def test_the_command_line_prints_the_books_and_fails_on_a_discrepancy(make
         code, out, _ = await run()
         assert code == 1 and f"FAIL {stream_id} version {version}: FundsDeposited of 1" in out
         assert out.splitlines()[-1].startswith("FAIL: ")
+
+
+def test_a_malformed_money_event_is_a_discrepancy_not_a_crash():
+    rows = log_rows(money_log(seed=8, tables=1, hands=2))
+    index, (stream_id, version, started) = next(
+        (i, row) for i, row in enumerate(rows) if row[2]["type"] == "HandStarted"
+    )
+    rows[index] = (stream_id, version, {**started, "seats": [["one", "two"]]})
+    named = [(d.stream_id, d.version, d.message) for d in reconcile(rows).discrepancies]
+    assert any((s, v) == (stream_id, version) and "malformed" in m for s, v, m in named)

@@ -491,7 +491,10 @@ class MoneyFold:
                 folder = self.stream(stream_id)
                 add = folder.add if folder is not None else None
             if add is not None:
-                add(version, payload)
+                try:
+                    add(version, payload)
+                except (AttributeError, KeyError, TypeError, ValueError) as error:  # a payload's shape
+                    self.problem(stream_id, version, f"{payload.get('type')!r} is malformed: {error!r}")
         self.events_read += read
 
     def finish(self) -> MoneyReport:
