@@ -42,6 +42,18 @@ _WHERE_MONEY = (
 )
 
 
+_COUNT_BY_TIME = (
+    "SELECT count(*), now() FROM events e" + _HEADS
+    + " WHERE (%(streams)s::text[] IS NULL OR h.head IS NOT NULL)" + _CUT
+)
+# A stream's version is the count of its events: without a time cut, the heads count the log unread.
+_COUNT_BY_HEADS = (
+    "SELECT coalesce(sum(least(s.version, coalesce(h.head, s.version))), 0), now() FROM streams s"
+    " LEFT JOIN unnest(%(streams)s::text[], %(versions)s::bigint[]) AS h(stream_id, head)"
+    " ON h.stream_id = s.stream_id WHERE (%(streams)s::text[] IS NULL OR h.head IS NOT NULL)"
+)
+
+
 def heads_of(checkpoint: dict[str, Any]) -> dict[str, tuple[int, str]]:
     """A checkpoint's ``{stream_id: (version, hash hex)}`` (``audit.checkpoint``'s tables and streams)."""
     tables = checkpoint.get("tables") or ()
@@ -72,11 +84,7 @@ async def audit_money(
     fold = MoneyFold()
     async with store.pool.connection() as conn, conn.transaction():
         await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        cursor = await conn.execute(
-            "SELECT count(*), now() FROM events e" + _HEADS
-            + " WHERE (%(streams)s::text[] IS NULL OR h.head IS NOT NULL)" + _CUT,
-            params,
-        )
+        cursor = await conn.execute(_COUNT_BY_TIME if as_of is not None else _COUNT_BY_HEADS, params)
         events_in_log, read_at = await cursor.fetchone()
         named = conn.cursor("money_events")
         await named.execute(
