@@ -36,6 +36,7 @@ from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
 from stud_service.server.app import RunningServer, start_server
 from stud_service.server.audit_service import AuditService
+from stud_service.server.cashier_service import CashierService
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
@@ -74,6 +75,7 @@ async def service_under_test(
         TableService(runtime, TOKEN_SECRET),
         "127.0.0.1:0",
         audit_service=AuditService(runtime, TOKEN_SECRET) if audit else None,
+        cashier_service=CashierService(runtime, TOKEN_SECRET),
     )
     running.on_shutdown.append(runtime.close)
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
