@@ -1,5 +1,5 @@
-"""The ledger's rules for one account: what a deposit, a withdrawal, a buy-in, a cash-out and a rake sweep record,
-and what each refuses (docs/money.md). Pure: no database."""
+"""The ledger's rules for one account: what a deposit, a withdrawal, a buy-in, a cash-out and a rake sweep
+record, and what each refuses (docs/money.md). Pure: no database."""
 
 from __future__ import annotations
 
@@ -37,8 +37,14 @@ def test_the_first_deposit_opens_the_account_and_records_the_balance_after_it():
     account = Account.empty(account_stream("alice", "USD"))
     events = accounts.deposit(account, 5_000, "psp-1", NOW)
     assert [event["type"] for event in events] == ["AccountOpened", "FundsDeposited"]
-    assert events[1] == {"type": "FundsDeposited", "v": 1, "amount": 5_000, "reference": "psp-1",
-                         "balance": 5_000, "at_ms": NOW}
+    assert events[1] == {
+        "type": "FundsDeposited",
+        "v": 1,
+        "amount": 5_000,
+        "reference": "psp-1",
+        "balance": 5_000,
+        "at_ms": NOW,
+    }
     for event in events:
         accounts.apply(account, event)
     assert (account.version, account.balance, account.opened) == (2, 5_000, True)
@@ -84,8 +90,16 @@ def test_a_payment_reference_is_used_once_per_account():
 def test_a_buy_in_is_debited_against_the_table_event_it_pairs_with_and_a_cash_out_credited():
     account = funded(10_000)
     debit = accounts.debit_buy_in(account, "t1", 7, 4_000, False, NOW)
-    assert debit == {"type": "BuyInDebited", "v": 1, "table_id": "t1", "table_version": 7, "amount": 4_000,
-                     "top_up": False, "balance": 6_000, "at_ms": NOW}
+    assert debit == {
+        "type": "BuyInDebited",
+        "v": 1,
+        "table_id": "t1",
+        "table_version": 7,
+        "amount": 4_000,
+        "top_up": False,
+        "balance": 6_000,
+        "at_ms": NOW,
+    }
     accounts.apply(account, debit)
     assert account.at_tables == {"t1": 4_000}
     with pytest.raises(InsufficientFunds):
@@ -99,9 +113,18 @@ def test_rake_is_swept_per_table_once_counting_from_the_last_sweep():
     house = Account.empty("house/USD")
     events = accounts.sweep_rake(house, [TableRake("t1", 40, 120, 5), TableRake("t2", 9, 0, 1)], NOW)
     assert [e["type"] for e in events] == ["HouseAccountOpened", "RakeSwept"]
-    assert events[1] | {"at_ms": 0} == {"type": "RakeSwept", "v": 1, "table_id": "t1", "table_version": 40,
-                                        "table_rake_total": 120, "first_hand": 1, "last_hand": 5, "amount": 120,
-                                        "balance": 120, "at_ms": 0}
+    assert events[1] | {"at_ms": 0} == {
+        "type": "RakeSwept",
+        "v": 1,
+        "table_id": "t1",
+        "table_version": 40,
+        "table_rake_total": 120,
+        "first_hand": 1,
+        "last_hand": 5,
+        "amount": 120,
+        "balance": 120,
+        "at_ms": 0,
+    }
     for event in events:
         accounts.apply(house, event)
     assert accounts.sweep_rake(house, [TableRake("t1", 41, 120, 5)], NOW) == []
@@ -109,8 +132,15 @@ def test_rake_is_swept_per_table_once_counting_from_the_last_sweep():
     assert (again["amount"], again["first_hand"], again["last_hand"], again["balance"]) == (30, 6, 8, 150)
 
 
-@given(st.lists(st.tuples(st.sampled_from(["deposit", "withdraw", "buy_in", "cash_out"]),
-                          st.integers(min_value=-5, max_value=10_000)), max_size=40))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["deposit", "withdraw", "buy_in", "cash_out"]),
+            st.integers(min_value=-5, max_value=10_000),
+        ),
+        max_size=40,
+    )
+)
 def test_balances_follow_the_entries_and_never_go_negative(moves):
     """Property: whatever is asked, an account's balance is the sum of what it accepted, never below 0, and
     each entry's recorded balance is the one before it plus or minus its amount."""
@@ -123,7 +153,9 @@ def test_balances_follow_the_entries_and_never_go_negative(moves):
             elif kind == "withdraw":
                 events = accounts.withdraw(account, amount, f"r{index}", NOW)
             elif kind == "buy_in":
-                events = [accounts.debit_buy_in(account, "t", index, accounts.check_amount(amount), False, NOW)]
+                events = [
+                    accounts.debit_buy_in(account, "t", index, accounts.check_amount(amount), False, NOW)
+                ]
             else:
                 events = [accounts.credit_cash_out(account, "t", index, max(amount, 0), NOW)]
         except (InvalidAmount, InsufficientFunds):

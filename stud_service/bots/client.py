@@ -1,4 +1,4 @@
-"""A small authenticated client of ``stud.v1.TableService`` and ``stud.v1.CashierService`` (public API only)."""
+"""A small authenticated client of ``stud.v1.TableService`` and ``stud.v1.CashierService`` (public API)."""
 
 from __future__ import annotations
 
@@ -107,7 +107,8 @@ class StudClient:
 
     async def account(self, player_id: str, currency: str = "USD") -> account_pb2.Account:
         return await self.cashier.GetAccount(
-            cashier_service_pb2.GetAccountRequest(name=account_name(player_id, currency)), metadata=self.metadata
+            cashier_service_pb2.GetAccountRequest(name=account_name(player_id, currency)),
+            metadata=self.metadata,
         )
 
     async def leave(self, table_id: str) -> table_pb2.TableView:
