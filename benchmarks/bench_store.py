@@ -16,6 +16,13 @@
 2. Replay: one 100,000-event stream of real game events (a simulated table) read back and folded
    with the engine (``replay_table``, best of three), in events per second; beside it, the raw read
    of the same rows without decoding and the in-memory decode + fold, the two halves' own ceilings.
+3. Multi-stream appends (``--only multi``): (a) single-stream appends per second of this build
+   against the append path of an earlier commit (``--baseline``, default the one before
+   ``append_all``: its ``_writer`` and ``eventlog`` loaded beside ours from git), runs alternating
+   in the same process, ``--rounds`` of each (short ``--seconds`` runs keep both under the same
+   load on a shared host), and the client time per append of both with the statements not sent;
+   (b) buy-in + leave cycles per second, each cycle two commands of a table event and an account
+   event appended together (``append_all``), against the same cycles with the table events alone.
 
 Run: ``.venv/bin/python benchmarks/bench_store.py [--seconds S] [--database-url URL]``
 Without a URL it starts an embedded PostgreSQL in a temporary directory (fsync on, as in service).
@@ -30,11 +37,14 @@ import multiprocessing
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import types
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +54,23 @@ import psycopg  # noqa: E402
 from psycopg.conninfo import make_conninfo  # noqa: E402
 
 from stud_service.db import EmbeddedPostgres, open_pool  # noqa: E402
-from stud_service.store import EventStore, apply_migrations, canonical_json  # noqa: E402
+from stud_service.store import EventStore, StreamAppend, apply_migrations, canonical_json  # noqa: E402
 
 EVENT = {
     "type": "PlayerActed", "v": 1, "hand": 17, "seat": 3, "player_id": "player-0003",
     "action": "RAISE", "amount": 800, "street": 4, "now_ms": 1764475200000,
 }
 REPLAY_EVENTS = 100_000
+BASELINE = "6169320"  # the last commit before EventStore.append_all
+# A buy-in and a leave as the money model writes them: the table's event and the account's entry.
+SEATED = {"type": "PlayerSeated", "v": 1, "seat": 3, "player_id": "player-0003", "buy_in": 20000,
+          "now_ms": 1764475200000}
+DEBITED = {"type": "BuyInDebited", "v": 1, "table_id": "bench", "table_version": 1, "amount": 20000,
+           "top_up": False, "balance": 80000, "at_ms": 1764475200000}
+LEFT = {"type": "PlayerLeft", "v": 1, "seat": 3, "player_id": "player-0003", "cash_out": 20000,
+        "now_ms": 1764475200000}
+CREDITED = {"type": "CashOutCredited", "v": 1, "table_id": "bench", "table_version": 2, "amount": 20000,
+            "balance": 100000, "at_ms": 1764475200000}
 PGBENCH_THREADS = 2  # pgbench -j; our multi-process figures use as many client processes
 
 
@@ -212,6 +232,148 @@ def pgbench_inserts(pgbench: str, url: str, clients: int, seconds: float, workdi
     return float(re.search(r"tps = ([\d.]+)", out).group(1))
 
 
+# --- multi-stream appends --------------------------------------------------------------------
+
+
+def load_baseline_store(rev: str) -> type:
+    """The EventStore class of commit ``rev``: its ``eventlog`` and ``_writer`` modules, read from
+    git and loaded under other names beside ours (the rest of the package is today's)."""
+    root = Path(__file__).resolve().parent.parent
+
+    def source(path: str) -> str:
+        return subprocess.run(["git", "-C", str(root), "show", f"{rev}:{path}"],
+                              capture_output=True, text=True, check=True).stdout
+
+    prefix = f"stud_bench_{re.sub(r'[^0-9a-zA-Z]', '_', rev)}"
+    sources = {
+        f"{prefix}_writer": source("stud_service/store/_writer.py"),
+        f"{prefix}_eventlog": source("stud_service/store/eventlog.py").replace(
+            "stud_service.store._writer", f"{prefix}_writer"),
+    }
+    for name, text in sources.items():
+        module = types.ModuleType(name)
+        sys.modules[name] = module  # before running it: dataclasses look their module up
+        exec(compile(text, f"{rev}:{name}", "exec"), module.__dict__)
+    return sys.modules[f"{prefix}_eventlog"].EventStore
+
+
+async def cycles(store: EventStore, writers: int, seconds: float, two_streams: bool) -> float:
+    """Buy-in + leave cycles per second, each writer on its own table (and account). A cycle is
+    two commands, each with a request id as SitDown and Leave send: with ``two_streams`` each is
+    the table event and the account entry in one ``append_all``; without, the table event alone."""
+    run = uuid.uuid4().hex[:8]
+    deadline = time.perf_counter() + seconds
+    counts = [0] * writers
+
+    async def writer(index: int) -> None:
+        table, account = f"tables/bench-{run}-{index}", f"accounts/USD/bench-{run}-{index}"
+        table_version = account_version = 0
+        n = 0
+        while time.perf_counter() < deadline:
+            for table_event, account_event in ((SEATED, DEBITED), (LEFT, CREDITED)):
+                request_id = f"{run}-{index}-{n}-{table_event['type']}"
+                if two_streams:
+                    seated, debited = await store.append_all([
+                        StreamAppend(table, table_version, [table_event], request_id=request_id),
+                        StreamAppend(account, account_version, [account_event]),
+                    ])
+                    table_version, account_version = seated.version, debited.version
+                else:
+                    result = await store.append(table, table_version, [table_event], request_id)
+                    table_version = result.version
+            n += 1
+        counts[index] = n
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(i) for i in range(writers)))
+    return sum(counts) / (time.perf_counter() - started)
+
+
+async def alternate(
+    runs: tuple[Callable[[], Awaitable[float]], Callable[[], Awaitable[float]]], rounds: int
+) -> tuple[float, float, float]:
+    """Run the two ``runs`` (each returning a rate) one after the other, ``rounds`` times, swapping
+    which goes first. Returns both median rates and the median of the rounds' ratios (first /
+    second), in which a load on the host that changes between rounds cancels out."""
+    rates: tuple[list[float], list[float]] = ([], [])
+    for round_no in range(rounds):
+        for side in (0, 1) if round_no % 2 == 0 else (1, 0):
+            rates[side].append(await runs[side]())
+    ratios = [x / y for x, y in zip(*rates, strict=True)]
+    return statistics.median(rates[0]), statistics.median(rates[1]), statistics.median(ratios)
+
+
+@contextlib.contextmanager
+def statements_not_sent(*stores: Any) -> Any:
+    """The writers' batch statements answered at once without reaching the server (and their
+    connections stubbed): what is left is the client's own time per append, which a busy host
+    disturbs far less than a round trip."""
+    from stud_service.store._wire import PreparedStatement
+
+    async def answered(self: Any, conn: Any, params: Any, spin: float = 0.0) -> None:
+        await asyncio.sleep(0)
+
+    async def no_connection() -> Any:
+        return object()
+
+    saved = PreparedStatement.run
+    PreparedStatement.run = answered  # type: ignore[method-assign]
+    for subject in stores:
+        subject._writer._take_connection = no_connection
+        subject._writer._keep_connection = lambda conn: None
+    try:
+        yield
+    finally:
+        PreparedStatement.run = saved  # type: ignore[method-assign]
+
+
+async def client_time(store: EventStore, writers: int, seconds: float) -> float:
+    """Microseconds of this process's CPU per append."""
+    started = time.process_time()
+    rate = await our_appends(store, writers, seconds)
+    return (time.process_time() - started) / (rate * seconds) * 1e6
+
+
+async def print_multi(store: EventStore, url: str, seconds: float, rounds: int, baseline: str) -> None:
+    baseline_class = load_baseline_store(baseline)
+    stubbed = (EventStore(store.pool, announce=False), baseline_class(store.pool, announce=False))
+    with statements_not_sent(*stubbed):
+        print(f"\nClient time per single-stream append (µs of CPU; statements not sent), this build"
+              f" against {baseline}, alternating, medians of {rounds} x {seconds:g} s; ratio = time"
+              " this build / before, lower is better")
+        print(f"{'writers':>8} {'this build':>11} {baseline:>11} {'ratio':>6}")
+        for writers in (1, 8, 32):
+            mine, base, ratio = await alternate(
+                (lambda w=writers: client_time(stubbed[0], w, seconds),
+                 lambda w=writers: client_time(stubbed[1], w, seconds)), rounds)
+            print(f"{writers:>8} {mine:>11.1f} {base:>11.1f} {ratio:>6.2f}")
+    for subject in stubbed:
+        await subject.close()
+    # A pool of its own: both writers prepare statements of the same names on their connections.
+    baseline_pool = await open_pool(url, min_size=4, max_size=40)
+    baseline_store = baseline_class(baseline_pool)
+    try:
+        await our_appends(baseline_store, 8, 0.3)  # warm: connections open, statements prepared
+        print(f"\nSingle-stream appends per second, this build against {baseline} (same run, runs"
+              f" alternating; medians of {rounds} x {seconds:g} s, ratio = median of the rounds' ratios)")
+        print(f"{'writers':>8} {'this build':>11} {baseline:>11} {'ratio':>6}")
+        for writers in (1, 8, 32):
+            mine, base, ratio = await alternate(
+                (lambda w=writers: our_appends(store, w, seconds),
+                 lambda w=writers: our_appends(baseline_store, w, seconds)), rounds)
+            print(f"{writers:>8} {mine:>11,.0f} {base:>11,.0f} {ratio:>6.2f}")
+    finally:
+        await baseline_store.close()
+        await baseline_pool.close()
+    print(f"\nBuy-in + leave cycles per second (2 commands each; as above, {rounds} x {seconds:g} s)")
+    print(f"{'writers':>8} {'table + account':>16} {'table only':>11} {'ratio':>6}")
+    for writers in (1, 8, 32):
+        both, alone, ratio = await alternate(
+            (lambda w=writers: cycles(store, w, seconds, True),
+             lambda w=writers: cycles(store, w, seconds, False)), rounds)
+        print(f"{writers:>8} {both:>16,.0f} {alone:>11,.0f} {ratio:>6.2f}")
+
+
 # --- replay -----------------------------------------------------------------------------------
 
 
@@ -271,7 +433,10 @@ async def bench_replay(store: EventStore) -> dict[str, float]:
 # --- main -------------------------------------------------------------------------------------
 
 
-async def main_async(url: str, seconds: float, workdir: str, processes: int, only: str | None) -> None:
+async def main_async(
+    url: str, seconds: float, workdir: str, processes: int, only: str | None, rounds: int = 20,
+    baseline: str = BASELINE,
+) -> None:
     await apply_migrations(url)
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         await conn.execute(
@@ -286,6 +451,9 @@ async def main_async(url: str, seconds: float, workdir: str, processes: int, onl
     try:
         if only == "replay":
             await print_replay(store)
+            return
+        if only == "multi":
+            await print_multi(store, url, seconds, rounds, baseline)
             return
         print(f"\nAppends per second ({seconds:g} s each; peer: {pgbench} -M prepared,"
               " one-row INSERT per transaction)")
@@ -305,9 +473,11 @@ async def main_async(url: str, seconds: float, workdir: str, processes: int, onl
         print(f"  {'EventStore.append (group commit, NOTIFY in the next batch)':<62} {base:>8,.0f}   1.00")
         checked = EventStore(store.pool)
         # The group commit before the one-statement batch: every batch through the checked function.
-        slow_path = checked._writer._append_commands
-        checked._writer._append_rows = lambda conn, batch, prevs: slow_path(conn, batch)  # type: ignore[method-assign]
-        rates = [("group commit, a statement per command (stud_append_commands)",
+        slow_path = checked._writer._append_parts
+        checked._writer._append_rows = (  # type: ignore[method-assign]
+            lambda conn, batch, prevs: slow_path(conn, batch, list(range(len(batch))))
+        )
+        rates = [("group commit, checked path (stud_append_parts)",
                   await our_appends(checked, 8, seconds))]
         await checked.close()
         for mode, label in (("single", "one transaction per append, NOTIFY after commit"),
@@ -319,6 +489,7 @@ async def main_async(url: str, seconds: float, workdir: str, processes: int, onl
             print(f"  {label:<62} {rate:>8,.0f}   {rate / base:.2f}")
         if only is None:
             await print_replay(store)
+            await print_multi(store, url, seconds, rounds, baseline)
     finally:
         await store.close()
         await pool.close()
@@ -339,7 +510,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=8.0, help="duration of each append run")
     parser.add_argument("--database-url", help="benchmark this server (default: a fresh embedded one)")
-    parser.add_argument("--only", choices=("appends", "replay"), help="run one half of the benchmark")
+    parser.add_argument("--only", choices=("appends", "replay", "multi"),
+                        help="run one part of the benchmark")
+    parser.add_argument("--rounds", type=int, default=20, help="alternating runs per figure (multi)")
+    parser.add_argument("--baseline", default=BASELINE, help="commit whose append path (multi) compares")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="stud-bench-")
     embedded = None
@@ -354,7 +528,7 @@ def main() -> None:
             conn.execute(f'CREATE DATABASE "{dbname}"')
         try:
             asyncio.run(main_async(make_conninfo(url, dbname=dbname), args.seconds, workdir,
-                                   PGBENCH_THREADS, args.only))
+                                   PGBENCH_THREADS, args.only, args.rounds, args.baseline))
         finally:
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')

@@ -4,6 +4,7 @@ Public API (everything else in this package is machinery)::
 
     store = EventStore(pool)                       # pool: psycopg_pool.AsyncConnectionPool, autocommit
     result = await store.append(stream_id, expected_version, [event, ...], request_id, fingerprint)
+    results = await store.append_all([StreamAppend(stream_id, expected_version, [event, ...]), ...])
     recorded = await store.find_request(stream_id, request_id)   # versions + fingerprint, or None
     events = await store.read_stream(stream_id, after_version=0)
     events = await store.read_hand(stream_id, hand)
@@ -35,6 +36,7 @@ from stud_service.store.models import (
     RecordedRequest,
     Snapshot,
     StoredEvent,
+    StreamAppend,
     StreamInfo,
     VerifyReport,
 )
@@ -55,6 +57,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "StoredEvent",
+    "StreamAppend",
     "StreamInfo",
     "VerifyReport",
     "apply_migrations",

@@ -11,15 +11,19 @@ way only when the writer knows the stored event it follows (events never change,
 hash is never wrong); then a stale expected version collides with the primary key (stream_id,
 version) and a used request id with the unique request index, either of which fails the whole
 statement, nothing written. Such a batch, or one with a command ahead of its stream, goes through
-``stud_append_commands`` instead, which checks and writes command by command and gives each its
-own outcome (appended, duplicate, conflict). Nothing is updated: a stream's head is its last event.
+``stud_append_parts`` instead, which checks every command before writing and gives each its own
+outcome (appended, duplicate, conflict). Nothing is updated: a stream's head is its last event.
 
-A stream is in at most one transaction at a time, and has at most one command in a batch: a
-command for a stream with one under way waits and goes in a later batch, so one stream's commands
-reach PostgreSQL in the order they were made (a command expecting the version its predecessor
-creates finds it there). Batches write their streams' keys in sorted order, which keeps batches
-of several processes on one database free of deadlocks. A command is acknowledged only after its
-transaction's durable commit (``synchronous_commit`` is set on for the writer's connections).
+A command may span several streams (``EventStore.append_all``): its parts, one per stream, are
+written in one transaction or not at all; in the batch statement they are rows like any other's,
+and the checked path checks every part of a command before writing any. A stream is in at most
+one transaction at a time, and has at most one command in a batch: a command with a stream under
+way, or named by an earlier queued command, waits and goes in a later batch, so one stream's
+commands reach PostgreSQL in the order they were made (a command expecting the version its
+predecessor creates finds it there). Batches write their streams' keys in sorted order, on either
+path, which keeps batches of several processes on one database free of deadlocks. A command is
+acknowledged only after its transaction's durable commit (``synchronous_commit`` is set on for
+the writer's connections).
 
 Announcements (NOTIFY ``stream:version``) of a batch's appends ride in the next batch's statement,
 or, when no batch follows within ``ANNOUNCE_INTERVAL``, go out in a NOTIFY transaction of their
@@ -83,8 +87,9 @@ _APPEND_ROWS_NEW = PreparedStatement(
     + _INSERT_EVENTS,
 )
 _SESSION_SQL = "SET synchronous_commit = on"
-_APPEND_COMMANDS_SQL = (
-    "SELECT * FROM stud_append_commands(%s::text[], %s::bigint[], %s::text[], %s::text[], %s)"
+_APPEND_PARTS_SQL = (
+    "SELECT * FROM stud_append_parts(%s::integer[], %s::boolean[], %s::text[], %s::bigint[], %s::text[],"
+    " %s::text[], %s)"
 )
 _HEAD_HASHES_SQL = (
     "SELECT e.stream_id, e.hash FROM events e"
@@ -108,13 +113,22 @@ class EncodedCommand:
 
 
 @dataclass(slots=True)
-class _Command:
+class Part:
+    """One stream's share of a command."""
+
     stream_id: str
     expected: int
     request_id: str | None
     fingerprint: str | None  # hex, stored beside request_id
     events: EncodedCommand
-    future: asyncio.Future[AppendRow]
+    lead: bool = True  # the command's first part: its request id tells a retry from a new command
+
+
+@dataclass(slots=True)
+class _Command:
+    parts: list[Part]
+    streams: tuple[str, ...]
+    future: asyncio.Future[list[AppendRow]]
 
 
 def _quoted(value: str) -> str:
@@ -164,17 +178,12 @@ class AppendWriter:
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
         self._configured: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
 
-    async def append(
-        self,
-        stream_id: str,
-        expected: int,
-        request_id: str | None,
-        events: EncodedCommand,
-        fingerprint: bytes | None = None,
-    ) -> AppendRow:
-        future: asyncio.Future[AppendRow] = asyncio.get_running_loop().create_future()
-        fingerprint_hex = fingerprint.hex() if fingerprint is not None and request_id is not None else None
-        self._queue.append(_Command(stream_id, expected, request_id, fingerprint_hex, events, future))
+    async def append(self, parts: list[Part]) -> list[AppendRow]:
+        """Append one command: its ``parts`` on distinct streams, only the first one ``lead``.
+        One outcome per part, in the order given."""
+        future: asyncio.Future[list[AppendRow]] = asyncio.get_running_loop().create_future()
+        streams = (parts[0].stream_id,) if len(parts) == 1 else tuple([p.stream_id for p in parts])
+        self._queue.append(_Command(parts, streams, future))
         if not self._dispatch_soon:
             # Batches form at the end of the loop's turn: the writers woken together by one
             # commit all queue their next command before any of them is sent.
@@ -190,23 +199,37 @@ class AppendWriter:
 
     def _dispatch(self) -> None:
         """Start batches of queued commands while slots are free, leaving queued (in order) those
-        whose stream has a transaction under way."""
+        with a stream that has a transaction under way or is named by an earlier queued command."""
         self._dispatch_soon = False
+        busy = self._busy
         while self._queue and self._inflight < self.max_inflight:
             batch: list[_Command] = []
             taken: set[str] = set()
+            seen: set[str] = set()  # streams of the commands looked at so far, taken or held
             held: deque[_Command] = deque()
             for command in self._queue:
-                stream_id = command.stream_id
-                if stream_id in self._busy or stream_id in taken or len(batch) >= self.max_batch:
+                streams = command.streams
+                if len(streams) == 1:
+                    (stream_id,) = streams
+                    if stream_id in busy or stream_id in seen or len(batch) >= self.max_batch:
+                        held.append(command)
+                    else:
+                        batch.append(command)
+                        taken.add(stream_id)
+                    seen.add(stream_id)
+                    continue
+                # A held command holds back later commands on any of its streams too, so that
+                # each stream's commands stay in the order they were made.
+                if len(batch) >= self.max_batch or any(s in busy or s in seen for s in streams):
                     held.append(command)
                 else:
                     batch.append(command)
-                    taken.add(command.stream_id)
+                    taken.update(streams)
+                seen.update(streams)
             self._queue = held
             if not batch:
                 return
-            self._busy |= taken
+            busy |= taken
             self._inflight += 1
             self._spawn(self._commit_batch(batch, taken))
 
@@ -226,12 +249,13 @@ class AppendWriter:
                     command.future.set_result(outcome)
         self._dispatch()
 
-    async def _run(self, batch: list[_Command]) -> list[AppendRow | BaseException]:
-        """Commit ``batch`` in one transaction; each command's outcome, or the error it met."""
-        # Stable sort: one stream's commands stay in order; every batch locks streams in one order.
-        order = sorted(range(len(batch)), key=lambda i: batch[i].stream_id)
-        ordered = [batch[i] for i in order]
-        outcomes: list[AppendRow | BaseException] = [None] * len(batch)  # type: ignore[list-item]
+    async def _run(self, batch: list[_Command]) -> list[list[AppendRow] | BaseException]:
+        """Commit ``batch`` in one transaction; each command's outcomes, or the error it met."""
+        parts = [part for command in batch for part in command.parts]  # command by command
+        # Every batch writes its streams' keys in one order (streams are distinct within a batch).
+        order = sorted(range(len(parts)), key=lambda i: parts[i].stream_id)
+        ordered = [parts[i] for i in order]
+        outcomes: list[list[AppendRow] | BaseException] = [None] * len(batch)  # type: ignore[list-item]
         try:
             conn = await self._take_connection()
         except psycopg.OperationalError as exc:  # no connection (pool timeout, server gone): nothing sent
@@ -248,7 +272,8 @@ class AppendWriter:
             except (psycopg.Error, _Unchained):
                 # A conflict, a retried request id or a command that does not follow a stored
                 # event: the checked path settles each command's own outcome.
-                rows = await self._append_commands(conn, ordered)
+                owners = [index for index, command in enumerate(batch) for _ in command.parts]
+                rows = await self._append_parts(conn, ordered, [owners[i] for i in order])
         except psycopg.OperationalError as exc:
             # The connection failed: whether the batch committed is unknown to us.
             await self.pool.putconn(conn)  # the pool discards it if broken
@@ -259,9 +284,12 @@ class AppendWriter:
                 return [exc]
             # Something in the batch failed the whole transaction: give each command its own.
             _log.info("batch of %d appends failed (%s); retrying them one by one", len(batch), exc)
-            for position, command in zip(order, ordered, strict=True):
+            for position, command in enumerate(batch):
+                given = command.parts
+                by_stream = sorted(range(len(given)), key=lambda i: given[i].stream_id)
                 try:
-                    (outcomes[position],) = await self._append_commands(conn, [command])
+                    rows = await self._append_parts(conn, [given[i] for i in by_stream], [0] * len(given))
+                    outcomes[position] = [rows[by_stream.index(i)] for i in range(len(given))]
                 except psycopg.OperationalError as one_exc:
                     await self.pool.putconn(conn)
                     for rest in range(len(batch)):
@@ -276,21 +304,30 @@ class AppendWriter:
             await self.pool.putconn(conn)
             raise
         self._keep_connection(conn)
+        if len(parts) == len(batch):  # one part each: owners[i] == i
+            for position, row in zip(order, rows, strict=True):
+                outcomes[position] = [row]
+            return outcomes
+        by_part: list[AppendRow] = [None] * len(parts)  # type: ignore[list-item]
         for position, row in zip(order, rows, strict=True):
-            outcomes[position] = row
+            by_part[position] = row
+        start = 0
+        for position, command in enumerate(batch):  # parts were listed command by command
+            outcomes[position] = by_part[start : start + len(command.parts)]
+            start += len(command.parts)
         return outcomes
 
-    def _done(self, command: _Command, outcome: str, first: int | None, last: int) -> AppendRow:
+    def _done(self, part: Part, outcome: str, first: int | None, last: int) -> AppendRow:
         if outcome == "a" and self.announce:
-            self._announce(command.stream_id, last)
+            self._announce(part.stream_id, last)
         return outcome, first, last
 
     async def _append_rows(
-        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command], prevs: list[bytes]
+        self, conn: psycopg.AsyncConnection[Any], batch: list[Part], prevs: list[bytes]
     ) -> list[AppendRow]:
-        """The fast path (``_APPEND_ROWS``): every event hashed here from ``prevs``, the batch one
-        INSERT. Raises if any command conflicts, nothing written; the caller then takes the
-        checked path."""
+        """The fast path (``_APPEND_ROWS``): every event of every part hashed here from ``prevs``,
+        the batch one INSERT. Raises if any part conflicts, nothing written; the caller then takes
+        the checked path."""
         sha256 = hashlib.sha256
         event_streams: list[str] = []
         versions: list[str] = []
@@ -303,8 +340,8 @@ class AppendWriter:
         hashes: list[str] = []
         payloads: list[bytes] = []
         lasts: list[tuple[int, bytes]] = []
-        for command, prev in zip(batch, prevs, strict=True):
-            encoded = command.events
+        for part, prev in zip(batch, prevs, strict=True):
+            encoded = part.events
             texts = encoded.texts
             count = len(texts)
             prev_hex = prev.hex()
@@ -313,16 +350,16 @@ class AppendWriter:
                 event_prevs.append(prev_hex)
                 prev_hex = prev.hex()
                 hashes.append(prev_hex)
-            first = command.expected + 1
-            lasts.append((command.expected + count, prev))
-            event_streams += [_quoted(command.stream_id)] * count
+            first = part.expected + 1
+            lasts.append((part.expected + count, prev))
+            event_streams += [_quoted(part.stream_id)] * count
             versions += map(str, range(first, first + count))
             types += encoded.types
             hands += encoded.hands
             payloads += texts
-            request_ids.append(command.request_id)
-            fingerprints.append(command.fingerprint)
-            sizes.append(count if command.request_id is not None else None)
+            request_ids.append(part.request_id)
+            fingerprints.append(part.fingerprint)
+            sizes.append(count if part.request_id is not None else None)
             if count > 1:
                 request_ids += [None] * (count - 1)
                 fingerprints += [None] * (count - 1)
@@ -353,13 +390,13 @@ class AppendWriter:
             self._reannounce(announcing)  # not sent, or not known to be
             raise
         rows: list[AppendRow] = []
-        for command, (last, last_hash) in zip(batch, lasts, strict=True):
-            self._remember(command.stream_id, last, last_hash)
-            rows.append(self._done(command, "a", command.expected + 1, last))
+        for part, (last, last_hash) in zip(batch, lasts, strict=True):
+            self._remember(part.stream_id, last, last_hash)
+            rows.append(self._done(part, "a", part.expected + 1, last))
         return rows
 
     async def _prev_hashes(
-        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]
+        self, conn: psycopg.AsyncConnection[Any], batch: list[Part]
     ) -> list[bytes | None]:
         """The hash of the event each command expects to follow: remembered, or read in one query
         for the streams this writer has not seen at that version. None where the stream has no
@@ -377,12 +414,12 @@ class AppendWriter:
             for stream_id, stored_hash in await cur.fetchall():
                 self._remember(stream_id, expected_of[stream_id], bytes(stored_hash))
         prevs: list[bytes | None] = []
-        for command in batch:
-            if command.expected == 0:
+        for part in batch:
+            if part.expected == 0:
                 prevs.append(GENESIS_HASH)
                 continue
-            version, head_hash = self._heads.get(command.stream_id, (0, GENESIS_HASH))
-            prevs.append(head_hash if version == command.expected else None)
+            version, head_hash = self._heads.get(part.stream_id, (0, GENESIS_HASH))
+            prevs.append(head_hash if version == part.expected else None)
         return prevs
 
     def _remember(self, stream_id: str, version: int, head_hash: bytes) -> None:
@@ -392,28 +429,31 @@ class AppendWriter:
         if len(heads) > KNOWN_HEADS:
             heads.popitem(last=False)
 
-    async def _append_commands(
-        self, conn: psycopg.AsyncConnection[Any], batch: list[_Command]
+    async def _append_parts(
+        self, conn: psycopg.AsyncConnection[Any], parts: list[Part], commands: list[int]
     ) -> list[AppendRow]:
-        """The slow path (``stud_append_commands``): each command checked and written in turn,
-        with its own outcome."""
+        """The checked path (``stud_append_parts``): every part of a command checked before any is
+        written, each command with its own outcome. ``parts`` in stream order; ``commands[i]``
+        numbers the command of ``parts[i]``. One outcome per part, in the order of ``parts``."""
         cur = await conn.execute(
-            _APPEND_COMMANDS_SQL,
+            _APPEND_PARTS_SQL,
             (
-                _text_array([c.stream_id for c in batch]),
-                _int_array([c.expected for c in batch]),
-                _text_array([c.request_id for c in batch]),
-                _text_array([c.fingerprint for c in batch]),
-                b"\x1e".join([b"\n".join(c.events.texts) for c in batch]).decode(),
+                _int_array([c + 1 for c in commands]),
+                "{" + ",".join(["t" if p.lead else "f" for p in parts]) + "}",
+                _text_array([p.stream_id for p in parts]),
+                _int_array([p.expected for p in parts]),
+                _text_array([p.request_id for p in parts]),
+                _text_array([p.fingerprint for p in parts]),
+                b"\x1e".join([b"\n".join(p.events.texts) for p in parts]).decode(),
             ),
             prepare=True,
         )
         rows = await cur.fetchall()
         results: list[AppendRow] = []
-        for (_, outcome, first, last), command in zip(rows, batch, strict=True):
+        for (_, outcome, first, last), part in zip(rows, parts, strict=True):
             # The hash of what was written was computed by the server: read it when next needed.
-            self._heads.pop(command.stream_id, None)
-            results.append(self._done(command, outcome, first, last))
+            self._heads.pop(part.stream_id, None)
+            results.append(self._done(part, outcome, first, last))
         return results
 
     # -- connections ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from stud_service.store._json import loads
-from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter, EncodedCommand
+from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendRow, AppendWriter, EncodedCommand, Part
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
 from stud_service.store.health import StoreHealth
@@ -24,6 +24,7 @@ from stud_service.store.models import (
     RecordedRequest,
     Snapshot,
     StoredEvent,
+    StreamAppend,
     StreamInfo,
     VerifyReport,
 )
@@ -48,6 +49,11 @@ LIST_STREAMS_SQL = (
 
 def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
     return StoredEvent(stream_id, row[0], row[1], loads(row[2]), row[3], row[4], row[5], row[6], row[7])
+
+
+def _hex(fingerprint: bytes | None, request_id: str | None) -> str | None:
+    """A fingerprint as the writer stores it: hex, and only beside a request id."""
+    return fingerprint.hex() if fingerprint is not None and request_id is not None else None
 
 
 def encode_command(events: Sequence[dict[str, Any]]) -> EncodedCommand:
@@ -123,23 +129,67 @@ class EventStore:
         if expected_version < 0:
             raise ValueError("expected_version must be >= 0")
         encoded = encode_command(events)
+        parts = [Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded)]
+        # The steps of append_all, written out for one part: the hot path, kept short.
         attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
             try:
-                row = await self._writer.append(stream_id, expected_version, request_id, encoded, fingerprint)
+                rows = await self._writer.append(parts)
                 break
             except psycopg.OperationalError as exc:
-                self.health.failed()
-                # No connection within the pool's timeout: trying again would only wait as long again.
-                if attempt + 1 == attempts or isinstance(exc, PoolTimeout):
-                    raise StoreUnavailable(
-                        f"append to {stream_id!r} failed, outcome unknown: {exc}"
-                    ) from exc
+                self._append_failed(exc, attempt + 1 == attempts, parts)
         self.health.succeeded()
-        outcome, first, last = row
+        ((outcome, first, last),) = rows
         if outcome == "c":
             raise ConcurrencyError(stream_id, expected_version, last)
         return AppendResult(stream_id, first, last, duplicate=outcome == "d")
+
+    async def append_all(self, parts: Sequence[StreamAppend]) -> list[AppendResult]:
+        """Append one command across several streams: every part or none, in one transaction, each
+        part checked against its expected version. One result per part, in the order given.
+
+        Raises :class:`ConcurrencyError` naming the first part (in the order given) whose stream is
+        not at its expected version; nothing is written to any stream. When the first part's
+        ``request_id`` is already recorded in its stream, nothing is written and every result is a
+        duplicate (the first part's carrying the original versions). Stream ids must be distinct.
+        Group commit as for :meth:`append`, which is the one-part case.
+        """
+        if not parts:
+            raise ValueError("append_all needs at least one part")
+        if len({part.stream_id for part in parts}) != len(parts):
+            raise ValueError("append_all: each stream may appear in one part only")
+        if any(part.expected_version < 0 for part in parts):
+            raise ValueError("expected_version must be >= 0")
+        command = [
+            Part(p.stream_id, p.expected_version, p.request_id, _hex(p.fingerprint, p.request_id),
+                 encode_command(p.events), index == 0)
+            for index, p in enumerate(parts)
+        ]
+        attempts = 2 if command[0].request_id is not None else 1  # retrying is only safe with a request id
+        for attempt in range(attempts):
+            try:
+                rows = await self._writer.append(command)
+                break
+            except psycopg.OperationalError as exc:
+                self._append_failed(exc, attempt + 1 == attempts, command)
+        return self._append_results(command, rows)
+
+    def _append_failed(self, exc: psycopg.OperationalError, last_attempt: bool, parts: list[Part]) -> None:
+        """An attempt met a connection failure: raise StoreUnavailable unless another may follow."""
+        self.health.failed()
+        # No connection within the pool's timeout: trying again would only wait as long again.
+        if last_attempt or isinstance(exc, PoolTimeout):
+            streams = ", ".join([repr(p.stream_id) for p in parts])
+            raise StoreUnavailable(f"append to {streams} failed, outcome unknown: {exc}") from exc
+
+    def _append_results(self, parts: list[Part], rows: list[AppendRow]) -> list[AppendResult]:
+        self.health.succeeded()
+        results = []
+        for part, (outcome, first, last) in zip(parts, rows, strict=True):
+            if outcome == "c":
+                raise ConcurrencyError(part.stream_id, part.expected, last)
+            results.append(AppendResult(part.stream_id, first, last, duplicate=outcome == "d"))
+        return results
 
     # -- reading -------------------------------------------------------------------------------
 

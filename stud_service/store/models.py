@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,11 +24,26 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamAppend:
+    """One stream's part of a command for :meth:`EventStore.append_all`: ``events`` appended to
+    ``stream_id`` if it is at ``expected_version``. The first part's ``request_id`` tells a retry
+    from a new command; any part's request id (and ``fingerprint``) is recorded in its stream."""
+
+    stream_id: str
+    expected_version: int
+    events: Sequence[dict[str, Any]]
+    request_id: str | None = None
+    fingerprint: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class AppendResult:
     """Versions ``first_version..version`` hold the command's events; ``version`` is the new head.
 
     ``duplicate`` is true when the request id had been used before: nothing was written and these
-    are the versions the original append wrote.
+    are the versions the original append wrote. (In a duplicate of a command over several streams,
+    a part without a recorded request id of its own has ``first_version = version + 1``, an empty
+    range, with ``version`` its stream's head.)
     """
 
     stream_id: str
