@@ -27,6 +27,7 @@ COMPILED_ENGINE_MODULES = [
     "stud_service/engine/rules/bring_in.py",
     "stud_service/engine/rules/dealing.py",
     "stud_service/engine/rules/pots.py",
+    "stud_service/engine/rules/rake.py",
     "stud_service/engine/rules/showdown.py",
 ]
 

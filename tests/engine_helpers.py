@@ -75,12 +75,12 @@ class Table:
 
     def run(self, command: Any) -> list[Any]:
         events = decide(self.state, command)
-        before = chips_in_play(self.state)
+        before = chips_in_play(self.state) + self.state.rake_taken  # the rake leaves at HandEnded
         state = self.state
         for event in events:
             state = evolve(state, event)
             if hand_running(state) or type(event).__name__ == "HandEnded":
-                assert chips_in_play(state) == before, f"chips not conserved at {event}"
+                assert chips_in_play(state) + state.rake_taken == before, f"chips not conserved at {event}"
         self.state = state
         self.log.extend(events)
         assert replay(self.log) == self.state

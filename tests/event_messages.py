@@ -41,7 +41,7 @@ _HALVES = {table_pb2.POT_HALF_WHOLE: "whole", table_pb2.POT_HALF_HIGH: "high", t
 
 def _pots(pots: Any) -> list[dict[str, Any]]:
     return [{
-        "pot": pot.pot_index, "amount": pot.amount, "eligible": list(pot.eligible_seats),
+        "pot": pot.pot_index, "amount": pot.amount, "rake": pot.rake, "eligible": list(pot.eligible_seats),
         "awards": [{"seat": award.seat, "amount": award.amount, "half": _HALVES[award.pot_half],
                     "hand": award.hand_description or None} for award in pot.awards],
     } for pot in pots]
@@ -88,6 +88,8 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             value = [[shown.seat, list(shown.cards)] for shown in body.shown]
         elif name == "stacks":
             value = [[entry.seat, entry.stack] for entry in body.stacks]
+        elif name == "rake_shares":
+            value = [[entry.seat, entry.amount] for entry in body.rake_shares]
         elif name in ("high", "low", "server_seed"):
             value = getattr(body, name) or None
         elif name == "seat" and kind == "CardDealt":

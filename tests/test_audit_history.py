@@ -18,7 +18,7 @@ from stud_service.audit import (
     player_history,
     replay_steps,
 )
-from stud_service.audit.replay_check import replay_hand
+from stud_service.audit.replay_check import chips_ledger, replay_hand
 from stud_service.audit.simulate import simulate_table
 from stud_service.engine import HandEnded, Variant, event_from_json
 
@@ -96,6 +96,7 @@ def test_hands_logged_before_the_reveal_still_verify():
     record = hands(count=3)[1]
     payloads = [dict(s.payload) for s in record.events]
     ended = next(p for p in payloads if p["type"] == "HandEnded")
+    as_logged_before_the_rake(ended)
     del ended["server_seed"]
     ended["v"] = 1
     assert isinstance(event_from_json(ended), HandEnded) and event_from_json(ended).server_seed is None
@@ -103,3 +104,23 @@ def test_hands_logged_before_the_reveal_still_verify():
     assert replay_hand(list(enumerate(payloads, start=1)), record.hand) is None
     public = [p for p in payloads if p["type"] != "HandStarted"]
     assert check_shuffle(evidence_from_payloads(public)) is not None  # nothing public reveals the seed
+
+
+def as_logged_before_the_rake(ended: dict) -> None:
+    """A HandEnded of a table without rake in its v2 shape: no rake, no shares, no pot rake."""
+    assert ended["rake"] == 0
+    del ended["rake"], ended["rake_shares"]
+    ended["pots"] = [{k: v for k, v in pot.items() if k != "rake"} for pot in ended["pots"]]
+    ended["v"] = 2
+
+
+def test_hands_logged_before_the_rake_still_verify():
+    """A v2 HandEnded (no rake) decodes with rake 0, replays (the replay's v3 event, without rake, is
+    what was logged) and its chips add up."""
+    record = hands(count=3)[1]
+    payloads = [dict(s.payload) for s in record.events]
+    ended = next(p for p in payloads if p["type"] == "HandEnded")
+    as_logged_before_the_rake(ended)
+    assert event_from_json(ended).rake == 0
+    assert replay_hand(list(enumerate(payloads, start=1)), record.hand) is None
+    assert chips_ledger([p for p in payloads if p.get("hand") == record.hand]) is None

@@ -76,7 +76,16 @@ def random_config(rng: random.Random, seats: int = 8) -> TableConfig:
         variant=rng.choice(list(Variant)), ante=rng.choice([0, small // 5, small // 2]), bring_in=bring_in,
         small_bet=small, big_bet=2 * small, min_buy_in=1, max_buy_in=small * 60,
         seats=seats, action_clock_seconds=rng.choice([5, 30]), seat_offer_seconds=rng.choice([1, 60]),
-        bring_in_tiebreak=rng.choice(list(BringInTiebreak)), uncapped_heads_up=rng.random() < 0.3)
+        bring_in_tiebreak=rng.choice(list(BringInTiebreak)), uncapped_heads_up=rng.random() < 0.3,
+        **random_rake(rng, small))
+
+
+def random_rake(rng: random.Random, small: int) -> dict[str, int]:
+    """Half the tables take rake (RULES.md §10), with caps that bind now and then."""
+    if rng.random() < 0.5:
+        return {}
+    return {"rake_basis_points": rng.choice([1, 500, 1000]), "rake_cap_2": rng.choice([1, small]),
+            "rake_cap_3_4": rng.choice([2, 3 * small]), "rake_cap_5_plus": rng.choice([3, 5 * small])}
 
 
 class Run:
@@ -107,7 +116,9 @@ class Run:
                 self.bank += event.amount
             elif isinstance(event, PlayerLeft):
                 self.bank -= event.cash_out
-            assert chips_in_play(self.state) == self.bank, f"chips not conserved after {event}"
+            # The rake leaves the table at HandEnded (§10): chips at the table + rake taken is constant.
+            assert chips_in_play(self.state) + self.state.rake_taken == self.bank, \
+                f"chips not conserved after {event}"
             check_turn(before, self.state, event)
             check_sit_out_reasons(self.state)
             data = event_to_json(event)
@@ -268,8 +279,9 @@ def check_hand(events: list[Any], state: Any) -> None:
     assert dealt == list(started.deck[:len(dealt)])
     ended = [e for e in events if isinstance(e, HandEnded)]
     assert len(ended) == 1
-    for pot in ended[0].pots:
-        assert sum(a["amount"] for a in pot["awards"]) == pot["amount"]
+    for pot in ended[0].pots:  # less the rake taken from it (RULES.md §10)
+        assert sum(a["amount"] for a in pot["awards"]) == pot["amount"] - pot["rake"]
+    assert ended[0].rake == sum(pot["rake"] for pot in ended[0].pots)
     # HandStarted carries everything needed to replay the hand alone (DESIGN.md).
     alone = replay([e for e in events if hasattr(e, "hand")])
     assert alone.hand is None

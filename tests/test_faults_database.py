@@ -211,7 +211,7 @@ async def assert_books_hold(host: ServiceHost, tables: list[str]) -> None:
     for table_id in tables:
         loaded = await load_table(store, f"tables/{table_id}")
         seated = sum(1 for seat in loaded.state.seats.values() if seat is not None)
-        assert chips_in_play(loaded.state) == BUY_IN * seated, table_id
+        assert chips_in_play(loaded.state) + loaded.state.rake_taken == BUY_IN * seated, table_id
         assert (await store.verify(f"tables/{table_id}")).ok, table_id
 
 

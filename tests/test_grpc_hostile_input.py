@@ -321,6 +321,52 @@ async def test_operator_configs_beyond_the_bounds_are_invalid_config_naming_the_
     assert await grpc_service.store.head(stream_id_for(table_id)) == 0
 
 
+@pytest.mark.parametrize(
+    ("currency", "rake", "field"),
+    [
+        ("usd", None, "table.currency_code"),
+        ("XXX", None, "table.currency_code"),
+        ("", table_pb2.RakeRule(basis_points=1001, cap_2_players=1, cap_3_to_4_players=1,
+                                cap_5_or_more_players=1), "table.rake.basis_points"),
+        ("", table_pb2.RakeRule(basis_points=500, cap_2_players=0, cap_3_to_4_players=1,
+                                cap_5_or_more_players=1), "table.rake.cap_2_players"),
+        ("", table_pb2.RakeRule(basis_points=500, cap_2_players=1, cap_3_to_4_players=1,
+                                cap_5_or_more_players=10**12 + 1), "table.rake.cap_5_or_more_players"),
+    ],
+    ids=["lower-case-code", "not-a-currency", "rate-over-10%", "cap-0", "cap-over-10^12"],
+)
+async def test_a_bad_currency_or_rake_rule_is_invalid_config_naming_the_field(
+    both_services, grpc_service, currency, rake, field
+) -> None:
+    """RULES.md §10 and ISO 4217: refused with the Table field named, nothing appended."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    table_id = f"t-money-{time.monotonic_ns()}"
+    spec = table_spec(currency_code=currency)
+    if rake is not None:
+        spec.rake.CopyFrom(rake)
+    request = table_service_pb2.CreateTableRequest(table_id=table_id, table=spec)
+    await assert_malformed(tables.CreateTable(request, metadata=OPERATOR), field, "INVALID_CONFIG")
+    assert await grpc_service.store.head(stream_id_for(table_id)) == 0
+
+
+async def test_a_table_without_a_currency_code_plays_for_usd_and_shows_its_rake_rule(both_services) -> None:
+    """CreateTable without currency_code: USD; the table's currency and rake rule read back as created."""
+    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    plain, raked = f"t-usd-{time.monotonic_ns()}", f"t-raked-{time.monotonic_ns()}"
+    rule = table_pb2.RakeRule(basis_points=500, cap_2_players=50, cap_3_to_4_players=100,
+                              cap_5_or_more_players=300)
+    created = await tables.CreateTable(
+        table_service_pb2.CreateTableRequest(table_id=plain, table=table_spec()), metadata=OPERATOR)
+    assert created.currency_code == "USD" and created.rake.basis_points == 0
+    spec = table_spec(currency_code="EUR")
+    spec.rake.CopyFrom(rule)
+    request = table_service_pb2.CreateTableRequest(table_id=raked, table=spec)
+    await tables.CreateTable(request, metadata=OPERATOR)
+    shown = await tables.GetTable(table_service_pb2.GetTableRequest(name=f"tables/{raked}"),
+                                  metadata=OPERATOR)
+    assert shown.currency_code == "EUR" and shown.rake == rule
+
+
 async def test_a_table_at_every_bound_serves_its_views(both_services, make_player) -> None:
     """The largest settings the bounds allow make a table whose every view works, with a hand dealt."""
     tables = table_service_pb2_grpc.TableServiceStub(both_services)

@@ -20,14 +20,19 @@ named by the difference and checked on their own terms instead of stack for stac
 - ``folded_to_all_in``: the last players with chips fold (RULES.md §7 allows folding when a check is
   free) and only all-in players are left; PokerKit cannot finish such a hand.
 - ``community``: a short deck's community card (RULES.md §2); PokerKit deals no board in stud.
+
+Raked tables (RULES.md §10) are exported too and replayed with a PokerKit rake function equivalent to
+ours (``pokerkit_rake``): the same hands must reach the same finishing stacks after the rake.
 """
 
 from __future__ import annotations
 
+import sys
 import tomllib
 import uuid
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -38,8 +43,11 @@ from stud_service.audit.phh import to_phh
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.simulate import simulate_table, store_table
 from stud_service.engine import Variant
+from stud_service.engine.config import config_from_json
+from stud_service.engine.rules.rake import rake_for_hand
 
 HANDS_PER_VARIANT = 150
+RAKED_HANDS_PER_VARIANT = 80
 
 
 def known_differences(record: HandRecord) -> set[str]:
@@ -88,11 +96,36 @@ def known_differences(record: HandRecord) -> set[str]:
     return found
 
 
+def pokerkit_rake(config: dict[str, Any]) -> Callable[[int, Any], tuple[int, int]]:
+    """Our rake rule (§10) as a PokerKit rake function.  PokerKit rakes pot by pot as ``State.pots`` forms
+    them, main pot first (merging a pot into the next when they have the same players, and raking the
+    merged pot again); §10 computes the rake once on the total and takes it main pot first.  So each call
+    works out the hand's rake from the state (the total put in, the players dealt in, whether a
+    fourth-street card was dealt) and takes from this pot what the pots formed before it left.  Those
+    pots are ``State.pots``' own list, read from its frame: PokerKit passes no pot index."""
+    table = config_from_json(config)
+
+    def rake(amount: int, state: Any) -> tuple[int, int]:
+        total = sum(state.starting_stacks) - sum(state.stacks) - sum(state.bets)
+        fourth = any(len(cards) > 3 for cards in state.hole_cards)
+        due = rake_for_hand(table, total, len(state.starting_stacks), fourth)
+        before = sum(pot.amount for pot in sys._getframe(1).f_locals["pots"])
+        taken = min(amount, max(0, due - before))
+        return taken, amount - taken
+
+    return rake
+
+
 def pokerkit_stacks(text: str) -> list[int]:
+    rake = RAKES.get(tomllib.loads(text)["_table_id"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PokerKit warns about folds when a check is free (§7 allows them)
-        *_, final = HandHistory.loads(text)
+        *_, final = HandHistory.loads(text, **({"rake": rake} if rake else {}))
     return list(final.stacks)
+
+
+# Raked tables' rake functions for PokerKit, by table id (filled by the ``raked`` fixture).
+RAKES: dict[str, Callable[[int, Any], tuple[int, int]]] = {}
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -103,6 +136,21 @@ async def exported(event_store) -> list[tuple[HandRecord, str]]:
         await store_table(event_store, table)
         for hand in range(1, HANDS_PER_VARIANT + 1):
             record = await load_hand(event_store, table.table_id, hand)
+            out.append((record, to_phh(record)))
+    return out
+
+
+@pytest_asyncio.fixture(scope="module")
+async def raked(event_store) -> list[tuple[HandRecord, str]]:
+    """Hands of tables with a random rake rule (RULES.md §10), stored and exported the same way."""
+    out = []
+    for index, variant in enumerate(Variant):
+        table_id = f"phh-raked-{uuid.uuid4().hex[:10]}"
+        table = simulate_table(table_id, variant, RAKED_HANDS_PER_VARIANT, seed=200 + index, raked=True)
+        await store_table(event_store, table)
+        for hand in range(1, RAKED_HANDS_PER_VARIANT + 1):
+            record = await load_hand(event_store, table.table_id, hand)
+            RAKES[table.table_id] = pokerkit_rake(record.started["config"])
             out.append((record, to_phh(record)))
     return out
 
@@ -143,8 +191,7 @@ def test_open_pair_big_bet_is_refused_by_pokerkit(exported):
             pokerkit_stacks(text)
 
 
-def test_odd_chip_hands_differ_only_by_the_odd_chips(exported):
-    """RULES.md §5 odd chips: same total; each stack within the odd chips of ours."""
+def assert_odd_chip_hands_differ_only_by_the_odd_chips(exported: list[tuple[HandRecord, str]]) -> None:
     hands = [(r, t) for r, t in exported if known_differences(r) == {"odd_chip"}]
     assert hands, "the sample should hold split pots with an odd chip"
     for record, text in hands:
@@ -152,6 +199,11 @@ def test_odd_chip_hands_differ_only_by_the_odd_chips(exported):
         assert sum(theirs) == sum(ours)
         odd_chips = len(record.ended["pots"]) * 2
         assert all(abs(a - b) <= odd_chips for a, b in zip(theirs, ours, strict=True))
+
+
+def test_odd_chip_hands_differ_only_by_the_odd_chips(exported):
+    """RULES.md §5 odd chips: same total; each stack within the odd chips of ours."""
+    assert_odd_chip_hands_differ_only_by_the_odd_chips(exported)
 
 
 def test_other_known_differences_still_export_complete_histories(exported):
@@ -172,3 +224,36 @@ def test_other_known_differences_still_export_complete_histories(exported):
         )
         assert sum(1 for a in data["actions"] if not a.startswith("d ")) == acted
     assert seen["short_all_in"] > 0
+
+
+def test_raked_phh_carries_the_rake_in_user_defined_fields(raked):
+    """The PHH spec has no rake field: ``_rake``, ``_rake_pots`` and ``_rake_shares`` carry it, and the
+    spec's own ``currency`` the table's currency."""
+    raked_hands = 0
+    for record, text in raked:
+        data = tomllib.loads(text)
+        ended = record.ended
+        assert data["currency"] == record.started["config"]["currency"] == "USD"
+        assert data["_rake"] == ended["rake"]
+        assert data["_rake_pots"] == [pot["rake"] for pot in sorted(ended["pots"], key=lambda p: p["pot"])]
+        assert data["_rake_shares"] == {str(seat): share for seat, share in ended["rake_shares"]}
+        assert data["finishing_stacks"] == our_stacks(record)
+        raked_hands += ended["rake"] > 0
+    assert raked_hands > 30
+
+
+def test_pokerkit_replays_raked_hands_to_our_final_stacks(raked):
+    """With an equivalent rake function, PokerKit ends every raked hand that touches none of the
+    documented differences with our stacks, after the rake."""
+    compared = Counter()
+    for record, text in raked:
+        if known_differences(record):
+            continue
+        assert pokerkit_stacks(text) == our_stacks(record), (record.hand, text)
+        compared[record.started["config"]["variant"]] += record.ended["rake"] > 0
+    assert all(compared[variant] >= 10 for variant in ("STUD", "STUD_HI_LO", "RAZZ")), compared
+
+
+def test_raked_odd_chip_hands_differ_only_by_the_odd_chips(raked):
+    """Split pots of raked hands: the same total after the rake, each stack within the odd chips."""
+    assert_odd_chip_hands_differ_only_by_the_odd_chips(raked)

@@ -49,9 +49,9 @@ WORKED_ACTIONS = [
 ]
 
 
-def worked_hand(actions=WORKED_ACTIONS) -> HandRecord:
+def worked_hand(actions=WORKED_ACTIONS, config: TableConfig | None = None) -> HandRecord:
     table = Table(
-        TableConfig(ante=50, bring_in=100, small_bet=200, big_bet=400),
+        config or TableConfig(ante=50, bring_in=100, small_bet=200, big_bet=400),
         stacks={seat: START for seat in range(1, 9)},
     )
     table.start(stacked_deck(deal_sequence(range(1, 9), HANDS)), extra={"server_seed": "00" * 32})
@@ -113,3 +113,34 @@ def test_running_hand_and_strangers_are_refused():
         to_pokerstars(running)
     with pytest.raises(NotYourHand):
         to_pokerstars(worked_hand(), "somebody-else")
+
+
+RAKED = TableConfig(rake_basis_points=500, rake_cap_2=40, rake_cap_3_4=80, rake_cap_5_plus=300)
+
+
+def test_a_raked_hand_states_its_rake_in_the_table_currency():
+    """RULES.md §10: "Total pot $X | Rake $Y"; the collection is after the rake.  The worked hand's pot
+    of $53.00 (8 players dealt in) pays 5%, $2.65, under the cap of $3.00."""
+    record = worked_hand(config=RAKED)
+    assert record.ended["rake"] == 265
+    text = to_pokerstars(record)
+    assert "Total pot $53.00 | Rake $2.65" in text
+    assert "p8 collected $50.35 from pot" in text
+    assert "7 Card Stud Limit ($2.00/$4.00 USD)" in text
+
+
+def test_other_currencies_are_written_in_their_minor_units():
+    """JPY has no minor units, KWD three; both named after the stakes."""
+    yen = to_pokerstars(worked_hand(config=TableConfig(currency="JPY")))
+    assert "7 Card Stud Limit (200/400 JPY)" in yen and "Total pot 5300 | Rake 0" in yen
+    dinar = to_pokerstars(worked_hand(config=TableConfig(currency="KWD")))
+    assert "(0.200/0.400 KWD)" in dinar and "Total pot 5.300 | Rake 0.000" in dinar
+
+
+def test_a_play_chip_table_keeps_plain_integers():
+    """A table created before tables had a currency ("" in its config): amounts stay chip counts."""
+    record = worked_hand()
+    payloads = [{**s.payload, "config": {k: v for k, v in s.payload["config"].items() if k != "currency"}}
+                if s.payload["type"] == "HandStarted" else s.payload for s in record.events]
+    text = to_pokerstars(HandRecord.from_payloads("worked-hand", 1, payloads))
+    assert "7 Card Stud Limit (200/400) -" in text and "Total pot 5300 | Rake 0" in text

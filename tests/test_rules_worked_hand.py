@@ -105,7 +105,7 @@ def test_worked_hand_of_rules_section_9_event_by_event() -> None:
     assert final[2] == HandMucked(1, 1)
     ended = final[3]
     assert isinstance(ended, HandEnded) and len(final) == 4
-    assert ended.pots == ({"pot": 0, "amount": 5_300, "eligible": (1, 8), "awards": (
+    assert ended.pots == ({"pot": 0, "amount": 5_300, "rake": 0, "eligible": (1, 8), "awards": (
         {"seat": 8, "amount": 5_300, "half": "high", "hand": "king-high straight flush"},)},)
     assert ended.shown == ((8, seat8_cards),)
     assert ended.mucked == (1,)

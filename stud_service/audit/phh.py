@@ -12,7 +12,12 @@ dealer's left: ``p1`` is the lowest seat dealt in (RULES.md §1).  Actions::
     p1 sm AsKd7c2h5d9s3c   shows at showdown (every card, in the order dealt)
     p1 sm               mucks (the cards stay unseen)
 
-Amounts are the table's chip units.  The hand's audit data ride along as user-defined fields
+Amounts are the table's chip units: the smallest unit of the table's currency, given in the spec's
+optional ``currency`` field (absent for a play-chip table).  The PHH spec has no rake field (its optional
+fields and PokerKit's parser know none; PokerKit takes a rake *function* when it replays), so the rake
+(RULES.md §10) rides along as user-defined fields: ``_rake`` (the hand's rake), ``_rake_pots`` (what was
+taken from each pot, main pot first) and ``_rake_shares`` (each seat's contributed rake, by seat).
+``finishing_stacks`` are after the rake.  The hand's audit data ride along as user-defined fields too
 (``_commitment``, ``_server_seed``, ``_client_seeds``, ``_table_id``).  A player's export (``player_id``)
 holds only what that player saw.
 """
@@ -107,6 +112,7 @@ def to_phh(record: HandRecord, player_id: str | None = None) -> str:
         ("month", at.month),
         ("day", at.day),
         ("time_zone", "UTC"),
+        *([("currency", config["currency"])] if config.get("currency") else []),
         ("_table_id", record.table_id),
         ("_commitment", started["commitment"]),
         ("_server_seed", ended.get("server_seed") or ""),
@@ -114,6 +120,9 @@ def to_phh(record: HandRecord, player_id: str | None = None) -> str:
             "_client_seeds",
             {str(k): v for k, v in (started.get("extra") or {}).get("client_seeds", {}).items()},
         ),
+        ("_rake", ended.get("rake", 0)),
+        ("_rake_pots", [pot.get("rake", 0) for pot in sorted(ended["pots"], key=lambda pot: pot["pot"])]),
+        ("_rake_shares", {str(seat): share for seat, share in ended.get("rake_shares", ())}),
     ]
     lines = []
     for name, value in fields:

@@ -3,8 +3,12 @@
 The layout follows PokerStars' stud histories, which hand-history tools read: a header line, the
 table line, seats with stacks, antes, one section per street (``*** 3rd STREET ***`` ... ``*** RIVER
 ***``) with ``Dealt to`` lines, ``brings in for``, the actions, ``*** SHOW DOWN ***``, the collections
-and ``*** SUMMARY ***``.  Amounts are the table's integer chip units, written as play-money amounts
-(no currency sign).  The hand number is a stable 12-digit number derived from table and hand.
+and ``*** SUMMARY ***`` with ``Total pot X | Rake Y`` (RULES.md §10; collections are after the rake).
+Amounts are written in the table's currency, from its smallest unit: ``$12.34`` for USD, with the
+sign for EUR and GBP too, a bare decimal for other currencies (``1234`` for JPY: no minor units), and the
+code after the stakes in the header as PokerStars writes it; a play-chip table (created before tables
+had a currency) keeps plain integers.  The hand number is a stable 12-digit number derived from table
+and hand.
 
 An auditor's export (no ``player_id``) deals every card face up on the page; a player's export shows
 their own down cards and everyone's up cards, as PokerStars does for the hero.
@@ -13,15 +17,18 @@ their own down cards and everyone's up cards, as PokerStars does for the hero.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from stud_service.audit.history import FULL, hand_events
 from stud_service.audit.records import HandRecord
 from stud_service.cards import card_str
+from stud_service.currency import format_amount
 
 GAME_NAMES = {"STUD": "7 Card Stud Limit", "STUD_HI_LO": "7 Card Stud Hi/Lo Limit", "RAZZ": "Razz Limit"}
 STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
+CURRENCY_SIGNS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
 FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "7th Street"}
 
 
@@ -33,6 +40,15 @@ def hand_number(table_id: str, hand: int) -> int:
 
 def _cards(cards: list[int]) -> str:
     return "[" + " ".join(card_str(card) for card in cards) + "]"
+
+
+def money_formatter(currency: str) -> Callable[[int], str]:
+    """How an amount of ``currency``'s smallest unit is written: with PokerStars' sign for dollars, euros
+    and pounds ("$0.40"), as a bare decimal for other currencies, and "" (play chips) as the integer."""
+    if not currency:
+        return str
+    sign = CURRENCY_SIGNS.get(currency, "")
+    return lambda amount: sign + format_amount(amount, currency)
 
 
 def _pot_name(index: int, pots: int) -> str:
@@ -47,6 +63,8 @@ class _Writer:
         self.record = record
         started = self.events[0]
         self.config = started["config"]
+        self.currency = str(self.config.get("currency", ""))
+        self.money = money_formatter(self.currency)
         self.names = {int(seat): str(player) for seat, player, _stack in started["seats"]}
         self.stacks = {int(seat): int(stack) for seat, _player, stack in started["seats"]}
         self.hero = record.seat_of(player_id) if player_id else None
@@ -64,14 +82,17 @@ class _Writer:
         started = self.events[0]
         config = self.config
         at = datetime.fromtimestamp(started["at_ms"] / 1000, UTC)
-        stakes = f"{config['small_bet']}/{config['big_bet']}"
+        money = self.money
+        stakes = f"{money(config['small_bet'])}/{money(config['big_bet'])}"
+        if self.currency:  # PokerStars writes the code once, after the stakes
+            stakes += f" {self.currency}"
         self.say(
             f"PokerStars Hand #{hand_number(self.record.table_id, self.record.hand)}:  "
             f"{GAME_NAMES[config['variant']]} ({stakes}) - {at:%Y/%m/%d %H:%M:%S} UTC"
         )
         self.say(f"Table '{self.record.table_id}' {config['seats']}-max")
         for seat, name in sorted(self.names.items()):
-            self.say(f"Seat {seat}: {name} ({self.stacks[seat]} in chips)")
+            self.say(f"Seat {seat}: {name} ({self.money(self.stacks[seat])} in chips)")
 
     def deal(self, street: int, dealt: list[dict[str, Any]]) -> None:
         self.street = street
@@ -100,6 +121,7 @@ class _Writer:
         name = self.names[seat]
         action = payload["action"]
         amount, chips = payload["amount"], payload["chips"]
+        money = self.money
         if payload.get("timeout"):
             self.say(f"{name} has timed out")
         if action == "FOLD":
@@ -108,15 +130,15 @@ class _Writer:
         elif action == "CHECK":
             text = "checks"
         elif action == "CALL":
-            text = f"calls {chips}"
+            text = f"calls {money(chips)}"
         elif action == "BRING_IN":
-            text = f"brings in for {amount}"
+            text = f"brings in for {money(amount)}"
         elif action == "COMPLETE":
-            text = f"completes it to {amount}"
+            text = f"completes it to {money(amount)}"
         elif action == "BET":
-            text = f"bets {amount}"
+            text = f"bets {money(amount)}"
         else:
-            text = f"raises {amount - self.level} to {amount}"
+            text = f"raises {money(amount - self.level)} to {money(amount)}"
         if payload["all_in"]:
             text += " and is all-in"
         self.level = max(self.level, amount)
@@ -128,7 +150,8 @@ class _Writer:
         for payload in self.events:
             if payload["type"] == "AntePosted":
                 all_in = " and is all-in" if payload["all_in"] else ""
-                self.say(f"{self.names[payload['seat']]}: posts the ante {payload['amount']}{all_in}")
+                ante = self.money(payload["amount"])
+                self.say(f"{self.names[payload['seat']]}: posts the ante {ante}{all_in}")
         pending: list[dict[str, Any]] = []
         street = 0
         showdown = False
@@ -147,7 +170,8 @@ class _Writer:
             if kind == "PlayerActed":
                 self.act(payload)
             elif kind == "UncalledBetReturned":
-                self.say(f"Uncalled bet ({payload['amount']}) returned to {self.names[payload['seat']]}")
+                returned = self.money(payload["amount"])
+                self.say(f"Uncalled bet ({returned}) returned to {self.names[payload['seat']]}")
             elif kind in ("HandShown", "HandMucked"):
                 if not showdown:
                     self.say("*** SHOW DOWN ***")
@@ -175,17 +199,21 @@ class _Writer:
             for award in pot["awards"]:
                 if award["amount"] > 0:
                     self.say(
-                        f"{self.names[award['seat']]} collected {award['amount']}"
+                        f"{self.names[award['seat']]} collected {self.money(award['amount'])}"
                         f" from {_pot_name(pot['pot'], len(pots))}"
                     )
                 won[award["seat"]] = won.get(award["seat"], 0) + award["amount"]
         self.say("*** SUMMARY ***")
+        money = self.money
         total = sum(pot["amount"] for pot in pots)
+        rake = money(ended.get("rake", 0))
         if len(pots) == 1:
-            self.say(f"Total pot {total} | Rake 0")
+            self.say(f"Total pot {money(total)} | Rake {rake}")
         else:
-            parts = " ".join(f"{_pot_name(p['pot'], len(pots)).capitalize()} {p['amount']}." for p in pots)
-            self.say(f"Total pot {total} {parts} | Rake 0")
+            parts = " ".join(
+                f"{_pot_name(p['pot'], len(pots)).capitalize()} {money(p['amount'])}." for p in pots
+            )
+            self.say(f"Total pot {money(total)} {parts} | Rake {rake}")
         shown = {seat: cards for seat, cards in ended["shown"]}
         made = {p["seat"]: self._made(p) for p in self.events if p["type"] == "HandShown"}
         for seat, name in sorted(self.names.items()):
@@ -202,12 +230,12 @@ class _Writer:
                 suffix = "" if acted_before else " (didn't bet)"
                 line += f" folded on the {FOLDED_ON[street]}{suffix}"
             elif seat in shown:
-                outcome = f"won ({won[seat]})" if won.get(seat) else "lost"
+                outcome = f"won ({money(won[seat])})" if won.get(seat) else "lost"
                 line += f" showed {_cards(shown[seat])} and {outcome} with {made.get(seat, '')}"
             elif seat in ended["mucked"]:
                 line += " mucked"
             elif won.get(seat):
-                line += f" collected ({won[seat]})"
+                line += f" collected ({money(won[seat])})"
             self.say(line)
 
 

@@ -83,10 +83,26 @@ def _command_for(event: Any, payload: dict[str, Any], state: TableState) -> Any 
     return None
 
 
+def _as_logged(recorded: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """``expected`` (a HandEnded of today's shape) in the shape of an older ``recorded`` one: v2 was
+    logged before the rake (no ``rake``, ``rake_shares`` nor pot ``"rake"``), v1 before the server seed
+    was revealed too.  Only a hand without rake had that shape, so a rake the replay finds still shows."""
+    version = recorded.get("v")
+    if not isinstance(version, int) or version >= 3:
+        return expected
+    older = {k: v for k, v in expected.items() if k not in ("rake", "rake_shares")}
+    older["v"] = version
+    if expected.get("rake"):
+        older["rake"] = expected["rake"]  # a difference the comparison must report
+    older["pots"] = [{k: v for k, v in pot.items() if k != "rake" or v} for pot in expected["pots"]]
+    if version == 1:
+        older.pop("server_seed", None)
+    return older
+
+
 def _same(recorded: dict[str, Any], expected: dict[str, Any]) -> bool:
-    if recorded.get("type") == "HandEnded" and recorded.get("v") == 1:
-        # Logged before HandEnded revealed the server seed (v2): compare the v1 shape.
-        expected = {**{k: v for k, v in expected.items() if k != "server_seed"}, "v": 1}
+    if recorded.get("type") == "HandEnded":
+        expected = _as_logged(recorded, expected)
     return canonical_json(recorded) == canonical_json(expected)
 
 
@@ -144,11 +160,11 @@ def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> Repla
                 return ReplayProblem(recorded_version, "replay", str(error))
             if type(event).__name__ == "HandEnded":
                 ended = True
-                if sum(stack for _seat, stack in event.stacks) != total:
+                if sum(stack for _seat, stack in event.stacks) + event.rake != total:
                     return ReplayProblem(
                         recorded_version,
                         "chips",
-                        "the stacks after the hand do not add up"
+                        "the stacks after the hand and the rake do not add up"
                         f" to the {total} chips the players started with",
                     )
             elif state.hand is not None and chips_in_play(state) != total:
@@ -185,8 +201,9 @@ def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> Repla
 
 
 def chips_ledger(payloads: Sequence[dict[str, Any]]) -> str | None:
-    """An independent count over the recorded events: antes, bets and returns make the pots, the pots
-    are paid out in full, and each stack after the hand is start - put in + returned + won.
+    """An independent count over the recorded events: antes, bets and returns make the pots, each pot
+    is paid out in full less the rake taken from it, the pots' rake is the hand's and its contributed
+    shares add up to it, and each stack after the hand is start - put in + returned + won.
     None if it all adds up, else what does not."""
     started = payloads[0]
     stacks = {int(seat): int(stack) for seat, _player, stack in started["seats"]}
@@ -203,15 +220,26 @@ def chips_ledger(payloads: Sequence[dict[str, Any]]) -> str | None:
             put_in[payload["seat"]] -= payload["amount"]
         elif kind == "HandEnded":
             pot_total = 0
+            pot_rake = 0
             for pot in payload["pots"]:
                 paid = sum(award["amount"] for award in pot["awards"])
-                if paid != pot["amount"]:
-                    return f"pot {pot['pot']} of {pot['amount']} paid out {paid}"
+                raked = pot.get("rake", 0)
+                if raked < 0 or raked > pot["amount"]:
+                    return f"pot {pot['pot']} of {pot['amount']} gave a rake of {raked}"
+                if paid + raked != pot["amount"]:
+                    return f"pot {pot['pot']} of {pot['amount']} paid out {paid} with a rake of {raked}"
                 pot_total += pot["amount"]
+                pot_rake += raked
                 for award in pot["awards"]:
                     won[award["seat"]] += award["amount"]
             if pot_total != sum(put_in.values()):
                 return f"the pots hold {pot_total} but {sum(put_in.values())} was put in"
+            rake = payload.get("rake", 0)
+            if pot_rake != rake:
+                return f"the pots gave a rake of {pot_rake} but the hand records {rake}"
+            shared = sum(share for _seat, share in payload.get("rake_shares", ()))
+            if shared != rake:
+                return f"the contributed rake shares add up to {shared}, not the rake of {rake}"
             for seat, stack in payload["stacks"]:
                 expected = stacks[seat] - put_in[seat] + won[seat]
                 if stack != expected:

@@ -74,8 +74,18 @@ class SimulatedTable:
         return records
 
 
-def table_config(variant: Variant, rng: random.Random) -> TableConfig:
+def table_config(variant: Variant, rng: random.Random, raked: bool = False) -> TableConfig:
+    """A random table; ``raked``: with a rake rule (RULES.md §10) of 1% to 10% whose caps, from a
+    small bet's worth down to a few units, bind in some hands and not in others."""
     small = rng.choice((100, 200, 400))
+    rake: dict[str, int] = {}
+    if raked:
+        rake = {
+            "rake_basis_points": rng.choice((100, 250, 500, 1000)),
+            "rake_cap_2": rng.choice((3, small // 2)),
+            "rake_cap_3_4": rng.choice((7, small)),
+            "rake_cap_5_plus": rng.choice((11, 2 * small)),
+        }
     return TableConfig(
         variant=variant,
         ante=rng.choice((0, small // 10, small // 4)),
@@ -86,6 +96,7 @@ def table_config(variant: Variant, rng: random.Random) -> TableConfig:
         max_buy_in=small * 40,
         seats=8,
         uncapped_heads_up=rng.random() < 0.2,
+        **rake,
     )
 
 
@@ -191,11 +202,17 @@ class _Driver:
 
 
 def simulate_table(
-    table_id: str, variant: Variant, hands: int, seed: int = 0, config: TableConfig | None = None
+    table_id: str,
+    variant: Variant,
+    hands: int,
+    seed: int = 0,
+    config: TableConfig | None = None,
+    raked: bool = False,
 ) -> SimulatedTable:
-    """Play ``hands`` hands at a new table; every command's events are in ``commands``."""
+    """Play ``hands`` hands at a new table; every command's events are in ``commands``.  The table is
+    ``config``, else a random one (with a random rake rule if ``raked``)."""
     rng = random.Random(seed)
-    table = SimulatedTable(table_id, config or table_config(variant, rng))
+    table = SimulatedTable(table_id, config or table_config(variant, rng, raked))
     driver = _Driver(table, rng)
     driver.run(CreateTable(table_id, table.config, driver.now))
     played = 0

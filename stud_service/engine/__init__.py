@@ -1,16 +1,19 @@
 """The game engine: Seven Card Stud, Stud Hi-Lo and Razz as pure functions over events.
 
 No I/O, no clock, no randomness: time comes in as ``now_ms`` on commands, the shuffled deck with
-``StartHand``.  It imports only ``stud_service.cards``, ``stud_service.native`` and the stdlib.
+``StartHand``.  It imports only ``stud_service.cards``, ``stud_service.native``,
+``stud_service.currency`` and the stdlib.
 Every rule of RULES.md lives in ``stud_service.engine.rules`` in a function named after it.
 
 The public API (import from ``stud_service.engine``)::
 
-    # configuration (RULES.md §1, §3, §4, §7)
+    # configuration (RULES.md §1, §3, §4, §7, §10)
     TableConfig(variant=Variant.STUD, ante=50, bring_in=100, small_bet=200, big_bet=400,
                 min_buy_in=4000, max_buy_in=40000, seats=8, action_clock_seconds=30,
                 bring_in_tiebreak=BringInTiebreak.SUIT, uncapped_heads_up=False,
-                allow_full_bring_in=False, name="")      .validate() -> raises InvalidConfig(field)
+                allow_full_bring_in=False, name="", seat_offer_seconds=60, currency="USD",
+                rake_basis_points=0, rake_cap_2=0, rake_cap_3_4=0, rake_cap_5_plus=0)
+                                                 .validate() -> raises InvalidConfig(field)
     Variant.STUD | STUD_HI_LO | RAZZ;   BringInTiebreak.SUIT | POSITION
 
     # commands (frozen dataclasses; now_ms = caller's clock, ms since the epoch)
@@ -41,6 +44,7 @@ The public API (import from ``stud_service.engine``)::
                                                    call_amount)
     can_start_hand(state) -> bool                hand_running(state) -> bool
     chips_in_play(state) -> int                  (stacks + chips committed to the running hand)
+    state.rake_taken                             the table's rake so far (§10): it left the chips
 
     # events and snapshots as JSON
     event_to_json(event) -> {"type", "v", "hand" (hand events), ...}   v: EVENT_VERSIONS[type(event)]

@@ -24,7 +24,9 @@ from stud_service.engine.state import HandPlayer, HandState, SeatState, TableSta
 # 2: the table's turn count (``turns``) and each seat's sit-out reason are kept; a format-1 snapshot
 # lacks them, so the table is folded from its events instead (a guessed count would give replicas
 # different turn numbers).
-STATE_FORMAT_VERSION = 2
+# 3: the table's rake so far (``rake_taken``); a format-2 snapshot lacks it, so the table is folded
+# from its events instead.
+STATE_FORMAT_VERSION = 3
 # Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
 _OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
 
@@ -134,6 +136,7 @@ def state_to_json(state: TableState) -> dict[str, Any]:
         "waiting": list(state.waiting),
         "offers": [list(offer) for offer in state.offers],
         "turns": state.turns,
+        "rake_taken": state.rake_taken,
         "hand": None if hand is None else {
             **{name: _to_json(getattr(hand, name)) for name in HandState.FIELDS if name != "players"},
             "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
@@ -156,6 +159,7 @@ def state_from_json(data: dict[str, Any]) -> TableState:
         state.waiting = tuple(data.get("waiting", ()))
         state.offers = tuple((player, seat, deadline) for player, seat, deadline in data.get("offers", ()))
         state.turns = data["turns"]
+        state.rake_taken = data["rake_taken"]
         raw = data["hand"]
         if raw is not None:
             hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))

@@ -1,4 +1,4 @@
-"""A table's configuration: variant, stakes, buy-in limits, seats and options (RULES.md §1, §3, §4, §7)."""
+"""A table's configuration: variant, stakes, buy-ins, seats, options, money (RULES.md §1-4, 7, 10)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import unicodedata
 from dataclasses import dataclass, fields
 from typing import Any
 
+from stud_service.currency import is_currency
 from stud_service.engine.errors import InvalidConfig
 
 MIN_SEATS = 2
@@ -23,6 +24,12 @@ MAX_ACTION_CLOCK_SECONDS = 86_400
 # nobody answers holds a seat empty, so keep it far shorter than a day.
 MAX_SEAT_OFFER_SECONDS = 3_600
 _CHIP_FIELDS = ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in")
+# §10: the highest rake rate, 10%, in basis points.
+MAX_RAKE_BASIS_POINTS = 1000
+RAKE_CAP_FIELDS = ("rake_cap_2", "rake_cap_3_4", "rake_cap_5_plus")
+# What a config decoded from JSON without a currency has: a table created before money existed,
+# playing for chips only (no account is debited or credited for it).
+PLAY_CHIPS = ""
 
 
 class Variant(enum.StrEnum):
@@ -45,6 +52,10 @@ class TableConfig:
     The defaults are a $2/$4 table in cents (RULES.md §1's first seed example) with buy-ins of
     10 to 100 big bets.  ``allow_full_bring_in`` lets the bring-in equal the small bet; when it
     does, posting the bring-in is the completion.
+
+    ``currency`` is the ISO 4217 code the table plays for ("" only for a table created before money
+    existed: play chips).  The rake rule (§10): ``rake_basis_points`` (0 = no rake) and a cap per hand
+    for 2, 3-4 and 5 or more players dealt in, in the currency's smallest unit.
     """
 
     variant: Variant = Variant.STUD
@@ -61,6 +72,11 @@ class TableConfig:
     allow_full_bring_in: bool = False
     name: str = ""
     seat_offer_seconds: int = 60
+    currency: str = "USD"
+    rake_basis_points: int = 0
+    rake_cap_2: int = 0
+    rake_cap_3_4: int = 0
+    rake_cap_5_plus: int = 0
 
     @property
     def razz(self) -> bool:
@@ -71,8 +87,13 @@ class TableConfig:
         return self.variant is Variant.STUD_HI_LO
 
     def validate(self) -> TableConfig:
-        """Return self, or raise InvalidConfig naming the first inconsistent field."""
-        for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds", "seat_offer_seconds"):
+        """Return self, or raise InvalidConfig naming the first inconsistent field.
+
+        A currency of "" (play chips) passes: a config replayed from a table created before money
+        existed must still load.  Creating a table refuses it (``decide``: a new table has a currency).
+        """
+        for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds", "seat_offer_seconds",
+                      "rake_basis_points", *RAKE_CAP_FIELDS):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise InvalidConfig(field, f"must be an integer, got {str(value)[:40]!r}")
@@ -112,7 +133,21 @@ class TableConfig:
             raise InvalidConfig("action_clock_seconds", f"must be 1..{MAX_ACTION_CLOCK_SECONDS} seconds")
         if not 0 < self.seat_offer_seconds <= MAX_SEAT_OFFER_SECONDS:
             raise InvalidConfig("seat_offer_seconds", f"must be 1..{MAX_SEAT_OFFER_SECONDS} seconds")
+        self._validate_money()
         return self
+
+    def _validate_money(self) -> None:
+        """The currency and the rake rule (§10)."""
+        if self.currency != PLAY_CHIPS and not is_currency(self.currency):
+            raise InvalidConfig("currency", "must be an ISO 4217 currency code such as USD, EUR or JPY")
+        if not 0 <= self.rake_basis_points <= MAX_RAKE_BASIS_POINTS:
+            raise InvalidConfig("rake_basis_points", f"must be 0..{MAX_RAKE_BASIS_POINTS} (0% to 10%)")
+        for field in RAKE_CAP_FIELDS:
+            cap = getattr(self, field)
+            if not 0 <= cap <= MAX_CHIPS:
+                raise InvalidConfig(field, f"must be 0..{MAX_CHIPS:,}")
+            if cap == 0 and self.rake_basis_points > 0:
+                raise InvalidConfig(field, "must be at least 1 when the table takes rake")
 
 
 def _plain_text(text: str) -> bool:
@@ -126,12 +161,14 @@ def config_to_json(config: TableConfig) -> dict[str, Any]:
 
 
 def config_from_json(data: dict[str, Any]) -> TableConfig:
-    """Build a config from JSON; unknown keys are an error, missing keys take defaults."""
+    """Build a config from JSON; unknown keys are an error, missing keys take defaults, except the
+    currency: a config without one was written before money existed and plays for chips ("")."""
     known = {f.name for f in fields(TableConfig)}
     unknown = set(data) - known
     if unknown:
         raise InvalidConfig(sorted(unknown)[0], "is not a table config field")
     values = dict(data)
+    values.setdefault("currency", PLAY_CHIPS)
     try:
         if "variant" in values:
             values["variant"] = Variant(values["variant"])

@@ -27,6 +27,9 @@ Decisions where RULES.md is silent (as a well-run online card room does it):
 - The uncalled part of a bet goes back as soon as the betting that left it uncalled is over (before
   any run-out), not only at the showdown.
 - A hand ended because everyone else folded has one pot, awarded as ``"half": "whole"``.
+- Rake (§10): the cap is the one for the players dealt in, folded or not; a hand won by everyone else
+  folding is raked like any other once a fourth-street card was dealt; a player who put nothing in
+  (no ante, folded before acting) has no contributed rake.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from stud_service.engine.commands import (
     Timeout,
     TopUp,
 )
-from stud_service.engine.config import TableConfig
+from stud_service.engine.config import PLAY_CHIPS, TableConfig
 from stud_service.engine.errors import (
     ActionNotAvailable,
     AlreadySeated,
@@ -119,6 +122,7 @@ from stud_service.engine.rules.dealing import (
     third_street_faces,
 )
 from stud_service.engine.rules.pots import side_pots, uncalled_bet
+from stud_service.engine.rules.rake import contributed_rake_shares, rake_for_hand, take_rake_from_pots
 from stud_service.engine.rules.showdown import (
     ShowdownHand,
     award_pot,
@@ -196,6 +200,8 @@ def _create_table(state: TableState, cmd: CreateTable) -> list[Any]:
     if not isinstance(cmd.config, TableConfig):
         raise InvalidConfig("config", "must be a TableConfig")
     cmd.config.validate()
+    if cmd.config.currency == PLAY_CHIPS:  # only tables created before money existed play for chips
+        raise InvalidConfig("currency", "a new table needs an ISO 4217 currency code such as USD")
     return [TableCreated(cmd.table_id, cmd.config, cmd.now_ms)]
 
 
@@ -546,9 +552,12 @@ def _end_uncontested(rec: _Recorder, winner: int, now_ms: int) -> None:
     _return_uncalled(rec)
     hand = rec.hand
     total = sum(p.committed for p in hand.players.values())
-    pots = ({"pot": 0, "amount": total, "eligible": (winner,),
-             "awards": ({"seat": winner, "amount": total, "half": "whole", "hand": None},)},)
-    _finish(rec, pots, (), (), {winner: total}, now_ms)
+    config = rec.state.config
+    assert config is not None
+    rake = rake_for_hand(config, total, len(hand.order), hand.street > 3) if config.rake_basis_points else 0
+    pots = ({"pot": 0, "amount": total, "rake": rake, "eligible": (winner,),
+             "awards": ({"seat": winner, "amount": total - rake, "half": "whole", "hand": None},)},)
+    _finish(rec, pots, (), (), {winner: total - rake}, rake, now_ms)
 
 
 def _showdown(rec: _Recorder, now_ms: int) -> None:
@@ -587,24 +596,33 @@ def _showdown(rec: _Recorder, now_ms: int) -> None:
                            made.high.description if made.high else None,
                            made.low.description if made.low else None))
     contenders = {h.seat: h for h in shown}
+    rake = 0
+    if config.rake_basis_points:  # §10: the rake comes out of the pots before any is awarded
+        rake = rake_for_hand(config, sum(amount for amount, _ in pots), len(hand.order), True)
+    pot_rakes = take_rake_from_pots([amount for amount, _ in pots], rake) if rake else [0] * len(pots)
     results = []
     winnings: dict[int, int] = {}
     for index in range(len(pots) - 1, -1, -1):
         amount, eligible = pots[index]
+        pot_rake = pot_rakes[index]
         in_contention = [seat for seat in eligible if seat in contenders]
-        awards = award_pot(config, amount, in_contention, contenders)
+        # A Hi-Lo pot is split into its halves after its share of the rake is taken (§10).
+        awards = award_pot(config, amount - pot_rake, in_contention, contenders)
         for award in awards:
             winnings[award["seat"]] = winnings.get(award["seat"], 0) + award["amount"]
-        results.append({"pot": index, "amount": amount, "eligible": eligible, "awards": tuple(awards)})
-    _finish(rec, tuple(results), tuple(shown_cards), tuple(mucked), winnings, now_ms)
+        results.append({"pot": index, "amount": amount, "rake": pot_rake, "eligible": eligible,
+                        "awards": tuple(awards)})
+    _finish(rec, tuple(results), tuple(shown_cards), tuple(mucked), winnings, rake, now_ms)
 
 
 def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: dict[int, int],
-            now_ms: int) -> None:
+            rake: int, now_ms: int) -> None:
     hand = rec.hand
     state = rec.state
     stacks = tuple((seat, state.seats[seat].stack + winnings.get(seat, 0)) for seat in hand.order)
-    rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms, hand.server_seed))
+    shares = contributed_rake_shares({seat: p.committed for seat, p in hand.players.items()}, rake) \
+        if rake else ()
+    rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms, hand.server_seed, rake, shares))
     for seat, stack in stacks:
         seat_state = state.seats[seat]
         if seat_state.leaving:

@@ -298,6 +298,10 @@ class HandEnded:
     ``shown``: ((seat, cards), ...); ``mucked``: seats; ``stacks``: ((seat, stack), ...) after the hand.
     ``server_seed`` (v2): the hex server seed of ``HandStarted.extra``, revealed now that the hand is over
     so anyone can recompute the deck (``stud_service.shuffle``); None when the hand was dealt without one.
+    ``rake`` (v3): what the house took (RULES.md §10), taken from the pots before they were awarded: each
+    pot's dict says how much (``"rake"``; a v2 pot has none: 0) and its awards add up to ``amount - rake``;
+    ``stacks`` are after it.  ``rake_shares``: ((seat, contributed rake), ...) ascending by seat, the
+    seats with a share only; they add up to ``rake``.
     """
 
     hand: int
@@ -307,10 +311,13 @@ class HandEnded:
     stacks: tuple[tuple[int, int], ...]
     at_ms: int
     server_seed: str | None = None
+    rake: int = 0
+    rake_shares: tuple[tuple[int, int], ...] = ()
 
     def __init__(self, hand: int, pots: tuple[dict[str, Any], ...],
                  shown: tuple[tuple[int, tuple[int, ...]], ...], mucked: tuple[int, ...],
-                 stacks: tuple[tuple[int, int], ...], at_ms: int, server_seed: str | None = None) -> None:
+                 stacks: tuple[tuple[int, int], ...], at_ms: int, server_seed: str | None = None,
+                 rake: int = 0, rake_shares: tuple[tuple[int, int], ...] = ()) -> None:
         object.__setattr__(self, "hand", hand)
         object.__setattr__(self, "pots", pots)
         object.__setattr__(self, "shown", shown)
@@ -318,6 +325,8 @@ class HandEnded:
         object.__setattr__(self, "stacks", stacks)
         object.__setattr__(self, "at_ms", at_ms)
         object.__setattr__(self, "server_seed", server_seed)
+        object.__setattr__(self, "rake", rake)
+        object.__setattr__(self, "rake_shares", rake_shares)
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +392,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
 # Each type's schema version, written as "v" with every event.  Kept here rather than as a class
 # attribute because a compiled dataclass (setup.py) would take a class variable for a field.
 EVENT_VERSIONS: dict[type[Event], int] = {cls: 1 for cls in EVENT_TYPES.values()} | {
-    HandEnded: 2,  # v2: server_seed
+    HandEnded: 3,  # v2: server_seed; v3: rake, rake_shares and each pot's "rake"
 }
 
 for _event_type in EVENT_TYPES.values():

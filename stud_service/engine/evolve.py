@@ -283,6 +283,8 @@ def _hand_ended(state: TableState, e: HandEnded) -> None:
     for seat, stack in e.stacks:
         if state.seats[seat].stack != stack:
             writable_seat(state, seat).stack = stack
+    if e.rake:
+        state.rake_taken += e.rake
     state.hand = None
 
 

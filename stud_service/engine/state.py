@@ -10,7 +10,8 @@ Only evolve writes, and only through those two functions.  A player's card lists
 are shared between copies too: dealing replaces a list with a longer one, never appends in place.
 
 Chips: during a hand a seat's ``stack`` is what is behind; what it put in lives in
-``HandPlayer.committed``.  ``chips_in_play`` = stacks + committed is constant through a hand.
+``HandPlayer.committed``.  ``chips_in_play`` = stacks + committed is constant through a hand; at its
+end the rake leaves the table (``TableState.rake_taken`` counts it).
 """
 
 from __future__ import annotations
@@ -171,12 +172,13 @@ class TableState:
 
     ``waiting``: the waiting list, player ids in the order they joined; ``offers``: the freed seats
     held for players on it, ``(player_id, seat, deadline_ms)`` in the order offered (docs/waiting-list.md).
-    Both are tuples, so copies share them safely."""
+    Both are tuples, so copies share them safely.  ``rake_taken``: the table's rake so far, the sum of
+    every HandEnded's ``rake`` (RULES.md §10); it has left the table's chips."""
 
     __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns",
-                 "token", "legal")
+                 "rake_taken", "token", "legal")
     FIELDS: ClassVar[tuple[str, ...]] = (
-        "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns")
+        "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns", "rake_taken")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -188,6 +190,7 @@ class TableState:
         self.offers: tuple[tuple[str, int, int], ...] = ()
         # Turns begun at this table so far: the current turn's number while somebody is to act.
         self.turns = 0
+        self.rake_taken = 0
         self.token = object()  # marks the seat and player objects this copy may change in place
         self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
@@ -201,6 +204,7 @@ class TableState:
         other.waiting = self.waiting
         other.offers = self.offers
         other.turns = self.turns
+        other.rake_taken = self.rake_taken
         return other
 
     def seat_of(self, player_id: str) -> int | None:
@@ -287,7 +291,8 @@ def seat_offer_deadline_ms(state: TableState) -> int | None:
 
 
 def chips_in_play(state: TableState) -> int:
-    """Stacks plus the chips committed to the running hand; constant through a hand."""
+    """Stacks plus the chips committed to the running hand; constant through a hand until its end,
+    where the rake leaves (``chips_in_play + rake_taken`` stays constant)."""
     total = sum(s.stack for s in state.seats.values())
     if state.hand is not None:
         total += sum(p.committed for p in state.hand.players.values())

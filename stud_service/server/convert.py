@@ -52,8 +52,10 @@ AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind
 # TableConfig fields by their names in the Table message, where they differ.
 PROTO_CONFIG_FIELDS = {
     "name": "display_name", "seats": "max_seats", "action_clock_seconds": "action_clock",
-    "seat_offer_seconds": "seat_offer_time",
+    "seat_offer_seconds": "seat_offer_time", "currency": "currency_code",
     **{f: f"stakes.{f}" for f in ("small_bet", "big_bet", "ante", "bring_in")},
+    "rake_basis_points": "rake.basis_points", "rake_cap_2": "rake.cap_2_players",
+    "rake_cap_3_4": "rake.cap_3_to_4_players", "rake_cap_5_plus": "rake.cap_5_or_more_players",
 }
 
 SIT_OUT_REASONS = {
@@ -125,6 +127,12 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
             raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
         values["bring_in_tiebreak"] = TIEBREAKS[table.bring_in_tiebreak]
     values["uncapped_heads_up"] = table.uncapped_heads_up
+    # Unset: the default currency.  Never "": that is only for tables created before money existed.
+    values["currency"] = table.currency_code or defaults.currency
+    if table.HasField("rake"):
+        rake = table.rake
+        values.update(rake_basis_points=rake.basis_points, rake_cap_2=rake.cap_2_players,
+                      rake_cap_3_4=rake.cap_3_to_4_players, rake_cap_5_plus=rake.cap_5_or_more_players)
     try:
         return TableConfig(**values).validate()
     except InvalidConfig as error:  # named as the client knows the field, in the metadata and the text
@@ -171,6 +179,10 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
         bring_in_tiebreak=TIEBREAK_PROTOS[config.bring_in_tiebreak],
         uncapped_heads_up=config.uncapped_heads_up,
         seat_offer_time=duration_pb2.Duration(seconds=config.seat_offer_seconds),
+        currency_code=config.currency,
+        rake=table_pb2.RakeRule(basis_points=config.rake_basis_points, cap_2_players=config.rake_cap_2,
+                                cap_3_to_4_players=config.rake_cap_3_4,
+                                cap_5_or_more_players=config.rake_cap_5_plus),
     )
 
 

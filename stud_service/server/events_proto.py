@@ -132,7 +132,8 @@ def _hand_ended(target: Any, data: dict[str, Any]) -> None:
     target.hand = data["hand"]
     awards = iter(awards_to_proto(data))
     for pot in data["pots"]:
-        result = target.pots.add(pot_index=pot["pot"], amount=pot["amount"], eligible_seats=pot["eligible"])
+        result = target.pots.add(pot_index=pot["pot"], amount=pot["amount"], eligible_seats=pot["eligible"],
+                                 rake=pot.get("rake", 0))  # a pot of a HandEnded v2 had no rake
         result.awards.extend(next(awards) for _ in pot["awards"])
     for seat, cards in data["shown"]:
         target.shown.add(seat=seat, cards=cards)
@@ -142,6 +143,9 @@ def _hand_ended(target: Any, data: dict[str, Any]) -> None:
     target.time.FromMilliseconds(data["at_ms"])
     if data.get("server_seed"):
         target.server_seed = data["server_seed"]
+    target.rake = data.get("rake", 0)
+    for seat, amount in data.get("rake_shares", ()):
+        target.rake_shares.add(seat=seat, amount=amount)
 
 
 _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {

@@ -5,5 +5,6 @@
 - ``betting``:  bet sizes, the open-pair option, the cap, who may raise, when betting is over (§3, §4)
 - ``pots``:     uncalled bets and side pots (§5)
 - ``showdown``: showdown order, mucking, hand values, splitting and the odd chip (§5, §6)
+- ``rake``:     the rake's cap, amount, the pots it comes from and each player's share (§10)
 - ``waiting``:  the waiting list and seat offers (docs/waiting-list.md)
 """

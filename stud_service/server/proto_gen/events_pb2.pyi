@@ -296,16 +296,18 @@ class HandMucked(_message.Message):
     def __init__(self, hand: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class PotResult(_message.Message):
-    __slots__ = ("pot_index", "amount", "eligible_seats", "awards")
+    __slots__ = ("pot_index", "amount", "eligible_seats", "awards", "rake")
     POT_INDEX_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     ELIGIBLE_SEATS_FIELD_NUMBER: _ClassVar[int]
     AWARDS_FIELD_NUMBER: _ClassVar[int]
+    RAKE_FIELD_NUMBER: _ClassVar[int]
     pot_index: int
     amount: int
     eligible_seats: _containers.RepeatedScalarFieldContainer[int]
     awards: _containers.RepeatedCompositeFieldContainer[_table_pb2.Award]
-    def __init__(self, pot_index: _Optional[int] = ..., amount: _Optional[int] = ..., eligible_seats: _Optional[_Iterable[int]] = ..., awards: _Optional[_Iterable[_Union[_table_pb2.Award, _Mapping]]] = ...) -> None: ...
+    rake: int
+    def __init__(self, pot_index: _Optional[int] = ..., amount: _Optional[int] = ..., eligible_seats: _Optional[_Iterable[int]] = ..., awards: _Optional[_Iterable[_Union[_table_pb2.Award, _Mapping]]] = ..., rake: _Optional[int] = ...) -> None: ...
 
 class ShownHand(_message.Message):
     __slots__ = ("seat", "cards")
@@ -323,8 +325,16 @@ class SeatStack(_message.Message):
     stack: int
     def __init__(self, seat: _Optional[int] = ..., stack: _Optional[int] = ...) -> None: ...
 
+class SeatRake(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
 class HandEnded(_message.Message):
-    __slots__ = ("hand", "pots", "shown", "mucked", "stacks", "time", "server_seed")
+    __slots__ = ("hand", "pots", "shown", "mucked", "stacks", "time", "server_seed", "rake", "rake_shares")
     HAND_FIELD_NUMBER: _ClassVar[int]
     POTS_FIELD_NUMBER: _ClassVar[int]
     SHOWN_FIELD_NUMBER: _ClassVar[int]
@@ -332,6 +342,8 @@ class HandEnded(_message.Message):
     STACKS_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
     SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
+    RAKE_FIELD_NUMBER: _ClassVar[int]
+    RAKE_SHARES_FIELD_NUMBER: _ClassVar[int]
     hand: int
     pots: _containers.RepeatedCompositeFieldContainer[PotResult]
     shown: _containers.RepeatedCompositeFieldContainer[ShownHand]
@@ -339,7 +351,9 @@ class HandEnded(_message.Message):
     stacks: _containers.RepeatedCompositeFieldContainer[SeatStack]
     time: _timestamp_pb2.Timestamp
     server_seed: str
-    def __init__(self, hand: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[PotResult, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[ShownHand, _Mapping]]] = ..., mucked: _Optional[_Iterable[int]] = ..., stacks: _Optional[_Iterable[_Union[SeatStack, _Mapping]]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., server_seed: _Optional[str] = ...) -> None: ...
+    rake: int
+    rake_shares: _containers.RepeatedCompositeFieldContainer[SeatRake]
+    def __init__(self, hand: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[PotResult, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[ShownHand, _Mapping]]] = ..., mucked: _Optional[_Iterable[int]] = ..., stacks: _Optional[_Iterable[_Union[SeatStack, _Mapping]]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., server_seed: _Optional[str] = ..., rake: _Optional[int] = ..., rake_shares: _Optional[_Iterable[_Union[SeatRake, _Mapping]]] = ...) -> None: ...
 
 class WaitingListJoined(_message.Message):
     __slots__ = ("player_id", "time")
