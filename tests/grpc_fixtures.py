@@ -29,6 +29,7 @@ import grpc
 import pytest
 import pytest_asyncio
 from google.protobuf import duration_pb2
+from google.protobuf.message import Message
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
@@ -126,10 +127,12 @@ def table_id() -> str:
 
 
 def table_spec(
-    variant: int = table_pb2.VARIANT_SEVEN_CARD_STUD, action_clock: int = 30, **fields
+    variant: int = table_pb2.VARIANT_SEVEN_CARD_STUD, action_clock: int = 30, play_money: bool = True, **fields
 ) -> table_pb2.Table:
-    """A $2/$4 table in cents unless fields say otherwise."""
+    """A $2/$4 table in cents unless fields say otherwise. Play money unless ``play_money=False``: the game's
+    tests need no accounts; money's tests (tests/test_grpc_money.py) fund their players through the cashier."""
     spec = table_pb2.Table(
+        play_money=play_money,
         variant=variant,
         stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
         min_buy_in=2_000,
@@ -137,7 +140,10 @@ def table_spec(
         action_clock=duration_pb2.Duration(seconds=action_clock),
     )
     for name, value in fields.items():
-        setattr(spec, name, value)
+        if isinstance(value, Message):
+            getattr(spec, name).CopyFrom(value)
+        else:
+            setattr(spec, name, value)
     return spec
 
 

@@ -22,10 +22,7 @@ PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb
 
 
 def money_table(**fields) -> table_pb2.Table:
-    spec = table_spec(**fields)
-    spec.play_money = False
-    spec.currency_code = fields.get("currency_code", "USD")
-    return spec
+    return table_spec(play_money=False, **fields)
 
 
 @pytest.fixture
@@ -124,7 +121,7 @@ async def play_out_hand(players, table_id: str, hand: int) -> None:
     """Passive actions, whoever's turn, until hand ``hand`` has ended."""
     for _ in range(400):
         views = [await player.view(table_id) for player in players]
-        if any(v.HasField("last_result") and v.last_result.hand >= hand for v in views):
+        if any(v.hand.hand_number > hand or (v.hand.hand_number == hand and v.hand.complete) for v in views):
             return
         turn = next(((p, v) for p, v in zip(players, views, strict=True) if v.legal_actions), None)
         if turn is None:
@@ -139,6 +136,17 @@ async def play_out_hand(players, table_id: str, hand: int) -> None:
             if error_reason(error) != "STALE_TURN":
                 raise
     raise TimeoutError(f"hand {hand} did not end")
+
+
+async def cashed_out(grpc_service, table_id: str, player: str) -> int:
+    """What the table's PlayerLeft paid ``player``, checked against the account entry paired with it."""
+    table = await grpc_service.store.read_stream(f"tables/{table_id}")
+    (left,) = [e for e in table if e.type == "PlayerLeft" and e.payload["player_id"] == player]
+    account = await grpc_service.store.read_stream(f"accounts/USD/{player}")
+    (entry,) = [e for e in account if e.type == "CashOutCredited" and e.payload["table_id"] == table_id]
+    assert (entry.payload["table_version"], entry.payload["amount"]) == (left.version, left.payload["cash_out"])
+    assert entry.recorded_at == left.recorded_at  # one transaction
+    return left.payload["cash_out"]
 
 
 async def seated(grpc_service, operator, names, table_id: str, money: int = 10_000):
@@ -157,9 +165,9 @@ async def test_leaving_during_a_hand_is_paid_out_when_the_hand_ends(grpc_service
     await players[0].leave(table_id)  # in the hand: removed when it ends
     assert await balance(operator, names[0]) == 10_000 - BUY_IN
     await play_out_hand(players[1:], table_id, hand)
-    ended = await wait_for_view(players[1], table_id, lambda v: all(s.player_id != names[0] for s in v.seats))
-    stack = {result.seat: result.stack for result in ended.last_result.stacks}[1]
-    assert await balance(operator, names[0]) == 10_000 - BUY_IN + stack
+    await wait_for_view(players[1], table_id, lambda v: all(s.player_id != names[0] for s in v.seats))
+    cash_out = await cashed_out(grpc_service, table_id, names[0])
+    assert await balance(operator, names[0]) == 10_000 - BUY_IN + cash_out
 
 
 async def test_a_suspended_player_cannot_sit_and_a_seated_one_is_paid_out(grpc_service, operator, names):
@@ -173,8 +181,8 @@ async def test_a_suspended_player_cannot_sit_and_a_seated_one_is_paid_out(grpc_s
     assert reply.standing.suspended and list(reply.tables) == [f"tables/{table_id}"]
     # Ann plays no further decision: when her turn comes the server checks or folds for her.
     await play_out_hand(players[1:], table_id, view.hand.hand_number)
-    after = await wait_for_view(players[1], table_id, lambda v: all(s.player_id != ann for s in v.seats))
-    stack = {result.seat: result.stack for result in after.last_result.stacks}[1]
+    await wait_for_view(players[1], table_id, lambda v: all(s.player_id != ann for s in v.seats))
+    stack = await cashed_out(grpc_service, table_id, ann)
     assert await balance(operator, ann) == 10_000 - BUY_IN + stack
     await operator.deposit(cat, 10_000)
     code, reason = await refusal(grpc_service.client(ann).sit_down(table_id, 3, BUY_IN))
