@@ -124,3 +124,11 @@ def test_hands_logged_before_the_rake_still_verify():
     assert event_from_json(ended).rake == 0
     assert replay_hand(list(enumerate(payloads, start=1)), record.hand) is None
     assert chips_ledger([p for p in payloads if p.get("hand") == record.hand]) is None
+
+
+def test_show_states_the_rake_and_its_shares():
+    """RULES.md §10: the narration of a raked hand says what the house took, and from whom."""
+    table = simulate_table("narrated", Variant.STUD, 20, seed=3, raked=True)
+    record = next(r for r in table.hand_records() if r.ended["rake"] > 0)
+    shares = ", ".join(f"seat {seat} {share}" for seat, share in record.ended["rake_shares"])
+    assert f"  rake {record.ended['rake']} (contributed: {shares})" in narrate(record)

@@ -93,6 +93,9 @@ def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
                     f"  seat {award['seat']} {names[award['seat']]} wins {award['amount']}"
                     f" from the {label}{half}{hand}"
                 )
+        if payload.get("rake"):  # RULES.md §10: taken before the pots were awarded
+            shares = ", ".join(f"seat {seat} {share}" for seat, share in payload.get("rake_shares", ()))
+            out.append(f"  rake {payload['rake']} (contributed: {shares})")
         out.append(
             "Stacks after the hand: " + ", ".join(f"{seat} {stack}" for seat, stack in payload["stacks"])
         )
