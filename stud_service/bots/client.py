@@ -1,4 +1,4 @@
-"""A small authenticated client of ``stud.v1.TableService`` and ``stud.v1.CashierService`` (public API)."""
+"""A small authenticated client of the ``stud.v1`` services (public API only)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import grpc
 from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import (
     account_pb2,
+    audit_service_pb2_grpc,
     cashier_service_pb2,
     cashier_service_pb2_grpc,
     events_pb2,
@@ -68,6 +69,7 @@ class StudClient:
         self.channel = channel
         self.stub = table_service_pb2_grpc.TableServiceStub(channel)
         self.cashier = cashier_service_pb2_grpc.CashierServiceStub(channel)
+        self.audit = audit_service_pb2_grpc.AuditServiceStub(channel)
         self.metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
 
     async def create_table(self, table_id: str, table: table_pb2.Table,
