@@ -16,8 +16,13 @@ With ``--database`` the hands are also stored through the event log (``--databas
 ``$DATABASE_URL``; none: a throwaway embedded PostgreSQL) and the whole ``verify_hand`` (reading the hand,
 hash chain, shuffle, replay, chips) is measured against the store's own hash-chain check of the same hand.
 
-Run: ``.venv/bin/python benchmarks/bench_audit.py [--database [--database-url URL]]``.  Prints
-microseconds per hand (best of 5) and the ratio ours / peer.
+``--money`` measures this alone: it builds a log of ``--events`` events (default 1,000,000: simulated
+tables with a currency, their players' accounts and the house, copied with COPY in replicas of one
+simulated log, each replica's streams hash-chained of their own) and times ``audit money`` over it (best
+of 3): events per second against the goal of 100,000 per second, the ratio in the same run.
+
+Run: ``.venv/bin/python benchmarks/bench_audit.py [--database] [--money [--events N]] [--database-url URL]``.
+Prints microseconds per hand (best of 5) and the ratio ours / peer.
 """
 
 from __future__ import annotations
@@ -90,12 +95,99 @@ async def database_rows(url: str | None) -> list[tuple[str, float, float, str]]:
     return [("verify one hand (with DB)", ours, peer, "EventStore.verify: hash chain only")]
 
 
+MONEY_GOAL_EVENTS_PER_SECOND = 100_000
+
+
+def _replicated_rows(events: int) -> list[tuple[str, int, str, str, int | None]]:
+    """(stream_id, version, type, canonical JSON text, hand) rows: one simulated money log
+    (``tests/money_logs.py``), then whole copies of it (a cut inside one would split its pairings) with
+    every table and player id suffixed, until at least ``events`` rows.  The copies leave out the house
+    stream (their rake stays unswept, which balances)."""
+    from money_logs import log_rows, money_log
+
+    from stud_service.store import canonical_json
+
+    template = [
+        (stream, version, payload["type"], canonical_json(payload).decode(), payload.get("hand"))
+        for stream, version, payload in log_rows(money_log(seed=1, tables=24, hands=60))
+    ]
+    names = {stream.split("/")[-1] for stream, *_rest in template if not stream.startswith("house/")}
+    ids = [[name for name in names if f'"{name}"' in text] for _s, _v, _t, text, _h in template]
+    rows = []
+    for copy in range(-(-events // len(template))):
+        for (stream, version, kind, text, hand), present in zip(template, ids, strict=True):
+            if copy:
+                if stream.startswith("house/"):
+                    continue
+                stream = f"{stream}.{copy}"
+                for name in present:
+                    text = text.replace(f'"{name}"', f'"{name}.{copy}"')
+            rows.append((stream, version, kind, text, hand))
+    return rows
+
+
+async def money_rows(url: str | None, events: int) -> list[tuple[str, float, float, str]]:
+    import hashlib
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from stud_service.audit.money_log import audit_money
+    from stud_service.db import DatabaseSettings, open_database
+    from stud_service.store import GENESIS_HASH, EventStore
+
+    built = time.perf_counter()
+    rows = _replicated_rows(events)
+    heads: dict[str, tuple[int, bytes]] = {}
+    with tempfile.TemporaryDirectory() as data_dir:
+        async with open_database(DatabaseSettings.resolve(url=url, data_dir=data_dir), max_size=2) as db:
+            async with db.pool.connection() as conn:
+                cursor = await conn.execute("SELECT EXISTS (SELECT 1 FROM events)")
+                if (await cursor.fetchone())[0]:  # the books cover the whole log: only ours may be in it
+                    raise SystemExit("bench_audit --money needs an empty database (or none: embedded)")
+                async with conn.cursor().copy(
+                    "COPY events (stream_id, version, type, payload, hand, prev_hash, hash) FROM STDIN"
+                ) as copy:
+                    for stream, version, kind, text, hand in rows:
+                        prev = heads[stream][1] if version > 1 else GENESIS_HASH
+                        digest = hashlib.sha256(prev + text.encode()).digest()
+                        heads[stream] = (version, digest)
+                        await copy.write_row((stream, version, kind, text, hand, prev, digest))
+                async with conn.cursor().copy("COPY streams (stream_id, version) FROM STDIN") as copy:
+                    for stream, (version, _digest) in heads.items():
+                        await copy.write_row((stream, version))
+                await conn.execute("ANALYZE events")
+            print(f"money log: {len(rows)} events in {len(heads)} streams, built in"
+                  f" {time.perf_counter() - built:.0f} s", file=sys.stderr)
+            store = EventStore(db.pool)
+            best, report = float("inf"), None
+            for _ in range(3):
+                started = time.perf_counter()
+                report = await audit_money(store)
+                best = min(best, time.perf_counter() - started)
+            await store.close()
+    assert report is not None and report.ok, report.discrepancies[:5] if report else None
+    usd = report.totals["USD"]
+    print(f"audit money: {report.events_in_log} events ({report.events_read} money events read) in"
+          f" {best:.2f} s: {report.events_in_log / best:,.0f} events/s, {report.events_read / best:,.0f}"
+          f" money events/s; goal {MONEY_GOAL_EVENTS_PER_SECOND:,}/s, ratio"
+          f" {report.events_in_log / best / MONEY_GOAL_EVENTS_PER_SECOND:.2f};"
+          f" USD deposits {usd.deposits}, {usd.tables} tables, {usd.accounts} accounts, PASS")
+    us_per_event = best / report.events_in_log * 1e6
+    goal_us = 1e6 / MONEY_GOAL_EVENTS_PER_SECOND
+    return [("audit money, per event", us_per_event, goal_us, "the 100,000 events/s goal")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", action="store_true", help="also measure verification on PostgreSQL")
     parser.add_argument("--database-url", help="PostgreSQL URL (default: $DATABASE_URL or embedded)")
+    parser.add_argument("--money", action="store_true", help="also time 'audit money' over a big log")
+    parser.add_argument("--events", type=int, default=1_000_000, help="events in the --money log")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.money:
+        print_rows("the money reconciliation over a built log; microseconds per event, best of 3",
+                   asyncio.run(money_rows(args.database_url, args.events)))
+        return
     records = hands()
     items = [[(s.version, s.payload) for s in record.events] for record in records]
     texts = [to_phh(record) for record in records]
@@ -126,8 +218,12 @@ def main() -> None:
     if args.database:
         rows.extend(asyncio.run(database_rows(args.database_url)))
 
-    print(f"{count} hands (Seven Card Stud, Stud Hi-Lo, Razz); microseconds per operation,"
-          " best of 5 (with DB: of 3)\n")
+    print_rows(f"{count} hands (Seven Card Stud, Stud Hi-Lo, Razz); microseconds per operation,"
+               " best of 5 (with DB: of 3)", rows)
+
+
+def print_rows(title: str, rows: list[tuple[str, float, float, str]]) -> None:
+    print(f"{title}\n")
     print(f"{'operation':<26} {'ours':>10} {'peer':>10} {'ours/peer':>10}  peer")
     for name, ours_us, peer_us, peer_name in rows:
         print(f"{name:<26} {ours_us:>10.1f} {peer_us:>10.1f} {ours_us / peer_us:>10.2f}  {peer_name}")

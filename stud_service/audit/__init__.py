@@ -20,9 +20,14 @@ Public API (import from ``stud_service.audit``)::
     # exports (finished hands only; ``player_id`` redacts to that player's view)
     to_phh(record, player_id=None) -> str (TOML)       to_pokerstars(record, player_id=None) -> str
 
-    # external checkpoints (HMAC-SHA256 signed heads of every table)
+    # external checkpoints (HMAC-SHA256 signed heads of every table, account, house and player stream)
     checkpoint = await make_checkpoint(store, key)
     report = await verify_checkpoint(store, checkpoint, key)
+
+    # the money reconciliation (docs/reconciliation.md): stud_service.audit.money_log / .money
+    report = await audit_money(store, as_of=None, heads=None, currency=None)
+                                -> MoneyReport(.ok, .totals, .tables, .accounts, .discrepancies)
+    report = reconcile(rows)    the same fold over (stream, version, payload) rows, no database
 
 Errors (``stud_service.audit.errors``): HandNotFound (NOT_FOUND), HandStillRunning (FAILED_PRECONDITION),
 NotYourHand (PERMISSION_DENIED).  Running hands are never exported or revealed.

@@ -1,4 +1,4 @@
-"""External checkpoints: every table's head version and hash, signed, to keep outside the database.
+"""External checkpoints: every table's and money stream's head version and hash, signed, kept outside.
 
 The hash chain proves that no event was changed *unless* the whole chain after it was recomputed.
 A checkpoint closes that gap: it records, per table, the head version and the hash of the event there,
@@ -9,8 +9,13 @@ intact.  A log rewritten and re-hashed after the checkpoint fails at the checkpo
 
 The signed body is the canonical JSON (``stud_service.store.canonical``) of::
 
-    {"format": "stud-service-checkpoint/1", "created_at": ISO-8601 UTC,
-     "tables": [{"table": id, "version": n, "hash": hex}, ...]}     (tables ordered by id)
+    {"format": "stud-service-checkpoint/2", "created_at": ISO-8601 UTC,
+     "tables": [{"table": id, "version": n, "hash": hex}, ...],          (tables ordered by id)
+     "streams": [{"stream": stream id, "version": n, "hash": hex}, ...]} (accounts/, house/, players/)
+
+All heads are read in one statement, so a checkpoint is a consistent position of the whole log (money
+moves in one transaction across a table and an account): ``audit money --checkpoint`` reconciles at it.
+Format 1 (tables only, no "streams") is still verified.
 
 and the file is that body plus ``"signature": {"alg": "HMAC-SHA256", "key_id": first 16 hex of
 SHA-256(key), "value": hex}``.
@@ -28,7 +33,15 @@ from typing import Any
 from stud_service.audit.records import STREAM_PREFIX, fetch, stream_id_for
 from stud_service.store import EventStore, canonical_json
 
-FORMAT = "stud-service-checkpoint/1"
+FORMAT = "stud-service-checkpoint/2"
+FORMAT_V1 = "stud-service-checkpoint/1"
+# The fields each format signs.
+SIGNED_FIELDS = {
+    FORMAT_V1: ("format", "created_at", "tables"),
+    FORMAT: ("format", "created_at", "tables", "streams"),
+}
+# The streams besides tables a checkpoint covers: player accounts, the house's rake, operator controls.
+OTHER_PREFIXES = ("accounts/", "house/", "players/")
 KEY_ENV = "STUD_CHECKPOINT_KEY"
 MIN_KEY_BYTES = 32
 
@@ -62,23 +75,30 @@ def _signature(key: bytes, body: dict[str, Any]) -> str:
 async def make_checkpoint(
     store: EventStore, key: bytes, now: datetime | None = None, table_ids: list[str] | None = None
 ) -> dict[str, Any]:
-    """Sign the heads of every table (or of ``table_ids`` only)."""
+    """Sign the heads of every table and money stream (or of the tables ``table_ids`` only)."""
     streams = [stream_id_for(table_id) for table_id in table_ids] if table_ids is not None else None
     rows = await fetch(
         store,
         "SELECT s.stream_id, h.version, h.hash FROM streams s"
         " CROSS JOIN LATERAL (SELECT version, hash FROM events e WHERE e.stream_id = s.stream_id"
         " ORDER BY version DESC LIMIT 1) h"
-        " WHERE starts_with(s.stream_id, %s) AND (%s::text[] IS NULL OR s.stream_id = ANY(%s))"
+        " WHERE (%s::text[] IS NULL AND s.stream_id LIKE ANY(%s) OR s.stream_id = ANY(%s))"
         " ORDER BY s.stream_id",
-        (STREAM_PREFIX, streams, streams),
+        (streams, [prefix + "%" for prefix in (STREAM_PREFIX, *OTHER_PREFIXES)], streams),
     )
+    heads = [(stream, int(version), bytes(digest).hex()) for stream, version, digest in rows]
     body = {
         "format": FORMAT,
         "created_at": (now or datetime.now(UTC)).isoformat(),
         "tables": [
-            {"table": stream[len(STREAM_PREFIX) :], "version": int(version), "hash": bytes(digest).hex()}
-            for stream, version, digest in rows
+            {"table": stream[len(STREAM_PREFIX) :], "version": version, "hash": digest}
+            for stream, version, digest in heads
+            if stream.startswith(STREAM_PREFIX)
+        ],
+        "streams": [
+            {"stream": stream, "version": version, "hash": digest}
+            for stream, version, digest in heads
+            if not stream.startswith(STREAM_PREFIX)
         ],
     }
     return {
@@ -89,6 +109,8 @@ async def make_checkpoint(
 
 @dataclass(frozen=True)
 class TableFinding:
+    """``table_id``: the table, or for another stream its whole id (``accounts/USD/p1``); "" = the file."""
+
     table_id: str
     version: int | None
     message: str
@@ -97,7 +119,7 @@ class TableFinding:
 @dataclass(frozen=True)
 class CheckpointReport:
     signature_ok: bool
-    tables_checked: int
+    tables_checked: int  # streams checked: the tables and, from format 2, the other streams
     findings: tuple[TableFinding, ...]
 
     @property
@@ -105,23 +127,35 @@ class CheckpointReport:
         return self.signature_ok and not self.findings
 
 
-async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: bytes) -> CheckpointReport:
-    """Check the signature, then that every checkpointed table still extends its checkpointed head."""
-    body = {name: checkpoint.get(name) for name in ("format", "created_at", "tables")}
+def signed_body(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    """The fields its format signs: anything else in the file is not to be trusted."""
+    fields = SIGNED_FIELDS.get(str(checkpoint.get("format")), SIGNED_FIELDS[FORMAT])
+    return {name: checkpoint.get(name) for name in fields}
+
+
+def signature_ok(checkpoint: dict[str, Any], key: bytes) -> bool:
+    """Whether the checkpoint is of a known format and signed under ``key``."""
+    body = signed_body(checkpoint)
     signature = checkpoint.get("signature") or {}
-    signed = (
+    return (
         isinstance(signature, dict)
-        and body["format"] == FORMAT
+        and body["format"] in SIGNED_FIELDS
         and hmac.compare_digest(str(signature.get("value", "")), _signature(key, body))
     )
-    if not signed:
+
+
+async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: bytes) -> CheckpointReport:
+    """Check the signature, then that every checkpointed stream still extends its checkpointed head."""
+    body = signed_body(checkpoint)
+    if not signature_ok(checkpoint, key):
         return CheckpointReport(
             False, 0, (TableFinding("", None, "the checkpoint's signature is not valid under this key"),)
         )
     findings = []
-    for entry in body["tables"] or ():
-        table_id, version, digest = str(entry["table"]), int(entry["version"]), str(entry["hash"])
-        stream_id = stream_id_for(table_id)
+    entries = [(str(e["table"]), stream_id_for(str(e["table"])), e) for e in body["tables"] or ()]
+    entries += [(str(e["stream"]), str(e["stream"]), e) for e in body.get("streams") or ()]
+    for table_id, stream_id, entry in entries:
+        version, digest = int(entry["version"]), str(entry["hash"])
         rows = await fetch(
             store, "SELECT hash FROM events WHERE stream_id = %s AND version = %s", (stream_id, version)
         )
@@ -141,4 +175,4 @@ async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: 
         chain = await store.verify(stream_id)
         if not chain.ok:
             findings.append(TableFinding(table_id, chain.first_bad_version, chain.reason or "chain broken"))
-    return CheckpointReport(True, len(body["tables"] or ()), tuple(findings))
+    return CheckpointReport(True, len(entries), tuple(findings))

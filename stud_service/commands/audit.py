@@ -1,11 +1,14 @@
-"""``stud-service audit``: signed external checkpoints of the event log.
+"""``stud-service audit``: signed external checkpoints of the event log, and the money reconciliation.
 
-    stud-service audit checkpoint [-o FILE] [--key-file FILE]      every table's head version and hash, signed
+    stud-service audit checkpoint [-o FILE] [--key-file FILE]      every stream's head and hash, signed
     stud-service audit verify --checkpoint FILE [--key-file FILE]  does the log still extend that checkpoint?
+    stud-service audit money [--as-of TIME | --checkpoint FILE [--key-file FILE]] [--currency CUR] [--json]
+                                                         do the books balance? (docs/reconciliation.md)
 
 The key is ``$STUD_CHECKPOINT_KEY`` (at least 32 bytes) unless ``--key-file`` names a file holding it.
 Store checkpoints outside the database: a log rewritten and re-hashed after one fails ``verify`` with the
-table and version.  Exit codes: 0 ok, 1 verification failed, 2 refused (no key, unreadable file, ...).
+stream and version.  Exit codes: 0 ok (``money``: the books balance), 1 verification failed (``money``: a
+discrepancy), 2 refused (no key, unreadable file, bad time, ...).
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from stud_service.db import DatabaseUnavailable, add_database_arguments, open_database, settings_from_args
@@ -21,7 +26,9 @@ from stud_service.db import DatabaseUnavailable, add_database_arguments, open_da
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "audit", help="signed checkpoints of the event log", description=__doc__.splitlines()[0]
+        "audit",
+        help="signed checkpoints of the event log; the money reconciliation",
+        description=__doc__.splitlines()[0],
     )
     commands = parser.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
     checkpoint = commands.add_parser("checkpoint", help="print every table's signed head")
@@ -34,6 +41,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     verify.add_argument("--key-file", help="file holding the signing key")
     add_database_arguments(verify)
     verify.set_defaults(func=run_verify)
+    money = commands.add_parser("money", help="reconcile every unit of money in the log")
+    cut = money.add_mutually_exclusive_group()
+    cut.add_argument("--as-of", help="reconcile the log as it was at this ISO-8601 time (default UTC)")
+    cut.add_argument("--checkpoint", type=Path, help="reconcile at a signed checkpoint's heads")
+    money.add_argument("--key-file", help="file holding the checkpoint key (with --checkpoint)")
+    money.add_argument("--currency", help="report this ISO 4217 currency only")
+    money.add_argument("--json", action="store_true", help="the whole report as JSON")
+    add_database_arguments(money)
+    money.set_defaults(func=run_money)
 
 
 def _key(args: argparse.Namespace) -> bytes | None:
@@ -72,18 +88,27 @@ def run_checkpoint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _key_and_checkpoint(args: argparse.Namespace) -> tuple[bytes, dict] | None:
+    """The key and the ``--checkpoint`` file's JSON; None (the reason printed) when either is missing."""
+    key = _key(args)
+    if key is None:
+        return None
+    try:
+        return key, json.loads(args.checkpoint.read_text())
+    except (OSError, ValueError) as error:
+        where = f"stud-service audit {args.audit_command}"
+        print(f"{where}: cannot read {args.checkpoint}: {error}", file=sys.stderr)
+        return None
+
+
 def run_verify(args: argparse.Namespace) -> int:
     from stud_service.audit.checkpoint import verify_checkpoint
     from stud_service.store import EventStore
 
-    key = _key(args)
-    if key is None:
+    read = _key_and_checkpoint(args)
+    if read is None:
         return 2
-    try:
-        checkpoint = json.loads(args.checkpoint.read_text())
-    except (OSError, ValueError) as error:
-        print(f"stud-service audit verify: cannot read {args.checkpoint}: {error}", file=sys.stderr)
-        return 2
+    key, checkpoint = read
 
     async def main():  # type: ignore[no-untyped-def]
         async with open_database(settings_from_args(args), max_size=2) as database:
@@ -95,10 +120,76 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"stud-service audit verify: {error}", file=sys.stderr)
         return 2
     for finding in report.findings:
-        where = f"tables/{finding.table_id} version {finding.version}" if finding.table_id else "checkpoint"
+        stream = finding.table_id if "/" in finding.table_id else f"tables/{finding.table_id}"
+        where = f"{stream} version {finding.version}" if finding.table_id else "checkpoint"
         print(f"FAIL {where}: {finding.message}")
     if report.ok:
         created = checkpoint.get("created_at")
-        print(f"OK: {report.tables_checked} tables still extend the checkpoint of {created}")
+        print(f"OK: {report.tables_checked} tables and streams still extend the checkpoint of {created}")
         return 0
     return 1
+
+
+def _refuse(message: str) -> int:
+    print(f"stud-service audit money: {message}", file=sys.stderr)
+    return 2
+
+
+def _as_of(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def run_money(args: argparse.Namespace) -> int:
+    from stud_service.audit.checkpoint import FORMAT, signature_ok
+    from stud_service.audit.money_log import audit_money, heads_of
+    from stud_service.store import EventStore
+
+    as_of = heads = None
+    if args.currency is not None and not re.fullmatch(r"[A-Z]{3}", args.currency):
+        return _refuse(f"--currency must be an ISO 4217 code (three capital letters), not {args.currency!r}")
+    if args.as_of is not None:
+        try:
+            as_of = _as_of(args.as_of)
+        except ValueError:
+            return _refuse(f"--as-of must be an ISO-8601 time, not {args.as_of!r}")
+    position = f"as of {as_of.isoformat()}" if as_of else "at the head"
+    if args.checkpoint is not None:
+        read = _key_and_checkpoint(args)
+        if read is None:
+            return 2
+        key, checkpoint = read
+        if not isinstance(checkpoint, dict) or not signature_ok(checkpoint, key):
+            return _refuse(f"{args.checkpoint} is not a checkpoint signed under this key")
+        if checkpoint.get("format") != FORMAT:
+            return _refuse(f"{args.checkpoint} lists tables only (format 1): make a new checkpoint")
+        heads = heads_of(checkpoint)
+        position = f"at the checkpoint of {checkpoint.get('created_at')}"
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with open_database(settings_from_args(args), max_size=2) as database:
+            return await audit_money(EventStore(database.pool), as_of, heads, args.currency)
+
+    try:
+        report = asyncio.run(main())
+    except DatabaseUnavailable as error:
+        return _refuse(str(error))
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return 0 if report.ok else 1
+    print(f"money {position}: {report.events_in_log} events in the log, {report.events_read} read")
+    for currency, totals in sorted(report.totals.items()):
+        print(
+            f"{currency}: deposits {totals.deposits} - withdrawals {totals.withdrawals}"
+            f" = balances {totals.balances} + chips at tables {totals.chips_at_tables}"
+            f" + rake taken {totals.rake_taken} (difference {totals.difference});"
+            f" house {totals.house_balance}, unswept rake {totals.unswept_rake};"
+            f" {totals.accounts} accounts, {totals.tables} tables"
+        )
+    play = sum(1 for table in report.tables.values() if not table.currency)
+    if play:
+        print(f"play chips: {play} tables checked per hand and per table")
+    for discrepancy in report.discrepancies:
+        print(f"FAIL {discrepancy}")
+    print("PASS: the books balance" if report.ok else f"FAIL: {len(report.discrepancies)} discrepancies")
+    return 0 if report.ok else 1

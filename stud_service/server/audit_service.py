@@ -20,6 +20,7 @@ from google.protobuf import timestamp_pb2
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
 from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra, evidence_from_payloads
 from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps
+from stud_service.audit.money_log import audit_money
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
@@ -31,6 +32,7 @@ from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name, view_to_proto
 from stud_service.server.errors import RequestError, answer, malformed, quoted
 from stud_service.server.events_proto import event_proto
+from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.request_ids import request_key
@@ -311,6 +313,24 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         else:
             raise malformed(f"unknown format {fmt}", "format")
         return audit_service_pb2.ExportHandHistoryResponse(name=request.name, format=fmt, text=text)
+
+    # -- money -----------------------------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def ReconcileMoney(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if not self._sees_everything(self._principal(context)):
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "AUDITOR_ONLY",
+                "reconciling money is for auditors and operators",
+            )
+        as_of = _time_filter(request, "as_of")
+        if request.currency and not CURRENCY_CODE.fullmatch(request.currency):
+            raise malformed("currency must be an ISO 4217 code: three capital letters", "currency")
+        if request.view not in audit_service_pb2.MoneyReconciliationView.values():
+            raise malformed(f"unknown view {request.view}", "view")
+        report = await audit_money(self.store, as_of=as_of, currency=request.currency or None)
+        return reconciliation_proto(report, request.view == audit_service_pb2.MONEY_RECONCILIATION_VIEW_FULL)
 
     # -- the shuffle's client seeds --------------------------------------------------------------
 

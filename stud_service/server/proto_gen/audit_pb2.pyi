@@ -83,3 +83,107 @@ class VerificationCheck(_message.Message):
     version: int
     message: str
     def __init__(self, check: _Optional[str] = ..., passed: _Optional[bool] = ..., version: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
+class CurrencyBooks(_message.Message):
+    __slots__ = ("currency", "deposits", "withdrawals", "balances", "chips_at_tables", "rake_taken", "house_balance", "unswept_rake", "difference", "accounts", "tables")
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    DEPOSITS_FIELD_NUMBER: _ClassVar[int]
+    WITHDRAWALS_FIELD_NUMBER: _ClassVar[int]
+    BALANCES_FIELD_NUMBER: _ClassVar[int]
+    CHIPS_AT_TABLES_FIELD_NUMBER: _ClassVar[int]
+    RAKE_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_BALANCE_FIELD_NUMBER: _ClassVar[int]
+    UNSWEPT_RAKE_FIELD_NUMBER: _ClassVar[int]
+    DIFFERENCE_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNTS_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    currency: str
+    deposits: int
+    withdrawals: int
+    balances: int
+    chips_at_tables: int
+    rake_taken: int
+    house_balance: int
+    unswept_rake: int
+    difference: int
+    accounts: int
+    tables: int
+    def __init__(self, currency: _Optional[str] = ..., deposits: _Optional[int] = ..., withdrawals: _Optional[int] = ..., balances: _Optional[int] = ..., chips_at_tables: _Optional[int] = ..., rake_taken: _Optional[int] = ..., house_balance: _Optional[int] = ..., unswept_rake: _Optional[int] = ..., difference: _Optional[int] = ..., accounts: _Optional[int] = ..., tables: _Optional[int] = ...) -> None: ...
+
+class TableBooks(_message.Message):
+    __slots__ = ("table", "currency", "buy_ins", "top_ups", "cash_outs", "rake_taken", "rake_swept", "chips", "chips_in_hand", "hands_ended")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    BUY_INS_FIELD_NUMBER: _ClassVar[int]
+    TOP_UPS_FIELD_NUMBER: _ClassVar[int]
+    CASH_OUTS_FIELD_NUMBER: _ClassVar[int]
+    RAKE_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    RAKE_SWEPT_FIELD_NUMBER: _ClassVar[int]
+    CHIPS_FIELD_NUMBER: _ClassVar[int]
+    CHIPS_IN_HAND_FIELD_NUMBER: _ClassVar[int]
+    HANDS_ENDED_FIELD_NUMBER: _ClassVar[int]
+    table: str
+    currency: str
+    buy_ins: int
+    top_ups: int
+    cash_outs: int
+    rake_taken: int
+    rake_swept: int
+    chips: int
+    chips_in_hand: int
+    hands_ended: int
+    def __init__(self, table: _Optional[str] = ..., currency: _Optional[str] = ..., buy_ins: _Optional[int] = ..., top_ups: _Optional[int] = ..., cash_outs: _Optional[int] = ..., rake_taken: _Optional[int] = ..., rake_swept: _Optional[int] = ..., chips: _Optional[int] = ..., chips_in_hand: _Optional[int] = ..., hands_ended: _Optional[int] = ...) -> None: ...
+
+class AccountBooks(_message.Message):
+    __slots__ = ("account", "player_id", "currency", "deposits", "withdrawals", "buy_ins", "cash_outs", "balance")
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    DEPOSITS_FIELD_NUMBER: _ClassVar[int]
+    WITHDRAWALS_FIELD_NUMBER: _ClassVar[int]
+    BUY_INS_FIELD_NUMBER: _ClassVar[int]
+    CASH_OUTS_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    account: str
+    player_id: str
+    currency: str
+    deposits: int
+    withdrawals: int
+    buy_ins: int
+    cash_outs: int
+    balance: int
+    def __init__(self, account: _Optional[str] = ..., player_id: _Optional[str] = ..., currency: _Optional[str] = ..., deposits: _Optional[int] = ..., withdrawals: _Optional[int] = ..., buy_ins: _Optional[int] = ..., cash_outs: _Optional[int] = ..., balance: _Optional[int] = ...) -> None: ...
+
+class MoneyDiscrepancy(_message.Message):
+    __slots__ = ("stream", "version", "message", "currency")
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    stream: str
+    version: int
+    message: str
+    currency: str
+    def __init__(self, stream: _Optional[str] = ..., version: _Optional[int] = ..., message: _Optional[str] = ..., currency: _Optional[str] = ...) -> None: ...
+
+class MoneyReconciliation(_message.Message):
+    __slots__ = ("balanced", "as_of", "events_in_log", "events_read", "currencies", "tables", "accounts", "discrepancies", "discrepancy_count")
+    BALANCED_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_IN_LOG_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_READ_FIELD_NUMBER: _ClassVar[int]
+    CURRENCIES_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNTS_FIELD_NUMBER: _ClassVar[int]
+    DISCREPANCIES_FIELD_NUMBER: _ClassVar[int]
+    DISCREPANCY_COUNT_FIELD_NUMBER: _ClassVar[int]
+    balanced: bool
+    as_of: _timestamp_pb2.Timestamp
+    events_in_log: int
+    events_read: int
+    currencies: _containers.RepeatedCompositeFieldContainer[CurrencyBooks]
+    tables: _containers.RepeatedCompositeFieldContainer[TableBooks]
+    accounts: _containers.RepeatedCompositeFieldContainer[AccountBooks]
+    discrepancies: _containers.RepeatedCompositeFieldContainer[MoneyDiscrepancy]
+    discrepancy_count: int
+    def __init__(self, balanced: _Optional[bool] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., events_in_log: _Optional[int] = ..., events_read: _Optional[int] = ..., currencies: _Optional[_Iterable[_Union[CurrencyBooks, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableBooks, _Mapping]]] = ..., accounts: _Optional[_Iterable[_Union[AccountBooks, _Mapping]]] = ..., discrepancies: _Optional[_Iterable[_Union[MoneyDiscrepancy, _Mapping]]] = ..., discrepancy_count: _Optional[int] = ...) -> None: ...

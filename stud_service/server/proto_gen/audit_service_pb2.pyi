@@ -26,6 +26,12 @@ class HistoryFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     HISTORY_FORMAT_UNSPECIFIED: _ClassVar[HistoryFormat]
     HISTORY_FORMAT_PHH: _ClassVar[HistoryFormat]
     HISTORY_FORMAT_POKERSTARS: _ClassVar[HistoryFormat]
+
+class MoneyReconciliationView(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MONEY_RECONCILIATION_VIEW_UNSPECIFIED: _ClassVar[MoneyReconciliationView]
+    MONEY_RECONCILIATION_VIEW_BASIC: _ClassVar[MoneyReconciliationView]
+    MONEY_RECONCILIATION_VIEW_FULL: _ClassVar[MoneyReconciliationView]
 REPLAY_VIEW_UNSPECIFIED: ReplayView
 REPLAY_VIEW_FULL: ReplayView
 REPLAY_VIEW_PUBLIC: ReplayView
@@ -33,6 +39,9 @@ REPLAY_VIEW_PLAYER: ReplayView
 HISTORY_FORMAT_UNSPECIFIED: HistoryFormat
 HISTORY_FORMAT_PHH: HistoryFormat
 HISTORY_FORMAT_POKERSTARS: HistoryFormat
+MONEY_RECONCILIATION_VIEW_UNSPECIFIED: MoneyReconciliationView
+MONEY_RECONCILIATION_VIEW_BASIC: MoneyReconciliationView
+MONEY_RECONCILIATION_VIEW_FULL: MoneyReconciliationView
 
 class ListHandsRequest(_message.Message):
     __slots__ = ("parent", "player_id", "start_time", "end_time", "page_size", "page_token")
@@ -160,3 +169,13 @@ class SetClientSeedResponse(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     version: int
     def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class ReconcileMoneyRequest(_message.Message):
+    __slots__ = ("as_of", "currency", "view")
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    as_of: _timestamp_pb2.Timestamp
+    currency: str
+    view: MoneyReconciliationView
+    def __init__(self, as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., currency: _Optional[str] = ..., view: _Optional[_Union[MoneyReconciliationView, str]] = ...) -> None: ...

@@ -82,6 +82,11 @@ class AuditServiceStub:
                 request_serializer=stud_dot_v1_dot_audit__service__pb2.ExportHandHistoryRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_audit__service__pb2.ExportHandHistoryResponse.FromString,
                 _registered_method=True)
+        self.ReconcileMoney = channel.unary_unary(
+                '/stud.v1.AuditService/ReconcileMoney',
+                request_serializer=stud_dot_v1_dot_audit__service__pb2.ReconcileMoneyRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_audit__pb2.MoneyReconciliation.FromString,
+                _registered_method=True)
         self.SetClientSeed = channel.unary_unary(
                 '/stud.v1.AuditService/SetClientSeed',
                 request_serializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.SerializeToString,
@@ -153,6 +158,16 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReconcileMoney(self, request, context):
+        """Proves from the log alone that the books balance, per currency: deposits - withdrawals = player balances +
+        chips at tables + rake taken; per table, per hand, per account and per pairing of a table's buy-in,
+        top-up or cash-out with its account entry (docs/reconciliation.md). Read in one consistent snapshot,
+        optionally as of an earlier time. Auditors and operators only (PERMISSION_DENIED / AUDITOR_ONLY).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SetClientSeed(self, request, context):
         """Sets the caller's client seed for the next hand they are dealt into at the table. Players only.
         """
@@ -192,6 +207,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     servicer.ExportHandHistory,
                     request_deserializer=stud_dot_v1_dot_audit__service__pb2.ExportHandHistoryRequest.FromString,
                     response_serializer=stud_dot_v1_dot_audit__service__pb2.ExportHandHistoryResponse.SerializeToString,
+            ),
+            'ReconcileMoney': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReconcileMoney,
+                    request_deserializer=stud_dot_v1_dot_audit__service__pb2.ReconcileMoneyRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_audit__pb2.MoneyReconciliation.SerializeToString,
             ),
             'SetClientSeed': grpc.unary_unary_rpc_method_handler(
                     servicer.SetClientSeed,
@@ -378,6 +398,33 @@ class AuditService:
             '/stud.v1.AuditService/ExportHandHistory',
             stud_dot_v1_dot_audit__service__pb2.ExportHandHistoryRequest.SerializeToString,
             stud_dot_v1_dot_audit__service__pb2.ExportHandHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReconcileMoney(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AuditService/ReconcileMoney',
+            stud_dot_v1_dot_audit__service__pb2.ReconcileMoneyRequest.SerializeToString,
+            stud_dot_v1_dot_audit__pb2.MoneyReconciliation.FromString,
             options,
             channel_credentials,
             insecure,
