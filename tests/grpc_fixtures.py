@@ -127,10 +127,13 @@ def table_id() -> str:
 
 
 def table_spec(
-    variant: int = table_pb2.VARIANT_SEVEN_CARD_STUD, action_clock: int = 30, play_money: bool = True, **fields
+    variant: int = table_pb2.VARIANT_SEVEN_CARD_STUD,
+    action_clock: int = 30,
+    play_money: bool = True,
+    **fields,
 ) -> table_pb2.Table:
-    """A $2/$4 table in cents unless fields say otherwise. Play money unless ``play_money=False``: the game's
-    tests need no accounts; money's tests (tests/test_grpc_money.py) fund their players through the cashier."""
+    """A $2/$4 table in cents unless fields say otherwise. Play money unless ``play_money=False``: the
+    game's tests need no accounts; money's tests (test_grpc_money.py) fund players through the cashier."""
     spec = table_pb2.Table(
         play_money=play_money,
         variant=variant,

@@ -62,20 +62,31 @@ async def test_a_buy_in_debits_the_account_and_leaving_credits_the_stack_back(gr
     assert account.balance == 6_000
     assert [(stake.table, stake.amount) for stake in account.at_tables] == [(f"tables/{table_id}", BUY_IN)]
     statement = await operator.cashier.ListAccountEntries(
-        cashier_service_pb2.ListAccountEntriesRequest(parent=account_name(ann)), metadata=operator.metadata)
+        cashier_service_pb2.ListAccountEntriesRequest(parent=account_name(ann)), metadata=operator.metadata
+    )
     buy_in = statement.entries[0]
     assert (buy_in.kind, buy_in.amount, buy_in.table, buy_in.table_version) == (
-        account_pb2.ACCOUNT_ENTRY_KIND_BUY_IN, -BUY_IN, f"tables/{table_id}", view.version)
+        account_pb2.ACCOUNT_ENTRY_KIND_BUY_IN,
+        -BUY_IN,
+        f"tables/{table_id}",
+        view.version,
+    )
     await player.top_up(table_id, 1_000)
     assert await balance(operator, ann) == 5_000
     await player.leave(table_id)
     account = await operator.account(ann)
     assert (account.balance, list(account.at_tables)) == (10_000, [])
-    last = (await operator.cashier.ListAccountEntries(
-        cashier_service_pb2.ListAccountEntriesRequest(parent=account_name(ann)), metadata=operator.metadata
-    )).entries[0]
+    last = (
+        await operator.cashier.ListAccountEntries(
+            cashier_service_pb2.ListAccountEntriesRequest(parent=account_name(ann)),
+            metadata=operator.metadata,
+        )
+    ).entries[0]
     assert (last.kind, last.amount, last.description) == (
-        account_pb2.ACCOUNT_ENTRY_KIND_CASH_OUT, 5_000, f"cash-out from tables/{table_id}")
+        account_pb2.ACCOUNT_ENTRY_KIND_CASH_OUT,
+        5_000,
+        f"cash-out from tables/{table_id}",
+    )
 
 
 async def test_no_money_no_seat_and_nothing_is_appended_anywhere(grpc_service, operator, names):
@@ -144,7 +155,10 @@ async def cashed_out(grpc_service, table_id: str, player: str) -> int:
     (left,) = [e for e in table if e.type == "PlayerLeft" and e.payload["player_id"] == player]
     account = await grpc_service.store.read_stream(f"accounts/USD/{player}")
     (entry,) = [e for e in account if e.type == "CashOutCredited" and e.payload["table_id"] == table_id]
-    assert (entry.payload["table_version"], entry.payload["amount"]) == (left.version, left.payload["cash_out"])
+    assert (entry.payload["table_version"], entry.payload["amount"]) == (
+        left.version,
+        left.payload["cash_out"],
+    )
     assert entry.recorded_at == left.recorded_at  # one transaction
     return left.payload["cash_out"]
 
@@ -177,7 +191,8 @@ async def test_a_suspended_player_cannot_sit_and_a_seated_one_is_paid_out(grpc_s
     view = await wait_for_view(players[0], table_id, lambda v: v.HasField("hand") and not v.hand.complete)
     reply = await operator.cashier.SuspendPlayer(
         cashier_service_pb2.SuspendPlayerRequest(name=f"players/{ann}", reason="collusion review"),
-        metadata=operator.metadata)
+        metadata=operator.metadata,
+    )
     assert reply.standing.suspended and list(reply.tables) == [f"tables/{table_id}"]
     # Ann plays no further decision: when her turn comes the server checks or folds for her.
     await play_out_hand(players[1:], table_id, view.hand.hand_number)
@@ -187,18 +202,23 @@ async def test_a_suspended_player_cannot_sit_and_a_seated_one_is_paid_out(grpc_s
     await operator.deposit(cat, 10_000)
     code, reason = await refusal(grpc_service.client(ann).sit_down(table_id, 3, BUY_IN))
     assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "PLAYER_SUSPENDED")
-    out = await operator.cashier.Withdraw(cashier_service_pb2.WithdrawRequest(
-        account=account_name(ann), amount=100, currency_code="USD", payment_reference=f"w-{ann}"),
-        metadata=operator.metadata)
+    out = await operator.cashier.Withdraw(
+        cashier_service_pb2.WithdrawRequest(
+            account=account_name(ann), amount=100, currency_code="USD", payment_reference=f"w-{ann}"
+        ),
+        metadata=operator.metadata,
+    )
     assert out.account.balance == 10_000 - BUY_IN + stack - 100
     standing = await operator.cashier.ReinstatePlayer(
-        cashier_service_pb2.ReinstatePlayerRequest(name=f"players/{ann}"), metadata=operator.metadata)
+        cashier_service_pb2.ReinstatePlayerRequest(name=f"players/{ann}"), metadata=operator.metadata
+    )
     assert not standing.suspended
     await grpc_service.client(ann).sit_down(table_id, 3, BUY_IN)
 
 
 async def test_a_player_suspended_on_another_replica_is_removed_before_the_next_deal(
-        grpc_service, operator, names):
+    grpc_service, operator, names
+):
     ann, ben = names[:2]
     table_id = await new_money_table(operator)
     players = await seated(grpc_service, operator, [ann, ben], table_id)
@@ -210,30 +230,43 @@ async def test_a_player_suspended_on_another_replica_is_removed_before_the_next_
     for player in players:
         await player.sit_in(table_id)
     gone = await wait_for_view(players[1], table_id, lambda v: all(s.player_id != ann for s in v.seats))
-    assert not gone.HasField("hand") or gone.hand.hand_number == (await players[1].view(table_id)).hand.hand_number
+    assert (
+        not gone.HasField("hand")
+        or gone.hand.hand_number == (await players[1].view(table_id)).hand.hand_number
+    )
     assert not (await operator.account(ann)).at_tables
 
 
 async def test_suspending_needs_an_operator(grpc_service, names):
     player = grpc_service.client(names[0])
-    code, reason = await refusal(player.cashier.SuspendPlayer(
-        cashier_service_pb2.SuspendPlayerRequest(name=f"players/{names[1]}"), metadata=player.metadata))
+    code, reason = await refusal(
+        player.cashier.SuspendPlayer(
+            cashier_service_pb2.SuspendPlayerRequest(name=f"players/{names[1]}"), metadata=player.metadata
+        )
+    )
     assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY")
-    code, reason = await refusal(grpc_service.client("x", Role.OPERATOR).cashier.SuspendPlayer(
-        cashier_service_pb2.SuspendPlayerRequest(name="players/"), metadata=grpc_service.client(
-            "x", Role.OPERATOR).metadata))
+    code, reason = await refusal(
+        grpc_service.client("x", Role.OPERATOR).cashier.SuspendPlayer(
+            cashier_service_pb2.SuspendPlayerRequest(name="players/"),
+            metadata=grpc_service.client("x", Role.OPERATOR).metadata,
+        )
+    )
     assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
 
 
 async def test_the_tables_rake_is_swept_into_the_house_account_once(grpc_service, operator, names):
-    rake = table_pb2.RakeRule(basis_points=500, cap_2_players=300, cap_3_to_4_players=300, cap_5_or_more_players=300)
+    rake = table_pb2.RakeRule(
+        basis_points=500, cap_2_players=300, cap_3_to_4_players=300, cap_5_or_more_players=300
+    )
     table_id = await new_money_table(operator, rake=rake, currency_code="GBP")
     players = [grpc_service.client(name) for name in names[:3]]
     for seat, name in enumerate(names[:3], start=1):
         await operator.deposit(name, 10_000, "GBP")
         await players[seat - 1].sit_down(table_id, seat, BUY_IN)
     for hand in (1, 2):
-        await wait_for_view(players[0], table_id, lambda v, h=hand: v.HasField("hand") and v.hand.hand_number >= h)
+        await wait_for_view(
+            players[0], table_id, lambda v, h=hand: v.HasField("hand") and v.hand.hand_number >= h
+        )
         await play_out_hand(players, table_id, hand)
     live = await grpc_service.runtime.table(table_id)
     taken = live.state.rake_taken
@@ -241,8 +274,9 @@ async def test_the_tables_rake_is_swept_into_the_house_account_once(grpc_service
     house = grpc_service.client("audit", Role.AUDITOR)
     before = await grpc_service.store.head("house/GBP")
     await grpc_service.runtime.sweep_rake()
-    account = await house.cashier.GetAccount(cashier_service_pb2.GetAccountRequest(name="house/accounts/GBP"),
-                                             metadata=house.metadata)
+    account = await house.cashier.GetAccount(
+        cashier_service_pb2.GetAccountRequest(name="house/accounts/GBP"), metadata=house.metadata
+    )
     assert account.balance >= taken and await grpc_service.store.head("house/GBP") > before
     head = await grpc_service.store.head("house/GBP")
     await grpc_service.runtime.sweep_rake()  # nothing new at this table: nothing appended for it

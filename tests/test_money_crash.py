@@ -68,8 +68,11 @@ async def test_sigkill_at_many_points_never_creates_or_destroys_money(spawn_serv
     async with grpc.aio.insecure_channel(server.address) as channel:
         operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
         spec = table_spec(action_clock=1, play_money=False, currency_code="USD")
-        spec.rake.CopyFrom(table_pb2.RakeRule(basis_points=500, cap_2_players=100, cap_3_to_4_players=200,
-                                              cap_5_or_more_players=300))
+        spec.rake.CopyFrom(
+            table_pb2.RakeRule(
+                basis_points=500, cap_2_players=100, cap_3_to_4_players=200, cap_5_or_more_players=300
+            )
+        )
         await operator.create_table(TABLE, spec)
         for name in PLAYERS:
             await operator.deposit(name, DEPOSIT)

@@ -1,10 +1,10 @@
 """``stud-service demo``: the real service on the embedded PostgreSQL, bots playing through gRPC.
 
-Starts the service (a temporary data directory unless ``--data-dir`` is given), creates a raked USD table,
-deposits money for each bot through the cashier, seats the bots (each buy-in debited from its account) to play
-``--hands`` hands through the public API only, prints each hand as it is played (as a spectator sees it: hidden
-cards stay hidden until shown), cashes them out, and ends with a summary: each account, the house's rake, and
-the money reconciliation an auditor runs.
+Starts the service (a temporary data directory unless ``--data-dir`` is given), creates a raked USD
+table, deposits money for each bot through the cashier, seats the bots (each buy-in debited from its
+account) to play ``--hands`` hands through the public API only, prints each hand as it is played (as a
+spectator sees it: hidden cards stay hidden until shown), cashes them out, and ends with a summary: each
+account, the house's rake, and the money reconciliation an auditor runs.
 """
 
 from __future__ import annotations
@@ -139,9 +139,9 @@ async def _play(
     for name in names:
         await operator.deposit(name, DEPOSIT, reference=f"demo-deposit-{name}")
     print(
-        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]}, $2/$4, raked 5% from fourth"
-        f" street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and buy in for"
-        f" {money(BUY_IN)}"
+        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]}, $2/$4, raked 5% from"
+        f" fourth street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and"
+        f" buy in for {money(BUY_IN)}"
     )
     spectator = StudClient(channel, _token(key, "spectator"))
     narrator = Narrator()
@@ -161,7 +161,7 @@ async def _play(
         await bot.sit(BUY_IN)
     await asyncio.wait_for(asyncio.gather(watch, *(bot.run(args.hands) for bot in bots)), timeout=120)
     elapsed = time.monotonic() - started
-    for bot in bots:  # cash out: at once, or when a hand dealt meanwhile ends (their turns are then auto-played)
+    for bot in bots:  # cash out: now, or when a hand dealt meanwhile ends (their turns then play themselves)
         await bot.client.leave(table_id)
     await _until_empty(spectator, table_id)
     assert host.runtime is not None

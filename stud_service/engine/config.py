@@ -54,8 +54,9 @@ class TableConfig:
     does, posting the bring-in is the completion.
 
     ``currency`` is the ISO 4217 code the table plays for, or "" for play money (chips that are not
-    money; also every table created before money existed).  The rake rule (§10): ``rake_basis_points`` (0 = no rake) and a cap per hand
-    for 2, 3-4 and 5 or more players dealt in, in the currency's smallest unit.
+    money; also every table created before money existed).  The rake rule (§10):
+    ``rake_basis_points`` (0 = no rake) and a cap per hand for 2, 3-4 and 5 or more players dealt in,
+    in the currency's smallest unit.
     """
 
     variant: Variant = Variant.STUD
