@@ -19,11 +19,11 @@ from typing import Any
 
 from stud_service.ledger import accounts, players
 from stud_service.ledger.accounts import Account, TableRake
-from stud_service.ledger.errors import InsufficientFunds, LedgerError, PlayerSuspended
+from stud_service.ledger.errors import InsufficientFunds, PlayerSuspended
 from stud_service.ledger.names import account_stream, house_stream, player_stream
 from stud_service.ledger.players import PlayerStanding
 from stud_service.ledger.transfers import Transfer
-from stud_service.store import AppendResult, ConcurrencyError, EventStore, StreamAppend
+from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, EventStore, StreamAppend
 
 KEPT_ACCOUNTS = 50_000  # accounts whose fold this process keeps (a few hundred bytes each)
 SWEEP_ATTEMPTS = 5
@@ -54,7 +54,7 @@ class Ledger:
         for stored in await self.store.read_stream(stream_id, after_version=account.version):
             if stored.version != account.version + 1:
                 self._accounts.pop(stream_id, None)
-                raise LedgerError(f"{stream_id} has a gap at version {account.version + 1}")
+                raise CorruptStream(stream_id, account.version + 1, "event missing from the log")
             accounts.apply(account, stored.payload)
         self._accounts[stream_id] = account
         self._accounts.move_to_end(stream_id)
