@@ -69,6 +69,7 @@ async def test_a_cut_at_a_checkpoint_is_the_log_as_it_was_signed(make_database):
         assert (await verify_checkpoint(store, checkpoint, KEY)).ok
     assert at_checkpoint.ok, at_checkpoint.discrepancies
     assert at_checkpoint.totals == reconcile(log_rows(log[:-3])).totals
+    assert at_checkpoint.events_in_log == sum(heads.values())
     assert {e["stream"].split("/")[0] for e in checkpoint["streams"]} == {"accounts"}
 
 

@@ -440,6 +440,7 @@ REQUESTS = {
     "VerifyShuffle": audit_service_pb2.VerifyShuffleRequest(name=HAND),
     "ExportHandHistory": audit_service_pb2.ExportHandHistoryRequest(name=HAND),
     "SetClientSeed": audit_service_pb2.SetClientSeedRequest(name=UNLOADED, seed="ab" * 16, request_id="r8"),
+    "ReconcileMoney": audit_service_pb2.ReconcileMoneyRequest(),
 }
 METHODS = [
     (service, method.name, method.server_streaming)
