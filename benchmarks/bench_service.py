@@ -17,6 +17,11 @@
    it: what Python gRPC alone allows on this machine. Ratio = our actions/s ÷ the floor's.
 4. Memory: the server's resident set before and after 1,000 tables are opened (created, one player
    seated, loaded and followed by the server), per table; then the server's CPU while they sit idle.
+5. Rake: the first table count again, tables with rake (5%, capped) against tables without, alternating
+   ``--rake-rounds`` times in the same run; ratio = raked actions/s ÷ unraked (goal >= 0.95).
+
+Every table plays for money (USD): the bots' buy-ins are debited from their accounts, funded through the
+cashier before play, and every cash-out credited back, as in production.
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]``
 With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
@@ -227,7 +232,12 @@ class Server:
         self.process.wait(timeout=30)
 
 
-def table_spec() -> table_pb2.Table:
+RAKE = table_pb2.RakeRule(
+    basis_points=500, cap_2_players=100, cap_3_to_4_players=200, cap_5_or_more_players=300
+)
+
+
+def table_spec(raked: bool = False) -> table_pb2.Table:
     from google.protobuf import duration_pb2
 
     return table_pb2.Table(
@@ -236,7 +246,15 @@ def table_spec() -> table_pb2.Table:
         min_buy_in=2_000,
         max_buy_in=1_000_000,
         action_clock=duration_pb2.Duration(seconds=30),
+        currency_code="USD",
+        rake=RAKE if raked else None,
     )
+
+
+async def fund(operator: StudClient, players: list[str], amount: int) -> None:
+    """Deposit ``amount`` into each player's USD account (a payment reference of its own each time)."""
+    for player in players:
+        await operator.deposit(player, amount)
 
 
 LOAD_PROCESSES = 2  # bot load generators, each its own process (and event loop), tables split between them
@@ -307,15 +325,16 @@ class LoadResult:
         )
 
 
-def play(port: int, tables: int, seconds: float, server_pid: int) -> LoadResult:
+def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = False) -> LoadResult:
     """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds``."""
-    table_ids = [f"load-{tables}-{index}" for index in range(tables)]
+    table_ids = [f"load-{tables}-{uuid.uuid4().hex[:6]}-{index}" for index in range(tables)]
 
     async def create() -> None:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
+            await fund(operator, [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)], BUY_IN * tables)
             for table_id in table_ids:
-                await operator.create_table(table_id, table_spec())
+                await operator.create_table(table_id, table_spec(raked))
 
     asyncio.run(create())
     context = multiprocessing.get_context("spawn")
@@ -356,6 +375,7 @@ async def open_tables(port: int, count: int) -> None:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
         player = StudClient(channel, mint_token(SECRET, "resident"))
+        await fund(operator, ["resident"], 10_000 * count)
         semaphore = asyncio.Semaphore(16)
 
         async def one(index: int) -> None:
@@ -367,11 +387,11 @@ async def open_tables(port: int, count: int) -> None:
         await asyncio.gather(*(one(index) for index in range(count)))
 
 
-def measure(server: Server, tables: int, seconds: float) -> LoadResult:
+def measure(server: Server, tables: int, seconds: float, raked: bool = False) -> LoadResult:
     """Bots play ``tables`` tables on ``server`` for ``seconds``; the server is stopped afterwards."""
     try:
         asyncio.run(server.wait_ready())
-        return play(server.port, tables, seconds, server.process.pid)
+        return play(server.port, tables, seconds, server.process.pid, raked)
     finally:
         server.stop()
 
@@ -389,6 +409,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--tables", type=int, nargs="+", default=[8, 64])
     parser.add_argument("--memory-tables", type=int, default=1000)
+    parser.add_argument("--rake-rounds", type=int, default=2, help="raked/unraked pairs (0: skip)")
     args = parser.parse_args()
 
     database = Database()
@@ -400,6 +421,10 @@ def main() -> int:
             peer = pgbench_insert_rate(url, tables, args.seconds)
             floor = measure(Server.floor(), tables, args.seconds)
             rows.append(Row(tables, ours, floor, peer))
+        rake_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
+        for _round in range(args.rake_rounds):
+            for raked in (False, True):
+                rake_runs[raked].append(measure(Server.service(url), args.tables[0], args.seconds, raked))
         server = Server.service(url)
         try:
             asyncio.run(server.wait_ready())
@@ -437,6 +462,17 @@ def main() -> int:
                 f"{row.tables:>6} {name:>7} {load.columns()} {row.pgbench:>12.0f}"
                 f" {load.rate / row.pgbench:>10.2f} {versus_floor}   ({len(load.latencies)} actions timed)"
             )
+    if args.rake_rounds:
+        rates = {raked: [run.rate for run in runs] for raked, runs in rake_runs.items()}
+        cpu = {raked: sum(r.server_cpu for r in runs) / max(sum(r.actions for r in runs), 1) * 1000
+               for raked, runs in rake_runs.items()}
+        print(
+            f"rake: {args.tables[0]} tables, actions/s without rake"
+            f" {', '.join(f'{r:.0f}' for r in rates[False])} vs with rake"
+            f" {', '.join(f'{r:.0f}' for r in rates[True])} (alternating, same run);"
+            f" ratio {sum(rates[True]) / max(sum(rates[False]), 1e-9):.2f};"
+            f" server CPU {cpu[False]:.2f} vs {cpu[True]:.2f} ms/action (goal: ratio >= 0.95)"
+        )
     per_table = (after - before) / args.memory_tables
     print(
         f"memory: {args.memory_tables} open tables took the server from {before / 1024:.0f} MiB to "

@@ -29,6 +29,7 @@ import grpc
 import pytest
 import pytest_asyncio
 from google.protobuf import duration_pb2
+from google.protobuf.message import Message
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
@@ -36,6 +37,7 @@ from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
 from stud_service.server.app import RunningServer, start_server
 from stud_service.server.audit_service import AuditService
+from stud_service.server.cashier_service import CashierService
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
@@ -74,6 +76,7 @@ async def service_under_test(
         TableService(runtime, TOKEN_SECRET),
         "127.0.0.1:0",
         audit_service=AuditService(runtime, TOKEN_SECRET) if audit else None,
+        cashier_service=CashierService(runtime, TOKEN_SECRET),
     )
     running.on_shutdown.append(runtime.close)
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
@@ -124,10 +127,15 @@ def table_id() -> str:
 
 
 def table_spec(
-    variant: int = table_pb2.VARIANT_SEVEN_CARD_STUD, action_clock: int = 30, **fields
+    variant: int = table_pb2.VARIANT_SEVEN_CARD_STUD,
+    action_clock: int = 30,
+    play_money: bool = True,
+    **fields,
 ) -> table_pb2.Table:
-    """A $2/$4 table in cents unless fields say otherwise."""
+    """A $2/$4 table in cents unless fields say otherwise. Play money unless ``play_money=False``: the
+    game's tests need no accounts; money's tests (test_grpc_money.py) fund players through the cashier."""
     spec = table_pb2.Table(
+        play_money=play_money,
         variant=variant,
         stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
         min_buy_in=2_000,
@@ -135,7 +143,10 @@ def table_spec(
         action_clock=duration_pb2.Duration(seconds=action_clock),
     )
     for name, value in fields.items():
-        setattr(spec, name, value)
+        if isinstance(value, Message):
+            getattr(spec, name).CopyFrom(value)
+        else:
+            setattr(spec, name, value)
     return spec
 
 

@@ -31,8 +31,8 @@ def table_commands(table_id: str, variant: Variant, hands: int, seed: int, curre
     commands = simulate_table(table_id, variant, hands, seed=seed).payloads()
     for events in commands:
         for event in events:
-            if event["type"] in ("TableCreated", "HandStarted") and currency:
-                event["config"]["currency"] = currency
+            if event["type"] in ("TableCreated", "HandStarted"):
+                event["config"]["currency"] = currency  # "": a play-chip table
     if rake:
         events = next(e for e in reversed(commands) if any(p["type"] == "HandEnded" for p in e))
         _rake_hand(events, rake)

@@ -29,3 +29,4 @@ def test_the_narrator_tells_every_hand_a_spectator_watches() -> None:
     assert len(narrator.hands) == hands_ended == len(started)
     assert any(" half)" in line for line in lines)  # a split Hi-Lo pot was told as its halves
     assert any(HIDDEN in line for line in lines)  # down cards stay hidden from a spectator
+    assert any(line.startswith("  Rake $") for line in lines)  # a raked hand says what the house took

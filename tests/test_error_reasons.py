@@ -20,6 +20,7 @@ import pytest
 from stud_service.audit.errors import AuditError
 from stud_service.engine import errors as engine_errors
 from stud_service.engine.errors import DomainError
+from stud_service.ledger.errors import LedgerError
 from stud_service.server import reasons
 from stud_service.server.errors import rich_status
 from stud_service.server.proto_gen import errors_pb2
@@ -38,7 +39,7 @@ def _subclasses(base: type) -> Iterator[type]:
 
 
 ERROR_CLASSES = {
-    cls.__name__: cls for base in (DomainError, AuditError) for cls in (base, *_subclasses(base))
+    cls.__name__: cls for base in (DomainError, AuditError, LedgerError) for cls in (base, *_subclasses(base))
 }
 
 

@@ -40,9 +40,9 @@ from stud_service.bots import StudClient
 from stud_service.bots.client import error_reason
 from stud_service.db import open_pool
 from stud_service.engine import chips_in_play
-from stud_service.server.app import AUDIT_SERVICE_NAME, TABLE_SERVICE_NAME
+from stud_service.server.app import AUDIT_SERVICE_NAME, CASHIER_SERVICE_NAME, TABLE_SERVICE_NAME
 from stud_service.server.host import ServiceHost, ServiceOptions
-from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_service_pb2
+from stud_service.server.proto_gen import audit_service_pb2, cashier_service_pb2, table_pb2, table_service_pb2
 from stud_service.server.readiness import LIVENESS_SERVICE
 from stud_service.store.tables import load_table
 
@@ -413,6 +413,7 @@ async def test_readiness_is_not_serving_while_the_store_is_down_and_liveness_sta
 LOADED = "t-loaded"  # created before the outage: this replica holds it
 UNLOADED = "tables/t-never-loaded"  # not in this replica's memory: only the store can answer
 HAND = f"{UNLOADED}/hands/1"
+ACCOUNT = "players/p1/accounts/USD"
 CALL_DEADLINE = 0.5  # shorter than the pool's wait below: the call's deadline must win
 STORE_TIMEOUT = 2.0
 REQUESTS = {
@@ -441,10 +442,25 @@ REQUESTS = {
     "ExportHandHistory": audit_service_pb2.ExportHandHistoryRequest(name=HAND),
     "SetClientSeed": audit_service_pb2.SetClientSeedRequest(name=UNLOADED, seed="ab" * 16, request_id="r8"),
     "ReconcileMoney": audit_service_pb2.ReconcileMoneyRequest(),
+    "Deposit": cashier_service_pb2.DepositRequest(
+        account=ACCOUNT, amount=100, currency_code="USD", payment_reference="pay-1", request_id="r11"
+    ),
+    "Withdraw": cashier_service_pb2.WithdrawRequest(
+        account=ACCOUNT, amount=100, currency_code="USD", payment_reference="pay-2", request_id="r12"
+    ),
+    "GetAccount": cashier_service_pb2.GetAccountRequest(name=ACCOUNT),
+    "ListAccountEntries": cashier_service_pb2.ListAccountEntriesRequest(parent=ACCOUNT),
+    "SuspendPlayer": cashier_service_pb2.SuspendPlayerRequest(name="players/p1", reason="review"),
+    "ReinstatePlayer": cashier_service_pb2.ReinstatePlayerRequest(name="players/p1"),
+    "GetPlayerStanding": cashier_service_pb2.GetPlayerStandingRequest(name="players/p1"),
 }
 METHODS = [
     (service, method.name, method.server_streaming)
-    for module, service in ((table_service_pb2, TABLE_SERVICE_NAME), (audit_service_pb2, AUDIT_SERVICE_NAME))
+    for module, service in (
+        (table_service_pb2, TABLE_SERVICE_NAME),
+        (audit_service_pb2, AUDIT_SERVICE_NAME),
+        (cashier_service_pb2, CASHIER_SERVICE_NAME),
+    )
     for method in module.DESCRIPTOR.services_by_name[service.rsplit(".", 1)[1]].methods
 ]
 # Words of PostgreSQL's and psycopg's that must never reach a client.

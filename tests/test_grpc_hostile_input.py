@@ -322,26 +322,28 @@ async def test_operator_configs_beyond_the_bounds_are_invalid_config_naming_the_
 
 
 @pytest.mark.parametrize(
-    ("currency", "rake", "field"),
+    ("currency", "rake", "field", "play_money"),
     [
-        ("usd", None, "table.currency_code"),
-        ("XXX", None, "table.currency_code"),
+        ("usd", None, "table.currency_code", False),
+        ("XXX", None, "table.currency_code", False),
+        ("USD", None, "table.currency_code", True),
         ("", table_pb2.RakeRule(basis_points=1001, cap_2_players=1, cap_3_to_4_players=1,
-                                cap_5_or_more_players=1), "table.rake.basis_points"),
+                                cap_5_or_more_players=1), "table.rake.basis_points", False),
         ("", table_pb2.RakeRule(basis_points=500, cap_2_players=0, cap_3_to_4_players=1,
-                                cap_5_or_more_players=1), "table.rake.cap_2_players"),
+                                cap_5_or_more_players=1), "table.rake.cap_2_players", False),
         ("", table_pb2.RakeRule(basis_points=500, cap_2_players=1, cap_3_to_4_players=1,
-                                cap_5_or_more_players=10**12 + 1), "table.rake.cap_5_or_more_players"),
+                                cap_5_or_more_players=10**12 + 1), "table.rake.cap_5_or_more_players", False),
     ],
-    ids=["lower-case-code", "not-a-currency", "rate-over-10%", "cap-0", "cap-over-10^12"],
+    ids=["lower-case-code", "not-a-currency", "play-money-with-a-currency", "rate-over-10%", "cap-0",
+         "cap-over-10^12"],
 )
 async def test_a_bad_currency_or_rake_rule_is_invalid_config_naming_the_field(
-    both_services, grpc_service, currency, rake, field
+    both_services, grpc_service, currency, rake, field, play_money
 ) -> None:
     """RULES.md §10 and ISO 4217: refused with the Table field named, nothing appended."""
     tables = table_service_pb2_grpc.TableServiceStub(both_services)
     table_id = f"t-money-{time.monotonic_ns()}"
-    spec = table_spec(currency_code=currency)
+    spec = table_spec(currency_code=currency, play_money=play_money)
     if rake is not None:
         spec.rake.CopyFrom(rake)
     request = table_service_pb2.CreateTableRequest(table_id=table_id, table=spec)
@@ -356,9 +358,10 @@ async def test_a_table_without_a_currency_code_plays_for_usd_and_shows_its_rake_
     rule = table_pb2.RakeRule(basis_points=500, cap_2_players=50, cap_3_to_4_players=100,
                               cap_5_or_more_players=300)
     created = await tables.CreateTable(
-        table_service_pb2.CreateTableRequest(table_id=plain, table=table_spec()), metadata=OPERATOR)
-    assert created.currency_code == "USD" and created.rake.basis_points == 0
-    spec = table_spec(currency_code="EUR")
+        table_service_pb2.CreateTableRequest(table_id=plain, table=table_spec(play_money=False)),
+        metadata=OPERATOR)
+    assert created.currency_code == "USD" and created.rake.basis_points == 0 and not created.play_money
+    spec = table_spec(currency_code="EUR", play_money=False)
     spec.rake.CopyFrom(rule)
     request = table_service_pb2.CreateTableRequest(table_id=raked, table=spec)
     await tables.CreateTable(request, metadata=OPERATOR)
@@ -374,6 +377,7 @@ async def test_a_table_at_every_bound_serves_its_views(both_services, make_playe
     spec = table_pb2.Table(
         stakes=table_pb2.Stakes(small_bet=10**12, big_bet=10**12, ante=10**12, bring_in=10**12 - 1),
         min_buy_in=10**12, max_buy_in=10**12, max_seats=8, action_clock=duration_pb2.Duration(seconds=86_400),
+        play_money=True,
     )
     request = table_service_pb2.CreateTableRequest(table_id=table_id, table=spec)
     await tables.CreateTable(request, metadata=OPERATOR)

@@ -3,6 +3,8 @@ them, and property tests over random raked play."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from engine_helpers import Table, deal_sequence, deal_table, of_type, play_passively, stacked_deck
 from hypothesis import given, settings
@@ -119,15 +121,16 @@ def test_rake_rule_bounds_name_the_field(changes: dict, field: str) -> None:
 
 
 def test_a_config_without_a_currency_is_a_play_chip_table_that_still_loads() -> None:
-    """A table created before money existed: its config (no ``currency``) decodes with "", validates,
-    and replays; a new table must name a currency."""
+    """A table created before money existed: its config (no ``currency``) decodes with "" (play money),
+    validates, and replays; a new table may be play money too, and any other currency must be ISO 4217."""
     legacy = {k: v for k, v in config_to_json(TableConfig()).items() if k not in (
         "currency", "rake_basis_points", "rake_cap_2", "rake_cap_3_4", "rake_cap_5_plus")}
     config = config_from_json(legacy)
     assert config.currency == "" and config.validate() is config
     assert config_from_json(config_to_json(TableConfig())).currency == "USD"
+    assert decide(initial_state(), CreateTable("t", config, 0))[0].config.currency == ""
     with pytest.raises(InvalidConfig) as refused:
-        decide(initial_state(), CreateTable("t", config, 0))
+        decide(initial_state(), CreateTable("t", replace(config, currency="usd"), 0))
     assert refused.value.field == "currency"
 
 

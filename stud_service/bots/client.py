@@ -1,4 +1,4 @@
-"""A small authenticated client of ``stud.v1.TableService`` (public API only)."""
+"""A small authenticated client of the ``stud.v1`` services (public API only)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ from collections.abc import AsyncIterator, Callable, Sequence
 import grpc
 
 from stud_service.server.errors import error_info
-from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2, table_service_pb2_grpc
+from stud_service.server.proto_gen import (
+    account_pb2,
+    audit_service_pb2_grpc,
+    cashier_service_pb2,
+    cashier_service_pb2_grpc,
+    events_pb2,
+    table_pb2,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
 
 
 def error_reason(error: grpc.RpcError) -> str | None:
@@ -20,6 +29,10 @@ def error_reason(error: grpc.RpcError) -> str | None:
 
 def new_request_id() -> str:
     return uuid.uuid4().hex
+
+
+def account_name(player_id: str, currency: str = "USD") -> str:
+    return f"players/{player_id}/accounts/{currency}"
 
 
 async def wait_until_serving(
@@ -55,6 +68,8 @@ class StudClient:
     def __init__(self, channel: grpc.aio.Channel, token: str | None) -> None:
         self.channel = channel
         self.stub = table_service_pb2_grpc.TableServiceStub(channel)
+        self.cashier = cashier_service_pb2_grpc.CashierServiceStub(channel)
+        self.audit = audit_service_pb2_grpc.AuditServiceStub(channel)
         self.metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
 
     async def create_table(self, table_id: str, table: table_pb2.Table,
@@ -81,6 +96,22 @@ class StudClient:
             metadata=self.metadata,
         )
         return reply.view
+
+    async def deposit(self, player_id: str, amount: int, currency: str = "USD",
+                      reference: str | None = None) -> cashier_service_pb2.DepositResponse:
+        """An operator's deposit into ``player_id``'s account (the payment reference made up if not given)."""
+        return await self.cashier.Deposit(
+            cashier_service_pb2.DepositRequest(
+                account=account_name(player_id, currency), amount=amount, currency_code=currency,
+                payment_reference=reference or f"pay-{new_request_id()}", request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def account(self, player_id: str, currency: str = "USD") -> account_pb2.Account:
+        return await self.cashier.GetAccount(
+            cashier_service_pb2.GetAccountRequest(name=account_name(player_id, currency)),
+            metadata=self.metadata,
+        )
 
     async def leave(self, table_id: str) -> table_pb2.TableView:
         reply = await self.stub.Leave(

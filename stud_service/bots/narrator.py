@@ -152,6 +152,8 @@ class Narrator:
                 with_hand = f" with {award.hand_description}" if award.hand_description else ""
                 descriptions.append(with_hand.strip())
                 self.out(f"  ★ {name} wins {money(award.amount)} from the {label}{half_text}{with_hand}")
+        if event.rake:
+            self.out(f"  Rake {money(event.rake)}")
         stacks = ", ".join(
             f"{self._seats[entry.seat].name} {money(entry.stack)}"
             for entry in event.stacks

@@ -1,8 +1,10 @@
 """``stud-service demo``: the real service on the embedded PostgreSQL, bots playing through gRPC.
 
-Starts the service (a temporary data directory unless ``--data-dir`` is given), creates a table,
-seats bots that play ``--hands`` hands through the public API only, prints each hand as it is
-played (as a spectator sees it: hidden cards stay hidden until shown) and ends with a summary.
+Starts the service (a temporary data directory unless ``--data-dir`` is given), creates a raked USD
+table, deposits money for each bot through the cashier, seats the bots (each buy-in debited from its
+account) to play ``--hands`` hands through the public API only, prints each hand as it is played (as a
+spectator sees it: hidden cards stay hidden until shown), cashes them out, and ends with a summary: each
+account, the house's rake, and the money reconciliation an auditor runs.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 import tempfile
 import time
 import warnings
+from typing import TYPE_CHECKING
 
 # The embedded PostgreSQL is stopped through a subprocess while gRPC threads run; gRPC's fork
 # handlers are not needed for that and would only print a warning.
@@ -29,8 +32,11 @@ from stud_service.auth import Role, TokenSettings
 from stud_service.bots import Bot, StudClient, events_of, random_strategy
 from stud_service.bots.narrator import Narrator, money
 from stud_service.dev_keys import SigningKey
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import audit_service_pb2, cashier_service_pb2, table_pb2
 from stud_service.wording import VARIANT_NAMES
+
+if TYPE_CHECKING:
+    from stud_service.server.host import ServiceHost
 
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
 VARIANTS = {
@@ -39,6 +45,11 @@ VARIANTS = {
     "razz": table_pb2.VARIANT_RAZZ,
 }
 BUY_IN = 10_000
+DEPOSIT = 50_000
+# 5% of each pot from fourth street on, capped at $0.50 heads-up, $1 for 3-4 players, $1.50 for 5 or more.
+RAKE = table_pb2.RakeRule(
+    basis_points=500, cap_2_players=50, cap_3_to_4_players=100, cap_5_or_more_players=150
+)
 DEMO_ISSUER, DEMO_AUDIENCE = "stud-service-demo", "stud-service"
 
 
@@ -98,14 +109,16 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
     async with ServiceHost(options) as host:
         print(f"Serving gRPC on 127.0.0.1:{host.port} (ready in {time.monotonic() - started:.1f}s)")
         async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel:
-            return await _play(channel, key, args)
+            return await _play(channel, key, args, host)
 
 
 def _token(key: SigningKey, player: str, role: Role = Role.PLAYER) -> str:
     return key.mint(player, role, issuer=DEMO_ISSUER, audience=DEMO_AUDIENCE)
 
 
-async def _play(channel: grpc.aio.Channel, key: SigningKey, args: argparse.Namespace) -> int:
+async def _play(
+    channel: grpc.aio.Channel, key: SigningKey, args: argparse.Namespace, host: ServiceHost
+) -> int:
     operator = StudClient(channel, _token(key, "house", Role.OPERATOR))
     table_id = f"demo-{secrets.token_hex(3)}"
     await operator.create_table(
@@ -118,12 +131,17 @@ async def _play(channel: grpc.aio.Channel, key: SigningKey, args: argparse.Names
             max_buy_in=40_000,
             max_seats=8,
             action_clock=duration_pb2.Duration(seconds=10),
+            currency_code="USD",
+            rake=RAKE,
         ),
     )
     names = PLAYERS[: args.players]
+    for name in names:
+        await operator.deposit(name, DEPOSIT, reference=f"demo-deposit-{name}")
     print(
-        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]}, $2/$4, "
-        f"{len(names)} bots buying in for {money(BUY_IN)} each"
+        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]}, $2/$4, raked 5% from"
+        f" fourth street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and"
+        f" buy in for {money(BUY_IN)}"
     )
     spectator = StudClient(channel, _token(key, "spectator"))
     narrator = Narrator()
@@ -143,8 +161,14 @@ async def _play(channel: grpc.aio.Channel, key: SigningKey, args: argparse.Names
         await bot.sit(BUY_IN)
     await asyncio.wait_for(asyncio.gather(watch, *(bot.run(args.hands) for bot in bots)), timeout=120)
     elapsed = time.monotonic() - started
-    _summary(narrator, bots, elapsed, names)
-    return 0
+    for bot in bots:  # cash out: now, or when a hand dealt meanwhile ends (their turns then play themselves)
+        await bot.client.leave(table_id)
+    await _until_empty(spectator, table_id)
+    assert host.runtime is not None
+    await host.runtime.sweep_rake()  # the server does this every --rake-sweep-seconds; now, for the summary
+    auditor = StudClient(channel, _token(key, "auditor", Role.AUDITOR))
+    _summary(narrator, bots, elapsed)
+    return await _books(operator, auditor, names)
 
 
 def _engine_variant(name: str) -> str:
@@ -163,9 +187,15 @@ async def _narrate(client: StudClient, table_id: str, narrator: Narrator, hands:
         stream.cancel()
 
 
-def _summary(
-    narrator: Narrator, bots: list[Bot], elapsed: float, names: tuple[str, ...]
-) -> None:
+async def _until_empty(client: StudClient, table_id: str) -> None:
+    for _ in range(600):
+        if not (await client.view(table_id)).seats:
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError("the bots did not leave the table")
+
+
+def _summary(narrator: Narrator, bots: list[Bot], elapsed: float) -> None:
     actions = sum(bot.stats.actions for bot in bots)
     latencies = sorted(latency for bot in bots for latency in bot.stats.latencies)
     print("")
@@ -180,15 +210,30 @@ def _summary(
             f"Biggest pot: hand #{biggest.number}, {money(biggest.pot)}"
             + (f", won {biggest.description}" if biggest.description else "")
         )
-    stacks = narrator.last_stacks
+    sys.stdout.flush()
+
+
+async def _books(operator: StudClient, auditor: StudClient, names: tuple[str, ...]) -> int:
+    """Each bot's account, the house's rake and the reconciliation, as the cashier and an auditor see them."""
+    print("Accounts (cashier):")
     for name in names:
-        stack = stacks.get(name, 0)
-        change = stack - BUY_IN
+        account = await operator.account(name)
+        change = account.balance - DEPOSIT
         sign = "+" if change > 0 else "-" if change < 0 else "±"
-        print(f"  {name:<8} {money(stack):>10}  ({sign}{money(abs(change))})")
-    total = sum(stacks.values())
+        print(f"  {account.name:<28} {money(account.balance):>10}  ({sign}{money(abs(change))} at the table)")
+    house = await operator.cashier.GetAccount(
+        cashier_service_pb2.GetAccountRequest(name="house/accounts/USD"), metadata=operator.metadata
+    )
+    print(f"  {house.name:<28} {money(house.balance):>10}  (the rake)")
+    books = await auditor.audit.ReconcileMoney(audit_service_pb2.ReconcileMoneyRequest(currency="USD"),
+                                               metadata=auditor.metadata)
+    usd = next(c for c in books.currencies if c.currency == "USD")
     print(
-        f"Chips at the table: {money(total)} of {money(BUY_IN * len(names))} bought in"
-        + (" — every chip accounted for." if total == BUY_IN * len(names) else " (a hand is still running)")
+        f"Reconciliation (auditor): deposits {money(usd.deposits)} - withdrawals {money(usd.withdrawals)}"
+        f" = balances {money(usd.balances)} + at tables {money(usd.chips_at_tables)}"
+        f" + rake {money(usd.rake_taken)} — "
+        + ("balanced to the cent, every money event paired." if books.balanced
+           else f"{books.discrepancy_count} discrepancies!")
     )
     sys.stdout.flush()
+    return 0 if books.balanced else 1

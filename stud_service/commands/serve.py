@@ -76,6 +76,13 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="pause before the next hand is dealt (default: $STUD_HAND_PAUSE_SECONDS or 5)",
     )
     parser.add_argument(
+        "--rake-sweep-seconds",
+        type=float,
+        default=float(_env("STUD_RAKE_SWEEP_SECONDS", "30") or 30),
+        help="how often the tables' rake is swept into the house's accounts"
+        " (default: $STUD_RAKE_SWEEP_SECONDS or 30)",
+    )
+    parser.add_argument(
         "--append-spin-us",
         type=int,
         default=int(_env("STUD_APPEND_SPIN_US", "1000") or 1000),
@@ -211,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
         tls=tls,
         action_clock_seconds=args.action_clock_seconds,
         hand_pause_seconds=args.hand_pause_seconds,
+        rake_sweep_seconds=max(args.rake_sweep_seconds, 0.0),
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
         keepalive=keepalive,

@@ -27,8 +27,8 @@ _CHIP_FIELDS = ("ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_b
 # §10: the highest rake rate, 10%, in basis points.
 MAX_RAKE_BASIS_POINTS = 1000
 RAKE_CAP_FIELDS = ("rake_cap_2", "rake_cap_3_4", "rake_cap_5_plus")
-# What a config decoded from JSON without a currency has: a table created before money existed,
-# playing for chips only (no account is debited or credited for it).
+# The currency of a play-money table: its chips are not money, no account is debited or credited for
+# it. A config decoded from JSON without a currency (a table created before money existed) has it too.
 PLAY_CHIPS = ""
 
 
@@ -53,9 +53,10 @@ class TableConfig:
     10 to 100 big bets.  ``allow_full_bring_in`` lets the bring-in equal the small bet; when it
     does, posting the bring-in is the completion.
 
-    ``currency`` is the ISO 4217 code the table plays for ("" only for a table created before money
-    existed: play chips).  The rake rule (§10): ``rake_basis_points`` (0 = no rake) and a cap per hand
-    for 2, 3-4 and 5 or more players dealt in, in the currency's smallest unit.
+    ``currency`` is the ISO 4217 code the table plays for, or "" for play money (chips that are not
+    money; also every table created before money existed).  The rake rule (§10):
+    ``rake_basis_points`` (0 = no rake) and a cap per hand for 2, 3-4 and 5 or more players dealt in,
+    in the currency's smallest unit.
     """
 
     variant: Variant = Variant.STUD
@@ -89,8 +90,7 @@ class TableConfig:
     def validate(self) -> TableConfig:
         """Return self, or raise InvalidConfig naming the first inconsistent field.
 
-        A currency of "" (play chips) passes: a config replayed from a table created before money
-        existed must still load.  Creating a table refuses it (``decide``: a new table has a currency).
+        A currency of "" is play money (and what a table created before money existed replays as).
         """
         for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds", "seat_offer_seconds",
                       "rake_basis_points", *RAKE_CAP_FIELDS):

@@ -54,7 +54,7 @@ from stud_service.engine.commands import (
     Timeout,
     TopUp,
 )
-from stud_service.engine.config import PLAY_CHIPS, TableConfig
+from stud_service.engine.config import TableConfig
 from stud_service.engine.errors import (
     ActionNotAvailable,
     AlreadySeated,
@@ -200,8 +200,6 @@ def _create_table(state: TableState, cmd: CreateTable) -> list[Any]:
     if not isinstance(cmd.config, TableConfig):
         raise InvalidConfig("config", "must be a TableConfig")
     cmd.config.validate()
-    if cmd.config.currency == PLAY_CHIPS:  # only tables created before money existed play for chips
-        raise InvalidConfig("currency", "a new table needs an ISO 4217 currency code such as USD")
     return [TableCreated(cmd.table_id, cmd.config, cmd.now_ms)]
 
 

@@ -23,6 +23,8 @@ from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.proto_gen import (
     audit_service_pb2,
     audit_service_pb2_grpc,
+    cashier_service_pb2,
+    cashier_service_pb2_grpc,
     table_service_pb2,
     table_service_pb2_grpc,
 )
@@ -33,6 +35,7 @@ _log = logging.getLogger(__name__)
 
 TABLE_SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 AUDIT_SERVICE_NAME = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
+CASHIER_SERVICE_NAME = cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"].full_name
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_GRACE_SECONDS = 5.0
 
@@ -79,6 +82,7 @@ async def start_server(
     tls: TlsFiles | None = None,
     audit_service: audit_service_pb2_grpc.AuditServiceServicer | None = None,
     keepalive: KeepalivePolicy | None = None,
+    cashier_service: cashier_service_pb2_grpc.CashierServiceServicer | None = None,
 ) -> RunningServer:
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start."""
     keepalive_options = (keepalive or KeepalivePolicy()).server_options()
@@ -89,6 +93,10 @@ async def start_server(
     if audit_service is not None:
         add_service(server, audit_service, audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"])
         services.append(AUDIT_SERVICE_NAME)
+    if cashier_service is not None:
+        cashier = cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"]
+        add_service(server, cashier_service, cashier)
+        services.append(CASHIER_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection((*services, health.SERVICE_NAME), server)  # v1 and v1alpha

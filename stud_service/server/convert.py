@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from stud_service.engine.commands import ActionKind
-from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
+from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, TableConfig, Variant
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
@@ -127,8 +127,13 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
             raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
         values["bring_in_tiebreak"] = TIEBREAKS[table.bring_in_tiebreak]
     values["uncapped_heads_up"] = table.uncapped_heads_up
-    # Unset: the default currency.  Never "": that is only for tables created before money existed.
-    values["currency"] = table.currency_code or defaults.currency
+    # Unset: the default currency; play money has none.
+    if table.play_money:
+        if table.currency_code:
+            raise InvalidConfig("table.currency_code", "a play-money table has no currency: leave it empty")
+        values["currency"] = PLAY_CHIPS
+    else:
+        values["currency"] = table.currency_code or defaults.currency
     if table.HasField("rake"):
         rake = table.rake
         values.update(rake_basis_points=rake.basis_points, rake_cap_2=rake.cap_2_players,
@@ -180,6 +185,7 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
         uncapped_heads_up=config.uncapped_heads_up,
         seat_offer_time=duration_pb2.Duration(seconds=config.seat_offer_seconds),
         currency_code=config.currency,
+        play_money=config.currency == PLAY_CHIPS,
         rake=table_pb2.RakeRule(basis_points=config.rake_basis_points, cap_2_players=config.rake_cap_2,
                                 cap_3_to_4_players=config.rake_cap_3_4,
                                 cap_5_or_more_players=config.rake_cap_5_plus),

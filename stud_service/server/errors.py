@@ -5,8 +5,9 @@ Every refusal the service sends has ``ErrorInfo(domain="stud-service", reason=..
 Every reason is a value of ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto), which documents
 its status code (the value's ``grpc_code`` option), when it is sent and its metadata keys; the
 README's table is generated from it and tests/test_error_reasons.py fails on a reason the code can
-raise that the enum lacks. Reasons come from four places: the engine's ``DomainError`` and the
-audit's ``AuditError`` (``reason``, ``grpc_code_name`` and ``metadata`` attributes), ``AuthError``
+raise that the enum lacks. Reasons come from five places: the engine's ``DomainError``, the ledger's
+``LedgerError`` and the audit's ``AuditError`` (``reason``, ``grpc_code_name`` and ``metadata``
+attributes), ``AuthError``
 (always UNAUTHENTICATED) and :class:`RequestError` here, for what the service checks before the
 engine sees a command; the store's faults are STORE_UNAVAILABLE.
 
@@ -125,10 +126,11 @@ def status_for(error: Exception) -> grpc.Status:
     from stud_service.audit.errors import AuditError
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
+    from stud_service.ledger.errors import LedgerError
 
     if isinstance(error, RequestError):
         return rich_status(error.code, error.reason, error.message, error.metadata)
-    if isinstance(error, (DomainError, AuditError)):
+    if isinstance(error, (DomainError, AuditError, LedgerError)):
         # e.g. InvalidConfig's field, IllegalAmount's amounts: clients need not parse the message
         return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message,
                            getattr(error, "metadata", None))
@@ -144,8 +146,10 @@ def is_refusal(error: Exception) -> bool:
     from stud_service.audit.errors import AuditError
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
+    from stud_service.ledger.errors import LedgerError
 
-    return isinstance(error, (RequestError, DomainError, AuthError, AuditError)) or is_store_refusal(error)
+    explained = (RequestError, DomainError, AuthError, AuditError, LedgerError)
+    return isinstance(error, explained) or is_store_refusal(error)
 
 
 async def answer(

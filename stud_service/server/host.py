@@ -27,6 +27,7 @@ from stud_service.server.app import (
 )
 from stud_service.server.audit_service import AuditService
 from stud_service.server.caller import CallerKeys
+from stud_service.server.cashier_service import CashierService
 from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
@@ -47,6 +48,7 @@ class ServiceOptions:
     tls: TlsFiles | None = None
     action_clock_seconds: int = 30
     hand_pause_seconds: float = 5.0
+    rake_sweep_seconds: float = 30.0
     metrics_listen: str = "off"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     pool_size: int = 20
@@ -86,15 +88,22 @@ class ServiceHost:
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
         self.runtime = TableRuntime(
-            store, RuntimeSettings(next_hand_pause=options.hand_pause_seconds), metrics=metrics
+            store,
+            RuntimeSettings(
+                next_hand_pause=options.hand_pause_seconds, rake_sweep_interval=options.rake_sweep_seconds
+            ),
+            metrics=metrics,
         )
         self._stack.push_async_callback(self.runtime.close)
         tables = await self.runtime.open_all()  # re-arms every clock and dealer from the log
         self.runtime.discover_new_tables()  # and those of tables other replicas create from now on
+        self.runtime.sweep_rake_periodically()
         service = TableService(self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
         audit = AuditService(self.runtime, keys)
+        cashier = CashierService(self.runtime, keys)
         self.running = await start_server(
-            service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive
+            service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,
+            cashier_service=cashier,
         )
         self.running.on_shutdown.append(self.runtime.close)
         self.readiness = ReadinessMonitor(

@@ -55,6 +55,7 @@ from stud_service.engine import (
     Command,
     DomainError,
     ExpireSeatOffers,
+    Leave,
     NoTable,
     OfferNotDue,
     StartHand,
@@ -73,13 +74,17 @@ from stud_service.engine import (
     turn_number,
 )
 from stud_service.engine.state import players_ready
+from stud_service.ledger.accounts import TableRake
+from stud_service.ledger.book import Ledger
+from stud_service.ledger.errors import LedgerError
+from stud_service.ledger.transfers import table_transfers
 from stud_service.observability.logging import log_context
 from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.server.replies import ReplyCache
 from stud_service.server.request_ids import RequestKey
 from stud_service.shuffle import shuffle_deck
-from stud_service.store import ConcurrencyError, EventStore
+from stud_service.store import AppendResult, ConcurrencyError, EventStore
 from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
@@ -236,6 +241,8 @@ class RuntimeSettings:
     # How often to look for tables other replicas created, so this one runs their clocks and dealer
     # even if none of its clients ever asked for them: should their replica die, play goes on here.
     discover_interval: float = 5.0
+    # How often the rake tables took is swept into the house's accounts (docs/money.md); 0: never (tests).
+    rake_sweep_interval: float = 30.0
 
 
 class TableRuntime:
@@ -245,6 +252,7 @@ class TableRuntime:
         self, store: EventStore, settings: RuntimeSettings | None = None, metrics: Metrics | None = None
     ) -> None:
         self.store = store
+        self.ledger = Ledger(store)
         self.settings = settings or RuntimeSettings()
         self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}
@@ -486,8 +494,9 @@ class TableRuntime:
                         f"turn {turn} is over; the current turn is {current or 'none (nobody is to act)'}",
                         {"turn": str(current), "version": str(live.version)},
                     )
+                now = now_ms()
                 try:
-                    events = decide(live.state, make_command(live.state, now_ms()))
+                    events = decide(live.state, make_command(live.state, now))
                 except DomainError:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return retry
@@ -497,12 +506,11 @@ class TableRuntime:
                     retry = await self._retry_of(live, request_id)
                     return retry if retry is not None else live.version
                 try:
-                    result = await self.store.append(
-                        live.stream_id,
-                        live.version,
-                        [event_to_json(event) for event in events],
-                        *_stored(request_id),
-                    )
+                    result = await self._append(live, events, request_id, now)
+                except LedgerError:
+                    if (retry := await self._retry_of(live, request_id)) is not None:
+                        return retry
+                    raise
                 except ConcurrencyError:
                     if self.metrics is not None:
                         self.metrics.append_conflict()
@@ -518,6 +526,21 @@ class TableRuntime:
                 return live.version
         raise RequestError(
             grpc.StatusCode.ABORTED, "CONFLICT", "other writers kept changing the table; retry"
+        )
+
+    async def _append(
+        self, live: LiveTable, events: list[Any], request_id: RequestKey | None, now: int
+    ) -> AppendResult:
+        """Append one command's events; money they move (a buy-in, a top-up, a cash-out) moves between the
+        player's account and the table in the same transaction (docs/money.md)."""
+        payloads = [event_to_json(event) for event in events]
+        currency = live.state.config.currency if live.state.config is not None else ""
+        transfers = table_transfers(events) if currency else []
+        if not transfers:
+            return await self.store.append(live.stream_id, live.version, payloads, *_stored(request_id))
+        return await self.ledger.append_with_transfers(
+            live.stream_id, live.table_id, currency, live.version, payloads, transfers, now,
+            *_stored(request_id),
         )
 
     def _apply_events(self, live: LiveTable, events: list[Any], first_version: int) -> None:
@@ -618,13 +641,62 @@ class TableRuntime:
 
     async def _deal(self, live: LiveTable, version: int) -> None:
         seeds = live.client_seeds  # the table's dict, kept up to date by _apply
-        await self._until_done(
-            live,
-            "dealing",
-            lambda: self._execute(
+
+        async def deal() -> None:
+            if await self._remove_suspended(live, version):
+                return  # their leaving re-arms the dealer
+            await self._execute(
                 live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
-            ),
-        )
+            )
+
+        await self._until_done(live, "dealing", deal)
+
+    async def _remove_suspended(self, live: LiveTable, version: int) -> bool:
+        """Before a deal: players an operator suspended (on any replica) leave, their stacks going back to
+        their accounts, so none of them is dealt a new hand. Whether any did."""
+        config = live.state.config
+        if config is None or not config.currency:
+            return False
+        suspended = await self.ledger.suspended_among(seat.player_id for seat in live.state.seats.values())
+        for player in sorted(suspended):
+            await self._execute(live, lambda state, now, who=player: Leave(who, now_ms=now), None, version)
+            version = live.version
+        return bool(suspended)
+
+    # -- the house's rake ----------------------------------------------------------------------
+
+    def sweep_rake_periodically(self) -> None:
+        """From now on, sweep the rake of this replica's tables into the house's accounts every
+        ``rake_sweep_interval`` seconds (0: never)."""
+        if self.settings.rake_sweep_interval > 0:
+            self._spawn(self._sweep_forever())
+
+    async def _sweep_forever(self) -> None:
+        interval = self.settings.rake_sweep_interval
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.sweep_rake()
+            except Exception as error:  # the next sweep takes what this one left
+                if not is_store_fault(error):
+                    _log.exception("sweeping the rake failed")
+
+    async def sweep_rake(self) -> int:
+        """Move the rake the loaded tables have taken since their last sweep into the house's account of each
+        currency, one command per currency; the amount moved. Sweeps by several replicas never take a table's
+        rake twice: each RakeSwept records the table's rake total it took up to (docs/money.md)."""
+        by_currency: dict[str, list[TableRake]] = {}
+        for live in list(self._tables.values()):
+            state = live.state
+            if state.config is not None and state.config.currency and state.rake_taken > 0:
+                hand = state.hand_number - (1 if state.hand is not None else 0)
+                by_currency.setdefault(state.config.currency, []).append(
+                    TableRake(live.table_id, live.version, state.rake_taken, hand)
+                )
+        moved = 0
+        for currency, tables in sorted(by_currency.items()):
+            moved += await self.ledger.sweep(currency, sorted(tables, key=lambda t: t.table_id), now_ms())
+        return moved
 
     async def _until_done(
         self, live: LiveTable, task: str, attempt: Callable[[], Awaitable[Any]]
@@ -637,7 +709,7 @@ class TableRuntime:
             try:
                 await attempt()
                 return
-            except (TableMoved, RequestError, DomainError):
+            except (TableMoved, RequestError, DomainError, LedgerError):
                 return
             except Exception as error:
                 if not is_store_fault(error):

@@ -26,7 +26,7 @@ from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor
 from google.rpc import code_pb2 as google_dot_rpc_dot_code__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14stud/v1/errors.proto\x12\x07stud.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto*\x8a\x08\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12\x17\n\rTOKEN_MISSING\x10\x01\x1a\x04\x88\xb5\x18\x10\x12\x17\n\rTOKEN_INVALID\x10\x02\x1a\x04\x88\xb5\x18\x10\x12\x17\n\rTOKEN_EXPIRED\x10\x03\x1a\x04\x88\xb5\x18\x10\x12\x17\n\rOPERATOR_ONLY\x10\n\x1a\x04\x88\xb5\x18\x07\x12\x16\n\x0c\x41UDITOR_ONLY\x10\x0b\x1a\x04\x88\xb5\x18\x07\x12\x1b\n\x11\x41UDITOR_READ_ONLY\x10\x0c\x1a\x04\x88\xb5\x18\x07\x12\x17\n\rNOT_YOUR_SEAT\x10\r\x1a\x04\x88\xb5\x18\x07\x12\x14\n\nNOT_SEATED\x10\x0e\x1a\x04\x88\xb5\x18\x07\x12\x17\n\rNOT_YOUR_HAND\x10\x0f\x1a\x04\x88\xb5\x18\x07\x12\x12\n\x08NO_TABLE\x10\x14\x1a\x04\x88\xb5\x18\x05\x12\x11\n\x07NO_HAND\x10\x15\x1a\x04\x88\xb5\x18\x05\x12\x1b\n\x11MALFORMED_REQUEST\x10\x1e\x1a\x04\x88\xb5\x18\x03\x12\x1b\n\x11REQUEST_ID_REUSED\x10\x1f\x1a\x04\x88\xb5\x18\x03\x12\x18\n\x0eINVALID_CONFIG\x10 \x1a\x04\x88\xb5\x18\x03\x12\x18\n\x0eILLEGAL_AMOUNT\x10!\x1a\x04\x88\xb5\x18\x03\x12\x1e\n\x14\x42UY_IN_OUT_OF_LIMITS\x10\"\x1a\x04\x88\xb5\x18\x03\x12\x16\n\x0cINVALID_SEAT\x10#\x1a\x04\x88\xb5\x18\x03\x12\x16\n\x0cINVALID_DECK\x10$\x1a\x04\x88\xb5\x18\x03\x12\x14\n\nSTALE_TURN\x10(\x1a\x04\x88\xb5\x18\t\x12\x17\n\rNOT_YOUR_TURN\x10)\x1a\x04\x88\xb5\x18\t\x12\x1e\n\x14\x41\x43TION_NOT_AVAILABLE\x10*\x1a\x04\x88\xb5\x18\t\x12\x14\n\nTABLE_FULL\x10+\x1a\x04\x88\xb5\x18\t\x12\x14\n\nSEAT_TAKEN\x10,\x1a\x04\x88\xb5\x18\t\x12\x1a\n\x10HAND_NOT_RUNNING\x10-\x1a\x04\x88\xb5\x18\t\x12\x16\n\x0cHAND_RUNNING\x10.\x1a\x04\x88\xb5\x18\t\x12\x19\n\x0fTIMEOUT_NOT_DUE\x10/\x1a\x04\x88\xb5\x18\t\x12\x1c\n\x12NOT_ENOUGH_PLAYERS\x10\x30\x1a\x04\x88\xb5\x18\t\x12\x16\n\x0cSEAT_OFFERED\x10\x31\x1a\x04\x88\xb5\x18\t\x12\x18\n\x0eTABLE_NOT_FULL\x10\x34\x1a\x04\x88\xb5\x18\t\x12\x1b\n\x11WAITING_LIST_FULL\x10\x35\x1a\x04\x88\xb5\x18\t\x12\x15\n\x0bNOT_WAITING\x10\x36\x1a\x04\x88\xb5\x18\t\x12\x17\n\rOFFER_NOT_DUE\x10\x37\x1a\x04\x88\xb5\x18\t\x12\x16\n\x0cTABLE_EXISTS\x10\x32\x1a\x04\x88\xb5\x18\x06\x12\x18\n\x0e\x41LREADY_SEATED\x10\x33\x1a\x04\x88\xb5\x18\x06\x12\x19\n\x0f\x41LREADY_WAITING\x10\x38\x1a\x04\x88\xb5\x18\x06\x12\x1e\n\x14VERSION_OUT_OF_RANGE\x10<\x1a\x04\x88\xb5\x18\x0b\x12\x12\n\x08\x43ONFLICT\x10\x46\x1a\x04\x88\xb5\x18\n\x12\x1b\n\x11STORE_UNAVAILABLE\x10P\x1a\x04\x88\xb5\x18\x0e\x12\x12\n\x08INTERNAL\x10Z\x1a\x04\x88\xb5\x18\r:H\n\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\xd1\x86\x03 \x01(\x0e\x32\x10.google.rpc.Codeb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14stud/v1/errors.proto\x12\x07stud.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto*\xcf\t\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12\x17\n\rTOKEN_MISSING\x10\x01\x1a\x04\x88\xb5\x18\x10\x12\x17\n\rTOKEN_INVALID\x10\x02\x1a\x04\x88\xb5\x18\x10\x12\x17\n\rTOKEN_EXPIRED\x10\x03\x1a\x04\x88\xb5\x18\x10\x12\x17\n\rOPERATOR_ONLY\x10\n\x1a\x04\x88\xb5\x18\x07\x12\x16\n\x0c\x41UDITOR_ONLY\x10\x0b\x1a\x04\x88\xb5\x18\x07\x12\x1b\n\x11\x41UDITOR_READ_ONLY\x10\x0c\x1a\x04\x88\xb5\x18\x07\x12\x17\n\rNOT_YOUR_SEAT\x10\r\x1a\x04\x88\xb5\x18\x07\x12\x14\n\nNOT_SEATED\x10\x0e\x1a\x04\x88\xb5\x18\x07\x12\x17\n\rNOT_YOUR_HAND\x10\x0f\x1a\x04\x88\xb5\x18\x07\x12\x1a\n\x10NOT_YOUR_ACCOUNT\x10\x10\x1a\x04\x88\xb5\x18\x07\x12\x12\n\x08NO_TABLE\x10\x14\x1a\x04\x88\xb5\x18\x05\x12\x11\n\x07NO_HAND\x10\x15\x1a\x04\x88\xb5\x18\x05\x12\x14\n\nNO_ACCOUNT\x10\x16\x1a\x04\x88\xb5\x18\x05\x12\x1b\n\x11MALFORMED_REQUEST\x10\x1e\x1a\x04\x88\xb5\x18\x03\x12\x1b\n\x11REQUEST_ID_REUSED\x10\x1f\x1a\x04\x88\xb5\x18\x03\x12\x18\n\x0eINVALID_CONFIG\x10 \x1a\x04\x88\xb5\x18\x03\x12\x18\n\x0eILLEGAL_AMOUNT\x10!\x1a\x04\x88\xb5\x18\x03\x12\x1e\n\x14\x42UY_IN_OUT_OF_LIMITS\x10\"\x1a\x04\x88\xb5\x18\x03\x12\x16\n\x0cINVALID_SEAT\x10#\x1a\x04\x88\xb5\x18\x03\x12\x16\n\x0cINVALID_DECK\x10$\x1a\x04\x88\xb5\x18\x03\x12\x18\n\x0eINVALID_AMOUNT\x10%\x1a\x04\x88\xb5\x18\x03\x12\x14\n\nSTALE_TURN\x10(\x1a\x04\x88\xb5\x18\t\x12\x17\n\rNOT_YOUR_TURN\x10)\x1a\x04\x88\xb5\x18\t\x12\x1e\n\x14\x41\x43TION_NOT_AVAILABLE\x10*\x1a\x04\x88\xb5\x18\t\x12\x14\n\nTABLE_FULL\x10+\x1a\x04\x88\xb5\x18\t\x12\x14\n\nSEAT_TAKEN\x10,\x1a\x04\x88\xb5\x18\t\x12\x1a\n\x10HAND_NOT_RUNNING\x10-\x1a\x04\x88\xb5\x18\t\x12\x16\n\x0cHAND_RUNNING\x10.\x1a\x04\x88\xb5\x18\t\x12\x19\n\x0fTIMEOUT_NOT_DUE\x10/\x1a\x04\x88\xb5\x18\t\x12\x1c\n\x12NOT_ENOUGH_PLAYERS\x10\x30\x1a\x04\x88\xb5\x18\t\x12\x16\n\x0cSEAT_OFFERED\x10\x31\x1a\x04\x88\xb5\x18\t\x12\x18\n\x0eTABLE_NOT_FULL\x10\x34\x1a\x04\x88\xb5\x18\t\x12\x1b\n\x11WAITING_LIST_FULL\x10\x35\x1a\x04\x88\xb5\x18\t\x12\x15\n\x0bNOT_WAITING\x10\x36\x1a\x04\x88\xb5\x18\t\x12\x17\n\rOFFER_NOT_DUE\x10\x37\x1a\x04\x88\xb5\x18\t\x12\x1c\n\x12INSUFFICIENT_FUNDS\x10\x39\x1a\x04\x88\xb5\x18\t\x12\x1b\n\x11\x43URRENCY_MISMATCH\x10:\x1a\x04\x88\xb5\x18\t\x12\x1a\n\x10PLAYER_SUSPENDED\x10;\x1a\x04\x88\xb5\x18\t\x12\x16\n\x0cTABLE_EXISTS\x10\x32\x1a\x04\x88\xb5\x18\x06\x12\x18\n\x0e\x41LREADY_SEATED\x10\x33\x1a\x04\x88\xb5\x18\x06\x12\x19\n\x0f\x41LREADY_WAITING\x10\x38\x1a\x04\x88\xb5\x18\x06\x12 \n\x16PAYMENT_REFERENCE_USED\x10=\x1a\x04\x88\xb5\x18\x06\x12\x1e\n\x14VERSION_OUT_OF_RANGE\x10<\x1a\x04\x88\xb5\x18\x0b\x12\x12\n\x08\x43ONFLICT\x10\x46\x1a\x04\x88\xb5\x18\n\x12\x1b\n\x11STORE_UNAVAILABLE\x10P\x1a\x04\x88\xb5\x18\x0e\x12\x12\n\x08INTERNAL\x10Z\x1a\x04\x88\xb5\x18\r:H\n\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\xd1\x86\x03 \x01(\x0e\x32\x10.google.rpc.Codeb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -51,10 +51,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ERRORREASON'].values_by_name["NOT_SEATED"]._serialized_options = b'\210\265\030\007'
   _globals['_ERRORREASON'].values_by_name["NOT_YOUR_HAND"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["NOT_YOUR_HAND"]._serialized_options = b'\210\265\030\007'
+  _globals['_ERRORREASON'].values_by_name["NOT_YOUR_ACCOUNT"]._loaded_options = None
+  _globals['_ERRORREASON'].values_by_name["NOT_YOUR_ACCOUNT"]._serialized_options = b'\210\265\030\007'
   _globals['_ERRORREASON'].values_by_name["NO_TABLE"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["NO_TABLE"]._serialized_options = b'\210\265\030\005'
   _globals['_ERRORREASON'].values_by_name["NO_HAND"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["NO_HAND"]._serialized_options = b'\210\265\030\005'
+  _globals['_ERRORREASON'].values_by_name["NO_ACCOUNT"]._loaded_options = None
+  _globals['_ERRORREASON'].values_by_name["NO_ACCOUNT"]._serialized_options = b'\210\265\030\005'
   _globals['_ERRORREASON'].values_by_name["MALFORMED_REQUEST"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["MALFORMED_REQUEST"]._serialized_options = b'\210\265\030\003'
   _globals['_ERRORREASON'].values_by_name["REQUEST_ID_REUSED"]._loaded_options = None
@@ -69,6 +73,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ERRORREASON'].values_by_name["INVALID_SEAT"]._serialized_options = b'\210\265\030\003'
   _globals['_ERRORREASON'].values_by_name["INVALID_DECK"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["INVALID_DECK"]._serialized_options = b'\210\265\030\003'
+  _globals['_ERRORREASON'].values_by_name["INVALID_AMOUNT"]._loaded_options = None
+  _globals['_ERRORREASON'].values_by_name["INVALID_AMOUNT"]._serialized_options = b'\210\265\030\003'
   _globals['_ERRORREASON'].values_by_name["STALE_TURN"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["STALE_TURN"]._serialized_options = b'\210\265\030\t'
   _globals['_ERRORREASON'].values_by_name["NOT_YOUR_TURN"]._loaded_options = None
@@ -97,12 +103,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ERRORREASON'].values_by_name["NOT_WAITING"]._serialized_options = b'\210\265\030\t'
   _globals['_ERRORREASON'].values_by_name["OFFER_NOT_DUE"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["OFFER_NOT_DUE"]._serialized_options = b'\210\265\030\t'
+  _globals['_ERRORREASON'].values_by_name["INSUFFICIENT_FUNDS"]._loaded_options = None
+  _globals['_ERRORREASON'].values_by_name["INSUFFICIENT_FUNDS"]._serialized_options = b'\210\265\030\t'
+  _globals['_ERRORREASON'].values_by_name["CURRENCY_MISMATCH"]._loaded_options = None
+  _globals['_ERRORREASON'].values_by_name["CURRENCY_MISMATCH"]._serialized_options = b'\210\265\030\t'
+  _globals['_ERRORREASON'].values_by_name["PLAYER_SUSPENDED"]._loaded_options = None
+  _globals['_ERRORREASON'].values_by_name["PLAYER_SUSPENDED"]._serialized_options = b'\210\265\030\t'
   _globals['_ERRORREASON'].values_by_name["TABLE_EXISTS"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["TABLE_EXISTS"]._serialized_options = b'\210\265\030\006'
   _globals['_ERRORREASON'].values_by_name["ALREADY_SEATED"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["ALREADY_SEATED"]._serialized_options = b'\210\265\030\006'
   _globals['_ERRORREASON'].values_by_name["ALREADY_WAITING"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["ALREADY_WAITING"]._serialized_options = b'\210\265\030\006'
+  _globals['_ERRORREASON'].values_by_name["PAYMENT_REFERENCE_USED"]._loaded_options = None
+  _globals['_ERRORREASON'].values_by_name["PAYMENT_REFERENCE_USED"]._serialized_options = b'\210\265\030\006'
   _globals['_ERRORREASON'].values_by_name["VERSION_OUT_OF_RANGE"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["VERSION_OUT_OF_RANGE"]._serialized_options = b'\210\265\030\013'
   _globals['_ERRORREASON'].values_by_name["CONFLICT"]._loaded_options = None
@@ -112,5 +126,5 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ERRORREASON'].values_by_name["INTERNAL"]._loaded_options = None
   _globals['_ERRORREASON'].values_by_name["INTERNAL"]._serialized_options = b'\210\265\030\r'
   _globals['_ERRORREASON']._serialized_start=91
-  _globals['_ERRORREASON']._serialized_end=1125
+  _globals['_ERRORREASON']._serialized_end=1322
 # @@protoc_insertion_point(module_scope)

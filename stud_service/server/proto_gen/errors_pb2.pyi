@@ -18,8 +18,10 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOT_YOUR_SEAT: _ClassVar[ErrorReason]
     NOT_SEATED: _ClassVar[ErrorReason]
     NOT_YOUR_HAND: _ClassVar[ErrorReason]
+    NOT_YOUR_ACCOUNT: _ClassVar[ErrorReason]
     NO_TABLE: _ClassVar[ErrorReason]
     NO_HAND: _ClassVar[ErrorReason]
+    NO_ACCOUNT: _ClassVar[ErrorReason]
     MALFORMED_REQUEST: _ClassVar[ErrorReason]
     REQUEST_ID_REUSED: _ClassVar[ErrorReason]
     INVALID_CONFIG: _ClassVar[ErrorReason]
@@ -27,6 +29,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BUY_IN_OUT_OF_LIMITS: _ClassVar[ErrorReason]
     INVALID_SEAT: _ClassVar[ErrorReason]
     INVALID_DECK: _ClassVar[ErrorReason]
+    INVALID_AMOUNT: _ClassVar[ErrorReason]
     STALE_TURN: _ClassVar[ErrorReason]
     NOT_YOUR_TURN: _ClassVar[ErrorReason]
     ACTION_NOT_AVAILABLE: _ClassVar[ErrorReason]
@@ -41,9 +44,13 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     WAITING_LIST_FULL: _ClassVar[ErrorReason]
     NOT_WAITING: _ClassVar[ErrorReason]
     OFFER_NOT_DUE: _ClassVar[ErrorReason]
+    INSUFFICIENT_FUNDS: _ClassVar[ErrorReason]
+    CURRENCY_MISMATCH: _ClassVar[ErrorReason]
+    PLAYER_SUSPENDED: _ClassVar[ErrorReason]
     TABLE_EXISTS: _ClassVar[ErrorReason]
     ALREADY_SEATED: _ClassVar[ErrorReason]
     ALREADY_WAITING: _ClassVar[ErrorReason]
+    PAYMENT_REFERENCE_USED: _ClassVar[ErrorReason]
     VERSION_OUT_OF_RANGE: _ClassVar[ErrorReason]
     CONFLICT: _ClassVar[ErrorReason]
     STORE_UNAVAILABLE: _ClassVar[ErrorReason]
@@ -58,8 +65,10 @@ AUDITOR_READ_ONLY: ErrorReason
 NOT_YOUR_SEAT: ErrorReason
 NOT_SEATED: ErrorReason
 NOT_YOUR_HAND: ErrorReason
+NOT_YOUR_ACCOUNT: ErrorReason
 NO_TABLE: ErrorReason
 NO_HAND: ErrorReason
+NO_ACCOUNT: ErrorReason
 MALFORMED_REQUEST: ErrorReason
 REQUEST_ID_REUSED: ErrorReason
 INVALID_CONFIG: ErrorReason
@@ -67,6 +76,7 @@ ILLEGAL_AMOUNT: ErrorReason
 BUY_IN_OUT_OF_LIMITS: ErrorReason
 INVALID_SEAT: ErrorReason
 INVALID_DECK: ErrorReason
+INVALID_AMOUNT: ErrorReason
 STALE_TURN: ErrorReason
 NOT_YOUR_TURN: ErrorReason
 ACTION_NOT_AVAILABLE: ErrorReason
@@ -81,9 +91,13 @@ TABLE_NOT_FULL: ErrorReason
 WAITING_LIST_FULL: ErrorReason
 NOT_WAITING: ErrorReason
 OFFER_NOT_DUE: ErrorReason
+INSUFFICIENT_FUNDS: ErrorReason
+CURRENCY_MISMATCH: ErrorReason
+PLAYER_SUSPENDED: ErrorReason
 TABLE_EXISTS: ErrorReason
 ALREADY_SEATED: ErrorReason
 ALREADY_WAITING: ErrorReason
+PAYMENT_REFERENCE_USED: ErrorReason
 VERSION_OUT_OF_RANGE: ErrorReason
 CONFLICT: ErrorReason
 STORE_UNAVAILABLE: ErrorReason

@@ -92,7 +92,7 @@ POT_HALF_HIGH: PotHalf
 POT_HALF_LOW: PotHalf
 
 class Table(_message.Message):
-    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake")
+    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +112,7 @@ class Table(_message.Message):
     WAITING_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     CURRENCY_CODE_FIELD_NUMBER: _ClassVar[int]
     RAKE_FIELD_NUMBER: _ClassVar[int]
+    PLAY_MONEY_FIELD_NUMBER: _ClassVar[int]
     name: str
     display_name: str
     variant: Variant
@@ -131,7 +132,8 @@ class Table(_message.Message):
     waiting_players: int
     currency_code: str
     rake: RakeRule
-    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ...) -> None: ...
+    play_money: bool
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ...) -> None: ...
 
 class RakeRule(_message.Message):
     __slots__ = ("basis_points", "cap_2_players", "cap_3_to_4_players", "cap_5_or_more_players")

@@ -1,0 +1,270 @@
+"""The ledger on the event log: accounts and standings folded from their streams, and every money write.
+
+One :class:`Ledger` per process. It keeps the accounts it has folded (and reads only what was appended since,
+one indexed query) and serialises its own writes per account with a lock, always taken after a table's
+write lock and in stream-id order, so two commands never wait on each other in a circle. Other processes
+writing the same account meet it at the expected version: the loser's append is refused, nothing written,
+and the caller tries again against what the winner wrote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from stud_service.ledger import accounts, players
+from stud_service.ledger.accounts import Account, TableRake
+from stud_service.ledger.errors import InsufficientFunds, PlayerSuspended
+from stud_service.ledger.names import account_stream, house_stream, player_stream
+from stud_service.ledger.players import PlayerStanding
+from stud_service.ledger.transfers import Transfer
+from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, EventStore, StreamAppend
+
+KEPT_ACCOUNTS = 50_000  # accounts whose fold this process keeps (a few hundred bytes each)
+SWEEP_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A cashier write: the account after it, the versions of its entries (a retry's: the original ones)."""
+
+    account: Account
+    first_version: int
+    version: int
+    duplicate: bool
+
+
+class Ledger:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._accounts: OrderedDict[str, Account] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def account(self, stream_id: str) -> Account:
+        """The account as its stream stands now (an empty, unopened one for a stream never written).
+        The object is this ledger's: read it, never change it."""
+        account = self._accounts.get(stream_id) or Account.empty(stream_id)
+        for stored in await self.store.read_stream(stream_id, after_version=account.version):
+            if stored.version != account.version + 1:
+                self._accounts.pop(stream_id, None)
+                raise CorruptStream(stream_id, account.version + 1, "event missing from the log")
+            accounts.apply(account, stored.payload)
+        self._accounts[stream_id] = account
+        self._accounts.move_to_end(stream_id)
+        if len(self._accounts) > KEPT_ACCOUNTS:
+            self._accounts.popitem(last=False)
+        return account
+
+    async def standing(self, player_id: str) -> PlayerStanding:
+        standing = PlayerStanding(player_id)
+        for stored in await self.store.read_stream(player_stream(player_id)):
+            players.apply(standing, stored.payload)
+        return standing
+
+    async def suspended_among(self, player_ids: Iterable[str]) -> set[str]:
+        """Which of these players are suspended now: one query for all of them (the dealer asks per hand)."""
+        ids = {player_stream(player): player for player in player_ids}
+        if not ids:
+            return set()
+        last = await self.store.last_event_types(list(ids))
+        return {ids[stream] for stream, kind in last.items() if kind == "PlayerSuspended"}
+
+    def _lock(self, stream_id: str) -> asyncio.Lock:
+        lock = self._locks.get(stream_id)
+        if lock is None:
+            lock = self._locks[stream_id] = asyncio.Lock()
+        return lock
+
+    def forget(self, stream_ids: Iterable[str]) -> None:
+        """Drop folds that may be stale (a write whose outcome is unknown); the next read refolds them."""
+        for stream_id in stream_ids:
+            self._accounts.pop(stream_id, None)
+
+    # -- the cashier ---------------------------------------------------------------------------
+
+    async def deposit(
+        self,
+        stream_id: str,
+        amount: int,
+        reference: str,
+        now_ms: int,
+        request_id: str | None = None,
+        fingerprint: bytes | None = None,
+    ) -> Written:
+        return await self._cashier(
+            stream_id, accounts.deposit, amount, reference, now_ms, request_id, fingerprint
+        )
+
+    async def withdraw(
+        self,
+        stream_id: str,
+        amount: int,
+        reference: str,
+        now_ms: int,
+        request_id: str | None = None,
+        fingerprint: bytes | None = None,
+    ) -> Written:
+        return await self._cashier(
+            stream_id, accounts.withdraw, amount, reference, now_ms, request_id, fingerprint
+        )
+
+    async def _cashier(
+        self,
+        stream_id: str,
+        decide: Any,
+        amount: int,
+        reference: str,
+        now_ms: int,
+        request_id: str | None,
+        fingerprint: bytes | None,
+    ) -> Written:
+        async with self._lock(stream_id):
+            for _attempt in range(SWEEP_ATTEMPTS):
+                account = await self.account(stream_id)
+                events = decide(account, amount, reference, now_ms)
+                try:
+                    result = await self._append(stream_id, account.version, events, request_id, fingerprint)
+                except ConcurrencyError:
+                    continue  # another process wrote the account: decide again against what it wrote
+                if result.duplicate:
+                    return Written(await self.account(stream_id), result.first_version, result.version, True)
+                for event in events:
+                    accounts.apply(account, event)
+                return Written(account, result.first_version, result.version, False)
+        raise ConcurrencyError(stream_id, account.version, account.version)
+
+    async def _append(
+        self,
+        stream_id: str,
+        expected: int,
+        events: list[dict[str, Any]],
+        request_id: str | None,
+        fingerprint: bytes | None,
+    ) -> AppendResult:
+        try:
+            return await self.store.append(stream_id, expected, events, request_id, fingerprint)
+        except Exception:
+            self.forget([stream_id])
+            raise
+
+    # -- operator controls ---------------------------------------------------------------------
+
+    async def set_suspended(
+        self, player_id: str, suspended: bool, reason: str, by: str, now_ms: int
+    ) -> PlayerStanding:
+        """Suspend or reinstate the player (no event when already so); the standing after it."""
+        stream_id = player_stream(player_id)
+        async with self._lock(stream_id):
+            for _attempt in range(SWEEP_ATTEMPTS):
+                standing = await self.standing(player_id)
+                events = (
+                    players.suspend(standing, reason, by, now_ms)
+                    if suspended
+                    else players.reinstate(standing, by, now_ms)
+                )
+                if not events:
+                    return standing
+                try:
+                    await self.store.append(stream_id, standing.version, events)
+                except ConcurrencyError:
+                    continue
+                for event in events:
+                    players.apply(standing, event)
+                return standing
+        raise ConcurrencyError(stream_id, standing.version, standing.version)
+
+    # -- tables --------------------------------------------------------------------------------
+
+    async def append_with_transfers(
+        self,
+        table_stream: str,
+        table_id: str,
+        currency: str,
+        expected: int,
+        payloads: list[dict[str, Any]],
+        transfers: Sequence[Transfer],
+        now_ms: int,
+        request_id: str | None = None,
+        fingerprint: bytes | None = None,
+    ) -> AppendResult:
+        """Append a table command's events and its account entries in one transaction.
+
+        A debit beyond the balance (or from no account) is INSUFFICIENT_FUNDS and a suspended player's
+        PLAYER_SUSPENDED, nothing appended anywhere. A stale expected version of the table or of an
+        account raises ConcurrencyError, nothing appended: the caller folds what changed and decides again
+        (an account that moved is read again then)."""
+        streams = sorted({account_stream(t.player_id, currency) for t in transfers})
+        async with contextlib.AsyncExitStack() as locks:
+            for stream_id in streams:
+                await locks.enter_async_context(self._lock(stream_id))
+            debtors = {t.player_id for t in transfers if t.debit}
+            if debtors and (suspended := await self.suspended_among(debtors)):
+                player = sorted(suspended)[0]
+                raise PlayerSuspended(
+                    f"player {player!r} is suspended: no buy-in or top-up", {"player_id": player}
+                )
+            folded = {stream_id: await self.account(stream_id) for stream_id in streams}
+            balances = {stream_id: account.balance for stream_id, account in folded.items()}
+            entries: dict[str, list[dict[str, Any]]] = {stream_id: [] for stream_id in streams}
+            for transfer in transfers:
+                stream_id = account_stream(transfer.player_id, currency)
+                account = folded[stream_id]
+                view = Account(stream_id, account.player_id, currency, account.version, balances[stream_id])
+                version = expected + transfer.offset + 1
+                if transfer.debit:
+                    if not account.opened:
+                        raise InsufficientFunds(
+                            f"player {transfer.player_id!r} has no {currency} account: deposit first",
+                            {"balance": "0", "currency": currency},
+                        )
+                    entry = accounts.debit_buy_in(
+                        view, table_id, version, transfer.amount, transfer.top_up, now_ms
+                    )
+                else:
+                    entry = accounts.credit_cash_out(view, table_id, version, transfer.amount, now_ms)
+                balances[stream_id] = entry["balance"]
+                entries[stream_id].append(entry)
+            parts = [StreamAppend(table_stream, expected, payloads, request_id, fingerprint)]
+            parts += [
+                StreamAppend(stream_id, folded[stream_id].version, entries[stream_id])
+                for stream_id in streams
+            ]
+            try:
+                results = await self.store.append_all(parts)
+            except Exception:
+                self.forget(streams)
+                raise
+            if results[0].duplicate:
+                self.forget(streams)
+            else:
+                for stream_id in streams:
+                    for entry in entries[stream_id]:
+                        accounts.apply(folded[stream_id], entry)
+            return results[0]
+
+    async def sweep(self, currency: str, tables: list[TableRake], now_ms: int) -> int:
+        """Move the rake ``tables`` took since their last sweep into the house's ``currency`` account, in one
+        command; the amount moved (0 when there was none). Sweeps by other replicas are folded first, so a
+        table's rake is never swept twice."""
+        stream_id = house_stream(currency)
+        async with self._lock(stream_id):
+            for _attempt in range(SWEEP_ATTEMPTS):
+                house = await self.account(stream_id)
+                events = accounts.sweep_rake(house, tables, now_ms)
+                if not events:
+                    return 0
+                try:
+                    await self._append(stream_id, house.version, events, None, None)
+                except ConcurrencyError:
+                    continue
+                for event in events:
+                    accounts.apply(house, event)
+                return sum(event.get("amount", 0) for event in events if event["type"] == "RakeSwept")
+        return 0

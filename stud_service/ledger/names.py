@@ -1,0 +1,90 @@
+"""Where money lives in the log, and what clients call it.
+
+=========================  ==================================  ====================================
+what                       stream id (the log)                 resource name (the API)
+=========================  ==================================  ====================================
+a player's account         ``accounts/{CUR}/{player}``         ``players/{player}/accounts/{CUR}``
+the house's rake account   ``house/{CUR}``                     ``house/accounts/{CUR}``
+a player (suspension)      ``players/{player}``                ``players/{player}``
+=========================  ==================================  ====================================
+
+Player ids are any printable text (they come from the identity provider) and may hold ``/``, so a stream
+id puts the player last, and a resource name is read from its right end: the currency is three letters.
+The three prefixes differ, so no player id can make one kind of stream collide with another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stud_service.currency import is_currency
+
+ACCOUNT_PREFIX = "accounts/"
+HOUSE_PREFIX = "house/"
+PLAYER_PREFIX = "players/"
+_ACCOUNTS_SEGMENT = "/accounts/"
+HOUSE_NAME_PREFIX = "house/accounts/"
+
+
+def account_stream(player_id: str, currency: str) -> str:
+    return f"{ACCOUNT_PREFIX}{currency}/{player_id}"
+
+
+def house_stream(currency: str) -> str:
+    return f"{HOUSE_PREFIX}{currency}"
+
+
+def player_stream(player_id: str) -> str:
+    return f"{PLAYER_PREFIX}{player_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class AccountName:
+    """A parsed account resource name; ``player_id`` is None for the house's account."""
+
+    player_id: str | None
+    currency: str
+
+    @property
+    def stream_id(self) -> str:
+        return (
+            house_stream(self.currency)
+            if self.player_id is None
+            else account_stream(self.player_id, self.currency)
+        )
+
+    @property
+    def name(self) -> str:
+        if self.player_id is None:
+            return HOUSE_NAME_PREFIX + self.currency
+        return f"{PLAYER_PREFIX}{self.player_id}{_ACCOUNTS_SEGMENT}{self.currency}"
+
+
+def parse_account_name(name: str) -> AccountName | None:
+    """``players/{player}/accounts/{CUR}`` or ``house/accounts/{CUR}``; None when it is neither."""
+    if name.startswith(HOUSE_NAME_PREFIX):
+        currency = name[len(HOUSE_NAME_PREFIX) :]
+        return AccountName(None, currency) if is_currency(currency) else None
+    if not name.startswith(PLAYER_PREFIX):
+        return None
+    player, sep, currency = name[len(PLAYER_PREFIX) :].rpartition(_ACCOUNTS_SEGMENT)
+    if not sep or not player or not is_currency(currency):
+        return None
+    return AccountName(player, currency)
+
+
+def account_name_of_stream(stream_id: str) -> AccountName | None:
+    """The account a stream id holds, or None for any other stream."""
+    if stream_id.startswith(HOUSE_PREFIX):
+        return AccountName(None, stream_id[len(HOUSE_PREFIX) :])
+    if stream_id.startswith(ACCOUNT_PREFIX):
+        currency, _, player = stream_id[len(ACCOUNT_PREFIX) :].partition("/")
+        return AccountName(player, currency)
+    return None
+
+
+def parse_player_name(name: str) -> str | None:
+    """``players/{player}`` -> the player id (which may hold ``/``); None for anything else."""
+    if not name.startswith(PLAYER_PREFIX) or len(name) == len(PLAYER_PREFIX):
+        return None
+    return name[len(PLAYER_PREFIX) :]

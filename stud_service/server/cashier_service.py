@@ -1,0 +1,247 @@
+"""``stud.v1.CashierService``: deposits, withdrawals, statements, and suspending players.
+
+Each method checks the caller's role, parses the resource name, and hands the work to the runtime's
+:class:`~stud_service.ledger.book.Ledger`; refusals leave as rich statuses (``server.errors``), and a refused
+call appends nothing. A suspension also removes the player from the tables this replica runs (every replica's
+dealer also removes a suspended player before the next deal, so tables elsewhere follow within a hand).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from stud_service.auth import Principal, Role
+from stud_service.engine import DomainError, Leave, LeaveWaitingList
+from stud_service.ledger.accounts import Account
+from stud_service.ledger.book import Written
+from stud_service.ledger.errors import CurrencyMismatch, NoAccount, NotYourAccount
+from stud_service.ledger.names import AccountName, parse_account_name, parse_player_name
+from stud_service.ledger.players import PlayerStanding
+from stud_service.server.caller import CallerKeys, principal_of
+from stud_service.server.errors import RequestError, answer, malformed, quoted
+from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
+from stud_service.server.page_tokens import PageTokens
+from stud_service.server.proto_gen import account_pb2, cashier_service_pb2, cashier_service_pb2_grpc
+from stud_service.server.request_ids import RequestKey, request_key
+from stud_service.server.runtime import TableRuntime, now_ms
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 1000
+Reply = TypeVar("Reply")
+
+
+def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
+    @functools.wraps(method)
+    async def wrapper(self: CashierService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
+        return await answer(method, self, request, context)
+
+    return wrapper
+
+
+def _account_name(name: str, field: str) -> AccountName:
+    parsed = parse_account_name(name)
+    if parsed is None:
+        raise malformed(
+            f"{quoted(name)} is not an account name (players/{{player}}/accounts/{{ISO 4217 code}}"
+            " or house/accounts/{code})",
+            field,
+        )
+    return parsed
+
+
+def _player_name(name: str) -> str:
+    player = parse_player_name(name)
+    if player is None:
+        raise malformed(f"{quoted(name)} is not a player name (players/{{player}})", "name")
+    return player
+
+
+class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
+    def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
+        self.runtime = runtime
+        self.ledger = runtime.ledger
+        self.store = runtime.store
+        keys = CallerKeys.of(keys)
+        self._tokens = keys.tokens
+        self._page_tokens = PageTokens(keys.page_token_key, "ListAccountEntries")
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
+        return principal_of(context, self._tokens)
+
+    @staticmethod
+    def _operator(principal: Principal, what: str) -> None:
+        if principal.role is not Role.OPERATOR:
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY", f"{what} needs an operator token"
+            )
+
+    @staticmethod
+    def _may_read(principal: Principal, player_id: str | None) -> None:
+        if principal.role is Role.PLAYER and player_id != principal.player_id:
+            raise NotYourAccount("a player may read only their own accounts")
+
+    async def _opened(self, name: AccountName) -> Account:
+        account = await self.ledger.account(name.stream_id)
+        if not account.opened:
+            raise NoAccount(f"no account {name.name}: nothing was ever deposited to it")
+        return account
+
+    async def _entry(self, name: AccountName, version: int) -> account_pb2.AccountEntry:
+        (stored,) = await self.store.read_stream(name.stream_id, after_version=version - 1, limit=1)
+        return entry_to_proto(name.name, stored)
+
+    # -- money in and out ----------------------------------------------------------------------
+
+    async def _cashier(
+        self, request: Any, context: grpc.aio.ServicerContext, deposit: bool
+    ) -> tuple[Any, Any]:
+        principal = self._principal(context)
+        self._operator(principal, "moving money through the cashier")
+        name = _account_name(request.account, "account")
+        if name.player_id is None:
+            raise malformed("the cashier pays into and out of players' accounts, not the house's", "account")
+        if request.currency_code != name.currency:
+            raise CurrencyMismatch(
+                f"the account is in {name.currency}, the request in {quoted(request.currency_code)}",
+                {"currency": name.currency},
+            )
+        key = request_key(principal, request)
+        if (retry := await self._retry_of(name, key)) is not None:
+            return retry
+        if not deposit:
+            await self._opened(name)
+        move = self.ledger.deposit if deposit else self.ledger.withdraw
+        written: Written = await move(
+            name.stream_id,
+            request.amount,
+            request.payment_reference,
+            now_ms(),
+            *((key.key, key.fingerprint) if key else (None, None)),
+        )
+        if written.duplicate and (retry := await self._retry_of(name, key)) is not None:
+            return retry  # the same request, sent twice at once: both get the first one's answer
+        return await self._entry(name, written.version), account_to_proto(name.name, written.account)
+
+    async def _retry_of(self, name: AccountName, key: RequestKey | None) -> tuple[Any, Any] | None:
+        """The first call's answer when ``key`` is already recorded in the account (a retry), else None."""
+        if key is None:
+            return None
+        recorded = await self.store.find_request(name.stream_id, key.key)
+        if recorded is None:
+            return None
+        if recorded.fingerprint is not None and recorded.fingerprint != key.fingerprint:
+            raise RequestError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "REQUEST_ID_REUSED",
+                "this request_id was already used by the caller for a different request to this method",
+                {"field": "request_id"},
+            )
+        account = await self.ledger.account(name.stream_id)
+        return await self._entry(name, recorded.last_version), account_to_proto(name.name, account)
+
+    @_refusals_as_statuses
+    async def Deposit(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        entry, account = await self._cashier(request, context, deposit=True)
+        return cashier_service_pb2.DepositResponse(entry=entry, account=account)
+
+    @_refusals_as_statuses
+    async def Withdraw(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        entry, account = await self._cashier(request, context, deposit=False)
+        return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def GetAccount(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        name = _account_name(request.name, "name")
+        self._may_read(principal, name.player_id)
+        return account_to_proto(name.name, await self._opened(name))
+
+    @_refusals_as_statuses
+    async def ListAccountEntries(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        name = _account_name(request.parent, "parent")
+        self._may_read(principal, name.player_id)
+        if request.page_size < 0:
+            raise malformed("page_size must not be negative", "page_size")
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        binding = (name.name,)
+        below = None
+        if request.page_token:
+            position = self._page_tokens.open(request.page_token, binding)
+            if not position.isdigit():
+                raise malformed("page_token is not one this service issued", "page_token")
+            below = int(position)
+        account = await self._opened(name)
+        if below is None:
+            below = account.version + 1
+        # Entries are versions 2..head (version 1 opened the account); this page: the newest below ``below``.
+        low = max(2, below - size)
+        stored = await self.store.read_stream(
+            name.stream_id, after_version=low - 1, limit=max(0, below - low)
+        )
+        reply = cashier_service_pb2.ListAccountEntriesResponse(
+            entries=[entry_to_proto(name.name, event) for event in reversed(stored)]
+        )
+        if low > 2:
+            reply.next_page_token = self._page_tokens.issue(str(low), binding)
+        return reply
+
+    # -- operator controls ---------------------------------------------------------------------
+
+    @_refusals_as_statuses
+    async def SuspendPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        self._operator(principal, "suspending a player")
+        player = _player_name(request.name)
+        standing = await self.ledger.set_suspended(
+            player, True, request.reason, principal.player_id, now_ms()
+        )
+        tables = await self.remove_from_tables(player)
+        return cashier_service_pb2.SuspendPlayerResponse(
+            standing=standing_to_proto(standing), tables=[f"tables/{table}" for table in tables]
+        )
+
+    async def remove_from_tables(self, player: str) -> list[str]:
+        """Take a suspended player off every table this replica runs: a seat is left (at once between
+        hands, else when the hand ends), a place on a waiting list given up. The tables they were at."""
+        tables = []
+        for live in self.runtime.loaded_tables():
+            state = live.state
+            if state.seat_of(player) is not None:
+                command: Any = Leave
+            elif player in state.waiting:
+                command = LeaveWaitingList
+            else:
+                continue
+            tables.append(live.table_id)
+            with contextlib.suppress(DomainError):  # they left meanwhile: nothing to do
+                await self.runtime.execute(live.table_id, lambda state, now, c=command: c(player, now_ms=now))
+        return sorted(tables)
+
+    @_refusals_as_statuses
+    async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        self._operator(principal, "reinstating a player")
+        player = _player_name(request.name)
+        standing = await self.ledger.set_suspended(player, False, "", principal.player_id, now_ms())
+        return standing_to_proto(standing)
+
+    @_refusals_as_statuses
+    async def GetPlayerStanding(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = self._principal(context)
+        player = _player_name(request.name)
+        self._may_read(principal, player)
+        standing: PlayerStanding = await self.ledger.standing(player)
+        return standing_to_proto(standing)
