@@ -38,6 +38,7 @@ import re
 import secrets
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -189,7 +190,8 @@ def pgbench_insert_rate(url: str, clients: int, seconds: int) -> float:
 class Server:
     """A gRPC server in a process of its own on a free loopback port (``service`` or ``floor``)."""
 
-    def __init__(self, arguments: list[str]) -> None:
+    def __init__(self, arguments: list[str], cashier: bool = True) -> None:
+        self.cashier = cashier  # the floor has no cashier: its tables take no money
         self.port = free_port()
         self.process = subprocess.Popen(
             [sys.executable, *arguments, "--listen", f"127.0.0.1:{self.port}"],
@@ -220,7 +222,7 @@ class Server:
     @classmethod
     def floor(cls) -> Server:
         """The bare-gRPC floor (benchmarks/grpc_floor.py): the same message pattern, no work behind it."""
-        return cls([str(Path(__file__).resolve().with_name("grpc_floor.py"))])
+        return cls([str(Path(__file__).resolve().with_name("grpc_floor.py"))], cashier=False)
 
     async def wait_ready(self) -> None:
         await wait_until_serving(
@@ -325,14 +327,17 @@ class LoadResult:
         )
 
 
-def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = False) -> LoadResult:
+def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = False,
+         cashier: bool = True) -> LoadResult:
     """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds``."""
     table_ids = [f"load-{tables}-{uuid.uuid4().hex[:6]}-{index}" for index in range(tables)]
 
     async def create() -> None:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
-            await fund(operator, [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)], BUY_IN * tables)
+            if cashier:
+                bots = [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)]
+                await fund(operator, bots, BUY_IN * tables)
             for table_id in table_ids:
                 await operator.create_table(table_id, table_spec(raked))
 
@@ -391,7 +396,7 @@ def measure(server: Server, tables: int, seconds: float, raked: bool = False) ->
     """Bots play ``tables`` tables on ``server`` for ``seconds``; the server is stopped afterwards."""
     try:
         asyncio.run(server.wait_ready())
-        return play(server.port, tables, seconds, server.process.pid, raked)
+        return play(server.port, tables, seconds, server.process.pid, raked, server.cashier)
     finally:
         server.stop()
 
@@ -464,13 +469,15 @@ def main() -> int:
             )
     if args.rake_rounds:
         rates = {raked: [run.rate for run in runs] for raked, runs in rake_runs.items()}
+        pair_ratios = [on / max(off, 1e-9) for off, on in zip(rates[False], rates[True], strict=True)]
         cpu = {raked: sum(r.server_cpu for r in runs) / max(sum(r.actions for r in runs), 1) * 1000
                for raked, runs in rake_runs.items()}
         print(
             f"rake: {args.tables[0]} tables, actions/s without rake"
             f" {', '.join(f'{r:.0f}' for r in rates[False])} vs with rake"
             f" {', '.join(f'{r:.0f}' for r in rates[True])} (alternating, same run);"
-            f" ratio {sum(rates[True]) / max(sum(rates[False]), 1e-9):.2f};"
+            f" ratio of the sums {sum(rates[True]) / max(sum(rates[False]), 1e-9):.2f}, median of the pairs'"
+            f" ratios {statistics.median(pair_ratios):.2f};"
             f" server CPU {cpu[False]:.2f} vs {cpu[True]:.2f} ms/action (goal: ratio >= 0.95)"
         )
     per_table = (after - before) / args.memory_tables

@@ -48,9 +48,9 @@ async def test_concurrent_sweeps_of_the_same_tables_take_each_unit_of_rake_once(
 
 async def test_racing_deposits_and_withdrawals_on_one_account_all_land(two_ledgers):
     stream = account_stream(f"racer-{uuid.uuid4().hex[:8]}", "USD")
-    await two_ledgers[0].deposit(stream, 1_000, "seed", 0)
+    await two_ledgers[0].cashier("deposit", stream, 1_000, "seed", 0)
     moves = [
-        (ledger.deposit if n % 2 else ledger.withdraw)(stream, 10, f"r-{index}-{n}", 0)
+        ledger.cashier("deposit" if n % 2 else "withdraw", stream, 10, f"r-{index}-{n}", 0)
         for index, ledger in enumerate(two_ledgers)
         for n in range(6)
     ]

@@ -125,45 +125,31 @@ def _opening(account: Account, now_ms: int) -> list[Event]:
 def deposit(account: Account, amount: int, reference: str, now_ms: int) -> list[Event]:
     """The cashier credits ``amount`` paid in under the operator's payment ``reference`` (opening the account
     with its first deposit)."""
-    amount = check_amount(amount)
-    reference = _check_reference(reference)
-    if reference in account.references:
-        raise PaymentReferenceUsed(
-            f"payment reference {reference!r} is already in this account", {"field": "payment_reference"}
-        )
-    balance = _credited(account, amount)
-    return [
-        *_opening(account, now_ms),
-        {
-            "type": "FundsDeposited",
-            "v": 1,
-            "amount": amount,
-            "reference": reference,
-            "balance": balance,
-            "at_ms": now_ms,
-        },
-    ]
+    return _payment(account, amount, reference, now_ms, credit=True)
 
 
 def withdraw(account: Account, amount: int, reference: str, now_ms: int) -> list[Event]:
     """The cashier pays ``amount`` out, never more than the balance (a suspended player may withdraw)."""
+    return _payment(account, amount, reference, now_ms, credit=False)
+
+
+def _payment(account: Account, amount: int, reference: str, now_ms: int, credit: bool) -> list[Event]:
     amount = check_amount(amount)
     reference = _check_reference(reference)
     if reference in account.references:
         raise PaymentReferenceUsed(
             f"payment reference {reference!r} is already in this account", {"field": "payment_reference"}
         )
-    balance = _debited(account, amount)
-    return [
-        {
-            "type": "FundsWithdrawn",
-            "v": 1,
-            "amount": amount,
-            "reference": reference,
-            "balance": balance,
-            "at_ms": now_ms,
-        }
-    ]
+    balance = _credited(account, amount) if credit else _debited(account, amount)
+    entry = {
+        "type": "FundsDeposited" if credit else "FundsWithdrawn",
+        "v": 1,
+        "amount": amount,
+        "reference": reference,
+        "balance": balance,
+        "at_ms": now_ms,
+    }
+    return [*_opening(account, now_ms), entry] if credit else [entry]
 
 
 def debit_buy_in(

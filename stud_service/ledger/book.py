@@ -27,6 +27,7 @@ from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, Ev
 
 KEPT_ACCOUNTS = 50_000  # accounts whose fold this process keeps (a few hundred bytes each)
 SWEEP_ATTEMPTS = 5
+CASHIER_MOVES = {"deposit": accounts.deposit, "withdraw": accounts.withdraw}
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +90,9 @@ class Ledger:
 
     # -- the cashier ---------------------------------------------------------------------------
 
-    async def deposit(
+    async def cashier(
         self,
+        move: str,
         stream_id: str,
         amount: int,
         reference: str,
@@ -98,33 +100,8 @@ class Ledger:
         request_id: str | None = None,
         fingerprint: bytes | None = None,
     ) -> Written:
-        return await self._cashier(
-            stream_id, accounts.deposit, amount, reference, now_ms, request_id, fingerprint
-        )
-
-    async def withdraw(
-        self,
-        stream_id: str,
-        amount: int,
-        reference: str,
-        now_ms: int,
-        request_id: str | None = None,
-        fingerprint: bytes | None = None,
-    ) -> Written:
-        return await self._cashier(
-            stream_id, accounts.withdraw, amount, reference, now_ms, request_id, fingerprint
-        )
-
-    async def _cashier(
-        self,
-        stream_id: str,
-        decide: Any,
-        amount: int,
-        reference: str,
-        now_ms: int,
-        request_id: str | None,
-        fingerprint: bytes | None,
-    ) -> Written:
+        """A ``"deposit"`` or ``"withdraw"`` (CASHIER_MOVES) of ``amount`` under the payment ``reference``."""
+        decide = CASHIER_MOVES[move]
         async with self._lock(stream_id):
             for _attempt in range(SWEEP_ATTEMPTS):
                 account = await self.account(stream_id)

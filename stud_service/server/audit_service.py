@@ -8,11 +8,10 @@ AUDITOR_ONLY, INVALID_ARGUMENT/MALFORMED_REQUEST.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from google.protobuf import timestamp_pb2
@@ -30,7 +29,7 @@ from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
 from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name, view_to_proto
-from stud_service.server.errors import RequestError, answer, malformed, quoted
+from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
 from stud_service.server.events_proto import event_proto
 from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
 from stud_service.server.page_tokens import PageTokens
@@ -42,15 +41,6 @@ HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})"
 ALL_TABLES = "tables/-"
 DEFAULT_PAGE_SIZE = 50
 
-Reply = TypeVar("Reply")
-
-
-def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
-    @functools.wraps(method)
-    async def wrapper(self: AuditService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
-        return await answer(method, self, request, context)
-
-    return wrapper
 
 
 def hand_from_name(name: str) -> tuple[str, int]:
@@ -157,7 +147,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     # -- reading -------------------------------------------------------------------------------
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def ListHands(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         table_id = None
@@ -197,7 +187,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             hands=[_summary_proto(summary) for summary in page.hands], next_page_token=next_token
         )
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def GetHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -217,7 +207,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             client_seeds=client_seeds_from_extra(record.started.get("extra")),
         )
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def ReplayHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -250,7 +240,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         ]
         return audit_service_pb2.ReplayHandResponse(steps=steps)
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def VerifyHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         if not self._sees_everything(principal):
@@ -280,7 +270,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             )
         return reply
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def VerifyShuffle(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -299,7 +289,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             cards_checked=sum(card is not None for card in evidence.dealt),
         )
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def ExportHandHistory(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -316,7 +306,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     # -- money -----------------------------------------------------------------------------------
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def ReconcileMoney(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if not self._sees_everything(self._principal(context)):
             raise RequestError(
@@ -334,7 +324,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     # -- the shuffle's client seeds --------------------------------------------------------------
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def SetClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         if principal.role is Role.AUDITOR:

@@ -9,10 +9,8 @@ dealer also removes a suspended player before the next deal, so tables elsewhere
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 
@@ -24,26 +22,17 @@ from stud_service.ledger.errors import CurrencyMismatch, NoAccount, NotYourAccou
 from stud_service.ledger.names import AccountName, parse_account_name, parse_player_name
 from stud_service.ledger.players import PlayerStanding
 from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.errors import RequestError, answer, malformed, quoted
+from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
 from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2, cashier_service_pb2_grpc
-from stud_service.server.request_ids import RequestKey, request_key
+from stud_service.server.request_ids import RequestKey, check_same_request, request_key
 from stud_service.server.runtime import TableRuntime, now_ms
 
 _log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
-Reply = TypeVar("Reply")
-
-
-def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
-    @functools.wraps(method)
-    async def wrapper(self: CashierService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
-        return await answer(method, self, request, context)
-
-    return wrapper
 
 
 def _account_name(name: str, field: str) -> AccountName:
@@ -120,8 +109,8 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
             return retry
         if not deposit:
             await self._opened(name)
-        move = self.ledger.deposit if deposit else self.ledger.withdraw
-        written: Written = await move(
+        written: Written = await self.ledger.cashier(
+            "deposit" if deposit else "withdraw",
             name.stream_id,
             request.amount,
             request.payment_reference,
@@ -139,36 +128,30 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         recorded = await self.store.find_request(name.stream_id, key.key)
         if recorded is None:
             return None
-        if recorded.fingerprint is not None and recorded.fingerprint != key.fingerprint:
-            raise RequestError(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "REQUEST_ID_REUSED",
-                "this request_id was already used by the caller for a different request to this method",
-                {"field": "request_id"},
-            )
+        check_same_request(recorded, key)
         account = await self.ledger.account(name.stream_id)
         return await self._entry(name, recorded.last_version), account_to_proto(name.name, account)
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def Deposit(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=True)
         return cashier_service_pb2.DepositResponse(entry=entry, account=account)
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def Withdraw(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=False)
         return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
 
     # -- reading -------------------------------------------------------------------------------
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def GetAccount(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         name = _account_name(request.name, "name")
         self._may_read(principal, name.player_id)
         return account_to_proto(name.name, await self._opened(name))
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def ListAccountEntries(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         name = _account_name(request.parent, "parent")
@@ -200,7 +183,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     # -- operator controls ---------------------------------------------------------------------
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def SuspendPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         self._operator(principal, "suspending a player")
@@ -230,7 +213,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
                 await self.runtime.execute(live.table_id, lambda state, now, c=command: c(player, now_ms=now))
         return sorted(tables)
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         self._operator(principal, "reinstating a player")
@@ -238,7 +221,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         standing = await self.ledger.set_suspended(player, False, "", principal.player_id, now_ms())
         return standing_to_proto(standing)
 
-    @_refusals_as_statuses
+    @refusals_as_statuses
     async def GetPlayerStanding(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         player = _player_name(request.name)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, NoReturn, TypeVar
@@ -165,6 +166,16 @@ async def answer(
         elif not is_refusal(error):
             _log.exception("%s failed", method.__name__)
         await abort_with(context, status_for(error))
+
+
+def refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
+    """A servicer's unary method, answered through :func:`answer`."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Reply:
+        return await answer(method, self, request, context)
+
+    return wrapper
 
 
 @contextlib.asynccontextmanager

@@ -21,10 +21,13 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+import grpc
 from google.protobuf.message import Message
 
 from stud_service.auth import Principal
 from stud_service.server.convert import checked_request_id
+from stud_service.server.errors import RequestError
+from stud_service.store import RecordedRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,3 +52,15 @@ def request_key(principal: Principal, request: Message) -> RequestKey | None:
     fields.ClearField("request_id")
     fingerprint = hashlib.sha256(method.encode() + b"\0" + fields.SerializeToString(deterministic=True))
     return RequestKey(hashlib.sha256(scope.encode()).hexdigest(), fingerprint.digest())
+
+
+def check_same_request(recorded: RecordedRequest, key: RequestKey) -> None:
+    """``key`` is recorded: a retry, or REQUEST_ID_REUSED when the recorded fingerprint says the id was
+    used for a different request. A row without a fingerprint (an older release's) counts as a retry."""
+    if recorded.fingerprint is not None and recorded.fingerprint != key.fingerprint:
+        raise RequestError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "REQUEST_ID_REUSED",
+            "this request_id was already used by the caller for a different request to this method",
+            {"field": "request_id"},
+        )

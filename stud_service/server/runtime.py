@@ -82,7 +82,7 @@ from stud_service.observability.logging import log_context
 from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.server.replies import ReplyCache
-from stud_service.server.request_ids import RequestKey
+from stud_service.server.request_ids import RequestKey, check_same_request
 from stud_service.shuffle import shuffle_deck
 from stud_service.store import AppendResult, ConcurrencyError, EventStore
 from stud_service.store.errors import is_store_fault
@@ -556,14 +556,7 @@ class TableRuntime:
         recorded = await self.store.find_request(live.stream_id, request_id.key)
         if recorded is None:
             return None
-        # A row without a fingerprint (appended by an older release) cannot be told apart: a retry.
-        if recorded.fingerprint is not None and recorded.fingerprint != request_id.fingerprint:
-            raise RequestError(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "REQUEST_ID_REUSED",
-                "this request_id was already used by the caller for a different request to this method",
-                {"field": "request_id"},
-            )
+        check_same_request(recorded, request_id)
         if recorded.last_version > live.version:
             await self._catch_up(live)  # another replica wrote it
         return recorded.last_version
