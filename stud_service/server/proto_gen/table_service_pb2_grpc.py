@@ -197,14 +197,18 @@ class TableServiceServicer:
     def SitDown(self, request, context):
         """Takes a seat with a buy-in; the caller's player id comes from the token. A seat held for a player on the
         waiting list is refused to everyone else (FAILED_PRECONDITION / SEAT_OFFERED); taking any seat takes the
-        caller off the waiting list.
+        caller off the waiting list. At a table with a currency (not play_money) the buy-in is debited from the
+        player's account in that currency in the same transaction (CashierService): an account that cannot pay it
+        (or none) is FAILED_PRECONDITION / INSUFFICIENT_FUNDS, a suspended player FAILED_PRECONDITION /
+        PLAYER_SUSPENDED, and nothing is recorded.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Leave(self, request, context):
-        """Leaves the table with the stack (after the current hand if the caller is in it).
+        """Leaves the table with the stack (after the current hand if the caller is in it); at a table with a currency
+        the stack is credited to the player's account in the same transaction as the table's PlayerLeft.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -225,7 +229,8 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def TopUp(self, request, context):
-        """Adds chips to the caller's stack between hands, up to the table's maximum buy-in.
+        """Adds chips to the caller's stack between hands, up to the table's maximum buy-in; debited from the
+        player's account as SitDown's buy-in is (INSUFFICIENT_FUNDS, PLAYER_SUSPENDED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
