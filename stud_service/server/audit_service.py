@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import grpc
-from google.protobuf import timestamp_pb2
 
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
 from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra, evidence_from_payloads
@@ -28,7 +27,7 @@ from stud_service.auth import Principal, Role, valid_player_id
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
 from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name, view_to_proto
+from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name, timestamp, view_to_proto
 from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
 from stud_service.server.events_proto import event_proto
 from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
@@ -64,12 +63,6 @@ def _time_filter(request: Any, field: str) -> datetime | None:
     return stamp.ToDatetime(tzinfo=UTC)
 
 
-def _timestamp(value: Any) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
-
-
 def _replay_views(record: HandRecord, mode: str) -> Render:
     """Renders each replay step as the TableView ``mode``'s viewer was shown live (FULL: every card)."""
     viewer = None if mode in (FULL, PUBLIC) else mode
@@ -95,7 +88,7 @@ def _summary_proto(summary: HandSummary) -> audit_pb2.HandSummary:
     return audit_pb2.HandSummary(
         name=summary.name,
         hand_number=summary.hand,
-        start_time=_timestamp(summary.started_at),
+        start_time=timestamp(summary.started_at),
         variant=VARIANT_PROTOS.get(summary.variant, 0),
         players=_hand_players(summary.players),
         complete=summary.complete,
@@ -109,7 +102,7 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
     return audit_pb2.HandSummary(
         name=f"tables/{record.table_id}/hands/{record.hand}",
         hand_number=record.hand,
-        start_time=_timestamp(record.started_at),
+        start_time=timestamp(record.started_at),
         variant=VARIANT_PROTOS.get(started["config"]["variant"], 0),
         players=_hand_players(record.seats),
         complete=ended is not None,

@@ -8,6 +8,7 @@ hands from the last hand's result, and never the deck.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from google.protobuf import duration_pb2, timestamp_pb2
@@ -21,6 +22,9 @@ from stud_service.engine.rules.waiting import open_seats
 from stud_service.engine.state import TableState, action_deadline_ms, sit_out_reason, to_act, turn_number
 from stud_service.server.errors import malformed, quoted
 from stud_service.server.proto_gen import table_pb2
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SECOND = timedelta(seconds=1)
 
 TABLE_ID = re.compile(r"[a-z][a-z0-9-]{0,62}")
 TABLE_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})")
@@ -148,10 +152,16 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
         raise InvalidConfig(field, message) from None
 
 
-def _timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
+def timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
+    """Milliseconds since the epoch (the engine's clock) as a protobuf Timestamp."""
     stamp = timestamp_pb2.Timestamp()
     stamp.FromMilliseconds(ms)
     return stamp
+
+
+def timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
+    """``moment`` (timezone-aware) as a protobuf Timestamp, in integer arithmetic."""
+    return timestamp_pb2.Timestamp(seconds=(moment - _EPOCH) // _SECOND, nanos=moment.microsecond * 1000)
 
 
 def table_to_proto(table_id: str, state: TableState, version: int,
@@ -165,7 +175,7 @@ def table_to_proto(table_id: str, state: TableState, version: int,
     table.open_seats = len(open_seats(config.seats, state.seats, state.offers))
     table.waiting_players = len(state.waiting)
     if created_ms is not None:
-        table.create_time.CopyFrom(_timestamp_ms(created_ms))
+        table.create_time.CopyFrom(timestamp_ms(created_ms))
     return table
 
 
@@ -227,7 +237,7 @@ def _waiting_view(view: table_pb2.TableView, state: TableState, viewer: str) -> 
     for player, seat, deadline in state.offers:
         if player == viewer:
             view.seat_offer.seat = seat
-            view.seat_offer.deadline.CopyFrom(_timestamp_ms(deadline))
+            view.seat_offer.deadline.CopyFrom(timestamp_ms(deadline))
 
 
 def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | None,
@@ -271,7 +281,7 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
             view.legal_actions.extend(_legal_actions(state, viewer))
         deadline = action_deadline_ms(state)
         if deadline is not None:
-            view.action_deadline.CopyFrom(_timestamp_ms(deadline))
+            view.action_deadline.CopyFrom(timestamp_ms(deadline))
     elif last_result is not None:
         number = last_result.get("hand", state.hand_number)
         view.hand.CopyFrom(table_pb2.HandView(

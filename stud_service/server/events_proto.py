@@ -13,14 +13,19 @@ builder below.  ``tests/test_events_proto.py`` fails for an engine event type wi
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message
 
 from stud_service.engine.config import config_from_json
-from stud_service.server.convert import ACTION_PROTOS, SIT_OUT_REASONS, awards_to_proto, config_to_proto
+from stud_service.server.convert import (
+    ACTION_PROTOS,
+    SIT_OUT_REASONS,
+    awards_to_proto,
+    config_to_proto,
+    timestamp,
+)
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 # Engine event type (class name) -> its field in TableEvent's ``event`` oneof.
@@ -39,13 +44,6 @@ _ACTIONS = {kind.value: proto for kind, proto in ACTION_PROTOS.items()}
 _NOT_FIELDS = frozenset({"type", "v"})
 # Fields a builder sets itself.
 _SKIP = {key: _NOT_FIELDS | {key} for key in ("config", "reason", "action", "deadline_ms")}
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_SECOND = timedelta(seconds=1)
-
-
-def timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
-    """``moment`` (timezone-aware) as a protobuf Timestamp, in integer arithmetic."""
-    return timestamp_pb2.Timestamp(seconds=(moment - _EPOCH) // _SECOND, nanos=moment.microsecond * 1000)
 
 
 class UnknownEventType(ValueError):

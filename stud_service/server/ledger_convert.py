@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from google.protobuf import timestamp_pb2
-
 from stud_service.ledger.accounts import Account
 from stud_service.ledger.names import player_stream
 from stud_service.ledger.players import PlayerStanding
+from stud_service.server.convert import timestamp, timestamp_ms
 from stud_service.server.proto_gen import account_pb2
 from stud_service.store import StoredEvent
 
@@ -19,18 +16,6 @@ _KINDS = {
     "RakeSwept": account_pb2.ACCOUNT_ENTRY_KIND_RAKE,
 }
 _DEBITS = ("FundsWithdrawn", "BuyInDebited")
-
-
-def _timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromMilliseconds(ms)
-    return stamp
-
-
-def _timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
 
 
 def account_to_proto(name: str, account: Account) -> account_pb2.Account:
@@ -46,7 +31,7 @@ def account_to_proto(name: str, account: Account) -> account_pb2.Account:
         ],
     )
     if account.opened_ms is not None:
-        reply.create_time.CopyFrom(_timestamp_ms(account.opened_ms))
+        reply.create_time.CopyFrom(timestamp_ms(account.opened_ms))
     return reply
 
 
@@ -92,7 +77,7 @@ def entry_to_proto(account_name: str, stored: StoredEvent) -> account_pb2.Accoun
         last_hand=int(payload.get("last_hand", 0)),
         description=_description(kind, payload),
     )
-    entry.create_time.CopyFrom(_timestamp(stored.recorded_at))
+    entry.create_time.CopyFrom(timestamp(stored.recorded_at))
     return entry
 
 
@@ -101,5 +86,5 @@ def standing_to_proto(standing: PlayerStanding) -> account_pb2.PlayerStanding:
         name=player_stream(standing.player_id), suspended=standing.suspended, reason=standing.reason
     )
     if standing.changed_ms is not None:
-        reply.update_time.CopyFrom(_timestamp_ms(standing.changed_ms))
+        reply.update_time.CopyFrom(timestamp_ms(standing.changed_ms))
     return reply

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from google.protobuf import timestamp_pb2
-
 from stud_service.audit.money import MoneyReport
+from stud_service.server.convert import timestamp
 from stud_service.server.proto_gen import audit_pb2
 
 CURRENCY_CODE = re.compile(r"[A-Z]{3}")  # ISO 4217
@@ -34,9 +33,7 @@ def reconciliation_proto(report: MoneyReport, full: bool) -> audit_pb2.MoneyReco
         discrepancy_count=len(report.discrepancies),
     )
     if report.as_of is not None:
-        stamp = timestamp_pb2.Timestamp()
-        stamp.FromDatetime(report.as_of)
-        reply.as_of.CopyFrom(stamp)
+        reply.as_of.CopyFrom(timestamp(report.as_of))
     if full:
         reply.tables.extend(
             audit_pb2.TableBooks(
