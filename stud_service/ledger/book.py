@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from stud_service.ledger.transfers import Transfer
 from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, EventStore, StreamAppend
 
 KEPT_ACCOUNTS = 50_000  # accounts whose fold this process keeps (a few hundred bytes each)
-SWEEP_ATTEMPTS = 5
+WRITE_ATTEMPTS = 5  # a write against other processes' writes to the same stream, then ABORTED
 CASHIER_MOVES = {"deposit": accounts.deposit, "withdraw": accounts.withdraw}
 
 
@@ -102,20 +102,47 @@ class Ledger:
     ) -> Written:
         """A ``"deposit"`` or ``"withdraw"`` (CASHIER_MOVES) of ``amount`` under the payment ``reference``."""
         decide = CASHIER_MOVES[move]
+        account, _events, result = await self._write(
+            stream_id,
+            lambda: self.account(stream_id),
+            lambda account: decide(account, amount, reference, now_ms),
+            accounts.apply,
+            request_id,
+            fingerprint,
+        )
+        assert result is not None  # a payment always records an entry
+        if result.duplicate:
+            account = await self.account(stream_id)
+        return Written(account, result.first_version, result.version, result.duplicate)
+
+    async def _write(
+        self,
+        stream_id: str,
+        fold: Callable[[], Awaitable[Any]],
+        decide: Callable[[Any], list[dict[str, Any]]],
+        apply: Callable[[Any, dict[str, Any]], None],
+        request_id: str | None = None,
+        fingerprint: bytes | None = None,
+    ) -> tuple[Any, list[dict[str, Any]], AppendResult | None]:
+        """Under the stream's lock: fold it, decide, append at the version folded. Another process's write in
+        between refuses the append and this one decides again against it (WRITE_ATTEMPTS times). The state
+        after the events (before them for a duplicate request), the events, and the append's result (None
+        when decide had nothing to record)."""
         async with self._lock(stream_id):
-            for _attempt in range(SWEEP_ATTEMPTS):
-                account = await self.account(stream_id)
-                events = decide(account, amount, reference, now_ms)
+            for _attempt in range(WRITE_ATTEMPTS):
+                state = await fold()
+                events = decide(state)
+                if not events:
+                    return state, events, None
                 try:
-                    result = await self._append(stream_id, account.version, events, request_id, fingerprint)
+                    result = await self._append(stream_id, state.version, events, request_id, fingerprint)
                 except ConcurrencyError:
-                    continue  # another process wrote the account: decide again against what it wrote
-                if result.duplicate:
-                    return Written(await self.account(stream_id), result.first_version, result.version, True)
-                for event in events:
-                    accounts.apply(account, event)
-                return Written(account, result.first_version, result.version, False)
-        raise ConcurrencyError(stream_id, account.version, account.version)
+                    continue
+                if not result.duplicate:
+                    for event in events:
+                        apply(state, event)
+                return state, events, result
+        raise ConcurrencyError(stream_id, state.version, state.version)
 
     async def _append(
         self,
@@ -137,25 +164,17 @@ class Ledger:
         self, player_id: str, suspended: bool, reason: str, by: str, now_ms: int
     ) -> PlayerStanding:
         """Suspend or reinstate the player (no event when already so); the standing after it."""
-        stream_id = player_stream(player_id)
-        async with self._lock(stream_id):
-            for _attempt in range(SWEEP_ATTEMPTS):
-                standing = await self.standing(player_id)
-                events = (
-                    players.suspend(standing, reason, by, now_ms)
-                    if suspended
-                    else players.reinstate(standing, by, now_ms)
-                )
-                if not events:
-                    return standing
-                try:
-                    await self.store.append(stream_id, standing.version, events)
-                except ConcurrencyError:
-                    continue
-                for event in events:
-                    players.apply(standing, event)
-                return standing
-        raise ConcurrencyError(stream_id, standing.version, standing.version)
+        standing, _events, _result = await self._write(
+            player_stream(player_id),
+            lambda: self.standing(player_id),
+            lambda standing: (
+                players.suspend(standing, reason, by, now_ms)
+                if suspended
+                else players.reinstate(standing, by, now_ms)
+            ),
+            players.apply,
+        )
+        return standing
 
     # -- tables --------------------------------------------------------------------------------
 
@@ -228,20 +247,16 @@ class Ledger:
 
     async def sweep(self, currency: str, tables: list[TableRake], now_ms: int) -> int:
         """Move the rake ``tables`` took since their last sweep into the house's ``currency`` account, in one
-        command; the amount moved (0 when there was none). Sweeps by other replicas are folded first, so a
-        table's rake is never swept twice."""
+        command; the amount moved (0 when there was none, or when other replicas kept sweeping first: the next
+        sweep takes it). Sweeps by other replicas are folded first, so a table's rake is never swept twice."""
         stream_id = house_stream(currency)
-        async with self._lock(stream_id):
-            for _attempt in range(SWEEP_ATTEMPTS):
-                house = await self.account(stream_id)
-                events = accounts.sweep_rake(house, tables, now_ms)
-                if not events:
-                    return 0
-                try:
-                    await self._append(stream_id, house.version, events, None, None)
-                except ConcurrencyError:
-                    continue
-                for event in events:
-                    accounts.apply(house, event)
-                return sum(event.get("amount", 0) for event in events if event["type"] == "RakeSwept")
-        return 0
+        try:
+            _house, events, _result = await self._write(
+                stream_id,
+                lambda: self.account(stream_id),
+                lambda house: accounts.sweep_rake(house, tables, now_ms),
+                accounts.apply,
+            )
+        except ConcurrencyError:
+            return 0
+        return sum(event["amount"] for event in events if event["type"] == "RakeSwept")
