@@ -18,7 +18,7 @@ from stud_service.auth import Principal, Role
 from stud_service.engine import DomainError, Leave, LeaveWaitingList
 from stud_service.ledger.accounts import Account
 from stud_service.ledger.book import Written
-from stud_service.ledger.errors import CurrencyMismatch, NoAccount, NotYourAccount
+from stud_service.ledger.errors import CurrencyMismatch, LedgerError, NoAccount, NotYourAccount
 from stud_service.ledger.names import AccountName, parse_account_name, parse_player_name
 from stud_service.ledger.players import PlayerStanding
 from stud_service.server.caller import CallerKeys, principal_of
@@ -105,18 +105,24 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
                 {"currency": name.currency},
             )
         key = request_key(principal, request)
-        if (retry := await self._retry_of(name, key)) is not None:
-            return retry
-        if not deposit:
-            await self._opened(name)
-        written: Written = await self.ledger.cashier(
-            "deposit" if deposit else "withdraw",
-            name.stream_id,
-            request.amount,
-            request.payment_reference,
-            now_ms(),
-            *((key.key, key.fingerprint) if key else (None, None)),
-        )
+        # As TableService does: a recorded request id is looked for only when the request no longer applies
+        # (a retry's payment reference is in the account by then) or the store refuses to record it twice,
+        # never at the cost of a read for a request that is new.
+        try:
+            if not deposit:
+                await self._opened(name)
+            written: Written = await self.ledger.cashier(
+                "deposit" if deposit else "withdraw",
+                name.stream_id,
+                request.amount,
+                request.payment_reference,
+                now_ms(),
+                *((key.key, key.fingerprint) if key else (None, None)),
+            )
+        except LedgerError:
+            if (retry := await self._retry_of(name, key)) is not None:
+                return retry
+            raise
         if written.duplicate and (retry := await self._retry_of(name, key)) is not None:
             return retry  # the same request, sent twice at once: both get the first one's answer
         return await self._entry(name, written.version), account_to_proto(name.name, written.account)
