@@ -247,6 +247,11 @@ def hand_running(state: TableState) -> bool:
     return state.hand is not None
 
 
+def hands_ended(state: TableState) -> int:
+    """How many of the table's hands are over: all it dealt, less the one still running."""
+    return state.hand_number - (1 if state.hand is not None else 0)
+
+
 def to_act(state: TableState) -> int | None:
     """The seat whose turn it is, or None when nobody is to act."""
     hand = state.hand

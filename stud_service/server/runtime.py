@@ -73,7 +73,7 @@ from stud_service.engine import (
     seat_offer_deadline_ms,
     turn_number,
 )
-from stud_service.engine.state import players_ready
+from stud_service.engine.state import hands_ended, players_ready
 from stud_service.ledger.accounts import TableRake
 from stud_service.ledger.book import Ledger
 from stud_service.ledger.errors import LedgerError
@@ -682,9 +682,8 @@ class TableRuntime:
         for live in list(self._tables.values()):
             state = live.state
             if state.config is not None and state.config.currency and state.rake_taken > 0:
-                hand = state.hand_number - (1 if state.hand is not None else 0)
                 by_currency.setdefault(state.config.currency, []).append(
-                    TableRake(live.table_id, live.version, state.rake_taken, hand)
+                    TableRake(live.table_id, live.version, state.rake_taken, hands_ended(state))
                 )
         moved = 0
         for currency, tables in sorted(by_currency.items()):

@@ -33,6 +33,7 @@ from stud_service.engine import (
     TableState,
     TopUp,
 )
+from stud_service.engine.state import hands_ended
 from stud_service.observability.logging import log_context
 from stud_service.server.caller import CallerKeys, optional_principal_of, principal_of
 from stud_service.server.convert import (
@@ -482,9 +483,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     def _event_message(
         live: LiveTable, redactor: EventRedactor, version: int, payload: dict[str, Any], recorded_at: Any
     ) -> events_pb2.TableEvent:
-        state = live.state
-        hands_ended = state.hand_number - (1 if state.hand is not None else 0)
-        shown = redactor.redact(payload, hands_ended)
+        shown = redactor.redact(payload, hands_ended(live.state))
         if shown is payload:  # the whole event: one message for every watcher allowed all of it
             return live.replies.public_event(version, payload, recorded_at)
         return event_proto(version, shown, recorded_at)
