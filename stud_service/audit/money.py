@@ -38,7 +38,10 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-TABLES, ACCOUNTS, HOUSE = "tables/", "accounts/", "house/"
+from stud_service.ledger.names import ACCOUNT_PREFIX, HOUSE_PREFIX, account_name_of_stream
+
+TABLES = "tables/"
+ACCOUNTS, HOUSE = ACCOUNT_PREFIX, HOUSE_PREFIX  # where the ledger keeps money (stud_service.ledger.names)
 # The table events the fold reads; the rest (cards, seeds, seating changes) move no chips.
 TABLE_MONEY_TYPES = (
     "TableCreated", "PlayerSeated", "PlayerToppedUp", "PlayerLeft", "HandStarted", "AntePosted",
@@ -356,10 +359,11 @@ class _TableFold:
 
 class _AccountFold:
     def __init__(self, stream_id: str, fold: MoneyFold) -> None:
-        _prefix, currency, player = (stream_id.split("/", 2) + ["", ""])[:3]
+        name = account_name_of_stream(stream_id)
+        assert name is not None and name.player_id is not None  # fed only streams under ACCOUNTS
         self.stream_id = stream_id
         self.fold = fold
-        self.figures = AccountFigures(stream_id, player, currency)
+        self.figures = AccountFigures(stream_id, name.player_id, name.currency)
         self.references: set[Any] = set()
         self.opened = False
 
@@ -424,7 +428,9 @@ class _AccountFold:
 class _HouseFold:
     def __init__(self, stream_id: str, fold: MoneyFold) -> None:
         self.stream_id = stream_id
-        self.currency = stream_id[len(HOUSE) :]
+        name = account_name_of_stream(stream_id)
+        assert name is not None  # fed only streams under HOUSE
+        self.currency = name.currency
         self.fold = fold
         self.balance = 0
         self.sweeps: list[tuple[int, dict[str, Any]]] = []
