@@ -187,7 +187,7 @@ async def test_two_replicas_serve_one_table_and_a_race_on_one_seat_has_one_winne
             message = await asyncio.wait_for(stream.read(), timeout=10)
             received.append(message.event.version)
         stream.cancel()
-    assert received == list(range(CREATED_VERSION, head + 1)), "replica B's watcher missed or repeated an event"
+    assert received == list(range(CREATED_VERSION, head + 1)), "replica B missed or repeated an event"
     payloads = await read_log(database, "shared")
     assert (
         sum(1 for p in payloads[view.version : head] if p["type"] == "PlayerActed" and not p["timeout"]) == 1
