@@ -117,6 +117,12 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="database unreachable this long: readiness reports NOT_SERVING"
         " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
     )
+    parser.add_argument(
+        "--keys-file",
+        default=_env("STUD_KEYS_FILE"),
+        help="JSON keyring of the keys sealing cards and seeds at rest, mode 0600 (default: $STUD_KEYS_FILE;"
+        " none: $STUD_KEYS, or the embedded database's development keyring; docs/keys.md)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
     add_token_arguments(parser)
@@ -224,10 +230,13 @@ def run(args: argparse.Namespace) -> int:
         keepalive=keepalive,
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
+        keys_file=args.keys_file,
     )
+    from stud_service.sealing import SealingError
+
     try:
         asyncio.run(ServiceHost(options).serve_until_signalled())
-    except JwksError as error:  # read before anything else starts
+    except (JwksError, SealingError) as error:  # read before anything else starts
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
     return 0
