@@ -38,12 +38,17 @@ import pytest_asyncio
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool
 from pytest_asyncio import is_async_test
-from sealing_keys import sealed_store
+from sealing_keys import keyring_file, sealed_store
 
 from stud_service.db import EmbeddedPostgres, open_pool
+from stud_service.sealing.keyring import KEYS_ENV, KEYS_FILE_ENV
 from stud_service.store import EventStore, apply_migrations
 
 pytest_plugins: list[str] = ["grpc_fixtures"]
+
+# Commands run in-process (``stud_service.cli.main``) and child processes read the session's keyring too.
+os.environ[KEYS_FILE_ENV] = str(keyring_file())
+os.environ.pop(KEYS_ENV, None)
 
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
 
