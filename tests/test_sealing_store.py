@@ -302,3 +302,19 @@ def test_opening_a_sealed_payload_gives_it_back(payload, stream):
     assert json.loads(json.dumps(sealed)) == sealed
     assert SEALER.open(stream, sealed) == payload
     assert EventSealer(SEALER.keyring).open(stream, sealed) == payload  # a fresh process opens it too
+
+
+async def test_snapshots_are_sealed_and_one_that_does_not_open_is_ignored(db_pool, stream_id):
+    """A table's state may hold its last hand's deck: the snapshots table holds it sealed too."""
+    store = EventStore(db_pool, sealer=EventSealer(keyring("k1")))
+    events, deck, _seed = a_hand(1, random.Random(8))
+    await store.append(stream_id, 0, events)
+    state = {"hand": {"deck": deck, "number": 1}, "seats": [[1, "ann", 1000]]}
+    await store.save_snapshot(stream_id, 6, 1, state)
+    async with db_pool.connection() as conn:
+        cur = await conn.execute("SELECT state::text FROM snapshots WHERE stream_id = %s", (stream_id,))
+        (stored,) = await cur.fetchone()
+    assert json.dumps(deck) not in stored and '"ann"' not in stored and "sealed_state" in stored
+    assert (await store.latest_snapshot(stream_id, 1)).state == state
+    other = EventStore(db_pool, sealer=EventSealer(keyring("k2")))  # k1 gone: replay from the events instead
+    assert await other.latest_snapshot(stream_id, 1) is None

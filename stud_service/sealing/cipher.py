@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import os
 from typing import Any
@@ -30,9 +31,19 @@ def box_aad(stream_id: str, event_type: str, hand: int) -> bytes:
     return f"stud-service/sealed/v1|{stream_id}|{event_type}|{hand}".encode()
 
 
+@functools.lru_cache(maxsize=1024)
+def _aead(key: bytes) -> AESGCM:
+    # Building the cipher costs about three decryptions of a small box: one per key, reused.
+    return AESGCM(key)
+
+
+def snapshot_aad(kid: str, stream_id: str, version: int) -> bytes:
+    return f"stud-service/snapshot/v1|{kid}|{stream_id}|{version}".encode()
+
+
 def encrypt(key: bytes, plaintext: bytes, aad: bytes) -> str:
     nonce = os.urandom(NONCE_BYTES)
-    return base64.b64encode(nonce + AESGCM(key).encrypt(nonce, plaintext, aad)).decode()
+    return base64.b64encode(nonce + _aead(key).encrypt(nonce, plaintext, aad)).decode()
 
 
 def decrypt(key: bytes, text: Any, aad: bytes) -> bytes:
@@ -45,7 +56,7 @@ def decrypt(key: bytes, text: Any, aad: bytes) -> bytes:
     if len(raw) < NONCE_BYTES + 16:
         raise Undecryptable("too short")
     try:
-        return AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], aad)
+        return _aead(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], aad)
     except InvalidTag:
         raise Undecryptable("authentication failed") from None
 

@@ -16,6 +16,7 @@ data key of its own. Nothing is ever stored in plaintext instead.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -26,13 +27,17 @@ from stud_service.sealing.cipher import (
     dek_aad,
     open_box,
     seal_box,
+    snapshot_aad,
     unwrap_key,
     wrap_key,
 )
 from stud_service.sealing.errors import MissingKey, NoDataKey, TamperedBox, UndecryptableKey
 from stud_service.sealing.keyring import Keyring
 
+_log = logging.getLogger(__name__)
+
 COMMIT_EVENT = "ShuffleCommitted"
+SNAPSHOT_MEMBER = "sealed_state"
 START_EVENT = "HandStarted"
 HANDS_KEPT = 3  # data keys cached per stream: the running hand, the next one (committed), one spare
 UNWRAPPED_KEPT = 4096
@@ -154,6 +159,32 @@ class EventSealer:
         hands[hand] = (kid, wrapped, dek)
         if len(hands) > HANDS_KEPT:
             del hands[min(hands)]
+
+    # -- snapshots ---------------------------------------------------------------------------------------
+
+    def seal_snapshot(self, stream_id: str, version: int, state: dict[str, Any]) -> dict[str, Any]:
+        """A whole table state sealed with the active KEK (it may hold the last hand's deck)."""
+        kid = self.keyring.active
+        box = seal_box(self.keyring.key(kid), state, snapshot_aad(kid, stream_id, version))
+        return {SNAPSHOT_MEMBER: {"kid": kid, "box": box}}
+
+    def open_snapshot(self, stream_id: str, version: int, state: dict[str, Any]) -> dict[str, Any] | None:
+        """The state of a sealed snapshot; None (the table is replayed instead) when its key has left the
+        keyring or its box does not open. A snapshot stored unsealed is never used."""
+        sealed = state.get(SNAPSHOT_MEMBER) if len(state) == 1 else None
+        if not isinstance(sealed, dict) or sealed.get("kid") not in self.keyring.keys:
+            return None
+        kid = sealed["kid"]
+        try:
+            return open_box(self.keyring.key(kid), sealed.get("box"), snapshot_aad(kid, stream_id, version))
+        except Undecryptable:
+            _log.warning(
+                "%s: the snapshot at version %d does not open with key %r; replaying instead",
+                stream_id,
+                version,
+                kid,
+            )
+            return None
 
     # -- opening -----------------------------------------------------------------------------------------
 

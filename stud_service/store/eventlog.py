@@ -401,6 +401,8 @@ class EventStore:
         self, stream_id: str, version: int, format_version: int, state: dict[str, Any]
     ) -> None:
         """Store ``state`` as the state after ``version``, tagged with the hash of that event."""
+        if self.sealer is not None:
+            state = self.sealer.seal_snapshot(stream_id, version, state)
         async with self.pool.connection() as conn:
             await conn.execute(
                 "INSERT INTO snapshots (stream_id, format_version, version, event_hash, state)"
@@ -431,7 +433,10 @@ class EventStore:
         if not rows:
             return None
         row = rows[0]
-        return Snapshot(stream_id, row[0], format_version, bytes(row[1]), row[2])
+        state = row[2] if self.sealer is None else self.sealer.open_snapshot(stream_id, row[0], row[2])
+        if state is None:
+            return None
+        return Snapshot(stream_id, row[0], format_version, bytes(row[1]), state)
 
     # -- following -----------------------------------------------------------------------------
 

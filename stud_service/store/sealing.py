@@ -15,6 +15,15 @@ class PayloadSealer(Protocol):
 
     def open(self, stream_id: str, payload: dict[str, Any]) -> dict[str, Any]: ...
 
+    def seal_snapshot(self, stream_id: str, version: int, state: dict[str, Any]) -> dict[str, Any]:
+        """A snapshot's state as stored: a table's state may hold the cards of its last hand."""
+        ...
+
+    def open_snapshot(self, stream_id: str, version: int, state: dict[str, Any]) -> dict[str, Any] | None:
+        """The state of a stored snapshot; None when it cannot be opened (the store then ignores it: a
+        snapshot only shortens a replay)."""
+        ...
+
     def recalled(self, stream_id: str) -> None:
         """Called after the store answered :class:`KeyNotInMemory` by opening the stream's newest sealed
         events, just before it seals once more."""
