@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -236,3 +237,33 @@ def test_keys_generate_adds_a_key_to_a_file_kept_0600(tmp_path):
     assert path.stat().st_mode & 0o777 == 0o600
     with pytest.raises(KeyringError):
         parse_keyring("[]", "x")
+
+
+async def test_the_keys_commands_report_rewrap_and_retire(fresh_pool, tmp_path, capsys):
+    from stud_service.cli import main
+
+    store = await open_sealed_store(fresh_pool, Keyring("k1", {"k1": K1, "k2": K2}))
+    await store.append("tables/cli", 0, a_hand(1, random.Random(9))[0])
+    await store.close()
+    first = key_file(tmp_path, text("k1", k1=K1, k2=K2))
+
+    async def keys(*argv: str, ring: Path = first) -> tuple[int, str]:
+        argv = ("keys", *argv, "--database-url", fresh_pool.conninfo, "--keys-file", str(ring))
+        code = await asyncio.to_thread(main, list(argv))  # the command runs its own event loop
+        captured = capsys.readouterr()
+        return code, captured.out + captured.err
+
+    assert await keys("status") == (0, "k1: 1 hand(s) sealed, 0 re-wrapped; active, in keyring, registered\n"
+                                       "k2: 0 hand(s) sealed, 0 re-wrapped; in keyring\n")
+    code, out = await keys("retire", "k1")
+    assert code == 2 and "key 'k1' is the active key" in out
+    code, out = await keys("rewrap", "--from", "k1", "--to", "k2")
+    assert (code, out) == (0, "re-wrapped 1 data key(s) of key 'k1' with 'k2'\n")
+    (tmp_path / "second").mkdir()
+    second = key_file(tmp_path / "second", text("k2", k2=K2))
+    code, out = await keys("retire", "k1", ring=second)
+    assert (code, out) == (0, "key 'k1' is retired: it may now be removed from the keyring\n")
+    code, out = await keys("status", "--json", ring=second)
+    by_kid = {entry["kid"]: entry for entry in map(json.loads, out.splitlines())}
+    assert by_kid["k1"]["retired"] and by_kid["k1"]["rewrapped"] == 1 and not by_kid["k1"]["in_keyring"]
+    assert by_kid["k2"]["registered"]
