@@ -118,17 +118,16 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
     )
     parser.add_argument(
-<<<<<<< HEAD
         "--reveal-seeds-after",
         default=_env("STUD_REVEAL_SEEDS_AFTER", "off"),
         help="reveal each hand's server seed (so every card of it) to everyone this many seconds after the"
         " hand ended, or 'off': auditors only (default: $STUD_REVEAL_SEEDS_AFTER or off)",
-=======
+    )
+    parser.add_argument(
         "--keys-file",
         default=_env("STUD_KEYS_FILE"),
         help="JSON keyring of the keys sealing cards and seeds at rest, mode 0600 (default: $STUD_KEYS_FILE;"
         " none: $STUD_KEYS, or the embedded database's development keyring; docs/keys.md)",
->>>>>>> i16-sealing
     )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
@@ -251,11 +250,8 @@ def run(args: argparse.Namespace) -> int:
         keepalive=keepalive,
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
-<<<<<<< HEAD
         reveal_seeds_after=reveal_after,
-=======
         keys_file=args.keys_file,
->>>>>>> i16-sealing
     )
     from stud_service.sealing import SealingError
 

@@ -57,12 +57,9 @@ class ServiceOptions:
     keepalive: KeepalivePolicy = KeepalivePolicy()
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
     unready_after_seconds: float = DEFAULT_UNREADY_AFTER_SECONDS
-<<<<<<< HEAD
     reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
-=======
     keys_file: str | None = None  # none: $STUD_KEYS_FILE, $STUD_KEYS, or the embedded database's own
     keyring: Keyring | None = None  # given directly (tests), instead of keys_file
->>>>>>> i16-sealing
 
 
 class ServiceHost:
