@@ -43,10 +43,11 @@ class AuditServiceStub:
     (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
     seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
     root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
-    (position, card, salt, inclusion path) goes to whoever may see the card: face-up cards and shown hands to
-    everyone, a down card to its owner; a card never shown is proven to no other player, now or later. The server
-    seed, which fixes the whole deck, is given only to auditors and operators for finished hands, or to everyone
-    once the operator's delayed public reveal (`--reveal-seeds-after`, off by default) has passed.
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -118,10 +119,11 @@ class AuditServiceServicer:
     (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
     seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
     root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
-    (position, card, salt, inclusion path) goes to whoever may see the card: face-up cards and shown hands to
-    everyone, a down card to its owner; a card never shown is proven to no other player, now or later. The server
-    seed, which fixes the whole deck, is given only to auditors and operators for finished hands, or to everyone
-    once the operator's delayed public reveal (`--reveal-seeds-after`, off by default) has passed.
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -158,10 +160,10 @@ class AuditServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def VerifyShuffle(self, request, context):
-        """Checks a finished hand's shuffle from what the caller may see: the commitment came before the hand's client
-        seeds and the deal, and every card the caller saw has a valid proof against `deck_root` at the position it
-        was dealt from; where the caller may have the seed (auditors, operators, or everyone after a delayed reveal),
-        also the seed against the commitment and the whole deck and root it fixes. Anyone may call it.
+        """Checks a finished hand's deck and returns the evidence: the proof of every card the caller may see against
+        the deck root fixed before the deal, the order commitment < client seeds < HandStarted, and (for auditors and
+        operators, or for everyone after the operator's delayed public reveal) the server seed against the commitment
+        and the deck it fixes. Anyone may call it; nobody learns a card they could not see.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -259,10 +261,11 @@ class AuditService:
     (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
     seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
     root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
-    (position, card, salt, inclusion path) goes to whoever may see the card: face-up cards and shown hands to
-    everyone, a down card to its owner; a card never shown is proven to no other player, now or later. The server
-    seed, which fixes the whole deck, is given only to auditors and operators for finished hands, or to everyone
-    once the operator's delayed public reveal (`--reveal-seeds-after`, off by default) has passed.
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
