@@ -5,6 +5,7 @@ This is what an outside verifier would write from the README's section "The prov
 spec's constants (card names, the salt label) are read out of the README itself, so the text, its vectors
 and the service cannot drift apart: the vectors must come out of this reimplementation and out of the
 service, and for random seeds the two must agree on the deck, the salts, the root and every card proof.
+Last, a client that knows only the README follows one hand on a real server and checks its commitments.
 """
 
 from __future__ import annotations
@@ -13,13 +14,18 @@ import hashlib
 import hmac
 import json
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
+from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_turn, wait_for_view
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stud_service import deck_proof, shuffle
+from stud_service.auth import Role, mint_token
+from stud_service.bots.client import StudClient, events_of
+from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("### The provably fair shuffle\n"):README.index("### Verifying hands\n")]
@@ -291,3 +297,77 @@ def test_the_readme_text_and_the_service_agree(server_seed: bytes, client_seeds:
         assert served == proofs[position]
         assert proof_checks(served, root)
         assert deck_proof.check_card_proof(deck_proof.CardProof.from_json(proofs[position]), root)
+
+
+# --- a client that knows only the README, against a real server ---------------------------------------------
+
+def _metadata(player: str, role: Role = Role.PLAYER) -> list[tuple[str, str]]:
+    return [("authorization", f"Bearer {mint_token(TOKEN_SECRET, player, role)}")]
+
+
+async def _table_events(client: StudClient, table_id: str, up_to: int) -> list[Any]:
+    """Every event of the table from version 2 (after TableCreated) to ``up_to``, as the watch sends them."""
+    events: list[Any] = []
+    stream = client.watch(table_id, after_version=1, batch_events=True)
+    async for message in stream:
+        events.extend(events_of(message))
+        if events and events[-1].version >= up_to:
+            stream.cancel()
+            return events
+    raise AssertionError("the watch ended early")
+
+
+async def _fold_out(clients: list[StudClient], table_id: str) -> None:
+    """Play hand 1 to its end, folding whenever a fold is legal."""
+    while not (await clients[0].view(table_id)).hand.complete:
+        client, turn = await wait_for_turn(clients, table_id)
+        if turn.hand.hand_number != 1:
+            break
+        folds = [a for a in turn.legal_actions if a.type == table_pb2.ACTION_TYPE_FOLD]
+        action = (folds or list(turn.legal_actions))[0]
+        await client.act(table_id, turn.viewer_seat, action.type, action.amount, turn.turn)
+    await wait_for_view(clients[0], table_id, lambda v: v.hand.hand_number > 1 or v.hand.complete)
+
+
+async def test_a_client_following_the_readme_checks_a_real_hand(grpc_service, both_services):
+    """§1: the commitment comes before the client seed and the deal; §2-3: the seed an auditor gets fixes
+    the deck, its root is HandStarted's deck_root, and every card dealt is the deck's card at its position."""
+    table_id = f"spec-{uuid.uuid4().hex[:10]}"
+    clients = {name: StudClient(both_services, mint_token(TOKEN_SECRET, name)) for name in ("alice", "bob")}
+    await StudClient(both_services, mint_token(TOKEN_SECRET, "house", Role.OPERATOR)).create_table(
+        table_id, table_spec()
+    )
+    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    await clients["alice"].sit_down(table_id, 1, 10_000)
+    await audit.SetClientSeed(
+        audit_service_pb2.SetClientSeedRequest(name=f"tables/{table_id}", seed="alice's seed ♠"),
+        metadata=_metadata("alice"),
+    )
+    await clients["bob"].sit_down(table_id, 2, 10_000)
+    await _fold_out(list(clients.values()), table_id)
+
+    name = f"tables/{table_id}/hands/1"
+    auditor = _metadata("eve", Role.AUDITOR)
+    full = await audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auditor)
+    started_event = full.events[0]
+    started = started_event.hand_started
+    # §1: what a player watching the table saw, in order.
+    events = await _table_events(clients["bob"], table_id, started_event.version)
+    committed = [e for e in events if e.HasField("shuffle_committed") and e.shuffle_committed.next_hand == 1]
+    seeds_set = [e for e in events if e.HasField("client_seed_set") and e.version < started_event.version]
+    assert len(committed) == 1 and len(seeds_set) == 1
+    assert committed[0].shuffle_committed.commitment == started.commitment
+    assert started.commitment_version == committed[0].version
+    assert started.commitment_version < seeds_set[0].version < started_event.version
+    assert dict(started.client_seeds) == {1: "alice's seed ♠"}
+    # §2-3: the auditor's seed fixes the commitment, the deck, the root and every card dealt.
+    seed = bytes.fromhex(full.server_seed)
+    assert hashlib.sha256(seed).hexdigest() == started.commitment
+    deck, _, root, _ = outsider_tree(seed, dict(started.client_seeds))
+    assert root == started.deck_root == full.deck_root
+    assert list(started.deck) == deck
+    dealt = [e.card_dealt.card for e in full.events if e.HasField("card_dealt")]
+    assert len(dealt) >= 6 and dealt == deck[:len(dealt)]
+    # §4: a player gets the root and the commitment, not the seed.
+    mine = await audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=_metadata("bob"))
+    assert not mine.server_seed and mine.deck_root == root and mine.deck_commitment == started.commitment
