@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import re
+import tomllib
 import uuid
 from pathlib import Path
 from typing import Any
@@ -329,9 +330,10 @@ async def _fold_out(clients: list[StudClient], table_id: str) -> None:
     await wait_for_view(clients[0], table_id, lambda v: v.hand.hand_number > 1 or v.hand.complete)
 
 
-async def test_a_client_following_the_readme_checks_a_real_hand(grpc_service, both_services):
+async def test_a_client_following_the_readme_checks_a_real_hand(both_services):
     """§1: the commitment comes before the client seed and the deal; §2-3: the seed an auditor gets fixes
-    the deck, its root is HandStarted's deck_root, and every card dealt is the deck's card at its position."""
+    the deck, its root is HandStarted's deck_root, and every card dealt is the deck's card at its position;
+    §4-5: a player gets no seed, and proofs of exactly the cards they saw."""
     table_id = f"spec-{uuid.uuid4().hex[:10]}"
     clients = {name: StudClient(both_services, mint_token(TOKEN_SECRET, name)) for name in ("alice", "bob")}
     await StudClient(both_services, mint_token(TOKEN_SECRET, "house", Role.OPERATOR)).create_table(
@@ -366,8 +368,20 @@ async def test_a_client_following_the_readme_checks_a_real_hand(grpc_service, bo
     deck, _, root, _ = outsider_tree(seed, dict(started.client_seeds))
     assert root == started.deck_root == full.deck_root
     assert list(started.deck) == deck
-    dealt = [e.card_dealt.card for e in full.events if e.HasField("card_dealt")]
-    assert len(dealt) >= 6 and dealt == deck[:len(dealt)]
-    # §4: a player gets the root and the commitment, not the seed.
+    cards = [e.card_dealt for e in full.events if e.HasField("card_dealt")]
+    assert len(cards) >= 6 and [card.card for card in cards] == deck[:len(cards)]
+    # §4: a player gets the root and the commitment, not the seed; §5.4: their export proves exactly the cards
+    # they saw (their own and the face-up ones) at the positions they were dealt from, and no other.
     mine = await audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=_metadata("bob"))
     assert not mine.server_seed and mine.deck_root == root and mine.deck_commitment == started.commitment
+    exported = await audit.ExportHandHistory(
+        audit_service_pb2.ExportHandHistoryRequest(name=name, format=audit_service_pb2.HISTORY_FORMAT_PHH),
+        metadata=_metadata("bob"),
+    )
+    phh = tomllib.loads(exported.text)
+    assert not phh.get("_server_seed")
+    assert phh["_deck_root"] == root and phh["_commitment"] == started.commitment
+    seen = {k for k, card in enumerate(cards) if card.face_up or card.seat == 2}
+    assert {proof["position"] for proof in phh["_proofs"]} == seen
+    for proof in phh["_proofs"]:
+        assert proof_checks(proof, root) and proof["card"] == deck[proof["position"]]
