@@ -381,7 +381,21 @@ async def test_a_client_following_the_readme_checks_a_real_hand(both_services):
     phh = tomllib.loads(exported.text)
     assert not phh.get("_server_seed")
     assert phh["_deck_root"] == root and phh["_commitment"] == started.commitment
-    seen = {k for k, card in enumerate(cards) if card.face_up or card.seat == 2}
-    assert {proof["position"] for proof in phh["_proofs"]} == seen
+    face_up = {k for k, card in enumerate(cards) if card.face_up}
+    bobs = face_up | {k for k, card in enumerate(cards) if card.seat == 2}
+    assert {proof["position"] for proof in phh["_proofs"]} == bobs
     for proof in phh["_proofs"]:
         assert proof_checks(proof, root) and proof["card"] == deck[proof["position"]]
+    # §4-5 through VerifyShuffle: bob's cards and the face-up ones to bob, the face-up ones to a stranger.
+    for caller, positions in (("bob", bobs), ("carol", face_up)):
+        reply = await audit.VerifyShuffle(
+            audit_service_pb2.VerifyShuffleRequest(name=name), metadata=_metadata(caller)
+        )
+        assert reply.passed and not reply.server_seed and reply.deck_root == root
+        assert (reply.commitment_version, list(reply.client_seed_versions), reply.hand_started_version) == (
+            committed[0].version, [seeds_set[0].version], started_event.version
+        )
+        proofs = [{"position": p.position, "card": p.card, "salt": p.salt, "path": list(p.path)}
+                  for p in reply.proofs]
+        assert {proof["position"] for proof in proofs} == positions
+        assert all(proof_checks(proof, root) and proof["card"] == deck[proof["position"]] for proof in proofs)
