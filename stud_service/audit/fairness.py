@@ -288,7 +288,10 @@ def check_shuffle(evidence: ShuffleEvidence) -> ShuffleProblem | None:
     root = evidence.deck_root
     if root is None:
         if evidence.server_seed is None:
-            return ShuffleProblem(0, "no server seed was revealed at the hand's end")
+            return ShuffleProblem(
+                0, "no server seed was revealed to this viewer, and only the seed proves the deck of a hand"
+                   " logged before card proofs",
+            )
         return _check_seed(evidence, evidence.server_seed)
     # With the seed, what it fixes comes first: a forged seed or deck shows as such, not as bad proofs.
     return (
