@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 
+import grpc
 import psycopg
 import pytest
 from hypothesis import given, settings
@@ -333,3 +334,47 @@ def test_the_data_key_cache_forgets_the_hand_remembered_longest_ago():
     assert "sealed" in reader.seal("tables/t", dealt(1, 5, False))
     with pytest.raises(Exception, match="tables/t hand 2: no data key"):
         reader.seal("tables/t", dealt(2, 5, False))
+
+
+async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_internal(
+    grpc_service, both_services, new_table, make_player
+):
+    """A sealed deck altered in the database: the auditor's GetHand is DATA_LOSS / SEALED_DATA_UNREADABLE
+    naming the stream and hand, never INTERNAL, and nothing of the hand is answered."""
+    from grpc_fixtures import TOKEN_SECRET
+
+    from stud_service.auth import Role, mint_token
+    from stud_service.bots import Bot, StudClient, error_reason, random_strategy
+    from stud_service.server.proto_gen import audit_service_pb2
+    from stud_service.server.runtime import stream_id_for
+
+    table_id = await new_table()
+    bots = [
+        Bot(make_player(name), table_id, seat, strategy=random_strategy, seed=seat)
+        for seat, name in enumerate(["sam", "sue"], start=1)
+    ]
+    for bot in bots:
+        await bot.sit(10_000)
+    await asyncio_gather_bounded([bot.run(1) for bot in bots])
+    stream_id = stream_id_for(table_id)
+    async with await psycopg.AsyncConnection.connect(grpc_service.database_url, autocommit=True) as conn:
+        cur = await conn.execute(
+            "SELECT version, payload FROM events WHERE stream_id = %s AND type = 'HandStarted' AND hand = 1",
+            (stream_id,),
+        )
+        version, payload = await cur.fetchone()
+        box = payload["sealed"]["box"]
+        flipped = box[:20] + ("A" if box[20] != "A" else "B") + box[21:]
+        payload["sealed"]["box"] = flipped
+        await conn.execute(
+            "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
+            (Jsonb(payload), stream_id, version),
+        )
+    auditor = StudClient(both_services, mint_token(TOKEN_SECRET, "judge", Role.AUDITOR))
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await auditor.audit.GetHand(
+            audit_service_pb2.GetHandRequest(name=f"tables/{table_id}/hands/1"), metadata=auditor.metadata
+        )
+    assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+    assert error_reason(refused.value) == "SEALED_DATA_UNREADABLE"
+    assert stream_id in refused.value.details() and "hand 1" in refused.value.details()
