@@ -21,7 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from stud_service.db import DatabaseUnavailable, add_database_arguments, open_database, settings_from_args
+from stud_service.commands.recorded import recorded_store
+from stud_service.db import DatabaseUnavailable, add_database_arguments
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,20 +85,28 @@ def _hand_arguments(parser: argparse.ArgumentParser) -> None:
 def _runner(action: Callable[[Any, argparse.Namespace, TextIO], Awaitable[int]]) -> Callable[..., int]:
     def run(args: argparse.Namespace) -> int:
         from stud_service.audit.errors import AuditError
-        from stud_service.store import EventStore
+        from stud_service.store import StoreError
 
         async def main() -> int:
-            async with open_database(settings_from_args(args), max_size=4) as database:
-                store = EventStore(database.pool)
+            command = f"hands {args.hands_command}"
+            async with recorded_store(args, command, _resource(args), max_size=4) as store:
                 return await action(store, args, sys.stdout)
 
         try:
             return asyncio.run(main())
-        except (AuditError, DatabaseUnavailable) as error:
+        except (AuditError, DatabaseUnavailable, StoreError) as error:
             print(f"stud-service hands {args.hands_command}: {error}", file=sys.stderr)
             return 2
 
     return run
+
+
+def _resource(args: argparse.Namespace) -> str:
+    """What a hands command is about, as its access record names it."""
+    table, hand = getattr(args, "table", None), getattr(args, "hand", None)
+    if table and hand is not None:
+        return f"tables/{table}/hands/{hand}"
+    return f"tables/{table}" if table else "tables/-"
 
 
 async def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:

@@ -21,8 +21,10 @@ from stud_service.ledger.book import Written
 from stud_service.ledger.errors import CurrencyMismatch, LedgerError, NoAccount, NotYourAccount
 from stud_service.ledger.names import AccountName, parse_account_name, parse_player_name
 from stud_service.ledger.players import PlayerStanding
+from stud_service.server.access import operator_only, recorded
+from stud_service.server.app import CASHIER_SERVICE_NAME
 from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
+from stud_service.server.errors import malformed, quoted, refusals_as_statuses
 from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2, cashier_service_pb2_grpc
@@ -54,6 +56,8 @@ def _player_name(name: str) -> str:
 
 
 class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
+    SERVICE_NAME = CASHIER_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
+
     def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
         self.runtime = runtime
         self.ledger = runtime.ledger
@@ -69,10 +73,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     @staticmethod
     def _operator(principal: Principal, what: str) -> None:
-        if principal.role is not Role.OPERATOR:
-            raise RequestError(
-                grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY", f"{what} needs an operator token"
-            )
+        operator_only(what)(principal)
 
     @staticmethod
     def _may_read(principal: Principal, player_id: str | None) -> None:
@@ -139,11 +140,13 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return await self._entry(name, recorded.last_version), account_to_proto(name.name, account)
 
     @refusals_as_statuses
+    @recorded(gate=operator_only("moving money through the cashier"))
     async def Deposit(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=True)
         return cashier_service_pb2.DepositResponse(entry=entry, account=account)
 
     @refusals_as_statuses
+    @recorded(gate=operator_only("moving money through the cashier"))
     async def Withdraw(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=False)
         return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
@@ -151,6 +154,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
     # -- reading -------------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded()
     async def GetAccount(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         name = _account_name(request.name, "name")
@@ -158,6 +162,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return account_to_proto(name.name, await self._opened(name))
 
     @refusals_as_statuses
+    @recorded()
     async def ListAccountEntries(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         name = _account_name(request.parent, "parent")
@@ -190,6 +195,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
     # -- operator controls ---------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded(gate=operator_only("suspending a player"))
     async def SuspendPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         self._operator(principal, "suspending a player")
@@ -220,6 +226,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return sorted(tables)
 
     @refusals_as_statuses
+    @recorded(gate=operator_only("reinstating a player"))
     async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         self._operator(principal, "reinstating a player")
@@ -228,6 +235,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return standing_to_proto(standing)
 
     @refusals_as_statuses
+    @recorded()
     async def GetPlayerStanding(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         player = _player_name(request.name)
