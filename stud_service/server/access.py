@@ -49,10 +49,12 @@ def operator_only(what: str) -> Gate:
     return gate
 
 
-def roles_only(roles: Collection[Role], code: grpc.StatusCode, reason: str, message: str) -> Gate:
+def roles_only(roles: Collection[Role], refusal: Callable[[], RequestError]) -> Gate:
+    """The gate of a call only ``roles`` may make; others get ``refusal()``."""
+
     def gate(principal: Principal) -> None:
         if principal.role not in roles:
-            raise RequestError(code, reason, message)
+            raise refusal()
 
     return gate
 

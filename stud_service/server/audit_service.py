@@ -53,13 +53,12 @@ _OUTCOMES = {
     Outcome.ALLOWED: audit_pb2.ACCESS_OUTCOME_ALLOWED,
     Outcome.REFUSED: audit_pb2.ACCESS_OUTCOME_REFUSED,
 }
-_NOT_AUDITORS = roles_only(
-    (Role.PLAYER, Role.OPERATOR), grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY",
-    "an auditor token cannot take part in a game",
-)
-_AUDITORS = roles_only(
-    (Role.AUDITOR,), grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY", "the access log is for auditors"
-)
+_NOT_AUDITORS = roles_only((Role.PLAYER, Role.OPERATOR), lambda: RequestError(
+    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY", "an auditor token cannot take part in a game"
+))
+_AUDITORS = roles_only((Role.AUDITOR,), lambda: RequestError(
+    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY", "the access log is for auditors"
+))
 
 
 
@@ -82,6 +81,19 @@ def _time_filter(request: Any, field: str) -> datetime | None:
     if not (_FIRST_SECOND <= stamp.seconds <= _LAST_SECOND and 0 <= stamp.nanos < 1_000_000_000):
         raise malformed(f"{field} must be a valid timestamp (years 1 to 9999)", field)
     return stamp.ToDatetime(tzinfo=UTC)
+
+
+def _page_request(
+    request: Any, tokens: PageTokens, filters: tuple[str | None, ...]
+) -> tuple[datetime | None, datetime | None, tuple[str | None, ...], str]:
+    """A listing's page_size, start_time, end_time and page_token checked: the times, the token's binding
+    and the position it holds. A token continues its listing only: same filters and times (AIP-158)."""
+    if request.page_size < 0:
+        raise malformed("page_size must not be negative", "page_size")
+    since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
+    binding = (*filters, *(when.isoformat() if when else None for when in (since, until)))
+    position = tokens.open(request.page_token, binding) if request.page_token else ""
+    return since, until, binding, position
 
 
 def _ms(when: datetime | None) -> int | None:
@@ -202,12 +214,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
                     "a player may list only their own hands",
                 )
             player_id = principal.player_id
-        if request.page_size < 0:
-            raise malformed("page_size must not be negative", "page_size")
-        since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
-        # A token continues this listing only: same table, player and times (AIP-158).
-        binding = (table_id, player_id, *(when.isoformat() if when else None for when in (since, until)))
-        position = self._page_tokens.open(request.page_token, binding) if request.page_token else ""
+        since, until, binding, position = _page_request(request, self._page_tokens, (table_id, player_id))
         try:
             page = await list_hands(
                 self.store,
@@ -392,11 +399,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             raise malformed("principal_id must be 1..64 printable characters", "principal_id")
         if len(request.method) > MAX_FIELD_CHARS:
             raise malformed(f"method must be at most {MAX_FIELD_CHARS} characters", "method")
-        if request.page_size < 0:
-            raise malformed("page_size must not be negative", "page_size")
-        since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
-        binding = (principal_id, request.method or None, *(_ms(when) for when in (since, until)))
-        position = self._access_tokens.open(request.page_token, binding) if request.page_token else ""
+        filters = (principal_id, request.method or None)
+        since, until, binding, position = _page_request(request, self._access_tokens, filters)
         try:
             page = await list_access_records(
                 self.store,

@@ -41,6 +41,9 @@ class AuditServiceStub:
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
     publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
 
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
+
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
     a different seed is INVALID_ARGUMENT / REQUEST_ID_REUSED; an empty id means every call is new.
@@ -113,6 +116,9 @@ class AuditServiceServicer:
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
     publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -264,6 +270,9 @@ class AuditService:
     The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
     seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
     publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
