@@ -55,6 +55,11 @@ def _player_name(name: str) -> str:
     return player
 
 
+_MOVING_MONEY = operator_only("moving money through the cashier")
+_SUSPENDING = operator_only("suspending a player")
+_REINSTATING = operator_only("reinstating a player")
+
+
 class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
     SERVICE_NAME = CASHIER_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
 
@@ -70,10 +75,6 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
         return principal_of(context, self._tokens)
-
-    @staticmethod
-    def _operator(principal: Principal, what: str) -> None:
-        operator_only(what)(principal)
 
     @staticmethod
     def _may_read(principal: Principal, player_id: str | None) -> None:
@@ -96,7 +97,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         self, request: Any, context: grpc.aio.ServicerContext, deposit: bool
     ) -> tuple[Any, Any]:
         principal = self._principal(context)
-        self._operator(principal, "moving money through the cashier")
+        _MOVING_MONEY(principal)
         name = _account_name(request.account, "account")
         if name.player_id is None:
             raise malformed("the cashier pays into and out of players' accounts, not the house's", "account")
@@ -140,13 +141,13 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return await self._entry(name, recorded.last_version), account_to_proto(name.name, account)
 
     @refusals_as_statuses
-    @recorded(gate=operator_only("moving money through the cashier"))
+    @recorded(gate=_MOVING_MONEY)
     async def Deposit(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=True)
         return cashier_service_pb2.DepositResponse(entry=entry, account=account)
 
     @refusals_as_statuses
-    @recorded(gate=operator_only("moving money through the cashier"))
+    @recorded(gate=_MOVING_MONEY)
     async def Withdraw(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=False)
         return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
@@ -195,10 +196,10 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
     # -- operator controls ---------------------------------------------------------------------
 
     @refusals_as_statuses
-    @recorded(gate=operator_only("suspending a player"))
+    @recorded(gate=_SUSPENDING)
     async def SuspendPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
-        self._operator(principal, "suspending a player")
+        _SUSPENDING(principal)
         player = _player_name(request.name)
         standing = await self.ledger.set_suspended(
             player, True, request.reason, principal.player_id, now_ms()
@@ -226,10 +227,10 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return sorted(tables)
 
     @refusals_as_statuses
-    @recorded(gate=operator_only("reinstating a player"))
+    @recorded(gate=_REINSTATING)
     async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
-        self._operator(principal, "reinstating a player")
+        _REINSTATING(principal)
         player = _player_name(request.name)
         standing = await self.ledger.set_suspended(player, False, "", principal.player_id, now_ms())
         return standing_to_proto(standing)

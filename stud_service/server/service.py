@@ -95,7 +95,8 @@ _EVERY_CARD = frozenset({Role.AUDITOR})
 
 
 class TableService(table_service_pb2_grpc.TableServiceServicer):
-    SERVICE_NAME = TABLE_SERVICE_NAME
+    SERVICE_NAME = TABLE_SERVICE_NAME  # operators' and auditors' calls named in the access log
+
     def __init__(
         self, runtime: TableRuntime, keys: CallerKeys | str, default_action_clock_seconds: int = 30
     ) -> None:
