@@ -22,7 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from stud_service.db import DatabaseUnavailable, add_database_arguments, open_database, settings_from_args
+from stud_service.commands.recorded import recorded_store
+from stud_service.db import DatabaseUnavailable, add_database_arguments, settings_from_args
 from stud_service.sealing.startup import add_keys_argument
 
 
@@ -91,25 +92,30 @@ def _hand_arguments(parser: argparse.ArgumentParser) -> None:
 def _runner(action: Callable[[Any, argparse.Namespace, TextIO], Awaitable[int]]) -> Callable[..., int]:
     def run(args: argparse.Namespace) -> int:
         from stud_service.audit.errors import AuditError
-        from stud_service.sealing import SealingError, open_sealed_store, resolve_keyring
+        from stud_service.sealing import SealingError, resolve_keyring
+        from stud_service.store import StoreError
 
         async def main() -> int:
-            settings = settings_from_args(args)
-            keyring = resolve_keyring(args.keys_file, settings)
-            async with open_database(settings, max_size=4) as database:
-                store = await open_sealed_store(database.pool, keyring, register_active=False)
-                try:
-                    return await action(store, args, sys.stdout)
-                finally:
-                    await store.close()
+            keyring = resolve_keyring(args.keys_file, settings_from_args(args))
+            command = f"hands {args.hands_command}"
+            async with recorded_store(args, command, _resource(args), max_size=4, keyring=keyring) as store:
+                return await action(store, args, sys.stdout)
 
         try:
             return asyncio.run(main())
-        except (AuditError, DatabaseUnavailable, SealingError) as error:
+        except (AuditError, DatabaseUnavailable, StoreError, SealingError) as error:
             print(f"stud-service hands {args.hands_command}: {error}", file=sys.stderr)
             return 2
 
     return run
+
+
+def _resource(args: argparse.Namespace) -> str:
+    """What a hands command is about, as its access record names it."""
+    table, hand = getattr(args, "table", None), getattr(args, "hand", None)
+    if table and hand is not None:
+        return f"tables/{table}/hands/{hand}"
+    return f"tables/{table}" if table else "tables/-"
 
 
 async def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:

@@ -15,6 +15,8 @@ from typing import Any
 
 import grpc
 
+from stud_service.access import BadPosition, Outcome, StoredAccessRecord, list_access_records
+from stud_service.access.records import MAX_FIELD_CHARS
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
 from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra
 from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps, shuffle_evidence
@@ -26,6 +28,8 @@ from stud_service.audit.verify import verify_loaded
 from stud_service.auth import Principal, Role, valid_player_id
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
+from stud_service.server.access import recorded, roles_only
+from stud_service.server.app import AUDIT_SERVICE_NAME
 from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.convert import (
     VARIANT_PROTOS,
@@ -45,6 +49,16 @@ from stud_service.server.runtime import TableRuntime, now_ms
 HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})")
 ALL_TABLES = "tables/-"
 DEFAULT_PAGE_SIZE = 50
+_OUTCOMES = {
+    Outcome.ALLOWED: audit_pb2.ACCESS_OUTCOME_ALLOWED,
+    Outcome.REFUSED: audit_pb2.ACCESS_OUTCOME_REFUSED,
+}
+_NOT_AUDITORS = roles_only((Role.PLAYER, Role.OPERATOR), lambda: RequestError(
+    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY", "an auditor token cannot take part in a game"
+))
+_AUDITORS = roles_only((Role.AUDITOR,), lambda: RequestError(
+    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY", "the access log is for auditors"
+))
 
 
 
@@ -67,6 +81,39 @@ def _time_filter(request: Any, field: str) -> datetime | None:
     if not (_FIRST_SECOND <= stamp.seconds <= _LAST_SECOND and 0 <= stamp.nanos < 1_000_000_000):
         raise malformed(f"{field} must be a valid timestamp (years 1 to 9999)", field)
     return stamp.ToDatetime(tzinfo=UTC)
+
+
+def _page_request(
+    request: Any, tokens: PageTokens, filters: tuple[str | None, ...]
+) -> tuple[datetime | None, datetime | None, tuple[str | None, ...], str]:
+    """A listing's page_size, start_time, end_time and page_token checked: the times, the token's binding
+    and the position it holds. A token continues its listing only: same filters and times (AIP-158)."""
+    if request.page_size < 0:
+        raise malformed("page_size must not be negative", "page_size")
+    since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
+    binding = (*filters, *(when.isoformat() if when else None for when in (since, until)))
+    position = tokens.open(request.page_token, binding) if request.page_token else ""
+    return since, until, binding, position
+
+
+def _ms(when: datetime | None) -> int | None:
+    return None if when is None else int(when.timestamp() * 1000)
+
+
+def access_record_proto(stored: StoredAccessRecord) -> audit_pb2.AccessRecord:
+    record = stored.record
+    return audit_pb2.AccessRecord(
+        principal_id=record.principal_id,
+        role=record.role,
+        method=record.method,
+        resource=record.resource,
+        time=timestamp_ms(record.at_ms),
+        peer=record.peer,
+        outcome=_OUTCOMES[record.outcome],
+        refusal_reason=record.reason,
+        log_stream=stored.stream_id,
+        log_version=stored.version,
+    )
 
 
 def _replay_views(record: HandRecord, mode: str) -> Render:
@@ -117,6 +164,8 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
 
 
 class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
+    SERVICE_NAME = AUDIT_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
+
     def __init__(
         self, runtime: TableRuntime, keys: CallerKeys | str, *, reveal_seeds_after: float | None = None
     ) -> None:
@@ -127,6 +176,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         keys = CallerKeys.of(keys)
         self._tokens = keys.tokens
         self._page_tokens = PageTokens(keys.page_token_key, "ListHands")
+        self._access_tokens = PageTokens(keys.page_token_key, "ListAccessRecords")
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -167,6 +217,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     # -- reading -------------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded()
     async def ListHands(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         table_id = None
@@ -183,12 +234,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
                     "a player may list only their own hands",
                 )
             player_id = principal.player_id
-        if request.page_size < 0:
-            raise malformed("page_size must not be negative", "page_size")
-        since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
-        # A token continues this listing only: same table, player and times (AIP-158).
-        binding = (table_id, player_id, *(when.isoformat() if when else None for when in (since, until)))
-        position = self._page_tokens.open(request.page_token, binding) if request.page_token else ""
+        since, until, binding, position = _page_request(request, self._page_tokens, (table_id, player_id))
         try:
             page = await list_hands(
                 self.store,
@@ -207,6 +253,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         )
 
     @refusals_as_statuses
+    @recorded()
     async def GetHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -229,6 +276,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         )
 
     @refusals_as_statuses
+    @recorded()
     async def ReplayHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -262,6 +310,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         return audit_service_pb2.ReplayHandResponse(steps=steps)
 
     @refusals_as_statuses
+    @recorded()
     async def VerifyHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         if not self._sees_everything(principal):
@@ -292,6 +341,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         return reply
 
     @refusals_as_statuses
+    @recorded()
     async def VerifyShuffle(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -323,6 +373,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         return reply
 
     @refusals_as_statuses
+    @recorded()
     async def ExportHandHistory(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -340,6 +391,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     # -- money -----------------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded(resource=lambda request: "money")
     async def ReconcileMoney(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if not self._sees_everything(self._principal(context)):
             raise RequestError(
@@ -358,14 +410,10 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     # -- the shuffle's client seeds --------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded(gate=_NOT_AUDITORS)
     async def SetClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
-        if principal.role is Role.AUDITOR:
-            raise RequestError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "AUDITOR_READ_ONLY",
-                "an auditor token cannot take part in a game",
-            )
+        _NOT_AUDITORS(principal)
         table_id = table_id_from_name(request.name)
         request_id = request_key(principal, request)
         player, seed = principal.player_id, request.seed
@@ -373,3 +421,34 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             table_id, lambda state, now: SetClientSeed(player, seed, now_ms=now), request_id=request_id
         )
         return audit_service_pb2.SetClientSeedResponse(version=written.version)
+
+    # -- the access log --------------------------------------------------------------------------
+
+    @refusals_as_statuses
+    @recorded(gate=_AUDITORS, resource=lambda request: "accessRecords")
+    async def ListAccessRecords(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        _AUDITORS(self._principal(context))  # a player's call is not recorded, but refused all the same
+        principal_id = request.principal_id or None
+        if principal_id is not None and not valid_player_id(principal_id):
+            raise malformed("principal_id must be 1..64 printable characters", "principal_id")
+        if len(request.method) > MAX_FIELD_CHARS:
+            raise malformed(f"method must be at most {MAX_FIELD_CHARS} characters", "method")
+        filters = (principal_id, request.method or None)
+        since, until, binding, position = _page_request(request, self._access_tokens, filters)
+        try:
+            page = await list_access_records(
+                self.store,
+                since_ms=_ms(since),
+                until_ms=_ms(until),
+                principal_id=principal_id,
+                method=request.method or None,
+                page_size=request.page_size or DEFAULT_PAGE_SIZE,
+                position=position,
+            )
+        except BadPosition as error:
+            raise malformed(str(error), "page_token") from None
+        next_token = self._access_tokens.issue(page.next_position, binding) if page.next_position else ""
+        return audit_service_pb2.ListAccessRecordsResponse(
+            access_records=[access_record_proto(stored) for stored in page.records],
+            next_page_token=next_token,
+        )

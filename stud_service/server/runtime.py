@@ -50,6 +50,7 @@ from typing import Any
 
 import grpc
 
+from stud_service.access import AccessLog
 from stud_service.backoff import Backoff
 from stud_service.engine import (
     Command,
@@ -288,6 +289,7 @@ class TableRuntime:
     ) -> None:
         self.store = store
         self.ledger = Ledger(store)
+        self.access = AccessLog(store)  # privileged calls' records (server.access)
         self.settings = settings or RuntimeSettings()
         self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}

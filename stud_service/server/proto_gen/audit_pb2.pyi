@@ -6,12 +6,22 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from . import events_pb2 as _events_pb2
 from . import table_pb2 as _table_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class AccessOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ACCESS_OUTCOME_UNSPECIFIED: _ClassVar[AccessOutcome]
+    ACCESS_OUTCOME_ALLOWED: _ClassVar[AccessOutcome]
+    ACCESS_OUTCOME_REFUSED: _ClassVar[AccessOutcome]
+ACCESS_OUTCOME_UNSPECIFIED: AccessOutcome
+ACCESS_OUTCOME_ALLOWED: AccessOutcome
+ACCESS_OUTCOME_REFUSED: AccessOutcome
 
 class HandSummary(_message.Message):
     __slots__ = ("name", "hand_number", "start_time", "variant", "players", "complete", "pot")
@@ -201,3 +211,27 @@ class MoneyReconciliation(_message.Message):
     discrepancies: _containers.RepeatedCompositeFieldContainer[MoneyDiscrepancy]
     discrepancy_count: int
     def __init__(self, balanced: _Optional[bool] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., events_in_log: _Optional[int] = ..., events_read: _Optional[int] = ..., currencies: _Optional[_Iterable[_Union[CurrencyBooks, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableBooks, _Mapping]]] = ..., accounts: _Optional[_Iterable[_Union[AccountBooks, _Mapping]]] = ..., discrepancies: _Optional[_Iterable[_Union[MoneyDiscrepancy, _Mapping]]] = ..., discrepancy_count: _Optional[int] = ...) -> None: ...
+
+class AccessRecord(_message.Message):
+    __slots__ = ("principal_id", "role", "method", "resource", "time", "peer", "outcome", "refusal_reason", "log_stream", "log_version")
+    PRINCIPAL_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    PEER_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_REASON_FIELD_NUMBER: _ClassVar[int]
+    LOG_STREAM_FIELD_NUMBER: _ClassVar[int]
+    LOG_VERSION_FIELD_NUMBER: _ClassVar[int]
+    principal_id: str
+    role: str
+    method: str
+    resource: str
+    time: _timestamp_pb2.Timestamp
+    peer: str
+    outcome: AccessOutcome
+    refusal_reason: str
+    log_stream: str
+    log_version: int
+    def __init__(self, principal_id: _Optional[str] = ..., role: _Optional[str] = ..., method: _Optional[str] = ..., resource: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., peer: _Optional[str] = ..., outcome: _Optional[_Union[AccessOutcome, str]] = ..., refusal_reason: _Optional[str] = ..., log_stream: _Optional[str] = ..., log_version: _Optional[int] = ...) -> None: ...

@@ -191,3 +191,27 @@ class ReconcileMoneyRequest(_message.Message):
     currency: str
     view: MoneyReconciliationView
     def __init__(self, as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., currency: _Optional[str] = ..., view: _Optional[_Union[MoneyReconciliationView, str]] = ...) -> None: ...
+
+class ListAccessRecordsRequest(_message.Message):
+    __slots__ = ("start_time", "end_time", "principal_id", "method", "page_size", "page_token")
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_ID_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    principal_id: str
+    method: str
+    page_size: int
+    page_token: str
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., principal_id: _Optional[str] = ..., method: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListAccessRecordsResponse(_message.Message):
+    __slots__ = ("access_records", "next_page_token")
+    ACCESS_RECORDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    access_records: _containers.RepeatedCompositeFieldContainer[_audit_pb2.AccessRecord]
+    next_page_token: str
+    def __init__(self, access_records: _Optional[_Iterable[_Union[_audit_pb2.AccessRecord, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

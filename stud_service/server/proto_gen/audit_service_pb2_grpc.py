@@ -49,6 +49,9 @@ class AuditServiceStub:
     and operators for finished hands, or to everyone once the operator's delayed public reveal
     (`--reveal-seeds-after`, off by default) has passed.
 
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
+
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
     a different seed is INVALID_ARGUMENT / REQUEST_ID_REUSED; an empty id means every call is new.
@@ -100,6 +103,11 @@ class AuditServiceStub:
                 request_serializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedResponse.FromString,
                 _registered_method=True)
+        self.ListAccessRecords = channel.unary_unary(
+                '/stud.v1.AuditService/ListAccessRecords',
+                request_serializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.FromString,
+                _registered_method=True)
 
 
 class AuditServiceServicer:
@@ -124,6 +132,9 @@ class AuditServiceServicer:
     proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
     and operators for finished hands, or to everyone once the operator's delayed public reveal
     (`--reveal-seeds-after`, off by default) has passed.
+
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -193,6 +204,20 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListAccessRecords(self, request, context):
+        """Lists the access log: every privileged call, oldest first, by time, principal and method
+        (docs/access-log.md). Auditors only: an operator's or a player's token is PERMISSION_DENIED
+        (AUDITOR_ONLY), and an operator's attempt is itself recorded.
+
+        Every call with an operator or auditor token to CashierService, to AuditService, to CreateTable, and an
+        auditor's GetTableView and WatchTable (which show every card), appends one AccessRecord *before* the
+        call does its work. A call whose record cannot be written is not served: UNAVAILABLE
+        (STORE_UNAVAILABLE), and nothing else happens. Players' calls are never recorded.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -236,6 +261,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     request_deserializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.FromString,
                     response_serializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedResponse.SerializeToString,
             ),
+            'ListAccessRecords': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAccessRecords,
+                    request_deserializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'stud.v1.AuditService', rpc_method_handlers)
@@ -266,6 +296,9 @@ class AuditService:
     proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
     and operators for finished hands, or to everyone once the operator's delayed public reveal
     (`--reveal-seeds-after`, off by default) has passed.
+
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -478,6 +511,33 @@ class AuditService:
             '/stud.v1.AuditService/SetClientSeed',
             stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.SerializeToString,
             stud_dot_v1_dot_audit__service__pb2.SetClientSeedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAccessRecords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AuditService/ListAccessRecords',
+            stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.SerializeToString,
+            stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.FromString,
             options,
             channel_credentials,
             insecure,
