@@ -35,8 +35,10 @@ import hmac
 import secrets
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from stud_service.cards import DECK_SIZE
+from stud_service.deck_proof import deck_root
 
 SERVER_SEED_BYTES = 32
 _U32_RANGE = 1 << 32
@@ -132,3 +134,34 @@ def verify_deck(server_seed: bytes, client_seeds: ClientSeeds, published_commitm
         return False
     deck = deck_order(server_seed, client_seeds)
     return all(deck[position] == card for position, card in (dealt or {}).items())
+
+
+@dataclass(frozen=True)
+class PreparedDeal:
+    """What the dealer passes to ``StartHand``: the deck, the commitment and the hand's public extra
+    (``client_seeds`` by seat, ``deck_root`` of the salted Merkle tree, ``commitment_version``: the
+    version of the ShuffleCommitted event that committed the seed before any client seed was set)."""
+
+    cards: tuple[int, ...]
+    commitment: str
+    extra: dict[str, Any]
+
+
+def new_commitment() -> tuple[bytes, str]:
+    """A fresh server seed and its commitment, published (ShuffleCommitted) before the hand's client seeds."""
+    server_seed = new_server_seed()
+    return server_seed, commitment(server_seed)
+
+
+def prepare_deal(server_seed: bytes, client_seeds: Mapping[int, str], commitment_version: int) -> PreparedDeal:
+    """The deal a committed ``server_seed`` and the players' ``client_seeds`` fix (dealer and simulator alike)."""
+    cards = tuple(deck_order(server_seed, client_seeds))
+    return PreparedDeal(
+        cards=cards,
+        commitment=commitment(server_seed),
+        extra={
+            "client_seeds": {str(seat): str(seed) for seat, seed in sorted(client_seeds.items())},
+            "deck_root": deck_root(cards, server_seed),
+            "commitment_version": int(commitment_version),
+        },
+    )

@@ -30,7 +30,7 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.runtime import RuntimeSettings, TableRuntime, stream_id_for
+from stud_service.server.runtime import RuntimeSettings, deal_commands, stream_id_for
 
 PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)
 
@@ -88,7 +88,8 @@ async def head(service: ServiceUnderTest, table_id: str) -> int:
 
 
 async def deal(service: ServiceUnderTest, table_id: str) -> None:
-    await service.runtime.execute(table_id, lambda state, now: TableRuntime._start_hand_command(state, now))
+    live = await service.runtime.table(table_id)
+    await service.runtime.execute(table_id, lambda state, now: deal_commands(live, state, now))
 
 
 def name(table_id: str) -> str:

@@ -117,6 +117,12 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="database unreachable this long: readiness reports NOT_SERVING"
         " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
     )
+    parser.add_argument(
+        "--reveal-seeds-after",
+        default=_env("STUD_REVEAL_SEEDS_AFTER", "off"),
+        help="reveal each hand's server seed (so every card of it) to everyone this many seconds after the"
+        " hand ended, or 'off': auditors only (default: $STUD_REVEAL_SEEDS_AFTER or off)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
     add_token_arguments(parser)
@@ -176,6 +182,19 @@ def token_settings(args: argparse.Namespace) -> TokenSettings:
     return TokenSettings(jwks=jwks, **common)
 
 
+def reveal_seeds_after(value: str) -> float | None:
+    """``--reveal-seeds-after``: seconds (>= 0), or None for 'off'; ValueError for anything else."""
+    if value.strip().lower() in ("", "off", "never"):
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError("--reveal-seeds-after is a number of seconds or 'off'") from None
+    if not 0 <= seconds < float("inf"):
+        raise ValueError("--reveal-seeds-after must be 0 or more seconds, or 'off'")
+    return seconds
+
+
 def tls_files(args: argparse.Namespace) -> TlsFiles | None:
     if bool(args.tls_cert) != bool(args.tls_key):
         raise ValueError("--tls-cert and --tls-key go together")
@@ -189,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         tokens = token_settings(args)
         tls = tls_files(args)
+        reveal_after = reveal_seeds_after(str(args.reveal_seeds_after))
     except ValueError as error:
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
@@ -224,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
         keepalive=keepalive,
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
+        reveal_seeds_after=reveal_after,
     )
     try:
         asyncio.run(ServiceHost(options).serve_until_signalled())

@@ -34,7 +34,7 @@ from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_prot
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.request_ids import request_key
-from stud_service.server.runtime import TableRuntime
+from stud_service.server.runtime import TableRuntime, now_ms
 
 HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})")
 ALL_TABLES = "tables/-"
@@ -111,8 +111,12 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
 
 
 class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
-    def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
+    def __init__(
+        self, runtime: TableRuntime, keys: CallerKeys | str, *, reveal_seeds_after: float | None = None
+    ) -> None:
         self.runtime = runtime
+        # Seconds after a hand's end when its seed (and so its whole deck) is public; None: auditors only.
+        self.reveal_seeds_after = reveal_seeds_after
         self.store = runtime.store
         keys = CallerKeys.of(keys)
         self._tokens = keys.tokens
@@ -130,6 +134,22 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     async def _finished_hand(self, name: str) -> HandRecord:
         table_id, hand = hand_from_name(name)
         return (await load_hand(self.store, table_id, hand)).require_complete()
+
+    def _public_reveal_ms(self, record: HandRecord) -> int | None:
+        """When the hand's server seed becomes public (ms since the epoch); None: never."""
+        ended = record.ended
+        if self.reveal_seeds_after is None or ended is None:
+            return None
+        return int(ended["at_ms"]) + int(self.reveal_seeds_after * 1000)
+
+    def _seed_for(self, principal: Principal, record: HandRecord) -> bytes | None:
+        """The hand's server seed if the caller may have it: auditors and operators, everyone once the
+        operator's delayed public reveal has passed; else None (it would give away every unseen card)."""
+        if not self._sees_everything(principal):
+            public_at = self._public_reveal_ms(record)
+            if public_at is None or public_at > now_ms():
+                return None
+        return record.server_seed()
 
     def _mode(self, principal: Principal, record: HandRecord) -> str:
         """FULL for auditors and operators; the player's own view, if they played the hand."""
@@ -190,14 +210,16 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             event_proto(version, payload, recorded_at[version])
             for version, payload in hand_events(record, mode)
         ]
-        ended = record.ended or {}
+        seed = self._seed_for(principal, record)
+        extra = record.started.get("extra")
         return audit_pb2.Hand(
             name=request.name,
             summary=_record_summary(record),
             events=events,
             deck_commitment=record.started["commitment"],
-            server_seed=ended.get("server_seed") or "",
-            client_seeds=client_seeds_from_extra(record.started.get("extra")),
+            server_seed=seed.hex() if seed is not None else "",
+            client_seeds=client_seeds_from_extra(extra),
+            deck_root=str(extra.get("deck_root") or "") if isinstance(extra, dict) else "",
         )
 
     @refusals_as_statuses

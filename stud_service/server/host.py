@@ -56,6 +56,7 @@ class ServiceOptions:
     keepalive: KeepalivePolicy = KeepalivePolicy()
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
     unready_after_seconds: float = DEFAULT_UNREADY_AFTER_SECONDS
+    reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
 
 
 class ServiceHost:
@@ -99,7 +100,7 @@ class ServiceHost:
         self.runtime.discover_new_tables()  # and those of tables other replicas create from now on
         self.runtime.sweep_rake_periodically()
         service = TableService(self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
-        audit = AuditService(self.runtime, keys)
+        audit = AuditService(self.runtime, keys, reveal_seeds_after=options.reveal_seeds_after)
         cashier = CashierService(self.runtime, keys)
         self.running = await start_server(
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,

@@ -42,7 +42,7 @@ class HandPlayer(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., starting_stack: _Optional[int] = ...) -> None: ...
 
 class Hand(_message.Message):
-    __slots__ = ("name", "summary", "events", "deck_commitment", "server_seed", "client_seeds")
+    __slots__ = ("name", "summary", "events", "deck_commitment", "server_seed", "client_seeds", "deck_root")
     class ClientSeedsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -56,13 +56,27 @@ class Hand(_message.Message):
     DECK_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
+    DECK_ROOT_FIELD_NUMBER: _ClassVar[int]
     name: str
     summary: HandSummary
     events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
     deck_commitment: str
     server_seed: str
     client_seeds: _containers.ScalarMap[int, str]
-    def __init__(self, name: _Optional[str] = ..., summary: _Optional[_Union[HandSummary, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ...) -> None: ...
+    deck_root: str
+    def __init__(self, name: _Optional[str] = ..., summary: _Optional[_Union[HandSummary, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., deck_root: _Optional[str] = ...) -> None: ...
+
+class CardProof(_message.Message):
+    __slots__ = ("position", "card", "salt", "path")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    position: int
+    card: int
+    salt: str
+    path: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, position: _Optional[int] = ..., card: _Optional[int] = ..., salt: _Optional[str] = ..., path: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ReplayStep(_message.Message):
     __slots__ = ("event", "state")

@@ -144,8 +144,10 @@ class AuditServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def VerifyShuffle(self, request, context):
-        """Checks a finished hand's deck from public data only: the revealed seed against the commitment, and the
-        deck it fixes against every card the caller could see dealt. Anyone may call it.
+        """Checks a finished hand's deck and returns the evidence: the proof of every card the caller may see against
+        the deck root fixed before the deal, the order commitment < client seeds < HandStarted, and (for auditors and
+        operators, or for everyone after the operator's delayed public reveal) the server seed against the commitment
+        and the deck it fixes. Anyone may call it; nobody learns a card they could not see.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
