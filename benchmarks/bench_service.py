@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import multiprocessing
 import os
 import re
@@ -187,6 +188,15 @@ def pgbench_insert_rate(url: str, clients: int, seconds: int) -> float:
 # -- the service -----------------------------------------------------------------------------------
 
 
+def keys_environment() -> dict[str, str]:
+    """The keyring the served hands are sealed with: the caller's, else a throwaway one (docs/keys.md)."""
+    if os.environ.get("STUD_KEYS_FILE") or os.environ.get("STUD_KEYS"):
+        return {}
+    from stud_service.sealing.keyring import Keyring, new_key
+
+    return {"STUD_KEYS": json.dumps(Keyring("bench", {"bench": new_key()}).to_json())}
+
+
 class Server:
     """A gRPC server in a process of its own on a free loopback port (``service`` or ``floor``)."""
 
@@ -196,7 +206,7 @@ class Server:
         self.process = subprocess.Popen(
             [sys.executable, *arguments, "--listen", f"127.0.0.1:{self.port}"],
             env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "STUD_TOKEN_HS256": "on",
-                 "GRPC_ENABLE_FORK_SUPPORT": "false"},
+                 "GRPC_ENABLE_FORK_SUPPORT": "false", **keys_environment()},
             stdout=subprocess.DEVNULL,
         )
 

@@ -30,11 +30,13 @@ import pytest
 import pytest_asyncio
 from google.protobuf import duration_pb2
 from google.protobuf.message import Message
+from sealing_keys import TEST_KEYRING, keyring_file
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
+from stud_service.sealing import open_sealed_store
 from stud_service.server.app import RunningServer, start_server
 from stud_service.server.audit_service import AuditService
 from stud_service.server.cashier_service import CashierService
@@ -70,7 +72,7 @@ async def service_under_test(
 ) -> AsyncIterator[ServiceUnderTest]:
     """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``)."""
     pool = await open_pool(url, max_size=20)
-    store = EventStore(pool)
+    store = await open_sealed_store(pool, TEST_KEYRING)  # the key registry checked, as a server does
     runtime = TableRuntime(store, settings)
     running = await start_server(
         TableService(runtime, TOKEN_SECRET),
@@ -193,7 +195,8 @@ def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProce
     async def spawn(database_url: str, *extra: str) -> ServerProcess:
         port = free_port()
         log_path = tmp_path / f"server-{port}.log"
-        env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET, "STUD_TOKEN_HS256": "on"}
+        env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET, "STUD_TOKEN_HS256": "on",
+               "STUD_KEYS_FILE": str(keyring_file())}
         process = subprocess.Popen(
             [
                 sys.executable,

@@ -1,9 +1,10 @@
 """Tampered logs fail verification loudly, with the version, and never pass (the audit issue).
 
 Each test plays a few hands on a table of its own, stores them through the real event log, changes the
-rows behind the store's back as an attacker with database access could, and verifies.  Where the
-attacker would also recompute the hash chain, so does the test (``rehash``): the shuffle, replay and
-chips checks, or an external checkpoint, must then catch what the chain no longer can.
+rows behind the store's back as an attacker with database access could, and verifies. The rows are
+sealed (docs/keys.md); this attacker holds the keys too (``INSIDER``), reading and writing plaintext events.
+Where the attacker would also recompute the hash chain, so does the test (``rehash``): the shuffle, replay
+and chips checks, or an external checkpoint, must then catch what the chain no longer can.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import uuid
 
 import pytest
 from psycopg.types.json import Jsonb
+from sealing_keys import TEST_KEYRING
 
 from stud_service.audit.checkpoint import make_checkpoint, verify_checkpoint
 from stud_service.audit.errors import HandStillRunning
@@ -20,11 +22,13 @@ from stud_service.audit.records import load_hand
 from stud_service.audit.simulate import simulate_table, store_table
 from stud_service.audit.verify import verify_hand
 from stud_service.engine import StartHand, Variant, decide
+from stud_service.sealing import EventSealer
 from stud_service.shuffle import commitment, shuffle_deck
 from stud_service.store import GENESIS_HASH, canonical_json, chain_hash
 
 HANDS = 4
 KEY = b"checkpoint-key-for-the-tests-0123456789"
+INSIDER = EventSealer(TEST_KEYRING)
 
 
 async def played_table(store, variant: Variant = Variant.STUD, seed: int = 5) -> str:
@@ -46,7 +50,7 @@ async def set_payload(pool, table_id: str, version: int, payload: dict) -> None:
     async with pool.connection() as conn:
         await conn.execute(
             "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
-            (Jsonb(payload), f"tables/{table_id}", version),
+            (Jsonb(INSIDER.seal(f"tables/{table_id}", payload)), f"tables/{table_id}", version),
         )
 
 
@@ -64,7 +68,8 @@ async def rehash(pool, table_id: str) -> None:
 
 
 async def find(pool, table_id: str, hand: int, kind: str, nth: int = 0) -> tuple[int, dict]:
-    found = [(v, p) for v, p in await rows(pool, table_id) if p.get("hand") == hand and p["type"] == kind]
+    opened = [(v, INSIDER.open(f"tables/{table_id}", p)) for v, p in await rows(pool, table_id)]
+    found = [(v, p) for v, p in opened if p.get("hand") == hand and p["type"] == kind]
     return found[nth]
 
 

@@ -34,17 +34,18 @@ from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_view
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sealing_keys import TEST_KEYRING
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.db import open_pool
+from stud_service.sealing import open_sealed_store
 from stud_service.server.app import start_server
 from stud_service.server.audit_service import AuditService
 from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, table_service_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
-from stud_service.store import EventStore
 
 SERVICES = [
     table_service_pb2.DESCRIPTOR.services_by_name["TableService"],
@@ -182,7 +183,7 @@ async def fuzz_target(make_database) -> AsyncIterator[Target]:
     both sitting out since), one empty; then dealing is turned off, so only calls write."""
     url = await make_database(migrated=True)
     pool = await open_pool(url, max_size=10)
-    store = EventStore(pool)
+    store = await open_sealed_store(pool, TEST_KEYRING)
     runtime = TableRuntime(store, RuntimeSettings(next_hand_pause=0.05))
     running = await start_server(
         TableService(runtime, TOKEN_SECRET), "127.0.0.1:0", audit_service=AuditService(runtime, TOKEN_SECRET)

@@ -11,6 +11,7 @@ import signal
 import grpc
 import pytest
 from grpc_fixtures import TOKEN_SECRET, table_spec
+from sealing_keys import sealed_store
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient, error_reason
@@ -20,7 +21,6 @@ from stud_service.engine import HandEnded, chips_in_play, event_from_json, initi
 from stud_service.engine.evolve import apply_in_place
 from stud_service.server.proto_gen import events_pb2, table_pb2
 from stud_service.server.runtime import stream_id_for
-from stud_service.store import EventStore
 
 BUY_IN = 10_000
 PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)
@@ -34,7 +34,7 @@ async def database(make_database) -> str:
 async def read_log(url: str, table_id: str) -> list[dict]:
     pool = await open_pool(url, max_size=2)
     try:
-        return [event.payload for event in await EventStore(pool).read_stream(stream_id_for(table_id))]
+        return [event.payload for event in await sealed_store(pool).read_stream(stream_id_for(table_id))]
     finally:
         await pool.close()
 

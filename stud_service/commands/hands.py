@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from stud_service.db import DatabaseUnavailable, add_database_arguments, open_database, settings_from_args
+from stud_service.sealing.startup import add_keys_argument
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--page-token", default="")
     listing.add_argument("--json", action="store_true", help="one JSON object per hand")
     add_database_arguments(listing)
+    add_keys_argument(listing)
     listing.set_defaults(func=_runner(_list))
 
     show = commands.add_parser("show", help="a readable account of a hand (cards with suit symbols)")
@@ -58,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     verify.add_argument("hand", nargs="?", type=int, help="one hand of that table")
     verify.add_argument("--json", action="store_true", help="the reports as JSON lines")
     add_database_arguments(verify)
+    add_keys_argument(verify)
     verify.set_defaults(func=_runner(_verify))
 
     shuffle = commands.add_parser("verify-shuffle", help="check a hand's deck against its commitment")
@@ -65,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     shuffle.add_argument("hand", nargs="?", type=int)
     shuffle.add_argument("--phh", type=Path, help="check an exported PHH file instead (no database)")
     add_database_arguments(shuffle)
+    add_keys_argument(shuffle)
     shuffle.set_defaults(func=_verify_shuffle)
 
     export = commands.add_parser("export", help="a hand history in PHH or PokerStars text")
@@ -79,21 +83,27 @@ def _hand_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="table id (the {table} of tables/{table})")
     parser.add_argument("hand", type=int, help="hand number, from 1")
     add_database_arguments(parser)
+    add_keys_argument(parser)
 
 
 def _runner(action: Callable[[Any, argparse.Namespace, TextIO], Awaitable[int]]) -> Callable[..., int]:
     def run(args: argparse.Namespace) -> int:
         from stud_service.audit.errors import AuditError
-        from stud_service.store import EventStore
+        from stud_service.sealing import SealingError, open_sealed_store, resolve_keyring
 
         async def main() -> int:
-            async with open_database(settings_from_args(args), max_size=4) as database:
-                store = EventStore(database.pool)
-                return await action(store, args, sys.stdout)
+            settings = settings_from_args(args)
+            keyring = resolve_keyring(args.keys_file, settings)
+            async with open_database(settings, max_size=4) as database:
+                store = await open_sealed_store(database.pool, keyring, register_active=False)
+                try:
+                    return await action(store, args, sys.stdout)
+                finally:
+                    await store.close()
 
         try:
             return asyncio.run(main())
-        except (AuditError, DatabaseUnavailable) as error:
+        except (AuditError, DatabaseUnavailable, SealingError) as error:
             print(f"stud-service hands {args.hands_command}: {error}", file=sys.stderr)
             return 2
 

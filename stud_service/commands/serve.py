@@ -123,6 +123,12 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="reveal each hand's server seed (so every card of it) to everyone this many seconds after the"
         " hand ended, or 'off': auditors only (default: $STUD_REVEAL_SEEDS_AFTER or off)",
     )
+    parser.add_argument(
+        "--keys-file",
+        default=_env("STUD_KEYS_FILE"),
+        help="JSON keyring of the keys sealing cards and seeds at rest, mode 0600 (default: $STUD_KEYS_FILE;"
+        " none: $STUD_KEYS, or the embedded database's development keyring; docs/keys.md)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
     add_token_arguments(parser)
@@ -245,10 +251,13 @@ def run(args: argparse.Namespace) -> int:
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
         reveal_seeds_after=reveal_after,
+        keys_file=args.keys_file,
     )
+    from stud_service.sealing import SealingError
+
     try:
         asyncio.run(ServiceHost(options).serve_until_signalled())
-    except JwksError as error:  # read before anything else starts
+    except (JwksError, SealingError) as error:  # read before anything else starts
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
     return 0

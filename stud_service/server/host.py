@@ -18,6 +18,7 @@ from pathlib import Path
 from stud_service.auth import TokenSettings
 from stud_service.db import DatabaseSettings, open_database
 from stud_service.db.connect import DEFAULT_STORE_TIMEOUT_SECONDS
+from stud_service.sealing import Keyring, open_sealed_store, resolve_keyring
 from stud_service.server.app import (
     DEFAULT_GRACE_SECONDS,
     RunningServer,
@@ -32,7 +33,7 @@ from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
-from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
+from stud_service.store import DEFAULT_SPIN_WAIT
 
 _log = logging.getLogger(__name__)
 
@@ -57,6 +58,8 @@ class ServiceOptions:
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
     unready_after_seconds: float = DEFAULT_UNREADY_AFTER_SECONDS
     reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
+    keys_file: str | None = None  # none: $STUD_KEYS_FILE, $STUD_KEYS, or the embedded database's own
+    keyring: Keyring | None = None  # given directly (tests), instead of keys_file
 
 
 class ServiceHost:
@@ -81,11 +84,12 @@ class ServiceHost:
             if not options.page_token_key:
                 _log.warning("no page-token key is set: page tokens hold only on this replica until it stops")
         settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
+        keyring = options.keyring or resolve_keyring(options.keys_file, settings)  # no key, no service
         database = await self._stack.enter_async_context(
             open_database(settings, max_size=options.pool_size, timeout=options.store_timeout_seconds)
         )
         self.database_url = database.url
-        store = EventStore(database.pool, spin_wait=options.append_spin_seconds)
+        store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
         self.runtime = TableRuntime(
