@@ -153,8 +153,11 @@ def new_commitment() -> tuple[bytes, str]:
     return server_seed, commitment(server_seed)
 
 
-def prepare_deal(server_seed: bytes, client_seeds: Mapping[int, str], commitment_version: int) -> PreparedDeal:
-    """The deal a committed ``server_seed`` and the players' ``client_seeds`` fix (dealer and simulator alike)."""
+def prepare_deal(
+    server_seed: bytes, client_seeds: Mapping[int, str], commitment_version: int
+) -> PreparedDeal:
+    """The deal a committed ``server_seed`` and the players' ``client_seeds`` fix (the dealer's and the
+    simulator's alike)."""
     cards = tuple(deck_order(server_seed, client_seeds))
     return PreparedDeal(
         cards=cards,

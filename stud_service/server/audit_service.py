@@ -16,8 +16,8 @@ from typing import Any
 import grpc
 
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
-from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra, evidence_from_payloads
-from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps
+from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra
+from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps, shuffle_evidence
 from stud_service.audit.money_log import audit_money
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
@@ -289,10 +289,10 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     async def VerifyShuffle(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
-        # Public evidence only: a player who played also checks their own down cards.
+        # Public evidence only (the proofs of the face-up and shown cards): a player who played also
+        # checks their own down cards.  The server seed stays out (older hands revealed it in the log).
         played = not self._sees_everything(principal) and record.seat_of(principal.player_id) is not None
-        payloads = [p for _v, p in hand_events(record, principal.player_id if played else PUBLIC)]
-        evidence = evidence_from_payloads(payloads)
+        evidence = shuffle_evidence(record, principal.player_id if played else PUBLIC)
         problem = check_shuffle(evidence)
         return audit_service_pb2.VerifyShuffleResponse(
             name=request.name,
@@ -301,7 +301,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             deck_commitment=evidence.commitment,
             server_seed=evidence.server_seed or "",
             client_seeds=evidence.client_seeds,
-            cards_checked=sum(card is not None for card in evidence.dealt),
+            cards_checked=len(evidence.seen),
         )
 
     @refusals_as_statuses
