@@ -48,6 +48,11 @@ async def rows(pool, table_id: str) -> list[tuple[int, dict]]:
 
 async def set_payload(pool, table_id: str, version: int, payload: dict) -> None:
     async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT payload FROM events WHERE stream_id = %s AND version = %s",
+            (f"tables/{table_id}", version),
+        )
+        INSIDER.open(f"tables/{table_id}", (await cursor.fetchone())[0])  # the hand's data key, to seal with
         await conn.execute(
             "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
             (Jsonb(INSIDER.seal(f"tables/{table_id}", payload)), f"tables/{table_id}", version),

@@ -90,7 +90,9 @@ def test_a_key_file_others_can_read_is_refused_saying_chmod_600(tmp_path, mode):
         read_keyring_file(path)
 
 
-def test_the_embedded_quick_start_keeps_one_development_keyring(tmp_path):
+def test_the_embedded_quick_start_keeps_one_development_keyring(tmp_path, monkeypatch):
+    monkeypatch.delenv("STUD_KEYS_FILE", raising=False)
+    monkeypatch.delenv("STUD_KEYS", raising=False)
     settings = DatabaseSettings(url=None, data_dir=tmp_path / "data")
     first = resolve_keyring(None, settings)
     path = tmp_path / "data" / "keys.json"

@@ -318,3 +318,16 @@ async def test_snapshots_are_sealed_and_one_that_does_not_open_is_ignored(db_poo
     assert (await store.latest_snapshot(stream_id, 1)).state == state
     other = EventStore(db_pool, sealer=EventSealer(keyring("k2")))  # k1 gone: replay from the events instead
     assert await other.latest_snapshot(stream_id, 1) is None
+
+
+def test_the_data_key_cache_forgets_the_hand_remembered_longest_ago():
+    """Opening an older hand's event after newer ones keeps that hand's key for sealing (not the lowest
+    hand number is forgotten, but the one remembered longest ago)."""
+    sealer = EventSealer(keyring())
+    sealed = {hand: sealer.seal("tables/t", commit(hand)) for hand in (1, 2, 3, 4)}
+    reader = EventSealer(sealer.keyring)
+    for hand in (2, 3, 4, 1):
+        reader.open("tables/t", sealed[hand])
+    assert "sealed" in reader.seal("tables/t", dealt(1, 5, False))
+    with pytest.raises(Exception, match="tables/t hand 2: no data key"):
+        reader.seal("tables/t", dealt(2, 5, False))

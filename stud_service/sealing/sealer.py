@@ -156,9 +156,10 @@ class EventSealer:
 
     def _remember(self, stream_id: str, hand: int, kid: str, wrapped: str, dek: bytes) -> None:
         hands = self._hands.setdefault(stream_id, {})
+        hands.pop(hand, None)  # the newest last: the oldest remembered is the one forgotten
         hands[hand] = (kid, wrapped, dek)
         if len(hands) > HANDS_KEPT:
-            del hands[min(hands)]
+            del hands[next(iter(hands))]
 
     # -- snapshots ---------------------------------------------------------------------------------------
 
