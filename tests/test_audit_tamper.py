@@ -18,9 +18,12 @@ from sealing_keys import TEST_KEYRING
 
 from stud_service.audit.checkpoint import make_checkpoint, verify_checkpoint
 from stud_service.audit.errors import HandStillRunning
+from stud_service.audit.fairness import check_shuffle
+from stud_service.audit.history import PUBLIC, shuffle_evidence
 from stud_service.audit.records import load_hand
 from stud_service.audit.simulate import simulate_table, store_table
 from stud_service.audit.verify import verify_hand
+from stud_service.deck_proof import DeckTree
 from stud_service.engine import StartHand, Variant, decide
 from stud_service.sealing import EventSealer
 from stud_service.shuffle import commitment, shuffle_deck
@@ -204,11 +207,18 @@ async def test_swapped_deck_fails_shuffle(event_store, db_pool):
     assert checks["shuffle"].problem.version == version
 
 
+async def find_commitment(pool, table_id: str, hand: int) -> tuple[int, dict]:
+    """The ShuffleCommitted of ``hand`` (a table event: no hand column)."""
+    return next(
+        (v, p) for v, p in await rows(pool, table_id)
+        if p["type"] == "ShuffleCommitted" and p["next_hand"] == hand
+    )
+
+
 async def test_forged_seed_fails_shuffle(event_store, db_pool):
     table_id = await played_table(event_store)
-    version, ended = await find(db_pool, table_id, 2, "HandEnded")
-    forged = bytes(32).hex()
-    await set_payload(db_pool, table_id, version, {**ended, "server_seed": forged})
+    version, committed = await find_commitment(db_pool, table_id, 2)
+    await set_payload(db_pool, table_id, version, {**committed, "secret": {"server_seed": bytes(32).hex()}})
     await rehash(db_pool, table_id)
     report = await verify_hand(event_store, table_id, 2)
     assert report.first_problem.check == "shuffle" and report.first_problem.version == version
@@ -216,26 +226,50 @@ async def test_forged_seed_fails_shuffle(event_store, db_pool):
 
 
 async def test_forged_seed_and_commitment_fail_shuffle(event_store, db_pool):
-    """An attacker who also rewrites the commitment must then produce the recorded deck: they cannot."""
+    """An attacker who also rewrites the commitment must then produce the deck root: they cannot."""
     table_id = await played_table(event_store)
     forged = bytes(range(32))
+    v_commit, committed = await find_commitment(db_pool, table_id, 2)
     v_start, started = await find(db_pool, table_id, 2, "HandStarted")
-    v_end, ended = await find(db_pool, table_id, 2, "HandEnded")
     await set_payload(
-        db_pool,
-        table_id,
-        v_start,
-        {
-            **started,
-            "commitment": commitment(forged),
-            "extra": {**started["extra"], "server_seed": forged.hex()},
-        },
+        db_pool, table_id, v_commit,
+        {**committed, "commitment": commitment(forged), "secret": {"server_seed": forged.hex()}},
     )
-    await set_payload(db_pool, table_id, v_end, {**ended, "server_seed": forged.hex()})
+    await set_payload(db_pool, table_id, v_start, {**started, "commitment": commitment(forged)})
     await rehash(db_pool, table_id)
     report = await verify_hand(event_store, table_id, 2)
     assert report.first_problem.check == "shuffle" and report.first_problem.version == v_start
-    assert "deck" in report.first_problem.message
+    assert "deck root" in report.first_problem.message
+
+
+async def test_forged_deck_root_fails_for_the_auditor_and_for_every_viewer(event_store, db_pool):
+    """A root for another deck: the auditor's seed fixes another root; a viewer's proofs lead elsewhere."""
+    table_id = await played_table(event_store)
+    v_start, started = await find(db_pool, table_id, 2, "HandStarted")
+    other = DeckTree.build(list(range(52)), bytes(32)).root_hex
+    extra = {**started["extra"], "deck_root": other}
+    await set_payload(db_pool, table_id, v_start, {**started, "extra": extra})
+    await rehash(db_pool, table_id)
+    report = await verify_hand(event_store, table_id, 2)
+    assert report.first_problem.check == "shuffle" and report.first_problem.version == v_start
+    assert "deck root" in report.first_problem.message
+    record = await load_hand(event_store, table_id, 2)
+    problem = check_shuffle(shuffle_evidence(record, PUBLIC))
+    assert problem is not None and "does not verify against the committed deck root" in problem.message
+    assert f"proof of position {problem.index - 1} " in problem.message  # the first card it could see
+
+
+async def test_commitment_of_another_hand_fails_the_order(event_store, db_pool):
+    """HandStarted pointing at a later commitment (one made after the client seeds) is refused."""
+    table_id = await played_table(event_store)
+    v_start, started = await find(db_pool, table_id, 2, "HandStarted")
+    later, _ = await find_commitment(db_pool, table_id, 3)
+    extra = {**started["extra"], "commitment_version": later}
+    await set_payload(db_pool, table_id, v_start, {**started, "extra": extra})
+    await rehash(db_pool, table_id)
+    report = await verify_hand(event_store, table_id, 2)
+    assert report.first_problem.check == "shuffle" and report.first_problem.version == v_start
+    assert f"version {later}" in report.first_problem.message
 
 
 async def test_rewritten_and_rehashed_chain_fails_against_a_checkpoint(event_store, db_pool, tmp_path):

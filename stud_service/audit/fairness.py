@@ -282,18 +282,22 @@ def _check_seed(evidence: ShuffleEvidence, seed_hex: str) -> ShuffleProblem | No
 def check_shuffle(evidence: ShuffleEvidence) -> ShuffleProblem | None:
     """None when everything the evidence holds checks out; else the first problem.
 
-    With a deck root: the commitment order, every proof against the root, every card seen proven at its
-    position, and, when the seed was revealed to this viewer, the seed against the commitment and the
-    deck it fixes against the root and every card.  Without (older hands): the revealed seed."""
+    With a deck root: the commitment order; when the seed was revealed to this viewer, the seed against
+    the commitment and the deck it fixes against the root and every card; every proof against the root
+    and every card seen proven at its position.  Without (older hands): the revealed seed."""
     root = evidence.deck_root
     if root is None:
         if evidence.server_seed is None:
-            return ShuffleProblem(0, "no server seed was revealed at the hand's end")
+            return ShuffleProblem(
+                0, "no server seed was revealed to this viewer, and only the seed proves the deck of a hand"
+                   " logged before card proofs",
+            )
         return _check_seed(evidence, evidence.server_seed)
+    # With the seed, what it fixes comes first: a forged seed or deck shows as such, not as bad proofs.
     return (
         _check_order(evidence)
-        or _check_proofs(evidence, root)
         or (_check_seed(evidence, evidence.server_seed) if evidence.server_seed is not None else None)
+        or _check_proofs(evidence, root)
     )
 
 

@@ -72,12 +72,13 @@ def shuffle_evidence(
     own = _own_seat(record, mode)
     payloads = [payload for _version, payload in hand_events(record, mode)]
     seed = record.server_seed()
-    if record.commitment_version is None or seed is None:  # an older hand: its seed is in the log
-        return evidence_from_payloads(payloads, order=record.commitment_order())
+    revealed = seed if (mode == FULL if reveal_seed is None else reveal_seed) else None
+    if record.commitment_version is None or seed is None:
+        # An older hand: no proofs, only its seed proves the deck (and gives away every card).
+        return evidence_from_payloads(payloads, server_seed=revealed, order=record.commitment_order())
     full = [stored.payload for stored in record.events if stored.payload.get("hand") == record.hand]
     proofs = all_dealt_proofs(full, seed) if mode == FULL else proofs_for_viewer(full, seed, own)
-    reveal = mode == FULL if reveal_seed is None else reveal_seed
-    return evidence_from_payloads(payloads, proofs, seed if reveal else None, record.commitment_order())
+    return evidence_from_payloads(payloads, proofs, revealed, record.commitment_order())
 
 
 @dataclass(frozen=True)

@@ -140,8 +140,8 @@ def _evidence_fields(record: HandRecord, mode: str) -> list[tuple[str, Any]]:
     """The shuffle's evidence as ``mode`` may see it (``history.shuffle_evidence``)."""
     evidence = shuffle_evidence(record, mode)
     fields: list[tuple[str, Any]] = [("_commitment", evidence.commitment)]
-    if evidence.deck_root is None or evidence.server_seed is not None:
-        fields.append(("_server_seed", evidence.server_seed or ""))
+    if evidence.server_seed is not None:
+        fields.append(("_server_seed", evidence.server_seed))
     seeds = {str(seat): seed for seat, seed in sorted(evidence.client_seeds.items())}
     fields.append(("_client_seeds", seeds))
     if evidence.deck_root is not None:

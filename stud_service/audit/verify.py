@@ -105,7 +105,10 @@ def check_record(record: HandRecord) -> list[CheckResult]:
         index = shuffle_problem.index
         version = versions[index - 1] if 0 < index <= len(versions) else record.first_version
         if index == 0 and "revealed" in shuffle_problem.message:
-            version = next((v for v, p in items if p.get("type") == "HandEnded"), record.first_version)
+            # The seed is read from the hand's ShuffleCommitted (older hands: revealed by HandEnded).
+            version = record.commitment.version if record.commitment is not None else next(
+                (v for v, p in items if p.get("type") == "HandEnded"), record.first_version
+            )
         results.append(CheckResult("shuffle", Problem("shuffle", version, shuffle_problem.message)))
     replayed = replay_hand(items, record.hand)
     chips_problem = None

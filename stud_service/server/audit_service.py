@@ -27,7 +27,13 @@ from stud_service.auth import Principal, Role, valid_player_id
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
 from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name, timestamp, view_to_proto
+from stud_service.server.convert import (
+    VARIANT_PROTOS,
+    table_id_from_name,
+    timestamp,
+    timestamp_ms,
+    view_to_proto,
+)
 from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
 from stud_service.server.events_proto import event_proto
 from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
@@ -289,12 +295,14 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     async def VerifyShuffle(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
-        # Public evidence only (the proofs of the face-up and shown cards): a player who played also
-        # checks their own down cards.  The server seed stays out (older hands revealed it in the log).
+        # Public evidence (the proofs of the face-up and shown cards): a player who played also checks
+        # their own down cards.  The seed only when the caller may have it (older hands logged it openly).
         played = not self._sees_everything(principal) and record.seat_of(principal.player_id) is not None
-        evidence = shuffle_evidence(record, principal.player_id if played else PUBLIC)
+        revealed = self._seed_for(principal, record) is not None
+        evidence = shuffle_evidence(record, principal.player_id if played else PUBLIC, reveal_seed=revealed)
         problem = check_shuffle(evidence)
-        return audit_service_pb2.VerifyShuffleResponse(
+        order = evidence.order
+        reply = audit_service_pb2.VerifyShuffleResponse(
             name=request.name,
             passed=problem is None,
             message=problem.message if problem else "",
@@ -302,7 +310,17 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             server_seed=evidence.server_seed or "",
             client_seeds=evidence.client_seeds,
             cards_checked=len(evidence.seen),
+            deck_root=evidence.deck_root or "",
+            proofs=[audit_pb2.CardProof(position=p.position, card=p.card, salt=p.salt.hex(),
+                                        path=[node.hex() for node in p.path]) for p in evidence.proofs],
+            commitment_version=order.commitment_version if order else 0,
+            client_seed_versions=[v or 0 for _s, v in sorted(order.seed_versions.items())] if order else [],
+            hand_started_version=order.started_version if order else 0,
         )
+        public_at = self._public_reveal_ms(record)
+        if public_at is not None:
+            reply.public_reveal_time.CopyFrom(timestamp_ms(public_at))
+        return reply
 
     @refusals_as_statuses
     async def ExportHandHistory(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
