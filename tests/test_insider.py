@@ -15,12 +15,14 @@ While they run, the insider reads:
 
 The secrets are taken from the service's memory, never from the log: for each running hand the deck
 (``state.hand.deck``), the cards not yet dealt (``deck[next_card:]``), every seat's down cards (folded
-seats' too) and the server seeds the dealer holds for this hand and the next.
+seats' too), the server seeds the dealer committed for this hand and the next (as the runtime reads each
+commitment in; the next one it still holds), the sealer's data keys of the two hands, and the keyring's
+key-encryption keys.
 
 How a secret is matched (a single card code such as ``17`` appears everywhere, so only structured
 encodings count):
 
-- a server seed: its lowercase and uppercase hex (also PostgreSQL's ``\\x...`` bytea text) and its
+- a server seed or a key: its lowercase and uppercase hex (also PostgreSQL's ``\\x...`` bytea text) and its
   standard and URL-safe base64, padded or not, anywhere in any text;
 - the deck: any run of 4 consecutive cards not yet dealt, inside a list of card codes (``43, 50, 47, 9``
   with any commas and white space, as JSON, PostgreSQL arrays and protobuf JSON write it) or of card texts
@@ -64,12 +66,14 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_fixtures import free_port, table_spec, wait_for_turn, wait_for_view
 from psycopg import sql
+from sealing_keys import TEST_KEYRING
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient, cautious_strategy
 from stud_service.bots.client import account_name, new_request_id
 from stud_service.cards import RANKS, SUIT_SYMBOLS, SUITS, card_pretty, card_str
 from stud_service.observability.logging import configure_logging
+from stud_service.server import runtime as runtime_module
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import (
     audit_service_pb2,
@@ -125,6 +129,7 @@ async def insider(
             action_clock_seconds=300,  # nobody times out while the insider reads
             rake_sweep_seconds=0,
             pool_size=8,
+            keyring=TEST_KEYRING,
         )
         try:
             async with (
@@ -207,7 +212,7 @@ class HandSecrets:
     deck: tuple[int, ...]
     next_card: int
     down: dict[int, list[int]]  # seat -> down cards in the order dealt
-    seeds: list[bytes]  # this hand's server seed and the next hand's, where the dealer holds them
+    seeds: dict[str, bytes]  # what it is -> the bytes: this hand's and the next one's server seeds, data keys
 
     @property
     def future(self) -> tuple[int, ...]:
@@ -226,14 +231,44 @@ def _seed_bytes(value: Any) -> bytes | None:
     return None
 
 
-def dealer_seeds(live: LiveTable) -> list[bytes]:
-    """The server seeds of the running hand and of the next one, as the runtime holds them."""
+class CommittedSeeds:
+    """Every seed the runtime commits to, by commitment, as it takes it in (a spy on the function that
+    reads a ShuffleCommitted into the runtime's memory): the seed of a running hand, once dealt, is
+    no longer kept in the table's memory."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.seeds: dict[str, bytes] = {}
+        read = runtime_module._seed_commitment
+
+        def spy(payload: dict[str, Any], version: int) -> runtime_module.SeedCommitment | None:
+            committed = read(payload, version)
+            if committed is not None:
+                self.seeds[committed.commitment] = committed.server_seed
+            return committed
+
+        monkeypatch.setattr(runtime_module, "_seed_commitment", spy)
+
+
+def dealer_secrets(live: LiveTable, store: Any, committed: CommittedSeeds) -> dict[str, bytes]:
+    """The running hand's and the next hand's server seeds and data keys, from the service's memory."""
     hand = live.state.hand
-    found = [_seed_bytes(getattr(hand, "server_seed", None))]
-    return [seed for seed in found if seed is not None]
+    assert hand is not None
+    found: dict[str, bytes | None] = {
+        "the server seed": committed.seeds.get(live.commitment),
+        "the server seed (hand state)": _seed_bytes(getattr(hand, "server_seed", None)),
+    }
+    if live.next_seed is not None:
+        assert live.next_seed.hand == hand.number + 1
+        found["the next hand's server seed"] = live.next_seed.server_seed
+    # The sealer's data keys of this hand and the next (stream -> hand -> (kid, wrapped, key)).
+    data_keys = getattr(store.sealer, "_hands", {}).get(live.stream_id, {})
+    for number in (hand.number, hand.number + 1):
+        if number in data_keys:
+            found[f"the data key of hand {number}"] = data_keys[number][2]
+    return {what: value for what, value in found.items() if value is not None}
 
 
-async def hand_secrets(insider: Insider, tables: Tables) -> list[HandSecrets]:
+async def hand_secrets(insider: Insider, tables: Tables, committed: CommittedSeeds) -> list[HandSecrets]:
     runtime = insider.host.runtime
     assert runtime is not None
     secrets = []
@@ -242,9 +277,9 @@ async def hand_secrets(insider: Insider, tables: Tables) -> list[HandSecrets]:
         hand = live.state.hand
         assert hand is not None and hand.to_act is not None, f"{table_id}: no hand running"
         down = {seat: list(player.down) for seat, player in hand.players.items()}
-        secrets.append(
-            HandSecrets(table_id, hand.number, tuple(hand.deck), hand.next_card, down, dealer_seeds(live))
-        )
+        seeds = dealer_secrets(live, runtime.store, committed)
+        seeds |= {f"the key-encryption key {kid}": key for kid, key in TEST_KEYRING.keys.items()}
+        secrets.append(HandSecrets(table_id, hand.number, tuple(hand.deck), hand.next_card, down, seeds))
     return secrets
 
 
@@ -291,9 +326,9 @@ class Matchers:
     def __post_init__(self) -> None:
         for hand in self.secrets:
             where = f"{hand.table_id} hand {hand.hand}"
-            for seed in hand.seeds:
+            for what, seed in hand.seeds.items():
                 for text in _seed_texts(seed):
-                    self.seeds[text] = f"a server seed of {where}"
+                    self.seeds[text] = f"{what} of {where}"
             for _start, run in _windows(list(hand.future), RUN):
                 self.runs[run] = f"a run of {RUN} future cards of {where}"
             for seat, cards in hand.down.items():
@@ -669,10 +704,11 @@ def summary(leaks: set[str]) -> str:
 
 
 async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_card_and_no_seed(
-    insider: Insider,
+    insider: Insider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    committed = CommittedSeeds(monkeypatch)
     tables = await keep_hands_running(insider)
-    secrets = await hand_secrets(insider, tables)
+    secrets = await hand_secrets(insider, tables, committed)
     url = insider.host.database_url
     assert url is not None
     calls = Calls(tables, running_hands=[(hand.table_id, hand.hand) for hand in secrets])
@@ -685,7 +721,7 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
     readings += service_log(insider.log_path)  # last: it holds the lines the calls above caused
 
     # The hands are still running, exactly as they were read.
-    assert await hand_secrets(insider, tables) == secrets
+    assert await hand_secrets(insider, tables, committed) == secrets
 
     matchers = Matchers(secrets)
     leaks = text_leaks([r for r in readings if r.scan and r.at_rest], matchers, down_text=True)
@@ -704,9 +740,9 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
         assert matchers.in_text(" ".join(card_pretty(card) for card in hand.future), down_text=False)
         assert matchers.in_text(json.dumps([card_str(card) for card in hand.future[-RUN:]]), down_text=False)
         assert matchers.in_text("".join(card_str(card) for card in hand.down[min(hand.down)]), down_text=True)
-        for seed in hand.seeds:
+        for seed in hand.seeds.values():
             assert matchers.in_text(f"\\x{seed.hex()}", down_text=False)
             assert matchers.in_text(base64.b64encode(seed).decode(), down_text=False)
         down_card = hand.down[min(hand.down)][0]
         assert plaintext_at_rest({"type": "CardDealt", "card": down_card, "face_up": False})
-    assert any(hand.seeds for hand in secrets), "the dealer's seeds were not found in memory"
+        assert {"the server seed", "the next hand's server seed"} <= set(hand.seeds), hand.seeds.keys()

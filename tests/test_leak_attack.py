@@ -2,8 +2,8 @@
 
 Bots play many hands through the real gRPC API while a spectator (no seat) watches. Every message each of
 them receives is recorded by a client interceptor on their channel: the watch streams, Act replies, and
-afterwards GetTable, GetTableView, ListHands, and per hand GetHand, ReplayHand (their own, public and player
-views), VerifyShuffle and ExportHandHistory (PHH and PokerStars), and a replay of the whole log through
+afterwards GetTable, GetTableView, ListHands, and per hand GetHand, ReplayHand (the public and the player
+view), VerifyShuffle and ExportHandHistory (PHH and PokerStars), and a replay of the whole log through
 WatchTable; refusals are recorded too.
 
 Then each viewer attacks what they received, as a hostile client would:
@@ -35,6 +35,7 @@ import hashlib
 import hmac
 import json
 import re
+import tomllib
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from typing import Any
 
 import grpc
 import pytest_asyncio
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from grpc_fixtures import TOKEN_SECRET, ServiceUnderTest, service_under_test, settle_table, table_spec
 
@@ -51,7 +53,7 @@ from stud_service.server.proto_gen import audit_service_pb2
 from stud_service.server.runtime import RuntimeSettings, stream_id_for
 from stud_service.shuffle import commitment, deck_order
 
-HANDS = 24
+HANDS = 20
 BUY_IN = 40_000
 PLAYERS = ("ann", "ben", "cat", "dan")
 SPECTATOR = "spy"
@@ -137,7 +139,8 @@ async def viewers(service: ServiceUnderTest) -> AsyncIterator[dict[str, Viewer]]
     roles = [*((name, Role.PLAYER) for name in (*PLAYERS, SPECTATOR)), (AUDITOR, Role.AUDITOR)]
     for name, role in roles:
         received = Received()
-        channel = grpc.aio.insecure_channel(service.address, interceptors=[Recorder(received), StreamRecorder(received)])
+        recorders = [Recorder(received), StreamRecorder(received)]
+        channel = grpc.aio.insecure_channel(service.address, interceptors=recorders)
         made[name] = Viewer(name, role, channel, received)
     try:
         yield made
@@ -184,6 +187,11 @@ async def ask_everything(viewer: Viewer, table_id: str, hands: list[int], head: 
     client, audit = viewer.client, viewer.client.audit
     metadata = client.metadata
     name = f"tables/{table_id}"
+    # A player's own view (UNSPECIFIED is PLAYER for them) and the public one; an auditor's is FULL.
+    views = (
+        (audit_service_pb2.REPLAY_VIEW_PUBLIC, audit_service_pb2.REPLAY_VIEW_PLAYER)
+        if viewer.role is Role.PLAYER else (audit_service_pb2.REPLAY_VIEW_UNSPECIFIED,)
+    )
     calls: list[Awaitable[Any]] = [
         client.get_table(table_id),
         client.view(table_id),
@@ -192,8 +200,7 @@ async def ask_everything(viewer: Viewer, table_id: str, hands: list[int], head: 
     for hand in hands:
         hand_name = f"{name}/hands/{hand}"
         calls.append(audit.GetHand(audit_service_pb2.GetHandRequest(name=hand_name), metadata=metadata))
-        for view in (audit_service_pb2.REPLAY_VIEW_UNSPECIFIED, audit_service_pb2.REPLAY_VIEW_PUBLIC,
-                     audit_service_pb2.REPLAY_VIEW_PLAYER):
+        for view in views:
             calls.append(audit.ReplayHand(audit_service_pb2.ReplayHandRequest(name=hand_name, view=view),
                                           metadata=metadata))
         calls.append(audit.VerifyShuffle(audit_service_pb2.VerifyShuffleRequest(name=hand_name),
@@ -285,32 +292,64 @@ def hands_from_log(payloads: list[dict[str, Any]]) -> dict[int, HandTruth]:
 # -- the attack --------------------------------------------------------------------------------------------
 
 
-def _values(item: Any) -> Iterator[Any]:
-    """Every scalar in a message, dict or list (and in JSON strings inside), and each dict and message (as a
-    dict of its fields) on the way."""
-    if isinstance(item, Message):
-        fields = {descriptor.name: value for descriptor, value in item.ListFields()}
-        yield fields
-        for value in fields.values():
-            yield from _values(value)
-    elif isinstance(item, dict):
-        yield item
-        for value in item.values():
-            yield from _values(value)
-    elif isinstance(item, list | tuple) or (hasattr(item, "__iter__") and not isinstance(item, str | bytes)):
-        for value in (item.values() if hasattr(item, "values") else item):
-            yield from _values(value)
-    else:
-        yield item
-        if isinstance(item, str) and item[:1] in ("{", "["):
-            with contextlib.suppress(ValueError):
-                yield from _values(json.loads(item))
+@dataclass
+class Contents:
+    """What one reply holds for the attack."""
+
+    texts: list[str | bytes] = field(default_factory=list)  # every string and bytes value
+    proofs: list[dict[str, Any]] = field(default_factory=list)  # every object with a salt
+    events: list[Any] = field(default_factory=list)  # TableEvent messages
+    views: list[Any] = field(default_factory=list)  # TableView messages
+
+
+_TEXT_TYPES = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
+
+
+def contents(reply: Message) -> Contents:
+    """Walk a reply: its messages, their string and bytes fields, and JSON and TOML (a PHH history) inside
+    strings, down to every text, every object with a ``salt`` (a message's with unset fields at their
+    defaults), every TableEvent and every TableView."""
+    found = Contents()
+    stack: list[Any] = [reply]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Message):
+            descriptor = item.DESCRIPTOR
+            if descriptor.full_name == "stud.v1.TableEvent":
+                found.events.append(item)
+            elif descriptor.full_name == "stud.v1.TableView":
+                found.views.append(item)
+            if "salt" in descriptor.fields_by_name:
+                found.proofs.append({f.name: getattr(item, f.name) for f in descriptor.fields})
+            for held, value in item.ListFields():
+                if held.message_type is not None and held.message_type.GetOptions().map_entry:
+                    stack.extend(value.values())
+                elif held.type == FieldDescriptor.TYPE_MESSAGE or held.type in _TEXT_TYPES:
+                    if held.is_repeated:
+                        stack.extend(value)
+                    else:
+                        stack.append(value)
+        elif isinstance(item, dict):
+            if "salt" in item:
+                found.proofs.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str | bytes):
+            found.texts.append(item)
+            if isinstance(item, str) and item[:1] in ("{", "["):
+                with contextlib.suppress(ValueError):
+                    stack.append(json.loads(item))
+            elif isinstance(item, str) and "\n" in item and " = " in item:
+                with contextlib.suppress(tomllib.TOMLDecodeError):
+                    stack.append(tomllib.loads(item))
+    return found
 
 
 def _as_32_bytes(value: Any) -> Iterator[bytes]:
     if isinstance(value, bytes) and len(value) == 32:
         yield value
-    elif isinstance(value, str):
+    elif isinstance(value, str) and len(value) >= 43:
         for token in _HEX_SEED.findall(value):
             yield bytes.fromhex(token)
         for token in _BASE64_SEED.findall(value):
@@ -350,22 +389,21 @@ def attack(received: Received, hands: dict[int, HandTruth], viewer: str | None) 
     hashes: set[bytes] = set()
     proofs: list[tuple[bytes, int, Any]] = []
     for request, reply in received.messages:
-        request_hand = _hand_of(request)
-        for value in _values(reply):
-            if isinstance(value, dict):
-                if "salt" in value and "position" in value:
-                    salt = _salt_bytes(value["salt"])
-                    if salt is not None:
-                        proofs.append((salt, int(value["position"]), value.get("card")))
-                continue
-            hashes.update(_as_32_bytes(value))
-        _direct(reply, request_hand, hands, loot)
+        found = contents(reply)
+        for text in found.texts:
+            hashes.update(_as_32_bytes(text))
+        for proof in found.proofs:
+            salt = _salt_bytes(proof["salt"])
+            if salt is not None:
+                proofs.append((salt, int(proof.get("position", 0)), proof.get("card")))
+        _direct(found, _hand_of(request), hands, loot)
     for text in received.refusals:
         hashes.update(_as_32_bytes(text))
 
     # Seeds: by commitment, or by agreeing with every card the viewer saw.
     by_commitment = {hand.commitment: hand for hand in hands.values()}
     decks: dict[tuple[bytes, tuple[tuple[int, str], ...]], list[int]] = {}
+    seen_by_hand = {number: sorted(hand.visible(viewer)) for number, hand in hands.items()}
     for candidate in hashes:
         matched = by_commitment.get(commitment(candidate))
         for hand in hands.values():
@@ -373,7 +411,7 @@ def attack(received: Received, hands: dict[int, HandTruth], viewer: str | None) 
             if key not in decks:
                 decks[key] = deck_order(candidate, hand.client_seeds)
             deck = decks[key]
-            seen = hand.visible(viewer)
+            seen = seen_by_hand[hand.hand]
             agrees = len(seen) >= 3 and all(deck[p] == hand.deck[p] for p in seen)
             if hand is matched or agrees:
                 loot.seeds_found += 1
@@ -400,9 +438,9 @@ def _hand_of(request: Message) -> int | None:
     return int(match[1]) if match else None
 
 
-def _direct(reply: Message, request_hand: int | None, hands: dict[int, HandTruth], loot: Loot) -> None:
+def _direct(found: Contents, request_hand: int | None, hands: dict[int, HandTruth], loot: Loot) -> None:
     """Cards handed over as such: a deck, a card dealt, a card in a view of that hand."""
-    for event in _messages(reply, "stud.v1.TableEvent"):
+    for event in found.events:
         kind = event.WhichOneof("event")
         body = getattr(event, kind) if kind else None
         hand = hands.get(getattr(body, "hand", -1))
@@ -412,7 +450,7 @@ def _direct(reply: Message, request_hand: int | None, hands: dict[int, HandTruth
             loot.cards[hand.hand].update(enumerate(body.deck))
         elif kind == "card_dealt" and not body.hidden and event.version in hand.versions:
             loot.cards[hand.hand][hand.versions[event.version]] = body.card
-    for view in _messages(reply, "stud.v1.TableView"):
+    for view in found.views:
         number = view.hand.hand_number if view.HasField("hand") else request_hand
         hand = hands.get(number or -1)
         if hand is None:
@@ -423,16 +461,6 @@ def _direct(reply: Message, request_hand: int | None, hands: dict[int, HandTruth
                 loot.cards[hand.hand][where[card]] = card
         for card in view.hand.community_cards:
             loot.cards[hand.hand][where[card]] = card
-
-
-def _messages(item: Message, full_name: str) -> Iterator[Any]:
-    if item.DESCRIPTOR.full_name == full_name:
-        yield item
-    for descriptor, value in item.ListFields():
-        if descriptor.message_type is None or descriptor.message_type.GetOptions().map_entry:
-            continue
-        for sub in (value if descriptor.is_repeated else [value]):
-            yield from _messages(sub, full_name)
 
 
 @dataclass
