@@ -26,7 +26,9 @@ encodings count):
   standard and URL-safe base64, padded or not, anywhere in any text;
 - the deck: any run of 4 consecutive cards not yet dealt, inside a list of card codes (``43, 50, 47, 9``
   with any commas and white space, as JSON, PostgreSQL arrays and protobuf JSON write it) or of card texts
-  (``As Kd 7h 2c``, ``A♠K♦7♥2♣``, quoted or not), the list a whole token; a full deck holds such runs;
+  (``As Kd 7h 2c``, ``A♠K♦7♥2♣``, quoted or not), the list a whole token; a full deck holds such runs
+  (in the API's answers a whole deck other than a running hand's is an earlier hand's, which an auditor
+  may read: its runs are not counted, so that an earlier deck agreeing by chance fails nothing);
 - the down cards of one seat of a running hand, in order, as such a list of card texts (in what is stored
   or logged; an exported history of an earlier hand may hold the same two cards by chance);
 - stored and logged JSON (a cell, a field of the dump, a log line, a JSON string inside them), walked as
@@ -335,8 +337,13 @@ class Matchers:
                 if len(cards) >= 2:
                     self.down[tuple(cards)] = f"seat {seat}'s down cards of {where}"
 
-    def find(self, text: str, *, down_text: bool) -> Iterator[tuple[int, str]]:
-        """(offset, what) of every secret in ``text``."""
+    def _another_deck(self, cards: list[int]) -> bool:
+        """A whole deck, not one of the running hands' (an earlier hand's, which an auditor may read)."""
+        return sorted(cards) == list(range(52)) and all(tuple(cards) != hand.deck for hand in self.secrets)
+
+    def find(self, text: str, *, down_text: bool, other_decks: bool = False) -> Iterator[tuple[int, str]]:
+        """(offset, what) of every secret in ``text``; ``other_decks``: whole decks of other hands may be in
+        it (an auditor's answers), their runs are no leak."""
         for secret, what in self.seeds.items():
             at = text.find(secret)
             while at >= 0:
@@ -344,14 +351,17 @@ class Matchers:
                 at = text.find(secret, at + 1)
         for match in _CODE_LIST.finditer(text):
             codes = [int(token) for token in re.split(r"[\s,;]+", match[0])]
-            for _start, window in _windows(codes, RUN):
-                if window in self.runs:
-                    yield match.start(), self.runs[window] + " as codes"
+            if not (other_decks and self._another_deck(codes)):
+                for _start, window in _windows(codes, RUN):
+                    if window in self.runs:
+                        listed = " ".join(match[0].split())[:160]
+                        yield match.start(), f"{self.runs[window]} as codes: {listed}"
         for match in _CARD_LIST.finditer(text):
             cards = [_card_code(token) for token in _CARD_TOKEN.findall(match[0])]
-            for _start, window in _windows(cards, RUN):
-                if window in self.runs:
-                    yield match.start(), self.runs[window] + " as text"
+            if not (other_decks and self._another_deck(cards)):
+                for _start, window in _windows(cards, RUN):
+                    if window in self.runs:
+                        yield match.start(), f"{self.runs[window]} as text: {match[0][:160]}"
             if down_text:
                 for size in {len(key) for key in self.down}:
                     for _start, window in _windows(cards, size):
@@ -362,7 +372,7 @@ class Matchers:
         return [what for _at, what in self.find(text, down_text=down_text)]
 
 
-def text_leaks(readings: list[Reading], matchers: Matchers, *, down_text: bool) -> set[str]:
+def text_leaks(readings: list[Reading], matchers: Matchers, *, at_rest: bool) -> set[str]:
     """Secrets in the readings' text, searched in one pass over all of them (NUL between two readings: no
     pattern matches across it)."""
     starts, position = [], 0
@@ -372,7 +382,7 @@ def text_leaks(readings: list[Reading], matchers: Matchers, *, down_text: bool) 
     whole = "\0".join(reading.text for reading in readings)
     return {
         f"{readings[bisect.bisect_right(starts, at) - 1].source}: {what}"
-        for at, what in matchers.find(whole, down_text=down_text)
+        for at, what in matchers.find(whole, down_text=at_rest, other_decks=not at_rest)
     }
 
 
@@ -697,7 +707,7 @@ def summary(leaks: set[str]) -> str:
     """The leaks by kind (numbers elided), with a count and one example of each."""
     kinds: dict[str, list[str]] = {}
     for leak in sorted(leaks):
-        head = re.sub(r"ins-[0-9a-f]+", "ins-T", leak).split(": {")[0].split(": [")[0]
+        head = re.split(r": [{\[]| as (?:codes|text): ", re.sub(r"ins-[0-9a-f]+", "ins-T", leak))[0]
         kinds.setdefault(re.sub(r"\d+", "N", head)[:160], []).append(leak)
     lines = [f"{len(found):4} x {kind}\n       e.g. {found[0][:300]}" for kind, found in kinds.items()]
     return f"{len(leaks)} leaks:\n" + "\n".join(lines)
@@ -724,8 +734,8 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
     assert await hand_secrets(insider, tables, committed) == secrets
 
     matchers = Matchers(secrets)
-    leaks = text_leaks([r for r in readings if r.scan and r.at_rest], matchers, down_text=True)
-    leaks |= text_leaks([r for r in readings if r.scan and not r.at_rest], matchers, down_text=False)
+    leaks = text_leaks([r for r in readings if r.scan and r.at_rest], matchers, at_rest=True)
+    leaks |= text_leaks([r for r in readings if r.scan and not r.at_rest], matchers, at_rest=False)
     for reading in readings:
         if reading.at_rest:
             for value in json_values(reading.text):
@@ -737,6 +747,7 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
     # Control: each encoding of the real secrets is found by the matchers above.
     for hand in secrets:
         assert matchers.in_text(json.dumps(list(hand.deck)), down_text=False)
+        assert list(matchers.find(json.dumps(list(hand.deck)), down_text=False, other_decks=True))
         assert matchers.in_text(" ".join(card_pretty(card) for card in hand.future), down_text=False)
         assert matchers.in_text(json.dumps([card_str(card) for card in hand.future[-RUN:]]), down_text=False)
         assert matchers.in_text("".join(card_str(card) for card in hand.down[min(hand.down)]), down_text=True)
