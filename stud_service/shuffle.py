@@ -1,13 +1,16 @@
-"""The provably fair shuffle: a deck order anyone can recompute and check.
+"""The provably fair shuffle: a deck order fixed by seeds, the server's committed before any player's.
 
-Per hand the service draws a fresh 32-byte **server seed** from the operating system's CSPRNG
-(``secrets.token_bytes``) and publishes its **commitment** before any card is dealt::
+The README's section "The provably fair shuffle" is the specification (with test vectors); this module is
+its deck, ``stud_service.deck_proof`` its Merkle tree of salted cards and the per-card proofs.
+
+For every hand the service draws a fresh 32-byte **server seed** from the operating system's CSPRNG
+(``secrets.token_bytes``) and publishes its **commitment** (in ``ShuffleCommitted``) before any client
+seed for that hand can be set::
 
     commitment = lowercase hex of SHA-256(server_seed)
 
-Players may contribute **client seeds** (any bytes; text is taken as its UTF-8 bytes), keyed by seat.
-When the hand ends the server seed is revealed; anyone can then check the commitment and recompute the
-deck exactly as follows.
+Players may then contribute **client seeds** (any bytes; text is taken as its UTF-8 bytes), keyed by seat.
+The deck follows from both:
 
 1. Canonical client-seed message ``M``: for each seat in increasing seat order,
    ``u32be(seat) || u32be(len(seed)) || seed``.  No client seeds: ``M`` is empty.
@@ -21,11 +24,20 @@ deck exactly as follows.
    swap ``deck[i]`` and ``deck[j]``.
 5. Cards are dealt from the front: ``deck[0]`` is the first card dealt, ``deck[1]`` the second, ...
 
+The seed is not published with the hand: ``HandStarted`` publishes the deck's Merkle root, each card is
+proven to whoever may see it, and only auditors and operators (or everyone after the operator's delayed
+reveal) get the seed and so can recompute the whole deck as above.
+
 >>> seed = bytes(range(32))
 >>> commitment(seed)
 '630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd'
 >>> deck_order(seed, {})[:5]
 [43, 50, 47, 9, 33]
+>>> deck_order(seed, {1: "alice", 3: "bob"})[:5]
+[13, 7, 20, 34, 11]
+>>> from stud_service.deck_proof import DeckTree
+>>> DeckTree.build(deck_order(seed, {}), seed).root_hex
+'2f393d24471836e37a984d05b7ded3724806c90e5046fc2df8f168f65410cb44'
 """
 
 from __future__ import annotations

@@ -46,6 +46,8 @@ from stud_service.server.service import TableService
 from stud_service.store import EventStore
 
 TOKEN_SECRET = "grpc-tests-token-secret-32-bytes-long!"
+# A new table's version: TableCreated, then the commitment to its first hand's seed (ShuffleCommitted).
+CREATED_VERSION = 2
 NEXT_HAND_PAUSE = 0.05
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import grpc
 import pytest
 import pytest_asyncio
-from grpc_fixtures import TOKEN_SECRET, ServiceUnderTest, service_under_test, table_spec
+from grpc_fixtures import CREATED_VERSION, TOKEN_SECRET, ServiceUnderTest, service_under_test, table_spec
 
 from stud_service.auth import Role, mint_token
 from stud_service.server.errors import error_info
@@ -138,7 +138,7 @@ async def test_create_table_retry_and_reuse(service, caller):
         table=table_spec(), table_id=table_id, request_id=request_id
     )
     first = await house.call("CreateTable", request)
-    assert first.version == 1
+    assert first.version == CREATED_VERSION
     await caller("alice").call("SitDown", sit_down(table_id, 1))
     await assert_retry_is_the_first_reply(service, house, "CreateTable", request, first, table_id)
     other = table_service_pb2.CreateTableRequest(
@@ -155,7 +155,7 @@ async def test_create_table_without_a_table_id_names_the_table_after_the_callers
     # Another operator's same id is another request: a table of its own, not TABLE_EXISTS.
     theirs = await annex.call("CreateTable", request)
     assert theirs.name != first.name
-    assert await head(service, theirs.name.removeprefix("tables/")) == 1
+    assert await head(service, theirs.name.removeprefix("tables/")) == CREATED_VERSION
 
 
 async def test_sit_down_retry_and_reuse(service, caller, new_table):

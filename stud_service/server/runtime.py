@@ -456,6 +456,8 @@ class TableRuntime:
         # The ids are given explicitly: the task applying the event may have entered its log scope
         # before this event started (or ended) the hand.
         hand = payload.get("hand")
+        if hand is None and live.state.hand is not None:  # a table event while a hand runs (a commitment)
+            hand = live.state.hand.number
         hand_id = hand_log_id(live.table_id, hand) if isinstance(hand, int) else None
         ids = {"table": live.table_id, "hand": hand_id}
         if kind == "HandStarted":

@@ -37,9 +37,17 @@ class AuditServiceStub:
     (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
     TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
-    The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
-    seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
-    publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+    The shuffle (the README's "The provably fair shuffle" is the specification, with test vectors): the deck
+    order is a deterministic function of a 32-byte server seed and the players' client seeds (HMAC-SHA256 stream
+    driving Fisher-Yates with rejection sampling). The commitment, SHA-256 of a hand's server seed, is published
+    (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
+    seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
+    root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -105,9 +113,17 @@ class AuditServiceServicer:
     (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
     TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
-    The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
-    seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
-    publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+    The shuffle (the README's "The provably fair shuffle" is the specification, with test vectors): the deck
+    order is a deterministic function of a 32-byte server seed and the players' client seeds (HMAC-SHA256 stream
+    driving Fisher-Yates with rejection sampling). The commitment, SHA-256 of a hand's server seed, is published
+    (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
+    seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
+    root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -239,9 +255,17 @@ class AuditService:
     (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
     TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
-    The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
-    seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
-    publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+    The shuffle (the README's "The provably fair shuffle" is the specification, with test vectors): the deck
+    order is a deterministic function of a 32-byte server seed and the players' client seeds (HMAC-SHA256 stream
+    driving Fisher-Yates with rejection sampling). The commitment, SHA-256 of a hand's server seed, is published
+    (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
+    seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
+    root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
