@@ -190,6 +190,12 @@ class ServerProcess:
             self.process.wait(timeout=10)
 
 
+def serve_command(database_url: str, listen: str) -> list[str]:
+    """``stud-service serve`` on ``database_url`` at ``listen``, without metrics."""
+    return [sys.executable, "-m", "stud_service.cli", "serve", "--database-url", database_url,
+            "--listen", listen, "--metrics-listen", "off"]
+
+
 @pytest.fixture
 def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProcess]]]:
     started: list[ServerProcess] = []
@@ -201,16 +207,7 @@ def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProce
                "STUD_KEYS_FILE": str(keyring_file())}
         process = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "stud_service.cli",
-                "serve",
-                "--database-url",
-                database_url,
-                "--listen",
-                f"127.0.0.1:{port}",
-                "--metrics-listen",
-                "off",
+                *serve_command(database_url, f"127.0.0.1:{port}"),
                 "--hand-pause-seconds",
                 str(NEXT_HAND_PAUSE),
                 *extra,

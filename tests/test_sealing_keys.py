@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from grpc_fixtures import serve_command
 from test_sealing_store import a_hand
 
 from stud_service.db import DatabaseSettings, open_pool
@@ -176,18 +177,7 @@ def serve(database_url: str, keys: Path | None, **env: str) -> subprocess.Comple
     if keys is not None:
         environ["STUD_KEYS_FILE"] = str(keys)
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "stud_service.cli",
-            "serve",
-            "--database-url",
-            database_url,
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "off",
-        ],
+        serve_command(database_url, "127.0.0.1:0"),
         env=environ,
         capture_output=True,
         text=True,

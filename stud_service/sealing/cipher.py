@@ -9,12 +9,14 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import json
 import os
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from stud_service.store import canonical_json
+from stud_service.store._json import loads  # orjson when installed: opening is on every replay
 
 NONCE_BYTES = 12
 
@@ -74,14 +76,13 @@ def unwrap_key(kek: bytes, wrapped: Any, aad: bytes) -> bytes:
 
 def seal_box(dek: bytes, fields: dict[str, Any], aad: bytes) -> str:
     # Canonical form (sorted keys, no spaces): the same secrets always give the same plaintext length.
-    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return encrypt(dek, text.encode(), aad)
+    return encrypt(dek, canonical_json(fields), aad)
 
 
 def open_box(dek: bytes, box: Any, aad: bytes) -> dict[str, Any]:
     plaintext = decrypt(dek, box, aad)
     try:
-        fields = json.loads(plaintext)
+        fields = loads(plaintext)
     except ValueError:
         raise Undecryptable("the box does not hold JSON") from None
     if not isinstance(fields, dict):

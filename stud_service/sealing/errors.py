@@ -22,6 +22,14 @@ class SealingError(Exception):
     """Secrets could not be sealed or opened; nothing falls back to plaintext."""
 
 
+class _NamesKey(Exception):
+    """An error about one key id, kept as ``kid`` for callers."""
+
+    def __init__(self, kid: str, message: str) -> None:
+        super().__init__(message)
+        self.kid = kid
+
+
 class KeyringError(SealingError):
     pass
 
@@ -30,26 +38,20 @@ class KeyFilePermissions(KeyringError):
     pass
 
 
-class TruncatedKey(KeyringError):
-    def __init__(self, kid: str, message: str) -> None:
-        super().__init__(message)
-        self.kid = kid
+class TruncatedKey(_NamesKey, KeyringError):
+    pass
 
 
 class NoKeyring(KeyringError):
     pass
 
 
-class MissingKey(SealingError):
-    def __init__(self, kid: str, message: str) -> None:
-        super().__init__(message)
-        self.kid = kid
+class MissingKey(_NamesKey, SealingError):
+    pass
 
 
-class WrongKey(SealingError):
-    def __init__(self, kid: str, message: str) -> None:
-        super().__init__(message)
-        self.kid = kid
+class WrongKey(_NamesKey, SealingError):
+    pass
 
 
 class UndecryptableKey(SealingError):

@@ -196,8 +196,11 @@ class EventSealer:
             return payload
         event_type = payload.get("type")
         hand = _checked_hand(stream_id, payload)
-        if not isinstance(sealed, dict) or not all(
-            isinstance(sealed.get(k), str) for k in ("kid", "key", "box")
+        # (a box that is not a string fails to decrypt below, as tampered)
+        if not (
+            isinstance(sealed, dict)
+            and isinstance(sealed.get("kid"), str)
+            and isinstance(sealed.get("key"), str)
         ):
             raise TamperedBox(f"{stream_id} hand {hand}: the sealed {event_type} is malformed")
         kid, wrapped = sealed["kid"], sealed["key"]
