@@ -55,6 +55,7 @@ import shutil
 import subprocess
 import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -654,8 +655,9 @@ async def _read_watch(callable_, request, metadata, head: int) -> list[Message]:
 # -- the API's answers, walked as messages -----------------------------------------------------------------
 
 
-def api_leaks(message: Message, secrets: list[HandSecrets], where: str) -> list[str]:
-    """Cards of a running hand shown in a TableView or TableEvent of that hand (see the module docstring)."""
+def api_leaks(message: Message, secrets: list[HandSecrets], where: str, examined: Counter[str]) -> list[str]:
+    """Cards of a running hand shown in a TableView or TableEvent of that hand (see the module docstring);
+    ``examined`` counts the views and events of running hands looked at."""
     by_table = {hand.table_id: hand for hand in secrets}
     found: list[str] = []
     table_hint = _table_of(where)
@@ -671,6 +673,7 @@ def api_leaks(message: Message, secrets: list[HandSecrets], where: str) -> list[
             table = item.table.name.removeprefix("tables/") or table
             hand = by_table.get(table or "")
             if hand is not None and item.HasField("hand") and item.hand.hand_number == hand.hand:
+                examined["views"] += 1
                 for seat in item.seats:
                     check([*seat.up_cards, *seat.down_cards], hand, f"seat {seat.seat} in a view")
                 check(item.hand.community_cards, hand, "the community cards in a view")
@@ -679,6 +682,7 @@ def api_leaks(message: Message, secrets: list[HandSecrets], where: str) -> list[
             kind = item.WhichOneof("event")
             body = getattr(item, kind) if kind else None
             if hand is not None and body is not None and getattr(body, "hand", None) == hand.hand:
+                examined["events"] += 1
                 if kind == "card_dealt" and not body.hidden:
                     check([body.card], hand, f"CardDealt at version {item.version}")
                 elif kind == "hand_shown":
@@ -736,13 +740,16 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
     matchers = Matchers(secrets)
     leaks = text_leaks([r for r in readings if r.scan and r.at_rest], matchers, at_rest=True)
     leaks |= text_leaks([r for r in readings if r.scan and not r.at_rest], matchers, at_rest=False)
+    examined: Counter[str] = Counter()
     for reading in readings:
         if reading.at_rest:
             for value in json_values(reading.text):
                 leaks.update(f"{reading.source}: {what}" for what in plaintext_at_rest(value))
         if reading.message is not None:
-            leaks.update(api_leaks(reading.message, secrets, reading.source))
+            leaks.update(api_leaks(reading.message, secrets, reading.source, examined))
     assert not leaks, summary(leaks)
+
+    assert examined["views"] >= 2 * len(secrets) and examined["events"] > 50, examined
 
     # Control: each encoding of the real secrets is found by the matchers above.
     for hand in secrets:
