@@ -72,6 +72,7 @@ class Received:
 
     messages: list[tuple[Message, Message]] = field(default_factory=list)  # (request, reply)
     refusals: list[str] = field(default_factory=list)
+    codes: set[grpc.StatusCode] = field(default_factory=set)  # the refusals' status codes
 
 
 class Recorder(grpc.aio.UnaryUnaryClientInterceptor):
@@ -86,6 +87,7 @@ class Recorder(grpc.aio.UnaryUnaryClientInterceptor):
             reply = await call
         except grpc.aio.AioRpcError as error:
             self.received.refusals.append(f"{error.details()} {error.trailing_metadata()}")
+            self.received.codes.add(error.code())
             raise
         self.received.messages.append((request, reply))
         return reply
@@ -109,6 +111,7 @@ class StreamRecorder(grpc.aio.UnaryStreamClientInterceptor):
             except grpc.aio.AioRpcError as error:
                 if error.code() != grpc.StatusCode.CANCELLED:
                     received.refusals.append(f"{error.details()} {error.trailing_metadata()}")
+                    received.codes.add(error.code())
                 raise
 
         return replies()
@@ -530,7 +533,12 @@ async def test_no_player_or_spectator_computes_a_never_shown_card_from_what_they
             outcomes[name] = recovered(attack(viewer.received, hands, perspective), hands, perspective)
     leaks = [f"{name}: {outcome}" for name, outcome in outcomes.items() if outcome.leaked]
     assert not leaks, f"from what they received, over {len(hands)} hands: " + "; ".join(leaks)
-    assert all(len(viewers[name].received.messages) > 100 for name in outcomes)
+    # Everything was asked and answered: every viewer verified every hand's shuffle, nothing failed.
+    for viewer in viewers.values():
+        checked = [reply for _request, reply in viewer.received.messages
+                   if isinstance(reply, audit_service_pb2.VerifyShuffleResponse)]
+        assert len(checked) == len(hands) and all(reply.passed for reply in checked), viewer.player
+        assert not viewer.received.codes & {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}, viewer.player
 
     # The same attack on what an auditor received recovers every card nobody was shown.
     auditor = viewers[AUDITOR]
