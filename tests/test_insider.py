@@ -49,7 +49,6 @@ import base64
 import bisect
 import contextlib
 import json
-import logging
 import re
 import shutil
 import subprocess
@@ -67,7 +66,7 @@ import pytest
 import pytest_asyncio
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from grpc_fixtures import free_port, table_spec, wait_for_turn, wait_for_view
+from grpc_fixtures import table_spec, wait_for_turn, wait_for_view, whole_service
 from psycopg import sql
 from sealing_keys import TEST_KEYRING
 
@@ -75,9 +74,8 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient, cautious_strategy
 from stud_service.bots.client import account_name, new_request_id
 from stud_service.cards import RANKS, SUIT_SYMBOLS, SUITS, card_pretty, card_str
-from stud_service.observability.logging import configure_logging
 from stud_service.server import runtime as runtime_module
-from stud_service.server.host import ServiceHost, ServiceOptions
+from stud_service.server.host import ServiceHost
 from stud_service.server.proto_gen import (
     audit_service_pb2,
     audit_service_pb2_grpc,
@@ -118,32 +116,15 @@ async def insider(
     make_database: Callable[..., Awaitable[str]], tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Insider]:
     log_path = tmp_path_factory.mktemp("insider") / "service.log"
-    root = logging.getLogger()
-    level = root.level
+    url = await make_database(migrated=False)
     with log_path.open("w", encoding="utf-8") as log_file:
-        handler = configure_logging("json", "DEBUG", log_file)
-        port = free_port()
-        options = ServiceOptions(
-            token_secret=TOKEN_SECRET,
-            database_url=await make_database(migrated=False),
-            listen="127.0.0.1:0",
-            metrics_listen=f"127.0.0.1:{port}",
-            hand_pause_seconds=0.05,
+        async with whole_service(
+            url, TOKEN_SECRET, log_file, "DEBUG",
             action_clock_seconds=300,  # nobody times out while the insider reads
             rake_sweep_seconds=0,
-            pool_size=8,
             keyring=TEST_KEYRING,
-        )
-        try:
-            async with (
-                ServiceHost(options) as host,
-                grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel,
-            ):
-                yield Insider(host, channel, f"http://127.0.0.1:{port}/metrics", log_path)
-        finally:
-            root.removeHandler(handler)
-            root.setLevel(level)
-            logging.captureWarnings(False)
+        ) as running:
+            yield Insider(running.host, running.channel, running.metrics_url, log_path)
 
 
 # -- hands kept running ------------------------------------------------------------------------------------
