@@ -745,3 +745,56 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
         down_card = hand.down[min(hand.down)][0]
         assert plaintext_at_rest({"type": "CardDealt", "card": down_card, "face_up": False})
         assert {"the server seed", "the next hand's server seed"} <= set(hand.seeds), hand.seeds.keys()
+
+
+async def fold_out(clients: dict[int, StudClient], table_id: str) -> None:
+    """Everyone folds as soon as they may (the bring-in is posted first): the running hand ends."""
+    spectator = next(iter(clients.values()))
+    hand = (await spectator.view(table_id)).hand.hand_number
+    while True:
+        view = await spectator.view(table_id)
+        if view.hand.hand_number != hand or view.hand.complete:
+            return
+        client, view = await wait_for_turn(list(clients.values()), table_id)
+        if view.hand.hand_number != hand:
+            return
+        legal = {action.type: action for action in view.legal_actions}
+        choice = legal.get(table_pb2.ACTION_TYPE_FOLD) or cautious_strategy(view, None)  # type: ignore[arg-type]
+        await client.act(table_id, view.viewer_seat, choice.type, choice.amount, view.turn)
+
+
+async def test_the_length_of_a_sealed_card_does_not_tell_the_insider_which_card_it_is(
+    insider: Insider,
+) -> None:
+    """A sealed face-down card must not give its rank away by its length: every sealed box of one event
+    type is as long as every other (the insider reads the events table's boxes; the truth, which codes
+    were sealed, comes through the service's store). Hands are dealt until cards of one digit (codes 0..9:
+    the twos, the threes, 4c and 4d) and of two digits have both been sealed."""
+    table_id, clients = await seat_players(insider, ["kim", "lou", "max", "ned", "ola", "pia", "quy"])
+    runtime = insider.host.runtime
+    assert runtime is not None and insider.host.database_url is not None
+    for _hand in range(10):
+        await running_hand(insider, table_id, clients)
+        stored = await runtime.store.read_stream(f"tables/{table_id}")
+        down = {
+            event.payload["card"] for event in stored
+            if event.payload["type"] == "CardDealt" and not event.payload["face_up"]
+        }
+        if min(down) < 10 <= max(down):
+            break
+        await fold_out(clients, table_id)
+    else:
+        pytest.fail(f"no hand sealed both one- and two-digit codes: {sorted(down)}")
+
+    lengths: dict[str, Counter[int]] = {}
+    async with await psycopg.AsyncConnection.connect(insider.host.database_url) as conn:
+        rows = await (await conn.execute(
+            "SELECT type, payload::text FROM events WHERE stream_id = %s", (f"tables/{table_id}",)
+        )).fetchall()
+    for kind, payload in rows:
+        sealed = json.loads(payload).get("sealed")
+        if isinstance(sealed, dict):
+            lengths.setdefault(kind, Counter())[len(base64.b64decode(sealed["box"]))] += 1
+    assert "CardDealt" in lengths, lengths
+    uneven = {kind: dict(counts) for kind, counts in lengths.items() if len(counts) > 1}
+    assert not uneven, f"sealed boxes of one type differ in length (bytes: count): {uneven}"
