@@ -797,4 +797,7 @@ async def test_the_length_of_a_sealed_card_does_not_tell_the_insider_which_card_
             lengths.setdefault(kind, Counter())[len(base64.b64decode(sealed["box"]))] += 1
     assert "CardDealt" in lengths, lengths
     uneven = {kind: dict(counts) for kind, counts in lengths.items() if len(counts) > 1}
-    assert not uneven, f"sealed boxes of one type differ in length (bytes: count): {uneven}"
+    assert not uneven, (
+        f"sealed boxes of one type differ in length (bytes: count): {uneven}; the shorter CardDealt boxes "
+        f"hold the one-digit codes, {sum(card < 10 for card in down)} of the {len(down)} face-down cards"
+    )
