@@ -210,7 +210,7 @@ async def test_swapped_deck_fails_shuffle(event_store, db_pool):
 async def find_commitment(pool, table_id: str, hand: int) -> tuple[int, dict]:
     """The ShuffleCommitted of ``hand`` (a table event: no hand column)."""
     return next(
-        (v, p) for v, p in await rows(pool, table_id)
+        (v, INSIDER.open(f"tables/{table_id}", p)) for v, p in await rows(pool, table_id)
         if p["type"] == "ShuffleCommitted" and p["next_hand"] == hand
     )
 
