@@ -40,8 +40,7 @@ class MalformedProof(ValueError):
 def deck_salts(server_seed: bytes) -> tuple[bytes, ...]:
     """The 52 per-position salts the server seed fixes."""
     return tuple(
-        hmac.new(server_seed, SALT_DOMAIN + bytes([position]), hashlib.sha256).digest()
-        for position in range(DECK_SIZE)
+        hmac.digest(server_seed, SALT_DOMAIN + bytes([position]), "sha256") for position in range(DECK_SIZE)
     )
 
 

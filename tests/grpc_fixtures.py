@@ -8,6 +8,8 @@
 ``spawn_server``    start ``stud-service serve`` as a child process on a database; kill it at the end
 ``service_under_test(url, settings, audit=False)``  the same in-process server, for a test module that
                     needs its own database or runtime settings (an async context manager)
+``whole_service(url, secret, log, level, **options)``  the whole service as ``serve`` wires it
+                    (ServiceHost, metrics too), its JSON log written to ``log``, and a channel to it
 ``both_services``   a channel to a second server on the same runtime with AuditService beside TableService
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -24,6 +27,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 import grpc
 import pytest
@@ -36,10 +40,12 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
+from stud_service.observability.logging import configure_logging
 from stud_service.sealing import open_sealed_store
 from stud_service.server.app import RunningServer, start_server
 from stud_service.server.audit_service import AuditService
 from stud_service.server.cashier_service import CashierService
+from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
@@ -91,6 +97,41 @@ async def service_under_test(
         await running.shutdown(0)
         await store.close()
         await pool.close()
+
+
+@dataclass
+class WholeService:
+    host: ServiceHost
+    channel: grpc.aio.Channel
+    metrics_url: str
+
+
+@contextlib.asynccontextmanager
+async def whole_service(
+    database_url: str, token_secret: str, log: IO[str], level: str = "INFO", **options: Any
+) -> AsyncIterator[WholeService]:
+    """``ServiceHost`` on ``database_url`` (short pauses between hands; metrics on a free port; ``options``
+    for any other ServiceOptions) with the service's JSON log handler writing to ``log`` at ``level``, and
+    a channel to it; the root logger is put back as it was afterwards."""
+    port = free_port()
+    settings = ServiceOptions(**{
+        "token_secret": token_secret, "database_url": database_url, "listen": "127.0.0.1:0",
+        "metrics_listen": f"127.0.0.1:{port}", "hand_pause_seconds": NEXT_HAND_PAUSE, "pool_size": 8,
+        **options,
+    })
+    root = logging.getLogger()
+    previous = root.level
+    handler = configure_logging("json", level, log)
+    try:
+        async with (
+            ServiceHost(settings) as host,
+            grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel,
+        ):
+            yield WholeService(host, channel, f"http://127.0.0.1:{port}/metrics")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous)
+        logging.captureWarnings(False)
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -230,6 +230,8 @@ def _check_order(evidence: ShuffleEvidence) -> ShuffleProblem | None:
 
 
 def _check_proofs(evidence: ShuffleEvidence, root: str) -> ShuffleProblem | None:
+    """Every proof against the root, and a proof for every card seen (with the seed revealed and
+    checked, the seed itself proves the cards: an auditor needs no proofs)."""
     dealt = len(evidence.dealt)
     proven: dict[int, int] = {}
     for proof in evidence.proofs:
@@ -241,6 +243,8 @@ def _check_proofs(evidence: ShuffleEvidence, root: str) -> ShuffleProblem | None
             )
         proven[proof.position] = proof.card
     for position, card in sorted(evidence.seen.items()):
+        if position not in proven and evidence.server_seed is not None:
+            continue
         if position not in proven:
             return ShuffleProblem(
                 _index(position, dealt), f"no proof for the card seen at position {position}"

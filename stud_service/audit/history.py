@@ -19,7 +19,6 @@ from typing import Any
 from stud_service.audit.errors import NotYourHand
 from stud_service.audit.fairness import (
     ShuffleEvidence,
-    all_dealt_proofs,
     evidence_from_payloads,
     proofs_for_viewer,
 )
@@ -67,8 +66,9 @@ def shuffle_evidence(
     record: HandRecord, mode: str = FULL, reveal_seed: bool | None = None
 ) -> ShuffleEvidence:
     """What ``mode`` can check about the hand's deck: its view of the events, the proofs the service
-    hands it (every card dealt for ``full``; else face-up cards, shown hands and its own down cards) and
-    the commitment order; the server seed only for ``full``, or when ``reveal_seed`` says it is public."""
+    hands it (face-up cards, shown hands and its own down cards; none for ``full``, whose seed proves
+    every card) and the commitment order; the server seed only for ``full``, or when ``reveal_seed``
+    says it is public."""
     own = _own_seat(record, mode)
     payloads = [payload for _version, payload in hand_events(record, mode)]
     seed = record.server_seed()
@@ -77,7 +77,7 @@ def shuffle_evidence(
         # An older hand: no proofs, only its seed proves the deck (and gives away every card).
         return evidence_from_payloads(payloads, server_seed=revealed, order=record.commitment_order())
     full = [stored.payload for stored in record.events if stored.payload.get("hand") == record.hand]
-    proofs = all_dealt_proofs(full, seed) if mode == FULL else proofs_for_viewer(full, seed, own)
+    proofs = [] if mode == FULL else proofs_for_viewer(full, seed, own)
     return evidence_from_payloads(payloads, proofs, revealed, record.commitment_order())
 
 

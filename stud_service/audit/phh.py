@@ -33,7 +33,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from stud_service.audit.fairness import CommitmentOrder, ShuffleEvidence, shown_positions
+from stud_service.audit.fairness import CommitmentOrder, ShuffleEvidence, all_dealt_proofs, shown_positions
 from stud_service.audit.history import FULL, hand_events, shuffle_evidence
 from stud_service.audit.records import HandRecord
 from stud_service.cards import card_str, parse_card
@@ -160,8 +160,14 @@ def _evidence_fields(record: HandRecord, mode: str) -> list[tuple[str, Any]]:
                 "started_version": order.started_version,
             },
         ))
-    if evidence.proofs:
-        fields.append(("_proofs", [proof.to_json() for proof in evidence.proofs]))
+    proofs = list(evidence.proofs)
+    seed = record.server_seed()
+    if mode == FULL and evidence.deck_root is not None and seed is not None:
+        # The auditor's export proves every card dealt on its own, without recomputing the deck.
+        own = [stored.payload for stored in record.events if stored.payload.get("hand") == record.hand]
+        proofs = all_dealt_proofs(own, seed)
+    if proofs:
+        fields.append(("_proofs", [proof.to_json() for proof in proofs]))
     return fields
 
 

@@ -3,13 +3,14 @@
 A hand's events are the ones tagged with its number, from its ``HandStarted`` to its ``HandEnded``,
 plus the untagged table events recorded in between or by the command that ended it (a player
 sitting out, the seats freed after the hand).  ``load_hand`` reads that version range in one query,
-and, for hands whose seed was committed before the deal, the ``ShuffleCommitted`` event the hand's
-``HandStarted.extra.commitment_version`` names and the ``ClientSeedSet`` events shortly before the deal
-(to check that the commitment came first).
+and, at the same time, for hands whose seed was committed before the deal, the ``ShuffleCommitted``
+event the hand's ``HandStarted.extra.commitment_version`` names and the ``ClientSeedSet`` events
+shortly before the deal (to check that the commitment came first).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -165,36 +166,45 @@ class HandRecord:
 async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
     """The hand's events; HandNotFound if the table has no such hand."""
     stream_id = stream_id_for(table_id)
+    # The hand's range and the version of the commitment its HandStarted names (public JSON), so
+    # that the hand, its ShuffleCommitted and the client seeds before it are then read at once.
     rows = await fetch(
         store,
-        "SELECT min(version), max(version) FROM events WHERE stream_id = %s AND hand = %s",
-        (stream_id, hand),
+        "SELECT min(version), max(version), (SELECT s.payload -> 'extra' -> 'commitment_version'"
+        " FROM events s WHERE s.stream_id = %s AND s.hand = %s AND s.type = 'HandStarted' LIMIT 1)"
+        " FROM events WHERE stream_id = %s AND hand = %s",
+        (stream_id, hand, stream_id, hand),
     )
-    low, high = rows[0] if rows else (None, None)
+    low, high, named = rows[0] if rows else (None, None, None)
     if low is None:
         raise HandNotFound(f"table {table_id!r} has no hand {hand}")
-    events = await store.read_stream(stream_id, after_version=low - 1, limit=high - low + 1 + TRAILING_EVENTS)
+    reading = store.read_stream(stream_id, after_version=low - 1, limit=high - low + 1 + TRAILING_EVENTS)
+    version = named if isinstance(named, int) and not isinstance(named, bool) and 0 < named < low else None
+    if version is None:
+        events, committed, seeds = await reading, [], []
+    else:
+        # The commitment through the store (which opens its sealed secret); the client seeds, public,
+        # by one query on their type.
+        events, committed, seeds = await asyncio.gather(
+            reading,
+            store.read_stream(stream_id, after_version=version - 1, limit=1),
+            fetch(
+                store,
+                "SELECT version, payload::text FROM events WHERE stream_id = %s AND version > %s"
+                " AND version < %s AND type = 'ClientSeedSet' ORDER BY version",
+                (stream_id, max(0, version - SEED_LOOKBACK), low),
+            ),
+        )
     # Keep the trailing table events only up to the next hand's start.
     kept = []
     for stored in events:
         if stored.version > high and stored.hand is not None:
             break
         kept.append(stored)
-    record = HandRecord(table_id, hand, tuple(kept))
-    version = record.commitment_version if kept and kept[0].type == "HandStarted" else None
-    if version is None or not 0 < version < low:
-        return record
-    committed = await store.read_stream(stream_id, after_version=version - 1, limit=1)
-    seeds = await fetch(
-        store,
-        "SELECT version, payload::text FROM events WHERE stream_id = %s AND version > %s AND version < %s"
-        " AND type = 'ClientSeedSet' ORDER BY version",
-        (stream_id, max(0, version - SEED_LOOKBACK), low),
-    )
     return HandRecord(
         table_id,
         hand,
-        record.events,
+        tuple(kept),
         committed[0] if committed else None,
         tuple((int(v), json.loads(text)) for v, text in seeds),
     )
