@@ -74,9 +74,15 @@ def unwrap_key(kek: bytes, wrapped: Any, aad: bytes) -> bytes:
     return dek
 
 
+# Box plaintexts are padded with JSON whitespace to a multiple of this many bytes: otherwise a sealed card's
+# length would tell a database reader whether its code has one digit or two (a rank below five, or not).
+BOX_BLOCK = 32
+
+
 def seal_box(dek: bytes, fields: dict[str, Any], aad: bytes) -> str:
-    # Canonical form (sorted keys, no spaces): the same secrets always give the same plaintext length.
-    return encrypt(dek, canonical_json(fields), aad)
+    # Canonical form (sorted keys, no spaces), padded: boxes of one kind of secret all have one length.
+    plaintext = canonical_json(fields)
+    return encrypt(dek, plaintext + b" " * (-len(plaintext) % BOX_BLOCK), aad)
 
 
 def open_box(dek: bytes, box: Any, aad: bytes) -> dict[str, Any]:
