@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from stud_service.auth import DEFAULT_LEEWAY_SECONDS, DEFAULT_ROLE_CLAIM, SECRET_ENV, TokenSettings
 from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
@@ -207,7 +208,8 @@ def tls_files(args: argparse.Namespace) -> TlsFiles | None:
     return TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, **overrides: Any) -> int:
+    """``stud-service serve``; ``overrides``: ServiceOptions fields set by a caller in code (benchmarks)."""
     from stud_service.observability.logging import configure_logging
 
     configure_logging(args.log_format, args.log_level)
@@ -252,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
         reveal_seeds_after=reveal_after,
         keys_file=args.keys_file,
+        **overrides,
     )
     from stud_service.sealing import SealingError
 

@@ -33,7 +33,7 @@ from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
-from stud_service.store import DEFAULT_SPIN_WAIT
+from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
 
 _log = logging.getLogger(__name__)
 
@@ -60,6 +60,9 @@ class ServiceOptions:
     reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
     keys_file: str | None = None  # none: $STUD_KEYS_FILE, $STUD_KEYS, or the embedded database's own
     keyring: Keyring | None = None  # given directly (tests), instead of keys_file
+    # False only for the service benchmark's baseline (benchmarks/serve_unsealed.py): no command line or
+    # setting turns sealing off, so no deployment can store a secret in the clear by mistake.
+    seal_at_rest: bool = True
 
 
 class ServiceHost:
@@ -84,12 +87,16 @@ class ServiceHost:
             if not options.page_token_key:
                 _log.warning("no page-token key is set: page tokens hold only on this replica until it stops")
         settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
-        keyring = options.keyring or resolve_keyring(options.keys_file, settings)  # no key, no service
+        keyring = (options.keyring or resolve_keyring(options.keys_file, settings)) if options.seal_at_rest \
+            else None  # no key, no service
         database = await self._stack.enter_async_context(
             open_database(settings, max_size=options.pool_size, timeout=options.store_timeout_seconds)
         )
         self.database_url = database.url
-        store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
+        if keyring is None:
+            store = EventStore(database.pool, spin_wait=options.append_spin_seconds)
+        else:
+            store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
         self.runtime = TableRuntime(
