@@ -141,12 +141,14 @@ async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIte
         yield service
 
 
-@pytest_asyncio.fixture(scope="module")
-async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.aio.Channel]:
+@contextlib.asynccontextmanager
+async def audit_server(runtime: TableRuntime, **audit_options: Any) -> AsyncIterator[grpc.aio.Channel]:
+    """A second server on ``runtime`` (so the same log) with the AuditService beside TableService;
+    ``audit_options``: AuditService's settings (e.g. ``reveal_seeds_after``)."""
     running = await start_server(
-        TableService(grpc_service.runtime, TOKEN_SECRET),
+        TableService(runtime, TOKEN_SECRET),
         "127.0.0.1:0",
-        audit_service=AuditService(grpc_service.runtime, TOKEN_SECRET),
+        audit_service=AuditService(runtime, TOKEN_SECRET, **audit_options),
     )
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     try:
@@ -154,6 +156,12 @@ async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.ai
     finally:
         await channel.close()
         await running.server.stop(0)
+
+
+@pytest_asyncio.fixture(scope="module")
+async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.aio.Channel]:
+    async with audit_server(grpc_service.runtime) as channel:
+        yield channel
 
 
 @pytest.fixture

@@ -207,17 +207,9 @@ async def test_sealing_a_card_of_a_hand_without_a_data_key_appends_nothing(db_po
 async def test_a_running_server_stores_no_deck_no_seed_and_no_down_card(grpc_service, new_table, make_player):
     """The suite's own servers seal: after real hands, no HandStarted row holds its deck, no face-down
     CardDealt its card, and every hand's rows verify."""
-    from stud_service.bots import Bot, random_strategy
     from stud_service.server.runtime import stream_id_for
 
-    table_id = await new_table()
-    bots = [
-        Bot(make_player(name), table_id, seat, strategy=random_strategy, seed=seat)
-        for seat, name in enumerate(["sam", "sue"], start=1)
-    ]
-    for bot in bots:
-        await bot.sit(10_000)
-    await asyncio_gather_bounded([bot.run(2) for bot in bots])
+    table_id = await bots_play(new_table, make_player, hands=2)
     stream_id = stream_id_for(table_id)
     async with await psycopg.AsyncConnection.connect(grpc_service.database_url) as conn:
         cur = await conn.execute(
@@ -233,6 +225,21 @@ async def test_a_running_server_stores_no_deck_no_seed_and_no_down_card(grpc_ser
     events = [e.payload for e in await grpc_service.store.read_stream(stream_id)]
     assert all(len(e["deck"]) == 52 for e in events if e["type"] == "HandStarted")
     assert (await grpc_service.store.verify(stream_id)).ok
+
+
+async def bots_play(new_table, make_player, hands: int) -> str:
+    """A new table where two bots play ``hands`` hands; its id."""
+    from stud_service.bots import Bot, random_strategy
+
+    table_id = await new_table()
+    bots = [
+        Bot(make_player(name), table_id, seat, strategy=random_strategy, seed=seat)
+        for seat, name in enumerate(["sam", "sue"], start=1)
+    ]
+    for bot in bots:
+        await bot.sit(10_000)
+    await asyncio_gather_bounded([bot.run(hands) for bot in bots])
+    return table_id
 
 
 async def asyncio_gather_bounded(runs) -> None:
@@ -344,18 +351,11 @@ async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_interna
     from grpc_fixtures import TOKEN_SECRET
 
     from stud_service.auth import Role, mint_token
-    from stud_service.bots import Bot, StudClient, error_reason, random_strategy
+    from stud_service.bots import StudClient, error_reason
     from stud_service.server.proto_gen import audit_service_pb2
     from stud_service.server.runtime import stream_id_for
 
-    table_id = await new_table()
-    bots = [
-        Bot(make_player(name), table_id, seat, strategy=random_strategy, seed=seat)
-        for seat, name in enumerate(["sam", "sue"], start=1)
-    ]
-    for bot in bots:
-        await bot.sit(10_000)
-    await asyncio_gather_bounded([bot.run(1) for bot in bots])
+    table_id = await bots_play(new_table, make_player, hands=1)
     stream_id = stream_id_for(table_id)
     async with await psycopg.AsyncConnection.connect(grpc_service.database_url, autocommit=True) as conn:
         cur = await conn.execute(

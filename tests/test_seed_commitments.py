@@ -3,15 +3,12 @@ and the seed goes to auditors only, or to everyone once the operator's delayed p
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import uuid
-from collections.abc import AsyncIterator
 
-import grpc
 import pytest
 from engine_helpers import Table
-from grpc_fixtures import TOKEN_SECRET, table_spec
+from grpc_fixtures import audit_server, table_spec
 from test_audit_grpc import auth, play_out, stub
 
 from stud_service.auth import Role
@@ -19,10 +16,7 @@ from stud_service.commands.serve import reveal_seeds_after
 from stud_service.engine import CommitShuffle, CreateTable, NoTable, TableConfig, decide, execute
 from stud_service.engine import initial_state as empty_table
 from stud_service.engine.errors import MalformedCommand
-from stud_service.server.app import start_server
-from stud_service.server.audit_service import AuditService
 from stud_service.server.proto_gen import audit_service_pb2
-from stud_service.server.service import TableService
 from stud_service.shuffle import new_commitment
 
 
@@ -63,22 +57,6 @@ def test_a_bad_reveal_setting_is_refused(text):
         reveal_seeds_after(text)
 
 
-@contextlib.asynccontextmanager
-async def audit_server(runtime, reveal_after: float | None) -> AsyncIterator[grpc.aio.Channel]:
-    """An AuditService on the suite's runtime and log with the operator's reveal setting."""
-    running = await start_server(
-        TableService(runtime, TOKEN_SECRET),
-        "127.0.0.1:0",
-        audit_service=AuditService(runtime, TOKEN_SECRET, reveal_seeds_after=reveal_after),
-    )
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
-    try:
-        yield channel
-    finally:
-        await channel.close()
-        await running.server.stop(0)
-
-
 async def test_a_seed_is_the_auditors_unless_the_operator_reveals_it_after_a_delay(grpc_service, operator):
     table_id = f"reveal-{uuid.uuid4().hex[:8]}"
     await operator.create_table(table_id, table_spec())
@@ -89,7 +67,7 @@ async def test_a_seed_is_the_auditors_unless_the_operator_reveals_it_after_a_del
     name = f"tables/{table_id}/hands/1"
     request = audit_service_pb2.VerifyShuffleRequest(name=name)
 
-    async with audit_server(grpc_service.runtime, None) as channel:
+    async with audit_server(grpc_service.runtime) as channel:
         audited = await stub(channel).VerifyShuffle(request, metadata=auth("judge", Role.AUDITOR))
         assert audited.passed and len(audited.server_seed) == 64
         assert hashlib.sha256(bytes.fromhex(audited.server_seed)).hexdigest() == audited.deck_commitment
@@ -99,11 +77,11 @@ async def test_a_seed_is_the_auditors_unless_the_operator_reveals_it_after_a_del
         hand = await stub(channel).GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("ann"))
         assert not hand.server_seed and hand.deck_root == audited.deck_root
 
-    async with audit_server(grpc_service.runtime, 3600.0) as channel:  # not yet
+    async with audit_server(grpc_service.runtime, reveal_seeds_after=3600.0) as channel:  # not yet
         later = await stub(channel).VerifyShuffle(request, metadata=auth("eve"))
         assert not later.server_seed and later.HasField("public_reveal_time")
 
-    async with audit_server(grpc_service.runtime, 0.0) as channel:  # public as soon as the hand ended
+    async with audit_server(grpc_service.runtime, reveal_seeds_after=0.0) as channel:  # public at once
         public = await stub(channel).VerifyShuffle(request, metadata=auth("eve"))
         assert public.passed and public.server_seed == audited.server_seed
         hand = await stub(channel).GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("ann"))
