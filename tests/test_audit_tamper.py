@@ -215,14 +215,19 @@ async def find_commitment(pool, table_id: str, hand: int) -> tuple[int, dict]:
     )
 
 
+async def shuffle_fails(event_store, db_pool, table_id: str, version: int, words: str) -> None:
+    """After the rehash: hand 2's first problem is the shuffle's, at ``version``, with ``words``."""
+    await rehash(db_pool, table_id)
+    report = await verify_hand(event_store, table_id, 2)
+    assert report.first_problem.check == "shuffle" and report.first_problem.version == version
+    assert words in report.first_problem.message
+
+
 async def test_forged_seed_fails_shuffle(event_store, db_pool):
     table_id = await played_table(event_store)
     version, committed = await find_commitment(db_pool, table_id, 2)
     await set_payload(db_pool, table_id, version, {**committed, "secret": {"server_seed": bytes(32).hex()}})
-    await rehash(db_pool, table_id)
-    report = await verify_hand(event_store, table_id, 2)
-    assert report.first_problem.check == "shuffle" and report.first_problem.version == version
-    assert "commitment" in report.first_problem.message
+    await shuffle_fails(event_store, db_pool, table_id, version, "commitment")
 
 
 async def test_forged_seed_and_commitment_fail_shuffle(event_store, db_pool):
@@ -236,10 +241,7 @@ async def test_forged_seed_and_commitment_fail_shuffle(event_store, db_pool):
         {**committed, "commitment": commitment(forged), "secret": {"server_seed": forged.hex()}},
     )
     await set_payload(db_pool, table_id, v_start, {**started, "commitment": commitment(forged)})
-    await rehash(db_pool, table_id)
-    report = await verify_hand(event_store, table_id, 2)
-    assert report.first_problem.check == "shuffle" and report.first_problem.version == v_start
-    assert "deck root" in report.first_problem.message
+    await shuffle_fails(event_store, db_pool, table_id, v_start, "deck root")
 
 
 async def test_forged_deck_root_fails_for_the_auditor_and_for_every_viewer(event_store, db_pool):
@@ -249,10 +251,7 @@ async def test_forged_deck_root_fails_for_the_auditor_and_for_every_viewer(event
     other = DeckTree.build(list(range(52)), bytes(32)).root_hex
     extra = {**started["extra"], "deck_root": other}
     await set_payload(db_pool, table_id, v_start, {**started, "extra": extra})
-    await rehash(db_pool, table_id)
-    report = await verify_hand(event_store, table_id, 2)
-    assert report.first_problem.check == "shuffle" and report.first_problem.version == v_start
-    assert "deck root" in report.first_problem.message
+    await shuffle_fails(event_store, db_pool, table_id, v_start, "deck root")
     record = await load_hand(event_store, table_id, 2)
     problem = check_shuffle(shuffle_evidence(record, PUBLIC))
     assert problem is not None and "does not verify against the committed deck root" in problem.message
@@ -266,10 +265,7 @@ async def test_commitment_of_another_hand_fails_the_order(event_store, db_pool):
     later, _ = await find_commitment(db_pool, table_id, 3)
     extra = {**started["extra"], "commitment_version": later}
     await set_payload(db_pool, table_id, v_start, {**started, "extra": extra})
-    await rehash(db_pool, table_id)
-    report = await verify_hand(event_store, table_id, 2)
-    assert report.first_problem.check == "shuffle" and report.first_problem.version == v_start
-    assert f"version {later}" in report.first_problem.message
+    await shuffle_fails(event_store, db_pool, table_id, v_start, f"version {later}")
 
 
 async def test_rewritten_and_rehashed_chain_fails_against_a_checkpoint(event_store, db_pool, tmp_path):

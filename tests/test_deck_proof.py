@@ -164,3 +164,11 @@ def test_malformed_proof_json_is_a_precise_error(data: object, names: str) -> No
     with pytest.raises(MalformedProof, match=names):
         CardProof.from_json(data)
     assert issubclass(MalformedProof, ValueError)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.binary(min_size=0, max_size=100))
+def test_salts_are_hmac_sha256_for_any_seed(seed: bytes) -> None:
+    """The salts' precomputed pads give exactly the library's HMAC, short, block-sized and long keys."""
+    expected = [hmac.new(seed, SALT_DOMAIN + bytes([p]), hashlib.sha256).digest() for p in range(52)]
+    assert list(deck_salts(seed)) == expected
