@@ -31,7 +31,6 @@ HASH_BYTES = 32
 _LEAF_PREFIX = b"\x00"
 _NODE_PREFIX = b"\x01"
 _MAX_PATH = 64  # no tree here is deeper; a longer path is malformed, not merely wrong
-_HMAC_BLOCK = 64  # SHA-256's block size, HMAC's key length
 
 
 class MalformedProof(ValueError):
@@ -39,19 +38,13 @@ class MalformedProof(ValueError):
 
 
 def deck_salts(server_seed: bytes) -> tuple[bytes, ...]:
-    """The 52 per-position salts the server seed fixes: HMAC-SHA256 (RFC 2104) with the key's inner and
-    outer pads hashed once and copied per position, a third of the time of 52 separate HMACs (every
-    verification of a hand computes them)."""
-    key = hashlib.sha256(server_seed).digest() if len(server_seed) > _HMAC_BLOCK else server_seed
-    key = key.ljust(_HMAC_BLOCK, b"\0")
-    inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in key) + SALT_DOMAIN)
-    outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in key))
+    """The 52 per-position salts the server seed fixes: HMAC-SHA256 of the domain and the position, the
+    keyed state (the key's pads and the domain) computed once and copied per position (``hmac`` copies)."""
+    keyed = hmac.new(server_seed, SALT_DOMAIN, "sha256")
     salts = []
     for position in range(DECK_SIZE):
-        tail = inner.copy()
-        tail.update(bytes((position,)))
-        salt = outer.copy()
-        salt.update(tail.digest())
+        salt = keyed.copy()
+        salt.update(bytes((position,)))
         salts.append(salt.digest())
     return tuple(salts)
 
