@@ -13,8 +13,9 @@ The hands are 300 hands of each variant played by the seeded random players; han
 PokerKit handles differently (see tests/test_phh_pokerkit.py) are left out of both sides.
 
 With ``--database`` the hands are also stored through the event log (``--database-url`` or
-``$DATABASE_URL``; none: a throwaway embedded PostgreSQL) and the whole ``verify_hand`` (reading the hand,
-hash chain, shuffle, replay, chips) is measured against the store's own hash-chain check of the same hand.
+``$DATABASE_URL``; none: a throwaway embedded PostgreSQL), sealed as the service stores them, and the whole
+``verify_hand`` (reading and opening the hand, hash chain, shuffle with its deck proofs, replay, chips) is
+measured against the store's own hash-chain check of the same hand.
 
 ``--money`` measures this alone: it builds a log of ``--events`` events (default 1,000,000: simulated
 tables with a currency, their players' accounts and the house, copied with COPY in replicas of one
@@ -66,11 +67,13 @@ async def database_rows(url: str | None) -> list[tuple[str, float, float, str]]:
     from stud_service.audit.simulate import store_table
     from stud_service.audit.verify import verify_hand
     from stud_service.db import DatabaseSettings, open_database
-    from stud_service.store import EventStore
+    from stud_service.sealing import open_sealed_store
+    from stud_service.sealing.keyring import Keyring, new_key
 
     with tempfile.TemporaryDirectory() as data_dir:
         async with open_database(DatabaseSettings.resolve(url=url, data_dir=data_dir), max_size=4) as db:
-            store = EventStore(db.pool)
+            # Sealed as the service stores hands: every read of a hand opens its deck and face-down cards.
+            store = await open_sealed_store(db.pool, Keyring("bench", {"bench": new_key()}))
             tables = []
             for index, variant in enumerate(Variant):
                 table = simulate_table(

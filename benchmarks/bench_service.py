@@ -19,6 +19,9 @@
    seated, loaded and followed by the server), per table; then the server's CPU while they sit idle.
 5. Rake: the first table count again, tables with rake (5%, capped) against tables without, alternating
    ``--rake-rounds`` times in the same run; ratio = raked actions/s ÷ unraked (goal >= 0.95).
+6. Sealing at rest: the first table count again, the service as deployed (decks, seeds and face-down cards
+   sealed with AES-256-GCM, deck proofs) against the same service storing them in the clear
+   (``serve_unsealed.py``), alternating ``--sealing-rounds`` times; ratio = sealed ÷ unsealed (goal >= 0.9).
 
 Every table plays for money (USD): the bots' buy-ins are debited from their accounts, funded through the
 cashier before play, and every cash-out credited back, as in production.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import multiprocessing
 import os
 import re
@@ -187,6 +191,18 @@ def pgbench_insert_rate(url: str, clients: int, seconds: int) -> float:
 # -- the service -----------------------------------------------------------------------------------
 
 
+def keys_environment() -> dict[str, str]:
+    """The keyring the served hands are sealed with: the caller's, else a throwaway one (docs/keys.md)."""
+    if os.environ.get("STUD_KEYS_FILE") or os.environ.get("STUD_KEYS"):
+        return {}
+    from stud_service.sealing.keyring import Keyring, new_key
+
+    return {"STUD_KEYS": json.dumps(Keyring("bench", {"bench": new_key()}).to_json())}
+
+
+SERVE_OPTIONS = ["--metrics-listen", "off", "--hand-pause-seconds", "0", "--log-level", "WARNING"]
+
+
 class Server:
     """A gRPC server in a process of its own on a free loopback port (``service`` or ``floor``)."""
 
@@ -196,28 +212,21 @@ class Server:
         self.process = subprocess.Popen(
             [sys.executable, *arguments, "--listen", f"127.0.0.1:{self.port}"],
             env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "STUD_TOKEN_HS256": "on",
-                 "GRPC_ENABLE_FORK_SUPPORT": "false"},
+                 "GRPC_ENABLE_FORK_SUPPORT": "false", **keys_environment()},
             stdout=subprocess.DEVNULL,
         )
 
     @classmethod
     def service(cls, url: str) -> Server:
         """``stud-service serve`` on the database at ``url``."""
-        return cls(
-            [
-                "-m",
-                "stud_service.cli",
-                "serve",
-                "--database-url",
-                url,
-                "--metrics-listen",
-                "off",
-                "--hand-pause-seconds",
-                "0",
-                "--log-level",
-                "WARNING",
-            ]
-        )
+        return cls(["-m", "stud_service.cli", "serve", "--database-url", url, *SERVE_OPTIONS])
+
+    @classmethod
+    def unsealed(cls, url: str) -> Server:
+        """The same service storing decks, seeds and face-down cards in the clear
+        (benchmarks/serve_unsealed.py): the sealing rounds' baseline."""
+        script = str(Path(__file__).resolve().with_name("serve_unsealed.py"))
+        return cls([script, "--database-url", url, *SERVE_OPTIONS])
 
     @classmethod
     def floor(cls) -> Server:
@@ -409,12 +418,31 @@ class Row:
     pgbench: float  # tps
 
 
+def print_pairs(what: str, tables: int, runs: dict[bool, list[LoadResult]], off: str, on: str,
+                goal: float) -> None:
+    """One feature off against on, in rounds alternating in the same run: the rates, their ratio, CPU."""
+    rates = {enabled: [run.rate for run in results] for enabled, results in runs.items()}
+    pair_ratios = [yes / max(no, 1e-9) for no, yes in zip(rates[False], rates[True], strict=True)]
+    cpu = {enabled: sum(r.server_cpu for r in results) / max(sum(r.actions for r in results), 1) * 1000
+           for enabled, results in runs.items()}
+    p99 = {enabled: percentile([x for r in results for x in r.latencies], 0.99) * 1000
+           for enabled, results in runs.items()}
+    print(
+        f"{what}: {tables} tables, actions/s {off} {', '.join(f'{r:.0f}' for r in rates[False])} vs {on}"
+        f" {', '.join(f'{r:.0f}' for r in rates[True])} (alternating, same run);"
+        f" ratio of the sums {sum(rates[True]) / max(sum(rates[False]), 1e-9):.2f}, median of the pairs'"
+        f" ratios {statistics.median(pair_ratios):.2f}; p99 {p99[False]:.1f} vs {p99[True]:.1f} ms;"
+        f" server CPU {cpu[False]:.2f} vs {cpu[True]:.2f} ms/action (goal: ratio >= {goal})"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--tables", type=int, nargs="+", default=[8, 64])
     parser.add_argument("--memory-tables", type=int, default=1000)
     parser.add_argument("--rake-rounds", type=int, default=2, help="raked/unraked pairs (0: skip)")
+    parser.add_argument("--sealing-rounds", type=int, default=2, help="sealed/unsealed pairs (0: skip)")
     args = parser.parse_args()
 
     database = Database()
@@ -430,6 +458,11 @@ def main() -> int:
         for _round in range(args.rake_rounds):
             for raked in (False, True):
                 rake_runs[raked].append(measure(Server.service(url), args.tables[0], args.seconds, raked))
+        sealing_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
+        for _round in range(args.sealing_rounds):
+            for sealed in (False, True):
+                server = Server.service(url) if sealed else Server.unsealed(url)
+                sealing_runs[sealed].append(measure(server, args.tables[0], args.seconds))
         server = Server.service(url)
         try:
             asyncio.run(server.wait_ready())
@@ -468,18 +501,10 @@ def main() -> int:
                 f" {load.rate / row.pgbench:>10.2f} {versus_floor}   ({len(load.latencies)} actions timed)"
             )
     if args.rake_rounds:
-        rates = {raked: [run.rate for run in runs] for raked, runs in rake_runs.items()}
-        pair_ratios = [on / max(off, 1e-9) for off, on in zip(rates[False], rates[True], strict=True)]
-        cpu = {raked: sum(r.server_cpu for r in runs) / max(sum(r.actions for r in runs), 1) * 1000
-               for raked, runs in rake_runs.items()}
-        print(
-            f"rake: {args.tables[0]} tables, actions/s without rake"
-            f" {', '.join(f'{r:.0f}' for r in rates[False])} vs with rake"
-            f" {', '.join(f'{r:.0f}' for r in rates[True])} (alternating, same run);"
-            f" ratio of the sums {sum(rates[True]) / max(sum(rates[False]), 1e-9):.2f}, median of the pairs'"
-            f" ratios {statistics.median(pair_ratios):.2f};"
-            f" server CPU {cpu[False]:.2f} vs {cpu[True]:.2f} ms/action (goal: ratio >= 0.95)"
-        )
+        print_pairs("rake", args.tables[0], rake_runs, "without rake", "with rake", 0.95)
+    if args.sealing_rounds:
+        print_pairs("sealing at rest", args.tables[0], sealing_runs, "unsealed", "sealed (AES-256-GCM, deck"
+                    " proofs)", 0.9)
     per_table = (after - before) / args.memory_tables
     print(
         f"memory: {args.memory_tables} open tables took the server from {before / 1024:.0f} MiB to "

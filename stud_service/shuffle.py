@@ -1,13 +1,16 @@
-"""The provably fair shuffle: a deck order anyone can recompute and check.
+"""The provably fair shuffle: a deck order fixed by seeds, the server's committed before any player's.
 
-Per hand the service draws a fresh 32-byte **server seed** from the operating system's CSPRNG
-(``secrets.token_bytes``) and publishes its **commitment** before any card is dealt::
+The README's section "The provably fair shuffle" is the specification (with test vectors); this module is
+its deck, ``stud_service.deck_proof`` its Merkle tree of salted cards and the per-card proofs.
+
+For every hand the service draws a fresh 32-byte **server seed** from the operating system's CSPRNG
+(``secrets.token_bytes``) and publishes its **commitment** (in ``ShuffleCommitted``) before any client
+seed for that hand can be set::
 
     commitment = lowercase hex of SHA-256(server_seed)
 
-Players may contribute **client seeds** (any bytes; text is taken as its UTF-8 bytes), keyed by seat.
-When the hand ends the server seed is revealed; anyone can then check the commitment and recompute the
-deck exactly as follows.
+Players may then contribute **client seeds** (any bytes; text is taken as its UTF-8 bytes), keyed by seat.
+The deck follows from both:
 
 1. Canonical client-seed message ``M``: for each seat in increasing seat order,
    ``u32be(seat) || u32be(len(seed)) || seed``.  No client seeds: ``M`` is empty.
@@ -21,11 +24,20 @@ deck exactly as follows.
    swap ``deck[i]`` and ``deck[j]``.
 5. Cards are dealt from the front: ``deck[0]`` is the first card dealt, ``deck[1]`` the second, ...
 
+The seed is not published with the hand: ``HandStarted`` publishes the deck's Merkle root, each card is
+proven to whoever may see it, and only auditors and operators (or everyone after the operator's delayed
+reveal) get the seed and so can recompute the whole deck as above.
+
 >>> seed = bytes(range(32))
 >>> commitment(seed)
 '630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd'
 >>> deck_order(seed, {})[:5]
 [43, 50, 47, 9, 33]
+>>> deck_order(seed, {1: "alice", 3: "bob"})[:5]
+[13, 7, 20, 34, 11]
+>>> from stud_service.deck_proof import DeckTree
+>>> DeckTree.build(deck_order(seed, {}), seed).root_hex
+'2f393d24471836e37a984d05b7ded3724806c90e5046fc2df8f168f65410cb44'
 """
 
 from __future__ import annotations
@@ -35,8 +47,10 @@ import hmac
 import secrets
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from stud_service.cards import DECK_SIZE
+from stud_service.deck_proof import deck_root
 
 SERVER_SEED_BYTES = 32
 _U32_RANGE = 1 << 32
@@ -132,3 +146,37 @@ def verify_deck(server_seed: bytes, client_seeds: ClientSeeds, published_commitm
         return False
     deck = deck_order(server_seed, client_seeds)
     return all(deck[position] == card for position, card in (dealt or {}).items())
+
+
+@dataclass(frozen=True)
+class PreparedDeal:
+    """What the dealer passes to ``StartHand``: the deck, the commitment and the hand's public extra
+    (``client_seeds`` by seat, ``deck_root`` of the salted Merkle tree, ``commitment_version``: the
+    version of the ShuffleCommitted event that committed the seed before any client seed was set)."""
+
+    cards: tuple[int, ...]
+    commitment: str
+    extra: dict[str, Any]
+
+
+def new_commitment() -> tuple[bytes, str]:
+    """A fresh server seed and its commitment, published (ShuffleCommitted) before the hand's client seeds."""
+    server_seed = new_server_seed()
+    return server_seed, commitment(server_seed)
+
+
+def prepare_deal(
+    server_seed: bytes, client_seeds: Mapping[int, str], commitment_version: int
+) -> PreparedDeal:
+    """The deal a committed ``server_seed`` and the players' ``client_seeds`` fix (the dealer's and the
+    simulator's alike)."""
+    cards = tuple(deck_order(server_seed, client_seeds))
+    return PreparedDeal(
+        cards=cards,
+        commitment=commitment(server_seed),
+        extra={
+            "client_seeds": {str(seat): str(seed) for seat, seed in sorted(client_seeds.items())},
+            "deck_root": deck_root(cards, server_seed),
+            "commitment_version": int(commitment_version),
+        },
+    )

@@ -10,7 +10,7 @@ test runs on one server do not see each other. Fixtures:
 ``pg_server_url``      URL of the server's maintenance database (for creating databases)
 ``database_url``       URL of the session's migrated database
 ``db_pool``            an open AsyncConnectionPool (autocommit) on it
-``event_store``        an EventStore on that pool
+``event_store``        an EventStore on that pool, sealing with the session's keyring (sealing_keys.py)
 ``make_database``      factory: ``await make_database(migrated=False)`` -> URL of a new empty database
 ``stream_id``          a stream id no other test uses
 
@@ -38,11 +38,17 @@ import pytest_asyncio
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool
 from pytest_asyncio import is_async_test
+from sealing_keys import keyring_file, sealed_store
 
 from stud_service.db import EmbeddedPostgres, open_pool
+from stud_service.sealing.keyring import KEYS_ENV, KEYS_FILE_ENV
 from stud_service.store import EventStore, apply_migrations
 
 pytest_plugins: list[str] = ["grpc_fixtures"]
+
+# Commands run in-process (``stud_service.cli.main``) and child processes read the session's keyring too.
+os.environ[KEYS_FILE_ENV] = str(keyring_file())
+os.environ.pop(KEYS_ENV, None)
 
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
 
@@ -133,7 +139,7 @@ async def db_pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
 
 @pytest_asyncio.fixture(scope="session")
 async def event_store(db_pool: AsyncConnectionPool) -> AsyncIterator[EventStore]:
-    store = EventStore(db_pool)
+    store = sealed_store(db_pool)
     yield store
     await store.close()
 

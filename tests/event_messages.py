@@ -59,6 +59,8 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
     out: dict[str, Any] = {"type": kind}
     for field in dataclasses.fields(EVENT_TYPES[kind]):
         name = field.name
+        if name == "secret":
+            continue  # a committed seed: no message carries it
         if name == "at_ms":
             value: Any = body.time.ToMilliseconds()
         elif name == "config":
@@ -69,6 +71,10 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             value = {"client_seeds": {str(seat): seed for seat, seed in sorted(body.client_seeds.items())}}
             if body.server_seed:
                 value["server_seed"] = body.server_seed
+            if body.deck_root:
+                value["deck_root"] = body.deck_root
+            if body.commitment_version:
+                value["commitment_version"] = body.commitment_version
         elif name == "deck":
             value = list(body.deck) or None
         elif name == "action":

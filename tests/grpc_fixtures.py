@@ -8,6 +8,8 @@
 ``spawn_server``    start ``stud-service serve`` as a child process on a database; kill it at the end
 ``service_under_test(url, settings, audit=False)``  the same in-process server, for a test module that
                     needs its own database or runtime settings (an async context manager)
+``whole_service(url, secret, log, level, **options)``  the whole service as ``serve`` wires it
+                    (ServiceHost, metrics too), its JSON log written to ``log``, and a channel to it
 ``both_services``   a channel to a second server on the same runtime with AuditService beside TableService
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -24,26 +27,33 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 import grpc
 import pytest
 import pytest_asyncio
 from google.protobuf import duration_pb2
 from google.protobuf.message import Message
+from sealing_keys import TEST_KEYRING, keyring_file
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import wait_until_serving as serving
 from stud_service.db import open_pool
+from stud_service.observability.logging import configure_logging
+from stud_service.sealing import open_sealed_store
 from stud_service.server.app import RunningServer, start_server
 from stud_service.server.audit_service import AuditService
 from stud_service.server.cashier_service import CashierService
+from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
 from stud_service.store import EventStore
 
 TOKEN_SECRET = "grpc-tests-token-secret-32-bytes-long!"
+# A new table's version: TableCreated, then the commitment to its first hand's seed (ShuffleCommitted).
+CREATED_VERSION = 2
 NEXT_HAND_PAUSE = 0.05
 
 
@@ -70,7 +80,7 @@ async def service_under_test(
 ) -> AsyncIterator[ServiceUnderTest]:
     """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``)."""
     pool = await open_pool(url, max_size=20)
-    store = EventStore(pool)
+    store = await open_sealed_store(pool, TEST_KEYRING)  # the key registry checked, as a server does
     runtime = TableRuntime(store, settings)
     running = await start_server(
         TableService(runtime, TOKEN_SECRET),
@@ -89,6 +99,41 @@ async def service_under_test(
         await pool.close()
 
 
+@dataclass
+class WholeService:
+    host: ServiceHost
+    channel: grpc.aio.Channel
+    metrics_url: str
+
+
+@contextlib.asynccontextmanager
+async def whole_service(
+    database_url: str, token_secret: str, log: IO[str], level: str = "INFO", **options: Any
+) -> AsyncIterator[WholeService]:
+    """``ServiceHost`` on ``database_url`` (short pauses between hands; metrics on a free port; ``options``
+    for any other ServiceOptions) with the service's JSON log handler writing to ``log`` at ``level``, and
+    a channel to it; the root logger is put back as it was afterwards."""
+    port = free_port()
+    settings = ServiceOptions(**{
+        "token_secret": token_secret, "database_url": database_url, "listen": "127.0.0.1:0",
+        "metrics_listen": f"127.0.0.1:{port}", "hand_pause_seconds": NEXT_HAND_PAUSE, "pool_size": 8,
+        **options,
+    })
+    root = logging.getLogger()
+    previous = root.level
+    handler = configure_logging("json", level, log)
+    try:
+        async with (
+            ServiceHost(settings) as host,
+            grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel,
+        ):
+            yield WholeService(host, channel, f"http://127.0.0.1:{port}/metrics")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous)
+        logging.captureWarnings(False)
+
+
 @pytest_asyncio.fixture(scope="session")
 async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[ServiceUnderTest]:
     url = await make_database(migrated=True)
@@ -96,12 +141,14 @@ async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIte
         yield service
 
 
-@pytest_asyncio.fixture(scope="module")
-async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.aio.Channel]:
+@contextlib.asynccontextmanager
+async def audit_server(runtime: TableRuntime, **audit_options: Any) -> AsyncIterator[grpc.aio.Channel]:
+    """A second server on ``runtime`` (so the same log) with the AuditService beside TableService;
+    ``audit_options``: AuditService's settings (e.g. ``reveal_seeds_after``)."""
     running = await start_server(
-        TableService(grpc_service.runtime, TOKEN_SECRET),
+        TableService(runtime, TOKEN_SECRET),
         "127.0.0.1:0",
-        audit_service=AuditService(grpc_service.runtime, TOKEN_SECRET),
+        audit_service=AuditService(runtime, TOKEN_SECRET, **audit_options),
     )
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     try:
@@ -109,6 +156,12 @@ async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.ai
     finally:
         await channel.close()
         await running.server.stop(0)
+
+
+@pytest_asyncio.fixture(scope="module")
+async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.aio.Channel]:
+    async with audit_server(grpc_service.runtime) as channel:
+        yield channel
 
 
 @pytest.fixture
@@ -186,6 +239,12 @@ class ServerProcess:
             self.process.wait(timeout=10)
 
 
+def serve_command(database_url: str, listen: str) -> list[str]:
+    """``stud-service serve`` on ``database_url`` at ``listen``, without metrics."""
+    return [sys.executable, "-m", "stud_service.cli", "serve", "--database-url", database_url,
+            "--listen", listen, "--metrics-listen", "off"]
+
+
 @pytest.fixture
 def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProcess]]]:
     started: list[ServerProcess] = []
@@ -193,19 +252,11 @@ def spawn_server(tmp_path: Path) -> Iterator[Callable[..., Awaitable[ServerProce
     async def spawn(database_url: str, *extra: str) -> ServerProcess:
         port = free_port()
         log_path = tmp_path / f"server-{port}.log"
-        env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET, "STUD_TOKEN_HS256": "on"}
+        env = {**os.environ, "STUD_TOKEN_SECRET": TOKEN_SECRET, "STUD_TOKEN_HS256": "on",
+               "STUD_KEYS_FILE": str(keyring_file())}
         process = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "stud_service.cli",
-                "serve",
-                "--database-url",
-                database_url,
-                "--listen",
-                f"127.0.0.1:{port}",
-                "--metrics-listen",
-                "off",
+                *serve_command(database_url, f"127.0.0.1:{port}"),
                 "--hand-pause-seconds",
                 str(NEXT_HAND_PAUSE),
                 *extra,

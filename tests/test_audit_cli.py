@@ -67,6 +67,41 @@ def test_verify_shuffle_from_the_log_and_from_an_exported_phh(capsys, database_u
     assert "shuffle FAILED" in capsys.readouterr().out
 
 
+def test_verify_shuffle_of_a_players_export_proves_their_cards_and_names_a_forged_one(
+    capsys, database_url, cli_table, tmp_path
+):
+    code, out, _ = run(capsys, database_url, "hands", "export", cli_table, "2", "--format", "phh")
+    player = tomllib.loads(out)["players"][0]
+    code, out, _ = run(capsys, database_url, "hands", "verify-shuffle", cli_table, "2", "--as", player)
+    assert code == 0 and "server seed was not revealed" in out
+    path = tmp_path / "mine.phh"
+    code, _, _ = run(
+        capsys, database_url, "hands", "export", cli_table, "2", "--format", "phh", "--as", player,
+        "-o", str(path),
+    )
+    text = path.read_text()
+    data = tomllib.loads(text)
+    assert code == 0 and "_server_seed" not in data and data["_proofs"]
+    assert main(["hands", "verify-shuffle", "--phh", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "shuffle OK" in out and "each proven at its dealing position" in out
+    proof = data["_proofs"][-1]
+    forged = dict(proof, card=(proof["card"] + 1) % 52)
+    path.write_text(text.replace(_inline(proof), _inline(forged)))
+    assert main(["hands", "verify-shuffle", "--phh", str(path)]) == 1
+    assert f"shuffle FAILED — the proof of position {proof['position']} " in capsys.readouterr().out
+    path.write_text(text.replace(proof["salt"], "zz" * 32))
+    assert main(["hands", "verify-shuffle", "--phh", str(path)]) == 2
+    assert f"the salt of the proof of position {proof['position']} is not hex" in capsys.readouterr().err
+
+
+def _inline(proof: dict) -> str:
+    """A proof as the export writes it (a TOML inline table)."""
+    from stud_service.audit.phh import _toml
+
+    return _toml(proof)
+
+
 def test_unknown_hand_is_refused(capsys, database_url, cli_table):
     code, _, err = run(capsys, database_url, "hands", "show", cli_table, "99")
     assert code == 2 and "no hand 99" in err

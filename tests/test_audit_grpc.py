@@ -19,12 +19,14 @@ from grpc_fixtures import TOKEN_SECRET, table_spec
 from stud_service.audit.simulate import simulate_table, store_table
 from stud_service.auth import Role, mint_token
 from stud_service.bots.client import StudClient
+from stud_service.deck_proof import CardProof, check_card_proof
 from stud_service.engine import Variant
 from stud_service.server.app import start_server
 from stud_service.server.audit_service import AuditService
 from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.service import TableService
+from stud_service.shuffle import commitment
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -94,15 +96,28 @@ async def test_client_seeds_commitment_reveal_and_verification_end_to_end(
     await bob.sit_down(table_id, 2, 10_000)
     view = await play_out([alice, bob], table_id, 1)
     name = f"tables/{table_id}/hands/1"
-    # Every player's view of the finished hand reveals the seed behind the commitment.
-    assert view.hand.server_seed and view.hand.deck_commitment
+    # No player's view reveals the seed: it would give away every card never shown.
+    assert not view.hand.server_seed and view.hand.deck_commitment
 
     shuffle = await audit.VerifyShuffle(
         audit_service_pb2.VerifyShuffleRequest(name=name), metadata=auth("bob")
     )
-    assert shuffle.passed and shuffle.server_seed == view.hand.server_seed
+    assert shuffle.passed and not shuffle.server_seed and len(shuffle.deck_root) == 64
     assert dict(shuffle.client_seeds) == {1: "alice's lucky seed"}
     assert shuffle.cards_checked >= 8  # bob's own down cards and every up card
+    assert shuffle.commitment_version < shuffle.client_seed_versions[0] < shuffle.hand_started_version
+    # Bob checks each proof himself against the root; together they are exactly the cards he saw.
+    proofs = [
+        CardProof(p.position, p.card, bytes.fromhex(p.salt), tuple(bytes.fromhex(n) for n in p.path))
+        for p in shuffle.proofs
+    ]
+    assert all(check_card_proof(proof, shuffle.deck_root) for proof in proofs)
+    assert len(proofs) == shuffle.cards_checked
+
+    audited = await audit.VerifyShuffle(
+        audit_service_pb2.VerifyShuffleRequest(name=name), metadata=auth("eve", Role.AUDITOR)
+    )
+    assert audited.passed and commitment(bytes.fromhex(audited.server_seed)) == shuffle.deck_commitment
 
     report = await audit.VerifyHand(
         audit_service_pb2.VerifyHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)
@@ -115,12 +130,12 @@ async def test_client_seeds_commitment_reveal_and_verification_end_to_end(
     dealt = [e.card_dealt for e in hand.events if e.HasField("card_dealt")]
     hidden = [e for e in dealt if e.hidden]
     assert hidden and all(e.seat == 2 and e.card == 0 for e in hidden)  # bob's down cards, unless shown
-    assert hand.server_seed == view.hand.server_seed and hand.summary.complete
+    assert not hand.server_seed and hand.deck_root == shuffle.deck_root and hand.summary.complete
 
     full = await audit.GetHand(
         audit_service_pb2.GetHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)
     )
-    assert len(full.events[0].hand_started.deck) == 52 and full.events[0].hand_started.server_seed
+    assert len(full.events[0].hand_started.deck) == 52 and full.server_seed == audited.server_seed
     assert not any(e.card_dealt.hidden for e in full.events)
 
     listed = await audit.ListHands(

@@ -19,7 +19,7 @@ from stud_service.audit import (
     replay_steps,
 )
 from stud_service.audit.replay_check import chips_ledger, replay_hand
-from stud_service.audit.simulate import simulate_table
+from stud_service.audit.simulate import as_logged_before_proofs, simulate_table
 from stud_service.engine import HandEnded, Variant, event_from_json
 
 
@@ -93,7 +93,7 @@ def test_show_names_cards_with_suit_symbols():
 
 def test_hands_logged_before_the_reveal_still_verify():
     """A v1 HandEnded (no server_seed) still decodes, replays, and its shuffle checks from the log."""
-    record = hands(count=3)[1]
+    record = as_logged_before_proofs(hands(count=3)[1])
     payloads = [dict(s.payload) for s in record.events]
     ended = next(p for p in payloads if p["type"] == "HandEnded")
     as_logged_before_the_rake(ended)
@@ -117,7 +117,7 @@ def as_logged_before_the_rake(ended: dict) -> None:
 def test_hands_logged_before_the_rake_still_verify():
     """A v2 HandEnded (no rake) decodes with rake 0, replays (the replay's v3 event, without rake, is
     what was logged) and its chips add up."""
-    record = hands(count=3)[1]
+    record = as_logged_before_proofs(hands(count=3)[1])
     payloads = [dict(s.payload) for s in record.events]
     ended = next(p for p in payloads if p["type"] == "HandEnded")
     as_logged_before_the_rake(ended)

@@ -1,9 +1,10 @@
 """Tampered logs fail verification loudly, with the version, and never pass (the audit issue).
 
 Each test plays a few hands on a table of its own, stores them through the real event log, changes the
-rows behind the store's back as an attacker with database access could, and verifies.  Where the
-attacker would also recompute the hash chain, so does the test (``rehash``): the shuffle, replay and
-chips checks, or an external checkpoint, must then catch what the chain no longer can.
+rows behind the store's back as an attacker with database access could, and verifies. The rows are
+sealed (docs/keys.md); this attacker holds the keys too (``INSIDER``), reading and writing plaintext events.
+Where the attacker would also recompute the hash chain, so does the test (``rehash``): the shuffle, replay
+and chips checks, or an external checkpoint, must then catch what the chain no longer can.
 """
 
 from __future__ import annotations
@@ -13,18 +14,24 @@ import uuid
 
 import pytest
 from psycopg.types.json import Jsonb
+from sealing_keys import TEST_KEYRING
 
 from stud_service.audit.checkpoint import make_checkpoint, verify_checkpoint
 from stud_service.audit.errors import HandStillRunning
+from stud_service.audit.fairness import check_shuffle
+from stud_service.audit.history import PUBLIC, shuffle_evidence
 from stud_service.audit.records import load_hand
 from stud_service.audit.simulate import simulate_table, store_table
 from stud_service.audit.verify import verify_hand
+from stud_service.deck_proof import DeckTree
 from stud_service.engine import StartHand, Variant, decide
+from stud_service.sealing import EventSealer
 from stud_service.shuffle import commitment, shuffle_deck
 from stud_service.store import GENESIS_HASH, canonical_json, chain_hash
 
 HANDS = 4
 KEY = b"checkpoint-key-for-the-tests-0123456789"
+INSIDER = EventSealer(TEST_KEYRING)
 
 
 async def played_table(store, variant: Variant = Variant.STUD, seed: int = 5) -> str:
@@ -44,9 +51,14 @@ async def rows(pool, table_id: str) -> list[tuple[int, dict]]:
 
 async def set_payload(pool, table_id: str, version: int, payload: dict) -> None:
     async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT payload FROM events WHERE stream_id = %s AND version = %s",
+            (f"tables/{table_id}", version),
+        )
+        INSIDER.open(f"tables/{table_id}", (await cursor.fetchone())[0])  # the hand's data key, to seal with
         await conn.execute(
             "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
-            (Jsonb(payload), f"tables/{table_id}", version),
+            (Jsonb(INSIDER.seal(f"tables/{table_id}", payload)), f"tables/{table_id}", version),
         )
 
 
@@ -64,7 +76,8 @@ async def rehash(pool, table_id: str) -> None:
 
 
 async def find(pool, table_id: str, hand: int, kind: str, nth: int = 0) -> tuple[int, dict]:
-    found = [(v, p) for v, p in await rows(pool, table_id) if p.get("hand") == hand and p["type"] == kind]
+    opened = [(v, INSIDER.open(f"tables/{table_id}", p)) for v, p in await rows(pool, table_id)]
+    found = [(v, p) for v, p in opened if p.get("hand") == hand and p["type"] == kind]
     return found[nth]
 
 
@@ -194,38 +207,65 @@ async def test_swapped_deck_fails_shuffle(event_store, db_pool):
     assert checks["shuffle"].problem.version == version
 
 
-async def test_forged_seed_fails_shuffle(event_store, db_pool):
-    table_id = await played_table(event_store)
-    version, ended = await find(db_pool, table_id, 2, "HandEnded")
-    forged = bytes(32).hex()
-    await set_payload(db_pool, table_id, version, {**ended, "server_seed": forged})
+async def find_commitment(pool, table_id: str, hand: int) -> tuple[int, dict]:
+    """The ShuffleCommitted of ``hand`` (a table event: no hand column)."""
+    return next(
+        (v, INSIDER.open(f"tables/{table_id}", p)) for v, p in await rows(pool, table_id)
+        if p["type"] == "ShuffleCommitted" and p["next_hand"] == hand
+    )
+
+
+async def shuffle_fails(event_store, db_pool, table_id: str, version: int, words: str) -> None:
+    """After the rehash: hand 2's first problem is the shuffle's, at ``version``, with ``words``."""
     await rehash(db_pool, table_id)
     report = await verify_hand(event_store, table_id, 2)
     assert report.first_problem.check == "shuffle" and report.first_problem.version == version
-    assert "commitment" in report.first_problem.message
+    assert words in report.first_problem.message
+
+
+async def test_forged_seed_fails_shuffle(event_store, db_pool):
+    table_id = await played_table(event_store)
+    version, committed = await find_commitment(db_pool, table_id, 2)
+    await set_payload(db_pool, table_id, version, {**committed, "secret": {"server_seed": bytes(32).hex()}})
+    await shuffle_fails(event_store, db_pool, table_id, version, "commitment")
 
 
 async def test_forged_seed_and_commitment_fail_shuffle(event_store, db_pool):
-    """An attacker who also rewrites the commitment must then produce the recorded deck: they cannot."""
+    """An attacker who also rewrites the commitment must then produce the deck root: they cannot."""
     table_id = await played_table(event_store)
     forged = bytes(range(32))
+    v_commit, committed = await find_commitment(db_pool, table_id, 2)
     v_start, started = await find(db_pool, table_id, 2, "HandStarted")
-    v_end, ended = await find(db_pool, table_id, 2, "HandEnded")
     await set_payload(
-        db_pool,
-        table_id,
-        v_start,
-        {
-            **started,
-            "commitment": commitment(forged),
-            "extra": {**started["extra"], "server_seed": forged.hex()},
-        },
+        db_pool, table_id, v_commit,
+        {**committed, "commitment": commitment(forged), "secret": {"server_seed": forged.hex()}},
     )
-    await set_payload(db_pool, table_id, v_end, {**ended, "server_seed": forged.hex()})
-    await rehash(db_pool, table_id)
-    report = await verify_hand(event_store, table_id, 2)
-    assert report.first_problem.check == "shuffle" and report.first_problem.version == v_start
-    assert "deck" in report.first_problem.message
+    await set_payload(db_pool, table_id, v_start, {**started, "commitment": commitment(forged)})
+    await shuffle_fails(event_store, db_pool, table_id, v_start, "deck root")
+
+
+async def test_forged_deck_root_fails_for_the_auditor_and_for_every_viewer(event_store, db_pool):
+    """A root for another deck: the auditor's seed fixes another root; a viewer's proofs lead elsewhere."""
+    table_id = await played_table(event_store)
+    v_start, started = await find(db_pool, table_id, 2, "HandStarted")
+    other = DeckTree.build(list(range(52)), bytes(32)).root_hex
+    extra = {**started["extra"], "deck_root": other}
+    await set_payload(db_pool, table_id, v_start, {**started, "extra": extra})
+    await shuffle_fails(event_store, db_pool, table_id, v_start, "deck root")
+    record = await load_hand(event_store, table_id, 2)
+    problem = check_shuffle(shuffle_evidence(record, PUBLIC))
+    assert problem is not None and "does not verify against the committed deck root" in problem.message
+    assert f"proof of position {problem.index - 1} " in problem.message  # the first card it could see
+
+
+async def test_commitment_of_another_hand_fails_the_order(event_store, db_pool):
+    """HandStarted pointing at a later commitment (one made after the client seeds) is refused."""
+    table_id = await played_table(event_store)
+    v_start, started = await find(db_pool, table_id, 2, "HandStarted")
+    later, _ = await find_commitment(db_pool, table_id, 3)
+    extra = {**started["extra"], "commitment_version": later}
+    await set_payload(db_pool, table_id, v_start, {**started, "extra": extra})
+    await shuffle_fails(event_store, db_pool, table_id, v_start, f"version {later}")
 
 
 async def test_rewritten_and_rehashed_chain_fails_against_a_checkpoint(event_store, db_pool, tmp_path):

@@ -16,7 +16,7 @@ import pytest
 from event_messages import event_body, event_json, message_cards
 from test_engine_properties import Run, random_config
 
-from stud_service.engine import CreateTable, SetClientSeed, SitDown, event_to_json
+from stud_service.engine import CommitShuffle, CreateTable, SetClientSeed, SitDown, event_to_json
 from stud_service.engine.events import EVENT_TYPES, CardDealt, HandEnded, HandShown, HandStarted
 from stud_service.server.events_proto import EVENT_FIELDS, UnknownEventType, event_proto
 from stud_service.server.proto_gen import events_pb2
@@ -26,7 +26,8 @@ RECORDED = datetime(2026, 1, 2, 3, 4, 5, 678_000, tzinfo=UTC)
 SERVER_SEED = "5e" * 32
 # Engine fields that the message spells differently (the rest keep their names).
 RENAMED = {"at_ms": {"time"}, "deadline_ms": {"deadline"}, "seats": {"players"},
-           "extra": {"client_seeds", "server_seed"}}
+           "extra": {"client_seeds", "server_seed", "deck_root", "commitment_version"},
+           "secret": set()}  # ShuffleCommitted's seed: never in a message
 
 
 def test_every_engine_event_type_has_a_message_with_every_field() -> None:
@@ -56,6 +57,7 @@ def _played(sessions: int = 24) -> list[Any]:
         full = seed % 3 == 0  # a table its players fill: the waiting list and its offers
         config = random_config(rng, 3 if full else 8)
         run.run(CreateTable(f"t{seed}", config, run.now))
+        run.run(CommitShuffle("ab" * 32, {"server_seed": SERVER_SEED}, run.now))
         for seat in rng.sample(range(1, config.seats + 1), config.seats if full else rng.randint(2, 6)):
             buy_in = rng.randint(config.max_buy_in // 4, config.max_buy_in)
             run.run(SitDown(f"p{seat}", seat, buy_in, run.now))
@@ -75,12 +77,15 @@ def _as_logged(event: Any) -> dict[str, Any]:
     data = event_to_json(event)
     if isinstance(event, HandStarted):
         seeds = {str(seat): f"seed {seat}" for seat, _, _ in event.seats}
-        data["extra"] = {"server_seed": SERVER_SEED, "client_seeds": seeds}
+        data["extra"] = {"client_seeds": seeds, "deck_root": "cd" * 32, "commitment_version": 2}
     return data
 
 
 def _as_shown(data: dict[str, Any]) -> dict[str, Any]:
-    """What the message is to say: a pot's half only when it was split (Award.pot_half), else "whole"."""
+    """What the message is to say: a pot's half only when it was split (Award.pot_half), else "whole";
+    never a committed seed."""
+    if data["type"] == "ShuffleCommitted":
+        return {key: value for key, value in data.items() if key != "secret"}
     if data["type"] != "HandEnded":
         return data
     pots = []
@@ -115,7 +120,7 @@ def _hands(events: list[Any]) -> list[list[Any]]:
 
 def test_a_seat_and_an_observer_see_no_hidden_card(played: list[Any]) -> None:
     """Down cards of other seats stay hidden until shown; the deck and server seed never show; an auditor
-    of the finished hand gets it all."""
+    of the finished hand gets every card (seeds come only through the audit API)."""
     hidden_checked = 0
     for hand in _hands(played):
         started = hand[0]
@@ -140,6 +145,7 @@ def test_a_seat_and_an_observer_see_no_hidden_card(played: list[Any]) -> None:
         auditor = EventRedactor(None, auditor=True)
         full = [event_proto(v, auditor.redact(_as_logged(e), hands_ended=e.hand), RECORDED)
                 for v, e in enumerate(hand, start=1)]
-        assert list(event_body(full[0]).deck) == list(started.deck) and event_body(full[0]).server_seed
+        assert list(event_body(full[0]).deck) == list(started.deck)
+        assert event_body(full[0]).deck_root == "cd" * 32 and not event_body(full[0]).server_seed
         assert not any(m.card_dealt.hidden for m in full)
     assert hidden_checked > 100

@@ -414,7 +414,7 @@ LOADED = "t-loaded"  # created before the outage: this replica holds it
 UNLOADED = "tables/t-never-loaded"  # not in this replica's memory: only the store can answer
 HAND = f"{UNLOADED}/hands/1"
 ACCOUNT = "players/p1/accounts/USD"
-CALL_DEADLINE = 0.5  # shorter than the pool's wait below: the call's deadline must win
+CALL_DEADLINE = 1.0  # shorter than the store timeout below: the call's deadline must win
 STORE_TIMEOUT = 2.0
 REQUESTS = {
     "CreateTable": table_service_pb2.CreateTableRequest(
@@ -442,6 +442,7 @@ REQUESTS = {
     "ExportHandHistory": audit_service_pb2.ExportHandHistoryRequest(name=HAND),
     "SetClientSeed": audit_service_pb2.SetClientSeedRequest(name=UNLOADED, seed="ab" * 16, request_id="r8"),
     "ReconcileMoney": audit_service_pb2.ReconcileMoneyRequest(),
+    "ListAccessRecords": audit_service_pb2.ListAccessRecordsRequest(),
     "Deposit": cashier_service_pb2.DepositRequest(
         account=ACCOUNT, amount=100, currency_code="USD", payment_reference="pay-1", request_id="r11"
     ),

@@ -27,7 +27,7 @@ def metadata_for(player: str) -> list[tuple[str, str]]:
 
 async def test_a_table_has_the_time_it_was_created(grpc_service, operator, make_player, table_id):
     created = await operator.create_table(table_id, table_spec())
-    (first,) = await grpc_service.store.read_stream(stream_id_for(table_id))
+    first, _commitment = await grpc_service.store.read_stream(stream_id_for(table_id))
     assert first.payload["type"] == "TableCreated"
     assert created.create_time.ToMilliseconds() == first.payload["at_ms"]
     assert (await operator.get_table(table_id)).create_time == created.create_time

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import grpc
 import pytest
 import pytest_asyncio
-from grpc_fixtures import TOKEN_SECRET, ServerProcess, ServiceUnderTest
+from grpc_fixtures import CREATED_VERSION, TOKEN_SECRET, ServerProcess, ServiceUnderTest
 
 from stud_service.auth import mint_token
 from stud_service.bots import StudClient
@@ -89,7 +89,7 @@ async def test_pinging_clients_keep_their_watch_streams_and_idle_connections(
     ):
         stream = StudClient(watching, mint_token(TOKEN_SECRET, "wendy")).watch(table_id)
         first = await asyncio.wait_for(stream.read(), 10)
-        assert first.view.version == 1
+        assert first.view.version == CREATED_VERSION
         idler = StudClient(idle, mint_token(TOKEN_SECRET, "idle"))
         await idler.get_table(table_id)
         # Nothing happens at the table: both connections carry only the client's pings.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_turn
+from grpc_fixtures import CREATED_VERSION, TOKEN_SECRET, table_spec, wait_for_turn
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient, error_reason
@@ -127,7 +127,7 @@ async def test_a_buy_in_out_of_range_is_refused(grpc_service, new_table, make_pl
         grpc.StatusCode.INVALID_ARGUMENT,
         "BUY_IN_OUT_OF_LIMITS",
     )
-    assert await head(grpc_service, table_id) == 1
+    assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
 async def test_malformed_requests_are_invalid_argument(grpc_service, new_table, make_player) -> None:
@@ -163,7 +163,7 @@ async def test_malformed_requests_are_invalid_argument(grpc_service, new_table, 
     ]
     for call in bad_calls:
         await refused(call, grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
-    assert await head(grpc_service, table_id) == 1
+    assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
 async def test_no_token_is_unauthenticated(grpc_service, new_table) -> None:
@@ -171,7 +171,7 @@ async def test_no_token_is_unauthenticated(grpc_service, new_table) -> None:
     anonymous = grpc_service.client(None)
     await refused(anonymous.view(table_id), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
     await refused(anonymous.sit_down(table_id, 1, 5_000), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
-    assert await head(grpc_service, table_id) == 1
+    assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
 async def test_a_forged_token_is_unauthenticated(grpc_service, new_table) -> None:
@@ -181,7 +181,7 @@ async def test_a_forged_token_is_unauthenticated(grpc_service, new_table) -> Non
     await refused(
         forged.create_table("forged", table_spec()), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID"
     )
-    assert await head(grpc_service, table_id) == 1
+    assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
 async def test_an_expired_token_is_unauthenticated(grpc_service, new_table) -> None:
@@ -205,7 +205,7 @@ async def test_an_auditor_cannot_sit_down(grpc_service, new_table) -> None:
     await refused(
         auditor.sit_down(table_id, 1, 5_000), grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY"
     )
-    assert await head(grpc_service, table_id) == 1
+    assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
 async def test_creating_an_existing_table_is_already_exists(operator, table_id) -> None:

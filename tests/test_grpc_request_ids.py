@@ -19,7 +19,7 @@ from typing import Any
 import grpc
 import pytest
 import pytest_asyncio
-from grpc_fixtures import TOKEN_SECRET, ServiceUnderTest, service_under_test, table_spec
+from grpc_fixtures import CREATED_VERSION, TOKEN_SECRET, ServiceUnderTest, service_under_test, table_spec
 
 from stud_service.auth import Role, mint_token
 from stud_service.server.errors import error_info
@@ -30,7 +30,7 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.runtime import RuntimeSettings, TableRuntime, stream_id_for
+from stud_service.server.runtime import RuntimeSettings, deal_commands, stream_id_for
 
 PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)
 
@@ -88,7 +88,8 @@ async def head(service: ServiceUnderTest, table_id: str) -> int:
 
 
 async def deal(service: ServiceUnderTest, table_id: str) -> None:
-    await service.runtime.execute(table_id, lambda state, now: TableRuntime._start_hand_command(state, now))
+    live = await service.runtime.table(table_id)
+    await service.runtime.execute(table_id, lambda state, now: deal_commands(live, state, now))
 
 
 def name(table_id: str) -> str:
@@ -137,7 +138,7 @@ async def test_create_table_retry_and_reuse(service, caller):
         table=table_spec(), table_id=table_id, request_id=request_id
     )
     first = await house.call("CreateTable", request)
-    assert first.version == 1
+    assert first.version == CREATED_VERSION
     await caller("alice").call("SitDown", sit_down(table_id, 1))
     await assert_retry_is_the_first_reply(service, house, "CreateTable", request, first, table_id)
     other = table_service_pb2.CreateTableRequest(
@@ -154,7 +155,7 @@ async def test_create_table_without_a_table_id_names_the_table_after_the_callers
     # Another operator's same id is another request: a table of its own, not TABLE_EXISTS.
     theirs = await annex.call("CreateTable", request)
     assert theirs.name != first.name
-    assert await head(service, theirs.name.removeprefix("tables/")) == 1
+    assert await head(service, theirs.name.removeprefix("tables/")) == CREATED_VERSION
 
 
 async def test_sit_down_retry_and_reuse(service, caller, new_table):

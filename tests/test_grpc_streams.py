@@ -7,7 +7,7 @@ import asyncio
 
 import grpc
 import pytest
-from grpc_fixtures import settle_table, table_spec, wait_for_turn
+from grpc_fixtures import CREATED_VERSION, settle_table, table_spec, wait_for_turn
 
 from stud_service.bots import Bot
 from stud_service.server.proto_gen import table_service_pb2
@@ -53,7 +53,7 @@ async def test_a_retried_create_table_returns_the_table(grpc_service, operator, 
     first = await operator.create_table(table_id, table_spec(), request_id="create-1")
     again = await operator.create_table(table_id, table_spec(), request_id="create-1")
     assert again.name == first.name == f"tables/{table_id}"
-    assert await head(grpc_service, table_id) == 1
+    assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
 async def test_watch_sends_the_view_then_every_event_in_order(grpc_service, new_table, make_player):
@@ -61,10 +61,10 @@ async def test_watch_sends_the_view_then_every_event_in_order(grpc_service, new_
     alice = make_player("alice")
     stream = alice.watch(table_id)
     first = await stream.read()
-    assert not first.HasField("event") and first.view.version == 1
+    assert not first.HasField("event") and first.view.version == CREATED_VERSION
     await alice.sit_down(table_id, 5, 5_000)
     second = await stream.read()
-    assert (second.event.version, second.event.type) == (2, "PlayerSeated")
+    assert (second.event.version, second.event.type) == (CREATED_VERSION + 1, "PlayerSeated")
     assert second.event.player_seated.seat == 5
     stream.cancel()
 
@@ -139,7 +139,7 @@ async def test_get_table_reports_the_configuration(operator, new_table):
         2_000,
         8,
     )
-    assert table.action_clock.seconds == 30 and table.version == 1
+    assert table.action_clock.seconds == 30 and table.version == CREATED_VERSION
 
 
 @pytest.mark.parametrize("after_version", [-1])

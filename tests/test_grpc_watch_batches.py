@@ -12,7 +12,7 @@ import asyncio
 
 import grpc
 import pytest
-from grpc_fixtures import settle_table
+from grpc_fixtures import CREATED_VERSION, settle_table
 
 from stud_service.bots import Bot, StudClient, events_of
 from stud_service.server.proto_gen import table_service_pb2
@@ -101,7 +101,8 @@ async def test_a_batched_watch_delivers_exactly_the_events_of_an_unbatched_one(
     """Same viewer, same table: the same versions, types and redacted payloads, in fewer messages."""
     batched, unbatched, end = await watch_a_game(grpc_service, new_table, make_player, viewer)
     assert event_texts(batched, end) == event_texts(unbatched, end)
-    assert [version for version, _, _ in event_texts(batched, end)] == list(range(2, end + 1))
+    versions = [version for version, _, _ in event_texts(batched, end)]
+    assert versions == list(range(CREATED_VERSION + 1, end + 1))
     assert all(not message.HasField("event") for message in batched)
     assert all(not message.events for message in unbatched)
     assert len(batched) < len(unbatched)
@@ -110,7 +111,7 @@ async def test_a_batched_watch_delivers_exactly_the_events_of_an_unbatched_one(
 
 async def test_each_batched_message_carries_the_view_at_its_last_event(grpc_service, new_table, make_player):
     batched, unbatched, _end = await watch_a_game(grpc_service, new_table, make_player, "ann")
-    assert not batched[0].events and batched[0].view.version == 1  # the watch starts with the view
+    assert not batched[0].events and batched[0].view.version == CREATED_VERSION  # it starts with the view
     for message in batched[1:]:
         assert message.HasField("view")
         assert message.view.version == message.events[-1].version
@@ -215,9 +216,9 @@ async def test_a_batched_catch_up_from_the_log_comes_in_bounded_messages_with_th
     await settle_table(bots, spectator, table_id)
     end = await head(grpc_service, table_id)
     messages: list[Message] = []
-    stream = spectator.watch(table_id, after_version=1, include_views=True, batch_events=True)
+    stream = spectator.watch(table_id, after_version=CREATED_VERSION, include_views=True, batch_events=True)
     await read_until(stream, end, messages)
-    assert versions_of(messages) == list(range(2, end + 1))
+    assert versions_of(messages) == list(range(CREATED_VERSION + 1, end + 1))
     assert all(1 <= len(message.events) <= 7 for message in messages)
     assert [message.HasField("view") for message in messages] == [False] * (len(messages) - 1) + [True]
     assert messages[-1].view.version == end

@@ -481,7 +481,8 @@ def test_no_secret_value_is_stored_in_the_repo(manifests):
         text = path.read_text()
         assert "secretGenerator" not in text, path
         assert not re.search(r"\w+://[^\s:/@]+:[^\s@/]+@", text), f"credentials in a URL in {path}"
-        assert not re.search(r"(?im)^\s*(password|token|secret)\s*:\s*\S", text), path
+        # A value on the key's own line (a ``secret:`` volume source opening a block is no value).
+        assert not re.search(r"(?im)^\s*(password|token|secret)[ \t]*:[ \t]*\S", text), path
     for workload in (m for m in manifests if m["kind"] in {"Deployment", "Job"}):
         for env in container(workload).get("env", []):
             if env["name"] in SECRET_SETTINGS:
@@ -499,6 +500,21 @@ def test_the_secrets_are_referenced_by_name_and_key(manifests):
     }
     assert set(refs) == SECRET_SETTINGS
     assert refs["STUD_PAGE_TOKEN_KEY"] == {"name": "stud-service-page-tokens", "key": "key"}
+
+
+def test_the_sealing_keys_are_a_secret_mounted_read_only_as_the_file_stud_keys_file_names(manifests):
+    deployment = only(manifests, "Deployment", "stud-service")
+    env = {item["name"]: item for item in container(deployment)["env"]}
+    keys_file = Path(env["STUD_KEYS_FILE"]["value"])
+    mounts = {mount["name"]: mount for mount in container(deployment)["volumeMounts"]}
+    volume = {volume["name"]: volume for volume in pod_spec(deployment)["volumes"]}["keys"]
+    assert mounts["keys"]["readOnly"] is True and keys_file.parent == Path(mounts["keys"]["mountPath"])
+    assert volume["secret"]["secretName"] == "stud-service-keys" and volume["secret"]["defaultMode"] == 0o400
+    assert [item["path"] for item in volume["secret"]["items"]] == [keys_file.name]
+    example = load_yaml_documents(K8S / "base" / "keys-secret.example.yaml")[0]  # the shape, never applied
+    assert example["kind"] == "Secret" and example["metadata"]["name"] == "stud-service-keys"
+    assert "REPLACE" in example["stringData"][keys_file.name]
+    assert "keys-secret.example.yaml" not in {path.name for _, path in listed_files(DEFAULT)}
 
 
 # -- settings ----------------------------------------------------------------------------------------------

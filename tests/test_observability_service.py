@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import logging
-import socket
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -15,23 +13,16 @@ from dataclasses import dataclass
 
 import grpc
 import pytest_asyncio
-from grpc_fixtures import table_spec
+from grpc_fixtures import table_spec, whole_service
 from prometheus_client.parser import text_string_to_metric_families
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
-from stud_service.observability.logging import configure_logging
-from stud_service.server.host import ServiceHost, ServiceOptions
+from stud_service.server.host import ServiceHost
 
 TOKEN_SECRET = "observability-tests-secret-0123456789abcdef"
 BUY_IN = 10_000
 HANDS = 3
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -66,28 +57,8 @@ def total(samples: dict[tuple[str, frozenset], float], name: str, **labels: str)
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[Service]:
     logs = io.StringIO()
-    root = logging.getLogger()
-    level = root.level
-    handler = configure_logging("json", "INFO", logs)
-    port = free_port()
-    options = ServiceOptions(
-        token_secret=TOKEN_SECRET,
-        database_url=await make_database(migrated=False),
-        listen="127.0.0.1:0",
-        metrics_listen=f"127.0.0.1:{port}",
-        hand_pause_seconds=0.05,
-        pool_size=8,
-    )
-    try:
-        async with (
-            ServiceHost(options) as host,
-            grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel,
-        ):
-            yield Service(host, f"http://127.0.0.1:{port}/metrics", channel, logs)
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(level)
-        logging.captureWarnings(False)
+    async with whole_service(await make_database(migrated=False), TOKEN_SECRET, logs) as running:
+        yield Service(running.host, running.metrics_url, running.channel, logs)
 
 
 async def create_table(service: Service, action_clock_seconds: int = 30) -> str:

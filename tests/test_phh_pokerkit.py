@@ -167,7 +167,12 @@ def test_exported_phh_is_valid_toml_with_the_variant_code(exported):
         assert data["starting_stacks"] == [stack for *_, stack in record.started["seats"]]
         assert data["finishing_stacks"] == our_stacks(record)
         assert data["seats"] == sorted(data["seats"])  # p1 is the first seat from the dealer's left
-        assert data["_server_seed"] == record.ended["server_seed"]
+        # The auditor's export: the seed (from the hand's ShuffleCommitted), the root and every card's proof.
+        assert data["_server_seed"] == record.server_seed().hex() and not record.ended.get("server_seed")
+        assert data["_deck_root"] == record.started["extra"]["deck_root"]
+        assert [proof["position"] for proof in data["_proofs"]] == list(
+            range(sum(1 for s in record.events if s.type == "CardDealt"))
+        )
 
 
 def test_pokerkit_replays_hands_to_our_final_stacks(exported):

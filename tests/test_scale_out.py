@@ -16,6 +16,7 @@ import grpc
 import pytest
 from grpc_fixtures import TOKEN_SECRET, ServerProcess, table_spec
 from scaleout_play import LoggedTable, Replica, SeatDriver
+from sealing_keys import sealed_store
 
 from stud_service.audit import verify_hand
 from stud_service.auth import Role, mint_token
@@ -23,7 +24,6 @@ from stud_service.bots import StudClient
 from stud_service.db import open_pool
 from stud_service.engine import chips_in_play
 from stud_service.server.proto_gen import table_pb2
-from stud_service.store import EventStore
 
 TABLES = 6
 SEATS = (1, 2, 3)
@@ -84,7 +84,7 @@ async def test_a_replica_dies_mid_hand_and_the_other_carries_on_every_table(
 ) -> None:
     servers = [await spawn_server(database), await spawn_server(database)]
     pool = await open_pool(database, max_size=4)
-    store = EventStore(pool)
+    store = sealed_store(pool)  # reads what the replicas sealed
     channels = [grpc.aio.insecure_channel(server.address) for server in servers]
     replicas = [
         Replica(name, channel, lambda server=server: server.process.poll() is None)

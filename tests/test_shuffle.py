@@ -23,6 +23,7 @@ KNOWN_DECK = [
     13, 7, 20, 34, 11, 9, 14, 51, 24, 5, 0, 3, 23, 37, 27, 30, 19, 31, 15, 41, 45, 44, 49, 21, 18, 4,
     47, 22, 28, 38, 32, 48, 25, 12, 1, 36, 50, 35, 29, 33, 10, 43, 26, 2, 8, 39, 17, 46, 40, 16, 42, 6,
 ]
+KNOWN_ROOT = "bb17921562dd0ae37f3d110ed8967651bda7266122f63df5e6a03a83d65fc5d5"  # deck_root of KNOWN_DECK
 
 
 def reference_deck(server_seed: bytes, client_seeds: dict[int, bytes]) -> list[int]:
@@ -132,3 +133,29 @@ def test_each_card_lands_in_each_position_uniformly() -> None:
     for positions in counts.values():
         chi_square = sum((observed - expected) ** 2 / expected for observed in positions)
         assert chi_square < 87.97  # 51 degrees of freedom, p = 0.001
+
+
+def test_prepare_deal_fixes_the_deck_and_publishes_its_root() -> None:
+    from stud_service.deck_proof import DeckTree
+    from stud_service.shuffle import new_commitment, prepare_deal
+
+    server_seed, published = new_commitment()
+    assert len(server_seed) == 32 and published == commitment(server_seed)
+    deal = prepare_deal(server_seed, {3: "bob", 1: "alice"}, commitment_version=7)
+    assert deal.cards == tuple(deck_order(server_seed, {1: "alice", 3: "bob"}))
+    assert deal.commitment == published
+    assert deal.extra == {
+        "client_seeds": {"1": "alice", "3": "bob"},
+        "deck_root": DeckTree.build(deal.cards, server_seed).root_hex,
+        "commitment_version": 7,
+    }
+    assert "server_seed" not in deal.extra  # the seed stays in the sealed ShuffleCommitted
+
+
+def test_prepare_deal_known_answer() -> None:
+    """The root of the known-answer deck, for reimplementations of the README's specification."""
+    from stud_service.shuffle import prepare_deal
+
+    deal = prepare_deal(SEED, {1: "alice", 3: "bob"}, 1)
+    assert list(deal.cards) == KNOWN_DECK
+    assert deal.extra["deck_root"] == KNOWN_ROOT

@@ -10,7 +10,10 @@ Public API (import from ``stud_service.audit``)::
 
     # verifying
     report = await verify_hand(store, table_id, hand)         -> HandReport(.ok, .checks, .first_problem)
-    check_shuffle(evidence_from_payloads(payloads))           -> ShuffleProblem | None  (public data only)
+    check_shuffle(shuffle_evidence(record, mode))             -> ShuffleProblem | None  (what ``mode`` may
+        check: the proofs of the cards it saw against the deck root, the commitment order; the seed and
+        the whole deck for ``full`` only)
+    proofs_for_viewer(payloads, server_seed, own_seat)        -> [CardProof] (face-up, shown, own down cards)
 
     # replaying and histories
     replay_steps(record, mode="full" | "public" | player_id)  -> [ReplayStep(version, event, state)]
@@ -36,8 +39,14 @@ NotYourHand (PERMISSION_DENIED).  Running hands are never exported or revealed.
 from stud_service.audit.catalog import HandPage, HandSummary, list_hands
 from stud_service.audit.checkpoint import CheckpointReport, make_checkpoint, verify_checkpoint
 from stud_service.audit.errors import AuditError, HandNotFound, HandStillRunning, NotYourHand
-from stud_service.audit.fairness import ShuffleEvidence, ShuffleProblem, check_shuffle, evidence_from_payloads
-from stud_service.audit.history import ReplayStep, player_history, replay_steps
+from stud_service.audit.fairness import (
+    ShuffleEvidence,
+    ShuffleProblem,
+    check_shuffle,
+    evidence_from_payloads,
+    proofs_for_viewer,
+)
+from stud_service.audit.history import ReplayStep, player_history, replay_steps, shuffle_evidence
 from stud_service.audit.narrate import narrate
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
@@ -48,6 +57,6 @@ __all__ = [
     "AuditError", "CheckResult", "CheckpointReport", "HandNotFound", "HandPage", "HandRecord", "HandReport",
     "HandStillRunning", "HandSummary", "NotYourHand", "Problem", "ReplayStep", "ShuffleEvidence",
     "ShuffleProblem", "check_shuffle", "evidence_from_payloads", "list_hands", "load_hand", "make_checkpoint",
-    "narrate", "player_history", "replay_steps", "to_phh", "to_pokerstars", "verify_checkpoint",
-    "verify_hand",
+    "narrate", "player_history", "proofs_for_viewer", "replay_steps", "shuffle_evidence", "to_phh",
+    "to_pokerstars", "verify_checkpoint", "verify_hand",
 ]

@@ -11,7 +11,8 @@ The signed body is the canonical JSON (``stud_service.store.canonical``) of::
 
     {"format": "stud-service-checkpoint/2", "created_at": ISO-8601 UTC,
      "tables": [{"table": id, "version": n, "hash": hex}, ...],          (tables ordered by id)
-     "streams": [{"stream": stream id, "version": n, "hash": hex}, ...]} (accounts/, house/, players/)
+     "streams": [{"stream": stream id, "version": n, "hash": hex}, ...]} (accounts/, house/, players/,
+                                                                          access/)
 
 All heads are read in one statement, so a checkpoint is a consistent position of the whole log (money
 moves in one transaction across a table and an account): ``audit money --checkpoint`` reconciles at it.
@@ -40,8 +41,9 @@ SIGNED_FIELDS = {
     FORMAT_V1: ("format", "created_at", "tables"),
     FORMAT: ("format", "created_at", "tables", "streams"),
 }
-# The streams besides tables a checkpoint covers: player accounts, the house's rake, operator controls.
-OTHER_PREFIXES = ("accounts/", "house/", "players/")
+# The streams besides tables a checkpoint covers: player accounts, the house's rake, operator controls,
+# the access log (a record cut off its stream's tail is then named too).
+OTHER_PREFIXES = ("accounts/", "house/", "players/", "access/")
 KEY_ENV = "STUD_CHECKPOINT_KEY"
 MIN_KEY_BYTES = 32
 

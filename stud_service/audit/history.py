@@ -5,8 +5,9 @@
 - a player id: what that player saw: their own down cards as well (RULES.md §5: mucked hands stay hidden).
 
 A player may only ask about hands they were dealt into (``NotYourHand``), and nobody gets a running
-hand (``HandStillRunning``).  The server seed is revealed by ``HandEnded`` itself, so histories carry
-it; ``HandStarted`` never shows it (nor the deck) to anyone but an auditor.
+hand (``HandStillRunning``).  ``HandStarted`` never shows the deck to anyone but an auditor.  The proof
+of the shuffle follows the same rule (``shuffle_evidence``): a viewer gets the proofs of the cards they
+saw, and only an auditor the server seed (older hands revealed it in ``HandEnded``, so theirs carry it).
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from stud_service.audit.errors import NotYourHand
+from stud_service.audit.fairness import (
+    ShuffleEvidence,
+    evidence_from_payloads,
+    proofs_for_viewer,
+)
 from stud_service.audit.records import HandRecord
 from stud_service.audit.replay_check import state_before_hand
 from stud_service.engine import Viewer, event_from_json, view_state
@@ -54,6 +60,25 @@ def hand_events(record: HandRecord, mode: str = FULL) -> list[tuple[int, dict[st
 def player_history(record: HandRecord, player_id: str) -> list[tuple[int, dict[str, Any]]]:
     """A player's own history of a hand they played."""
     return hand_events(record, player_id)
+
+
+def shuffle_evidence(
+    record: HandRecord, mode: str = FULL, reveal_seed: bool | None = None
+) -> ShuffleEvidence:
+    """What ``mode`` can check about the hand's deck: its view of the events, the proofs the service
+    hands it (face-up cards, shown hands and its own down cards; none for ``full``, whose seed proves
+    every card) and the commitment order; the server seed only for ``full``, or when ``reveal_seed``
+    says it is public."""
+    own = _own_seat(record, mode)
+    payloads = [payload for _version, payload in hand_events(record, mode)]
+    seed = record.server_seed()
+    revealed = seed if (mode == FULL if reveal_seed is None else reveal_seed) else None
+    if record.commitment_version is None or seed is None:
+        # An older hand: no proofs, only its seed proves the deck (and gives away every card).
+        return evidence_from_payloads(payloads, server_seed=revealed, order=record.commitment_order())
+    full = [stored.payload for stored in record.events if stored.payload.get("hand") == record.hand]
+    proofs = [] if mode == FULL else proofs_for_viewer(full, seed, own)
+    return evidence_from_payloads(payloads, proofs, revealed, record.commitment_order())
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,14 @@ optional ``currency`` field (absent for a play-chip table).  The PHH spec has no
 fields and PokerKit's parser know none; PokerKit takes a rake *function* when it replays), so the rake
 (RULES.md §10) rides along as user-defined fields: ``_rake`` (the hand's rake), ``_rake_pots`` (what was
 taken from each pot, main pot first) and ``_rake_shares`` (each seat's contributed rake, by seat).
-``finishing_stacks`` are after the rake.  The hand's audit data ride along as user-defined fields too
-(``_commitment``, ``_server_seed``, ``_client_seeds``, ``_table_id``).  A player's export (``player_id``)
-holds only what that player saw.
+``finishing_stacks`` are after the rake.  The hand's audit data ride along as user-defined fields too:
+``_table_id``, ``_commitment``, ``_client_seeds``, ``_deck_root`` (the Merkle root of the salted deck),
+``_commitment_order`` (the log versions of the commitment, of each client seed used and of the deal) and
+``_proofs``: the proof of each card the export shows (``stud_service.deck_proof``'s JSON).  A player's
+export (``player_id``; ``"public"``: an observer's) holds only what that player saw: their own down cards,
+the face-up and shown cards, and the proofs of exactly those; never the server seed, which only the
+auditor's export (no ``player_id``) carries in ``_server_seed``.  Hands logged before the Merkle
+commitment revealed their seed in the log, so every export of one carries it and no proofs.
 """
 
 from __future__ import annotations
@@ -28,10 +33,11 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from stud_service.audit.fairness import ShuffleEvidence
-from stud_service.audit.history import FULL, hand_events
+from stud_service.audit.fairness import CommitmentOrder, ShuffleEvidence, all_dealt_proofs, shown_positions
+from stud_service.audit.history import FULL, hand_events, shuffle_evidence
 from stud_service.audit.records import HandRecord
 from stud_service.cards import card_str, parse_card
+from stud_service.deck_proof import CardProof
 
 VARIANT_CODES = {"STUD": "F7S", "STUD_HI_LO": "F7S/8", "RAZZ": "FR"}
 ACTION_CODES = {"BRING_IN": "pb", "CALL": "cc", "CHECK": "cc", "FOLD": "f"}  # the rest are "cbr <to>"
@@ -114,12 +120,7 @@ def to_phh(record: HandRecord, player_id: str | None = None) -> str:
         ("time_zone", "UTC"),
         *([("currency", config["currency"])] if config.get("currency") else []),
         ("_table_id", record.table_id),
-        ("_commitment", started["commitment"]),
-        ("_server_seed", ended.get("server_seed") or ""),
-        (
-            "_client_seeds",
-            {str(k): v for k, v in (started.get("extra") or {}).get("client_seeds", {}).items()},
-        ),
+        *_evidence_fields(record, player_id or FULL),
         ("_rake", ended.get("rake", 0)),
         ("_rake_pots", [pot.get("rake", 0) for pot in sorted(ended["pots"], key=lambda pot: pot["pot"])]),
         ("_rake_shares", {str(seat): share for seat, share in ended.get("rake_shares", ())}),
@@ -135,28 +136,102 @@ def to_phh(record: HandRecord, player_id: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _evidence_fields(record: HandRecord, mode: str) -> list[tuple[str, Any]]:
+    """The shuffle's evidence as ``mode`` may see it (``history.shuffle_evidence``)."""
+    evidence = shuffle_evidence(record, mode)
+    fields: list[tuple[str, Any]] = [("_commitment", evidence.commitment)]
+    if evidence.server_seed is not None:
+        fields.append(("_server_seed", evidence.server_seed))
+    seeds = {str(seat): seed for seat, seed in sorted(evidence.client_seeds.items())}
+    fields.append(("_client_seeds", seeds))
+    if evidence.deck_root is not None:
+        fields.append(("_deck_root", evidence.deck_root))
+    order = evidence.order
+    if order is not None:
+        fields.append((
+            "_commitment_order",
+            {
+                "commitment_version": order.commitment_version,
+                "committed": order.committed or "",
+                "committed_hand": order.committed_hand or 0,
+                "client_seed_versions": {
+                    str(seat): version or 0 for seat, version in sorted(order.seed_versions.items())
+                },
+                "started_version": order.started_version,
+            },
+        ))
+    proofs = list(evidence.proofs)
+    seed = record.server_seed()
+    if mode == FULL and evidence.deck_root is not None and seed is not None:
+        # The auditor's export proves every card dealt on its own, without recomputing the deck.
+        own = [stored.payload for stored in record.events if stored.payload.get("hand") == record.hand]
+        proofs = all_dealt_proofs(own, seed)
+    if proofs:
+        fields.append(("_proofs", [proof.to_json() for proof in proofs]))
+    return fields
+
+
+class MalformedExport(ValueError):
+    """A PHH file's audit fields are not what an export of ours writes (names the field)."""
+
+
+def _order_from_phh(data: dict[str, Any]) -> CommitmentOrder | None:
+    order = data.get("_commitment_order")
+    if order is None:
+        return None
+    try:
+        return CommitmentOrder(
+            commitment_version=int(order["commitment_version"]),
+            committed=str(order["committed"]) or None,
+            committed_hand=int(order["committed_hand"]) or None,
+            seed_versions={
+                int(seat): int(version) or None
+                for seat, version in dict(order["client_seed_versions"]).items()
+            },
+            started_version=int(order["started_version"]),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise MalformedExport(f"_commitment_order is malformed: {error}") from None
+
+
 def shuffle_evidence_from_phh(text: str) -> ShuffleEvidence:
-    """What a PHH export of ours proves about its deck: commitment, revealed seed, client seeds and the
-    cards in the order they were dealt (third street goes round the table one card at a time)."""
+    """What a PHH export of ours proves about its deck: commitment, deck root, client seeds, the cards
+    in the order they were dealt (third street goes round the table one card at a time), the shown
+    hands, the proofs and, in an auditor's export, the server seed.  A malformed proof raises
+    ``deck_proof.MalformedProof`` naming its position; other malformed audit fields MalformedExport."""
     import tomllib
 
     data = tomllib.loads(text)
-    third: list[list[int | None]] = []
-    later: list[int | None] = []
+    labels = {f"p{index + 1}": int(seat) for index, seat in enumerate(data.get("seats", []))}
+    third: list[tuple[int | None, list[int | None]]] = []
+    later: list[tuple[int | None, int | None]] = []
+    shown: dict[int, list[int]] = {}
     for action in data["actions"]:
         words = action.split()
         if words[:2] == ["d", "dh"] or words[:2] == ["d", "db"]:
+            seat = labels.get(words[2]) if words[1] == "dh" else None
             cards = _parse_cards(words[-1])
             if len(cards) == 3 and not later:
-                third.append(cards)
+                third.append((seat, cards))
             else:
-                later.extend(cards)
-    order = [hand[i] for i in range(3) for hand in third] + later
+                later.extend((seat, card) for card in cards)
+        elif len(words) == 3 and words[1] == "sm" and words[0] in labels:
+            shown[labels[words[0]]] = [card for card in _parse_cards(words[2]) if card is not None]
+    order = [(seat, cards[i]) for i in range(3) for seat, cards in third] + later
+    proofs = data.get("_proofs", [])
+    if not isinstance(proofs, list):
+        raise MalformedExport("_proofs must be a list of card proofs")
+    root = data.get("_deck_root")
     return ShuffleEvidence(
         commitment=str(data.get("_commitment", "")),
         server_seed=str(data["_server_seed"]) if data.get("_server_seed") else None,
         client_seeds={int(seat): str(seed) for seat, seed in dict(data.get("_client_seeds", {})).items()},
-        dealt=tuple(order),
+        dealt=tuple(card for _seat, card in order),
+        deck_root=str(root) if root else None,
+        shown=shown_positions([seat for seat, _card in order], shown),
+        proofs=tuple(CardProof.from_json(proof) for proof in proofs),
+        order=_order_from_phh(data),
+        hand=data.get("hand") if isinstance(data.get("hand"), int) else None,
     )
 
 

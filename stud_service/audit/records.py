@@ -2,21 +2,30 @@
 
 A hand's events are the ones tagged with its number, from its ``HandStarted`` to its ``HandEnded``,
 plus the untagged table events recorded in between or by the command that ended it (a player
-sitting out, the seats freed after the hand).  ``load_hand`` reads that version range in one query.
+sitting out, the seats freed after the hand).  ``load_hand`` reads that version range in one query,
+and, at the same time, for hands whose seed was committed before the deal, the ``ShuffleCommitted``
+event the hand's ``HandStarted.extra.commitment_version`` names and the ``ClientSeedSet`` events
+shortly before the deal (to check that the commitment came first).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from stud_service.audit.errors import HandNotFound, HandStillRunning
+from stud_service.audit.fairness import CommitmentOrder, client_seeds_from_extra
 from stud_service.store import EventStore, StoredEvent
 
 STREAM_PREFIX = "tables/"
 # Events a command may append after HandEnded (one PlayerLeft or PlayerSatOut per seat).
 TRAILING_EVENTS = 8
+# How far before the commitment the ClientSeedSet events are read: far enough to see a seed set just
+# before the commitment (which the order check must refuse), bounded so a long table costs no more.
+SEED_LOOKBACK = 256
 
 
 def stream_id_for(table_id: str) -> str:
@@ -25,11 +34,16 @@ def stream_id_for(table_id: str) -> str:
 
 @dataclass(frozen=True)
 class HandRecord:
-    """``events``: the stored events from HandStarted to the end of the hand's last command."""
+    """``events``: the stored events from HandStarted to the end of the hand's last command;
+    ``commitment``: the ShuffleCommitted that committed the hand's server seed (None for hands logged
+    before it existed); ``seed_events``: ``(version, payload)`` of the ClientSeedSet events read before
+    the deal."""
 
     table_id: str
     hand: int
     events: tuple[StoredEvent, ...]
+    commitment: StoredEvent | None = None
+    seed_events: tuple[tuple[int, dict[str, Any]], ...] = ()
 
     @property
     def started(self) -> dict[str, Any]:
@@ -45,6 +59,56 @@ class HandRecord:
             if stored.type == "HandEnded" and stored.payload.get("hand") == self.hand:
                 return stored.payload
         return None
+
+    @property
+    def commitment_version(self) -> int | None:
+        """The version of the ShuffleCommitted the hand names (None: a hand logged before)."""
+        extra = self.started.get("extra")
+        version = extra.get("commitment_version") if isinstance(extra, dict) else None
+        return version if isinstance(version, int) and not isinstance(version, bool) else None
+
+    def server_seed(self) -> bytes | None:
+        """The hand's server seed: from its ShuffleCommitted (sealed at rest, opened by the store), or
+        where older hands logged it (HandEnded, HandStarted.extra); None when the log holds none."""
+        candidates: list[Any] = []
+        if self.commitment is not None:
+            secret = self.commitment.payload.get("secret")
+            candidates.append(secret.get("server_seed") if isinstance(secret, dict) else None)
+        else:
+            extra = self.started.get("extra")
+            candidates.append((self.ended or {}).get("server_seed"))
+            candidates.append(extra.get("server_seed") if isinstance(extra, dict) else None)
+        for seed in candidates:
+            if isinstance(seed, str):
+                try:
+                    return bytes.fromhex(seed)
+                except ValueError:
+                    return None
+        return None
+
+    def commitment_order(self) -> CommitmentOrder | None:
+        """Where the commitment and the client seeds the hand used sit in the log (None: an older hand)."""
+        version = self.commitment_version
+        if version is None:
+            return None
+        stored = self.commitment
+        committed: dict[str, Any] = {}
+        if stored is not None and stored.version == version and stored.type == "ShuffleCommitted":
+            committed = stored.payload
+        versions: dict[int, int | None] = {}
+        for seat, text in client_seeds_from_extra(self.started.get("extra")).items():
+            matching = [v for v, p in self.seed_events
+                        if p.get("seat") == seat and p.get("seed") == text and v < self.first_version]
+            versions[seat] = max(matching) if matching else None
+        commitment = committed.get("commitment")
+        next_hand = committed.get("next_hand")
+        return CommitmentOrder(
+            commitment_version=version,
+            committed=commitment if isinstance(commitment, str) else None,
+            committed_hand=next_hand if isinstance(next_hand, int) else None,
+            seed_versions=versions,
+            started_version=self.first_version,
+        )
 
     @property
     def complete(self) -> bool:
@@ -77,24 +141,21 @@ class HandRecord:
         payloads: list[dict[str, Any]],
         recorded_at: datetime | None = None,
         first_version: int = 1,
+        commitment: tuple[int, dict[str, Any]] | None = None,
+        seed_events: tuple[tuple[int, dict[str, Any]], ...] = (),
     ) -> HandRecord:
-        """A record from event JSON held outside a store (an export, a test); hashes are left empty."""
+        """A record from event JSON held outside a store (an export, a test); hashes are left empty.
+        ``commitment``: ``(version, payload)`` of the hand's ShuffleCommitted."""
         at = recorded_at or datetime.fromtimestamp(0, UTC)
-        events = tuple(
-            StoredEvent(
-                stream_id_for(table_id),
-                first_version + index,
-                payload["type"],
-                payload,
-                payload.get("hand"),
-                at,
-                None,
-                b"",
-                b"",
+
+        def stored(version: int, payload: dict[str, Any]) -> StoredEvent:
+            return StoredEvent(
+                stream_id_for(table_id), version, payload["type"], payload, payload.get("hand"), at, None,
+                b"", b"",
             )
-            for index, payload in enumerate(payloads)
-        )
-        return cls(table_id, hand, events)
+
+        events = tuple(stored(first_version + index, payload) for index, payload in enumerate(payloads))
+        return cls(table_id, hand, events, stored(*commitment) if commitment else None, tuple(seed_events))
 
     def require_complete(self) -> HandRecord:
         if not self.complete:
@@ -105,22 +166,48 @@ class HandRecord:
 async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
     """The hand's events; HandNotFound if the table has no such hand."""
     stream_id = stream_id_for(table_id)
+    # The hand's range and the version of the commitment its HandStarted names (public JSON), so
+    # that the hand, its ShuffleCommitted and the client seeds before it are then read at once.
     rows = await fetch(
         store,
-        "SELECT min(version), max(version) FROM events WHERE stream_id = %s AND hand = %s",
-        (stream_id, hand),
+        "SELECT min(version), max(version), (SELECT s.payload -> 'extra' -> 'commitment_version'"
+        " FROM events s WHERE s.stream_id = %s AND s.hand = %s AND s.type = 'HandStarted' LIMIT 1)"
+        " FROM events WHERE stream_id = %s AND hand = %s",
+        (stream_id, hand, stream_id, hand),
     )
-    low, high = rows[0] if rows else (None, None)
+    low, high, named = rows[0] if rows else (None, None, None)
     if low is None:
         raise HandNotFound(f"table {table_id!r} has no hand {hand}")
-    events = await store.read_stream(stream_id, after_version=low - 1, limit=high - low + 1 + TRAILING_EVENTS)
+    reading = store.read_stream(stream_id, after_version=low - 1, limit=high - low + 1 + TRAILING_EVENTS)
+    version = named if isinstance(named, int) and not isinstance(named, bool) and 0 < named < low else None
+    if version is None:
+        events, committed, seeds = await reading, [], []
+    else:
+        # The commitment through the store (which opens its sealed secret); the client seeds, public,
+        # by one query on their type.
+        events, committed, seeds = await asyncio.gather(
+            reading,
+            store.read_stream(stream_id, after_version=version - 1, limit=1),
+            fetch(
+                store,
+                "SELECT version, payload::text FROM events WHERE stream_id = %s AND version > %s"
+                " AND version < %s AND type = 'ClientSeedSet' ORDER BY version",
+                (stream_id, max(0, version - SEED_LOOKBACK), low),
+            ),
+        )
     # Keep the trailing table events only up to the next hand's start.
     kept = []
     for stored in events:
         if stored.version > high and stored.hand is not None:
             break
         kept.append(stored)
-    return HandRecord(table_id, hand, tuple(kept))
+    return HandRecord(
+        table_id,
+        hand,
+        tuple(kept),
+        committed[0] if committed else None,
+        tuple((int(v), json.loads(text)) for v, text in seeds),
+    )
 
 
 async def fetch(store: EventStore, query: str, params: Any) -> list[tuple[Any, ...]]:

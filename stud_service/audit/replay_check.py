@@ -43,6 +43,8 @@ AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind
 _SEAT_REQUESTS = frozenset(
     {"PlayerSatOut", "PlayerSatIn", "ClientSeedSet", "PlayerToppedUp", "PlayerSeated", "PlayerLeft"}
 )
+# Table events no decision inside the hand causes: the dealer's commitment to the next hand's seed.
+_TABLE_EVENTS = frozenset({"ShuffleCommitted"})
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,9 @@ def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> Repla
                 return ReplayProblem(
                     version, "replay", f"an event of hand {payload.get('hand')} inside hand {hand}"
                 )
-            if payload["type"] in _SEAT_REQUESTS and getattr(event, "seat", None) not in dealt_in:
+            if payload["type"] in _TABLE_EVENTS or (
+                payload["type"] in _SEAT_REQUESTS and getattr(event, "seat", None) not in dealt_in
+            ):
                 index += 1
                 continue
             command = _command_for(event, payload, state)

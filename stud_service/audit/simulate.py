@@ -1,13 +1,15 @@
 """Tables played by random legal players: a fast source of real hands for tests and benchmarks.
 
 Everything goes through the engine (``decide`` + ``evolve``) and the real provably fair shuffle, as the
-service's dealer does it: every hand's HandStarted carries the commitment, the server seed (kept for the
-reveal) and the client seeds.  Players pick uniformly weighted legal actions and amounts, sometimes time
+service's dealer does it: each hand's server seed is committed (ShuffleCommitted, with TableCreated for
+hand 1 and with each HandStarted for the next hand) before any client seed for it, and the hand is
+dealt by ``shuffle.prepare_deal``: HandStarted carries the commitment, the client seeds, the deck root
+and the commitment's version.  Players pick uniformly weighted legal actions and amounts, sometimes time
 out, leave mid-hand, sit out, send client seeds or top up, so the log holds every kind of event.
 
 >>> table = simulate_table("t-doc", Variant.RAZZ, hands=3, seed=7)
 >>> [type(e).__name__ for e in table.commands[0]]
-['TableCreated']
+['TableCreated', 'ShuffleCommitted']
 >>> sum(type(e).__name__ == "HandEnded" for events in table.commands for e in events)
 3
 """
@@ -18,10 +20,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from stud_service.audit.records import HandRecord
+from stud_service.audit.records import SEED_LOOKBACK, HandRecord
 from stud_service.engine import (
     Act,
     ActionKind,
+    CommitShuffle,
     CreateTable,
     Leave,
     SetClientSeed,
@@ -38,12 +41,13 @@ from stud_service.engine import (
     can_start_hand,
     decide,
     event_to_json,
+    execute,
     initial_state,
     legal_actions,
     replay,
     to_act,
 )
-from stud_service.shuffle import SERVER_SEED_BYTES, commitment, deck_order
+from stud_service.shuffle import SERVER_SEED_BYTES, commitment, prepare_deal
 
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -59,17 +63,33 @@ class SimulatedTable:
         return [[event_to_json(event) for event in events] for events in self.commands]
 
     def hand_records(self) -> list[HandRecord]:
-        """Each finished hand's events as the log holds them: HandStarted to the end of the command
-        that ended it (so table events that command caused ride along)."""
+        """Each finished hand's events as the log holds them (``store_table`` appends them from version
+        1): HandStarted to the end of the command that ended it (so table events that command caused
+        ride along), with the hand's ShuffleCommitted and the ClientSeedSet events before it."""
         records: list[HandRecord] = []
         current: list[dict[str, Any]] | None = None
+        first = version = 0
+        commitments: dict[int, tuple[int, dict[str, Any]]] = {}
+        seeds: list[tuple[int, dict[str, Any]]] = []
         for payloads in self.payloads():
             if payloads[0]["type"] == "HandStarted":
-                current = []
+                current, first = [], version + 1
+            for payload in payloads:
+                version += 1
+                if payload["type"] == "ShuffleCommitted":
+                    commitments[payload["next_hand"]] = (version, payload)
+                elif payload["type"] == "ClientSeedSet":
+                    seeds.append((version, payload))
             if current is not None:
                 current.extend(payloads)
                 if any(payload["type"] == "HandEnded" for payload in payloads):
-                    records.append(HandRecord.from_payloads(self.table_id, current[0]["hand"], current))
+                    hand = current[0]["hand"]
+                    committed = commitments.get(hand)
+                    low = committed[0] - SEED_LOOKBACK if committed else first
+                    records.append(HandRecord.from_payloads(
+                        self.table_id, hand, current, first_version=first, commitment=committed,
+                        seed_events=tuple((v, p) for v, p in seeds if low < v < first),
+                    ))
                     current = None
         return records
 
@@ -106,13 +126,36 @@ class _Driver:
         self.rng = rng
         self.now = T0_MS
         self.pending_seeds: dict[str, str] = {}  # client seeds for the next deal, by player
+        self.version = 0  # of the table's last event, as store_table appends them
+        self.committed: tuple[bytes, int] | None = None  # the next hand's seed, its ShuffleCommitted version
 
-    def run(self, command: Any) -> list[Any]:
-        events = decide(self.table.state, command)
+    def run(self, command: Any, *more: Any) -> list[Any]:
+        """Decide ``command`` (and ``more`` in turn), appended as one command."""
+        if not more:
+            events = decide(self.table.state, command)
+            if events:
+                self.table.state = replay(events, self.table.state)
+        else:
+            events, state = [], self.table.state
+            for each in (command, *more):
+                produced, state = execute(state, each)
+                events.extend(produced)
+            self.table.state = state
         if events:
-            self.table.state = replay(events, self.table.state)
             self.table.commands.append(events)
+            for index, event in enumerate(events):
+                if type(event).__name__ == "ShuffleCommitted":
+                    assert self.committed is not None
+                    self.committed = (self.committed[0], self.version + index + 1)
+            self.version += len(events)
         return events
+
+    def commit_next(self) -> CommitShuffle:
+        """The next hand's seed, from the driver's seeded generator (not the CSPRNG, unlike the
+        service's dealer) so that a simulated table is reproducible from its seed."""
+        server_seed = self.rng.randbytes(SERVER_SEED_BYTES)
+        self.committed = (server_seed, 0)  # its version is known once run() appends it
+        return CommitShuffle(commitment(server_seed), {"server_seed": server_seed.hex()}, self.now)
 
     def tick(self, ms: int = 1500) -> int:
         self.now += self.rng.randint(1, ms)
@@ -153,21 +196,12 @@ class _Driver:
             pending = self.pending_seeds.get(seated.player_id)
             if pending is not None and not seated.sitting_out and seated.stack > 0:
                 seeds[seat] = pending
-        # The server seed comes from the driver's seeded generator (not the CSPRNG, unlike the
-        # service's dealer) so that a simulated table is reproducible from its seed.
-        server_seed = self.rng.randbytes(SERVER_SEED_BYTES)
+        assert self.committed is not None
+        server_seed, committed_at = self.committed
         self.pending_seeds.clear()
-        self.run(
-            StartHand(
-                tuple(deck_order(server_seed, seeds)),
-                commitment(server_seed),
-                self.tick(),
-                {
-                    "server_seed": server_seed.hex(),
-                    "client_seeds": {str(seat): seed for seat, seed in sorted(seeds.items())},
-                },
-            )
-        )
+        deal = prepare_deal(server_seed, seeds, committed_at)
+        start = StartHand(deal.cards, deal.commitment, self.tick(), deal.extra)
+        self.run(start, self.commit_next())
 
     def act(self) -> None:
         state = self.table.state
@@ -214,7 +248,7 @@ def simulate_table(
     rng = random.Random(seed)
     table = SimulatedTable(table_id, config or table_config(variant, rng, raked))
     driver = _Driver(table, rng)
-    driver.run(CreateTable(table_id, table.config, driver.now))
+    driver.run(CreateTable(table_id, table.config, driver.now), driver.commit_next())
     played = 0
     while played < hands:
         driver.between_hands()
@@ -242,3 +276,24 @@ async def store_table(store: Any, table: SimulatedTable) -> int:
     if batch:
         version = (await store.append(stream_id, version, batch)).version
     return version
+
+
+def as_logged_before_proofs(record: HandRecord) -> HandRecord:
+    """``record`` as a hand dealt before seeds were committed ahead was logged (HandEnded v2/v3): the
+    server seed in HandStarted.extra and revealed by HandEnded, no deck root, no ShuffleCommitted."""
+    seed = record.server_seed()
+    assert seed is not None
+    payloads: list[dict[str, Any]] = []
+    for stored in record.events:
+        payload = dict(stored.payload)
+        if payload["type"] == "ShuffleCommitted":
+            continue
+        if payload["type"] == "HandStarted":
+            seeds = payload["extra"].get("client_seeds", {})
+            payload["extra"] = {"server_seed": seed.hex(), "client_seeds": seeds}
+        elif payload["type"] == "HandEnded":
+            payload["server_seed"] = seed.hex()
+        payloads.append(payload)
+    return HandRecord.from_payloads(
+        record.table_id, record.hand, payloads, first_version=record.first_version
+    )

@@ -4,8 +4,9 @@ Checks, each independent of the others:
 
 ``chain``    the log's SHA-256 hash chain over the hand's versions, and its links to the events on
              either side (``EventStore.verify``): an edited, deleted, inserted or reordered event breaks it.
-``shuffle``  the revealed server seed matches the commitment published at the deal, and with the client
-             seeds it fixes the recorded deck and every card dealt (``audit.fairness``).
+``shuffle``  the commitment came before the client seeds and the deal, the server seed matches it, and
+             with the client seeds it fixes the deck root, the recorded deck and every card dealt, each
+             of which has a proof against the root (``audit.fairness``; older hands: the revealed seed).
 ``replay``   re-deciding the hand from its HandStarted reproduces every recorded event and result,
              and every action was legal under the table's rules (``audit.replay_check``).
 ``chips``    an independent count: antes, bets and returns make the pots, the pots are paid out in full,
@@ -19,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stud_service.audit.errors import HandStillRunning
-from stud_service.audit.fairness import check_shuffle, evidence_from_payloads
+from stud_service.audit.fairness import check_shuffle
+from stud_service.audit.history import FULL, shuffle_evidence
 from stud_service.audit.records import HandRecord, fetch, load_hand, stream_id_for
 from stud_service.audit.replay_check import chips_ledger, replay_hand
 from stud_service.store import EventStore
@@ -95,7 +97,7 @@ def check_record(record: HandRecord) -> list[CheckResult]:
     items = [(stored.version, stored.payload) for stored in record.events]
     payloads = [payload for _version, payload in items if payload.get("hand") == record.hand]
     results = []
-    shuffle_problem = check_shuffle(evidence_from_payloads(payloads))
+    shuffle_problem = check_shuffle(shuffle_evidence(record, FULL))
     if shuffle_problem is None:
         results.append(CheckResult("shuffle"))
     else:
@@ -103,7 +105,10 @@ def check_record(record: HandRecord) -> list[CheckResult]:
         index = shuffle_problem.index
         version = versions[index - 1] if 0 < index <= len(versions) else record.first_version
         if index == 0 and "revealed" in shuffle_problem.message:
-            version = next((v for v, p in items if p.get("type") == "HandEnded"), record.first_version)
+            # The seed is read from the hand's ShuffleCommitted (older hands: revealed by HandEnded).
+            version = record.commitment.version if record.commitment is not None else next(
+                (v for v, p in items if p.get("type") == "HandEnded"), record.first_version
+            )
         results.append(CheckResult("shuffle", Problem("shuffle", version, shuffle_problem.message)))
     replayed = replay_hand(items, record.hand)
     chips_problem = None

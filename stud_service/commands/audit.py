@@ -4,6 +4,8 @@
     stud-service audit verify --checkpoint FILE [--key-file FILE]  does the log still extend that checkpoint?
     stud-service audit money [--as-of TIME | --checkpoint FILE [--key-file FILE]] [--currency CUR] [--json]
                                                          do the books balance? (docs/reconciliation.md)
+    stud-service audit access [--since TIME] [--until TIME] [--principal WHO] [--method M] [--json]
+                                                         the access log, oldest first (docs/access-log.md)
 
 The key is ``$STUD_CHECKPOINT_KEY`` (at least 32 bytes) unless ``--key-file`` names a file holding it.
 Store checkpoints outside the database: a log rewritten and re-hashed after one fails ``verify`` with the
@@ -21,13 +23,14 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from stud_service.db import DatabaseUnavailable, add_database_arguments, open_database, settings_from_args
+from stud_service.commands.recorded import recorded_store
+from stud_service.db import DatabaseUnavailable, add_database_arguments
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "audit",
-        help="signed checkpoints of the event log; the money reconciliation",
+        help="signed checkpoints of the event log; the money reconciliation; the access log",
         description=__doc__.splitlines()[0],
     )
     commands = parser.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
@@ -50,6 +53,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     money.add_argument("--json", action="store_true", help="the whole report as JSON")
     add_database_arguments(money)
     money.set_defaults(func=run_money)
+    access = commands.add_parser("access", help="list the access log: privileged calls and commands")
+    access.add_argument("--since", help="only records at or after this ISO-8601 time (default UTC)")
+    access.add_argument("--until", help="only records before this ISO-8601 time (default UTC)")
+    access.add_argument("--principal", help="only this principal's records (token subject or OS user)")
+    access.add_argument("--method", help="only this method (full name, bare name, or cli:COMMAND)")
+    access.add_argument("--json", action="store_true", help="one JSON object per record")
+    add_database_arguments(access)
+    access.set_defaults(func=run_access)
 
 
 def _key(args: argparse.Namespace) -> bytes | None:
@@ -64,15 +75,14 @@ def _key(args: argparse.Namespace) -> bytes | None:
 
 def run_checkpoint(args: argparse.Namespace) -> int:
     from stud_service.audit.checkpoint import make_checkpoint
-    from stud_service.store import EventStore
 
     key = _key(args)
     if key is None:
         return 2
 
     async def main() -> dict:
-        async with open_database(settings_from_args(args), max_size=2) as database:
-            return await make_checkpoint(EventStore(database.pool), key)
+        async with recorded_store(args, "audit checkpoint", "tables/-") as store:
+            return await make_checkpoint(store, key)
 
     try:
         checkpoint = asyncio.run(main())
@@ -103,7 +113,6 @@ def _key_and_checkpoint(args: argparse.Namespace) -> tuple[bytes, dict] | None:
 
 def run_verify(args: argparse.Namespace) -> int:
     from stud_service.audit.checkpoint import verify_checkpoint
-    from stud_service.store import EventStore
 
     read = _key_and_checkpoint(args)
     if read is None:
@@ -111,8 +120,8 @@ def run_verify(args: argparse.Namespace) -> int:
     key, checkpoint = read
 
     async def main():  # type: ignore[no-untyped-def]
-        async with open_database(settings_from_args(args), max_size=2) as database:
-            return await verify_checkpoint(EventStore(database.pool), checkpoint, key)
+        async with recorded_store(args, "audit verify", "tables/-") as store:
+            return await verify_checkpoint(store, checkpoint, key)
 
     try:
         report = asyncio.run(main())
@@ -143,7 +152,6 @@ def _as_of(text: str) -> datetime:
 def run_money(args: argparse.Namespace) -> int:
     from stud_service.audit.checkpoint import FORMAT, signature_ok
     from stud_service.audit.money_log import audit_money, heads_of
-    from stud_service.store import EventStore
 
     as_of = heads = None
     if args.currency is not None and not re.fullmatch(r"[A-Z]{3}", args.currency):
@@ -167,8 +175,8 @@ def run_money(args: argparse.Namespace) -> int:
         position = f"at the checkpoint of {checkpoint.get('created_at')}"
 
     async def main():  # type: ignore[no-untyped-def]
-        async with open_database(settings_from_args(args), max_size=2) as database:
-            return await audit_money(EventStore(database.pool), as_of, heads, args.currency)
+        async with recorded_store(args, "audit money", "money") as store:
+            return await audit_money(store, as_of, heads, args.currency)
 
     try:
         report = asyncio.run(main())
@@ -193,3 +201,51 @@ def run_money(args: argparse.Namespace) -> int:
         print(f"FAIL {discrepancy}")
     print("PASS: the books balance" if report.ok else f"FAIL: {len(report.discrepancies)} discrepancies")
     return 0 if report.ok else 1
+
+
+def run_access(args: argparse.Namespace) -> int:
+    from stud_service.access import list_access_records
+
+    def refuse(message: str) -> int:
+        print(f"stud-service audit access: {message}", file=sys.stderr)
+        return 2
+
+    bounds = []
+    for flag, text in (("--since", args.since), ("--until", args.until)):
+        try:
+            bounds.append(int(_as_of(text).timestamp() * 1000) if text else None)
+        except ValueError:
+            return refuse(f"{flag} must be an ISO-8601 time, not {text!r}")
+    since_ms, until_ms = bounds
+
+    async def main() -> list:
+        found, position = [], ""
+        async with recorded_store(args, "audit access", "accessRecords") as store:
+            while True:
+                page = await list_access_records(
+                    store, since_ms=since_ms, until_ms=until_ms, principal_id=args.principal,
+                    method=args.method, page_size=1000, position=position,
+                )
+                found.extend(page.records)
+                position = page.next_position
+                if not position:
+                    return found
+
+    try:
+        records = asyncio.run(main())
+    except DatabaseUnavailable as error:
+        return refuse(str(error))
+    for stored in records:
+        record = stored.record
+        if args.json:
+            print(json.dumps({
+                "time": record.at.isoformat(), "principal": record.principal_id, "role": record.role,
+                "method": record.method, "resource": record.resource, "peer": record.peer,
+                "outcome": record.outcome.value, "reason": record.reason,
+                "stream": stored.stream_id, "version": stored.version,
+            }))
+        else:
+            verdict = record.outcome.value + (f" {record.reason}" if record.reason else "")
+            print(f"{record.at:%Y-%m-%d %H:%M:%S.%f}"[:-3] + f"  {record.principal_id} ({record.role})"
+                  f"  {record.method}  {record.resource or '-'}  from {record.peer}  {verdict}")
+    return 0

@@ -69,6 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--data-dir", default=None, help="keep the embedded PostgreSQL here (default: temporary)"
     )
+    parser.add_argument("--keys-file", default=None,
+                        help="keyring sealing cards at rest (default: $STUD_KEYS_FILE; embedded: its own)")
     parser.set_defaults(func=run)
 
 
@@ -79,7 +81,13 @@ def run(args: argparse.Namespace) -> int:
         data_dir = args.data_dir
         if data_dir is None and args.database_url is None:
             data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="stud-demo-"))
-        return asyncio.run(play_demo(args, data_dir))
+        from stud_service.sealing import SealingError
+
+        try:
+            return asyncio.run(play_demo(args, data_dir))
+        except SealingError as error:
+            print(f"stud-service demo: {error}", file=sys.stderr)
+            return 2
 
 
 async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
@@ -105,6 +113,7 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
         hand_pause_seconds=0.2,
         metrics_listen="off",
         pool_size=8,
+        keys_file=args.keys_file,
     )
     async with ServiceHost(options) as host:
         print(f"Serving gRPC on 127.0.0.1:{host.port} (ready in {time.monotonic() - started:.1f}s)")

@@ -4,7 +4,8 @@
     stud-service hands show TABLE HAND [--as PLAYER]
     stud-service hands replay TABLE HAND [--as PLAYER | --public]
     stud-service hands verify [TABLE [HAND]] [--json]              (a progress bar when verifying many)
-    stud-service hands verify-shuffle TABLE HAND | --phh FILE      (public data only: seed, seeds, cards)
+    stud-service hands verify-shuffle TABLE HAND [--as PLAYER] | --phh FILE
+                                   (what that viewer may check: the cards they saw, by their proofs)
     stud-service hands export TABLE HAND --format phh|pokerstars [--as PLAYER] [-o FILE]
 
 Exit codes: 0 ok, 1 a verification failed, 2 a refusal (no such hand, hand still running, ...).
@@ -21,7 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from stud_service.db import DatabaseUnavailable, add_database_arguments, open_database, settings_from_args
+from stud_service.commands.recorded import recorded_store
+from stud_service.db import DatabaseUnavailable, add_database_arguments, settings_from_args
+from stud_service.sealing.startup import add_keys_argument
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--page-token", default="")
     listing.add_argument("--json", action="store_true", help="one JSON object per hand")
     add_database_arguments(listing)
+    add_keys_argument(listing)
     listing.set_defaults(func=_runner(_list))
 
     show = commands.add_parser("show", help="a readable account of a hand (cards with suit symbols)")
@@ -58,13 +62,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     verify.add_argument("hand", nargs="?", type=int, help="one hand of that table")
     verify.add_argument("--json", action="store_true", help="the reports as JSON lines")
     add_database_arguments(verify)
+    add_keys_argument(verify)
     verify.set_defaults(func=_runner(_verify))
 
     shuffle = commands.add_parser("verify-shuffle", help="check a hand's deck against its commitment")
     shuffle.add_argument("table", nargs="?")
     shuffle.add_argument("hand", nargs="?", type=int)
     shuffle.add_argument("--phh", type=Path, help="check an exported PHH file instead (no database)")
+    shuffle.add_argument("--as", dest="viewer", help="as this player may check it (default: an observer)")
     add_database_arguments(shuffle)
+    add_keys_argument(shuffle)
     shuffle.set_defaults(func=_verify_shuffle)
 
     export = commands.add_parser("export", help="a hand history in PHH or PokerStars text")
@@ -79,25 +86,36 @@ def _hand_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="table id (the {table} of tables/{table})")
     parser.add_argument("hand", type=int, help="hand number, from 1")
     add_database_arguments(parser)
+    add_keys_argument(parser)
 
 
 def _runner(action: Callable[[Any, argparse.Namespace, TextIO], Awaitable[int]]) -> Callable[..., int]:
     def run(args: argparse.Namespace) -> int:
         from stud_service.audit.errors import AuditError
-        from stud_service.store import EventStore
+        from stud_service.sealing import SealingError, resolve_keyring
+        from stud_service.store import StoreError
 
         async def main() -> int:
-            async with open_database(settings_from_args(args), max_size=4) as database:
-                store = EventStore(database.pool)
+            keyring = resolve_keyring(args.keys_file, settings_from_args(args))
+            command = f"hands {args.hands_command}"
+            async with recorded_store(args, command, _resource(args), max_size=4, keyring=keyring) as store:
                 return await action(store, args, sys.stdout)
 
         try:
             return asyncio.run(main())
-        except (AuditError, DatabaseUnavailable) as error:
+        except (AuditError, DatabaseUnavailable, StoreError, SealingError) as error:
             print(f"stud-service hands {args.hands_command}: {error}", file=sys.stderr)
             return 2
 
     return run
+
+
+def _resource(args: argparse.Namespace) -> str:
+    """What a hands command is about, as its access record names it."""
+    table, hand = getattr(args, "table", None), getattr(args, "hand", None)
+    if table and hand is not None:
+        return f"tables/{table}/hands/{hand}"
+    return f"tables/{table}" if table else "tables/-"
 
 
 async def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
@@ -230,36 +248,40 @@ async def _verify(store: Any, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _verify_shuffle(args: argparse.Namespace) -> int:
-    from stud_service.audit.fairness import check_shuffle, evidence_from_payloads
+    from stud_service.audit.fairness import check_shuffle
 
     if args.phh is not None:
+        import tomllib
+
         from stud_service.audit.phh import shuffle_evidence_from_phh
 
-        evidence = shuffle_evidence_from_phh(args.phh.read_text())
+        try:
+            evidence = shuffle_evidence_from_phh(args.phh.read_text())
+        except (OSError, ValueError, KeyError, tomllib.TOMLDecodeError) as error:
+            print(f"stud-service hands verify-shuffle: {args.phh}: {error}", file=sys.stderr)
+            return 2
         return _shuffle_verdict(check_shuffle(evidence), evidence, str(args.phh))
     if args.table is None or args.hand is None:
         print("stud-service hands verify-shuffle: give TABLE HAND, or --phh FILE", file=sys.stderr)
         return 2
 
     async def from_log(store: Any, args: argparse.Namespace, out: TextIO) -> int:
-        from stud_service.audit.history import PUBLIC, hand_events
+        from stud_service.audit.history import PUBLIC, shuffle_evidence
         from stud_service.audit.records import load_hand
 
-        # Only what is public once the hand is over: no deck, no down cards (hence no hidden deals).
-        record = await load_hand(store, args.table, args.hand)
-        evidence = evidence_from_payloads([payload for _v, payload in hand_events(record, PUBLIC)])
+        # What an observer (or the player named) may check: their cards' proofs, never the seed.
+        record = (await load_hand(store, args.table, args.hand)).require_complete()
+        evidence = shuffle_evidence(record, args.viewer or PUBLIC)
         return _shuffle_verdict(check_shuffle(evidence), evidence, f"tables/{args.table}/hands/{args.hand}")
 
     return _runner(from_log)(args)
 
 
 def _shuffle_verdict(problem: Any, evidence: Any, name: str) -> int:
-    seen = sum(card is not None for card in evidence.dealt)
+    from stud_service.audit.fairness import what_was_proven
+
     if problem is None:
-        print(
-            f"{name}: shuffle OK — the revealed seed matches commitment {evidence.commitment[:16]}…"
-            f" and fixes all {seen} cards seen"
-        )
+        print(f"{name}: shuffle OK — {what_was_proven(evidence)}")
         return 0
     print(f"{name}: shuffle FAILED — {problem.message}")
     return 1

@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from stud_service.auth import DEFAULT_LEEWAY_SECONDS, DEFAULT_ROLE_CLAIM, SECRET_ENV, TokenSettings
 from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
@@ -117,6 +118,18 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="database unreachable this long: readiness reports NOT_SERVING"
         " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
     )
+    parser.add_argument(
+        "--reveal-seeds-after",
+        default=_env("STUD_REVEAL_SEEDS_AFTER", "off"),
+        help="reveal each hand's server seed (so every card of it) to everyone this many seconds after the"
+        " hand ended, or 'off': auditors only (default: $STUD_REVEAL_SEEDS_AFTER or off)",
+    )
+    parser.add_argument(
+        "--keys-file",
+        default=_env("STUD_KEYS_FILE"),
+        help="JSON keyring of the keys sealing cards and seeds at rest, mode 0600 (default: $STUD_KEYS_FILE;"
+        " none: $STUD_KEYS, or the embedded database's development keyring; docs/keys.md)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
     add_token_arguments(parser)
@@ -176,19 +189,34 @@ def token_settings(args: argparse.Namespace) -> TokenSettings:
     return TokenSettings(jwks=jwks, **common)
 
 
+def reveal_seeds_after(value: str) -> float | None:
+    """``--reveal-seeds-after``: seconds (>= 0), or None for 'off'; ValueError for anything else."""
+    if value.strip().lower() in ("", "off", "never"):
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError("--reveal-seeds-after is a number of seconds or 'off'") from None
+    if not 0 <= seconds < float("inf"):
+        raise ValueError("--reveal-seeds-after must be 0 or more seconds, or 'off'")
+    return seconds
+
+
 def tls_files(args: argparse.Namespace) -> TlsFiles | None:
     if bool(args.tls_cert) != bool(args.tls_key):
         raise ValueError("--tls-cert and --tls-key go together")
     return TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, **overrides: Any) -> int:
+    """``stud-service serve``; ``overrides``: ServiceOptions fields set by a caller in code (benchmarks)."""
     from stud_service.observability.logging import configure_logging
 
     configure_logging(args.log_format, args.log_level)
     try:
         tokens = token_settings(args)
         tls = tls_files(args)
+        reveal_after = reveal_seeds_after(str(args.reveal_seeds_after))
     except ValueError as error:
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
@@ -224,10 +252,15 @@ def run(args: argparse.Namespace) -> int:
         keepalive=keepalive,
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
+        reveal_seeds_after=reveal_after,
+        keys_file=args.keys_file,
+        **overrides,
     )
+    from stud_service.sealing import SealingError
+
     try:
         asyncio.run(ServiceHost(options).serve_until_signalled())
-    except JwksError as error:  # read before anything else starts
+    except (JwksError, SealingError) as error:  # read before anything else starts
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
     return 0

@@ -20,6 +20,7 @@ The public API (import from ``stud_service.engine``)::
     CreateTable(table_id, config, now_ms)       SitDown(player_id, seat, buy_in, now_ms)
     Leave(player_id, now_ms)    SitOut(player_id, now_ms)    SitIn(player_id, now_ms)
     TopUp(player_id, amount, now_ms)    SetClientSeed(player_id, seed, now_ms)   (next hand's shuffle)
+    CommitShuffle(commitment: hex str, secret: dict, now_ms)   (the next hand's server seed, committed)
     StartHand(deck: tuple of 52 codes, commitment: hex str, now_ms, extra: dict = {})
     Act(player_id, action: ActionKind, amount: int | None, now_ms)
         ActionKind: FOLD CHECK CALL BRING_IN COMPLETE BET RAISE; amount = the total the street bet
@@ -71,8 +72,8 @@ A service loop::
     if can_start_hand(state): ...        # the service sends StartHand itself
 
 Events (stud_service.engine.events): TableCreated, PlayerSeated, PlayerLeft, LeaveRequested,
-PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, HandStarted, AntePosted, CardDealt,
-BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
+PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, ShuffleCommitted, HandStarted, AntePosted,
+CardDealt, BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
 WaitingListJoined, WaitingListLeft, SeatOffered.
 """
 
@@ -89,6 +90,7 @@ from stud_service.engine.commands import (
     Act,
     ActionKind,
     Command,
+    CommitShuffle,
     CreateTable,
     ExpireSeatOffers,
     JoinWaitingList,
@@ -155,6 +157,7 @@ from stud_service.engine.events import (
     PlayerSeated,
     PlayerToppedUp,
     SeatOffered,
+    ShuffleCommitted,
     TableCreated,
     UncalledBetReturned,
     WaitingListJoined,
@@ -193,5 +196,5 @@ __all__ = [
     "sit_out_reason", "state_from_json", "state_to_json", "to_act", "turn_number", "view_event", "view_state",
     "AlreadyWaiting", "ExpireSeatOffers", "JoinWaitingList", "LeaveWaitingList", "NotWaiting", "OfferNotDue",
     "SeatOffered", "SeatOnOffer", "TableNotFull", "WaitingListFull", "WaitingListJoined", "WaitingListLeft",
-    "seat_offer_deadline_ms",
+    "seat_offer_deadline_ms", "CommitShuffle", "ShuffleCommitted",
 ]

@@ -59,6 +59,9 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+# Plain JSON the engine carries without reading: audit data (HandStarted.extra), the committed seed.
+_OPAQUE_FIELDS = frozenset({"extra", "secret"})
+
 _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {
     cls: dataclasses.fields(cls) for cls in EVENT_TYPES.values()}
 
@@ -68,7 +71,7 @@ def event_to_json(event: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"type": cls.__name__, "v": EVENT_VERSIONS[cls]}
     for f in _FIELDS[cls]:
         value = getattr(event, f.name)
-        out[f.name] = value if f.name == "extra" else _to_json(value)
+        out[f.name] = value if f.name in _OPAQUE_FIELDS else _to_json(value)
     return out
 
 
@@ -82,7 +85,7 @@ def _decode_field(name: str, annotation: object, value: Any) -> Any:
         return config_from_json(value)
     if name == "action":
         return ActionKind(value)
-    if name == "extra":
+    if name in _OPAQUE_FIELDS:
         return value
     if _is_tuple(annotation):
         return _frozen(value)

@@ -71,6 +71,16 @@ class SetClientSeed:
 
 
 @dataclass(frozen=True, slots=True)
+class CommitShuffle:
+    """Commit to the next hand's server seed: ``commitment`` (64 lowercase hex digits, SHA-256 of the seed)
+    is published, ``secret`` (the seed) kept in the log for the deal and for audit, never shown."""
+
+    commitment: str
+    secret: dict[str, Any]
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class StartHand:
     """Deal a new hand from ``deck`` (all 52 codes in shuffled order), committed to by ``commitment``.
     ``extra`` is audit data (e.g. client seeds) copied verbatim into HandStarted."""
@@ -122,8 +132,8 @@ class ExpireSeatOffers:
     now_ms: int
 
 
-Command = (CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | SetClientSeed | StartHand | Act
-           | Timeout | JoinWaitingList | LeaveWaitingList | ExpireSeatOffers)
+Command = (CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | SetClientSeed | CommitShuffle | StartHand
+           | Act | Timeout | JoinWaitingList | LeaveWaitingList | ExpireSeatOffers)
 
 for _command_type in Command.__args__:
     fast_frozen_init(_command_type)  # a client builds one per decision: see records.py

@@ -41,6 +41,7 @@ from stud_service.cards import DECK_SIZE
 from stud_service.engine.commands import (
     Act,
     ActionKind,
+    CommitShuffle,
     CreateTable,
     ExpireSeatOffers,
     JoinWaitingList,
@@ -98,6 +99,7 @@ from stud_service.engine.events import (
     PlayerSeated,
     PlayerToppedUp,
     SeatOffered,
+    ShuffleCommitted,
     TableCreated,
     UncalledBetReturned,
     WaitingListJoined,
@@ -290,6 +292,17 @@ def _set_client_seed(state: TableState, cmd: SetClientSeed) -> list[Any]:
     if not isinstance(seed, str) or not 0 < len(seed) <= MAX_CLIENT_SEED_CHARS or not seed.isprintable():
         raise MalformedCommand("seed", f"a client seed is 1..{MAX_CLIENT_SEED_CHARS} printable characters")
     return [ClientSeedSet(cmd.player_id, seat, seed, cmd.now_ms)]
+
+
+def _commit_shuffle(state: TableState, cmd: CommitShuffle) -> list[Any]:
+    """The next hand's seed commitment: 64 lowercase hex digits (SHA-256), its secret a JSON object."""
+    _config(state)
+    commitment = cmd.commitment
+    if not isinstance(commitment, str) or len(commitment) != 64 or commitment.strip("0123456789abcdef"):
+        raise MalformedCommand("commitment", "a commitment is 64 lowercase hex digits")
+    if not isinstance(cmd.secret, dict):
+        raise MalformedCommand("secret", "a commitment's secret is a JSON object")
+    return [ShuffleCommitted(state.hand_number + 1, commitment, dict(cmd.secret), cmd.now_ms)]
 
 
 # --- the waiting list (docs/waiting-list.md) ---------------------------------------------------------
@@ -638,6 +651,7 @@ _HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
     SitIn: _sit_in,
     TopUp: _top_up,
     SetClientSeed: _set_client_seed,
+    CommitShuffle: _commit_shuffle,
     StartHand: _start_hand,
     Act: _act,
     Timeout: _timeout,

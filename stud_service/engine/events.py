@@ -144,6 +144,25 @@ class ClientSeedSet:
 
 
 @dataclass(frozen=True, slots=True)
+class ShuffleCommitted:
+    """The commitment to hand ``next_hand``'s server seed, published before any client seed for that hand
+    can be set (README "The provably fair shuffle"): appended with TableCreated (hand 1) and with each
+    HandStarted (the hand after it).  ``commitment``: hex SHA-256 of the seed.  ``secret``: the seed itself
+    (``{"server_seed": hex}``), opaque to the engine; it is sealed at rest and never shown to a client."""
+
+    next_hand: int
+    commitment: str
+    secret: dict[str, Any]
+    at_ms: int
+
+    def __init__(self, next_hand: int, commitment: str, secret: dict[str, Any], at_ms: int) -> None:
+        object.__setattr__(self, "next_hand", next_hand)
+        object.__setattr__(self, "commitment", commitment)
+        object.__setattr__(self, "secret", secret)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
 class HandStarted:
     """Everything needed to replay this hand alone.
 
@@ -374,16 +393,16 @@ class SeatOffered:
 
 Event = (
     TableCreated | PlayerSeated | PlayerLeft | LeaveRequested | PlayerSatOut | PlayerSatIn | PlayerToppedUp
-    | ClientSeedSet | HandStarted | AntePosted | CardDealt | BettingRoundStarted | PlayerActed
-    | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined | WaitingListLeft
-    | SeatOffered
+    | ClientSeedSet | ShuffleCommitted | HandStarted | AntePosted | CardDealt | BettingRoundStarted
+    | PlayerActed | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined
+    | WaitingListLeft | SeatOffered
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (
         TableCreated, PlayerSeated, PlayerLeft, LeaveRequested, PlayerSatOut, PlayerSatIn, PlayerToppedUp,
-        ClientSeedSet, HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed,
+        ClientSeedSet, ShuffleCommitted, HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed,
         UncalledBetReturned, HandShown, HandMucked, HandEnded, WaitingListJoined, WaitingListLeft,
         SeatOffered,
     )

@@ -29,6 +29,7 @@ from stud_service.engine.events import (
     PlayerSeated,
     PlayerToppedUp,
     SeatOffered,
+    ShuffleCommitted,
     TableCreated,
     UncalledBetReturned,
     WaitingListJoined,
@@ -99,6 +100,10 @@ def _player_topped_up(state: TableState, e: PlayerToppedUp) -> None:
 
 def _client_seed_set(state: TableState, e: ClientSeedSet) -> None:
     state.seats[e.seat]  # the seat must be taken; the service keeps the seed for the next deal
+
+
+def _shuffle_committed(state: TableState, e: ShuffleCommitted) -> None:
+    pass  # the service keeps the commitment for its next deal; the table itself does not change
 
 
 def _hand_started(state: TableState, e: HandStarted) -> None:
@@ -314,6 +319,7 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
     PlayerSatIn: _player_sat_in,
     PlayerToppedUp: _player_topped_up,
     ClientSeedSet: _client_seed_set,
+    ShuffleCommitted: _shuffle_committed,
     HandStarted: _hand_started,
     AntePosted: _ante_posted,
     CardDealt: _card_dealt,

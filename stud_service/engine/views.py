@@ -11,9 +11,10 @@ down cards a seat viewer sees is decided by player id as of the event's hand, ne
 viewer holds now (seats change players between hands): the running hand's players, or ``dealt_in``
 (seat -> player id, from that hand's HandStarted) for an earlier hand; without it an earlier hand's
 down cards stay hidden.  Hidden down cards become ``"card": null, "hidden": true``; the deck order
-becomes ``"deck": null`` and the server seed is dropped from HandStarted's ``extra`` (HandEnded
-reveals it).  Mucked hands are never revealed by HandMucked or HandEnded (the CardDealt events
-of the log hold them, for the auditor).
+becomes ``"deck": null``; no server seed is ever in a view (ShuffleCommitted's secret, and the seed
+older hands kept in HandStarted and revealed in HandEnded, are dropped: the audit API gives seeds to
+auditors, README "The provably fair shuffle").  Mucked hands are never revealed by HandMucked or
+HandEnded (the CardDealt events of the log hold them, for the auditor).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from stud_service.engine.codec import event_to_json
 from stud_service.engine.config import config_to_json
-from stud_service.engine.events import CardDealt
+from stud_service.engine.events import CardDealt, ShuffleCommitted
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.state import TableState, action_deadline_ms, to_act
 
@@ -84,6 +85,8 @@ def view_event(
     hand (its HandStarted seats), needed only for a seat viewer's own down cards of an earlier hand."""
     data = event_to_json(event)
     hand_number = getattr(event, "hand", None)
+    if isinstance(event, ShuffleCommitted):
+        return redact_event_json(data, None)  # a future hand's seed: nobody's, not even an auditor's
     if hand_number is None:
         return data if viewer.kind is ViewerKind.AUDITOR else redact_waiting_list_json(data, viewer.player_id)
     if viewer.kind is ViewerKind.AUDITOR and hand_has_ended(state, hand_number):
@@ -98,10 +101,18 @@ def redact_event_json(data: dict[str, Any], own_seat: int | None) -> dict[str, A
     """An event's JSON as the player dealt into ``own_seat`` of its hand may see it (None: anyone else).
 
     The one place that decides what a hand's event hides: HandStarted loses its deck order
-    (``"deck": null``) and the server seed (HandEnded reveals it); a face-down CardDealt to another
-    seat becomes ``"card": null, "hidden": true``.  Returns ``data`` itself when it hides nothing
-    (callers may cache its text); never changes ``data``."""
+    (``"deck": null``) and any server seed (hands logged before seeds were sealed kept it there); a
+    ShuffleCommitted loses its ``secret`` (the committed seed) and a HandEnded its revealed
+    ``server_seed`` (older hands revealed it to everyone; now only an auditor, or everyone after the
+    operator's delayed reveal, gets it, through the audit API); a face-down CardDealt to another seat
+    becomes ``"card": null, "hidden": true``.  Returns ``data`` itself when it hides nothing (callers may
+    cache its text); never changes ``data``."""
     kind = data.get("type")
+    if kind == "ShuffleCommitted":
+        return {key: value for key, value in data.items() if key != "secret"}
+    if kind == "HandEnded":
+        return {key: value for key, value in data.items() if key != "server_seed"} if "server_seed" in data \
+            else data
     if kind == "HandStarted":
         shown = {**data, "deck": None}
         extra = data.get("extra")

@@ -15,9 +15,11 @@ from typing import Any
 
 import grpc
 
+from stud_service.access import BadPosition, Outcome, StoredAccessRecord, list_access_records
+from stud_service.access.records import MAX_FIELD_CHARS
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
-from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra, evidence_from_payloads
-from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps
+from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra
+from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps, shuffle_evidence
 from stud_service.audit.money_log import audit_money
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
@@ -26,19 +28,37 @@ from stud_service.audit.verify import verify_loaded
 from stud_service.auth import Principal, Role, valid_player_id
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
+from stud_service.server.access import recorded, roles_only
+from stud_service.server.app import AUDIT_SERVICE_NAME
 from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.convert import VARIANT_PROTOS, table_id_from_name, timestamp, view_to_proto
+from stud_service.server.convert import (
+    VARIANT_PROTOS,
+    table_id_from_name,
+    timestamp,
+    timestamp_ms,
+    view_to_proto,
+)
 from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
 from stud_service.server.events_proto import event_proto
 from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.request_ids import request_key
-from stud_service.server.runtime import TableRuntime
+from stud_service.server.runtime import TableRuntime, now_ms
 
 HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})")
 ALL_TABLES = "tables/-"
 DEFAULT_PAGE_SIZE = 50
+_OUTCOMES = {
+    Outcome.ALLOWED: audit_pb2.ACCESS_OUTCOME_ALLOWED,
+    Outcome.REFUSED: audit_pb2.ACCESS_OUTCOME_REFUSED,
+}
+_NOT_AUDITORS = roles_only((Role.PLAYER, Role.OPERATOR), lambda: RequestError(
+    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY", "an auditor token cannot take part in a game"
+))
+_AUDITORS = roles_only((Role.AUDITOR,), lambda: RequestError(
+    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY", "the access log is for auditors"
+))
 
 
 
@@ -61,6 +81,39 @@ def _time_filter(request: Any, field: str) -> datetime | None:
     if not (_FIRST_SECOND <= stamp.seconds <= _LAST_SECOND and 0 <= stamp.nanos < 1_000_000_000):
         raise malformed(f"{field} must be a valid timestamp (years 1 to 9999)", field)
     return stamp.ToDatetime(tzinfo=UTC)
+
+
+def _page_request(
+    request: Any, tokens: PageTokens, filters: tuple[str | None, ...]
+) -> tuple[datetime | None, datetime | None, tuple[str | None, ...], str]:
+    """A listing's page_size, start_time, end_time and page_token checked: the times, the token's binding
+    and the position it holds. A token continues its listing only: same filters and times (AIP-158)."""
+    if request.page_size < 0:
+        raise malformed("page_size must not be negative", "page_size")
+    since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
+    binding = (*filters, *(when.isoformat() if when else None for when in (since, until)))
+    position = tokens.open(request.page_token, binding) if request.page_token else ""
+    return since, until, binding, position
+
+
+def _ms(when: datetime | None) -> int | None:
+    return None if when is None else int(when.timestamp() * 1000)
+
+
+def access_record_proto(stored: StoredAccessRecord) -> audit_pb2.AccessRecord:
+    record = stored.record
+    return audit_pb2.AccessRecord(
+        principal_id=record.principal_id,
+        role=record.role,
+        method=record.method,
+        resource=record.resource,
+        time=timestamp_ms(record.at_ms),
+        peer=record.peer,
+        outcome=_OUTCOMES[record.outcome],
+        refusal_reason=record.reason,
+        log_stream=stored.stream_id,
+        log_version=stored.version,
+    )
 
 
 def _replay_views(record: HandRecord, mode: str) -> Render:
@@ -111,12 +164,19 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
 
 
 class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
-    def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
+    SERVICE_NAME = AUDIT_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
+
+    def __init__(
+        self, runtime: TableRuntime, keys: CallerKeys | str, *, reveal_seeds_after: float | None = None
+    ) -> None:
         self.runtime = runtime
+        # Seconds after a hand's end when its seed (and so its whole deck) is public; None: auditors only.
+        self.reveal_seeds_after = reveal_seeds_after
         self.store = runtime.store
         keys = CallerKeys.of(keys)
         self._tokens = keys.tokens
         self._page_tokens = PageTokens(keys.page_token_key, "ListHands")
+        self._access_tokens = PageTokens(keys.page_token_key, "ListAccessRecords")
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -131,6 +191,22 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         table_id, hand = hand_from_name(name)
         return (await load_hand(self.store, table_id, hand)).require_complete()
 
+    def _public_reveal_ms(self, record: HandRecord) -> int | None:
+        """When the hand's server seed becomes public (ms since the epoch); None: never."""
+        ended = record.ended
+        if self.reveal_seeds_after is None or ended is None:
+            return None
+        return int(ended["at_ms"]) + int(self.reveal_seeds_after * 1000)
+
+    def _seed_for(self, principal: Principal, record: HandRecord) -> bytes | None:
+        """The hand's server seed if the caller may have it: auditors and operators, everyone once the
+        operator's delayed public reveal has passed; else None (it would give away every unseen card)."""
+        if not self._sees_everything(principal):
+            public_at = self._public_reveal_ms(record)
+            if public_at is None or public_at > now_ms():
+                return None
+        return record.server_seed()
+
     def _mode(self, principal: Principal, record: HandRecord) -> str:
         """FULL for auditors and operators; the player's own view, if they played the hand."""
         if self._sees_everything(principal):
@@ -141,6 +217,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     # -- reading -------------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded()
     async def ListHands(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         table_id = None
@@ -157,12 +234,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
                     "a player may list only their own hands",
                 )
             player_id = principal.player_id
-        if request.page_size < 0:
-            raise malformed("page_size must not be negative", "page_size")
-        since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
-        # A token continues this listing only: same table, player and times (AIP-158).
-        binding = (table_id, player_id, *(when.isoformat() if when else None for when in (since, until)))
-        position = self._page_tokens.open(request.page_token, binding) if request.page_token else ""
+        since, until, binding, position = _page_request(request, self._page_tokens, (table_id, player_id))
         try:
             page = await list_hands(
                 self.store,
@@ -181,6 +253,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         )
 
     @refusals_as_statuses
+    @recorded()
     async def GetHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -190,17 +263,20 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             event_proto(version, payload, recorded_at[version])
             for version, payload in hand_events(record, mode)
         ]
-        ended = record.ended or {}
+        seed = self._seed_for(principal, record)
+        extra = record.started.get("extra")
         return audit_pb2.Hand(
             name=request.name,
             summary=_record_summary(record),
             events=events,
             deck_commitment=record.started["commitment"],
-            server_seed=ended.get("server_seed") or "",
-            client_seeds=client_seeds_from_extra(record.started.get("extra")),
+            server_seed=seed.hex() if seed is not None else "",
+            client_seeds=client_seeds_from_extra(extra),
+            deck_root=str(extra.get("deck_root") or "") if isinstance(extra, dict) else "",
         )
 
     @refusals_as_statuses
+    @recorded()
     async def ReplayHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -234,6 +310,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         return audit_service_pb2.ReplayHandResponse(steps=steps)
 
     @refusals_as_statuses
+    @recorded()
     async def VerifyHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         if not self._sees_everything(principal):
@@ -264,25 +341,39 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
         return reply
 
     @refusals_as_statuses
+    @recorded()
     async def VerifyShuffle(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
-        # Public evidence only: a player who played also checks their own down cards.
+        # Public evidence (the proofs of the face-up and shown cards): a player who played also checks
+        # their own down cards.  The seed only when the caller may have it (older hands logged it openly).
         played = not self._sees_everything(principal) and record.seat_of(principal.player_id) is not None
-        payloads = [p for _v, p in hand_events(record, principal.player_id if played else PUBLIC)]
-        evidence = evidence_from_payloads(payloads)
+        revealed = self._seed_for(principal, record) is not None
+        evidence = shuffle_evidence(record, principal.player_id if played else PUBLIC, reveal_seed=revealed)
         problem = check_shuffle(evidence)
-        return audit_service_pb2.VerifyShuffleResponse(
+        order = evidence.order
+        reply = audit_service_pb2.VerifyShuffleResponse(
             name=request.name,
             passed=problem is None,
             message=problem.message if problem else "",
             deck_commitment=evidence.commitment,
             server_seed=evidence.server_seed or "",
             client_seeds=evidence.client_seeds,
-            cards_checked=sum(card is not None for card in evidence.dealt),
+            cards_checked=len(evidence.seen),
+            deck_root=evidence.deck_root or "",
+            proofs=[audit_pb2.CardProof(position=p.position, card=p.card, salt=p.salt.hex(),
+                                        path=[node.hex() for node in p.path]) for p in evidence.proofs],
+            commitment_version=order.commitment_version if order else 0,
+            client_seed_versions=[v or 0 for _s, v in sorted(order.seed_versions.items())] if order else [],
+            hand_started_version=order.started_version if order else 0,
         )
+        public_at = self._public_reveal_ms(record)
+        if public_at is not None:
+            reply.public_reveal_time.CopyFrom(timestamp_ms(public_at))
+        return reply
 
     @refusals_as_statuses
+    @recorded()
     async def ExportHandHistory(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         record = await self._finished_hand(request.name)
@@ -300,6 +391,7 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     # -- money -----------------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded(resource=lambda request: "money")
     async def ReconcileMoney(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         if not self._sees_everything(self._principal(context)):
             raise RequestError(
@@ -318,14 +410,10 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
     # -- the shuffle's client seeds --------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded(gate=_NOT_AUDITORS)
     async def SetClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
-        if principal.role is Role.AUDITOR:
-            raise RequestError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "AUDITOR_READ_ONLY",
-                "an auditor token cannot take part in a game",
-            )
+        _NOT_AUDITORS(principal)
         table_id = table_id_from_name(request.name)
         request_id = request_key(principal, request)
         player, seed = principal.player_id, request.seed
@@ -333,3 +421,34 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
             table_id, lambda state, now: SetClientSeed(player, seed, now_ms=now), request_id=request_id
         )
         return audit_service_pb2.SetClientSeedResponse(version=written.version)
+
+    # -- the access log --------------------------------------------------------------------------
+
+    @refusals_as_statuses
+    @recorded(gate=_AUDITORS, resource=lambda request: "accessRecords")
+    async def ListAccessRecords(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        _AUDITORS(self._principal(context))  # a player's call is not recorded, but refused all the same
+        principal_id = request.principal_id or None
+        if principal_id is not None and not valid_player_id(principal_id):
+            raise malformed("principal_id must be 1..64 printable characters", "principal_id")
+        if len(request.method) > MAX_FIELD_CHARS:
+            raise malformed(f"method must be at most {MAX_FIELD_CHARS} characters", "method")
+        filters = (principal_id, request.method or None)
+        since, until, binding, position = _page_request(request, self._access_tokens, filters)
+        try:
+            page = await list_access_records(
+                self.store,
+                since_ms=_ms(since),
+                until_ms=_ms(until),
+                principal_id=principal_id,
+                method=request.method or None,
+                page_size=request.page_size or DEFAULT_PAGE_SIZE,
+                position=position,
+            )
+        except BadPosition as error:
+            raise malformed(str(error), "page_token") from None
+        next_token = self._access_tokens.issue(page.next_position, binding) if page.next_position else ""
+        return audit_service_pb2.ListAccessRecordsResponse(
+            access_records=[access_record_proto(stored) for stored in page.records],
+            next_page_token=next_token,
+        )

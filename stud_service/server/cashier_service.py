@@ -21,8 +21,10 @@ from stud_service.ledger.book import Written
 from stud_service.ledger.errors import CurrencyMismatch, LedgerError, NoAccount, NotYourAccount
 from stud_service.ledger.names import AccountName, parse_account_name, parse_player_name
 from stud_service.ledger.players import PlayerStanding
+from stud_service.server.access import operator_only, recorded
+from stud_service.server.app import CASHIER_SERVICE_NAME
 from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
+from stud_service.server.errors import malformed, quoted, refusals_as_statuses
 from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2, cashier_service_pb2_grpc
@@ -53,7 +55,14 @@ def _player_name(name: str) -> str:
     return player
 
 
+_MOVING_MONEY = operator_only("moving money through the cashier")
+_SUSPENDING = operator_only("suspending a player")
+_REINSTATING = operator_only("reinstating a player")
+
+
 class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
+    SERVICE_NAME = CASHIER_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
+
     def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
         self.runtime = runtime
         self.ledger = runtime.ledger
@@ -66,13 +75,6 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
         return principal_of(context, self._tokens)
-
-    @staticmethod
-    def _operator(principal: Principal, what: str) -> None:
-        if principal.role is not Role.OPERATOR:
-            raise RequestError(
-                grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY", f"{what} needs an operator token"
-            )
 
     @staticmethod
     def _may_read(principal: Principal, player_id: str | None) -> None:
@@ -95,7 +97,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         self, request: Any, context: grpc.aio.ServicerContext, deposit: bool
     ) -> tuple[Any, Any]:
         principal = self._principal(context)
-        self._operator(principal, "moving money through the cashier")
+        _MOVING_MONEY(principal)
         name = _account_name(request.account, "account")
         if name.player_id is None:
             raise malformed("the cashier pays into and out of players' accounts, not the house's", "account")
@@ -139,11 +141,13 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return await self._entry(name, recorded.last_version), account_to_proto(name.name, account)
 
     @refusals_as_statuses
+    @recorded(gate=_MOVING_MONEY)
     async def Deposit(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=True)
         return cashier_service_pb2.DepositResponse(entry=entry, account=account)
 
     @refusals_as_statuses
+    @recorded(gate=_MOVING_MONEY)
     async def Withdraw(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         entry, account = await self._cashier(request, context, deposit=False)
         return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
@@ -151,6 +155,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
     # -- reading -------------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded()
     async def GetAccount(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         name = _account_name(request.name, "name")
@@ -158,6 +163,7 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return account_to_proto(name.name, await self._opened(name))
 
     @refusals_as_statuses
+    @recorded()
     async def ListAccountEntries(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         name = _account_name(request.parent, "parent")
@@ -190,9 +196,10 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
     # -- operator controls ---------------------------------------------------------------------
 
     @refusals_as_statuses
+    @recorded(gate=_SUSPENDING)
     async def SuspendPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
-        self._operator(principal, "suspending a player")
+        _SUSPENDING(principal)
         player = _player_name(request.name)
         standing = await self.ledger.set_suspended(
             player, True, request.reason, principal.player_id, now_ms()
@@ -220,14 +227,16 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
         return sorted(tables)
 
     @refusals_as_statuses
+    @recorded(gate=_REINSTATING)
     async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
-        self._operator(principal, "reinstating a player")
+        _REINSTATING(principal)
         player = _player_name(request.name)
         standing = await self.ledger.set_suspended(player, False, "", principal.player_id, now_ms())
         return standing_to_proto(standing)
 
     @refusals_as_statuses
+    @recorded()
     async def GetPlayerStanding(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = self._principal(context)
         player = _player_name(request.name)

@@ -286,7 +286,7 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
         number = last_result.get("hand", state.hand_number)
         view.hand.CopyFrom(table_pb2.HandView(
             name=f"tables/{table_id}/hands/{number}", hand_number=number, street=table_pb2.STREET_SHOWDOWN,
-            complete=True, deck_commitment=commitment, server_seed=last_result.get("server_seed") or "",
+            complete=True, deck_commitment=commitment,
             pots=[table_pb2.Pot(amount=pot["amount"], eligible_seats=pot.get("eligible", ()))
                   for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
             awards=awards_to_proto(last_result),

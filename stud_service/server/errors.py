@@ -31,6 +31,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from stud_service.observability.logging import RateLimitedLog
+from stud_service.sealing.errors import SealingError
 from stud_service.server import reasons
 from stud_service.store.errors import is_store_fault
 
@@ -139,6 +140,8 @@ def status_for(error: Exception) -> grpc.Status:
         return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
     if is_store_refusal(error):
         return store_unavailable_status()
+    if isinstance(error, SealingError):  # its message names the stream, hand and key id, never a secret
+        return rich_status(grpc.StatusCode.DATA_LOSS, "SEALED_DATA_UNREADABLE", str(error))
     return rich_status(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
 
 
@@ -163,6 +166,8 @@ async def answer(
     except Exception as error:
         if is_store_refusal(error):
             log_store_fault(error)
+        elif isinstance(error, SealingError):
+            _log.error("%s: a sealed secret does not open: %s", method.__name__, error)
         elif not is_refusal(error):
             _log.exception("%s failed", method.__name__)
         await abort_with(context, status_for(error))

@@ -118,11 +118,13 @@ def _hand_started(target: Any, data: dict[str, Any]) -> None:
         target.deck.extend(data["deck"])
     target.commitment = data["commitment"]
     extra = data.get("extra")
-    if isinstance(extra, dict):  # audit data (server.runtime writes it): seeds only, nothing else shown
+    if isinstance(extra, dict):  # audit data (server.runtime writes it): seeds, the deck root, nothing secret
         for seat, seed in (extra.get("client_seeds") or {}).items():
             target.client_seeds[int(seat)] = seed
-        if extra.get("server_seed"):
+        if extra.get("server_seed"):  # an auditor's view of a hand logged before seeds were sealed
             target.server_seed = extra["server_seed"]
+        target.deck_root = str(extra.get("deck_root") or "")
+        target.commitment_version = int(extra.get("commitment_version") or 0)
     target.time.FromMilliseconds(data["at_ms"])
 
 
@@ -146,6 +148,12 @@ def _hand_ended(target: Any, data: dict[str, Any]) -> None:
         target.rake_shares.add(seat=seat, amount=amount)
 
 
+def _shuffle_committed(target: Any, data: dict[str, Any]) -> None:
+    target.next_hand = data["next_hand"]
+    target.commitment = data["commitment"]
+    target.time.FromMilliseconds(data["at_ms"])
+
+
 _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "TableCreated": _table_created,
     "PlayerSatOut": _player_sat_out,
@@ -154,4 +162,5 @@ _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "HandEnded": _hand_ended,
     "WaitingListLeft": _waiting_list_left,
     "SeatOffered": _seat_offered,
+    "ShuffleCommitted": _shuffle_committed,
 }

@@ -18,6 +18,7 @@ from pathlib import Path
 from stud_service.auth import TokenSettings
 from stud_service.db import DatabaseSettings, open_database
 from stud_service.db.connect import DEFAULT_STORE_TIMEOUT_SECONDS
+from stud_service.sealing import Keyring, open_sealed_store, resolve_keyring
 from stud_service.server.app import (
     DEFAULT_GRACE_SECONDS,
     RunningServer,
@@ -56,6 +57,12 @@ class ServiceOptions:
     keepalive: KeepalivePolicy = KeepalivePolicy()
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
     unready_after_seconds: float = DEFAULT_UNREADY_AFTER_SECONDS
+    reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
+    keys_file: str | None = None  # none: $STUD_KEYS_FILE, $STUD_KEYS, or the embedded database's own
+    keyring: Keyring | None = None  # given directly (tests), instead of keys_file
+    # False only for the service benchmark's baseline (benchmarks/serve_unsealed.py): no command line or
+    # setting turns sealing off, so no deployment can store a secret in the clear by mistake.
+    seal_at_rest: bool = True
 
 
 class ServiceHost:
@@ -80,11 +87,16 @@ class ServiceHost:
             if not options.page_token_key:
                 _log.warning("no page-token key is set: page tokens hold only on this replica until it stops")
         settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
+        keyring = (options.keyring or resolve_keyring(options.keys_file, settings)) if options.seal_at_rest \
+            else None  # no key, no service
         database = await self._stack.enter_async_context(
             open_database(settings, max_size=options.pool_size, timeout=options.store_timeout_seconds)
         )
         self.database_url = database.url
-        store = EventStore(database.pool, spin_wait=options.append_spin_seconds)
+        if keyring is None:
+            store = EventStore(database.pool, spin_wait=options.append_spin_seconds)
+        else:
+            store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
         self.runtime = TableRuntime(
@@ -99,7 +111,7 @@ class ServiceHost:
         self.runtime.discover_new_tables()  # and those of tables other replicas create from now on
         self.runtime.sweep_rake_periodically()
         service = TableService(self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
-        audit = AuditService(self.runtime, keys)
+        audit = AuditService(self.runtime, keys, reveal_seeds_after=options.reveal_seeds_after)
         cashier = CashierService(self.runtime, keys)
         self.running = await start_server(
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,

@@ -50,9 +50,11 @@ from typing import Any
 
 import grpc
 
+from stud_service.access import AccessLog
 from stud_service.backoff import Backoff
 from stud_service.engine import (
     Command,
+    CommitShuffle,
     DomainError,
     ExpireSeatOffers,
     Leave,
@@ -69,6 +71,7 @@ from stud_service.engine import (
     event_from_json,
     event_to_json,
     evolve,
+    execute,
     initial_state,
     seat_offer_deadline_ms,
     turn_number,
@@ -83,7 +86,7 @@ from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.server.replies import ReplyCache
 from stud_service.server.request_ids import RequestKey, check_same_request
-from stud_service.shuffle import shuffle_deck
+from stud_service.shuffle import new_commitment, prepare_deal
 from stud_service.store import AppendResult, ConcurrencyError, EventStore
 from stud_service.store.errors import is_store_fault
 
@@ -175,6 +178,38 @@ class _Deadline:
     timer: Callable[[LiveTable], DeadlineTimer]
 
 
+@dataclass(frozen=True, slots=True)
+class SeedCommitment:
+    """The next hand's committed server seed (its ShuffleCommitted, at ``version``): the seed the dealer must
+    deal that hand with. The seed stays in this replica's memory and, sealed, in the log."""
+
+    hand: int
+    commitment: str
+    server_seed: bytes
+    version: int
+
+
+Commands = Command | tuple[Command, ...]  # several: decided in turn, appended together
+
+
+def _commit_next_hand(now: int) -> CommitShuffle:
+    """A fresh server seed for the next hand, committed to (README "The provably fair shuffle")."""
+    server_seed, commitment = new_commitment()
+    return CommitShuffle(commitment, {"server_seed": server_seed.hex()}, now)
+
+
+def decide_all(state: TableState, commands: Commands) -> list[Any]:
+    """The events of one command, or of several decided in turn (each against the state the ones before
+    it leave), to be appended as one."""
+    if not isinstance(commands, tuple):
+        return decide(state, commands)
+    events: list[Any] = []
+    for command in commands:
+        more, state = execute(state, command)
+        events.extend(more)
+    return events
+
+
 @dataclass(eq=False)
 class LiveTable:
     """One table's state on this replica and the tasks that keep it moving."""
@@ -188,6 +223,7 @@ class LiveTable:
     replies: ReplyCache = field(default_factory=ReplyCache)  # reply parts shared by every call
     # Client seeds sent for the next deal, by player id (from ClientSeedSet; consumed by HandStarted).
     client_seeds: dict[str, str] = field(default_factory=dict)
+    next_seed: SeedCommitment | None = None  # from the last ShuffleCommitted
     watchers: set[Watcher] = field(default_factory=set)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     follower: asyncio.Task[None] | None = None
@@ -253,6 +289,7 @@ class TableRuntime:
     ) -> None:
         self.store = store
         self.ledger = Ledger(store)
+        self.access = AccessLog(store)  # privileged calls' records (server.access)
         self.settings = settings or RuntimeSettings()
         self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}
@@ -385,6 +422,9 @@ class TableRuntime:
         if kind == "HandStarted":
             live.commitment = str(payload.get("commitment", ""))
             live.client_seeds.clear()
+        elif kind == "ShuffleCommitted":
+            live.next_seed = _seed_commitment(payload, version)
+            live.client_seeds.clear()  # a seed counts only once the hand's seed is committed
         if kind in _LOGGED_EVENTS or _log.isEnabledFor(logging.DEBUG):
             self._log_event(live, version, kind, payload)
         if kind == "ClientSeedSet":
@@ -418,6 +458,8 @@ class TableRuntime:
         # The ids are given explicitly: the task applying the event may have entered its log scope
         # before this event started (or ended) the hand.
         hand = payload.get("hand")
+        if hand is None and live.state.hand is not None:  # a table event while a hand runs (a commitment)
+            hand = live.state.hand.number
         hand_id = hand_log_id(live.table_id, hand) if isinstance(hand, int) else None
         ids = {"table": live.table_id, "hand": hand_id}
         if kind == "HandStarted":
@@ -433,7 +475,7 @@ class TableRuntime:
     async def execute(
         self,
         table_id: str,
-        make_command: Callable[[TableState, int], Command],
+        make_command: Callable[[TableState, int], Commands],
         *,
         request_id: RequestKey | None = None,
         turn: int | None = None,
@@ -452,8 +494,9 @@ class TableRuntime:
 
     async def create(self, table_id: str, command: Command, request_id: RequestKey | None) -> TableAt:
         """Append a table's first event (expected version 0); TableExists if the stream has one
-        (unless ``request_id`` created it: a retry, answered with the table as it was created)."""
-        events = decide(initial_state(), command)
+        (unless ``request_id`` created it: a retry, answered with the table as it was created). The first
+        hand's seed is committed in the same append, before any player can sit down and send a client seed."""
+        events = decide_all(initial_state(), (command, _commit_next_hand(now_ms())))
         try:
             result = await self.store.append(
                 stream_id_for(table_id), 0, [event_to_json(event) for event in events], *_stored(request_id)
@@ -467,7 +510,7 @@ class TableRuntime:
     async def _execute(
         self,
         live: LiveTable,
-        make_command: Callable[[TableState, int], Command],
+        make_command: Callable[[TableState, int], Commands],
         request_id: RequestKey | None,
         expected_version: int | None = None,
         *,
@@ -496,7 +539,7 @@ class TableRuntime:
                     )
                 now = now_ms()
                 try:
-                    events = decide(live.state, make_command(live.state, now))
+                    events = decide_all(live.state, make_command(live.state, now))
                 except DomainError:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return retry
@@ -633,14 +676,16 @@ class TableRuntime:
             await self._deal(live, version)
 
     async def _deal(self, live: LiveTable, version: int) -> None:
-        seeds = live.client_seeds  # the table's dict, kept up to date by _apply
-
         async def deal() -> None:
             if await self._remove_suspended(live, version):
                 return  # their leaving re-arms the dealer
-            await self._execute(
-                live, lambda state, now: self._start_hand_command(state, now, seeds), None, version
-            )
+            committed = live.next_seed
+            if committed is None or committed.hand != live.state.hand_number + 1:
+                # A table from before seeds were committed ahead: commit now, deal after the next pause
+                # (client seeds sent before the commitment do not count: they are cleared).
+                await self._execute(live, lambda state, now: _commit_next_hand(now), None, version)
+                return
+            await self._execute(live, lambda state, now: deal_commands(live, state, now), None, version)
 
         await self._until_done(live, "dealing", deal)
 
@@ -719,30 +764,6 @@ class TableRuntime:
             )
         await backoff.wait()
 
-    @staticmethod
-    def _start_hand_command(
-        state: TableState, now: int, client_seeds: dict[str, str] | None = None
-    ) -> StartHand:
-        # Client seeds of the players dealt in, keyed by seat (stud_service.shuffle); JSON keys are text.
-        dealt_in = {seat: state.seats[seat].player_id for seat in players_ready(state)}
-        seeds = {
-            seat: (client_seeds or {})[player]
-            for seat, player in dealt_in.items()
-            if player in (client_seeds or {})
-        }
-        deck = shuffle_deck(seeds)
-        # The server seed is kept in the log (for the reveal at the hand's end and for audit) and is
-        # stripped from HandStarted before any client sees it (server.redact); HandEnded reveals it.
-        return StartHand(
-            deck=deck.cards,
-            commitment=deck.commitment,
-            now_ms=now,
-            extra={
-                "server_seed": deck.server_seed.hex(),
-                "client_seeds": {str(seat): seed for seat, seed in sorted(seeds.items())},
-            },
-        )
-
     # -- watchers ------------------------------------------------------------------------------
 
     def add_watcher(self, live: LiveTable) -> Watcher:
@@ -783,6 +804,33 @@ class TableRuntime:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+def _seed_commitment(payload: dict[str, Any], version: int) -> SeedCommitment | None:
+    """The committed seed of a ShuffleCommitted as read back (opened) from the log; None without one."""
+    secret = payload.get("secret")
+    seed = secret.get("server_seed") if isinstance(secret, dict) else None
+    if not isinstance(seed, str):
+        return None
+    return SeedCommitment(int(payload["next_hand"]), str(payload["commitment"]), bytes.fromhex(seed), version)
+
+
+def deal_commands(live: LiveTable, state: TableState, now: int) -> tuple[Command, Command]:
+    """The next hand, dealt from the seed committed for it and the client seeds sent since, with the
+    commitment of the hand after it (so client seeds sent during this hand come after that one's)."""
+    committed = live.next_seed
+    if committed is None or committed.hand != state.hand_number + 1:
+        raise TableMoved("the next hand's seed is not committed yet")
+    # Client seeds of the players dealt in, keyed by seat (stud_service.shuffle); JSON keys are text.
+    seeds = {
+        seat: live.client_seeds[state.seats[seat].player_id]
+        for seat in players_ready(state)
+        if state.seats[seat].player_id in live.client_seeds
+    }
+    deal = prepare_deal(committed.server_seed, seeds, committed.version)
+    if deal.commitment != committed.commitment:
+        raise TableMoved("the committed seed does not match its commitment")
+    return StartHand(deal.cards, deal.commitment, now, deal.extra), _commit_next_hand(now)
 
 
 _ACTION_CLOCK = _Deadline(

@@ -35,6 +35,8 @@ from stud_service.engine import (
 )
 from stud_service.engine.state import hands_ended
 from stud_service.observability.logging import log_context
+from stud_service.server.access import operator_only, record_access, recorded
+from stud_service.server.app import TABLE_SERVICE_NAME
 from stud_service.server.caller import CallerKeys, optional_principal_of, principal_of
 from stud_service.server.convert import (
     ACTIONS,
@@ -87,7 +89,14 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
     return wrapper
 
 
+_CREATE_TABLE = operator_only("creating tables")
+# An auditor's view shows every card of a running hand: recorded. Operators see what a player would.
+_EVERY_CARD = frozenset({Role.AUDITOR})
+
+
 class TableService(table_service_pb2_grpc.TableServiceServicer):
+    SERVICE_NAME = TABLE_SERVICE_NAME  # operators' and auditors' calls named in the access log
+
     def __init__(
         self, runtime: TableRuntime, keys: CallerKeys | str, default_action_clock_seconds: int = 30
     ) -> None:
@@ -163,14 +172,12 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     # -- tables --------------------------------------------------------------------------------
 
     @_refusals_as_statuses
+    @recorded(gate=_CREATE_TABLE, resource=lambda request: f"tables/{request.table_id or '-'}")
     async def CreateTable(
         self, request: table_service_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.Table:
         principal = self._principal(context)
-        if principal.role is not Role.OPERATOR:
-            raise RequestError(
-                grpc.StatusCode.PERMISSION_DENIED, "OPERATOR_ONLY", "creating tables needs an operator token"
-            )
+        _CREATE_TABLE(principal)
         request_id = request_key(principal, request)
         if not request.HasField("table"):
             raise malformed("table is required", "table")
@@ -283,6 +290,7 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     # -- the game ------------------------------------------------------------------------------
 
     @_refusals_as_statuses
+    @recorded(roles=_EVERY_CARD)
     async def GetTableView(
         self, request: table_service_pb2.GetTableViewRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.TableView:
@@ -335,6 +343,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             if request.after_version < 0:
                 raise malformed("after_version must not be negative", "after_version")
             async with within_deadline(context, "WatchTable"):
+                if principal.role in _EVERY_CARD:
+                    method = f"/{self.SERVICE_NAME}/WatchTable"
+                    await record_access(self.runtime.access, principal, method, request.name, context)
                 live = await self.runtime.table(table_id)
                 if request.after_version > live.version:
                     await self._check_after_head(live, request.after_version)

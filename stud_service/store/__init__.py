@@ -2,7 +2,7 @@
 
 Public API (everything else in this package is machinery)::
 
-    store = EventStore(pool)                       # pool: psycopg_pool.AsyncConnectionPool, autocommit
+    store = EventStore(pool, sealer=None)          # pool: psycopg_pool.AsyncConnectionPool, autocommit
     result = await store.append(stream_id, expected_version, [event, ...], request_id, fingerprint)
     results = await store.append_all([StreamAppend(stream_id, expected_version, [event, ...]), ...])
     recorded = await store.find_request(stream_id, request_id)   # versions + fingerprint, or None
@@ -13,12 +13,15 @@ Public API (everything else in this package is machinery)::
     await store.close()                            # pending announcements, the listener
 
 Events are JSON objects with a string ``"type"`` (and an integer ``"hand"`` when hand-scoped).
+A ``sealer`` (:class:`PayloadSealer`, e.g. ``stud_service.sealing.EventSealer``) seals each payload
+appended and opens each payload read; the hash chain, ``verify`` and checkpoints cover the stored form.
 Loading a table through the engine (snapshot + events after it) lives in
 :mod:`stud_service.store.tables`: ``load_table``, ``replay_table``, ``append_events``.
 
 Modules: ``eventlog`` (the EventStore), ``canonical`` (canonical JSON, hash chain), ``subscribe``
 (LISTEN fan-out), ``migrate`` + ``migrations/`` (schema), ``tables`` (engine coupling), ``errors``,
-``models``; ``_writer`` (group commit, announcements) and ``_json`` (fast parsing) are machinery.
+``models``, ``sealing`` (what a sealer must do); ``_writer`` (group commit, announcements) and ``_json``
+(fast parsing) are machinery.
 """
 
 from stud_service.store.canonical import GENESIS_HASH, canonical_json, chain_hash
@@ -40,6 +43,7 @@ from stud_service.store.models import (
     StreamInfo,
     VerifyReport,
 )
+from stud_service.store.sealing import KeyNotInMemory, PayloadSealer
 from stud_service.store.subscribe import NotificationHub
 
 __all__ = [
@@ -50,8 +54,10 @@ __all__ = [
     "CorruptStream",
     "EventStore",
     "InvalidEvent",
+    "KeyNotInMemory",
     "MigrationError",
     "NotificationHub",
+    "PayloadSealer",
     "RecordedRequest",
     "Snapshot",
     "StoreError",

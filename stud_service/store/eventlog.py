@@ -28,6 +28,7 @@ from stud_service.store.models import (
     StreamInfo,
     VerifyReport,
 )
+from stud_service.store.sealing import RECALL_EVENTS, KeyNotInMemory, PayloadSealer
 from stud_service.store.subscribe import NotificationHub
 
 READ_PAGE = 10_000
@@ -47,8 +48,15 @@ LIST_STREAMS_SQL = (
 )
 
 
-def _row_to_event(stream_id: str, row: tuple[Any, ...]) -> StoredEvent:
-    return StoredEvent(stream_id, row[0], row[1], loads(row[2]), row[3], row[4], row[5], row[6], row[7])
+RECALL_SQL = (
+    "SELECT payload::text FROM events WHERE stream_id = %s AND payload ? 'sealed'"
+    " ORDER BY version DESC LIMIT %s"
+)
+
+
+def _row_to_event(stream_id: str, row: tuple[Any, ...], sealer: PayloadSealer | None) -> StoredEvent:
+    payload = loads(row[2]) if sealer is None else sealer.open(stream_id, loads(row[2]))
+    return StoredEvent(stream_id, row[0], row[1], payload, row[3], row[4], row[5], row[6], row[7])
 
 
 def _hex(fingerprint: bytes | None, request_id: str | None) -> str | None:
@@ -89,6 +97,8 @@ class EventStore:
     ``announce=False`` appends without NOTIFY (subscribers then rely on their poll); tests use it to
     simulate a lost notification. ``spin_wait``: seconds a batch of appends may wait for its commit
     by spinning (yielding the CPU to any other runnable process) rather than sleeping; 0 never spins.
+    ``sealer`` (a :class:`~stud_service.store.sealing.PayloadSealer`): seals every payload appended and
+    opens every payload read; ``verify`` and checkpoints work on the stored (sealed) JSON.
     """
 
     def __init__(
@@ -98,8 +108,10 @@ class EventStore:
         announce: bool = True,
         poll_interval: float = 5.0,
         spin_wait: float = DEFAULT_SPIN_WAIT,
+        sealer: PayloadSealer | None = None,
     ) -> None:
         self.pool = pool
+        self.sealer = sealer
         self.announce = announce
         self.poll_interval = poll_interval  # the safety-net poll of followed streams' heads, in seconds
         self._hub: NotificationHub | None = None
@@ -128,6 +140,8 @@ class EventStore:
         """
         if expected_version < 0:
             raise ValueError("expected_version must be >= 0")
+        if self.sealer is not None:
+            events = await self._sealed(stream_id, events)
         encoded = encode_command(events)
         parts = [Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded)]
         # The steps of append_all, written out for one part: the hot path, kept short.
@@ -160,10 +174,12 @@ class EventStore:
             raise ValueError("append_all: each stream may appear in one part only")
         if any(part.expected_version < 0 for part in parts):
             raise ValueError("expected_version must be >= 0")
+        sealer = self.sealer
+        sealed = [p.events if sealer is None else await self._sealed(p.stream_id, p.events) for p in parts]
         command = [
             Part(p.stream_id, p.expected_version, p.request_id, _hex(p.fingerprint, p.request_id),
-                 encode_command(p.events), index == 0)
-            for index, p in enumerate(parts)
+                 encode_command(events), index == 0)
+            for index, (p, events) in enumerate(zip(parts, sealed, strict=True))
         ]
         attempts = 2 if command[0].request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
@@ -173,6 +189,18 @@ class EventStore:
             except psycopg.OperationalError as exc:
                 self._append_failed(exc, attempt + 1 == attempts, command)
         return self._append_results(command, rows)
+
+    async def _sealed(self, stream_id: str, events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+        assert self.sealer is not None
+        seal = self.sealer.seal
+        try:
+            return [seal(stream_id, event) for event in events]
+        except KeyNotInMemory:
+            # Opening the stream's newest sealed events gives the sealer the keys it lacks; then once more.
+            for (text,) in await self._fetch(RECALL_SQL, (stream_id, RECALL_EVENTS)):
+                self.sealer.open(stream_id, loads(text))
+            self.sealer.recalled(stream_id)
+            return [seal(stream_id, event) for event in events]
 
     def _append_failed(self, exc: psycopg.OperationalError, last_attempt: bool, parts: list[Part]) -> None:
         """An attempt met a connection failure: raise StoreUnavailable unless another may follow."""
@@ -241,7 +269,7 @@ class EventStore:
             " ORDER BY version LIMIT %s",
             (stream_id, after_version, limit),
         )
-        return [_row_to_event(stream_id, row) for row in rows]
+        return [_row_to_event(stream_id, row, self.sealer) for row in rows]
 
     async def iter_payloads(
         self, stream_id: str, after_version: int = 0, page: int = READ_PAGE
@@ -252,6 +280,7 @@ class EventStore:
             " ORDER BY version LIMIT %s"
         )
         rows = await self._fetch(query, (stream_id, after_version, page))
+        sealer = self.sealer
         while rows:
             # Read the next page while the caller works through this one.
             following = (
@@ -265,7 +294,7 @@ class EventStore:
                         # Yielding to our caller does not pass through the event loop: give the
                         # prefetch a turn now and then, so the server streams while we work.
                         await asyncio.sleep(0)
-                    yield version, loads(text)
+                    yield version, loads(text) if sealer is None else sealer.open(stream_id, loads(text))
             except BaseException:
                 if following is not None:
                     following.cancel()
@@ -278,7 +307,7 @@ class EventStore:
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE stream_id = %s AND hand = %s ORDER BY version",
             (stream_id, hand),
         )
-        return [_row_to_event(stream_id, row) for row in rows]
+        return [_row_to_event(stream_id, row, self.sealer) for row in rows]
 
     async def hand_numbers(self, stream_id: str) -> list[int]:
         """The hand numbers that have events in the stream, ascending."""
@@ -372,6 +401,8 @@ class EventStore:
         self, stream_id: str, version: int, format_version: int, state: dict[str, Any]
     ) -> None:
         """Store ``state`` as the state after ``version``, tagged with the hash of that event."""
+        if self.sealer is not None:
+            state = self.sealer.seal_snapshot(stream_id, version, state)
         async with self.pool.connection() as conn:
             await conn.execute(
                 "INSERT INTO snapshots (stream_id, format_version, version, event_hash, state)"
@@ -402,7 +433,10 @@ class EventStore:
         if not rows:
             return None
         row = rows[0]
-        return Snapshot(stream_id, row[0], format_version, bytes(row[1]), row[2])
+        state = row[2] if self.sealer is None else self.sealer.open_snapshot(stream_id, row[0], row[2])
+        if state is None:
+            return None
+        return Snapshot(stream_id, row[0], format_version, bytes(row[1]), state)
 
     # -- following -----------------------------------------------------------------------------
 

@@ -6,12 +6,22 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from . import events_pb2 as _events_pb2
 from . import table_pb2 as _table_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class AccessOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ACCESS_OUTCOME_UNSPECIFIED: _ClassVar[AccessOutcome]
+    ACCESS_OUTCOME_ALLOWED: _ClassVar[AccessOutcome]
+    ACCESS_OUTCOME_REFUSED: _ClassVar[AccessOutcome]
+ACCESS_OUTCOME_UNSPECIFIED: AccessOutcome
+ACCESS_OUTCOME_ALLOWED: AccessOutcome
+ACCESS_OUTCOME_REFUSED: AccessOutcome
 
 class HandSummary(_message.Message):
     __slots__ = ("name", "hand_number", "start_time", "variant", "players", "complete", "pot")
@@ -42,7 +52,7 @@ class HandPlayer(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., starting_stack: _Optional[int] = ...) -> None: ...
 
 class Hand(_message.Message):
-    __slots__ = ("name", "summary", "events", "deck_commitment", "server_seed", "client_seeds")
+    __slots__ = ("name", "summary", "events", "deck_commitment", "server_seed", "client_seeds", "deck_root")
     class ClientSeedsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -56,13 +66,27 @@ class Hand(_message.Message):
     DECK_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
+    DECK_ROOT_FIELD_NUMBER: _ClassVar[int]
     name: str
     summary: HandSummary
     events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
     deck_commitment: str
     server_seed: str
     client_seeds: _containers.ScalarMap[int, str]
-    def __init__(self, name: _Optional[str] = ..., summary: _Optional[_Union[HandSummary, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ...) -> None: ...
+    deck_root: str
+    def __init__(self, name: _Optional[str] = ..., summary: _Optional[_Union[HandSummary, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., deck_root: _Optional[str] = ...) -> None: ...
+
+class CardProof(_message.Message):
+    __slots__ = ("position", "card", "salt", "path")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    position: int
+    card: int
+    salt: str
+    path: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, position: _Optional[int] = ..., card: _Optional[int] = ..., salt: _Optional[str] = ..., path: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ReplayStep(_message.Message):
     __slots__ = ("event", "state")
@@ -187,3 +211,27 @@ class MoneyReconciliation(_message.Message):
     discrepancies: _containers.RepeatedCompositeFieldContainer[MoneyDiscrepancy]
     discrepancy_count: int
     def __init__(self, balanced: _Optional[bool] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., events_in_log: _Optional[int] = ..., events_read: _Optional[int] = ..., currencies: _Optional[_Iterable[_Union[CurrencyBooks, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableBooks, _Mapping]]] = ..., accounts: _Optional[_Iterable[_Union[AccountBooks, _Mapping]]] = ..., discrepancies: _Optional[_Iterable[_Union[MoneyDiscrepancy, _Mapping]]] = ..., discrepancy_count: _Optional[int] = ...) -> None: ...
+
+class AccessRecord(_message.Message):
+    __slots__ = ("principal_id", "role", "method", "resource", "time", "peer", "outcome", "refusal_reason", "log_stream", "log_version")
+    PRINCIPAL_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    PEER_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_REASON_FIELD_NUMBER: _ClassVar[int]
+    LOG_STREAM_FIELD_NUMBER: _ClassVar[int]
+    LOG_VERSION_FIELD_NUMBER: _ClassVar[int]
+    principal_id: str
+    role: str
+    method: str
+    resource: str
+    time: _timestamp_pb2.Timestamp
+    peer: str
+    outcome: AccessOutcome
+    refusal_reason: str
+    log_stream: str
+    log_version: int
+    def __init__(self, principal_id: _Optional[str] = ..., role: _Optional[str] = ..., method: _Optional[str] = ..., resource: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., peer: _Optional[str] = ..., outcome: _Optional[_Union[AccessOutcome, str]] = ..., refusal_reason: _Optional[str] = ..., log_stream: _Optional[str] = ..., log_version: _Optional[int] = ...) -> None: ...

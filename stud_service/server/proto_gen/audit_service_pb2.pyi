@@ -112,7 +112,7 @@ class VerifyShuffleRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ...) -> None: ...
 
 class VerifyShuffleResponse(_message.Message):
-    __slots__ = ("name", "passed", "message", "deck_commitment", "server_seed", "client_seeds", "cards_checked")
+    __slots__ = ("name", "passed", "message", "deck_commitment", "server_seed", "client_seeds", "cards_checked", "deck_root", "proofs", "commitment_version", "client_seed_versions", "hand_started_version", "public_reveal_time")
     class ClientSeedsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +127,12 @@ class VerifyShuffleResponse(_message.Message):
     SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
     CARDS_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    DECK_ROOT_FIELD_NUMBER: _ClassVar[int]
+    PROOFS_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEED_VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    HAND_STARTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_REVEAL_TIME_FIELD_NUMBER: _ClassVar[int]
     name: str
     passed: bool
     message: str
@@ -134,7 +140,13 @@ class VerifyShuffleResponse(_message.Message):
     server_seed: str
     client_seeds: _containers.ScalarMap[int, str]
     cards_checked: int
-    def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., message: _Optional[str] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., cards_checked: _Optional[int] = ...) -> None: ...
+    deck_root: str
+    proofs: _containers.RepeatedCompositeFieldContainer[_audit_pb2.CardProof]
+    commitment_version: int
+    client_seed_versions: _containers.RepeatedScalarFieldContainer[int]
+    hand_started_version: int
+    public_reveal_time: _timestamp_pb2.Timestamp
+    def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., message: _Optional[str] = ..., deck_commitment: _Optional[str] = ..., server_seed: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., cards_checked: _Optional[int] = ..., deck_root: _Optional[str] = ..., proofs: _Optional[_Iterable[_Union[_audit_pb2.CardProof, _Mapping]]] = ..., commitment_version: _Optional[int] = ..., client_seed_versions: _Optional[_Iterable[int]] = ..., hand_started_version: _Optional[int] = ..., public_reveal_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ExportHandHistoryRequest(_message.Message):
     __slots__ = ("name", "format")
@@ -179,3 +191,27 @@ class ReconcileMoneyRequest(_message.Message):
     currency: str
     view: MoneyReconciliationView
     def __init__(self, as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., currency: _Optional[str] = ..., view: _Optional[_Union[MoneyReconciliationView, str]] = ...) -> None: ...
+
+class ListAccessRecordsRequest(_message.Message):
+    __slots__ = ("start_time", "end_time", "principal_id", "method", "page_size", "page_token")
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_ID_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    principal_id: str
+    method: str
+    page_size: int
+    page_token: str
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., principal_id: _Optional[str] = ..., method: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListAccessRecordsResponse(_message.Message):
+    __slots__ = ("access_records", "next_page_token")
+    ACCESS_RECORDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    access_records: _containers.RepeatedCompositeFieldContainer[_audit_pb2.AccessRecord]
+    next_page_token: str
+    def __init__(self, access_records: _Optional[_Iterable[_Union[_audit_pb2.AccessRecord, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

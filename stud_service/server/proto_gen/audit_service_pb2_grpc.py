@@ -37,9 +37,20 @@ class AuditServiceStub:
     (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
     TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
-    The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
-    seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
-    publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+    The shuffle (the README's "The provably fair shuffle" is the specification, with test vectors): the deck
+    order is a deterministic function of a 32-byte server seed and the players' client seeds (HMAC-SHA256 stream
+    driving Fisher-Yates with rejection sampling). The commitment, SHA-256 of a hand's server seed, is published
+    (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
+    seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
+    root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
+
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -92,6 +103,11 @@ class AuditServiceStub:
                 request_serializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedResponse.FromString,
                 _registered_method=True)
+        self.ListAccessRecords = channel.unary_unary(
+                '/stud.v1.AuditService/ListAccessRecords',
+                request_serializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.FromString,
+                _registered_method=True)
 
 
 class AuditServiceServicer:
@@ -105,9 +121,20 @@ class AuditServiceServicer:
     (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
     TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
-    The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
-    seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
-    publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+    The shuffle (the README's "The provably fair shuffle" is the specification, with test vectors): the deck
+    order is a deterministic function of a 32-byte server seed and the players' client seeds (HMAC-SHA256 stream
+    driving Fisher-Yates with rejection sampling). The commitment, SHA-256 of a hand's server seed, is published
+    (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
+    seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
+    root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
+
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -144,8 +171,10 @@ class AuditServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def VerifyShuffle(self, request, context):
-        """Checks a finished hand's deck from public data only: the revealed seed against the commitment, and the
-        deck it fixes against every card the caller could see dealt. Anyone may call it.
+        """Checks a finished hand's deck and returns the evidence: the proof of every card the caller may see against
+        the deck root fixed before the deal, the order commitment < client seeds < HandStarted, and (for auditors and
+        operators, or for everyone after the operator's delayed public reveal) the server seed against the commitment
+        and the deck it fixes. Anyone may call it; nobody learns a card they could not see.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,6 +199,20 @@ class AuditServiceServicer:
 
     def SetClientSeed(self, request, context):
         """Sets the caller's client seed for the next hand they are dealt into at the table. Players only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAccessRecords(self, request, context):
+        """Lists the access log: every privileged call, oldest first, by time, principal and method
+        (docs/access-log.md). Auditors only: an operator's or a player's token is PERMISSION_DENIED
+        (AUDITOR_ONLY), and an operator's attempt is itself recorded.
+
+        Every call with an operator or auditor token to CashierService, to AuditService, to CreateTable, and an
+        auditor's GetTableView and WatchTable (which show every card), appends one AccessRecord *before* the
+        call does its work. A call whose record cannot be written is not served: UNAVAILABLE
+        (STORE_UNAVAILABLE), and nothing else happens. Players' calls are never recorded.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -218,6 +261,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     request_deserializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.FromString,
                     response_serializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedResponse.SerializeToString,
             ),
+            'ListAccessRecords': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAccessRecords,
+                    request_deserializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'stud.v1.AuditService', rpc_method_handlers)
@@ -237,9 +285,20 @@ class AuditService:
     (STORE_UNAVAILABLE) with a `google.rpc.RetryInfo`, within the call's deadline. Refusals are as for
     TableService: the ErrorInfo reason is a `stud.v1.ErrorReason` (stud/v1/errors.proto).
 
-    The shuffle: the deck order is a deterministic function of a 32-byte server seed and the players' client
-    seeds (HMAC-SHA256 stream driving Fisher-Yates with rejection sampling; see the README). HandStarted
-    publishes SHA-256 of the server seed; HandEnded reveals the seed. VerifyShuffle recomputes the deck.
+    The shuffle (the README's "The provably fair shuffle" is the specification, with test vectors): the deck
+    order is a deterministic function of a 32-byte server seed and the players' client seeds (HMAC-SHA256 stream
+    driving Fisher-Yates with rejection sampling). The commitment, SHA-256 of a hand's server seed, is published
+    (ShuffleCommitted: with TableCreated for hand 1, with each HandStarted for the next hand) before any client
+    seed for that hand can be set; HandStarted repeats it and, before the first card, publishes `deck_root`, the
+    root of an RFC 9162 Merkle tree over the 52 salted cards, with the version of the commitment. Each card's proof
+    (CardProof: position, card, salt, inclusion path) goes to whoever may see the card, from VerifyShuffle once the
+    hand has ended: face-up cards and shown hands to everyone, a down card to its owner; a card never shown is
+    proven to no other player, now or later. The server seed, which fixes the whole deck, is given only to auditors
+    and operators for finished hands, or to everyone once the operator's delayed public reveal
+    (`--reveal-seeds-after`, off by default) has passed.
+
+    Every call with an auditor or operator token is recorded in the access log before it does its work (see
+    ListAccessRecords); if the record cannot be written it is UNAVAILABLE / STORE_UNAVAILABLE and reads nothing.
 
     SetClientSeed's `request_id` follows TableService's rules (AIP-155): scoped to the caller, the method and
     the table; the same request again is a retry answered with the first call's result; the same id with
@@ -452,6 +511,33 @@ class AuditService:
             '/stud.v1.AuditService/SetClientSeed',
             stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.SerializeToString,
             stud_dot_v1_dot_audit__service__pb2.SetClientSeedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAccessRecords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AuditService/ListAccessRecords',
+            stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.SerializeToString,
+            stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -35,6 +35,10 @@ class CashierServiceStub:
     auditors read any, the house's rake account included. GetPlayerStanding: a player their own, operators and
     auditors anyone's.
 
+    The access log (docs/access-log.md): every call with an operator or auditor token is recorded (an
+    AccessRecord, see AuditService.ListAccessRecords) before it does its work, a refused role as refused. A call
+    whose record cannot be written is refused UNAVAILABLE / STORE_UNAVAILABLE and moves nothing.
+
     Money moves only as integers in the currency's smallest unit. A player's account in a currency opens with
     its first deposit; a table (whose currency is fixed when it is created) takes its buy-ins from, and pays its
     cash-outs into, the player's account in that currency, in the same transaction as the table's event.
@@ -100,6 +104,10 @@ class CashierServiceServicer:
     a player reads only their own accounts (another's: PERMISSION_DENIED / NOT_YOUR_ACCOUNT); operators and
     auditors read any, the house's rake account included. GetPlayerStanding: a player their own, operators and
     auditors anyone's.
+
+    The access log (docs/access-log.md): every call with an operator or auditor token is recorded (an
+    AccessRecord, see AuditService.ListAccessRecords) before it does its work, a refused role as refused. A call
+    whose record cannot be written is refused UNAVAILABLE / STORE_UNAVAILABLE and moves nothing.
 
     Money moves only as integers in the currency's smallest unit. A player's account in a currency opens with
     its first deposit; a table (whose currency is fixed when it is created) takes its buy-ins from, and pays its
@@ -219,6 +227,10 @@ class CashierService:
     a player reads only their own accounts (another's: PERMISSION_DENIED / NOT_YOUR_ACCOUNT); operators and
     auditors read any, the house's rake account included. GetPlayerStanding: a player their own, operators and
     auditors anyone's.
+
+    The access log (docs/access-log.md): every call with an operator or auditor token is recorded (an
+    AccessRecord, see AuditService.ListAccessRecords) before it does its work, a refused role as refused. A call
+    whose record cannot be written is refused UNAVAILABLE / STORE_UNAVAILABLE and moves nothing.
 
     Money moves only as integers in the currency's smallest unit. A player's account in a currency opens with
     its first deposit; a table (whose currency is fixed when it is created) takes its buy-ins from, and pays its

@@ -55,6 +55,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CONFLICT: _ClassVar[ErrorReason]
     STORE_UNAVAILABLE: _ClassVar[ErrorReason]
     INTERNAL: _ClassVar[ErrorReason]
+    SEALED_DATA_UNREADABLE: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 TOKEN_MISSING: ErrorReason
 TOKEN_INVALID: ErrorReason
@@ -102,5 +103,6 @@ VERSION_OUT_OF_RANGE: ErrorReason
 CONFLICT: ErrorReason
 STORE_UNAVAILABLE: ErrorReason
 INTERNAL: ErrorReason
+SEALED_DATA_UNREADABLE: ErrorReason
 GRPC_CODE_FIELD_NUMBER: _ClassVar[int]
 grpc_code: _descriptor.FieldDescriptor

@@ -23,7 +23,7 @@ WAITING_LIST_LEFT_REASON_SEATED: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: WaitingListLeftReason
 
 class TableEvent(_message.Message):
-    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered")
+    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered", "shuffle_committed")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     RECORD_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -47,6 +47,7 @@ class TableEvent(_message.Message):
     WAITING_LIST_JOINED_FIELD_NUMBER: _ClassVar[int]
     WAITING_LIST_LEFT_FIELD_NUMBER: _ClassVar[int]
     SEAT_OFFERED_FIELD_NUMBER: _ClassVar[int]
+    SHUFFLE_COMMITTED_FIELD_NUMBER: _ClassVar[int]
     version: int
     type: str
     record_time: _timestamp_pb2.Timestamp
@@ -70,7 +71,8 @@ class TableEvent(_message.Message):
     waiting_list_joined: WaitingListJoined
     waiting_list_left: WaitingListLeft
     seat_offered: SeatOffered
-    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ...) -> None: ...
+    shuffle_committed: ShuffleCommitted
+    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ..., shuffle_committed: _Optional[_Union[ShuffleCommitted, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
     __slots__ = ("table_id", "config", "time")
@@ -164,6 +166,16 @@ class ClientSeedSet(_message.Message):
     time: _timestamp_pb2.Timestamp
     def __init__(self, player_id: _Optional[str] = ..., seat: _Optional[int] = ..., seed: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class ShuffleCommitted(_message.Message):
+    __slots__ = ("next_hand", "commitment", "time")
+    NEXT_HAND_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    next_hand: int
+    commitment: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, next_hand: _Optional[int] = ..., commitment: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class DealtPlayer(_message.Message):
     __slots__ = ("seat", "player_id", "starting_stack")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -175,7 +187,7 @@ class DealtPlayer(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., starting_stack: _Optional[int] = ...) -> None: ...
 
 class HandStarted(_message.Message):
-    __slots__ = ("hand", "table_id", "config", "players", "deck", "commitment", "client_seeds", "server_seed", "time")
+    __slots__ = ("hand", "table_id", "config", "players", "deck", "commitment", "client_seeds", "server_seed", "time", "deck_root", "commitment_version")
     class ClientSeedsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -192,6 +204,8 @@ class HandStarted(_message.Message):
     CLIENT_SEEDS_FIELD_NUMBER: _ClassVar[int]
     SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
+    DECK_ROOT_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     hand: int
     table_id: str
     config: _table_pb2.Table
@@ -201,7 +215,9 @@ class HandStarted(_message.Message):
     client_seeds: _containers.ScalarMap[int, str]
     server_seed: str
     time: _timestamp_pb2.Timestamp
-    def __init__(self, hand: _Optional[int] = ..., table_id: _Optional[str] = ..., config: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., players: _Optional[_Iterable[_Union[DealtPlayer, _Mapping]]] = ..., deck: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., server_seed: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    deck_root: str
+    commitment_version: int
+    def __init__(self, hand: _Optional[int] = ..., table_id: _Optional[str] = ..., config: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., players: _Optional[_Iterable[_Union[DealtPlayer, _Mapping]]] = ..., deck: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., server_seed: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deck_root: _Optional[str] = ..., commitment_version: _Optional[int] = ...) -> None: ...
 
 class AntePosted(_message.Message):
     __slots__ = ("hand", "seat", "amount", "all_in")

@@ -172,7 +172,9 @@ class TableServiceServicer:
     """
 
     def CreateTable(self, request, context):
-        """Creates a table. Operator only.
+        """Creates a table. Operator only. A call with an operator or auditor token is recorded in the access log
+        first (AuditService.ListAccessRecords); if the record cannot be written the call is UNAVAILABLE /
+        STORE_UNAVAILABLE and creates nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -271,6 +273,8 @@ class TableServiceServicer:
     def WatchTable(self, request, context):
         """Streams the caller's view of the table and then every event as the caller may see it, until the
         client cancels or the server shuts down. Resumable: pass the last version received as `after_version`.
+        An auditor's watch (and GetTableView), which shows every card, is recorded in the access log before the
+        first message; if the record cannot be written the call is UNAVAILABLE / STORE_UNAVAILABLE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
