@@ -7,6 +7,7 @@ plaintext.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 
@@ -378,3 +379,11 @@ async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_interna
     assert refused.value.code() == grpc.StatusCode.DATA_LOSS
     assert error_reason(refused.value) == "SEALED_DATA_UNREADABLE"
     assert stream_id in refused.value.details() and "hand 1" in refused.value.details()
+    async def watch_from_the_start() -> None:  # a resumed watch replays the log from version 2 on
+        async for _message in make_player("eve").watch(table_id, after_version=1):
+            pass
+
+    with pytest.raises(grpc.aio.AioRpcError) as watched:
+        await asyncio.wait_for(watch_from_the_start(), timeout=30)
+    assert watched.value.code() == grpc.StatusCode.DATA_LOSS
+    assert error_reason(watched.value) == "SEALED_DATA_UNREADABLE"

@@ -202,10 +202,14 @@ async def within_deadline(context: grpc.aio.ServicerContext, what: str) -> Async
 
 async def abort_if_store_refusal(context: grpc.aio.ServicerContext, error: BaseException) -> None:
     """For streaming methods (``answer`` does this for unary ones): a store refusal ends the call
-    STORE_UNAVAILABLE, its detail logged; anything else is left to the caller."""
+    STORE_UNAVAILABLE, its detail logged; a sealed secret that does not open, SEALED_DATA_UNREADABLE;
+    anything else is left to the caller."""
     if is_store_refusal(error):
         log_store_fault(error)
         await abort_with(context, store_unavailable_status())
+    if isinstance(error, SealingError):
+        _log.error("a watch: a sealed secret does not open: %s", error)
+        await abort_with(context, status_for(error))
 
 
 async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> NoReturn:
