@@ -166,35 +166,40 @@ class HandRecord:
 async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
     """The hand's events; HandNotFound if the table has no such hand."""
     stream_id = stream_id_for(table_id)
-    # The hand's range and the version of the commitment its HandStarted names (public JSON), so
-    # that the hand, its ShuffleCommitted and the client seeds before it are then read at once.
+    # The hand's range and its HandStarted's extra (public JSON: the commitment's version, the client
+    # seeds), so that the hand, its ShuffleCommitted and the client seeds' events are then read at once.
     rows = await fetch(
         store,
-        "SELECT min(version), max(version), (SELECT s.payload -> 'extra' -> 'commitment_version'"
+        "SELECT min(version), max(version), (SELECT (s.payload -> 'extra')::text"
         " FROM events s WHERE s.stream_id = %s AND s.hand = %s AND s.type = 'HandStarted' LIMIT 1)"
         " FROM events WHERE stream_id = %s AND hand = %s",
         (stream_id, hand, stream_id, hand),
     )
-    low, high, named = rows[0] if rows else (None, None, None)
+    low, high, extra_text = rows[0] if rows else (None, None, None)
     if low is None:
         raise HandNotFound(f"table {table_id!r} has no hand {hand}")
-    reading = store.read_stream(stream_id, after_version=low - 1, limit=high - low + 1 + TRAILING_EVENTS)
+    extra = json.loads(extra_text) if extra_text else None
+    extra = extra if isinstance(extra, dict) else {}
+    named = extra.get("commitment_version")
     version = named if isinstance(named, int) and not isinstance(named, bool) and 0 < named < low else None
-    if version is None:
-        events, committed, seeds = await reading, [], []
-    else:
-        # The commitment through the store (which opens its sealed secret); the client seeds, public,
-        # by one query on their type.
-        events, committed, seeds = await asyncio.gather(
-            reading,
-            store.read_stream(stream_id, after_version=version - 1, limit=1),
-            fetch(
+    reads: list[Any] = [
+        store.read_stream(stream_id, after_version=low - 1, limit=high - low + 1 + TRAILING_EVENTS)
+    ]
+    if version is not None:
+        # The commitment through the store (which opens its sealed secret) and, when the hand used
+        # client seeds, those events (public) by one query on their type.
+        reads.append(store.read_stream(stream_id, after_version=version - 1, limit=1))
+        if extra.get("client_seeds"):
+            reads.append(fetch(
                 store,
                 "SELECT version, payload::text FROM events WHERE stream_id = %s AND version > %s"
                 " AND version < %s AND type = 'ClientSeedSet' ORDER BY version",
                 (stream_id, max(0, version - SEED_LOOKBACK), low),
-            ),
-        )
+            ))
+    results = await asyncio.gather(*reads)
+    events = results[0]
+    committed = results[1] if len(results) > 1 else []
+    seeds = results[2] if len(results) > 2 else []
     # Keep the trailing table events only up to the next hand's start.
     kept = []
     for stored in events:
