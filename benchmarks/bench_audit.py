@@ -7,7 +7,10 @@
   guarantees cost);
 - PHH export: ``to_phh`` of a hand, against PokerKit's ``HandHistory.dumps`` of the same hand;
 - the shuffle: our HMAC-SHA256 Fisher-Yates deck from seeds, against ``random.SystemRandom().shuffle``
-  (the CSPRNG shuffle a service without commitments would use).
+  (the CSPRNG shuffle a service without commitments would use);
+- replay and verification of the same hands as the build before sealing and deck proofs logged them
+  (the seed in HandStarted and revealed by HandEnded, no ShuffleCommitted, no deck root): what the
+  proofs and the commitment order cost (goal: at most 1.2x the time).
 
 The hands are 300 hands of each variant played by the seeded random players; hands that touch a rule
 PokerKit handles differently (see tests/test_phh_pokerkit.py) are left out of both sides.
@@ -15,7 +18,8 @@ PokerKit handles differently (see tests/test_phh_pokerkit.py) are left out of bo
 With ``--database`` the hands are also stored through the event log (``--database-url`` or
 ``$DATABASE_URL``; none: a throwaway embedded PostgreSQL), sealed as the service stores them, and the whole
 ``verify_hand`` (reading and opening the hand, hash chain, shuffle with its deck proofs, replay, chips) is
-measured against the store's own hash-chain check of the same hand.
+measured against the store's own hash-chain check of the same hand, and against ``verify_hand`` of the same
+hands as logged before, stored in the clear (what sealing and proofs cost together; goal: at most 1.2x).
 
 ``--money`` measures this alone: it builds a log of ``--events`` events (default 1,000,000: simulated
 tables with a currency, their players' accounts and the house, copied with COPY in replicas of one
@@ -37,6 +41,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pokerkit import HandHistory
 from timing import best_microseconds  # benchmarks/timing.py: the script's own folder is on sys.path
@@ -44,7 +49,7 @@ from timing import best_microseconds  # benchmarks/timing.py: the script's own f
 from stud_service.audit.phh import to_phh
 from stud_service.audit.records import HandRecord
 from stud_service.audit.replay_check import replay_hand
-from stud_service.audit.simulate import simulate_table
+from stud_service.audit.simulate import as_logged_before_proofs, simulate_table, store_table
 from stud_service.audit.verify import check_record
 from stud_service.engine import Variant
 from stud_service.shuffle import deck_order
@@ -53,6 +58,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from test_phh_pokerkit import known_differences  # noqa: E402  (the one list of documented differences)
 
 HANDS_PER_VARIANT = 300
+# The peer of the "before" rows: the same hands as the build before sealing and deck proofs logged them.
+BEFORE = "the same hands as logged before (seed shown, no proofs)"
 
 
 def hands() -> list[HandRecord]:
@@ -63,23 +70,57 @@ def hands() -> list[HandRecord]:
     return [record for record in records if not known_differences(record)]
 
 
+def logged_before_proofs(commands: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """A simulated table's events as the build before sealing and deck proofs logged them: no
+    ShuffleCommitted, the server seed in HandStarted's extra and revealed by HandEnded."""
+    seeds: dict[int, str] = {}
+    events = []
+    for payload in (payload for command in commands for payload in command):
+        kind = payload["type"]
+        if kind == "ShuffleCommitted":
+            seeds[payload["next_hand"]] = payload["secret"]["server_seed"]
+            continue
+        if kind == "HandStarted":
+            extra = {"server_seed": seeds[payload["hand"]], "client_seeds": payload["extra"]["client_seeds"]}
+            payload = {**payload, "extra": extra}
+        elif kind == "HandEnded":
+            payload = {**payload, "server_seed": seeds[payload["hand"]]}
+        events.append(payload)
+    return events
+
+
+async def store_logged(store: Any, stream_id: str, events: list[dict[str, Any]]) -> None:
+    """Append ``events`` a hand at a time (up to each HandEnded), as ``store_table`` does."""
+    version, batch = 0, []
+    for event in events:
+        batch.append(event)
+        if event["type"] == "HandEnded":
+            version = (await store.append(stream_id, version, batch)).version
+            batch = []
+    if batch:
+        await store.append(stream_id, version, batch)
+
+
 async def database_rows(url: str | None) -> list[tuple[str, float, float, str]]:
-    from stud_service.audit.simulate import store_table
     from stud_service.audit.verify import verify_hand
     from stud_service.db import DatabaseSettings, open_database
     from stud_service.sealing import open_sealed_store
     from stud_service.sealing.keyring import Keyring, new_key
+    from stud_service.store import EventStore
 
     with tempfile.TemporaryDirectory() as data_dir:
         async with open_database(DatabaseSettings.resolve(url=url, data_dir=data_dir), max_size=4) as db:
             # Sealed as the service stores hands: every read of a hand opens its deck and face-down cards.
             store = await open_sealed_store(db.pool, Keyring("bench", {"bench": new_key()}))
+            plain = EventStore(db.pool)  # the same hands as logged before, in the clear
             tables = []
             for index, variant in enumerate(Variant):
                 table = simulate_table(
                     f"bench-{index}-{time.time_ns()}", variant, HANDS_PER_VARIANT, seed=index
                 )
                 await store_table(store, table)
+                logged = logged_before_proofs(table.payloads())
+                await store_logged(plain, f"tables/{table.table_id}-before", logged)
                 tables.append(table.table_id)
             targets = [(t, hand) for t in tables for hand in range(1, HANDS_PER_VARIANT + 1)]
 
@@ -94,8 +135,11 @@ async def database_rows(url: str | None) -> list[tuple[str, float, float, str]]:
 
             ours = await timed(lambda t, h: verify_hand(store, t, h))
             peer = await timed(lambda t, h: store.verify(f"tables/{t}", h))
+            before = await timed(lambda t, h: verify_hand(plain, f"{t}-before", h))
             await store.close()
-    return [("verify one hand (with DB)", ours, peer, "EventStore.verify: hash chain only")]
+            await plain.close()
+    return [("verify one hand (with DB)", ours, peer, "EventStore.verify: hash chain only"),
+            ("verify one hand (with DB)", ours, before, BEFORE + ", in the clear")]
 
 
 MONEY_GOAL_EVENTS_PER_SECOND = 100_000
@@ -210,6 +254,13 @@ def main() -> None:
     rows.append(("replay one hand", ours, peer, "PokerKit HandHistory replay"))
     ours = best_microseconds(each(lambda i: check_record(records[i])), 1) / count
     rows.append(("verify one hand (no DB)", ours, peer, "PokerKit HandHistory replay"))
+    before = [as_logged_before_proofs(record) for record in records]
+    peer = best_microseconds(each(lambda i: check_record(before[i])), 1) / count
+    rows.append(("verify one hand (no DB)", ours, peer, BEFORE))
+    before_items = [[(s.version, s.payload) for s in record.events] for record in before]
+    ours = best_microseconds(each(lambda i: replay_hand(items[i], records[i].hand)), 1) / count
+    peer = best_microseconds(each(lambda i: replay_hand(before_items[i], records[i].hand)), 1) / count
+    rows.append(("replay one hand", ours, peer, BEFORE))
     ours = best_microseconds(each(lambda i: to_phh(records[i])), 1) / count
     peer = best_microseconds(each(lambda i: histories[i].dumps()), 1) / count
     rows.append(("PHH export of one hand", ours, peer, "PokerKit HandHistory.dumps"))

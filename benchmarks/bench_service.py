@@ -107,6 +107,7 @@ class Database:
     def __init__(self) -> None:
         self._workdir: str | None = None
         self._embedded = None
+        self._server_url = ""
         self.url = ""
 
     def start(self) -> str:
@@ -117,12 +118,19 @@ class Database:
             self._workdir = tempfile.mkdtemp(prefix="stud-bench-")
             self._embedded = EmbeddedPostgres(Path(self._workdir) / "pg", delete_on_stop=True)
             server_url = self._embedded.start()
-        name = f"stud_bench_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(server_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        self.url = make_conninfo(server_url, dbname=name)
-        asyncio.run(apply_migrations(self.url))
+        self._server_url = server_url
+        self.url = self.another()
         return self.url
+
+    def another(self) -> str:
+        """One more fresh database on the same server (after ``start``): for a service whose log must
+        not be read by the other (the unsealed baseline cannot read sealed hands)."""
+        name = f"stud_bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(self._server_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        url = make_conninfo(self._server_url, dbname=name)
+        asyncio.run(apply_migrations(url))
+        return url
 
     def stop(self) -> None:
         if self._embedded is not None:
@@ -459,9 +467,10 @@ def main() -> int:
             for raked in (False, True):
                 rake_runs[raked].append(measure(Server.service(url), args.tables[0], args.seconds, raked))
         sealing_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
+        clear_url = database.another() if args.sealing_rounds else ""
         for _round in range(args.sealing_rounds):
             for sealed in (False, True):
-                server = Server.service(url) if sealed else Server.unsealed(url)
+                server = Server.service(url) if sealed else Server.unsealed(clear_url)
                 sealing_runs[sealed].append(measure(server, args.tables[0], args.seconds))
         server = Server.service(url)
         try:
