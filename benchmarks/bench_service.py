@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import multiprocessing
 import os
@@ -199,8 +200,10 @@ def pgbench_insert_rate(url: str, clients: int, seconds: int) -> float:
 # -- the service -----------------------------------------------------------------------------------
 
 
+@functools.cache
 def keys_environment() -> dict[str, str]:
-    """The keyring the served hands are sealed with: the caller's, else a throwaway one (docs/keys.md)."""
+    """The keyring the served hands are sealed with: the caller's, else a throwaway one made once per run
+    (docs/keys.md): every server of the run reads the same database, whose registry knows that key."""
     if os.environ.get("STUD_KEYS_FILE") or os.environ.get("STUD_KEYS"):
         return {}
     from stud_service.sealing.keyring import Keyring, new_key
