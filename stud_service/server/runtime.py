@@ -828,7 +828,11 @@ def deal_commands(live: LiveTable, state: TableState, now: int) -> tuple[Command
         if state.seats[seat].player_id in live.client_seeds
     }
     deal = prepare_deal(committed.server_seed, seeds, committed.version)
-    if deal.commitment != committed.commitment:
+    if deal.commitment != committed.commitment:  # the log was altered: never deal from an uncommitted seed
+        _log.error(
+            "hand %d at %s: the committed seed does not match its commitment (version %d); not dealing",
+            committed.hand, live.stream_id, committed.version,
+        )
         raise TableMoved("the committed seed does not match its commitment")
     return StartHand(deal.cards, deal.commitment, now, deal.extra), _commit_next_hand(now)
 
