@@ -159,6 +159,22 @@ class PreparedDeal:
     extra: dict[str, Any]
 
 
+def seed_secret(server_seed: bytes) -> dict[str, str]:
+    """What a ShuffleCommitted keeps (sealed at rest) of the seed it commits: ``{"server_seed": hex}``."""
+    return {"server_seed": server_seed.hex()}
+
+
+def seed_from_secret(secret: Any) -> bytes | None:
+    """The server seed a ShuffleCommitted's ``secret`` holds (``seed_secret``); None when it holds none."""
+    seed = secret.get("server_seed") if isinstance(secret, dict) else None
+    if not isinstance(seed, str):
+        return None
+    try:
+        return bytes.fromhex(seed)
+    except ValueError:
+        return None
+
+
 def new_commitment() -> tuple[bytes, str]:
     """A fresh server seed and its commitment, published (ShuffleCommitted) before the hand's client seeds."""
     server_seed = new_server_seed()

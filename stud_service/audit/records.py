@@ -18,6 +18,7 @@ from typing import Any
 
 from stud_service.audit.errors import HandNotFound, HandStillRunning
 from stud_service.audit.fairness import CommitmentOrder, client_seeds_from_extra
+from stud_service.shuffle import seed_from_secret
 from stud_service.store import EventStore, StoredEvent
 
 STREAM_PREFIX = "tables/"
@@ -70,21 +71,14 @@ class HandRecord:
     def server_seed(self) -> bytes | None:
         """The hand's server seed: from its ShuffleCommitted (sealed at rest, opened by the store), or
         where older hands logged it (HandEnded, HandStarted.extra); None when the log holds none."""
-        candidates: list[Any] = []
         if self.commitment is not None:
-            secret = self.commitment.payload.get("secret")
-            candidates.append(secret.get("server_seed") if isinstance(secret, dict) else None)
-        else:
-            extra = self.started.get("extra")
-            candidates.append((self.ended or {}).get("server_seed"))
-            candidates.append(extra.get("server_seed") if isinstance(extra, dict) else None)
-        for seed in candidates:
-            if isinstance(seed, str):
-                try:
-                    return bytes.fromhex(seed)
-                except ValueError:
-                    return None
-        return None
+            return seed_from_secret(self.commitment.payload.get("secret"))
+        # An older hand: HandEnded revealed it (v2/v3), and HandStarted's extra kept it.
+        extra = self.started.get("extra")
+        logged = (self.ended or {}).get("server_seed")
+        if not isinstance(logged, str) and isinstance(extra, dict):
+            logged = extra.get("server_seed")
+        return seed_from_secret({"server_seed": logged})
 
     def commitment_order(self) -> CommitmentOrder | None:
         """Where the commitment and the client seeds the hand used sit in the log (None: an older hand)."""

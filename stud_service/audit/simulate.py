@@ -47,7 +47,7 @@ from stud_service.engine import (
     replay,
     to_act,
 )
-from stud_service.shuffle import SERVER_SEED_BYTES, commitment, prepare_deal
+from stud_service.shuffle import SERVER_SEED_BYTES, commitment, prepare_deal, seed_secret
 
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -155,7 +155,7 @@ class _Driver:
         service's dealer) so that a simulated table is reproducible from its seed."""
         server_seed = self.rng.randbytes(SERVER_SEED_BYTES)
         self.committed = (server_seed, 0)  # its version is known once run() appends it
-        return CommitShuffle(commitment(server_seed), {"server_seed": server_seed.hex()}, self.now)
+        return CommitShuffle(commitment(server_seed), seed_secret(server_seed), self.now)
 
     def tick(self, ms: int = 1500) -> int:
         self.now += self.rng.randint(1, ms)

@@ -86,7 +86,7 @@ from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
 from stud_service.server.replies import ReplyCache
 from stud_service.server.request_ids import RequestKey, check_same_request
-from stud_service.shuffle import new_commitment, prepare_deal
+from stud_service.shuffle import new_commitment, prepare_deal, seed_from_secret, seed_secret
 from stud_service.store import AppendResult, ConcurrencyError, EventStore
 from stud_service.store.errors import is_store_fault
 
@@ -195,7 +195,7 @@ Commands = Command | tuple[Command, ...]  # several: decided in turn, appended t
 def _commit_next_hand(now: int) -> CommitShuffle:
     """A fresh server seed for the next hand, committed to (README "The provably fair shuffle")."""
     server_seed, commitment = new_commitment()
-    return CommitShuffle(commitment, {"server_seed": server_seed.hex()}, now)
+    return CommitShuffle(commitment, seed_secret(server_seed), now)
 
 
 def decide_all(state: TableState, commands: Commands) -> list[Any]:
@@ -808,11 +808,10 @@ class TableRuntime:
 
 def _seed_commitment(payload: dict[str, Any], version: int) -> SeedCommitment | None:
     """The committed seed of a ShuffleCommitted as read back (opened) from the log; None without one."""
-    secret = payload.get("secret")
-    seed = secret.get("server_seed") if isinstance(secret, dict) else None
-    if not isinstance(seed, str):
+    seed = seed_from_secret(payload.get("secret"))
+    if seed is None:
         return None
-    return SeedCommitment(int(payload["next_hand"]), str(payload["commitment"]), bytes.fromhex(seed), version)
+    return SeedCommitment(int(payload["next_hand"]), str(payload["commitment"]), seed, version)
 
 
 def deal_commands(live: LiveTable, state: TableState, now: int) -> tuple[Command, Command]:
