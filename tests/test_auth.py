@@ -249,3 +249,39 @@ def test_page_tokens_get_their_own_key_when_there_is_no_shared_secret(tmp_path) 
     assert CallerKeys.of(SECRET).page_token_key == SECRET  # development: the secret, as before
     random_keys = {CallerKeys.of(settings).page_token_key for _ in range(2)}
     assert len(random_keys) == 2 and all(len(key) == 64 for key in random_keys)
+
+
+class _Call:
+    """A served call's context as far as principal_of reads it: its metadata."""
+
+    def __init__(self, token: str) -> None:
+        self.metadata = (("authorization", f"Bearer {token}"),)
+
+    def invocation_metadata(self):
+        return self.metadata
+
+
+def test_a_calls_token_is_verified_once_however_often_its_principal_is_asked_for() -> None:
+    """The access log's decorator and the method it wraps both ask: one signature check per call; another
+    call (its own context, in its own task) is checked again."""
+    import asyncio
+
+    from stud_service.auth import TokenSettings, TokenVerifier
+    from stud_service.server.caller import principal_of
+
+    secret = "caller-tests-secret-of-32-bytes-or-more"
+    tokens = TokenVerifier(TokenSettings(hs256_secret=secret))
+    checked = []
+    verify = tokens.verify
+    tokens.verify = lambda token: checked.append(token) or verify(token)  # type: ignore[method-assign]
+
+    async def serve(call: _Call) -> list[Principal]:
+        return [principal_of(call, tokens) for _ in range(3)]
+
+    async def main() -> list[list[Principal]]:
+        calls = [_Call(mint_token(secret, player)) for player in ("ann", "bob")]
+        return await asyncio.gather(*(asyncio.ensure_future(serve(call)) for call in calls))
+
+    ann, bob = asyncio.run(main())
+    assert [p.player_id for p in ann] == ["ann"] * 3 and [p.player_id for p in bob] == ["bob"] * 3
+    assert len(checked) == 2

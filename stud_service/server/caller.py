@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import grpc
@@ -28,14 +29,27 @@ class CallerKeys:
         return cls(TokenVerifier(settings), key)
 
 
+# The principal verified for the call being served. A servicer's decorators (the access log's) and the
+# method they wrap each ask for it; the token is verified once per call. gRPC serves each call in a task
+# of its own, so each call sees only what it set itself.
+_verified: ContextVar[tuple[object, TokenVerifier, Principal] | None] = ContextVar(
+    "stud_verified_principal", default=None
+)
+
+
 def principal_of(context: grpc.aio.ServicerContext, tokens: TokenVerifier) -> Principal:
     """The caller's principal; AuthError (UNAUTHENTICATED) when the token is missing, forged or expired."""
+    verified = _verified.get()
+    if verified is not None and verified[0] is context and verified[1] is tokens:
+        return verified[2]
     authorization = None
     for key, value in context.invocation_metadata() or ():
         if key == "authorization":
             authorization = value
             break
-    return tokens.verify(bearer_token(authorization))
+    principal = tokens.verify(bearer_token(authorization))
+    _verified.set((context, tokens, principal))
+    return principal
 
 
 def optional_principal_of(context: grpc.aio.ServicerContext, tokens: TokenVerifier) -> Principal | None:
