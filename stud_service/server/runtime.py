@@ -548,8 +548,9 @@ class TableRuntime:
                     # Nothing to do (e.g. sitting in when already in): nothing to record.
                     retry = await self._retry_of(live, request_id)
                     return retry if retry is not None else live.version
+                payloads = [event_to_json(event) for event in events]  # appended, then applied as they are
                 try:
-                    result = await self._append(live, events, request_id, now)
+                    result = await self._append(live, events, payloads, request_id, now)
                 except LedgerError:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return retry
@@ -565,18 +566,22 @@ class TableRuntime:
                         return retry
                     await self._catch_up(live)
                 else:
-                    self._apply_events(live, events, result.first_version)
+                    self._apply_events(live, events, payloads, result.first_version)
                 return live.version
         raise RequestError(
             grpc.StatusCode.ABORTED, "CONFLICT", "other writers kept changing the table; retry"
         )
 
     async def _append(
-        self, live: LiveTable, events: list[Any], request_id: RequestKey | None, now: int
+        self,
+        live: LiveTable,
+        events: list[Any],
+        payloads: list[dict[str, Any]],
+        request_id: RequestKey | None,
+        now: int,
     ) -> AppendResult:
-        """Append one command's events; money they move (a buy-in, a top-up, a cash-out) moves between the
-        player's account and the table in the same transaction (docs/money.md)."""
-        payloads = [event_to_json(event) for event in events]
+        """Append one command's events (``payloads``: their JSON); money they move (a buy-in, a top-up, a
+        cash-out) moves between the player's account and the table in the same transaction (docs/money.md)."""
         currency = live.state.config.currency if live.state.config is not None else ""
         transfers = table_transfers(events) if currency else []
         if not transfers:
@@ -586,10 +591,12 @@ class TableRuntime:
             *_stored(request_id),
         )
 
-    def _apply_events(self, live: LiveTable, events: list[Any], first_version: int) -> None:
+    def _apply_events(
+        self, live: LiveTable, events: list[Any], payloads: list[dict[str, Any]], first_version: int
+    ) -> None:
         recorded_at = datetime.now(UTC)
-        for offset, event in enumerate(events):
-            self._apply(live, first_version + offset, event, event_to_json(event), recorded_at)
+        for offset, (event, payload) in enumerate(zip(events, payloads, strict=True)):
+            self._apply(live, first_version + offset, event, payload, recorded_at)
 
     async def _retry_of(self, live: LiveTable, request_id: RequestKey | None) -> int | None:
         """The last version the first call appended if ``request_id`` is recorded in the stream (this
