@@ -35,7 +35,7 @@ export function showLogin(slot: HTMLElement, changed: () => void): void {
   input, " ",
   h("button", { type: "submit", "data-testid": "login-submit" }, "Log in"),
   h("small", { id: "token-help" }, " from ", h("code", {}, "stud-service token --player NAME"),
-    "; watching needs none."),
+    "; the lobby needs none."),
   problem);
   fill(slot, form);
 }

@@ -13,7 +13,8 @@
  *   a card the page was sent: .card[data-card="As"]; a card it was not: .card.back (no data-card)
  *   hand, hand-number, street, pots, pot-{i}, result, last-result, action-clock, connection (data-state:
  *   live | reconnecting | stopped), announcer (the aria-live region), event-log
- *   actions: buttons [data-action="CALL"] (the ActionType name) with data-amount; seat-controls: sit-in,
+ *   actions (data-turn: the view's turn): buttons [data-action="CALL"] (the ActionType name) with
+ *   data-amount; seat-controls: sit-in,
  *   sit-out, leave; error (data-reason: the ErrorInfo reason, data-code: the status code name)
  *   open-replayer, hands, hand-{n}; replay-prev, replay-next, replay-prev-street, replay-next-street,
  *   replay-streets (data-street), replay-step (data-index), verification, verify-checks, shuffle,

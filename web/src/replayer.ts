@@ -74,10 +74,10 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
   let steps: ReplayStep[] = [];
   let at = 0;
   const controls = h("div", { class: "buttons replay-controls" },
-    button("⏮ Previous street", "replay-prev-street", () => go(streetStep(-1))),
+    button("« Previous street", "replay-prev-street", () => go(streetStep(-1))),
     button("◀ Previous", "replay-prev", () => go(at - 1)),
     button("Next ▶", "replay-next", () => go(at + 1)),
-    button("Next street ⏭", "replay-next-street", () => go(streetStep(1))));
+    button("Next street »", "replay-next-street", () => go(streetStep(1))));
   fill(main,
     h("p", {}, h("a", { href: `#/tables/${encodeURIComponent(id)}/hands` }, "← Hands")),
     h("h1", {}, `Hand ${handNumber} at ${id}`),

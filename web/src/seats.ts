@@ -27,7 +27,8 @@ function seatCards(seat: SeatView): HTMLElement {
   return h(
     "div",
     { class: "cards", "data-testid": `seat-${seat.seat}-cards` },
-    seat.downCards.map((code) => cardFace(code, false)),
+    // Shown at showdown: down_cards then holds every card, and everyone sees them.
+    seat.downCards.map((code) => cardFace(code, seat.shown)),
     Array.from({ length: seat.hiddenDownCards }, () => cardBack()),
     seat.upCards.map((code) => cardFace(code, true)),
   );

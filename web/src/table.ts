@@ -60,12 +60,13 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     h("p", {}, h("a", { href: "#/" }, "← Tables"), " · ",
       h("a", { href: `#/tables/${encodeURIComponent(id)}/hands`, "data-testid": "open-replayer" }, "Hands played")),
     title, facts, connection, problems,
-    h("div", { class: "felt" }, hand, clock, seats),
+    h("div", { class: "felt", "data-testid": "felt" }, hand, clock, seats),
     actions, seatControls, sitDown, lastResult,
     h("details", { class: "log-box" }, h("summary", {}, "Table log"), log),
     announcer);
 
   let view: TableView | null = null;
+  let lastResultView: TableView | null = null;
   let version = 0n;
   let actionsKey = "";
   let sitDownKey = "";
@@ -98,7 +99,13 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     fill(hand, handSummary(next));
     fill(seats, seatList(next, { openSeat: (seat) => openSeatButton(next, seat) }));
     deadline = next.actionDeadline ? timestampDate(next.actionDeadline) : null;
-    if (next.hand?.complete) fill(lastResult, h("h2", {}, `Hand ${next.hand.handNumber}`), resultList(next));
+    // The hand's result stays on show below the table while the next hand is played.
+    if (next.hand?.complete) {
+      fill(lastResult);
+      lastResultView = next;
+    } else if (lastResultView?.hand && lastResult.childElementCount === 0) {
+      fill(lastResult, h("h2", {}, `Last hand (${lastResultView.hand.handNumber})`), resultList(lastResultView));
+    }
     renderActions(next);
     renderSeatControls(next);
     renderSitDown(next);
@@ -122,6 +129,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     const key = `${next.turn}|${next.legalActions.map((a) => `${a.type}:${a.amount}`).join(",")}`;
     if (key === actionsKey) return;
     actionsKey = key;
+    actions.dataset.turn = String(next.turn);
     if (next.legalActions.length === 0) {
       fill(actions, next.viewerSeat === 0 ? null : h("p", { class: "waiting" }, "Not your turn."));
       return;
@@ -132,9 +140,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
       "data-action": actionName(action.type), "data-amount": String(action.amount),
       onclick: () => void act(next, action),
     }, actionLabel(action, currency)));
+    // No button takes the focus by itself (a stray Enter would fold): the live region announces the turn.
     fill(actions, h("h2", {}, "Your turn"), h("div", { class: "buttons" }, buttons));
-    // The player's cue that it is their move; keyboard users land on the first choice.
-    if (!actions.contains(document.activeElement)) buttons[0]?.focus({ preventScroll: true });
   }
 
   async function act(at: TableView, action: LegalAction): Promise<void> {
@@ -243,6 +250,18 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     while (log.children.length > LOG_LINES) log.lastElementChild?.remove();
   }
 
+  // What the lobby shows of the table (GetTable is public), for a visitor who is not logged in.
+  async function showPublicSummary(): Promise<void> {
+    try {
+      const table = await tables.getTable({ name }, { signal });
+      title.textContent = table.displayName || id;
+      facts.textContent = `${variantName(table.variant)} · ${stakesText(table.stakes, table.currencyCode)}`
+        + ` · ${table.seatedPlayers}/${table.maxSeats} seated`;
+    } catch {
+      // The refusal above already says what is wrong.
+    }
+  }
+
   async function watch(): Promise<void> {
     let delay = RETRY_FIRST_MS;
     while (!signal.aborted) {
@@ -273,6 +292,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
           showProblem(error);
           if (refusal.reason === "TOKEN_MISSING") {
             problems.append(h("p", {}, "Watching a table needs a token: log in above (a player who is not seated watches as a spectator)."));
+            await showPublicSummary();
           }
           return;
         }
