@@ -130,7 +130,7 @@ def _server_stream(
     return endpoint
 
 
-def _method_info(method: MethodDescriptor) -> MethodInfo[Any, Any]:
+def method_info(method: MethodDescriptor) -> MethodInfo[Any, Any]:
     safe = method.GetOptions().idempotency_level == method.GetOptions().NO_SIDE_EFFECTS
     return MethodInfo(
         name=method.name,
@@ -151,7 +151,7 @@ def endpoints(
         for method in service.methods:
             if method.client_streaming:
                 raise NotImplementedError(f"{method.full_name}: client streaming is not supported")
-            info = _method_info(method)
+            info = method_info(method)
             behavior = getattr(servicer, method.name)
             path = f"/{service.full_name}/{method.name}"
             if method.server_streaming:
