@@ -1,5 +1,5 @@
-"""``stud-service demo``, as a person runs it: bots play, the books balance, and with ``--stay`` the table plays
-on at the printed URL until Ctrl-C, with a token that lets a person play it, and the books balance again."""
+"""``stud-service demo``, as a person runs it: bots play, the books balance, and with ``--stay`` the table
+plays on at the printed URL until Ctrl-C, with a token that lets a person play it; the books balance again."""
 
 from __future__ import annotations
 
@@ -77,8 +77,8 @@ async def test_demo_without_stay_ends_on_its_own_and_says_how_to_stay(
 ) -> None:
     url = await make_database(migrated=False)
     done = subprocess.run(
-        [sys.executable, "-m", "stud_service.cli", "demo", "--hands", "1", "--players", "2", "--database-url", url,
-         "--web-listen", "127.0.0.1:0"],
+        [sys.executable, "-m", "stud_service.cli", "demo", "--hands", "1", "--players", "2",
+         "--database-url", url, "--web-listen", "127.0.0.1:0"],
         capture_output=True, text=True, timeout=180,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
