@@ -211,7 +211,9 @@ def keys_environment() -> dict[str, str]:
     return {"STUD_KEYS": json.dumps(Keyring("bench", {"bench": new_key()}).to_json())}
 
 
-SERVE_OPTIONS = ["--metrics-listen", "off", "--hand-pause-seconds", "0", "--log-level", "WARNING"]
+SERVE_OPTIONS = [
+    "--metrics-listen", "off", "--web-listen", "off", "--hand-pause-seconds", "0", "--log-level", "WARNING",
+]
 
 
 class Server:

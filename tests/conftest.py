@@ -49,6 +49,8 @@ pytest_plugins: list[str] = ["grpc_fixtures"]
 # Commands run in-process (``stud_service.cli.main``) and child processes read the session's keyring too.
 os.environ[KEYS_FILE_ENV] = str(keyring_file())
 os.environ.pop(KEYS_ENV, None)
+# Child ``serve`` processes bind no web port unless a test asks for one: two would collide on 8080.
+os.environ["STUD_WEB_LISTEN"] = "off"
 
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
 
