@@ -275,7 +275,9 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
         connection.dataset.state = "live";
         for await (const message of stream) {
           delay = RETRY_FIRST_MS;
-          // A heartbeat (or a message of a kind this page does not know) carries neither: skip it.
+          // A heartbeat keeps an idle stream open through proxies; it (and a message of a kind this page does
+          // not know) carries no event and no view: skip it.
+          if (message.heartbeat !== undefined) continue;
           if (message.event === undefined && message.events.length === 0 && message.view === undefined) continue;
           if (message.event) record(message.event);
           message.events.forEach(record);
