@@ -252,7 +252,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
 
   function record(event: TableEvent): void {
     if (event.version > version) version = event.version;
-    const line = narrate(event);
+    const line = narrate(event, view?.table?.currencyCode ?? "");
     if (!line) return;
     log.prepend(h("li", { "data-version": String(event.version) }, line));
     while (log.children.length > LOG_LINES) log.lastElementChild?.remove();
