@@ -62,9 +62,14 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   let announced = "";
   let deadline: Date | null = null;
 
+  // The deadline is the server's time. This clock's lead over it is at most the smallest gap seen between an
+  // event's record_time and its arrival (the gap also holds the network's delay, never less than the lead).
+  let clockLead = Number.POSITIVE_INFINITY;
+  const serverNow = (): number => Date.now() - (Number.isFinite(clockLead) ? clockLead : 0);
+
   function showClock(): void {
     if (deadline === null) { clock.textContent = ""; return; }
-    const seconds = Math.max(0, Math.ceil((deadline.getTime() - Date.now()) / 1000));
+    const seconds = Math.max(0, Math.ceil((deadline.getTime() - serverNow()) / 1000));
     const seat = view?.hand?.toActSeat ?? 0;
     clock.textContent = `${seat === view?.viewerSeat ? "Your" : `Seat ${seat}'s`} clock: ${seconds} s`;
     clock.classList.toggle("urgent", seconds <= 5);
@@ -104,14 +109,19 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
 
   function announceTurn(next: TableView): void {
     const toAct = next.hand && !next.hand.complete ? next.hand.toActSeat : 0;
-    const key = `${next.turn}:${toAct}`;
+    const key = `${next.hand?.handNumber}:${next.hand?.complete}:${next.turn}:${toAct}`;
     if (key === announced) return;
     announced = key;
+    if (next.hand?.complete) {
+      const results = [...resultList(next).children].map((item) => item.textContent).join("; ");
+      announcer.textContent = `Hand ${next.hand.handNumber} is over: ${results}`;
+      return;
+    }
     if (toAct === 0) return;
     const player = next.seats.find((seat) => seat.seat === toAct)?.playerId;
     announcer.textContent = toAct === next.viewerSeat
       ? `Your turn: ${next.legalActions.map((a) => actionLabel(a, next.table?.currencyCode ?? "")).join(", ")}`
-      : `${seatName(toAct, player)} to act`;
+      : `${seatName(toAct, player).replace(/^s/, "S")} to act`;
   }
 
   // Rebuilt only when the choice changes, so a focused button keeps its focus while other views arrive.
@@ -213,6 +223,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   }
 
   function record(event: TableEvent): void {
+    if (event.recordTime) clockLead = Math.min(clockLead, Date.now() - timestampDate(event.recordTime).getTime());
     const line = narrate(event, view?.table?.currencyCode ?? "");
     if (!line) return;
     log.prepend(h("li", { "data-version": String(event.version) }, line));
