@@ -5,20 +5,21 @@
  * Routes (in the fragment, so the service serves one page): #/ the lobby, #/tables/{id} a table,
  * #/tables/{id}/hands its hands, #/tables/{id}/hands/{n} the replayer.
  *
- * Hooks for browser tests (stable; change them with the tests):
+ * Hooks for browser tests (data-testid unless said otherwise; stable: change them with the tests):
  *   login-form, login-token, login-submit, login-error, logged-in (data-player), logout
  *   lobby, lobby-refresh, lobby-table-{id}, open-table-{id}, seated-{id}
- *   seats, seat-{N} (data-player when occupied; class "to-act" on the seat to act), seat-{N}-player,
+ *   felt, seats, seat-{N} (data-player when occupied; class "to-act" on the seat to act), seat-{N}-player,
  *   seat-{N}-stack, seat-{N}-cards; sit-here-{N}, sit-down-form, sit-seat, sit-buy-in, sit-down
  *   a card the page was sent: .card[data-card="As"]; a card it was not: .card.back (no data-card)
- *   hand, hand-number, street, pots, pot-{i}, result, last-result, action-clock, connection (data-state:
- *   live | reconnecting | stopped), announcer (the aria-live region), event-log
- *   actions (data-turn: the view's turn): buttons [data-action="CALL"] (the ActionType name) with
- *   data-amount; seat-controls: sit-in,
- *   sit-out, leave; error (data-reason: the ErrorInfo reason, data-code: the status code name)
- *   open-replayer, hands, hand-{n}; replay-prev, replay-next, replay-prev-street, replay-next-street,
- *   replay-streets (data-street), replay-step (data-index), verification, verify-checks, shuffle,
- *   commitment, server-seed, deck-root, cards-checked, shuffle-order ([data-passed] on each verdict)
+ *   hand, hand-number, street, pots, pot-{i}, result, last-result, action-clock, announcer (the aria-live
+ *   region), event-log (li[data-version]), connection (data-state: live | reconnecting | stopped)
+ *   actions (data-turn: the view's turn) with buttons [data-action="CALL"] (the ActionType name, and
+ *   data-amount); seat-controls with sit-in, sit-out, leave
+ *   error (data-reason: the ErrorInfo reason; data-code: the status code's name)
+ *   open-replayer, hands (hands-need-login without a token), hand-{n}; replay-prev, replay-next,
+ *   replay-prev-street, replay-next-street, replay-streets (data-street), replay-step (data-index),
+ *   verification, verify-checks, shuffle, commitment, server-seed, deck-root, cards-checked, shuffle-order;
+ *   [data-passed] on each verdict
  */
 import { fill, h } from "./dom";
 import { showLobby } from "./lobby";
