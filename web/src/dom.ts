@@ -33,3 +33,11 @@ export function fill(element: Element, ...children: (Child | Child[])[]): void {
     element.append(child);
   }
 }
+
+/** Like fill, and the control that had the focus inside (by its data-testid) has it again after. */
+export function redraw(element: Element, ...children: (Child | Child[])[]): void {
+  const focused = document.activeElement;
+  const testid = focused instanceof HTMLElement && element.contains(focused) ? focused.dataset.testid : undefined;
+  fill(element, ...children);
+  if (testid) element.querySelector<HTMLElement>(`[data-testid="${CSS.escape(testid)}"]`)?.focus();
+}

@@ -2,7 +2,7 @@
 // view's legal actions, on the view's turn.
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { requestId, tables } from "./api";
-import { fill, h } from "./dom";
+import { fill, h, redraw } from "./dom";
 import { refusalAlert, refusalOf } from "./errors";
 import { actionName, money, seatName, stakesText, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
@@ -91,7 +91,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     facts.textContent = table === undefined ? "" : `${variantName(table.variant)} · ${stakesText(table.stakes, currency)}`
       + ` · ${table.seatedPlayers}/${table.maxSeats} seated · version ${next.version}`;
     fill(hand, handSummary(next));
-    fill(seats, seatList(next, { openSeat: (seat) => openSeatButton(next, seat) }));
+    redraw(seats, seatList(next, { openSeat: (seat) => openSeatButton(next, seat) }));
     deadline = next.actionDeadline ? timestampDate(next.actionDeadline) : null;
     showClock();
     // The hand's result stays on show below the table while the next hand is played.
