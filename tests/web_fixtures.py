@@ -224,9 +224,8 @@ class RouteCaller:
 
     async def stream(self, method: MethodDescriptor, request: Message, token: str) -> AsyncIterator[Message]:
         call = transcode(method, request)
-        response = await self.http.stream(call.http_method, self.base_url + call.path,
-                                          {"authorization": token}, params=call.query)
-        async with response:
+        async with self.http.stream(call.http_method, self.base_url + call.path, {"authorization": token},
+                                    params=call.query) as response:
             if response.status != 200:
                 body = b"".join([bytes(chunk) async for chunk in response.content])
                 raise RouteError(response.status, json.loads(body))
