@@ -335,7 +335,8 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
     cert, key = directory / "cert.pem", directory / "key.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+         "-addext", "basicConstraints=critical,CA:FALSE", "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True,
     )
     return TlsFiles(cert_file=cert, key_file=key)

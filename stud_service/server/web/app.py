@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,13 +11,15 @@ from urllib.parse import parse_qs
 import grpc
 from google.protobuf import json_format
 from google.protobuf.descriptor import ServiceDescriptor
-from google.rpc import status_pb2
 
-from stud_service.server.errors import RequestError, malformed, quoted, refusal_for, rich_refusal
+from stud_service.server.errors import RequestError, malformed, refusal_for, rich_refusal
 from stud_service.server.web import routes as json_routes
 from stud_service.server.web.call import WebCall
 from stud_service.server.web.connect import ConnectApplication, endpoints
 from stud_service.server.web.cors import Cors
+from stud_service.server.web.early import call_with_reasons
+from stud_service.server.web.early import send_error as _send_error
+from stud_service.server.web.early import send_json as _send_json
 from stud_service.server.web.static import load_files, send_file
 
 _log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class WebApplication:
             return  # websockets: not served
         path = scope["path"]
         if path in self._connect.paths:
-            await self._connect_call(scope, receive, send)
+            await call_with_reasons(self._connect, scope, receive, send)
             return
         if path.startswith("/v1/"):
             try:
@@ -68,24 +69,6 @@ class WebApplication:
             await send_file(file, scope, send)
             return
         await _send_error(send, json_routes.unknown_route(path))
-
-    async def _connect_call(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """The library answers a wrong HTTP method (405) or a content type it does not read (415) with a
-        bare status, which a Connect client can only read as UNKNOWN: those get Connect error JSON with a
-        reason."""
-        bare: list[int] = []
-
-        async def answer(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start" and message["status"] in _BARE_STATUSES and not any(
-                name == b"content-type" for name, _ in message.get("headers", ())
-            ):
-                bare.append(message["status"])
-            if not bare:
-                await send(message)
-
-        await self._connect(scope, receive, answer)
-        if bare:
-            await _send_error(send, _BARE_STATUSES[bare[0]](scope), bare[0])
 
     async def _route(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         found = self._routes.match(scope["method"], scope["path"])
@@ -120,17 +103,6 @@ class WebApplication:
             await _send_error(send, json_routes.status_of(error))
             return
         await _send_json(send, 200, json_format.MessageToJson(reply, indent=None).encode())
-
-
-def _unreadable(scope: dict[str, Any]) -> status_pb2.Status:
-    content_type = dict(scope.get("headers", ())).get(b"content-type", b"").decode("latin-1")
-    return refusal_for(malformed(f"the content type {quoted(content_type)} is not one this method reads"))
-
-
-_BARE_STATUSES = {
-    405: lambda scope: json_routes.unknown_route(scope["path"]),
-    415: _unreadable,
-}
 
 
 def _malformed_query() -> RequestError:
@@ -192,18 +164,6 @@ async def _read_body(receive: Any, limit: int) -> bytes | None:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-async def _send_error(send: Any, status: status_pb2.Status, http_status: int | None = None) -> None:
-    body = json.dumps(json_routes.error_json(status), separators=(",", ":")).encode()
-    await _send_json(send, http_status or json_routes.http_status(status), body)
-
-
-async def _send_json(send: Any, code: int, body: bytes) -> None:
-    await send({"type": "http.response.start", "status": code, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-    ]})
-    await send({"type": "http.response.body", "body": body})
 
 
 async def _lifespan(receive: Any, send: Any) -> None:
