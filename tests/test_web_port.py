@@ -378,7 +378,8 @@ async def read_response_head(reader: asyncio.StreamReader) -> tuple[int, dict[st
     return status, headers
 
 
-@pytest.mark.parametrize("path", ["/stud.v1.TableService/SitDown"], ids=["connect"])
+@pytest.mark.parametrize("path", ["/stud.v1.TableService/SitDown", "/v1/tables/{table}:sitDown"],
+                         ids=["connect", "route"])
 async def test_a_body_that_never_ends_is_given_up_at_the_deadline(web_world: WebWorld, path: str) -> None:
     """The server answers DEADLINE_EXCEEDED when the deadline passes (it has no reason to give: as on the
     gRPC port, that status is the deadline's own), and appends nothing."""
@@ -413,7 +414,7 @@ async def wait_for_watchers(world: WebWorld, count: int, timeout: float = 5.0) -
             await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize("form", ["connect"])
+@pytest.mark.parametrize("form", ["connect", "ndjson"])
 async def test_a_client_that_disconnects_mid_stream_leaves_no_watcher(web_world: WebWorld, form: str) -> None:
     table_id = await seated(web_world, "alice")  # idle: nothing would be sent to notice the client is gone
     before = await watchers(web_world)
