@@ -217,11 +217,12 @@ class RouteCaller:
         self.base_url = base_url
         self.http = http_client(http2)
 
-    async def unary(self, method: MethodDescriptor, request: Message, token: str) -> Message:
+    async def unary(self, method: MethodDescriptor, request: Message, token: str,
+                    headers: dict[str, str] | None = None) -> Message:
         call = transcode(method, request)
+        sent = {"authorization": token, **(headers or {})}
         response = await asyncio.wait_for(self.http.execute(
-            call.http_method, self.base_url + call.path, {"authorization": token}, call.body,
-            params=call.query,
+            call.http_method, self.base_url + call.path, sent, call.body, params=call.query,
         ), CALL_TIMEOUT)
         document = json.loads(response.content)
         if response.status != 200:
@@ -229,9 +230,11 @@ class RouteCaller:
         assert response.headers.get("content-type") == "application/json"
         return json_format.ParseDict(document, message_factory.GetMessageClass(method.output_type)())
 
-    async def stream(self, method: MethodDescriptor, request: Message, token: str) -> AsyncIterator[Message]:
+    async def stream(self, method: MethodDescriptor, request: Message, token: str,
+                     headers: dict[str, str] | None = None) -> AsyncIterator[Message]:
         call = transcode(method, request)
-        async with self.http.stream(call.http_method, self.base_url + call.path, {"authorization": token},
+        sent = {"authorization": token, **(headers or {})}
+        async with self.http.stream(call.http_method, self.base_url + call.path, sent,
                                     params=call.query) as response:
             if response.status != 200:
                 body = b"".join([bytes(chunk) async for chunk in response.content])
