@@ -3,6 +3,7 @@ PostgreSQL, and real HTTP clients of three kinds.
 
 ``web_world``        (module) ServiceHost on a database of its own, the web port on (``ALLOWED_ORIGIN`` may
                      call it), a table with finished hands in its log, a gRPC channel to the same service
+``web_port_on(runtime)``  a web port on a test's own runtime (async context manager: its base URL)
 ``bearer(who, role)``  the ``authorization`` header a caller sends
 ``ConnectCaller``    connectrpc's ConnectClient: Connect or gRPC-Web, JSON or binary, HTTP/1.1 or HTTP/2
 ``RouteCaller``      the protos' ``google.api.http`` JSON routes, the request transcoded as the annotation
@@ -47,8 +48,11 @@ from stud_service.engine import Variant
 from stud_service.server.audit_service import AuditService
 from stud_service.server.cashier_service import CashierService
 from stud_service.server.host import ServiceHost, ServiceOptions
+from stud_service.server.runtime import TableRuntime
 from stud_service.server.service import TableService
+from stud_service.server.web.app import WebApplication, WebSettings
 from stud_service.server.web.connect import method_info
+from stud_service.server.web.server import start_web_server
 
 ALLOWED_ORIGIN = "https://tables.example"
 SERVICES: tuple[ServiceDescriptor, ...] = (TableService.DESCRIPTOR, AuditService.DESCRIPTOR,
@@ -117,6 +121,19 @@ async def web_service(database_url: str, **options: Any) -> AsyncIterator[WebWor
         table = simulate_table(f"web-{uuid.uuid4().hex[:8]}", Variant.STUD, 2, seed=11)
         await store_table(host.runtime.store, table)
         yield WebWorld(host, channel, table.table_id, f"tables/{table.table_id}/hands/1")
+
+
+@contextlib.asynccontextmanager
+async def web_port_on(runtime: TableRuntime) -> AsyncIterator[str]:
+    """A web port on ``runtime`` (beside a gRPC server of a test's own on it): its base URL."""
+    services = {TableService.DESCRIPTOR: TableService(runtime, TOKEN_SECRET),
+                AuditService.DESCRIPTOR: AuditService(runtime, TOKEN_SECRET),
+                CashierService.DESCRIPTOR: CashierService(runtime, TOKEN_SECRET)}
+    server = await start_web_server(WebApplication(services, WebSettings()), "127.0.0.1:0", None, 0.0)
+    try:
+        yield f"http://127.0.0.1:{server.port}"
+    finally:
+        await server.shutdown(0.0)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
