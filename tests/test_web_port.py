@@ -224,6 +224,15 @@ async def test_tls_on_the_web_port_with_the_grpc_ports_certificate(
             await raw_request(world.port, "GET", "/v1/tables", timeout=3)
 
 
+@pytest.mark.parametrize("http2", [False, True], ids=["http1", "h2c"])
+async def test_plaintext_http1_and_http2_are_both_served(web_world: WebWorld, http2: bool) -> None:
+    """The Connect tests' HTTP/2 is real HTTP/2 (prior knowledge, no upgrade), not HTTP/1.1 in disguise."""
+    url = f"{web_world.base_url}/v1/tables"
+    async with http_client(http2).stream("GET", url, {"authorization": bearer("alice")}) as listed:
+        assert listed.status == 200
+        assert listed.http_version == (pyqwest.HTTPVersion.HTTP2 if http2 else pyqwest.HTTPVersion.HTTP1)
+
+
 # -- hostile input ------------------------------------------------------------------------------------------
 
 
