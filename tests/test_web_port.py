@@ -315,6 +315,13 @@ def connect_json(world: WebWorld, table_id: str, **headers: str) -> Callable[[],
         "content-type": "application/json", "authorization": bearer("alice"), **headers})
 
 
+async def test_a_long_but_valid_connect_timeout_is_served(web_world: WebWorld) -> None:
+    table_id = await web_world.new_table()
+    response = await connect_json(web_world, table_id, **{"connect-timeout-ms": "9999999999"})()  # 115 days
+    assert response.status == 200, response.body
+    assert await web_world.head(table_id) == 3
+
+
 @pytest.mark.parametrize("timeout", ["99999999999999999999", "-5", "soon", "1.5"])
 async def test_a_bad_connect_timeout_is_refused_with_a_reason(web_world: WebWorld, timeout: str) -> None:
     table_id = await web_world.new_table()
@@ -445,6 +452,30 @@ async def test_a_client_that_disconnects_mid_stream_leaves_no_watcher(web_world:
         await asyncio.wait_for(reader.read(100), 5)  # the first message
         await wait_for_watchers(web_world, before + 1)
     await wait_for_watchers(web_world, before)  # closed: the server lets go of the watch
+
+
+@pytest.mark.parametrize("form", ["connect", "ndjson"])
+async def test_a_client_that_resets_its_http2_stream_leaves_no_watcher(
+    web_world: WebWorld, form: str
+) -> None:
+    """Over HTTP/2 the connection stays (pooled); only the stream is reset."""
+    table_id = await seated(web_world, "alice")
+    before = await watchers(web_world)
+    headers = {"authorization": bearer("alice")}
+    if form == "connect":
+        body = json.dumps({"name": f"tables/{table_id}", "heartbeatSeconds": 3600}).encode()
+        request: tuple[str, str, bytes | None] = (
+            "POST", "/stud.v1.TableService/WatchTable", struct.pack(">BI", 0, len(body)) + body)
+        headers["content-type"] = "application/connect+json"
+    else:
+        request = ("GET", f"/v1/tables/{table_id}:watch?heartbeat_seconds=3600", None)
+    method, path, content = request
+    async with http_client(True).stream(method, web_world.base_url + path, headers, content) as response:
+        assert response.status == 200 and response.http_version == pyqwest.HTTPVersion.HTTP2
+        async with asyncio.timeout(5):
+            await response.content.__anext__()  # the first message
+        await wait_for_watchers(web_world, before + 1)
+    await wait_for_watchers(web_world, before)
 
 
 @pytest.mark.parametrize("path", [
