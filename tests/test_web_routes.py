@@ -132,6 +132,20 @@ async def test_create_table_takes_the_table_as_the_body_and_the_rest_from_the_qu
     assert_refused(refused, 400, "invalid_argument", "MALFORMED_REQUEST")
 
 
+async def test_a_query_parameter_on_a_whole_body_route_is_malformed_and_appends_nothing(
+    web_world: WebWorld,
+) -> None:
+    """A route whose body is the whole request reads nothing from the query: a field put there (by mistake,
+    or misspelt) must not be dropped silently."""
+    table_id = await web_world.new_table()
+    response = await raw_request(web_world.port, "POST", f"/v1/tables/{table_id}:sitDown?buy_in=9000",
+                                 json.dumps({"seat": 1, "buyIn": str(BUY_IN)}).encode(),
+                                 {"authorization": bearer("alice")})
+    info = assert_refused(response, 400, "invalid_argument", "MALFORMED_REQUEST")
+    assert info.metadata["field"] == "buy_in"
+    assert await web_world.head(table_id) == 2
+
+
 @pytest.mark.parametrize(("method", "path"), [
     ("GET", "/v1/nothing"),
     ("GET", "/v1/tables/t1:fly"),
