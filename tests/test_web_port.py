@@ -322,6 +322,20 @@ async def test_a_long_but_valid_connect_timeout_is_served(web_world: WebWorld) -
     assert await web_world.head(table_id) == 3
 
 
+@pytest.mark.parametrize(("header", "value", "reason"), [
+    ("connect-protocol-version", "2", "MALFORMED_REQUEST"),
+    ("x-request-id", "caf\xe9", "MALFORMED_REQUEST"),  # latin-1 on the wire: not UTF-8
+    ("authorization", "Bearer caf\xe9", "TOKEN_INVALID"),
+])
+async def test_a_header_the_library_cannot_read_is_refused_with_a_reason(
+    web_world: WebWorld, header: str, value: str, reason: str
+) -> None:
+    table_id = await web_world.new_table()
+    response = await connect_json(web_world, table_id, **{header: value})()
+    assert refusal_of(response)[1] == reason, response.body
+    assert await web_world.head(table_id) == 2
+
+
 @pytest.mark.parametrize("timeout", ["99999999999999999999", "-5", "soon", "1.5"])
 async def test_a_bad_connect_timeout_is_refused_with_a_reason(web_world: WebWorld, timeout: str) -> None:
     table_id = await web_world.new_table()

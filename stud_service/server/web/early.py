@@ -1,8 +1,9 @@
 """What the web port refuses on a Connect or gRPC-Web path before the ``connectrpc`` library reads the
 request, written in the wire form the request's protocol reads, with an ErrorInfo reason:
 
-- a deadline header that is not one (``connect-timeout-ms``, ``grpc-timeout``): the library's own refusal
-  of it has no reason;
+- a deadline header that is not one (``connect-timeout-ms``, ``grpc-timeout``), a Connect protocol version
+  other than 1, a header that is not UTF-8: the library's own refusal of them has no reason (of the last,
+  it answers UNKNOWN);
 - native gRPC without HTTP trailers (HTTP/1.1): the library cannot answer it and says UNKNOWN; gRPC is
   the gRPC port's;
 - the library's bare 405 (a wrong HTTP method) and 415 (a content type it does not read), which a client
@@ -25,6 +26,7 @@ from urllib.parse import quote
 import grpc
 from google.rpc import status_pb2
 
+from stud_service.auth import AuthError
 from stud_service.server.errors import malformed, refusal_for, rich_refusal
 from stud_service.server.web import routes as json_routes
 
@@ -46,6 +48,17 @@ def early_refusal(scope: dict[str, Any]) -> status_pb2.Status | None:
         return rich_refusal(grpc.StatusCode.UNIMPLEMENTED, "UNKNOWN_ROUTE",
                             "native gRPC needs HTTP/2: call the gRPC port, or use gRPC-Web or Connect here",
                             {"path": scope["path"][:100]})
+    for name, value in scope.get("headers", ()):
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            header = name.decode("latin-1")[:40]
+            if header == "authorization":
+                return refusal_for(AuthError("TOKEN_INVALID", "the authorization header is not UTF-8"))
+            return refusal_for(malformed(f"the {header} header is not UTF-8", header))
+    version = _header(scope, b"connect-protocol-version")
+    if version is not None and version != "1":
+        return refusal_for(malformed("connect-protocol-version must be 1", "connect-protocol-version"))
     for name, form in ((b"connect-timeout-ms", _CONNECT_TIMEOUT), (b"grpc-timeout", _GRPC_TIMEOUT)):
         value = _header(scope, name)
         if value is not None and not form.fullmatch(value):
