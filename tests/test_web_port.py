@@ -37,11 +37,13 @@ from web_fixtures import (
     http_client,
     method_named,
     raw_request,
+    web_options,
     web_service,
 )
 
 from stud_service.auth import Role
 from stud_service.server.app import TlsFiles
+from stud_service.server.host import ServiceHost
 from stud_service.server.proto_gen import audit_service_pb2, table_service_pb2
 from stud_service.server.web.app import MAX_REQUEST_BYTES
 
@@ -171,8 +173,9 @@ def port_is_bound(port: int) -> bool:
 
 
 async def test_serve_binds_the_web_port_from_the_environment_and_off_binds_none(
-    database_url: str, spawn_server, monkeypatch: pytest.MonkeyPatch
+    make_database: Callable[..., Any], spawn_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    database_url = await make_database(migrated=True)  # of its own: no other test's tables to deal
     port = free_port()
     monkeypatch.setenv("STUD_WEB_LISTEN", f"127.0.0.1:{port}")
     server = await spawn_server(database_url)
@@ -191,12 +194,8 @@ async def test_serve_binds_the_web_port_from_the_environment_and_off_binds_none(
     assert not port_is_bound(other)
 
 
-async def test_a_host_with_the_web_port_off_binds_none(database_url: str) -> None:
-    from web_fixtures import web_options
-
-    from stud_service.server.host import ServiceHost
-
-    async with ServiceHost(web_options(database_url, web_listen="off")) as host:
+async def test_a_host_with_the_web_port_off_binds_none(make_database: Callable[..., Any]) -> None:
+    async with ServiceHost(web_options(await make_database(migrated=True), web_listen="off")) as host:
         assert host.web is None
         with pytest.raises(AssertionError):
             _ = host.web_port
@@ -206,9 +205,9 @@ async def test_a_host_with_the_web_port_off_binds_none(database_url: str) -> Non
 
 
 async def test_tls_on_the_web_port_with_the_grpc_ports_certificate(
-    database_url: str, self_signed: TlsFiles
+    make_database: Callable[..., Any], self_signed: TlsFiles
 ) -> None:
-    async with web_service(database_url, tls=self_signed) as world:
+    async with web_service(await make_database(migrated=True), tls=self_signed) as world:
         ca = Path(self_signed.cert_file).read_bytes()
         table_id = await world.new_table()
         for http2 in (False, True):  # ALPN offers both
@@ -509,8 +508,8 @@ async def test_static_paths_with_dot_dot_are_not_found(web_world: WebWorld, path
 # -- shutdown and the access log ----------------------------------------------------------------------------
 
 
-async def test_graceful_shutdown_ends_open_web_watches(database_url: str) -> None:
-    async with web_service(database_url, grace_seconds=1.0) as world:
+async def test_graceful_shutdown_ends_open_web_watches(make_database: Callable[..., Any]) -> None:
+    async with web_service(await make_database(migrated=True), grace_seconds=1.0) as world:
         table_id = await seated(world, "alice")
         request = table_service_pb2.WatchTableRequest(name=f"tables/{table_id}", heartbeat_seconds=3600)
         connect = ConnectCaller(world.base_url, "proto").stream(method_named("WatchTable"), request,
