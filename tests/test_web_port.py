@@ -100,6 +100,9 @@ async def test_another_origin_gets_no_cors_headers_and_a_403_preflight(web_world
         call = await raw_request(web_world.port, "GET", "/v1/tables",
                                  headers={"origin": origin, "authorization": bearer("alice")})
         assert call.status == 200 and "access-control-allow-origin" not in call.headers
+        assert call.headers["vary"] == "Origin"  # a cache must not hand this answer to an allowed origin
+    no_origin = await raw_request(web_world.port, "GET", "/v1/tables", headers={"authorization": bearer("a")})
+    assert no_origin.headers["vary"] == "Origin" and "access-control-allow-origin" not in no_origin.headers
 
 
 # -- heartbeats ---------------------------------------------------------------------------------------------
