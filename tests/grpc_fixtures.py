@@ -15,6 +15,7 @@
 ``whole_service(url, secret, log, level, **options)``  the whole service as ``serve`` wires it
                     (ServiceHost, metrics too), its JSON log written to ``log``, and a channel to it
 ``both_services``   a channel to a second server on the same runtime with AuditService beside TableService
+``self_signed``     TlsFiles of a self-signed certificate for localhost / 127.0.0.1
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,7 +49,7 @@ from stud_service.bots.connect_stub import WebChannel
 from stud_service.db import open_pool
 from stud_service.observability.logging import configure_logging
 from stud_service.sealing import open_sealed_store
-from stud_service.server.app import RunningServer, start_server
+from stud_service.server.app import RunningServer, TlsFiles, start_server
 from stud_service.server.audit_service import AuditService
 from stud_service.server.cashier_service import CashierService
 from stud_service.server.host import ServiceHost, ServiceOptions
@@ -369,3 +371,19 @@ async def settle_table(bots, spectator: StudClient, table_id: str, timeout: floa
     finally:
         for task in finishing:
             task.cancel()
+
+
+@pytest.fixture(scope="session")
+def self_signed(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
+    """A certificate for localhost and 127.0.0.1 and its key (openssl), for servers with TLS on."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+         "-addext", "basicConstraints=critical,CA:FALSE", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )
+    return TlsFiles(cert_file=cert, key_file=key)
