@@ -1,1 +1,1 @@
-"""The web table's built assets (static/), made from web/ by scripts/build_web.py (``make web``)."""
+"""The web table's built files (``static/``), served by the web port; built from ``web/`` by ``make web``."""

@@ -30,11 +30,17 @@ export function actionName(action: ActionType): string {
   return ActionType[action] ?? String(action);
 }
 
+/** Digits after the point in the currency's major unit (2 for USD, 0 for JPY); 0 for play chips. */
+export function minorDigits(currency: string): number {
+  if (!currency) return 0;
+  return new Intl.NumberFormat(undefined, { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
 /** Amounts are integers in the currency's smallest unit (cents); play chips are shown as they are. */
 export function money(amount: bigint, currency: string): string {
   if (!currency) return amount.toLocaleString();
   const format = new Intl.NumberFormat(undefined, { style: "currency", currency });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  const digits = minorDigits(currency);
   const unit = 10n ** BigInt(digits);
   const negative = amount < 0n;
   const magnitude = negative ? -amount : amount;
@@ -43,6 +49,22 @@ export function money(amount: bigint, currency: string): string {
     ? (magnitude / unit).toLocaleString()
     : part.type === "fraction" ? (magnitude % unit).toString().padStart(digits, "0") : part.value).join("");
   return negative ? `-${whole}` : whole;
+}
+
+/** An amount as a person types it: "20.00" for 2000 cents, "500" for 500 play chips. */
+export function toMajor(amount: bigint, currency: string): string {
+  const digits = minorDigits(currency);
+  if (digits === 0) return amount.toString();
+  const unit = 10n ** BigInt(digits);
+  return `${amount / unit}.${(amount % unit).toString().padStart(digits, "0")}`;
+}
+
+/** What a person typed ("20", "20.5") in the smallest unit, exactly; null when it is not such an amount. */
+export function fromMajor(text: string, currency: string): bigint | null {
+  const digits = minorDigits(currency);
+  const match = /^\s*(\d+)(?:[.,](\d*))?\s*$/.exec(text);
+  if (match === null || (match[2] ?? "").length > digits) return null;
+  return BigInt(match[1]) * 10n ** BigInt(digits) + BigInt((match[2] ?? "").padEnd(digits, "0") || "0");
 }
 
 export function stakesText(stakes: Stakes | undefined, currency: string): string {

@@ -2,7 +2,7 @@
 import { cardLabel } from "./cards";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, PotHalf } from "./gen/stud/v1/table_pb";
-import { streetName } from "./format";
+import { money, streetName } from "./format";
 
 const VERBS: Record<ActionType, string> = {
   [ActionType.UNSPECIFIED]: "acts",
@@ -17,16 +17,17 @@ const VERBS: Record<ActionType, string> = {
 
 const cards = (codes: number[]): string => codes.map(cardLabel).join(" ");
 
-/** The event in words; empty for an event this page does not know (a newer server's). */
-export function narrate(event: TableEvent): string {
+/** The event in words, amounts in the table's currency; empty for an event this page does not know. */
+export function narrate(event: TableEvent, currency: string): string {
   const e = event.event;
+  const m = (amount: bigint): string => money(amount, currency);
   switch (e.case) {
     case "tableCreated":
       return `Table ${e.value.tableId} created`;
     case "playerSeated":
-      return `${e.value.playerId} sits down in seat ${e.value.seat} with ${e.value.buyIn}`;
+      return `${e.value.playerId} sits down in seat ${e.value.seat} with ${m(e.value.buyIn)}`;
     case "playerLeft":
-      return `${e.value.playerId} leaves seat ${e.value.seat} with ${e.value.cashOut}`;
+      return `${e.value.playerId} leaves seat ${e.value.seat} with ${m(e.value.cashOut)}`;
     case "leaveRequested":
       return `${e.value.playerId} will leave after this hand`;
     case "playerSatOut":
@@ -34,7 +35,7 @@ export function narrate(event: TableEvent): string {
     case "playerSatIn":
       return `Seat ${e.value.seat} sits in`;
     case "playerToppedUp":
-      return `Seat ${e.value.seat} tops up ${e.value.amount}`;
+      return `Seat ${e.value.seat} tops up ${m(e.value.amount)}`;
     case "clientSeedSet":
       return `Seat ${e.value.seat} sets a client seed`;
     case "shuffleCommitted":
@@ -42,7 +43,7 @@ export function narrate(event: TableEvent): string {
     case "handStarted":
       return `Hand ${e.value.hand} starts: ${e.value.players.map((p) => `seat ${p.seat} ${p.playerId}`).join(", ")}`;
     case "antePosted":
-      return `Seat ${e.value.seat} posts the ante ${e.value.amount}`;
+      return `Seat ${e.value.seat} posts the ante ${m(e.value.amount)}`;
     case "cardDealt": {
       const to = e.value.seat === 0 ? "The board" : `Seat ${e.value.seat}`;
       if (e.value.hidden) return `${to} gets a face-down card`;
@@ -52,11 +53,11 @@ export function narrate(event: TableEvent): string {
       return `${streetName(e.value.street)}: seat ${e.value.firstSeat} first to act`;
     case "playerActed": {
       const { seat, action, amount, timeout, allIn } = e.value;
-      const sized = action === ActionType.FOLD || action === ActionType.CHECK ? "" : ` ${amount}`;
+      const sized = action === ActionType.FOLD || action === ActionType.CHECK ? "" : ` ${m(amount)}`;
       return `Seat ${seat} ${VERBS[action] ?? "acts"}${sized}${allIn ? " (all in)" : ""}${timeout ? " (timed out)" : ""}`;
     }
     case "uncalledBetReturned":
-      return `${e.value.amount} returned to seat ${e.value.seat}`;
+      return `${m(e.value.amount)} returned to seat ${e.value.seat}`;
     case "handShown": {
       const made = [e.value.high, e.value.low].filter(Boolean).join(" / ");
       return `Seat ${e.value.seat} shows ${cards(e.value.cards)}${made ? `: ${made}` : ""}`;
@@ -66,7 +67,7 @@ export function narrate(event: TableEvent): string {
     case "handEnded": {
       const awards = e.value.pots.flatMap((pot) => pot.awards.map((award) => {
         const half = award.potHalf === PotHalf.HIGH ? " (high)" : award.potHalf === PotHalf.LOW ? " (low)" : "";
-        return `seat ${award.seat} wins ${award.amount}${half}`;
+        return `seat ${award.seat} wins ${m(award.amount)}${half}`;
       }));
       return `Hand ${e.value.hand} ends: ${awards.join(", ")}`;
     }

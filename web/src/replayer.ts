@@ -99,9 +99,9 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
     const current = step.state?.hand?.street ?? Street.UNSPECIFIED;
     fill(streets, streetStarts(steps).map((s) => h("li", {
       class: s.street === current ? "current" : "", "aria-current": s.street === current ? "step" : undefined,
-    }, streetName(s.street))));
+    }, s.street === Street.UNSPECIFIED ? "Deal" : streetName(s.street))));
     streets.dataset.street = Street[current];
-    position.textContent = `Event ${at + 1} of ${steps.length}: ${step.event ? narrate(step.event) || step.event.type : ""}`;
+    position.textContent = `Event ${at + 1} of ${steps.length}: ${step.event ? narrate(step.event, step.state?.table?.currencyCode ?? "") || step.event.type : ""}`;
     position.dataset.index = String(at);
     if (step.state) fill(board, handSummary(step.state), seatList(step.state));
     for (const testid of ["replay-prev", "replay-prev-street"]) {

@@ -5,7 +5,7 @@ import { Code } from "@connectrpc/connect";
 import { requestId, tables } from "./api";
 import { fill, h } from "./dom";
 import { isCanceled, refusalAlert, refusalOf } from "./errors";
-import { actionName, money, seatName, stakesText, variantName } from "./format";
+import { actionName, fromMajor, money, seatName, stakesText, toMajor, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { narrate } from "./narrate";
@@ -74,13 +74,14 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   let announced = "";
   let deadline: Date | null = null;
 
-  const tick = setInterval(() => {
+  function showClock(): void {
     if (deadline === null) { clock.textContent = ""; return; }
     const seconds = Math.max(0, Math.ceil((deadline.getTime() - Date.now()) / 1000));
     const seat = view?.hand?.toActSeat ?? 0;
     clock.textContent = `${seat === view?.viewerSeat ? "Your" : `Seat ${seat}'s`} clock: ${seconds} s`;
     clock.classList.toggle("urgent", seconds <= 5);
-  }, 250);
+  }
+  const tick = setInterval(showClock, 250);
   signal.addEventListener("abort", () => clearInterval(tick), { once: true });
 
   function showProblem(error: unknown): void {
@@ -99,6 +100,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     fill(hand, handSummary(next));
     fill(seats, seatList(next, { openSeat: (seat) => openSeatButton(next, seat) }));
     deadline = next.actionDeadline ? timestampDate(next.actionDeadline) : null;
+    showClock();
     // The hand's result stays on show below the table while the next hand is played.
     if (next.hand?.complete) {
       fill(lastResult);
@@ -220,31 +222,37 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     }
     const seat = h("select", { name: "seat", id: "sit-seat", "data-testid": "sit-seat" },
       open.map((number) => h("option", { value: number }, `Seat ${number}`)));
-    const buyIn = h("input", {
-      name: "buy-in", id: "sit-buy-in", type: "number", inputmode: "numeric", required: true, step: 1,
-      min: String(table.minBuyIn), max: String(table.maxBuyIn), value: String(table.minBuyIn),
-      "data-testid": "sit-buy-in",
-    });
     const currency = table.currencyCode;
+    // Typed in the currency's major unit (dollars), sent in its smallest (cents); the service checks the range.
+    const buyIn = h("input", {
+      name: "buy-in", id: "sit-buy-in", type: "text", inputmode: "decimal", required: true, autocomplete: "off",
+      value: toMajor(table.minBuyIn, currency), "data-testid": "sit-buy-in", "aria-describedby": "sit-range",
+      oninput: (event: Event) => (event.target as HTMLInputElement).setCustomValidity(""),
+    });
     fill(sitDown, h("form", {
       class: "sit-down", "data-testid": "sit-down-form", "aria-label": "Sit down",
       onsubmit: (event: Event) => {
         event.preventDefault();
-        let amount: bigint;
-        try { amount = BigInt(buyIn.value); } catch { buyIn.focus(); return; }
+        const amount = fromMajor(buyIn.value, currency);
+        if (amount === null) {
+          buyIn.setCustomValidity(`An amount such as ${toMajor(table.minBuyIn, currency)}`);
+          buyIn.reportValidity();
+          return;
+        }
+        buyIn.setCustomValidity("");
         void call(() => tables.sitDown({ name, seat: Number(seat.value), buyIn: amount, requestId: requestId() }, { signal }));
       },
     },
     h("h2", {}, "Sit down"),
     h("label", { for: "sit-seat" }, "Seat "), seat, " ",
     h("label", { for: "sit-buy-in" }, "Buy-in "), buyIn,
-    h("small", {}, ` ${money(table.minBuyIn, currency)} to ${money(table.maxBuyIn, currency)} `),
+    h("small", { id: "sit-range" }, ` ${money(table.minBuyIn, currency)} to ${money(table.maxBuyIn, currency)} `),
     h("button", { type: "submit", "data-testid": "sit-down" }, "Sit down")));
   }
 
   function record(event: TableEvent): void {
     if (event.version > version) version = event.version;
-    const line = narrate(event);
+    const line = narrate(event, view?.table?.currencyCode ?? "");
     if (!line) return;
     log.prepend(h("li", { "data-version": String(event.version) }, line));
     while (log.children.length > LOG_LINES) log.lastElementChild?.remove();
@@ -275,7 +283,9 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
         connection.dataset.state = "live";
         for await (const message of stream) {
           delay = RETRY_FIRST_MS;
-          // A heartbeat (or a message of a kind this page does not know) carries neither: skip it.
+          // A heartbeat keeps an idle stream open through proxies; it (and a message of a kind this page does
+          // not know) carries no event and no view: skip it.
+          if (message.heartbeat !== undefined) continue;
           if (message.event === undefined && message.events.length === 0 && message.view === undefined) continue;
           if (message.event) record(message.event);
           message.events.forEach(record);
