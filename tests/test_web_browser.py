@@ -263,6 +263,9 @@ async def test_a_player_logs_in_sits_down_and_clicks_through_hands_to_a_showdown
             else:
                 raise AssertionError(f"{MAX_CLICKS} actions and still no showdown")
         await caught_up(page, cards)
+        await page.set_viewport_size(PHONE)  # the player's turn again: its buttons fit a phone too
+        await expect(actions.locator("button[data-action]").first).to_be_visible()
+        await fits_width(page)
         log = await dom_log(page)
     await cards.learn(auditor, table, {seat: web.client(player), **{bot.seat: bot.client for bot in bots}})
 
