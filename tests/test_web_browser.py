@@ -161,16 +161,12 @@ async def fits_width(page: Page) -> None:
     assert widths[0] <= widths[1], f"{page.url} is {widths[0]} px wide in a {widths[1]} px window"
 
 
-async def tab_to(page: Page, selector: str, presses: int = 80) -> str:
-    """Tab through the page until the focus is on an element matching ``selector``; its data-action."""
+async def tab_to(page: Page, selector: str, presses: int = 80) -> None:
+    """Tab through the page until the focus is on an element matching ``selector``."""
     for _ in range(presses):
         await page.keyboard.press("Tab")
-        focused = await page.evaluate(
-            "(s) => document.activeElement?.matches(s) ? document.activeElement.dataset.action : null",
-            selector,
-        )
-        if focused:
-            return focused
+        if await page.evaluate("(s) => document.activeElement?.matches(s) ?? false", selector):
+            return
     raise AssertionError(f"{presses} presses of Tab never reached {selector}")
 
 
@@ -249,15 +245,15 @@ async def test_a_player_logs_in_sits_down_and_clicks_through_hands_to_a_showdown
                 if cards.showdown_against(seat):
                     break
                 turn = await actions.get_attribute("data-turn")
-                offered = actions.locator("button[data-action]")
-                choice = _choose(await offered.evaluate_all("buttons => buttons.map(b => b.dataset.action)"))
                 if clicks == 0:
                     await save_screenshot(page, "web-table")
                     planted = await _plant_a_hidden_card(page, bots[0], table)
                     # The keyboard alone: Tab to a passive action's button, Enter to press it.
-                    choice = await tab_to(page, ", ".join(f'[data-action="{name}"]' for name in PASSIVE))
+                    await tab_to(page, ", ".join(f'[data-action="{name}"]' for name in PASSIVE))
                     await page.keyboard.press("Enter")
                 else:
+                    offered = actions.locator("button[data-action]")
+                    choice = _choose(await offered.evaluate_all("all => all.map(b => b.dataset.action)"))
                     await actions.locator(f'button[data-action="{choice}"]').click()
                 await expect(actions).not_to_have_attribute("data-turn", turn or "")
             else:
