@@ -29,6 +29,7 @@ import { showTable } from "./table";
 const main = document.getElementById("main")!;
 const login = document.getElementById("login")!;
 let current = new AbortController();
+let routed = false;
 
 function route(): void {
   current.abort();
@@ -47,6 +48,9 @@ function route(): void {
   } else {
     fill(main, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the tables")));
   }
+  // After a move within the page, keyboard and screen-reader users continue from the new content.
+  if (routed) main.focus();
+  routed = true;
 }
 
 window.addEventListener("hashchange", route);

@@ -78,6 +78,7 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
     button("◀ Previous", "replay-prev", () => go(at - 1)),
     button("Next ▶", "replay-next", () => go(at + 1)),
     button("Next street »", "replay-next-street", () => go(streetStep(1))));
+  for (const control of controls.querySelectorAll("button")) control.disabled = true;  // until the steps come
   fill(main,
     h("p", {}, h("a", { href: `#/tables/${encodeURIComponent(id)}/hands` }, "← Hands")),
     h("h1", {}, `Hand ${handNumber} at ${id}`),
@@ -85,6 +86,7 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
 
   function streetStep(direction: 1 | -1): number {
     const starts = streetStarts(steps);
+    if (starts.length === 0) return 0;  // not loaded yet
     let current = 0;
     while (current + 1 < starts.length && starts[current + 1].start <= at) current++;
     // Back: to the start of this street, or of the one before when already there.

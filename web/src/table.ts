@@ -1,27 +1,19 @@
-// The table: GetTableView, then WatchTable(include_views) from that view's version, resumed from the last
-// version received when the stream drops. Seated players act with buttons built from the view's legal actions.
+// The table as the caller may see it (kept current by watch.ts). Seated players act with buttons built from the
+// view's legal actions, on the view's turn.
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code } from "@connectrpc/connect";
 import { requestId, tables } from "./api";
 import { fill, h } from "./dom";
-import { isCanceled, refusalAlert, refusalOf } from "./errors";
-import { actionName, fromMajor, money, seatName, stakesText, toMajor, variantName } from "./format";
+import { refusalAlert, refusalOf } from "./errors";
+import { actionName, money, seatName, stakesText, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { narrate } from "./narrate";
 import { handSummary, resultList, seatList } from "./seats";
 import { principal } from "./session";
+import { sitDownForm } from "./sitdown";
+import { watchTable } from "./watch";
 
 const LOG_LINES = 40;
-const RETRY_FIRST_MS = 500;
-const RETRY_MAX_MS = 10_000;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-  });
-}
 
 function actionLabel(action: LegalAction, currency: string): string {
   const amount = money(action.amount, currency);
@@ -36,9 +28,6 @@ function actionLabel(action: LegalAction, currency: string): string {
     default: return actionName(action.type);
   }
 }
-
-// Calls that will not start working by trying again: the page says why and stops watching.
-const FINAL = new Set([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument]);
 
 export function showTable(main: HTMLElement, id: string, signal: AbortSignal): void {
   const name = `tables/${id}`;
@@ -67,7 +56,6 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
 
   let view: TableView | null = null;
   let lastResultView: TableView | null = null;
-  let version = 0n;
   let actionsKey = "";
   let sitDownKey = "";
   let controlsKey = "";
@@ -220,38 +208,11 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
       fill(sitDown, h("p", {}, "The table is full."));
       return;
     }
-    const seat = h("select", { name: "seat", id: "sit-seat", "data-testid": "sit-seat" },
-      open.map((number) => h("option", { value: number }, `Seat ${number}`)));
-    const currency = table.currencyCode;
-    // Typed in the currency's major unit (dollars), sent in its smallest (cents); the service checks the range.
-    const buyIn = h("input", {
-      name: "buy-in", id: "sit-buy-in", type: "text", inputmode: "decimal", required: true, autocomplete: "off",
-      value: toMajor(table.minBuyIn, currency), "data-testid": "sit-buy-in", "aria-describedby": "sit-range",
-      oninput: (event: Event) => (event.target as HTMLInputElement).setCustomValidity(""),
-    });
-    fill(sitDown, h("form", {
-      class: "sit-down", "data-testid": "sit-down-form", "aria-label": "Sit down",
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        const amount = fromMajor(buyIn.value, currency);
-        if (amount === null) {
-          buyIn.setCustomValidity(`An amount such as ${toMajor(table.minBuyIn, currency)}`);
-          buyIn.reportValidity();
-          return;
-        }
-        buyIn.setCustomValidity("");
-        void call(() => tables.sitDown({ name, seat: Number(seat.value), buyIn: amount, requestId: requestId() }, { signal }));
-      },
-    },
-    h("h2", {}, "Sit down"),
-    h("label", { for: "sit-seat" }, "Seat "), seat, " ",
-    h("label", { for: "sit-buy-in" }, "Buy-in "), buyIn,
-    h("small", { id: "sit-range" }, ` ${money(table.minBuyIn, currency)} to ${money(table.maxBuyIn, currency)} `),
-    h("button", { type: "submit", "data-testid": "sit-down" }, "Sit down")));
+    fill(sitDown, sitDownForm(table, open, (seat, buyIn) => void call(
+      () => tables.sitDown({ name, seat, buyIn, requestId: requestId() }, { signal }))));
   }
 
   function record(event: TableEvent): void {
-    if (event.version > version) version = event.version;
     const line = narrate(event, view?.table?.currencyCode ?? "");
     if (!line) return;
     log.prepend(h("li", { "data-version": String(event.version) }, line));
@@ -270,50 +231,21 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     }
   }
 
-  async function watch(): Promise<void> {
-    let delay = RETRY_FIRST_MS;
-    while (!signal.aborted) {
-      try {
-        if (view === null) {
-          render(await tables.getTableView({ name }, { signal }));
-          version = view!.version;
-        }
-        const stream = tables.watchTable({ name, afterVersion: version, includeViews: true }, { signal });
-        connection.textContent = "Live";
-        connection.dataset.state = "live";
-        for await (const message of stream) {
-          delay = RETRY_FIRST_MS;
-          // A heartbeat keeps an idle stream open through proxies; it (and a message of a kind this page does
-          // not know) carries no event and no view: skip it.
-          if (message.heartbeat !== undefined) continue;
-          if (message.event === undefined && message.events.length === 0 && message.view === undefined) continue;
-          if (message.event) record(message.event);
-          message.events.forEach(record);
-          if (message.view) render(message.view);
-        }
-      } catch (error) {
-        if (signal.aborted || isCanceled(error)) return;
-        const refusal = refusalOf(error);
-        if (refusal.reason === "VERSION_OUT_OF_RANGE") {
-          view = null;  // the table is not where this page thought: start again from its view
-        } else if (FINAL.has(Code[refusal.code as keyof typeof Code])) {
-          connection.textContent = "Not watching";
-          connection.dataset.state = "stopped";
-          showProblem(error);
-          if (refusal.reason === "TOKEN_MISSING") {
-            problems.append(h("p", {}, "Watching a table needs a token: log in above (a player who is not seated watches as a spectator)."));
-            await showPublicSummary();
-          }
-          return;
-        }
+  void watchTable(name, signal, {
+    view: render,
+    event: record,
+    connection(state, retryMs) {
+      connection.dataset.state = state;
+      connection.textContent = state === "live" ? "Live" : `Reconnecting in ${Math.round(retryMs / 1000)} s…`;
+    },
+    stopped(error) {
+      connection.dataset.state = "stopped";
+      connection.textContent = "Not watching";
+      showProblem(error);
+      if (refusalOf(error).reason === "TOKEN_MISSING") {
+        problems.append(h("p", {}, "Watching a table needs a token: log in above (a player who is not seated watches as a spectator)."));
+        void showPublicSummary();
       }
-      if (signal.aborted) return;
-      connection.textContent = `Reconnecting in ${Math.round(delay / 1000)} s…`;
-      connection.dataset.state = "reconnecting";
-      await sleep(delay, signal);
-      delay = Math.min(delay * 2, RETRY_MAX_MS);
-    }
-  }
-  void watch();
+    },
+  });
 }
-
