@@ -28,6 +28,9 @@ _log = logging.getLogger(__name__)
 
 # As the gRPC port's default largest message.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+# A request body that stops arriving for this long is given up, deadline or not: a client trickling a body
+# (or never finishing it) must not hold a call, and its memory, for ever.
+BODY_IDLE_SECONDS = 30.0
 CONNECT_TIMEOUT_HEADER = b"connect-timeout-ms"
 
 
@@ -55,6 +58,7 @@ class WebApplication:
             return
         if scope["type"] != "http":
             return  # websockets: not served
+        receive = _body_idle_limited(receive, BODY_IDLE_SECONDS)
         path = scope["path"]
         if path in self._connect.paths:
             await call_with_reasons(self._connect, scope, receive, send)
@@ -87,6 +91,8 @@ class WebApplication:
         try:
             async with asyncio.timeout(call.time_remaining()):  # a body that never ends ends at the deadline
                 body = await _read_body(receive, MAX_REQUEST_BYTES)
+        except _Disconnected:  # no one to answer; a partial body is never taken for the request
+            return
         except TimeoutError:
             await _send_error(send, status_pb2.Status(
                 code=grpc.StatusCode.DEADLINE_EXCEEDED.value[0],
@@ -186,12 +192,40 @@ async def _stream(route: json_routes.Route, request: Any, call: Any, send: Any) 
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+def _body_idle_limited(receive: Any, idle_seconds: float) -> Any:
+    """``receive``, but a wait for more of the request body longer than ``idle_seconds`` reads as the client
+    having gone (``http.disconnect``); once the body is in, waits are not limited (a watch's client sends
+    nothing more)."""
+    body_done = False
+
+    async def limited() -> dict[str, Any]:
+        nonlocal body_done
+        if body_done:
+            return await receive()
+        try:
+            async with asyncio.timeout(idle_seconds):
+                message = await receive()
+        except TimeoutError:
+            body_done = True
+            return {"type": "http.disconnect"}
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            body_done = True
+        return message
+
+    return limited
+
+
+class _Disconnected(Exception):
+    """The client went away (or stopped sending) before its request body was in."""
+
+
 async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """The whole body; None when it is over ``limit``; _Disconnected when it never arrived in full."""
     chunks, size = [], 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return b"".join(chunks)
+            raise _Disconnected
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
