@@ -92,7 +92,8 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
 
 
 _CREATE_TABLE = operator_only("creating tables")
-# An auditor's view shows every card of a running hand: recorded. Operators see what a player would.
+# An auditor's look at a running table is recorded, as every privileged read is (the view itself is a
+# spectator's: no one but its owner sees a down card of a running hand). Operators see what a player would.
 _EVERY_CARD = frozenset({Role.AUDITOR})
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -19,12 +19,18 @@ from stud_service.server.web import routes as json_routes
 from stud_service.server.web.call import WebCall
 from stud_service.server.web.connect import ConnectApplication, endpoints
 from stud_service.server.web.cors import Cors
+from stud_service.server.web.early import call_with_reasons
+from stud_service.server.web.early import send_error as _send_error
+from stud_service.server.web.early import send_json as _send_json
 from stud_service.server.web.static import load_files, send_file
 
 _log = logging.getLogger(__name__)
 
 # As the gRPC port's default largest message.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+# A request body that stops arriving for this long is given up, deadline or not: a client trickling a body
+# (or never finishing it) must not hold a call, and its memory, for ever.
+BODY_IDLE_SECONDS = 30.0
 CONNECT_TIMEOUT_HEADER = b"connect-timeout-ms"
 
 
@@ -52,9 +58,10 @@ class WebApplication:
             return
         if scope["type"] != "http":
             return  # websockets: not served
+        receive = _body_idle_limited(receive, BODY_IDLE_SECONDS)
         path = scope["path"]
         if path in self._connect.paths:
-            await self._connect(scope, receive, send)
+            await call_with_reasons(self._connect, scope, receive, send)
             return
         if path.startswith("/v1/"):
             try:
@@ -75,7 +82,23 @@ class WebApplication:
             await _send_error(send, json_routes.unknown_route(scope["path"]))
             return
         route, matched = found
-        body = await _read_body(receive, MAX_REQUEST_BYTES)
+        headers = scope.get("headers", ())
+        try:
+            call = web_call_of(scope, headers, self._settings.heartbeat_seconds)
+        except ValueError:
+            await _send_error(send, json_routes.status_of(_malformed_query()))
+            return
+        try:
+            async with asyncio.timeout(call.time_remaining()):  # a body that never ends ends at the deadline
+                body = await _read_body(receive, MAX_REQUEST_BYTES)
+        except _Disconnected:  # no one to answer; a partial body is never taken for the request
+            return
+        except TimeoutError:
+            await _send_error(send, status_pb2.Status(
+                code=grpc.StatusCode.DEADLINE_EXCEEDED.value[0],
+                message="the request body did not arrive in full before the call's deadline",
+            ))
+            return
         if body is None:
             await _send_error(send, rich_refusal(
                 grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE",
@@ -83,18 +106,16 @@ class WebApplication:
                 {"limit": str(MAX_REQUEST_BYTES)},
             ))
             return
-        headers = scope.get("headers", ())
         try:
             query = parse_qs(scope.get("query_string", b"").decode("utf-8"), keep_blank_values=True,
                              strict_parsing=False)
             request = json_routes.build_request(route, matched, body, query)
-            call = web_call_of(scope, headers, self._settings.heartbeat_seconds)
         except (RequestError, UnicodeDecodeError, ValueError) as error:
             await _send_error(send, json_routes.status_of(error if isinstance(error, RequestError) else
                                                           _malformed_query()))
             return
         if route.streaming:
-            await _stream(route, request, call, send)
+            await _until_disconnected(_stream(route, request, call, send), receive)
             return
         try:
             reply = await route.behavior(request, call)
@@ -118,6 +139,27 @@ def web_call_of(scope: dict[str, Any], headers: Any, heartbeat: float | None) ->
         seconds = int(timeout) / 1000
     client = scope.get("client")
     return WebCall(decoded, seconds, tuple(client) if client else None, heartbeat)
+
+
+async def _until_disconnected(work: Awaitable[None], receive: Any) -> None:
+    """``work`` (a stream, its body read already), cancelled if the client goes away: a watch on an idle
+    table would otherwise hold its watcher until the next event or heartbeat failed to send (hypercorn
+    drops what is sent on a closed connection without an error)."""
+    streaming = asyncio.ensure_future(work)
+
+    async def gone() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    watching = asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait((streaming, watching), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watching.cancel()
+        streaming.cancel()
+        await asyncio.wait((streaming,))  # its finally blocks (the watcher's removal) have run
+    if not streaming.cancelled():
+        streaming.result()  # the stream's own failure, if any
 
 
 async def _stream(route: json_routes.Route, request: Any, call: Any, send: Any) -> None:
@@ -150,12 +192,40 @@ async def _stream(route: json_routes.Route, request: Any, call: Any, send: Any) 
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+def _body_idle_limited(receive: Any, idle_seconds: float) -> Any:
+    """``receive``, but a wait for more of the request body longer than ``idle_seconds`` reads as the client
+    having gone (``http.disconnect``); once the body is in, waits are not limited (a watch's client sends
+    nothing more)."""
+    body_done = False
+
+    async def limited() -> dict[str, Any]:
+        nonlocal body_done
+        if body_done:
+            return await receive()
+        try:
+            async with asyncio.timeout(idle_seconds):
+                message = await receive()
+        except TimeoutError:
+            body_done = True
+            return {"type": "http.disconnect"}
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            body_done = True
+        return message
+
+    return limited
+
+
+class _Disconnected(Exception):
+    """The client went away (or stopped sending) before its request body was in."""
+
+
 async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """The whole body; None when it is over ``limit``; _Disconnected when it never arrived in full."""
     chunks, size = [], 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return b"".join(chunks)
+            raise _Disconnected
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
@@ -163,18 +233,6 @@ async def _read_body(receive: Any, limit: int) -> bytes | None:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-async def _send_error(send: Any, status: status_pb2.Status) -> None:
-    body = json.dumps(json_routes.error_json(status), separators=(",", ":")).encode()
-    await _send_json(send, json_routes.http_status(status), body)
-
-
-async def _send_json(send: Any, code: int, body: bytes) -> None:
-    await send({"type": "http.response.start", "status": code, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-    ]})
-    await send({"type": "http.response.body", "body": body})
 
 
 async def _lifespan(receive: Any, send: Any) -> None:

@@ -26,7 +26,7 @@ from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
 
 from stud_service.observability.logging import RateLimitedLog
-from stud_service.server.errors import Refused, rich_refusal
+from stud_service.server.errors import Refused, refusal_for, rich_refusal
 from stud_service.server.handlers import UNPARSED_LOG_INTERVAL_SECONDS
 from stud_service.server.web.call import WebCall
 
@@ -161,13 +161,54 @@ def endpoints(
     return table
 
 
+_ERROR_INFO = "google.rpc.ErrorInfo"
+_MESSAGE_CHARS = 200  # of the library's own message, which may quote a header
+
+
+def reasoned(error: Exception, read_max_bytes: int) -> ConnectError | None:
+    """What the library refuses on its own (a bad header, an unknown compression, a body it cannot read or
+    too large) comes without an ErrorInfo: the same refusal with the reason the service's own would have.
+    None when ``error`` needs nothing: it has its reason, the caller is gone or its deadline passed (as on
+    the gRPC port, the deadline's own status: the client gave up already)."""
+    if isinstance(error, ConnectError):
+        if error.code in (Code.CANCELED, Code.DEADLINE_EXCEEDED):
+            return None
+        if any(detail.type_name == _ERROR_INFO for detail in error.details):
+            return None
+        message = error.message[:_MESSAGE_CHARS]
+        if error.code == Code.RESOURCE_EXHAUSTED:
+            too_large = rich_refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", message,
+                                     {"limit": str(read_max_bytes)})
+            return connect_error(too_large)
+        if error.code in (Code.INVALID_ARGUMENT, Code.UNIMPLEMENTED):  # unimplemented: an unknown compression
+            return connect_error(rich_refusal(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message))
+    _log.error("a web call failed", exc_info=error)  # our bug: INTERNAL, as on the gRPC port
+    return connect_error(refusal_for(RuntimeError()))
+
+
+class _Reasons:
+    """A connectrpc metadata interceptor: a call's error that lacks a reason gets one (``reasoned``)."""
+
+    def __init__(self, read_max_bytes: int) -> None:
+        self._read_max_bytes = read_max_bytes
+
+    async def on_start(self, ctx: RequestContext) -> None:
+        return None
+
+    async def on_end(self, token: None, ctx: RequestContext, error: Exception | None) -> None:
+        replacement = None if error is None else reasoned(error, self._read_max_bytes)
+        if replacement is not None:
+            raise replacement
+
+
 class ConnectApplication(ConnectASGIApplication[Mapping[str, Endpoint[Any, Any]]]):
     """Connect (unary and server streaming, binary and JSON, GET for side-effect-free methods) and gRPC-Web
     for every method of the given services."""
 
     def __init__(self, table: Mapping[str, Endpoint[Any, Any]], read_max_bytes: int) -> None:
         super().__init__(
-            service=table, endpoints=lambda given: given, read_max_bytes=read_max_bytes, codecs=CODECS
+            service=table, endpoints=lambda given: given, read_max_bytes=read_max_bytes, codecs=CODECS,
+            interceptors=[_Reasons(read_max_bytes)],
         )
         self.paths = frozenset(table)
 

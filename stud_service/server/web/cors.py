@@ -46,18 +46,19 @@ class Cors:
         if scope["method"] == "OPTIONS" and b"access-control-request-method" in headers:
             await _preflight(send, origin if allowed else None)
             return
-        if not allowed:
+        if not self._allowed:
             await self._app(scope, receive, send)
             return
+        # With origins configured, every answer depends on the Origin header: a cache in between must not
+        # hand an answer without CORS headers (to another origin, or to none) to an allowed origin.
+        added = [(b"vary", b"Origin")]
+        if allowed:
+            added += [(b"access-control-allow-origin", origin.encode("latin-1")),
+                      (b"access-control-expose-headers", EXPOSED_HEADERS)]
 
         async def with_cors(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [
-                    *message.get("headers", ()),
-                    (b"access-control-allow-origin", origin.encode("latin-1")),
-                    (b"access-control-expose-headers", EXPOSED_HEADERS),
-                    (b"vary", b"Origin"),
-                ]}
+                message = {**message, "headers": [*message.get("headers", ()), *added]}
             await send(message)
 
         await self._app(scope, receive, with_cors)

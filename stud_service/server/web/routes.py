@@ -3,7 +3,8 @@
 ``GET /v1/tables``, ``POST /v1/tables/t1:act`` (body: the ActRequest as JSON) ... as the annotations say,
 with the protobuf JSON mapping both ways (lowerCamelCase names; 64-bit integers as strings). Path variables
 fill their fields; for routes without ``body: "*"`` the query string fills the rest (``?page_size=10``,
-names in snake_case or lowerCamelCase, nested fields dotted, a repeated field by repeating the name).
+names in snake_case or lowerCamelCase, nested fields dotted, a repeated field by repeating the name); a
+route with ``body: "*"`` takes no query (a parameter there is refused, not dropped).
 Refusals have the status a Connect unary call would have (400, 401, 403, 404, 409, 412, 429, 503 ...) and
 the same Connect error JSON body. A server-streaming route (``GET /v1/tables/t1:watch``) answers
 ``application/x-ndjson``: one ``{"result": <message>}`` per line, and ``{"error": <error>}`` as the last
@@ -113,9 +114,11 @@ def build_request(
             raise malformed(f"the body is not a valid {kind}: {_short(error)}") from None
     for name, value in zip(route.variables, matched.groups(), strict=True):
         _set(request, name, [value])
-    if route.body != "*":
-        for name, values in query.items():
-            _set(request, name, values)
+    if route.body == "*" and query:  # nothing is read from the query: a field there must not be dropped
+        name = next(iter(query))[:100]
+        raise malformed(f"{name!r}: this route takes the whole request as its body, and no query", name)
+    for name, values in query.items():
+        _set(request, name, values)
     return request
 
 
