@@ -383,7 +383,8 @@ export enum ErrorReason {
   STORE_UNAVAILABLE = 80,
 
   /**
-   * Web port only: no method or JSON route has this path (or not with this HTTP method).
+   * Web port only: no method or JSON route has this path (or not with this HTTP method, or not in this
+   * protocol: native gRPC over HTTP/1.1, which the gRPC port serves over HTTP/2).
    * Metadata: `path`, the path asked for (cut to 100 characters).
    *
    * @generated from enum value: UNKNOWN_ROUTE = 85;
