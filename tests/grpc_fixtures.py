@@ -1,6 +1,10 @@
 """Fixtures for the gRPC tests: a real server on a loopback port over a real PostgreSQL, real clients.
 
-``grpc_service``    the server of the session (its own migrated database, short pauses between hands)
+``grpc_service``    the server of the session (its own migrated database, short pauses between hands),
+                    serving its web port (Connect, gRPC-Web) too
+``transport``       the transport ``operator`` and ``make_player`` call over: "grpc" unless a test module
+                    parametrises it (``@pytest.mark.parametrize("transport", TRANSPORTS)``): the same
+                    test then runs over the gRPC port and the web port (see ``WEB_TRANSPORTS``)
 ``operator``        a StudClient with an operator token
 ``make_player``     ``make_player("alice")`` -> StudClient with a player token
 ``table_id``        a table id no other test uses
@@ -49,12 +53,23 @@ from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
+from stud_service.server.web.app import WebApplication, WebSettings
+from stud_service.server.web.server import WebServer, start_web_server
 from stud_service.store import EventStore
 
 TOKEN_SECRET = "grpc-tests-token-secret-32-bytes-long!"
 # A new table's version: TableCreated, then the commitment to its first hand's seed (ShuffleCommitted).
 CREATED_VERSION = 2
 NEXT_HAND_PAUSE = 0.05
+# A transport: "grpc" (the gRPC port), or the web port's protocol and codec (StudClient.over_web).
+WEB_TRANSPORTS: dict[str, tuple[Any, Any]] = {
+    "connect-json": ("connect", "json"),
+    "connect-proto": ("connect", "proto"),
+    "grpc-web": ("grpc-web", "proto"),
+}
+ALL_TRANSPORTS = ("grpc", *WEB_TRANSPORTS)
+# The gRPC port and the web port's most common form (what a browser's Connect client speaks).
+TRANSPORTS = ("grpc", "connect-json")
 
 
 @dataclass
@@ -64,34 +79,56 @@ class ServiceUnderTest:
     store: EventStore
     database_url: str
     channel: grpc.aio.Channel
+    web: WebServer
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.running.port}"
 
-    def client(self, player: str | None, role: Role = Role.PLAYER) -> StudClient:
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.web.port}"
+
+    def client(self, player: str | None, role: Role = Role.PLAYER, transport: str = "grpc") -> StudClient:
         token = mint_token(TOKEN_SECRET, player, role) if player is not None else None
-        return StudClient(self.channel, token)
+        return self.connect(token, transport)
+
+    def connect(self, token: str | None, transport: str = "grpc") -> StudClient:
+        """A client presenting ``token`` (any token, or none) over ``transport``."""
+        if transport == "grpc":
+            return StudClient(self.channel, token)
+        protocol, codec = WEB_TRANSPORTS[transport]
+        return StudClient.over_web(self.web_url, token, protocol, codec)
 
 
 @contextlib.asynccontextmanager
 async def service_under_test(
     url: str, settings: RuntimeSettings, *, audit: bool = False
 ) -> AsyncIterator[ServiceUnderTest]:
-    """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``)."""
+    """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``), and
+    the same services on a web port of its own."""
     pool = await open_pool(url, max_size=20)
     store = await open_sealed_store(pool, TEST_KEYRING)  # the key registry checked, as a server does
     runtime = TableRuntime(store, settings)
+    services: dict[Any, object] = {
+        TableService.DESCRIPTOR: TableService(runtime, TOKEN_SECRET),
+        CashierService.DESCRIPTOR: CashierService(runtime, TOKEN_SECRET),
+    }
+    if audit:
+        services[AuditService.DESCRIPTOR] = AuditService(runtime, TOKEN_SECRET)
     running = await start_server(
-        TableService(runtime, TOKEN_SECRET),
+        services[TableService.DESCRIPTOR],
         "127.0.0.1:0",
-        audit_service=AuditService(runtime, TOKEN_SECRET) if audit else None,
-        cashier_service=CashierService(runtime, TOKEN_SECRET),
+        audit_service=services.get(AuditService.DESCRIPTOR),
+        cashier_service=services[CashierService.DESCRIPTOR],
     )
     running.on_shutdown.append(runtime.close)
+    web = await start_web_server(WebApplication(services, WebSettings(serve_page=False)), "127.0.0.1:0",
+                                 None, 0)
+    running.on_shutdown.append(lambda: web.shutdown(0))
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     try:
-        yield ServiceUnderTest(running, runtime, store, url, channel)
+        yield ServiceUnderTest(running, runtime, store, url, channel, web)
     finally:
         await channel.close()
         await running.shutdown(0)
@@ -165,13 +202,19 @@ async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.ai
 
 
 @pytest.fixture
-def operator(grpc_service: ServiceUnderTest) -> StudClient:
-    return grpc_service.client("house", Role.OPERATOR)
+def transport() -> str:
+    """Overridden by a test's ``@pytest.mark.parametrize("transport", ...)``."""
+    return "grpc"
 
 
 @pytest.fixture
-def make_player(grpc_service: ServiceUnderTest) -> Callable[[str], StudClient]:
-    return lambda player: grpc_service.client(player)
+def operator(grpc_service: ServiceUnderTest, transport: str) -> StudClient:
+    return grpc_service.client("house", Role.OPERATOR, transport)
+
+
+@pytest.fixture
+def make_player(grpc_service: ServiceUnderTest, transport: str) -> Callable[[str], StudClient]:
+    return lambda player: grpc_service.client(player, transport=transport)
 
 
 @pytest.fixture
