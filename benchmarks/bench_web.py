@@ -47,39 +47,43 @@ IDLE_CONNECTIONS = 256
 WATCH_BUY_IN = 1_000_000  # the table's maximum: the watched table's two bots play every round, nobody busts
 
 
-def http1_client() -> Any:
-    """A pyqwest client that speaks HTTP/1.1 only: ``HTTPTransport(http_version=HTTPVersion.HTTP1)``. (Its
-    default is HTTP/1.1 on plaintext too, but h2c would be one option away; :func:`check_http1` asks a
-    response which version it came in.)"""
+def http_client(version: str) -> Any:
+    """A pyqwest client that speaks one HTTP version only: ``HTTPTransport(http_version=HTTPVersion.HTTP1)``
+    (its default on plaintext too, but only one option away from h2c), or ``HTTP2``, which on plaintext
+    is h2c with prior knowledge. :func:`check_versions` asks a response which version it came in."""
     from pyqwest import Client, HTTPTransport, HTTPVersion
 
-    return Client(HTTPTransport(http_version=HTTPVersion.HTTP1, pool_max_idle_per_host=IDLE_CONNECTIONS))
+    chosen = HTTPVersion.HTTP2 if version == "2" else HTTPVersion.HTTP1
+    return Client(HTTPTransport(http_version=chosen, pool_max_idle_per_host=IDLE_CONNECTIONS))
 
 
-async def check_http1(base_url: str) -> None:
+async def check_versions(base_url: str) -> None:
     from pyqwest import HTTPVersion
 
-    async with http1_client().stream("GET", f"{base_url}/v1/tables") as response:
-        if response.http_version != HTTPVersion.HTTP1:
-            raise RuntimeError(f"the web port answered in {response.http_version}, not HTTP/1.1")
+    for version, expected in (("1.1", HTTPVersion.HTTP1), ("2", HTTPVersion.HTTP2)):
+        async with http_client(version).stream("GET", f"{base_url}/v1/tables") as response:
+            if response.http_version != expected:
+                raise RuntimeError(f"asked for HTTP/{version}, the web port answered {response.http_version}")
 
 
-def web_channel(protocol: str, codec: str, address: str) -> Any:
-    """Bench transport opener: the web port at ``address`` in ``protocol`` and ``codec``, over HTTP/1.1."""
+def web_channel(protocol: str, codec: str, version: str, address: str) -> Any:
+    """Bench transport opener: the web port at ``address``, ``protocol`` and ``codec``, HTTP/``version``."""
     from stud_service.bots.connect_stub import WebChannel
 
-    return WebChannel(address, protocol, codec, http_client=http1_client())  # type: ignore[arg-type]
+    return WebChannel(address, protocol, codec, http_client=http_client(version))  # type: ignore[arg-type]
 
 
-WEB = (("Connect JSON", "connect", "json"), ("Connect binary", "connect", "proto"),
-       ("gRPC-Web binary", "grpc-web", "proto"))
+# name, protocol, codec, HTTP version. HTTP/2 once, to show what multiplexing the streams on few connections
+# (as gRPC does, and browsers do over TLS) changes.
+WEB = (("Connect JSON", "connect", "json", "1.1"), ("Connect binary", "connect", "proto", "1.1"),
+       ("gRPC-Web binary", "grpc-web", "proto", "1.1"), ("Connect bin h2c", "connect", "proto", "2"))
 
 
 def transports(grpc_port: int, web_port: int) -> list[bench.Transport]:
     base_url = f"http://127.0.0.1:{web_port}"
     return [bench.Transport.grpc(grpc_port)] + [
-        bench.Transport(name, base_url, functools.partial(web_channel, protocol, codec))
-        for name, protocol, codec in WEB
+        bench.Transport(name, base_url, functools.partial(web_channel, protocol, codec, version))
+        for name, protocol, codec, version in WEB
     ]
 
 
@@ -181,7 +185,7 @@ def main() -> int:
     watch: dict[str, list[float]] = {}
     try:
         asyncio.run(server.wait_ready())
-        asyncio.run(check_http1(f"http://127.0.0.1:{web_port}"))
+        asyncio.run(check_versions(f"http://127.0.0.1:{web_port}"))
         over = transports(server.port, web_port)
         for round_number in range(args.rounds):
             for transport in rotated(over, round_number):
