@@ -43,6 +43,7 @@ from sealing_keys import TEST_KEYRING, keyring_file
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import wait_until_serving as serving
+from stud_service.bots.connect_stub import WebChannel
 from stud_service.db import open_pool
 from stud_service.observability.logging import configure_logging
 from stud_service.sealing import open_sealed_store
@@ -95,10 +96,13 @@ class ServiceUnderTest:
 
     def connect(self, token: str | None, transport: str = "grpc") -> StudClient:
         """A client presenting ``token`` (any token, or none) over ``transport``."""
+        return StudClient(self.channel_for(transport), token)
+
+    def channel_for(self, transport: str) -> grpc.aio.Channel | WebChannel:
         if transport == "grpc":
-            return StudClient(self.channel, token)
+            return self.channel
         protocol, codec = WEB_TRANSPORTS[transport]
-        return StudClient.over_web(self.web_url, token, protocol, codec)
+        return WebChannel(self.web_url, protocol, codec)
 
 
 @contextlib.asynccontextmanager

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, Literal
 
 import grpc
@@ -95,17 +96,19 @@ async def _next(messages: AsyncIterator[Any]) -> Any:
         return _END
 
 
-class WebStreamCall:
+class WebStreamCall(grpc.aio.UnaryStreamCall):
     """A server stream over the web port, read as a ``grpc.aio`` stream call is: ``async for``, ``read()``
     (``grpc.aio.EOF`` at the end), ``cancel()``, which closes the HTTP stream (the server sees its
-    client go, as it sees a cancelled gRPC call)."""
+    client go, as it sees a cancelled gRPC call); ``code()`` and ``details()`` once it has ended."""
 
-    def __init__(self, messages: AsyncIterator[Any]) -> None:
+    def __init__(self, messages: AsyncIterator[Any], timeout: float | None) -> None:
         self._messages = messages
+        self._deadline = None if timeout is None else time.monotonic() + timeout
         self._reading: asyncio.Task[Any] | None = None
         self._closing: asyncio.Task[None] | None = None
-        self._cancelled = False
-        self._done = False
+        self._ended = asyncio.Event()
+        self._status: tuple[grpc.StatusCode, str, grpc.aio.Metadata] | None = None
+        self._callbacks: list[Callable[[Any], None]] = []
 
     def __aiter__(self) -> WebStreamCall:
         return self
@@ -117,9 +120,9 @@ class WebStreamCall:
         return message
 
     async def read(self) -> Any:
-        if self._cancelled:
-            raise asyncio.CancelledError
-        if self._done:
+        if self._status is not None:
+            if self.cancelled():
+                raise asyncio.CancelledError
             return grpc.aio.EOF
         # Each read in a task of its own, so that cancel() (from any task) can interrupt a read that waits
         # and the library's generator closes its HTTP response on the way out.
@@ -127,41 +130,79 @@ class WebStreamCall:
         try:
             message = await self._reading
         except ConnectError as error:
-            self._done = True
             task = asyncio.current_task()
-            if self._cancelled or (task is not None and task.cancelling()):
+            if self.cancelled() or (task is not None and task.cancelling()):
                 # The library reports its read cancelled as an error: this is our cancellation (or our
                 # reader's), and the call is cancelled, as grpc.aio has it.
-                self._cancelled = True
+                self._end(grpc.StatusCode.CANCELLED, "Locally cancelled by application!")
                 raise asyncio.CancelledError from None
-            raise rpc_error(error) from None
+            failed = rpc_error(error)
+            self._end(failed.code(), failed.details() or "", failed.trailing_metadata())
+            raise failed from None
         except asyncio.CancelledError:
             self.cancel()
             raise
         finally:
             self._reading = None
         if message is _END:
-            self._done = True
+            self._end(grpc.StatusCode.OK, "")
             return grpc.aio.EOF
         return message
 
+    def _end(self, code: grpc.StatusCode, details: str, trailing: grpc.aio.Metadata | None = None) -> None:
+        if self._status is not None:
+            return
+        self._status = (code, details, trailing if trailing is not None else grpc.aio.Metadata())
+        self._ended.set()
+        for callback in self._callbacks:
+            callback(self)
+
     def cancel(self) -> bool:
-        if self._done or self._cancelled:
+        if self._status is not None:
             return False
-        self._cancelled = True
-        if self._reading is not None:
-            self._reading.cancel()
+        reading = self._reading
+        self._end(grpc.StatusCode.CANCELLED, "Locally cancelled by application!")
+        if reading is not None:
+            reading.cancel()
         else:
-            aclose = getattr(self._messages, "aclose", None)
-            if aclose is not None:
-                self._closing = asyncio.ensure_future(aclose())
+            self._closing = asyncio.ensure_future(self._messages.aclose())  # type: ignore[attr-defined]
         return True
 
     def cancelled(self) -> bool:
-        return self._cancelled
+        return self._status is not None and self._status[0] is grpc.StatusCode.CANCELLED
 
     def done(self) -> bool:
-        return self._done or self._cancelled
+        return self._status is not None
+
+    def add_done_callback(self, callback: Callable[[Any], None]) -> None:
+        if self._status is not None:
+            callback(self)
+        else:
+            self._callbacks.append(callback)
+
+    def time_remaining(self) -> float | None:
+        return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
+
+    async def initial_metadata(self) -> grpc.aio.Metadata:
+        return grpc.aio.Metadata()  # the client reads nothing from the response headers
+
+    async def trailing_metadata(self) -> grpc.aio.Metadata:
+        await self._ended.wait()
+        assert self._status is not None
+        return self._status[2]
+
+    async def code(self) -> grpc.StatusCode:
+        await self._ended.wait()
+        assert self._status is not None
+        return self._status[0]
+
+    async def details(self) -> str:
+        await self._ended.wait()
+        assert self._status is not None
+        return self._status[1]
+
+    async def wait_for_connection(self) -> None:
+        return None
 
 
 class WebStreamMethod:
@@ -171,9 +212,10 @@ class WebStreamMethod:
 
     def __call__(self, request: Any, *, metadata: Iterable[tuple[str, str]] | None = None,
                  timeout: float | None = None) -> WebStreamCall:
-        return WebStreamCall(self._client.execute_server_stream(
+        messages = self._client.execute_server_stream(
             request=request, method=self._method, headers=_headers(metadata), timeout_ms=_timeout_ms(timeout)
-        ))
+        )
+        return WebStreamCall(messages, timeout)
 
 
 class WebStub:
