@@ -1,15 +1,17 @@
-"""The web port against the gRPC port: the same bots over Connect and gRPC-Web (HTTP/1.1) and over native
-gRPC, on one server, in the same run.
+"""The web port against the gRPC port: the same bots over Connect and gRPC-Web and over native gRPC, on one
+server, in the same run.
 
 1. Throughput and latency: one ``stud-service serve`` process (its gRPC port and its web port,
    ``--web-listen``) on a PostgreSQL. N tables, three bots each (``stud_service.bots``, unchanged: they
    watch with views and ``batch_events`` and ``Act`` on the turn seen, as in bench_service.py), driven from
    two load-generator processes, play H hands at every table over each transport in turn: native gRPC
-   (HTTP/2), Connect with JSON, Connect binary, gRPC-Web binary, the last three over HTTP/1.1
-   (``StudClient.over_web``). Rounds are interleaved, each round in a rotated order, so the host's drift
-   hits every transport alike; every round plays fresh tables. Reported per transport: actions/s (all
-   rounds' actions over all rounds' time), the client-observed ``Act`` round trip (p50, p99), the server's
-   and the bots' CPU per action, and the ratio to gRPC (of the sums; median of the rounds' ratios).
+   (HTTP/2); Connect JSON, Connect binary and gRPC-Web binary over HTTP/1.1 (``StudClient.over_web``); and
+   Connect binary over HTTP/2 (h2c), to show what multiplexing changes. Rounds are interleaved, each in a
+   rotated order, so the host's drift hits every transport alike. Every round plays fresh tables and leaves
+   them mid-hand: their action clocks later time out the waiting seats, a few commands per table, falling on
+   later rounds alike. Reported per transport: actions/s (all rounds' actions over all rounds' time), the
+   client-observed ``Act`` round trip (p50, p99), the server's and the bots' CPU per action, and the ratio
+   to gRPC (of the sums; median of the rounds' ratios).
 2. Watch latency: one table, two bots acting over gRPC; one more client watches the table over each
    transport in turn (interleaved rounds). For each action: the time from the bot sending its ``Act`` to the
    watcher reading the message with the action's events (p50, p99).
@@ -199,8 +201,8 @@ def main() -> int:
         database.stop()
 
     print(
-        f"stud-service: the same bots over the web port (HTTP/1.1) and over gRPC, one server, same run"
-        f" ({args.tables} tables, {bench.BOTS_PER_TABLE} bots each, {args.hands} hands per table per"
+        f"stud-service: the same bots over the web port (HTTP/1.1; h2c once) and over gRPC, one server, same"
+        f" run ({args.tables} tables, {bench.BOTS_PER_TABLE} bots each, {args.hands} hands per table per"
         f" transport and round, {args.rounds} interleaved rounds, {bench.LOAD_PROCESSES} load processes,"
         f" {os.cpu_count()} CPUs)"
     )
