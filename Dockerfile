@@ -39,10 +39,11 @@ ENV PATH=/opt/stud-service/bin:$PATH \
     STUD_DATA_DIR=/tmp/stud-service \
     STUD_LISTEN=0.0.0.0:50051 \
     STUD_METRICS_LISTEN=0.0.0.0:9090 \
+    STUD_WEB_LISTEN=0.0.0.0:8080 \
     STUD_LOG_FORMAT=json
 USER 10001:10001
 WORKDIR /tmp
-# gRPC (with the grpc.health.v1.Health service), then Prometheus metrics.
-EXPOSE 50051 9090
+# gRPC (with the grpc.health.v1.Health service), the web port, then Prometheus metrics.
+EXPOSE 50051 8080 9090
 ENTRYPOINT ["stud-service"]
 CMD ["serve"]

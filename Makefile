@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py \
            $(wildcard stud_service/engine/*.py stud_service/engine/rules/*.py)
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench web clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ lint: $(VENV)/.installed-test
 ## bench: run every benchmark (installs the peers they compare against)
 bench: $(VENV)/.installed-bench
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+## web: rebuild the web table's assets (stud_service/web/static/) from web/; needs Node 20+
+web: $(VENV)/.installed-test
+	$(BIN)/python scripts/build_web.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info stud_service/_stud_native.c .mypy_cache

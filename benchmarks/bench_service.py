@@ -39,6 +39,7 @@ import functools
 import json
 import multiprocessing
 import os
+import queue
 import re
 import secrets
 import shutil
@@ -50,6 +51,7 @@ import tempfile
 import time
 import uuid
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -211,7 +213,9 @@ def keys_environment() -> dict[str, str]:
     return {"STUD_KEYS": json.dumps(Keyring("bench", {"bench": new_key()}).to_json())}
 
 
-SERVE_OPTIONS = ["--metrics-listen", "off", "--hand-pause-seconds", "0", "--log-level", "WARNING"]
+SERVE_OPTIONS = [
+    "--metrics-listen", "off", "--web-listen", "off", "--hand-pause-seconds", "0", "--log-level", "WARNING",
+]
 
 
 class Server:
@@ -228,9 +232,10 @@ class Server:
         )
 
     @classmethod
-    def service(cls, url: str) -> Server:
-        """``stud-service serve`` on the database at ``url``."""
-        return cls(["-m", "stud_service.cli", "serve", "--database-url", url, *SERVE_OPTIONS])
+    def service(cls, url: str, web_port: int = 0) -> Server:
+        """``stud-service serve`` on the database at ``url`` (with its web port on ``web_port`` if given)."""
+        web = ["--web-listen", f"127.0.0.1:{web_port}"] if web_port else []
+        return cls(["-m", "stud_service.cli", "serve", "--database-url", url, *SERVE_OPTIONS, *web])
 
     @classmethod
     def unsealed(cls, url: str) -> Server:
@@ -282,18 +287,45 @@ async def fund(operator: StudClient, players: list[str], amount: int) -> None:
 LOAD_PROCESSES = 2  # bot load generators, each its own process (and event loop), tables split between them
 
 
+def grpc_channel(address: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(address)
+
+
+@dataclass(frozen=True)
+class Transport:
+    """How the bots reach the server: ``opener(address)`` gives the channel their StudClients take. Picklable
+    (the load generators are spawned), so ``opener`` is a module-level function or a partial of one."""
+
+    name: str
+    address: str
+    opener: Callable[[str], Any] = grpc_channel
+
+    @classmethod
+    def grpc(cls, port: int) -> Transport:
+        return cls("gRPC", f"127.0.0.1:{port}")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long the bots play: ``hands`` hands at every table if given (the window ends when the last
+    table has played them), else ``seconds`` after a second's warm-up."""
+
+    seconds: float
+    hands: int = 0
+
+
 def _load_generator(
-    port: int, table_ids: list[str], seed: int, seconds: float, ready: Any, go: Any, results: Any
+    transport: Transport, table_ids: list[str], seed: int, budget: Budget, ready: Any, go: Any, results: Any
 ) -> None:
     """One load-generator process: seats three bots at each of its tables, plays on ``go``."""
     os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
-    results.put(asyncio.run(_drive(port, table_ids, seed, seconds, ready, go)))
+    results.put(asyncio.run(_drive(transport, table_ids, seed, budget, ready, go)))
 
 
 async def _drive(
-    port: int, table_ids: list[str], seed: int, seconds: float, ready: Any, go: Any
-) -> tuple[int, list[float], float, int]:
-    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(2)]
+    transport: Transport, table_ids: list[str], seed: int, budget: Budget, ready: Any, go: Any
+) -> tuple[int, list[float], float, int, float]:
+    channels = [transport.opener(transport.address) for _ in range(2)]
     bots: list[Bot] = []
     for index, table_id in enumerate(table_ids):
         for seat in range(1, BOTS_PER_TABLE + 1):
@@ -304,13 +336,20 @@ async def _drive(
     ready.set()
     await asyncio.get_running_loop().run_in_executor(None, go.wait)
     stop = asyncio.Event()
-    tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in bots]
-    await asyncio.sleep(1.0)  # warm up: streams open, first hands dealt
-    for bot in bots:
-        bot.stats.actions, bot.stats.latencies, bot.stats.messages = 0, [], 0
-    cpu_before = time.process_time()
-    await asyncio.sleep(seconds)
+    started = time.perf_counter()
+    tasks = [asyncio.ensure_future(bot.run(budget.hands or 10**9, stop)) for bot in bots]
+    if budget.hands:
+        cpu_before = time.process_time()
+        await asyncio.gather(*tasks)
+    else:
+        await asyncio.sleep(1.0)  # warm up: streams open, first hands dealt
+        for bot in bots:
+            bot.stats.actions, bot.stats.latencies, bot.stats.messages = 0, [], 0
+        cpu_before = time.process_time()
+        started = time.perf_counter()
+        await asyncio.sleep(budget.seconds)
     cpu = time.process_time() - cpu_before
+    elapsed = time.perf_counter() - started
     actions = sum(bot.stats.actions for bot in bots)
     messages = sum(bot.stats.messages for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
@@ -320,7 +359,7 @@ async def _drive(
     await asyncio.gather(*tasks, return_exceptions=True)
     for channel in channels:
         await channel.close()
-    return actions, latencies, cpu, messages
+    return actions, latencies, cpu, messages, elapsed
 
 
 @dataclass
@@ -348,8 +387,11 @@ class LoadResult:
 
 
 def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = False,
-         cashier: bool = True) -> LoadResult:
-    """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds``."""
+         cashier: bool = True, transport: Transport | None = None, hands: int = 0) -> LoadResult:
+    """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds`` (or ``hands``
+    hands at each table), over ``transport`` (the gRPC port by default; tables are set up over gRPC)."""
+    budget = Budget(seconds, hands)
+    transport = transport or Transport.grpc(port)
     table_ids = [f"load-{tables}-{uuid.uuid4().hex[:6]}-{index}" for index in range(tables)]
 
     async def create() -> None:
@@ -370,7 +412,7 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
         ready = context.Event()
         process = context.Process(
             target=_load_generator,
-            args=(port, table_ids[worker::LOAD_PROCESSES], worker * 100_000, seconds, ready, go, results),
+            args=(transport, table_ids[worker::LOAD_PROCESSES], worker * 100_000, budget, ready, go, results),
         )
         process.start()
         workers.append((process, ready))
@@ -379,21 +421,41 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
             if not process.is_alive():
                 raise RuntimeError("a load generator failed while seating its bots")
     go.set()
-    time.sleep(1.0)  # the generators' warm-up
-    cpu_before = cpu_seconds(server_pid)
-    time.sleep(seconds)
-    server_cpu = cpu_seconds(server_pid) - cpu_before
-    outcomes = [results.get(timeout=120) for _ in workers]
+    if hands:
+        cpu_before = cpu_seconds(server_pid)
+        outcomes = _outcomes(results, [process for process, _ready in workers], 600)
+        server_cpu = cpu_seconds(server_pid) - cpu_before
+    else:
+        time.sleep(1.0)  # the generators' warm-up
+        cpu_before = cpu_seconds(server_pid)
+        time.sleep(seconds)
+        server_cpu = cpu_seconds(server_pid) - cpu_before
+        outcomes = _outcomes(results, [process for process, _ready in workers], 120)
     for process, _ready in workers:
         process.join(timeout=30)
     return LoadResult(
-        seconds=seconds,
+        seconds=max(outcome[4] for outcome in outcomes),
         actions=sum(outcome[0] for outcome in outcomes),
         latencies=[latency for outcome in outcomes for latency in outcome[1]],
         server_cpu=server_cpu,
         load_cpu=sum(outcome[2] for outcome in outcomes),
         messages=sum(outcome[3] for outcome in outcomes),
     )
+
+
+def _outcomes(results: Any, processes: list[Any], timeout: float) -> list[Any]:
+    """Each load generator's result; RuntimeError as soon as one has died without giving it."""
+    outcomes: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while len(outcomes) < len(processes):
+        try:
+            outcomes.append(results.get(timeout=1.0))
+        except queue.Empty:
+            if any(process.exitcode not in (None, 0) for process in processes):
+                raise RuntimeError("a load generator failed while playing") from None
+            if time.monotonic() > deadline:
+                raise TimeoutError("the load generators did not finish") from None
+    return outcomes
 
 
 async def open_tables(port: int, count: int) -> None:

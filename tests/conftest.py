@@ -44,11 +44,13 @@ from stud_service.db import EmbeddedPostgres, open_pool
 from stud_service.sealing.keyring import KEYS_ENV, KEYS_FILE_ENV
 from stud_service.store import EventStore, apply_migrations
 
-pytest_plugins: list[str] = ["grpc_fixtures"]
+pytest_plugins: list[str] = ["grpc_fixtures", "web_fixtures", "browser_fixtures"]
 
 # Commands run in-process (``stud_service.cli.main``) and child processes read the session's keyring too.
 os.environ[KEYS_FILE_ENV] = str(keyring_file())
 os.environ.pop(KEYS_ENV, None)
+# Child ``serve`` processes bind no web port unless a test asks for one: two would collide on 8080.
+os.environ["STUD_WEB_LISTEN"] = "off"
 
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
 

@@ -1,6 +1,10 @@
 """Fixtures for the gRPC tests: a real server on a loopback port over a real PostgreSQL, real clients.
 
-``grpc_service``    the server of the session (its own migrated database, short pauses between hands)
+``grpc_service``    the server of the session (its own migrated database, short pauses between hands),
+                    serving its web port (Connect, gRPC-Web) too
+``transport``       the transport ``operator`` and ``make_player`` call over: "grpc" unless a test module
+                    parametrises it (``@pytest.mark.parametrize("transport", TRANSPORTS)``): the same
+                    test then runs over the gRPC port and the web port (see ``WEB_TRANSPORTS``)
 ``operator``        a StudClient with an operator token
 ``make_player``     ``make_player("alice")`` -> StudClient with a player token
 ``table_id``        a table id no other test uses
@@ -11,6 +15,7 @@
 ``whole_service(url, secret, log, level, **options)``  the whole service as ``serve`` wires it
                     (ServiceHost, metrics too), its JSON log written to ``log``, and a channel to it
 ``both_services``   a channel to a second server on the same runtime with AuditService beside TableService
+``self_signed``     TlsFiles of a self-signed certificate for localhost / 127.0.0.1
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -39,22 +45,34 @@ from sealing_keys import TEST_KEYRING, keyring_file
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import wait_until_serving as serving
+from stud_service.bots.connect_stub import WebChannel
 from stud_service.db import open_pool
 from stud_service.observability.logging import configure_logging
 from stud_service.sealing import open_sealed_store
-from stud_service.server.app import RunningServer, start_server
+from stud_service.server.app import RunningServer, TlsFiles, start_server
 from stud_service.server.audit_service import AuditService
 from stud_service.server.cashier_service import CashierService
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import table_pb2
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
+from stud_service.server.web.app import WebApplication, WebSettings
+from stud_service.server.web.server import WebServer, start_web_server
 from stud_service.store import EventStore
 
 TOKEN_SECRET = "grpc-tests-token-secret-32-bytes-long!"
 # A new table's version: TableCreated, then the commitment to its first hand's seed (ShuffleCommitted).
 CREATED_VERSION = 2
 NEXT_HAND_PAUSE = 0.05
+# A transport: "grpc" (the gRPC port), or the web port's protocol and codec (StudClient.over_web).
+WEB_TRANSPORTS: dict[str, tuple[Any, Any]] = {
+    "connect-json": ("connect", "json"),
+    "connect-proto": ("connect", "proto"),
+    "grpc-web": ("grpc-web", "proto"),
+}
+ALL_TRANSPORTS = ("grpc", *WEB_TRANSPORTS)
+# The gRPC port and the web port's most common form (what a browser's Connect client speaks).
+TRANSPORTS = ("grpc", "connect-json")
 
 
 @dataclass
@@ -64,34 +82,59 @@ class ServiceUnderTest:
     store: EventStore
     database_url: str
     channel: grpc.aio.Channel
+    web: WebServer
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.running.port}"
 
-    def client(self, player: str | None, role: Role = Role.PLAYER) -> StudClient:
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.web.port}"
+
+    def client(self, player: str | None, role: Role = Role.PLAYER, transport: str = "grpc") -> StudClient:
         token = mint_token(TOKEN_SECRET, player, role) if player is not None else None
-        return StudClient(self.channel, token)
+        return self.connect(token, transport)
+
+    def connect(self, token: str | None, transport: str = "grpc") -> StudClient:
+        """A client presenting ``token`` (any token, or none) over ``transport``."""
+        return StudClient(self.channel_for(transport), token)
+
+    def channel_for(self, transport: str) -> grpc.aio.Channel | WebChannel:
+        if transport == "grpc":
+            return self.channel
+        protocol, codec = WEB_TRANSPORTS[transport]
+        return WebChannel(self.web_url, protocol, codec)
 
 
 @contextlib.asynccontextmanager
 async def service_under_test(
     url: str, settings: RuntimeSettings, *, audit: bool = False
 ) -> AsyncIterator[ServiceUnderTest]:
-    """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``)."""
+    """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``), and
+    the same services on a web port of its own."""
     pool = await open_pool(url, max_size=20)
     store = await open_sealed_store(pool, TEST_KEYRING)  # the key registry checked, as a server does
     runtime = TableRuntime(store, settings)
+    services: dict[Any, object] = {
+        TableService.DESCRIPTOR: TableService(runtime, TOKEN_SECRET),
+        CashierService.DESCRIPTOR: CashierService(runtime, TOKEN_SECRET),
+    }
+    if audit:
+        services[AuditService.DESCRIPTOR] = AuditService(runtime, TOKEN_SECRET)
     running = await start_server(
-        TableService(runtime, TOKEN_SECRET),
+        services[TableService.DESCRIPTOR],
         "127.0.0.1:0",
-        audit_service=AuditService(runtime, TOKEN_SECRET) if audit else None,
-        cashier_service=CashierService(runtime, TOKEN_SECRET),
+        audit_service=services.get(AuditService.DESCRIPTOR),
+        cashier_service=services[CashierService.DESCRIPTOR],
     )
     running.on_shutdown.append(runtime.close)
+    web = await start_web_server(WebApplication(services, WebSettings(serve_page=False)), "127.0.0.1:0",
+                                 None, 0)
+    running.on_shutdown.append(lambda: web.shutdown(0))
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     try:
-        yield ServiceUnderTest(running, runtime, store, url, channel)
+        yield ServiceUnderTest(running, runtime, store, url, channel, web)
     finally:
         await channel.close()
         await running.shutdown(0)
@@ -165,13 +208,19 @@ async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.ai
 
 
 @pytest.fixture
-def operator(grpc_service: ServiceUnderTest) -> StudClient:
-    return grpc_service.client("house", Role.OPERATOR)
+def transport() -> str:
+    """Overridden by a test's ``@pytest.mark.parametrize("transport", ...)``."""
+    return "grpc"
 
 
 @pytest.fixture
-def make_player(grpc_service: ServiceUnderTest) -> Callable[[str], StudClient]:
-    return lambda player: grpc_service.client(player)
+def operator(grpc_service: ServiceUnderTest, transport: str) -> StudClient:
+    return grpc_service.client("house", Role.OPERATOR, transport)
+
+
+@pytest.fixture
+def make_player(grpc_service: ServiceUnderTest, transport: str) -> Callable[[str], StudClient]:
+    return lambda player: grpc_service.client(player, transport=transport)
 
 
 @pytest.fixture
@@ -322,3 +371,19 @@ async def settle_table(bots, spectator: StudClient, table_id: str, timeout: floa
     finally:
         for task in finishing:
             task.cancel()
+
+
+@pytest.fixture(scope="session")
+def self_signed(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
+    """A certificate for localhost and 127.0.0.1 and its key (openssl), for servers with TLS on."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+         "-addext", "basicConstraints=critical,CA:FALSE", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )
+    return TlsFiles(cert_file=cert, key_file=key)

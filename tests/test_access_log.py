@@ -17,13 +17,17 @@ import grpc
 import psycopg
 import pytest
 import pytest_asyncio
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
 from google.protobuf import timestamp_pb2
-from grpc_fixtures import ServiceUnderTest, service_under_test, table_spec
+from google.rpc import error_details_pb2
+from grpc_fixtures import TOKEN_SECRET, ServiceUnderTest, service_under_test, table_spec
+from web_fixtures import ConnectCaller, method_named, web_port_on
 
 from stud_service.access import AccessLog, AccessRecord, Outcome
 from stud_service.audit.checkpoint import make_checkpoint
 from stud_service.audit.simulate import simulate_table, store_table
-from stud_service.auth import Role
+from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import account_name, error_reason
 from stud_service.cli import main
@@ -42,6 +46,7 @@ class World:
     table_id: str  # a table with finished hands in the log
     hand: str  # tables/{table}/hands/1 of it
     live_table: str  # a table created through the API
+    web_url: str  # the web port on the same runtime
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -52,7 +57,8 @@ async def world(make_database: Callable[..., Awaitable[str]]) -> Any:
         await store_table(service.store, table)
         live = f"t-{uuid.uuid4().hex[:10]}"
         await service.client("house", Role.OPERATOR).create_table(live, table_spec())
-        yield World(service, table.table_id, f"tables/{table.table_id}/hands/1", live)
+        async with web_port_on(service.runtime) as web_url:
+            yield World(service, table.table_id, f"tables/{table.table_id}/hands/1", live, web_url)
 
 
 async def access_rows(store: Any) -> list[tuple[str, int, dict[str, Any]]]:
@@ -65,11 +71,11 @@ async def access_rows(store: Any) -> list[tuple[str, int, dict[str, Any]]]:
 
 
 async def new_rows(world: World, call: Callable[[], Awaitable[Any]]) -> tuple[list[dict[str, Any]], Any]:
-    """The access records ``call`` appended, and its reply (or the RpcError it raised)."""
+    """The access records ``call`` appended, and its reply (or the RpcError or ConnectError it raised)."""
     before = len(await access_rows(world.service.store))
     try:
         outcome: Any = await call()
-    except grpc.aio.AioRpcError as error:
+    except (grpc.aio.AioRpcError, ConnectError) as error:
         outcome = error
     rows = await access_rows(world.service.store)
     return [payload for _stream, _version, payload in rows[before:]], outcome
@@ -143,16 +149,25 @@ def expected_resource(request: Any) -> str:
     return getattr(request, "name", "") or getattr(request, "parent", "") or request.account
 
 
-async def test_each_privileged_call_appends_exactly_one_record_with_its_fields(world) -> None:
+def over_the_web(world: World, who: str, role: Role, method: str) -> Callable[[Any], Awaitable[Any]]:
+    """``method`` called over the web port's Connect with ``who``'s token."""
+    descriptor = method_named(method.split("/")[1])
+    token = f"Bearer {mint_token(TOKEN_SECRET, who, role)}"
+    return lambda request: ConnectCaller(world.web_url, "proto").unary(descriptor, request, token)
+
+
+@pytest.mark.parametrize("port", ["grpc", "web"])
+async def test_each_privileged_call_appends_exactly_one_record_with_its_fields(world, port: str) -> None:
     player = f"p-{uuid.uuid4().hex[:8]}"
     for method, role, request, refusal in privileged_calls(world, player):
         who = f"{role.value}-{uuid.uuid4().hex[:6]}"
         caller = client(world, who, role)
-        rows, outcome = await new_rows(
-            world, lambda caller=caller, method=method, request=request: stub_method(caller, method)(
-                request, metadata=caller.metadata
-            )
-        )
+        if port == "web":
+            call = over_the_web(world, who, role, method)
+        else:
+            call = lambda request, caller=caller, method=method: stub_method(caller, method)(  # noqa: E731
+                request, metadata=caller.metadata)
+        rows, outcome = await new_rows(world, lambda call=call, request=request: call(request))
         assert len(rows) == 1, (method, role, rows)
         (row,) = rows
         assert row["type"] == "AccessRecorded"
@@ -160,8 +175,14 @@ async def test_each_privileged_call_appends_exactly_one_record_with_its_fields(w
         assert row["resource"] == expected_resource(request), method
         assert row["peer"].startswith(("ipv4:127.0.0.1:", "ipv6:")), row["peer"]
         if refusal is None:
-            assert not isinstance(outcome, grpc.aio.AioRpcError), (method, role, outcome)
+            assert not isinstance(outcome, (grpc.aio.AioRpcError, ConnectError)), (method, role, outcome)
             assert (row["outcome"], row["reason"]) == ("allowed", "")
+        elif port == "web":
+            assert isinstance(outcome, ConnectError), (method, role)
+            assert outcome.code == Code.PERMISSION_DENIED
+            infos = [d.message_bytes for d in outcome.details if d.type_name == "google.rpc.ErrorInfo"]
+            assert error_details_pb2.ErrorInfo.FromString(infos[0]).reason == refusal
+            assert (row["outcome"], row["reason"]) == ("refused", refusal)
         else:
             assert isinstance(outcome, grpc.aio.AioRpcError), (method, role)
             assert outcome.code() == grpc.StatusCode.PERMISSION_DENIED

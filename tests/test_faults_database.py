@@ -13,6 +13,7 @@ writes fail with "No space left on device" while the server itself stays up; mou
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import errno
 import shutil
@@ -29,11 +30,17 @@ import grpc
 import psycopg
 import pytest
 import pytest_asyncio
+from connectrpc.client import ConnectClient
+from connectrpc.code import Code
+from connectrpc.compat import google_protobuf_json_codec
+from connectrpc.errors import ConnectError
 from google.rpc import error_details_pb2
 from grpc_fixtures import TOKEN_SECRET, table_spec
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from own_postgres import OwnPostgres
+from web_fixtures import RouteCaller, RouteError, http_client, method_named
+from web_fixtures import error_info as web_error_info
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
@@ -44,6 +51,7 @@ from stud_service.server.app import AUDIT_SERVICE_NAME, CASHIER_SERVICE_NAME, TA
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import audit_service_pb2, cashier_service_pb2, table_pb2, table_service_pb2
 from stud_service.server.readiness import LIVENESS_SERVICE
+from stud_service.server.web.connect import method_info
 from stud_service.store.tables import load_table
 
 SMALL_DISK = "48m"
@@ -497,6 +505,7 @@ async def outage() -> AsyncIterator[tuple[ServiceHost, grpc.aio.Channel]]:
                 metrics_listen="off",
                 grace_seconds=0.0,
                 store_timeout_seconds=STORE_TIMEOUT,
+                web_listen="127.0.0.1:0",
             )
         )
         await host.start()
@@ -578,3 +587,55 @@ async def test_a_watch_that_must_read_the_log_is_unavailable_while_the_store_is_
         ):
             pass
     _assert_store_unavailable(caught.value, time.monotonic() - started, STORE_TIMEOUT + 1.0)
+
+
+# -- the same over the web port: Connect and a JSON route, unary and a watch ------------------------------
+
+WEB_CALLS = [("connect", "GetTableView"), ("connect", "WatchTable"), ("route", "GetTableView"),
+             ("route", "WatchTable")]
+
+
+@pytest.mark.parametrize(("form", "method"), WEB_CALLS, ids=[f"{f}-{m}" for f, m in WEB_CALLS])
+async def test_with_the_store_down_the_web_port_is_unavailable_within_the_deadline(
+    outage, form: str, method: str
+) -> None:
+    host, _ = outage
+    base_url = f"http://127.0.0.1:{host.web_port}"
+    request = REQUESTS[method]
+    token = f"Bearer {mint_token(TOKEN_SECRET, 'house', Role.OPERATOR)}"
+    started = time.monotonic()
+    if form == "connect":
+        client = ConnectClient(base_url, codec=google_protobuf_json_codec(), http_client=http_client())
+        info = method_info(method_named(method))
+        with pytest.raises(ConnectError) as caught:
+            if method == "WatchTable":
+                async for _ in client.execute_server_stream(request=request, method=info, headers={
+                        "authorization": token}, timeout_ms=int(CALL_DEADLINE * 1000)):
+                    pass
+            else:
+                await client.execute_unary(request=request, method=info, headers={"authorization": token},
+                                           timeout_ms=int(CALL_DEADLINE * 1000))
+        error = caught.value
+        assert error.code == Code.UNAVAILABLE, error
+        details = {d.type_name: d.message_bytes for d in error.details}
+        reason = error_details_pb2.ErrorInfo.FromString(details["google.rpc.ErrorInfo"]).reason
+        retry = error_details_pb2.RetryInfo.FromString(details["google.rpc.RetryInfo"])
+        message = error.message
+    else:
+        caller = RouteCaller(base_url)
+        headers = {"connect-timeout-ms": str(int(CALL_DEADLINE * 1000))}
+        with pytest.raises(RouteError) as caught:
+            if method == "WatchTable":
+                async for _ in caller.stream(method_named(method), request, token, headers):
+                    pass
+            else:
+                await caller.unary(method_named(method), request, token, headers)
+        document = caught.value.document
+        assert (caught.value.status, document["code"]) == (503, "unavailable"), document
+        reason = web_error_info(document).reason
+        found = [d for d in document["details"] if d["type"] == "google.rpc.RetryInfo"]
+        retry = error_details_pb2.RetryInfo.FromString(base64.b64decode(found[0]["value"] + "=="))
+        message = document["message"]
+    assert reason == "STORE_UNAVAILABLE" and retry.retry_delay.seconds > 0
+    assert not any(word in message.lower() for word in INTERNALS), message
+    assert time.monotonic() - started < CALL_DEADLINE

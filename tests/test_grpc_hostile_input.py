@@ -15,7 +15,7 @@ import grpc
 import jwt
 import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
-from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_view
+from grpc_fixtures import TOKEN_SECRET, TRANSPORTS, table_spec, wait_for_view
 
 from stud_service.auth import Role, mint_token
 from stud_service.server.errors import error_info
@@ -271,10 +271,11 @@ async def test_list_hands_page_tokens_are_checked_and_bound_to_the_filters(
         await assert_malformed(audit.ListHands(request, metadata=AUDITOR), "page_token")
 
 
-async def test_a_watch_after_a_version_beyond_the_head_is_out_of_range(both_services, new_table) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_watch_after_a_version_beyond_the_head_is_out_of_range(operator, new_table) -> None:
     """Resuming after a version the table has not reached would wait for ever: OUT_OF_RANGE at once, with
-    the head version in the metadata; resuming from the head itself is fine."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    the head version in the metadata; resuming from the head itself is fine. Over both ports."""
+    tables = operator.stub
     table_id = await new_table()
     head = (await tables.GetTable(table_service_pb2.GetTableRequest(name=f"tables/{table_id}"),
                                   metadata=OPERATOR)).version

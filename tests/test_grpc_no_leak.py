@@ -8,7 +8,7 @@ version v of hand h, player P may see the up cards and community cards dealt so 
 cards dealt so far, and hands shown so far; nothing else (not other seats' down cards, not mucked
 hands, not the undealt deck, not their own future cards). A seat changes hands between rounds of play,
 and a late watcher replays the whole log in both modes, so attribution by player (not by seat number)
-is exercised too.
+is exercised too. Over the gRPC port and the web port (Connect, JSON).
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import grpc
+import pytest
 from event_messages import event_body, message_cards
-from grpc_fixtures import TOKEN_SECRET, settle_table
+from grpc_fixtures import TOKEN_SECRET, TRANSPORTS, settle_table
 
 from stud_service.auth import mint_token
 from stud_service.bots import Bot, Strategy, StudClient, cautious_strategy, events_of, random_strategy
+from stud_service.bots.connect_stub import WebChannel
 from stud_service.server.proto_gen import events_pb2, table_pb2
 from stud_service.server.runtime import stream_id_for
 
@@ -52,7 +54,7 @@ def event_cards(event: events_pb2.TableEvent) -> tuple[int, int | None, list[int
 
 
 class RecordingClient(StudClient):
-    def __init__(self, channel: grpc.aio.Channel, token: str, seen: Seen) -> None:
+    def __init__(self, channel: grpc.aio.Channel | WebChannel, token: str, seen: Seen) -> None:
         super().__init__(channel, token)
         self.seen = seen
 
@@ -127,12 +129,14 @@ def visible_cards(payloads: list[dict]) -> dict[tuple[str, int, int], set[int]]:
     return visible
 
 
-async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_table) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_no_client_ever_receives_a_card_it_may_not_see(grpc_service, new_table, transport) -> None:
     table_id = await new_table()
     seen: dict[str, Seen] = defaultdict(Seen)
+    channel = grpc_service.channel_for(transport)
 
     def client(player: str) -> RecordingClient:
-        return RecordingClient(grpc_service.channel, mint_token(TOKEN_SECRET, player), seen[player])
+        return RecordingClient(channel, mint_token(TOKEN_SECRET, player), seen[player])
 
     async def play(names: list[str], hands: int, strategy: Strategy = random_strategy) -> None:
         bots = [Bot(client(name), table_id, seat, strategy=strategy, seed=seat)

@@ -2,20 +2,23 @@
 
 (Issue: "out of turn, wrong amount, unknown table, seat taken, buy-in out of range, stale version,
 malformed request, missing or forged token, another player's seat" and operator-only methods.)
+Over the gRPC port and over the web port in each of its protocols and codecs.
 """
 
 from __future__ import annotations
 
 import grpc
 import pytest
-from grpc_fixtures import CREATED_VERSION, TOKEN_SECRET, table_spec, wait_for_turn
+from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, TOKEN_SECRET, table_spec, wait_for_turn
 
 from stud_service.auth import Role, mint_token
-from stud_service.bots import StudClient, error_reason
+from stud_service.bots import error_reason
 from stud_service.server.proto_gen import table_pb2, table_service_pb2
 from stud_service.server.runtime import stream_id_for
 
 FOLD, CALL, BET = table_pb2.ACTION_TYPE_FOLD, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BET
+
+pytestmark = pytest.mark.parametrize("transport", ALL_TRANSPORTS)
 
 
 async def refused(call, code: grpc.StatusCode, reason: str) -> None:
@@ -166,17 +169,17 @@ async def test_malformed_requests_are_invalid_argument(grpc_service, new_table, 
     assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
-async def test_no_token_is_unauthenticated(grpc_service, new_table) -> None:
+async def test_no_token_is_unauthenticated(grpc_service, new_table, transport) -> None:
     table_id = await new_table()
-    anonymous = grpc_service.client(None)
+    anonymous = grpc_service.client(None, transport=transport)
     await refused(anonymous.view(table_id), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
     await refused(anonymous.sit_down(table_id, 1, 5_000), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
     assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
-async def test_a_forged_token_is_unauthenticated(grpc_service, new_table) -> None:
+async def test_a_forged_token_is_unauthenticated(grpc_service, new_table, transport) -> None:
     table_id = await new_table()
-    forged = StudClient(grpc_service.channel, mint_token("x" * 40, "alice", Role.OPERATOR))
+    forged = grpc_service.connect(mint_token("x" * 40, "alice", Role.OPERATOR), transport)
     await refused(forged.sit_down(table_id, 1, 5_000), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID")
     await refused(
         forged.create_table("forged", table_spec()), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID"
@@ -184,9 +187,9 @@ async def test_a_forged_token_is_unauthenticated(grpc_service, new_table) -> Non
     assert await head(grpc_service, table_id) == CREATED_VERSION
 
 
-async def test_an_expired_token_is_unauthenticated(grpc_service, new_table) -> None:
+async def test_an_expired_token_is_unauthenticated(grpc_service, new_table, transport) -> None:
     table_id = await new_table()
-    expired = StudClient(grpc_service.channel, mint_token(TOKEN_SECRET, "alice", ttl_seconds=-60))
+    expired = grpc_service.connect(mint_token(TOKEN_SECRET, "alice", ttl_seconds=-60), transport)
     await refused(expired.view(table_id), grpc.StatusCode.UNAUTHENTICATED, "TOKEN_EXPIRED")
 
 
@@ -199,9 +202,9 @@ async def test_creating_a_table_as_a_player_is_permission_denied(grpc_service, m
     assert await head(grpc_service, table_id) == 0
 
 
-async def test_an_auditor_cannot_sit_down(grpc_service, new_table) -> None:
+async def test_an_auditor_cannot_sit_down(grpc_service, new_table, transport) -> None:
     table_id = await new_table()
-    auditor = grpc_service.client("audit", Role.AUDITOR)
+    auditor = grpc_service.client("audit", Role.AUDITOR, transport)
     await refused(
         auditor.sit_down(table_id, 1, 5_000), grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY"
     )

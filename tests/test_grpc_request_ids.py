@@ -7,7 +7,7 @@ view as of then) and appends nothing; the same id with a different request is IN
 REQUEST_ID_REUSED and appends nothing. Then the hijacks that ids scoped per table allowed.
 
 The server here deals only when a test says so (no dealer, 30 s clocks), so every version is the
-test's own doing and "appends nothing" is exact.
+test's own doing and "appends nothing" is exact. Every test runs over the gRPC port and the web port.
 """
 
 from __future__ import annotations
@@ -19,20 +19,16 @@ from typing import Any
 import grpc
 import pytest
 import pytest_asyncio
-from grpc_fixtures import CREATED_VERSION, TOKEN_SECRET, ServiceUnderTest, service_under_test, table_spec
+from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, ServiceUnderTest, service_under_test, table_spec
 
-from stud_service.auth import Role, mint_token
+from stud_service.auth import Role
 from stud_service.server.errors import error_info
-from stud_service.server.proto_gen import (
-    audit_service_pb2,
-    audit_service_pb2_grpc,
-    table_pb2,
-    table_service_pb2,
-    table_service_pb2_grpc,
-)
+from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_service_pb2
 from stud_service.server.runtime import RuntimeSettings, deal_commands, stream_id_for
 
 PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)
+
+pytestmark = pytest.mark.parametrize("transport", ALL_TRANSPORTS)
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -46,10 +42,11 @@ async def service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator
 class Caller:
     """One token's calls, by method name: ``await caller.call("SitDown", request)``."""
 
-    def __init__(self, service: ServiceUnderTest, player: str, role: Role = Role.PLAYER) -> None:
-        self.metadata = [("authorization", f"Bearer {mint_token(TOKEN_SECRET, player, role)}")]
-        self.tables = table_service_pb2_grpc.TableServiceStub(service.channel)
-        self.audit = audit_service_pb2_grpc.AuditServiceStub(service.channel)
+    def __init__(self, service: ServiceUnderTest, player: str, role: Role, transport: str) -> None:
+        client = service.client(player, role, transport)
+        self.metadata = client.metadata
+        self.tables = client.stub
+        self.audit = client.audit
 
     async def call(self, method: str, request: Any) -> Any:
         stub = self.audit if method == "SetClientSeed" else self.tables
@@ -68,8 +65,8 @@ class Caller:
 
 
 @pytest.fixture
-def caller(service: ServiceUnderTest) -> Callable[..., Caller]:
-    return lambda player, role=Role.PLAYER: Caller(service, player, role)
+def caller(service: ServiceUnderTest, transport: str) -> Callable[..., Caller]:
+    return lambda player, role=Role.PLAYER: Caller(service, player, role, transport)
 
 
 @pytest.fixture

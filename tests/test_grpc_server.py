@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
-import subprocess
 from pathlib import Path
 
 import grpc
@@ -87,20 +85,6 @@ async def test_graceful_shutdown_reports_not_serving_and_lets_in_flight_calls_fi
         assert status.status == health_pb2.HealthCheckResponse.NOT_SERVING
         assert (await in_flight).version == 7
         await stopping
-
-
-@pytest.fixture(scope="module")
-def self_signed(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    directory = tmp_path_factory.mktemp("tls")
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )
-    return TlsFiles(cert_file=cert, key_file=key)
 
 
 async def test_tls_when_given_a_certificate_and_key(self_signed: TlsFiles) -> None:

@@ -1,5 +1,5 @@
 """Idempotent retries (request_id), the watch stream (initial view, every event, resumable with no gap and
-no duplicate), and list pagination."""
+no duplicate), and list pagination: over the gRPC port and over the web port in each of its forms."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import asyncio
 
 import grpc
 import pytest
-from grpc_fixtures import CREATED_VERSION, settle_table, table_spec, wait_for_turn
+from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, settle_table, table_spec, wait_for_turn
 
 from stud_service.bots import Bot
 from stud_service.server.proto_gen import table_service_pb2
 from stud_service.server.runtime import stream_id_for
+
+pytestmark = pytest.mark.parametrize("transport", ALL_TRANSPORTS)
 
 
 async def head(grpc_service, table_id: str) -> int:

@@ -3,7 +3,7 @@
 Bots play real hands; the same viewer watches with and without batching, resumes in the middle of a
 burst and between bursts, and falls behind the server's buffer. Every way must give the log's events in
 order with no gap and no duplicate, redacted for the viewer exactly as the unbatched stream is, and a
-batched message's view must be the view at its last event.
+batched message's view must be the view at its last event. Over the gRPC port and the web port.
 """
 
 from __future__ import annotations
@@ -12,13 +12,15 @@ import asyncio
 
 import grpc
 import pytest
-from grpc_fixtures import CREATED_VERSION, settle_table
+from grpc_fixtures import CREATED_VERSION, TRANSPORTS, settle_table
 
 from stud_service.bots import Bot, StudClient, events_of
 from stud_service.server.proto_gen import table_service_pb2
 from stud_service.server.runtime import stream_id_for
 
 Message = table_service_pb2.WatchTableResponse
+
+pytestmark = pytest.mark.parametrize("transport", TRANSPORTS)
 
 
 async def head(grpc_service, table_id: str) -> int:

@@ -10,8 +10,8 @@ While they run, the insider reads:
 - the service's DEBUG log;
 - the metrics endpoint's text;
 - the answer (or refusal) of every TableService, AuditService and CashierService method, called with an
-  operator token and with an auditor token: the methods come from the proto descriptors, and a method
-  without a call here fails the test.
+  operator token and with an auditor token, over the gRPC port and over the web port (Connect, JSON): the
+  methods come from the proto descriptors, and a method without a call here fails the test.
 
 The secrets are taken from the service's memory, never from the log: for each running hand the deck
 (``state.hand.deck``), the cards not yet dealt (``deck[next_card:]``), every seat's down cards (folded
@@ -48,6 +48,7 @@ import asyncio
 import base64
 import bisect
 import contextlib
+import inspect
 import json
 import re
 import shutil
@@ -64,11 +65,14 @@ import grpc
 import psycopg
 import pytest
 import pytest_asyncio
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_fixtures import table_spec, wait_for_turn, wait_for_view, whole_service
 from psycopg import sql
 from sealing_keys import TEST_KEYRING
+from web_fixtures import ConnectCaller
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient, cautious_strategy
@@ -123,6 +127,7 @@ async def insider(
             action_clock_seconds=300,  # nobody times out while the insider reads
             rake_sweep_seconds=0,
             keyring=TEST_KEYRING,
+            web_listen="127.0.0.1:0",
         ) as running:
             yield Insider(running.host, running.channel, running.metrics_url, log_path)
 
@@ -586,9 +591,12 @@ def _default_request(service: str, method: str) -> Message:
     return message_factory.GetMessageClass(descriptor)()
 
 
-async def call_every_method(insider: Insider, calls: Calls, role: Role) -> list[Reading]:
+async def call_every_method(insider: Insider, calls: Calls, role: Role, web: bool = False) -> list[Reading]:
+    """Every method's answers to ``role``, over the gRPC port, or (``web``) over the web port's Connect."""
     builders = calls.builders()
-    metadata = (("authorization", f"Bearer {mint_token(TOKEN_SECRET, f'insider-{role.value}', role)}"),)
+    token = f"Bearer {mint_token(TOKEN_SECRET, f'insider-{role.value}', role)}"
+    metadata = (("authorization", token),)
+    web_caller = ConnectCaller(f"http://127.0.0.1:{insider.host.web_port}", "json") if web else None
     readings = []
     for _module, service, stub_class in SERVICES:
         stub = stub_class(insider.channel)
@@ -596,17 +604,30 @@ async def call_every_method(insider: Insider, calls: Calls, role: Role) -> list[
             assert method.name in builders, f"{service}.{method.name} is not called by the insider test"
             for request in builders[method.name]():
                 asked = json_format.MessageToJson(request, indent=None)
-                where = f"{role.value} {service}.{method.name}({asked})"
+                where = f"{role.value} {service}.{method.name}({asked}){' over the web port' if web else ''}"
                 callable_ = getattr(stub, method.name)
                 try:
                     if method.server_streaming:
                         head = await insider.host.runtime.store.head(request.name)  # type: ignore[union-attr]
-                        replies = await _read_watch(callable_, request, metadata, head)
+                        if web_caller is not None:
+                            stream = web_caller.stream(method, request, token).__aiter__()
+                            replies = await _read_watch(stream, stream.aclose, request, head)  # type: ignore[attr-defined]
+                        else:
+                            stream = callable_(request, metadata=metadata)
+                            replies = await _read_watch(stream, stream.cancel, request, head)
+                    elif web_caller is not None:
+                        replies = [await web_caller.unary(method, request, token)]
                     else:
                         replies = [await callable_(request, metadata=metadata, timeout=30)]
                 except grpc.aio.AioRpcError as error:
                     assert error.code() not in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL), where
                     text = f"{error.code().name} {error.details()} {error.trailing_metadata()}"
+                    readings.append(Reading(where, text, at_rest=False))
+                    continue
+                except ConnectError as error:
+                    assert error.code not in (Code.UNKNOWN, Code.INTERNAL), where
+                    details = [base64.b64encode(detail.message_bytes).decode() for detail in error.details]
+                    text = f"{error.code.name} {error.message} {details}"
                     readings.append(Reading(where, text, at_rest=False))
                     continue
                 for reply in replies:
@@ -615,9 +636,9 @@ async def call_every_method(insider: Insider, calls: Calls, role: Role) -> list[
     return readings
 
 
-async def _read_watch(callable_, request, metadata, head: int) -> list[Message]:  # type: ignore[no-untyped-def]
-    """The watch's first message (after_version 0), or everything from the log up to ``head``."""
-    stream = callable_(request, metadata=metadata)
+async def _read_watch(stream, close, request, head: int) -> list[Message]:  # type: ignore[no-untyped-def]
+    """The watch's first message (after_version 0), or everything from the log up to ``head``; then
+    ``close()`` ends the stream."""
     replies: list[Message] = []
     try:
         async with asyncio.timeout(15):
@@ -629,7 +650,9 @@ async def _read_watch(callable_, request, metadata, head: int) -> list[Message]:
                 if events and events[-1].version >= head:
                     break
     finally:
-        stream.cancel()
+        closing = close()
+        if inspect.isawaitable(closing):
+            await closing
     return replies
 
 
@@ -713,6 +736,9 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
     readings += await metrics_text(insider.metrics_url)
     for role in (Role.OPERATOR, Role.AUDITOR):
         readings += await call_every_method(insider, calls, role)
+        readings += await call_every_method(insider, calls, role, web=True)
+    over_web = [r for r in readings if r.message is not None and r.source.endswith(" over the web port")]
+    assert len(over_web) > 40, len(over_web)  # answers, not only refusals
     readings += service_log(insider.log_path)  # last: it holds the lines the calls above caused
 
     # The hands are still running, exactly as they were read.

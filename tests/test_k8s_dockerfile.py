@@ -155,13 +155,14 @@ def test_the_entry_point_is_stud_service_serve_and_migrate_is_one_argument_away(
     assert scripts["stud-service"] == "stud_service.cli:main"
 
 
-def test_the_image_exposes_the_grpc_and_metrics_ports_it_listens_on(
+def test_the_image_exposes_the_grpc_web_and_metrics_ports_it_listens_on(
     runtime: Stage, runtime_env: dict[str, str]
 ):
     exposed = {int(port) for args in runtime.args_of("EXPOSE") for port in args.split()}
-    assert exposed == {50051, 9090}
+    assert exposed == {50051, 8080, 9090}
     assert runtime_env["STUD_LISTEN"].endswith(":50051")
     assert runtime_env["STUD_METRICS_LISTEN"].endswith(":9090")
+    assert runtime_env["STUD_WEB_LISTEN"].endswith(":8080")
 
 
 def test_no_secret_is_baked_into_the_image(parsed):

@@ -41,6 +41,7 @@ DOCKERFILE = ROOT / "Dockerfile"
 KUBERNETES_VERSIONS = ("1.29.0", latest_version())
 
 GRPC_PORT = 50051  # the serve default (STUD_LISTEN) and the port the health service answers on
+WEB_PORT = 8080
 METRICS_PORT = 9090
 PRESTOP_SLEEP_SECONDS = 5
 # stud_service.server.app.DEFAULT_GRACE_SECONDS: how long serve lets in-flight calls finish after SIGTERM.
@@ -379,9 +380,10 @@ def test_the_listen_settings_agree_with_the_ports_probed_and_exposed(manifests):
     config = only(manifests, "ConfigMap", "stud-service-config")["data"]
     assert config["STUD_LISTEN"].rsplit(":", 1)[1] == str(GRPC_PORT)
     assert config["STUD_METRICS_LISTEN"].rsplit(":", 1)[1] == str(METRICS_PORT)
+    assert config["STUD_WEB_LISTEN"].rsplit(":", 1)[1] == str(WEB_PORT)
     server = container(only(manifests, "Deployment"))
     assert {port["name"]: port["containerPort"] for port in server["ports"]} == {
-        "grpc": GRPC_PORT, "metrics": METRICS_PORT
+        "grpc": GRPC_PORT, "metrics": METRICS_PORT, "web": WEB_PORT
     }
 
 
@@ -397,7 +399,7 @@ def test_services_select_the_server_pods_and_target_their_named_ports(manifests)
             assert port["targetPort"] in port_names
     main = only(manifests, "Service", "stud-service")
     assert {(p["name"], p["port"]) for p in main["spec"]["ports"]} == {
-        ("grpc", GRPC_PORT), ("metrics", METRICS_PORT)
+        ("grpc", GRPC_PORT), ("metrics", METRICS_PORT), ("web", WEB_PORT)
     }
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import grpc
 
 from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import (
     account_pb2,
+    audit_service_pb2,
     audit_service_pb2_grpc,
     cashier_service_pb2,
     cashier_service_pb2_grpc,
@@ -19,6 +21,9 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
+
+if TYPE_CHECKING:
+    from stud_service.bots.connect_stub import Codec, Protocol, WebChannel
 
 
 def error_reason(error: grpc.RpcError) -> str | None:
@@ -63,14 +68,31 @@ async def wait_until_serving(
 
 
 class StudClient:
-    """One player's (or operator's) connection: every call carries its bearer token."""
+    """One player's (or operator's) connection: every call carries its bearer token.
 
-    def __init__(self, channel: grpc.aio.Channel, token: str | None) -> None:
+    ``channel``: a gRPC channel to the service's port, or a ``connect_stub.WebChannel`` to its web port
+    (the same calls over Connect or gRPC-Web; see :meth:`over_web`)."""
+
+    def __init__(self, channel: grpc.aio.Channel | WebChannel, token: str | None) -> None:
         self.channel = channel
-        self.stub = table_service_pb2_grpc.TableServiceStub(channel)
-        self.cashier = cashier_service_pb2_grpc.CashierServiceStub(channel)
-        self.audit = audit_service_pb2_grpc.AuditServiceStub(channel)
+        if isinstance(channel, grpc.aio.Channel):
+            self.stub = table_service_pb2_grpc.TableServiceStub(channel)
+            self.cashier = cashier_service_pb2_grpc.CashierServiceStub(channel)
+            self.audit = audit_service_pb2_grpc.AuditServiceStub(channel)
+        else:
+            self.stub = channel.stub(table_service_pb2.DESCRIPTOR.services_by_name["TableService"])
+            self.cashier = channel.stub(cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"])
+            self.audit = channel.stub(audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"])
         self.metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
+
+    @classmethod
+    def over_web(cls, base_url: str, token: str | None, protocol: Protocol = "connect",
+                 codec: Codec = "json") -> StudClient:
+        """A client of the web port at ``base_url`` ("http://host:port"): Connect or gRPC-Web, JSON or
+        binary; refusals raise ``grpc.aio.AioRpcError`` with the same ErrorInfo as over gRPC."""
+        from stud_service.bots.connect_stub import WebChannel  # the Connect client only when used
+
+        return cls(WebChannel(base_url, protocol, codec), token)
 
     async def create_table(self, table_id: str, table: table_pb2.Table,
                            request_id: str | None = None) -> table_pb2.Table:

@@ -68,6 +68,8 @@ class Bot:
     seed: int | None = None
     # Sit back in when the table sat the bot out (after a timeout).
     sit_in_when_out: bool = True
+    # Seconds to wait before each action: 0 for tests and benchmarks; a person watching needs a pause.
+    think_seconds: float = 0.0
     stats: BotStats = field(default_factory=BotStats)
 
     async def sit(self, buy_in: int) -> None:
@@ -98,6 +100,8 @@ class Bot:
             stream.cancel()
 
     async def _act(self, view: table_pb2.TableView, rng: random.Random) -> None:
+        if self.think_seconds:
+            await asyncio.sleep(self.think_seconds)
         choice = self.strategy(view, rng)
         started = time.perf_counter()
         try:

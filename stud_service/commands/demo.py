@@ -4,7 +4,9 @@ Starts the service (a temporary data directory unless ``--data-dir`` is given), 
 table, deposits money for each bot through the cashier, seats the bots (each buy-in debited from its
 account) to play ``--hands`` hands through the public API only, prints each hand as it is played (as a
 spectator sees it: hidden cards stay hidden until shown), cashes them out, and ends with a summary: each
-account, the house's rake, and the money reconciliation an auditor runs.
+account, the house's rake, and the money reconciliation an auditor runs. The web table is served meanwhile
+(``--web-listen``); with ``--stay`` the bots sit down again and play on, slowly, with a seat left for you,
+until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import secrets
+import signal
 import sys
 import tempfile
 import time
 import warnings
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 # The embedded PostgreSQL is stopped through a subprocess while gRPC threads run; gRPC's fork
 # handlers are not needed for that and would only print a warning.
@@ -51,6 +56,12 @@ RAKE = table_pb2.RakeRule(
     basis_points=500, cap_2_players=50, cap_3_to_4_players=100, cap_5_or_more_players=150
 )
 DEMO_ISSUER, DEMO_AUDIENCE = "stud-service-demo", "stud-service"
+DEMO_WEB_LISTEN = "127.0.0.1:8080"
+# With --stay: how long a bot thinks before acting, so that a person can follow the hand in the browser.
+STAY_THINK_SECONDS = 1.2
+# A person's token (and the bots') lasts this long: a development token, for the demo only.
+STAY_TOKEN_SECONDS = 12 * 3600
+HUMAN = "you"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,6 +82,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--keys-file", default=None,
                         help="keyring sealing cards at rest (default: $STUD_KEYS_FILE; embedded: its own)")
+    parser.add_argument("--web-listen", default=DEMO_WEB_LISTEN,
+                        help=f"the web table's address (default {DEMO_WEB_LISTEN}; if taken, a free port)")
+    parser.add_argument("--stay", action="store_true",
+                        help="after the summary, keep the table running (bots play on, a seat is left for "
+                        "you) and print the URL and a token to play in a browser; Ctrl-C ends it")
     parser.set_defaults(func=run)
 
 
@@ -114,15 +130,39 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
         metrics_listen="off",
         pool_size=8,
         keys_file=args.keys_file,
+        web_listen=args.web_listen,
     )
-    async with ServiceHost(options) as host:
-        print(f"Serving gRPC on 127.0.0.1:{host.port} (ready in {time.monotonic() - started:.1f}s)")
+    async with _started(ServiceHost, options) as host:
+        print(f"Serving gRPC on 127.0.0.1:{host.port} and the web table on {_web_url(host)}"
+              f" (ready in {time.monotonic() - started:.1f}s)")
         async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel:
             return await _play(channel, key, args, host)
 
 
-def _token(key: SigningKey, player: str, role: Role = Role.PLAYER) -> str:
-    return key.mint(player, role, issuer=DEMO_ISSUER, audience=DEMO_AUDIENCE)
+@contextlib.asynccontextmanager
+async def _started(host_class: type[ServiceHost], options: Any) -> AsyncIterator[ServiceHost]:
+    """The service; on another free port for the web table if the asked one is taken (a second demo)."""
+    try:
+        async with host_class(options) as host:
+            yield host
+            return
+    except OSError as error:
+        if "web port" not in str(error):
+            raise
+    host_part = options.web_listen.rpartition(":")[0] or "127.0.0.1"
+    async with host_class(dataclasses.replace(options, web_listen=f"{host_part}:0")) as host:
+        yield host
+
+
+def _web_url(host: ServiceHost) -> str:
+    listen = host.options.web_listen.rpartition(":")[0] or "127.0.0.1"
+    shown = "127.0.0.1" if listen in ("0.0.0.0", "") else listen.strip("[]")
+    return f"http://{shown}:{host.web_port}/"
+
+
+def _token(key: SigningKey, player: str, role: Role = Role.PLAYER, ttl_seconds: int | None = None) -> str:
+    lifetime = {} if ttl_seconds is None else {"ttl_seconds": ttl_seconds}
+    return key.mint(player, role, issuer=DEMO_ISSUER, audience=DEMO_AUDIENCE, **lifetime)
 
 
 async def _play(
@@ -177,7 +217,54 @@ async def _play(
     await host.runtime.sweep_rake()  # the server does this every --rake-sweep-seconds; now, for the summary
     auditor = StudClient(channel, _token(key, "auditor", Role.AUDITOR))
     _summary(narrator, bots, elapsed)
-    return await _books(operator, auditor, names)
+    balanced = await _books(operator, auditor, names)
+    if not args.stay:
+        print(f"(Run `stud-service demo --stay` to keep the table running and play it at {_web_url(host)})")
+        return balanced
+    await _stay(channel, key, operator, table_id, list(zip(bots, names, strict=True)), host)
+    await _until_empty(spectator, table_id)
+    await host.runtime.sweep_rake()
+    return await _books(operator, auditor, (*names, HUMAN))
+
+
+async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient, table_id: str,
+                bots: list[tuple[Bot, str]], host: ServiceHost) -> None:
+    """Bots play on, slowly, with a seat left for a person in the browser, until Ctrl-C (or SIGTERM)."""
+    await operator.deposit(HUMAN, DEPOSIT, reference="demo-deposit-you")
+    playing = [bot for bot, _ in bots[:7]]  # the table has 8 seats: one stays free for you
+    for bot, name in bots[:7]:
+        bot.client = StudClient(channel, _token(key, name, ttl_seconds=STAY_TOKEN_SECONDS))
+        bot.think_seconds = STAY_THINK_SECONDS
+        await bot.sit(BUY_IN)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    url = f"{_web_url(host)}#/tables/{table_id}"
+    print("")
+    print("━━ The table plays on ━━")
+    print(f"Watch it: {url}")
+    print(f"Play it: open the page's login form and paste this development token of player {HUMAN!r}"
+          f" ({money(DEPOSIT)} in the cashier), then pick the free seat:")
+    print(_token(key, HUMAN, ttl_seconds=STAY_TOKEN_SECONDS))
+    print("Ctrl-C ends the demo (the bots cash out and the books are reconciled again).", flush=True)
+    tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in playing]
+    try:
+        await stop.wait()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    print("\nStopping: everyone leaves the table…", flush=True)
+    for bot in playing:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await bot.client.leave(table_id)
+    view = await operator.view(table_id)
+    for seat in view.seats:  # a person still seated: the operator cannot leave for them; say so
+        if seat.player_id == HUMAN:
+            print(f"(player {HUMAN!r} is still seated: leave the table in the page to cash out)")
 
 
 def _engine_variant(name: str) -> str:

@@ -23,6 +23,7 @@ from stud_service.server.keepalive import (
     DEFAULT_PING_TIMEOUT_SECONDS,
     KeepalivePolicy,
 )
+from stud_service.server.web.cors import origins
 
 _log = logging.getLogger("stud_service.serve")
 
@@ -56,6 +57,24 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         "--listen",
         default=_env("STUD_LISTEN", "0.0.0.0:50051"),
         help="gRPC address host:port (default: $STUD_LISTEN or 0.0.0.0:50051)",
+    )
+    parser.add_argument(
+        "--web-listen",
+        default=_env("STUD_WEB_LISTEN", "0.0.0.0:8080"),
+        help="web port host:port (Connect, gRPC-Web, JSON routes, the web table), or 'off' "
+        "(default: $STUD_WEB_LISTEN or 0.0.0.0:8080)",
+    )
+    parser.add_argument(
+        "--web-origins",
+        default=_env("STUD_WEB_ORIGINS", ""),
+        help="origins (scheme://host[:port], comma separated) whose pages may call the web port (CORS); "
+        "default: $STUD_WEB_ORIGINS or none",
+    )
+    parser.add_argument(
+        "--web-heartbeat-seconds",
+        type=float,
+        default=float(_env("STUD_WEB_HEARTBEAT_SECONDS", "15") or 15),
+        help="a watch on the web port silent this long sends a heartbeat; 0: none (default 15)",
     )
     parser.add_argument(
         "--metrics-listen",
@@ -254,6 +273,9 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
         reveal_seeds_after=reveal_after,
         keys_file=args.keys_file,
+        web_listen=args.web_listen,
+        web_origins=origins(args.web_origins),
+        web_heartbeat_seconds=args.web_heartbeat_seconds if args.web_heartbeat_seconds > 0 else None,
         **overrides,
     )
     from stud_service.sealing import SealingError

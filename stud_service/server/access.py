@@ -9,7 +9,7 @@ refused with the reason the record names. A record that cannot be written refuse
 
     @refusals_as_statuses
     @recorded(gate=operator_only("moving money through the cashier"))
-    async def Deposit(self, request, context): ...
+    async def Deposit(self, request, call): ...
 
 The servicer provides ``_tokens`` (its TokenVerifier) and ``runtime`` (whose ``access`` is the
 process's :class:`~stud_service.access.AccessLog`).
@@ -25,6 +25,7 @@ import grpc
 
 from stud_service.access import AccessLog, AccessRecord, Outcome
 from stud_service.auth import Principal, Role
+from stud_service.server.call import Call
 from stud_service.server.caller import principal_of
 from stud_service.server.errors import RequestError
 from stud_service.server.runtime import now_ms
@@ -77,7 +78,7 @@ async def record_access(
     principal: Principal,
     method: str,
     resource: str,
-    context: grpc.aio.ServicerContext,
+    call: Call,
     gate: Gate = _allow,
 ) -> None:
     """Append the call's record; then raise the gate's refusal, if the role is refused."""
@@ -92,7 +93,7 @@ async def record_access(
             role=principal.role.value,
             method=method,
             resource=resource,
-            peer=context.peer() or "",
+            peer=call.peer() or "",
             outcome=Outcome.REFUSED if refusal else Outcome.ALLOWED,
             reason=refusal.reason if refusal else "",
             at_ms=now_ms(),
@@ -109,13 +110,13 @@ def recorded(
 
     def decorate(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
         @functools.wraps(method)
-        async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Reply:
-            principal = principal_of(context, self._tokens)
+        async def wrapper(self: Any, request: Any, call: Call) -> Reply:
+            principal = principal_of(call, self._tokens)
             if principal.role in roles:
                 full_name = f"/{self.SERVICE_NAME}/{method.__name__}"
                 access_log = self.runtime.access
-                await record_access(access_log, principal, full_name, resource(request), context, gate)
-            return await method(self, request, context)
+                await record_access(access_log, principal, full_name, resource(request), call, gate)
+            return await method(self, request, call)
 
         return wrapper
 

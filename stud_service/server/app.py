@@ -22,11 +22,8 @@ from stud_service.server.handlers import add_service
 from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.proto_gen import (
     audit_service_pb2,
-    audit_service_pb2_grpc,
     cashier_service_pb2,
-    cashier_service_pb2_grpc,
     table_service_pb2,
-    table_service_pb2_grpc,
 )
 from stud_service.server.readiness import LIVENESS_SERVICE
 from stud_service.server.reflection import enable_reflection
@@ -77,12 +74,12 @@ class RunningServer:
 
 
 async def start_server(
-    table_service: table_service_pb2_grpc.TableServiceServicer,
+    table_service: object,
     listen: str = DEFAULT_LISTEN,
     tls: TlsFiles | None = None,
-    audit_service: audit_service_pb2_grpc.AuditServiceServicer | None = None,
+    audit_service: object | None = None,
     keepalive: KeepalivePolicy | None = None,
-    cashier_service: cashier_service_pb2_grpc.CashierServiceServicer | None = None,
+    cashier_service: object | None = None,
 ) -> RunningServer:
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start."""
     keepalive_options = (keepalive or KeepalivePolicy()).server_options()

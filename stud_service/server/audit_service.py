@@ -30,6 +30,7 @@ from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
 from stud_service.server.access import recorded, roles_only
 from stud_service.server.app import AUDIT_SERVICE_NAME
+from stud_service.server.call import Call
 from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.convert import (
     VARIANT_PROTOS,
@@ -42,7 +43,7 @@ from stud_service.server.errors import RequestError, malformed, quoted, refusals
 from stud_service.server.events_proto import event_proto
 from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
 from stud_service.server.page_tokens import PageTokens
-from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, audit_service_pb2_grpc, table_pb2
+from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
 from stud_service.server.request_ids import request_key
 from stud_service.server.runtime import TableRuntime, now_ms
 
@@ -163,7 +164,8 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
     )
 
 
-class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
+class AuditService:
+    DESCRIPTOR = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"]  # both ports serve its methods
     SERVICE_NAME = AUDIT_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
 
     def __init__(
@@ -180,8 +182,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
-        return principal_of(context, self._tokens)
+    def _principal(self, call: Call) -> Principal:
+        return principal_of(call, self._tokens)
 
     @staticmethod
     def _sees_everything(principal: Principal) -> bool:
@@ -218,8 +220,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded()
-    async def ListHands(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def ListHands(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         table_id = None
         if request.parent and request.parent != ALL_TABLES:
             table_id = table_id_from_name(request.parent)
@@ -254,8 +256,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded()
-    async def GetHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def GetHand(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         record = await self._finished_hand(request.name)
         mode = self._mode(principal, record)
         recorded_at = {stored.version: stored.recorded_at for stored in record.events}
@@ -277,8 +279,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded()
-    async def ReplayHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def ReplayHand(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         record = await self._finished_hand(request.name)
         own_view = self._mode(principal, record)
         view = request.view
@@ -311,8 +313,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded()
-    async def VerifyHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def VerifyHand(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         if not self._sees_everything(principal):
             raise RequestError(
                 grpc.StatusCode.PERMISSION_DENIED,
@@ -342,8 +344,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded()
-    async def VerifyShuffle(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def VerifyShuffle(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         record = await self._finished_hand(request.name)
         # Public evidence (the proofs of the face-up and shown cards): a player who played also checks
         # their own down cards.  The seed only when the caller may have it (older hands logged it openly).
@@ -374,8 +376,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded()
-    async def ExportHandHistory(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def ExportHandHistory(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         record = await self._finished_hand(request.name)
         mode = self._mode(principal, record)
         viewer = None if mode == FULL else mode
@@ -392,8 +394,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded(resource=lambda request: "money")
-    async def ReconcileMoney(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        if not self._sees_everything(self._principal(context)):
+    async def ReconcileMoney(self, request: Any, call: Call) -> Any:
+        if not self._sees_everything(self._principal(call)):
             raise RequestError(
                 grpc.StatusCode.PERMISSION_DENIED,
                 "AUDITOR_ONLY",
@@ -411,8 +413,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded(gate=_NOT_AUDITORS)
-    async def SetClientSeed(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def SetClientSeed(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         _NOT_AUDITORS(principal)
         table_id = table_id_from_name(request.name)
         request_id = request_key(principal, request)
@@ -426,8 +428,8 @@ class AuditService(audit_service_pb2_grpc.AuditServiceServicer):
 
     @refusals_as_statuses
     @recorded(gate=_AUDITORS, resource=lambda request: "accessRecords")
-    async def ListAccessRecords(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        _AUDITORS(self._principal(context))  # a player's call is not recorded, but refused all the same
+    async def ListAccessRecords(self, request: Any, call: Call) -> Any:
+        _AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
         principal_id = request.principal_id or None
         if principal_id is not None and not valid_player_id(principal_id):
             raise malformed("principal_id must be 1..64 printable characters", "principal_id")

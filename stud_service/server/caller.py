@@ -6,9 +6,8 @@ import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-import grpc
-
 from stud_service.auth import Principal, TokenSettings, TokenVerifier, bearer_token
+from stud_service.server.call import Call
 
 
 @dataclass(frozen=True)
@@ -37,23 +36,23 @@ _verified: ContextVar[tuple[object, TokenVerifier, Principal] | None] = ContextV
 )
 
 
-def principal_of(context: grpc.aio.ServicerContext, tokens: TokenVerifier) -> Principal:
+def principal_of(call: Call, tokens: TokenVerifier) -> Principal:
     """The caller's principal; AuthError (UNAUTHENTICATED) when the token is missing, forged or expired."""
     verified = _verified.get()
-    if verified is not None and verified[0] is context and verified[1] is tokens:
+    if verified is not None and verified[0] is call and verified[1] is tokens:
         return verified[2]
     authorization = None
-    for key, value in context.invocation_metadata() or ():
+    for key, value in call.invocation_metadata() or ():
         if key == "authorization":
             authorization = value
             break
     principal = tokens.verify(bearer_token(authorization))
-    _verified.set((context, tokens, principal))
+    _verified.set((call, tokens, principal))
     return principal
 
 
-def optional_principal_of(context: grpc.aio.ServicerContext, tokens: TokenVerifier) -> Principal | None:
+def optional_principal_of(call: Call, tokens: TokenVerifier) -> Principal | None:
     """For public calls: None when no token is sent; a token that is sent is checked as above."""
-    if not any(key == "authorization" for key, _ in context.invocation_metadata() or ()):
+    if not any(key == "authorization" for key, _ in call.invocation_metadata() or ()):
         return None
-    return principal_of(context, tokens)
+    return principal_of(call, tokens)

@@ -12,8 +12,6 @@ import contextlib
 import logging
 from typing import Any
 
-import grpc
-
 from stud_service.auth import Principal, Role
 from stud_service.engine import DomainError, Leave, LeaveWaitingList
 from stud_service.ledger.accounts import Account
@@ -23,11 +21,12 @@ from stud_service.ledger.names import AccountName, parse_account_name, parse_pla
 from stud_service.ledger.players import PlayerStanding
 from stud_service.server.access import operator_only, recorded
 from stud_service.server.app import CASHIER_SERVICE_NAME
+from stud_service.server.call import Call
 from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.errors import malformed, quoted, refusals_as_statuses
 from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
 from stud_service.server.page_tokens import PageTokens
-from stud_service.server.proto_gen import account_pb2, cashier_service_pb2, cashier_service_pb2_grpc
+from stud_service.server.proto_gen import account_pb2, cashier_service_pb2
 from stud_service.server.request_ids import RequestKey, check_same_request, request_key
 from stud_service.server.runtime import TableRuntime, now_ms
 
@@ -60,7 +59,8 @@ _SUSPENDING = operator_only("suspending a player")
 _REINSTATING = operator_only("reinstating a player")
 
 
-class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
+class CashierService:
+    DESCRIPTOR = cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"]  # both ports serve it
     SERVICE_NAME = CASHIER_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
 
     def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
@@ -73,8 +73,8 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
-        return principal_of(context, self._tokens)
+    def _principal(self, call: Call) -> Principal:
+        return principal_of(call, self._tokens)
 
     @staticmethod
     def _may_read(principal: Principal, player_id: str | None) -> None:
@@ -94,9 +94,9 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
     # -- money in and out ----------------------------------------------------------------------
 
     async def _cashier(
-        self, request: Any, context: grpc.aio.ServicerContext, deposit: bool
+        self, request: Any, call: Call, deposit: bool
     ) -> tuple[Any, Any]:
-        principal = self._principal(context)
+        principal = self._principal(call)
         _MOVING_MONEY(principal)
         name = _account_name(request.account, "account")
         if name.player_id is None:
@@ -142,30 +142,30 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     @refusals_as_statuses
     @recorded(gate=_MOVING_MONEY)
-    async def Deposit(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        entry, account = await self._cashier(request, context, deposit=True)
+    async def Deposit(self, request: Any, call: Call) -> Any:
+        entry, account = await self._cashier(request, call, deposit=True)
         return cashier_service_pb2.DepositResponse(entry=entry, account=account)
 
     @refusals_as_statuses
     @recorded(gate=_MOVING_MONEY)
-    async def Withdraw(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        entry, account = await self._cashier(request, context, deposit=False)
+    async def Withdraw(self, request: Any, call: Call) -> Any:
+        entry, account = await self._cashier(request, call, deposit=False)
         return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
 
     # -- reading -------------------------------------------------------------------------------
 
     @refusals_as_statuses
     @recorded()
-    async def GetAccount(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def GetAccount(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         name = _account_name(request.name, "name")
         self._may_read(principal, name.player_id)
         return account_to_proto(name.name, await self._opened(name))
 
     @refusals_as_statuses
     @recorded()
-    async def ListAccountEntries(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def ListAccountEntries(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         name = _account_name(request.parent, "parent")
         self._may_read(principal, name.player_id)
         if request.page_size < 0:
@@ -197,8 +197,8 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     @refusals_as_statuses
     @recorded(gate=_SUSPENDING)
-    async def SuspendPlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def SuspendPlayer(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         _SUSPENDING(principal)
         player = _player_name(request.name)
         standing = await self.ledger.set_suspended(
@@ -228,8 +228,8 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     @refusals_as_statuses
     @recorded(gate=_REINSTATING)
-    async def ReinstatePlayer(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def ReinstatePlayer(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         _REINSTATING(principal)
         player = _player_name(request.name)
         standing = await self.ledger.set_suspended(player, False, "", principal.player_id, now_ms())
@@ -237,8 +237,8 @@ class CashierService(cashier_service_pb2_grpc.CashierServiceServicer):
 
     @refusals_as_statuses
     @recorded()
-    async def GetPlayerStanding(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        principal = self._principal(context)
+    async def GetPlayerStanding(self, request: Any, call: Call) -> Any:
+        principal = self._principal(call)
         player = _player_name(request.name)
         self._may_read(principal, player)
         standing: PlayerStanding = await self.ledger.standing(player)

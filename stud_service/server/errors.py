@@ -33,6 +33,7 @@ from grpc_status import rpc_status
 from stud_service.observability.logging import RateLimitedLog
 from stud_service.sealing.errors import SealingError
 from stud_service.server import reasons
+from stud_service.server.call import Call
 from stud_service.store.errors import is_store_fault
 
 DOMAIN = "stud-service"
@@ -82,11 +83,12 @@ def status_code_named(name: str) -> grpc.StatusCode:
     return grpc.StatusCode.__members__.get(name, grpc.StatusCode.INTERNAL)
 
 
-def rich_status(code: grpc.StatusCode, reason: str, message: str,
-                metadata: Mapping[str, str] | None = None, retry_after: int | None = None) -> grpc.Status:
-    """A grpc.Status whose trailer carries google.rpc.Status with an ErrorInfo naming ``reason``
-    (and a RetryInfo when ``retry_after`` seconds are given). ``reason`` must be a stud.v1.ErrorReason
-    sent with ``code`` (ValueError otherwise)."""
+def rich_refusal(code: grpc.StatusCode, reason: str, message: str,
+            metadata: Mapping[str, str] | None = None, retry_after: int | None = None) -> status_pb2.Status:
+    """A ``google.rpc.Status`` whose details carry an ErrorInfo naming ``reason`` (and a RetryInfo when
+    ``retry_after`` seconds are given): the transport-neutral form of a refusal, which the gRPC port sends in
+    its ``grpc-status-details-bin`` trailer and the web port as Connect error details. ``reason`` must be a
+    stud.v1.ErrorReason sent with ``code`` (ValueError otherwise)."""
     reasons.check(code, reason)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=dict(metadata or {}))
     detail = any_pb2.Any()
@@ -96,8 +98,24 @@ def rich_status(code: grpc.StatusCode, reason: str, message: str,
         retry = any_pb2.Any()
         retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=retry_after)))
         details.append(retry)
-    status = status_pb2.Status(code=getattr(code_pb2, code.name), message=message, details=details)
-    return rpc_status.to_status(status)
+    return status_pb2.Status(code=getattr(code_pb2, code.name), message=message, details=details)
+
+
+def rich_status(code: grpc.StatusCode, reason: str, message: str,
+                metadata: Mapping[str, str] | None = None, retry_after: int | None = None) -> grpc.Status:
+    """:func:`rich_refusal` as a grpc.Status, its details in the trailer."""
+    return rpc_status.to_status(rich_refusal(code, reason, message, metadata, retry_after))
+
+
+class Refused(Exception):
+    """How a service method refuses a call, on any transport: the status to send (:func:`rich_refusal`)."""
+
+    def __init__(self, status: status_pb2.Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+    def grpc_status(self) -> grpc.Status:
+        return rpc_status.to_status(self.status)
 
 
 class StoreTimeout(Exception):
@@ -109,9 +127,9 @@ def is_store_refusal(error: BaseException) -> bool:
     return isinstance(error, StoreTimeout) or is_store_fault(error)
 
 
-def store_unavailable_status() -> grpc.Status:
-    return rich_status(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", STORE_UNAVAILABLE_MESSAGE,
-                       {"retry_after": str(STORE_RETRY_DELAY_SECONDS)}, retry_after=STORE_RETRY_DELAY_SECONDS)
+def store_unavailable_status() -> status_pb2.Status:
+    return rich_refusal(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", STORE_UNAVAILABLE_MESSAGE,
+                   {"retry_after": str(STORE_RETRY_DELAY_SECONDS)}, retry_after=STORE_RETRY_DELAY_SECONDS)
 
 
 _store_faults = RateLimitedLog(_log, STORE_LOG_INTERVAL)
@@ -123,26 +141,31 @@ def log_store_fault(error: BaseException) -> None:
                           " ".join(str(error).split()) or "no detail")
 
 
-def status_for(error: Exception) -> grpc.Status:
-    """The status for any refusal this service knows how to explain; INTERNAL for anything else."""
+def refusal_for(error: Exception) -> status_pb2.Status:
+    """The refusal for any error this service knows how to explain; INTERNAL for anything else."""
     from stud_service.audit.errors import AuditError
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
     from stud_service.ledger.errors import LedgerError
 
     if isinstance(error, RequestError):
-        return rich_status(error.code, error.reason, error.message, error.metadata)
+        return rich_refusal(error.code, error.reason, error.message, error.metadata)
     if isinstance(error, (DomainError, AuditError, LedgerError)):
         # e.g. InvalidConfig's field, IllegalAmount's amounts: clients need not parse the message
-        return rich_status(status_code_named(error.grpc_code_name), error.reason, error.message,
+        return rich_refusal(status_code_named(error.grpc_code_name), error.reason, error.message,
                            getattr(error, "metadata", None))
     if isinstance(error, AuthError):
-        return rich_status(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
+        return rich_refusal(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
     if is_store_refusal(error):
         return store_unavailable_status()
     if isinstance(error, SealingError):  # its message names the stream, hand and key id, never a secret
-        return rich_status(grpc.StatusCode.DATA_LOSS, "SEALED_DATA_UNREADABLE", str(error))
-    return rich_status(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+        return rich_refusal(grpc.StatusCode.DATA_LOSS, "SEALED_DATA_UNREADABLE", str(error))
+    return rich_refusal(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
+
+
+def status_for(error: Exception) -> grpc.Status:
+    """:func:`refusal_for` as a grpc.Status."""
+    return rpc_status.to_status(refusal_for(error))
 
 
 def is_refusal(error: Exception) -> bool:
@@ -156,13 +179,12 @@ def is_refusal(error: Exception) -> bool:
     return isinstance(error, explained) or is_store_refusal(error)
 
 
-async def answer(
-    method: Callable[..., Awaitable[Reply]], service: Any, request: Any, context: grpc.aio.ServicerContext
-) -> Reply:
-    """Run a unary method: a refusal becomes its rich status; anything unexpected is logged, INTERNAL."""
+async def answer(method: Callable[..., Awaitable[Reply]], service: Any, request: Any, call: Call) -> Reply:
+    """Run a unary method: a refusal is raised as :class:`Refused` with its status; anything unexpected is
+    logged and refused INTERNAL."""
     try:
-        async with within_deadline(context, method.__name__):
-            return await method(service, request, context)
+        async with within_deadline(call, method.__name__):
+            return await method(service, request, call)
     except Exception as error:
         if is_store_refusal(error):
             log_store_fault(error)
@@ -170,26 +192,26 @@ async def answer(
             _log.error("%s: a sealed secret does not open: %s", method.__name__, error)
         elif not is_refusal(error):
             _log.exception("%s failed", method.__name__)
-        await abort_with(context, status_for(error))
+        raise Refused(refusal_for(error)) from None
 
 
 def refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
     """A servicer's unary method, answered through :func:`answer`."""
 
     @functools.wraps(method)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Reply:
-        return await answer(method, self, request, context)
+    async def wrapper(self: Any, request: Any, call: Call) -> Reply:
+        return await answer(method, self, request, call)
 
     return wrapper
 
 
 @contextlib.asynccontextmanager
-async def within_deadline(context: grpc.aio.ServicerContext, what: str) -> AsyncIterator[None]:
+async def within_deadline(call: Call, what: str) -> AsyncIterator[None]:
     """Finish the block before the call's deadline (if it has one): work still waiting on the store
     by then is cancelled and :class:`StoreTimeout` raised, so the caller is told STORE_UNAVAILABLE
     rather than DEADLINE_EXCEEDED. An append it was waiting for may still commit; a retry with the
     same request id is safe."""
-    remaining = context.time_remaining()
+    remaining = call.time_remaining()
     limit = asyncio.timeout(None if remaining is None else max(0.0, remaining * DEADLINE_SHARE))
     try:
         async with limit:
@@ -200,19 +222,20 @@ async def within_deadline(context: grpc.aio.ServicerContext, what: str) -> Async
         raise
 
 
-async def abort_if_store_refusal(context: grpc.aio.ServicerContext, error: BaseException) -> None:
+def raise_if_store_refusal(error: BaseException) -> None:
     """For streaming methods (``answer`` does this for unary ones): a store refusal ends the call
     STORE_UNAVAILABLE, its detail logged; a sealed secret that does not open, SEALED_DATA_UNREADABLE;
     anything else is left to the caller."""
     if is_store_refusal(error):
         log_store_fault(error)
-        await abort_with(context, store_unavailable_status())
+        raise Refused(store_unavailable_status()) from None
     if isinstance(error, SealingError):
         _log.error("a watch: a sealed secret does not open: %s", error)
-        await abort_with(context, status_for(error))
+        raise Refused(refusal_for(error)) from None
 
 
 async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> NoReturn:
+    """The native gRPC port's way to end a call with ``status`` (see server.handlers)."""
     await context.abort(status.code, status.details, status.trailing_metadata)
     raise AssertionError("unreachable: context.abort raises")
 

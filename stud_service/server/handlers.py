@@ -1,4 +1,6 @@
-"""Method handlers for our services, built from their proto descriptors, with request parsing of our own.
+"""The native gRPC transport: method handlers for our services, built from their proto descriptors, with
+request parsing of our own. A method's :class:`~stud_service.server.errors.Refused` ends the call with its
+status (the web port's transport is :mod:`stud_service.server.web.connect`).
 
 ``grpc.aio`` parses a request before any servicer code runs. With the generated handlers, bytes that do
 not parse as the request message end as UNKNOWN ("Unexpected error ... Wire format was corrupt") and an
@@ -20,7 +22,7 @@ from google.protobuf.descriptor import Descriptor, ServiceDescriptor
 from google.protobuf.message import Message
 
 from stud_service.observability.logging import RateLimitedLog
-from stud_service.server.errors import abort_with, rich_status
+from stud_service.server.errors import Refused, abort_with, rich_status
 
 _log = logging.getLogger(__name__)
 
@@ -66,7 +68,10 @@ def _unary(method: str, behavior: Callable[..., Awaitable[Any]]) -> Callable[...
     async def handle(request: Any, context: grpc.aio.ServicerContext) -> Any:
         if isinstance(request, Unparsed):
             await _refuse(method, request, context)
-        return await behavior(request, context)
+        try:
+            return await behavior(request, context)
+        except Refused as refused:
+            await abort_with(context, refused.grpc_status())
 
     return handle
 
@@ -77,8 +82,11 @@ def _server_streaming(
     async def handle(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         if isinstance(request, Unparsed):
             await _refuse(method, request, context)
-        async for reply in behavior(request, context):
-            yield reply
+        try:
+            async for reply in behavior(request, context):
+                yield reply
+        except Refused as refused:
+            await abort_with(context, refused.grpc_status())
 
     return handle
 

@@ -14,6 +14,7 @@ import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from stud_service.auth import TokenSettings
 from stud_service.db import DatabaseSettings, open_database
@@ -34,6 +35,9 @@ from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, Readine
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
 from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
+
+if TYPE_CHECKING:
+    from stud_service.server.web.server import WebServer
 
 _log = logging.getLogger(__name__)
 
@@ -63,6 +67,10 @@ class ServiceOptions:
     # False only for the service benchmark's baseline (benchmarks/serve_unsealed.py): no command line or
     # setting turns sealing off, so no deployment can store a secret in the clear by mistake.
     seal_at_rest: bool = True
+    web_listen: str = "off"  # the web port (server.web): "host:port", or "off"
+    web_origins: frozenset[str] = frozenset()  # CORS origins allowed on the web port
+    web_heartbeat_seconds: float | None = 15.0  # a silent watch on the web port sends a heartbeat
+    web_page: bool = True  # the web table at / of the web port
 
 
 class ServiceHost:
@@ -73,6 +81,7 @@ class ServiceHost:
         self.runtime: TableRuntime | None = None
         self.database_url: str | None = None
         self.readiness: ReadinessMonitor | None = None
+        self.web: WebServer | None = None
 
     @property
     def port(self) -> int:
@@ -117,13 +126,37 @@ class ServiceHost:
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,
             cashier_service=cashier,
         )
-        self.running.on_shutdown.append(self.runtime.close)
+        self.running.on_shutdown.append(self.runtime.close)  # ends watch streams on both ports
+        self.web = await self._start_web({
+            TableService.DESCRIPTOR: service,
+            AuditService.DESCRIPTOR: audit,
+            CashierService.DESCRIPTOR: cashier,
+        })
         self.readiness = ReadinessMonitor(
             self.running.health, self.running.readiness_services, store, options.unready_after_seconds
         )
         watching = asyncio.ensure_future(self.readiness.run())
         self._stack.push_async_callback(_cancel, watching)
         _log.info("service started", extra={"port": self.running.port, "tables": tables})
+
+    async def _start_web(self, services: dict[Any, object]) -> WebServer | None:
+        options = self.options
+        if options.web_listen.strip().lower() in ("", "off", "none", "disabled"):
+            return None
+        from stud_service.server.web.app import WebApplication, WebSettings
+        from stud_service.server.web.server import start_web_server
+
+        settings = WebSettings(options.web_origins, options.web_heartbeat_seconds, options.web_page)
+        web = await start_web_server(WebApplication(services, settings), options.web_listen, options.tls,
+                                     options.grace_seconds)
+        assert self.running is not None
+        self.running.on_shutdown.append(lambda: web.shutdown(options.grace_seconds))
+        return web
+
+    @property
+    def web_port(self) -> int:
+        assert self.web is not None, "the web port is off"
+        return self.web.port
 
     def _start_metrics(self, pool):  # type: ignore[no-untyped-def]
         if self.options.metrics_listen.strip().lower() in ("", "off", "none", "disabled"):

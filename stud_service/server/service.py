@@ -37,6 +37,7 @@ from stud_service.engine.state import hands_ended
 from stud_service.observability.logging import log_context
 from stud_service.server.access import operator_only, record_access, recorded
 from stud_service.server.app import TABLE_SERVICE_NAME
+from stud_service.server.call import Call, heartbeat_seconds
 from stud_service.server.caller import CallerKeys, optional_principal_of, principal_of
 from stud_service.server.convert import (
     ACTIONS,
@@ -48,17 +49,17 @@ from stud_service.server.convert import (
     view_to_proto,
 )
 from stud_service.server.errors import (
+    Refused,
     RequestError,
-    abort_if_store_refusal,
-    abort_with,
     answer,
     malformed,
-    status_for,
+    raise_if_store_refusal,
+    refusal_for,
     within_deadline,
 )
 from stud_service.server.events_proto import event_proto
 from stud_service.server.page_tokens import PageTokens
-from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2, table_service_pb2_grpc
+from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2
 from stud_service.server.redact import EventRedactor
 from stud_service.server.request_ids import RequestKey, request_key
 from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableAt, TableRuntime, now_ms
@@ -66,6 +67,7 @@ from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableA
 _log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 50
+MAX_HEARTBEAT_SECONDS = 3600
 MAX_PAGE_SIZE = 1000
 # With batch_events, at most this many events go in one message (a few hundred KB), so a long catch-up
 # from the log never builds one huge message; a single command causes far fewer.
@@ -80,21 +82,23 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
     """Unary methods: turn a refusal into its rich status; anything unexpected into INTERNAL."""
 
     @functools.wraps(method)
-    async def wrapper(self: TableService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
+    async def wrapper(self: TableService, request: Any, call: Call) -> Reply:
         name = getattr(request, "name", "")
         table = name[len("tables/") :] if name.startswith("tables/") else None
         with log_context(table=table):  # a failure's line names the table the call was about
-            return await answer(method, self, request, context)
+            return await answer(method, self, request, call)
 
     return wrapper
 
 
 _CREATE_TABLE = operator_only("creating tables")
-# An auditor's view shows every card of a running hand: recorded. Operators see what a player would.
+# An auditor's look at a running table is recorded, as every privileged read is (the view itself is a
+# spectator's: no one but its owner sees a down card of a running hand). Operators see what a player would.
 _EVERY_CARD = frozenset({Role.AUDITOR})
 
 
-class TableService(table_service_pb2_grpc.TableServiceServicer):
+class TableService:
+    DESCRIPTOR = table_service_pb2.DESCRIPTOR.services_by_name["TableService"]  # both ports serve its methods
     SERVICE_NAME = TABLE_SERVICE_NAME  # operators' and auditors' calls named in the access log
 
     def __init__(
@@ -109,8 +113,8 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
-        return principal_of(context, self._tokens)
+    def _principal(self, call: Call) -> Principal:
+        return principal_of(call, self._tokens)
 
     @staticmethod
     def _player(principal: Principal) -> str:
@@ -158,9 +162,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         )
 
     async def _seat_command(
-        self, request: Any, context: grpc.aio.ServicerContext, make: Callable[[str, TableState, int], Any]
+        self, request: Any, call: Call, make: Callable[[str, TableState, int], Any]
     ) -> table_pb2.TableView:
-        principal = self._principal(context)
+        principal = self._principal(call)
         player = self._player(principal)
         table_id = table_id_from_name(request.name)
         request_id = request_key(principal, request)
@@ -174,9 +178,9 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     @_refusals_as_statuses
     @recorded(gate=_CREATE_TABLE, resource=lambda request: f"tables/{request.table_id or '-'}")
     async def CreateTable(
-        self, request: table_service_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.CreateTableRequest, call: Call
     ) -> table_pb2.Table:
-        principal = self._principal(context)
+        principal = self._principal(call)
         _CREATE_TABLE(principal)
         request_id = request_key(principal, request)
         if not request.HasField("table"):
@@ -194,17 +198,17 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
     @_refusals_as_statuses
     async def GetTable(
-        self, request: table_service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.GetTableRequest, call: Call
     ) -> table_pb2.Table:
-        optional_principal_of(context, self._tokens)  # public: a token is optional, but checked if sent
+        optional_principal_of(call, self._tokens)  # public: a token is optional, but checked if sent
         live = await self.runtime.table(table_id_from_name(request.name))
         return _table(live, live.state, live.version)
 
     @_refusals_as_statuses
     async def ListTables(
-        self, request: table_service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.ListTablesRequest, call: Call
     ) -> table_service_pb2.ListTablesResponse:
-        optional_principal_of(context, self._tokens)  # the lobby is public: see the proto
+        optional_principal_of(call, self._tokens)  # the lobby is public: see the proto
         if request.page_size < 0:
             raise malformed("page_size must not be negative", "page_size")
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
@@ -224,66 +228,66 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
 
     @_refusals_as_statuses
     async def SitDown(
-        self, request: table_service_pb2.SitDownRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.SitDownRequest, call: Call
     ) -> table_service_pb2.SitDownResponse:
         view = await self._seat_command(
             request,
-            context,
+            call,
             lambda player, state, now: SitDown(player, request.seat, request.buy_in, now_ms=now),
         )
         return table_service_pb2.SitDownResponse(view=view)
 
     @_refusals_as_statuses
     async def Leave(
-        self, request: table_service_pb2.LeaveRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.LeaveRequest, call: Call
     ) -> table_service_pb2.LeaveResponse:
         view = await self._seat_command(
-            request, context, lambda player, state, now: Leave(player, now_ms=now)
+            request, call, lambda player, state, now: Leave(player, now_ms=now)
         )
         return table_service_pb2.LeaveResponse(view=view)
 
     @_refusals_as_statuses
     async def JoinWaitingList(
-        self, request: table_service_pb2.JoinWaitingListRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.JoinWaitingListRequest, call: Call
     ) -> table_service_pb2.JoinWaitingListResponse:
         view = await self._seat_command(
-            request, context, lambda player, state, now: JoinWaitingList(player, now_ms=now)
+            request, call, lambda player, state, now: JoinWaitingList(player, now_ms=now)
         )
         return table_service_pb2.JoinWaitingListResponse(view=view)
 
     @_refusals_as_statuses
     async def LeaveWaitingList(
-        self, request: table_service_pb2.LeaveWaitingListRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.LeaveWaitingListRequest, call: Call
     ) -> table_service_pb2.LeaveWaitingListResponse:
         view = await self._seat_command(
-            request, context, lambda player, state, now: LeaveWaitingList(player, now_ms=now)
+            request, call, lambda player, state, now: LeaveWaitingList(player, now_ms=now)
         )
         return table_service_pb2.LeaveWaitingListResponse(view=view)
 
     @_refusals_as_statuses
     async def SitOut(
-        self, request: table_service_pb2.SitOutRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.SitOutRequest, call: Call
     ) -> table_service_pb2.SitOutResponse:
         view = await self._seat_command(
-            request, context, lambda player, state, now: SitOut(player, now_ms=now)
+            request, call, lambda player, state, now: SitOut(player, now_ms=now)
         )
         return table_service_pb2.SitOutResponse(view=view)
 
     @_refusals_as_statuses
     async def SitIn(
-        self, request: table_service_pb2.SitInRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.SitInRequest, call: Call
     ) -> table_service_pb2.SitInResponse:
         view = await self._seat_command(
-            request, context, lambda player, state, now: SitIn(player, now_ms=now)
+            request, call, lambda player, state, now: SitIn(player, now_ms=now)
         )
         return table_service_pb2.SitInResponse(view=view)
 
     @_refusals_as_statuses
     async def TopUp(
-        self, request: table_service_pb2.TopUpRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.TopUpRequest, call: Call
     ) -> table_service_pb2.TopUpResponse:
         view = await self._seat_command(
-            request, context, lambda player, state, now: TopUp(player, request.amount, now_ms=now)
+            request, call, lambda player, state, now: TopUp(player, request.amount, now_ms=now)
         )
         return table_service_pb2.TopUpResponse(view=view)
 
@@ -292,17 +296,17 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
     @_refusals_as_statuses
     @recorded(roles=_EVERY_CARD)
     async def GetTableView(
-        self, request: table_service_pb2.GetTableViewRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.GetTableViewRequest, call: Call
     ) -> table_pb2.TableView:
-        principal = self._principal(context)
+        principal = self._principal(call)
         live = await self.runtime.table(table_id_from_name(request.name))
         return self._view(live, principal)
 
     @_refusals_as_statuses
     async def Act(
-        self, request: table_service_pb2.ActRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.ActRequest, call: Call
     ) -> table_service_pb2.ActResponse:
-        principal = self._principal(context)
+        principal = self._principal(call)
         player = self._player(principal)
         table_id = table_id_from_name(request.name)
         request_id = request_key(principal, request)
@@ -335,32 +339,35 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
         return table_service_pb2.ActResponse(view=self._view_at(written, principal))
 
     async def WatchTable(
-        self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
+        self, request: table_service_pb2.WatchTableRequest, call: Call
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         try:
-            principal = self._principal(context)
+            principal = self._principal(call)
             table_id = table_id_from_name(request.name)
             if request.after_version < 0:
                 raise malformed("after_version must not be negative", "after_version")
-            async with within_deadline(context, "WatchTable"):
+            if not 0 <= request.heartbeat_seconds <= MAX_HEARTBEAT_SECONDS:
+                raise malformed(f"heartbeat_seconds must be 0..{MAX_HEARTBEAT_SECONDS}", "heartbeat_seconds")
+            async with within_deadline(call, "WatchTable"):
                 if principal.role in _EVERY_CARD:
                     method = f"/{self.SERVICE_NAME}/WatchTable"
-                    await record_access(self.runtime.access, principal, method, request.name, context)
+                    await record_access(self.runtime.access, principal, method, request.name, call)
                 live = await self.runtime.table(table_id)
                 if request.after_version > live.version:
                     await self._check_after_head(live, request.after_version)
         except (RequestError, DomainError, AuthError) as error:
-            await abort_with(context, status_for(error))
+            raise Refused(refusal_for(error)) from None
         except Exception as error:
-            await abort_if_store_refusal(context, error)
+            raise_if_store_refusal(error)
             raise
         metrics = self.runtime.metrics
         with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
             try:
-                async for reply in self._watch(live, principal, request):
+                heartbeat = request.heartbeat_seconds or heartbeat_seconds(call)
+                async for reply in self._watch(live, principal, request, heartbeat):
                     yield reply
             except Exception as error:  # a read from the log (resuming, lagging) the store cannot serve
-                await abort_if_store_refusal(context, error)
+                raise_if_store_refusal(error)
                 raise
 
     async def _check_after_head(self, live: LiveTable, after_version: int) -> None:
@@ -376,7 +383,11 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
             )
 
     async def _watch(
-        self, live: LiveTable, principal: Principal, request: table_service_pb2.WatchTableRequest
+        self,
+        live: LiveTable,
+        principal: Principal,
+        request: table_service_pb2.WatchTableRequest,
+        heartbeat: float | None,
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         viewer = None if principal.role is Role.AUDITOR else principal.player_id
         stream = _WatchStream(
@@ -400,10 +411,14 @@ class TableService(table_service_pb2_grpc.TableServiceServicer):
                 async for reply in self._from_log(live, stream, sent):
                     yield reply
                     sent = _last_version(reply)
-            async with contextlib.aclosing(_arrivals(watcher.queue, stream.most)) as arrivals:
+            async with contextlib.aclosing(_arrivals(watcher.queue, stream.most, heartbeat)) as arrivals:
                 async for arrived in arrivals:
                     if arrived is None:
                         return  # the server is shutting down
+                    if arrived is _SILENT:
+                        beat = table_service_pb2.WatchHeartbeat(version=sent)
+                        yield table_service_pb2.WatchTableResponse(heartbeat=beat)
+                        continue
                     if arrived is LAGGING:
                         # The buffer filled up: buffer again, then read what was skipped from the log.
                         watcher.lagging = False
@@ -511,16 +526,27 @@ class _WatchStream:
 
 
 _END_OF_BURST = object()
+_SILENT = "silent"  # nothing arrived for the heartbeat interval
 
 
 async def _arrivals(
-    queue: asyncio.Queue[AppliedEvent | str | None], most: int
+    queue: asyncio.Queue[AppliedEvent | str | None], most: int, heartbeat: float | None = None
 ) -> AsyncIterator[list[AppliedEvent] | str | None]:
     """A watcher's queue as it is read: runs of events that were waiting together (at most ``most``
-    each, in order), or a marker (LAGGING, None) on its own, after the events queued before it."""
+    each, in order), or a marker (LAGGING, None) on its own, after the events queued before it; with a
+    ``heartbeat`` interval, _SILENT after each such interval in which nothing arrived."""
     while True:
         burst: list[AppliedEvent] = []
-        item: Any = await queue.get()
+        item: Any
+        if heartbeat is None:
+            item = await queue.get()
+        else:
+            try:
+                async with asyncio.timeout(heartbeat):
+                    item = await queue.get()
+            except TimeoutError:
+                yield _SILENT
+                continue
         while isinstance(item, AppliedEvent):
             burst.append(item)
             item = _END_OF_BURST if len(burst) == most or queue.empty() else queue.get_nowait()

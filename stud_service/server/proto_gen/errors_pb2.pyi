@@ -54,6 +54,8 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     VERSION_OUT_OF_RANGE: _ClassVar[ErrorReason]
     CONFLICT: _ClassVar[ErrorReason]
     STORE_UNAVAILABLE: _ClassVar[ErrorReason]
+    UNKNOWN_ROUTE: _ClassVar[ErrorReason]
+    REQUEST_TOO_LARGE: _ClassVar[ErrorReason]
     INTERNAL: _ClassVar[ErrorReason]
     SEALED_DATA_UNREADABLE: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
@@ -102,6 +104,8 @@ PAYMENT_REFERENCE_USED: ErrorReason
 VERSION_OUT_OF_RANGE: ErrorReason
 CONFLICT: ErrorReason
 STORE_UNAVAILABLE: ErrorReason
+UNKNOWN_ROUTE: ErrorReason
+REQUEST_TOO_LARGE: ErrorReason
 INTERNAL: ErrorReason
 SEALED_DATA_UNREADABLE: ErrorReason
 GRPC_CODE_FIELD_NUMBER: _ClassVar[int]

@@ -176,23 +176,33 @@ class ActResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ...) -> None: ...
 
 class WatchTableRequest(_message.Message):
-    __slots__ = ("name", "after_version", "include_views", "batch_events")
+    __slots__ = ("name", "after_version", "include_views", "batch_events", "heartbeat_seconds")
     NAME_FIELD_NUMBER: _ClassVar[int]
     AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_VIEWS_FIELD_NUMBER: _ClassVar[int]
     BATCH_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     after_version: int
     include_views: bool
     batch_events: bool
-    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., include_views: _Optional[bool] = ..., batch_events: _Optional[bool] = ...) -> None: ...
+    heartbeat_seconds: int
+    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., include_views: _Optional[bool] = ..., batch_events: _Optional[bool] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
 
 class WatchTableResponse(_message.Message):
-    __slots__ = ("event", "view", "events")
+    __slots__ = ("event", "view", "events", "heartbeat")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     event: _events_pb2.TableEvent
     view: _table_pb2.TableView
     events: _containers.RepeatedCompositeFieldContainer[_events_pb2.TableEvent]
-    def __init__(self, event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ...) -> None: ...
+    heartbeat: WatchHeartbeat
+    def __init__(self, event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., heartbeat: _Optional[_Union[WatchHeartbeat, _Mapping]] = ...) -> None: ...
+
+class WatchHeartbeat(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...

@@ -1,0 +1,86 @@
+"""``stud-service demo``, as a person runs it: bots play, the books balance, and with ``--stay`` the table
+plays on at the printed URL until Ctrl-C, with a token that lets a person play it; the books balance again."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Awaitable, Callable
+from typing import IO
+
+WATCH_LINE = re.compile(r"^Watch it: (http://127\.0\.0\.1:\d+/)#/tables/(demo-[0-9a-f]+)$")
+TOKEN_LINE = re.compile(r"^eyJ[\w-]+\.[\w-]+\.[\w-]+$")
+BALANCED = "balanced to the cent"
+
+
+def _lines_until(stream: IO[str], pattern: re.Pattern[str], seen: list[str], timeout: float) -> re.Match[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = stream.readline()
+        if not line:
+            break
+        seen.append(line.rstrip("\n"))
+        matched = pattern.match(seen[-1])
+        if matched:
+            return matched
+    raise AssertionError("the demo did not print what was expected:\n" + "\n".join(seen[-40:]))
+
+
+def _get(url: str, token: str | None = None) -> dict:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
+        return json.loads(response.read())
+
+
+async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c(
+    make_database: Callable[..., Awaitable[str]],
+) -> None:
+    url = await make_database(migrated=False)
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "stud_service.cli", "demo", "--hands", "2", "--players", "3", "--stay",
+         "--database-url", url, "--web-listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    seen: list[str] = []
+    try:
+        assert demo.stdout is not None
+        base, table_id = _lines_until(demo.stdout, WATCH_LINE, seen, timeout=120).groups()
+        assert any(BALANCED in line for line in seen), "the first summary reconciles the books"
+        token = _lines_until(demo.stdout, TOKEN_LINE, seen, timeout=10).group(0)
+        lobby = _get(base + "v1/tables")
+        (table,) = [t for t in lobby["tables"] if t["name"] == f"tables/{table_id}"]
+        # The bots sat down again; the person's token is a player's, seated nowhere yet, with money to buy in.
+        view = _get(base + f"v1/tables/{table_id}:view", token)
+        assert len(view["seats"]) == 3 and "viewerSeat" not in view
+        assert int(table.get("version", "0")) > 0
+        time.sleep(3)  # the bots play on (slowly): the table's version moves
+        assert int(_get(base + f"v1/tables/{table_id}")["version"]) > int(table["version"])
+        demo.send_signal(signal.SIGINT)
+        rest, _ = demo.communicate(timeout=60)
+        seen += rest.splitlines()
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    assert demo.returncode == 0, "\n".join(seen[-40:])
+    assert sum(BALANCED in line for line in seen) == 2, "the books balance again after Ctrl-C"
+    assert any("players/you/accounts/USD" in line for line in seen)
+
+
+async def test_demo_without_stay_ends_on_its_own_and_says_how_to_stay(
+    make_database: Callable[..., Awaitable[str]],
+) -> None:
+    url = await make_database(migrated=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "stud_service.cli", "demo", "--hands", "1", "--players", "2",
+         "--database-url", url, "--web-listen", "127.0.0.1:0"],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert BALANCED in done.stdout
+    assert "stud-service demo --stay" in done.stdout

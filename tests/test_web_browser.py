@@ -1,0 +1,352 @@
+"""The web table in a real browser: headless Chromium (browser_fixtures.py) on the page the web port serves,
+against the whole service (ServiceHost, real PostgreSQL) where bots play over gRPC.
+
+A person's view of it: the lobby lists the table; a spectator watches the bots play; a player logs in with a
+development token through the page's form, sits down and plays hands to a showdown by clicking (the first
+action with the keyboard alone); the replayer steps through a finished hand and shows its verification and
+shuffle. Every page's DOM is recorded from the first byte (dom_recorder.py) and checked against every
+face-down card dealt (an auditor's watch of the log once a hand has ended; each seat's own view of the hand
+still running, since nobody else, an auditor neither, sees those): none of another seat's ever appears
+before it is shown.
+
+Screenshots of the lobby, a table mid-hand and the replayer are written to test-output/screenshots/
+(the README's are copies of one run's, in docs/images/).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import re
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest_asyncio
+from dom_recorder import RECORDER_SCRIPT, Entry, HoleCards
+from grpc_fixtures import TOKEN_SECRET, table_spec, whole_service
+from playwright.async_api import Browser, Page, expect
+from sealing_keys import TEST_KEYRING
+
+from stud_service.auth import Role, mint_token
+from stud_service.bots import StudClient
+from stud_service.bots.player import Bot, cautious_strategy
+from stud_service.cards import card_str
+from stud_service.server.host import ServiceHost
+from stud_service.shuffle import commitment
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-output" / "screenshots"
+VIEWPORT = {"width": 1100, "height": 800}
+PHONE = {"width": 360, "height": 740}
+BUY_IN = 10_000
+WAIT_MS = 30_000  # for the page: generous, so a loaded machine is slow but never fails
+WAIT_SECONDS = WAIT_MS / 1000
+# Passive choices, best first: the player's hands go on to a showdown.
+PASSIVE = ("CHECK", "CALL", "BRING_IN")
+MAX_CLICKS = 120
+expect.set_options(timeout=WAIT_MS)
+
+
+@dataclass
+class WebService:
+    host: ServiceHost
+    channel: grpc.aio.Channel
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.host.web_port}/"
+
+    def client(self, player: str, role: Role = Role.PLAYER) -> StudClient:
+        return StudClient(self.channel, mint_token(TOKEN_SECRET, player, role))
+
+    async def new_table(self) -> str:
+        table_id = f"web-{uuid.uuid4().hex[:10]}"
+        # A long clock: the player's clicks, not the clock, end its turns.
+        await self.client("house", Role.OPERATOR).create_table(table_id, table_spec(action_clock=300))
+        return table_id
+
+    def bots(self, table_id: str, seats: tuple[int, ...], **options: Any) -> list[Bot]:
+        return [Bot(self.client(bot_name(table_id, seat)), table_id, seat, seed=seat, **options)
+                for seat in seats]
+
+
+def bot_name(table_id: str, seat: int) -> str:
+    return f"bot{seat}-{table_id[-4:]}"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def web(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[WebService]:
+    async with whole_service(
+        await make_database(migrated=True), TOKEN_SECRET, io.StringIO(), "WARNING",
+        web_listen="127.0.0.1:0", keyring=TEST_KEYRING,
+        reveal_seeds_after=0,  # a hand's seed is public once it has ended: the replayer shows the reveal
+    ) as service:
+        yield WebService(service.host, service.channel)
+
+
+@contextlib.asynccontextmanager
+async def running(*work: Coroutine[Any, Any, Any]) -> AsyncIterator[list[asyncio.Task[Any]]]:
+    """Tasks for ``work``, cancelled on the way out; one that failed fails the test."""
+    tasks = [asyncio.ensure_future(coroutine) for coroutine in work]
+    try:
+        yield tasks
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task  # re-raises what went wrong in it
+
+
+async def until(condition: Callable[[], Awaitable[bool]], what: str, timeout: float = WAIT_SECONDS) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"never: {what}")
+        await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def browser_page(browser: Browser, viewport: dict[str, int] = VIEWPORT) -> AsyncIterator[Page]:
+    """A page in a context of its own (its own sessionStorage, so its own login), recording its DOM."""
+    context = await browser.new_context(viewport=viewport)
+    try:
+        await context.add_init_script(RECORDER_SCRIPT)
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page
+        assert errors == [], f"the page threw: {errors}"
+    finally:
+        await context.close()
+
+
+async def log_in(page: Page, token: str, player: str) -> None:
+    """Through the page's login form, as a person pastes a development token."""
+    await page.get_by_test_id("login-token").fill(token)
+    await page.get_by_test_id("login-submit").click()
+    await expect(page.get_by_test_id("logged-in")).to_have_attribute("data-player", player)
+
+
+async def dom_log(page: Page) -> list[Entry]:
+    return [(version, kind, value) for version, kind, value in await page.evaluate("window.__domLog")]
+
+
+async def shown_version(page: Page) -> int | None:
+    text = await page.get_by_test_id("table-facts").text_content()
+    match = re.search(r"version (\d+)$", text or "")
+    return int(match.group(1)) if match else None
+
+
+async def caught_up(page: Page, cards: HoleCards) -> None:
+    """Once the table has stopped moving: the page shows its last version and the auditor's watch read it."""
+    async def same() -> bool:
+        before = cards.version
+        return before > 0 and await shown_version(page) == before
+    await until(same, "the page shows the table's last version")
+
+
+async def save_screenshot(page: Page, name: str, full_page: bool = False) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=full_page)
+
+
+async def fits_width(page: Page) -> None:
+    """Nothing makes the page scroll sideways."""
+    widths = await page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"{page.url} is {widths[0]} px wide in a {widths[1]} px window"
+
+
+async def tab_to(page: Page, selector: str, presses: int = 80) -> None:
+    """Tab through the page until the focus is on an element matching ``selector``."""
+    for _ in range(presses):
+        await page.keyboard.press("Tab")
+        if await page.evaluate("(s) => document.activeElement?.matches(s) ?? false", selector):
+            return
+    raise AssertionError(f"{presses} presses of Tab never reached {selector}")
+
+
+def hands_drawn(log: list[Entry]) -> set[int]:
+    return {int(match.group(1)) for _, kind, value in log
+            if kind == "text" and (match := re.fullmatch(r"Hand (\d+)", value.strip()))}
+
+
+async def test_a_spectator_finds_the_table_in_the_lobby_and_watches_the_bots_play_seeing_no_down_card(
+    web: WebService, browser: Browser
+) -> None:
+    table = await web.new_table()
+    cards = HoleCards()
+    bots = web.bots(table, (1, 2, 3))  # the random strategy: some fold, so some cards are never shown
+    for bot in bots:
+        await bot.sit(BUY_IN)
+    auditor = web.client("auditor", Role.AUDITOR)
+    async with browser_page(browser) as page, running(cards.follow(auditor, table)):
+        await page.goto(web.url)
+        row = page.get_by_test_id(f"lobby-table-{table}")
+        await expect(row).to_be_visible()
+        await expect(page.get_by_test_id(f"seated-{table}")).to_have_text(re.compile(r"^3/\d+$"))
+        await save_screenshot(page, "web-lobby")
+
+        await log_in(page, mint_token(TOKEN_SECRET, "railbird", Role.PLAYER), "railbird")
+        await page.get_by_test_id(f"open-table-{table}").click()
+        await expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "live")
+        await expect(page.get_by_test_id("seat-1")).to_have_attribute("data-player", bot_name(table, 1))
+
+        async with running(*(bot.run(3) for bot in bots)) as playing:
+            await asyncio.wait_for(asyncio.gather(*playing), WAIT_SECONDS * 2)
+        # The bots have played three hands; the fourth is dealt and waits for them.
+        await until(lambda: _running_hand(cards, 4), "the fourth hand is dealt")
+        await caught_up(page, cards)
+        await expect(page.get_by_test_id("hand-number")).to_have_text("Hand 4")
+        log = await dom_log(page)
+    await cards.learn(auditor, table, {bot.seat: bot.client for bot in bots})
+
+    assert hands_drawn(log) >= {1, 2, 3, 4}, "the page followed every hand as its events arrived"
+    assert cards.hole, "the auditor saw the face-down cards dealt"
+    assert cards.leaks(log, viewer_seat=0) == []
+
+
+async def _running_hand(cards: HoleCards, hand: int) -> bool:
+    return sum(dealt_hand == hand for dealt_hand, _, _ in cards.dealt) >= 2
+
+
+def _choose(names: list[str]) -> str:
+    return next((name for name in PASSIVE if name in names), next(n for n in names if n != "FOLD"))
+
+
+async def test_a_player_logs_in_sits_down_and_clicks_through_hands_to_a_showdown_seeing_only_its_own_cards(
+    web: WebService, browser: Browser
+) -> None:
+    table = await web.new_table()
+    cards = HoleCards()
+    player, seat = "alice", 3
+    bots = web.bots(table, (1, 2), strategy=cautious_strategy)
+    auditor = web.client("auditor", Role.AUDITOR)
+    async with browser_page(browser) as page, running(cards.follow(auditor, table)):
+        await page.goto(web.url)
+        await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
+        await page.get_by_test_id(f"open-table-{table}").click()
+        await page.get_by_test_id("sit-seat").select_option(str(seat))
+        await page.get_by_test_id("sit-buy-in").fill(str(BUY_IN))
+        await page.get_by_test_id("sit-down").click()
+        await expect(page.get_by_test_id(f"seat-{seat}")).to_have_attribute("data-player", player)
+        for bot in bots:
+            await bot.sit(BUY_IN)
+
+        planted = None
+        actions = page.get_by_test_id("actions")
+        async with running(*(bot.run(10**6) for bot in bots)):
+            for clicks in range(MAX_CLICKS):
+                await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
+                if cards.showdown_against(seat):
+                    break
+                turn = await actions.get_attribute("data-turn")
+                if clicks == 0:
+                    await save_screenshot(page, "web-table")
+                    planted = await _plant_a_hidden_card(page, bots[0], table)
+                    # The keyboard alone: Tab to a passive action's button, Enter to press it.
+                    await tab_to(page, ", ".join(f'[data-action="{name}"]' for name in PASSIVE))
+                    await page.keyboard.press("Enter")
+                else:
+                    offered = actions.locator("button[data-action]")
+                    choice = _choose(await offered.evaluate_all("all => all.map(b => b.dataset.action)"))
+                    await actions.locator(f'button[data-action="{choice}"]').click()
+                await expect(actions).not_to_have_attribute("data-turn", turn or "")
+            else:
+                raise AssertionError(f"{MAX_CLICKS} actions and still no showdown")
+        await caught_up(page, cards)
+        await page.set_viewport_size(PHONE)  # the player's turn again: its buttons fit a phone too
+        await expect(actions.locator("button[data-action]").first).to_be_visible()
+        await fits_width(page)
+        log = await dom_log(page)
+    await cards.learn(auditor, table, {seat: web.client(player), **{bot.seat: bot.client for bot in bots}})
+
+    leaks = cards.leaks(log, viewer_seat=seat)
+    assert {card.code for card, _ in leaks} == {planted}, f"no card but the planted one leaks: {leaks}"
+    assert cards.shown_cards(log, viewer_seat=seat), "the page drew other seats' cards once they were shown"
+    mine = [card for card in cards.hole if card.seat == seat]
+    drawn = {value for _, kind, value in log if kind == "attr"}
+    assert all(f"data-card={card_str(card.code)}" in drawn for card in mine), "the player saw its own cards"
+    assert any(kind == "text" and " wins " in value for _, kind, value in log), "the page showed who won"
+
+
+async def _plant_a_hidden_card(page: Page, opponent: Bot, table: str) -> int:
+    """Put an opponent's face-down card (from its own view) into the page for an instant and take it out
+    again: the recorder must see it, else the leak check could never fail."""
+    view = await opponent.client.view(table)
+    code = next(code for seat in view.seats if seat.seat == opponent.seat for code in seat.down_cards)
+    await page.evaluate(
+        """(code) => { const card = document.createElement("span"); card.className = "card";
+                       card.dataset.card = code; document.body.append(card); card.remove(); }""",
+        card_str(code),
+    )
+    return code
+
+
+async def test_the_replayer_steps_through_a_finished_hand_and_shows_its_verification_and_shuffle(
+    web: WebService, browser: Browser
+) -> None:
+    table = await web.new_table()
+    bots = web.bots(table, (1, 2), strategy=cautious_strategy)
+    for bot in bots:
+        await bot.sit(BUY_IN)
+    async with running(*(bot.run(1) for bot in bots)) as playing:
+        await asyncio.wait_for(asyncio.gather(*playing), WAIT_SECONDS)
+    viewer = "inspector"  # an auditor: verifying a hand is for auditors and operators
+
+    async with browser_page(browser) as page:
+        await page.goto(web.url)
+        await log_in(page, mint_token(TOKEN_SECRET, viewer, Role.AUDITOR), viewer)
+        await page.goto(f"{web.url}#/tables/{table}")
+        await page.get_by_test_id("open-replayer").click()
+        await page.get_by_test_id("hand-1").get_by_role("link").click()
+
+        step = page.get_by_test_id("replay-step")
+        streets = page.get_by_test_id("replay-streets")
+        await expect(step).to_have_attribute("data-index", "0")
+        await expect(page.get_by_test_id("replay-prev")).to_be_disabled()
+        await page.get_by_test_id("replay-next").click()
+        await expect(step).to_have_attribute("data-index", "1")
+        visited = [await streets.get_attribute("data-street")]
+        next_street = page.get_by_test_id("replay-next-street")
+        while await next_street.is_enabled():
+            index = await step.get_attribute("data-index")
+            await next_street.click()
+            await expect(step).not_to_have_attribute("data-index", index or "")
+            visited.append(await streets.get_attribute("data-street"))
+        assert [s for s in visited if s in {"THIRD", "FOURTH", "FIFTH", "SIXTH", "SEVENTH"}] == [
+            "THIRD", "FOURTH", "FIFTH", "SIXTH", "SEVENTH"], visited
+        await expect(page.get_by_test_id("replay-next")).to_be_disabled()
+        # The last step, after the showdown: the winner's seven cards face up (the loser may have mucked).
+        assert await page.locator(".felt .card[data-card]:not(.down)").count() >= 7
+        last = int(await step.get_attribute("data-index") or 0)
+        await page.get_by_test_id("replay-prev-street").click()
+        await expect(streets).not_to_have_attribute("data-street", visited[-1] or "")
+        back = int(await step.get_attribute("data-index") or 0)
+        assert back < last
+        await page.get_by_test_id("replay-prev").click()
+        await expect(step).to_have_attribute("data-index", str(back - 1))
+
+        verification = page.get_by_test_id("verification")
+        await expect(verification.locator("h2 [data-passed]")).to_have_attribute("data-passed", "true")
+        checks = page.get_by_test_id("verify-checks").locator("li")
+        assert await checks.count() > 0
+        await expect(checks.locator('[data-passed="false"]')).to_have_count(0)
+        shuffle = page.get_by_test_id("shuffle")
+        await expect(shuffle.locator("h2 [data-passed]")).to_have_attribute("data-passed", "true")
+        committed = (await page.get_by_test_id("commitment").text_content() or "").strip()
+        seed = (await page.get_by_test_id("server-seed").text_content() or "").strip()
+        assert re.fullmatch(r"[0-9a-f]{64}", committed), committed
+        assert re.fullmatch(r"[0-9a-f]+", seed) and commitment(bytes.fromhex(seed)) == committed
+        await save_screenshot(page, "web-replayer", full_page=True)  # the shuffle's evidence is below
+
+        await page.set_viewport_size(PHONE)
+        await fits_width(page)
+        for route, ready in ((f"#/tables/{table}", "seat-1"), ("#/", f"lobby-table-{table}")):
+            await page.goto(f"{web.url}{route}")
+            await expect(page.get_by_test_id(ready)).to_be_visible()
+            await fits_width(page)

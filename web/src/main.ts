@@ -1,0 +1,58 @@
+/*
+ * The web table: the lobby, a table to watch and play, and the hand replayer, talking to the service only
+ * through its published API (TableService, AuditService) over the Connect protocol.
+ *
+ * Routes (in the fragment, so the service serves one page): #/ the lobby, #/tables/{id} a table,
+ * #/tables/{id}/hands its hands, #/tables/{id}/hands/{n} the replayer.
+ *
+ * Hooks for browser tests (data-testid unless said otherwise; stable: change them with the tests):
+ *   login-form, login-token, login-submit, login-error, logged-in (data-player), logout
+ *   lobby, lobby-refresh, lobby-table-{id}, open-table-{id}, seated-{id}
+ *   felt, seats, seat-{N} (data-player when occupied; class "to-act" on the seat to act), seat-{N}-player,
+ *   seat-{N}-stack, seat-{N}-cards; sit-here-{N}, sit-down-form, sit-seat, sit-buy-in, sit-down
+ *   a card the page was sent: .card[data-card="As"]; a card it was not: .card.back (no data-card)
+ *   hand, hand-number, street, pots, pot-{i}, result, last-result, action-clock, announcer (the aria-live
+ *   region), event-log (li[data-version]), connection (data-state: live | reconnecting | stopped)
+ *   actions (data-turn: the view's turn) with buttons [data-action="CALL"] (the ActionType name, and
+ *   data-amount); seat-controls with sit-in, sit-out, leave
+ *   error (data-reason: the ErrorInfo reason; data-code: the status code's name)
+ *   open-replayer, hands (hands-need-login without a token), hand-{n}; replay-prev, replay-next,
+ *   replay-prev-street, replay-next-street, replay-streets (data-street), replay-step (data-index),
+ *   verification, verify-checks, shuffle, commitment, server-seed, deck-root, cards-checked, shuffle-order;
+ *   [data-passed] on each verdict
+ */
+import { fill, h } from "./dom";
+import { showLobby } from "./lobby";
+import { showLogin } from "./login";
+import { showHands, showReplay } from "./replayer";
+import { showTable } from "./table";
+
+const main = document.getElementById("main")!;
+const login = document.getElementById("login")!;
+let current = new AbortController();
+let routed = false;
+
+function route(): void {
+  current.abort();
+  current = new AbortController();
+  showLogin(login, route);
+  const path = decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
+  const match = /^\/tables\/([a-z0-9-]+)(?:\/hands(?:\/(\d+))?)?\/?$/.exec(path);
+  if (path === "/") {
+    showLobby(main, current.signal);
+  } else if (match && path.includes("/hands/")) {
+    showReplay(main, match[1], match[2], current.signal);
+  } else if (match && path.includes("/hands")) {
+    showHands(main, match[1], current.signal);
+  } else if (match) {
+    showTable(main, match[1], current.signal);
+  } else {
+    fill(main, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the tables")));
+  }
+  // After a move within the page, keyboard and screen-reader users continue from the new content.
+  if (routed) main.focus();
+  routed = true;
+}
+
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,83 @@
+// One line of text per event, for the table's log and the replayer.
+import { cardLabel } from "./cards";
+import type { TableEvent } from "./gen/stud/v1/events_pb";
+import { ActionType, PotHalf } from "./gen/stud/v1/table_pb";
+import { money, streetName } from "./format";
+
+const VERBS: Record<ActionType, string> = {
+  [ActionType.UNSPECIFIED]: "acts",
+  [ActionType.FOLD]: "folds",
+  [ActionType.CHECK]: "checks",
+  [ActionType.CALL]: "calls",
+  [ActionType.BRING_IN]: "brings in for",
+  [ActionType.COMPLETE]: "completes to",
+  [ActionType.BET]: "bets",
+  [ActionType.RAISE]: "raises to",
+};
+
+const cards = (codes: number[]): string => codes.map(cardLabel).join(" ");
+
+/** The event in words, amounts in the table's currency; empty for an event this page does not know. */
+export function narrate(event: TableEvent, currency: string): string {
+  const e = event.event;
+  const m = (amount: bigint): string => money(amount, currency);
+  switch (e.case) {
+    case "tableCreated":
+      return `Table ${e.value.tableId} created`;
+    case "playerSeated":
+      return `${e.value.playerId} sits down in seat ${e.value.seat} with ${m(e.value.buyIn)}`;
+    case "playerLeft":
+      return `${e.value.playerId} leaves seat ${e.value.seat} with ${m(e.value.cashOut)}`;
+    case "leaveRequested":
+      return `${e.value.playerId} will leave after this hand`;
+    case "playerSatOut":
+      return `Seat ${e.value.seat} sits out`;
+    case "playerSatIn":
+      return `Seat ${e.value.seat} sits in`;
+    case "playerToppedUp":
+      return `Seat ${e.value.seat} tops up ${m(e.value.amount)}`;
+    case "clientSeedSet":
+      return `Seat ${e.value.seat} sets a client seed`;
+    case "shuffleCommitted":
+      return `Shuffle committed for hand ${e.value.nextHand}`;
+    case "handStarted":
+      return `Hand ${e.value.hand} starts: ${e.value.players.map((p) => `seat ${p.seat} ${p.playerId}`).join(", ")}`;
+    case "antePosted":
+      return `Seat ${e.value.seat} posts the ante ${m(e.value.amount)}`;
+    case "cardDealt": {
+      const to = e.value.seat === 0 ? "The board" : `Seat ${e.value.seat}`;
+      if (e.value.hidden) return `${to} gets a face-down card`;
+      return `${to} gets ${cardLabel(e.value.card)}${e.value.faceUp ? " face up" : " face down"}`;
+    }
+    case "bettingRoundStarted":
+      return `${streetName(e.value.street)}: seat ${e.value.firstSeat} first to act`;
+    case "playerActed": {
+      const { seat, action, amount, timeout, allIn } = e.value;
+      const sized = action === ActionType.FOLD || action === ActionType.CHECK ? "" : ` ${m(amount)}`;
+      return `Seat ${seat} ${VERBS[action] ?? "acts"}${sized}${allIn ? " (all in)" : ""}${timeout ? " (timed out)" : ""}`;
+    }
+    case "uncalledBetReturned":
+      return `${m(e.value.amount)} returned to seat ${e.value.seat}`;
+    case "handShown": {
+      const made = [e.value.high, e.value.low].filter(Boolean).join(" / ");
+      return `Seat ${e.value.seat} shows ${cards(e.value.cards)}${made ? `: ${made}` : ""}`;
+    }
+    case "handMucked":
+      return `Seat ${e.value.seat} mucks`;
+    case "handEnded": {
+      const awards = e.value.pots.flatMap((pot) => pot.awards.map((award) => {
+        const half = award.potHalf === PotHalf.HIGH ? " (high)" : award.potHalf === PotHalf.LOW ? " (low)" : "";
+        return `seat ${award.seat} wins ${m(award.amount)}${half}`;
+      }));
+      return `Hand ${e.value.hand} ends: ${awards.join(", ")}`;
+    }
+    case "waitingListJoined":
+      return "A player joins the waiting list";
+    case "waitingListLeft":
+      return "A player leaves the waiting list";
+    case "seatOffered":
+      return `Seat ${e.value.seat} is offered to the next player waiting`;
+    default:
+      return "";
+  }
+}

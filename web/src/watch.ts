@@ -1,0 +1,71 @@
+// A table's view, kept current: GetTableView, then WatchTable(include_views) after that view's version. When
+// the stream drops (a restart, a proxy's timeout, the network) it is opened again after the last version
+// received, so no event is missed or seen twice.
+import { Code } from "@connectrpc/connect";
+import { tables } from "./api";
+import { isCanceled, refusalOf } from "./errors";
+import type { TableEvent } from "./gen/stud/v1/events_pb";
+import type { TableView } from "./gen/stud/v1/table_pb";
+
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 10_000;
+// Refusals that trying again will not change: the watch ends and says why.
+const FINAL = new Set([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument]);
+
+export interface Watcher {
+  view(view: TableView): void;
+  event(event: TableEvent): void;
+  /** Live, or waiting `retryMs` before the next attempt. */
+  connection(state: "live" | "reconnecting", retryMs: number): void;
+  /** The watch ended for good with this refusal. */
+  stopped(error: unknown): void;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}
+
+export async function watchTable(name: string, signal: AbortSignal, watcher: Watcher): Promise<void> {
+  let version: bigint | null = null;
+  let delay = RETRY_FIRST_MS;
+  const record = (event: TableEvent): void => {
+    if (version === null || event.version > version) version = event.version;
+    watcher.event(event);
+  };
+  while (!signal.aborted) {
+    try {
+      if (version === null) {
+        const view = await tables.getTableView({ name }, { signal });
+        watcher.view(view);
+        version = view.version;
+      }
+      const stream = tables.watchTable({ name, afterVersion: version, includeViews: true }, { signal });
+      watcher.connection("live", 0);
+      for await (const message of stream) {
+        delay = RETRY_FIRST_MS;
+        // A heartbeat keeps an idle stream open through proxies; it (and a message of a kind this page does
+        // not know) carries no event and no view: skip it.
+        if (message.heartbeat !== undefined) continue;
+        if (message.event) record(message.event);
+        message.events.forEach(record);
+        if (message.view) watcher.view(message.view);
+      }
+    } catch (error) {
+      if (signal.aborted || isCanceled(error)) return;
+      const refusal = refusalOf(error);
+      if (refusal.reason === "VERSION_OUT_OF_RANGE") {
+        version = null;  // the table is not where this page thought: start again from its view
+      } else if (FINAL.has(Code[refusal.code as keyof typeof Code])) {
+        watcher.stopped(error);
+        return;
+      }
+    }
+    if (signal.aborted) return;
+    watcher.connection("reconnecting", delay);
+    await sleep(delay, signal);
+    delay = Math.min(delay * 2, RETRY_MAX_MS);
+  }
+}
