@@ -84,3 +84,23 @@ async def test_demo_without_stay_ends_on_its_own_and_says_how_to_stay(
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert BALANCED in done.stdout
     assert "stud-service demo --stay" in done.stdout
+
+
+async def test_the_demo_books_read_an_unraked_house_as_nothing_taken(
+    make_database: Callable[..., Awaitable[str]], capsys
+) -> None:
+    """Every hand may end on third street, before any rake: the house has no account yet, and the summary
+    says $0 rather than failing on NOT_FOUND."""
+    from grpc_fixtures import service_under_test
+
+    from stud_service.auth import Role
+    from stud_service.commands.demo import DEPOSIT, _books
+    from stud_service.server.runtime import RuntimeSettings
+
+    async with service_under_test(await make_database(migrated=True), RuntimeSettings(), audit=True) as served:
+        operator = served.client("house", Role.OPERATOR)
+        await operator.deposit("alice", DEPOSIT, reference="demo-books-alice")
+        assert await _books(operator, served.client("inspector", Role.AUDITOR), ("alice",)) == 0
+    printed = capsys.readouterr().out
+    assert "house/accounts/USD" in printed and "$0  (the rake)" in printed
+    assert BALANCED in printed

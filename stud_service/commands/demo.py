@@ -37,7 +37,7 @@ from stud_service.auth import Role, TokenSettings
 from stud_service.bots import Bot, StudClient, events_of, random_strategy
 from stud_service.bots.narrator import Narrator, money
 from stud_service.dev_keys import SigningKey
-from stud_service.server.proto_gen import audit_service_pb2, cashier_service_pb2, table_pb2
+from stud_service.server.proto_gen import account_pb2, audit_service_pb2, cashier_service_pb2, table_pb2
 from stud_service.wording import VARIANT_NAMES
 
 if TYPE_CHECKING:
@@ -317,9 +317,14 @@ async def _books(operator: StudClient, auditor: StudClient, names: tuple[str, ..
         change = account.balance - DEPOSIT
         sign = "+" if change > 0 else "-" if change < 0 else "±"
         print(f"  {account.name:<28} {money(account.balance):>10}  ({sign}{money(abs(change))} at the table)")
-    house = await operator.cashier.GetAccount(
-        cashier_service_pb2.GetAccountRequest(name="house/accounts/USD"), metadata=operator.metadata
-    )
+    try:
+        house = await operator.cashier.GetAccount(
+            cashier_service_pb2.GetAccountRequest(name="house/accounts/USD"), metadata=operator.metadata
+        )
+    except grpc.aio.AioRpcError as error:  # no hand has been raked yet (all ended on third street)
+        if error.code() != grpc.StatusCode.NOT_FOUND:
+            raise
+        house = account_pb2.Account(name="house/accounts/USD", balance=0)
     print(f"  {house.name:<28} {money(house.balance):>10}  (the rake)")
     books = await auditor.audit.ReconcileMoney(audit_service_pb2.ReconcileMoneyRequest(currency="USD"),
                                                metadata=auditor.metadata)
