@@ -97,7 +97,8 @@ async def test_the_demo_books_read_an_unraked_house_as_nothing_taken(
     from stud_service.commands.demo import DEPOSIT, _books
     from stud_service.server.runtime import RuntimeSettings
 
-    async with service_under_test(await make_database(migrated=True), RuntimeSettings(), audit=True) as served:
+    url = await make_database(migrated=True)
+    async with service_under_test(url, RuntimeSettings(), audit=True) as served:
         operator = served.client("house", Role.OPERATOR)
         await operator.deposit("alice", DEPOSIT, reference="demo-books-alice")
         assert await _books(operator, served.client("inspector", Role.AUDITOR), ("alice",)) == 0
