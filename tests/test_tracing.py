@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import grpc
 import pytest
 import pytest_asyncio
 from grpc_fixtures import table_spec, whole_service
@@ -24,8 +25,10 @@ from opentelemetry.trace import SpanKind
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
+from stud_service.bots.client import error_reason
 from stud_service.observability import tracing
 from stud_service.server.host import ServiceHost
+from stud_service.server.proto_gen import table_pb2
 
 TOKEN_SECRET = "tracing-tests-secret-0123456789abcdef0123"
 APPEND = "INSERT INTO events"  # the group commit's statement (either path names the table it writes)
@@ -132,6 +135,42 @@ async def test_an_act_is_one_server_span_with_its_append_under_it(traced: Traced
     said = everything_said(spans)
     for secret in (table_id, request_id, traced.token(player), "Bearer"):
         assert secret not in said
+
+
+@pytest.mark.parametrize("web", [False, True], ids=["grpc", "connect"])
+async def test_a_refusal_keeps_its_status_and_reason_and_its_span_records_the_code(
+    traced: Traced, web: bool
+) -> None:
+    before = len(traced.spans.get_finished_spans())
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await traced.client("nobody", web=web).act(
+            f"missing-{uuid.uuid4().hex[:8]}", 1, table_pb2.ACTION_TYPE_FOLD, 0, 1)
+    assert refused.value.code() is grpc.StatusCode.NOT_FOUND
+    assert error_reason(refused.value) == "NO_TABLE"
+    await asyncio.sleep(0.1)
+    act = server_span(traced.spans.get_finished_spans()[before:], "/stud.v1.TableService/Act")
+    # The caller's mistake, not the server's: the span records the code, and its status stays unset (as
+    # the semantic conventions want of a server span for NOT_FOUND and HTTP 4xx).
+    if web:
+        assert act.attributes["http.status_code"] == 404
+    else:
+        assert act.attributes["rpc.grpc.status_code"] == grpc.StatusCode.NOT_FOUND.value[0]
+
+
+async def test_a_watch_stream_is_one_server_span_that_ends_with_the_stream(traced: Traced) -> None:
+    table_id = f"watch-{uuid.uuid4().hex[:10]}"
+    await traced.client("house", Role.OPERATOR).create_table(table_id, table_spec())
+    before = len(traced.spans.get_finished_spans())
+    stream = traced.client("watcher").watch(table_id)
+    first = await anext(aiter(stream))
+    assert first.ByteSize() > 0  # the table's first event
+    stream.cancel()
+    for _ in range(100):
+        spans = traced.spans.get_finished_spans()[before:]
+        if any(s.kind is SpanKind.SERVER for s in spans):
+            break
+        await asyncio.sleep(0.02)
+    server_span(spans, "/stud.v1.TableService/WatchTable")
 
 
 def test_tracing_is_off_unless_an_endpoint_is_set() -> None:
