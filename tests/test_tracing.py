@@ -173,6 +173,13 @@ async def test_a_watch_stream_is_one_server_span_that_ends_with_the_stream(trace
     server_span(spans, "/stud.v1.TableService/WatchTable")
 
 
+async def test_the_readiness_ping_makes_no_spans(traced: Traced) -> None:
+    before = len(traced.spans.get_finished_spans())
+    await asyncio.sleep(4.0)  # the ping runs once the store has been quiet for 2.5 s (unready-after / 2)
+    spans = traced.spans.get_finished_spans()[before:]
+    assert not [s for s in spans if s.attributes.get("db.statement") == "SELECT 1"]
+
+
 def test_tracing_is_off_unless_an_endpoint_is_set() -> None:
     assert not tracing.wanted(None, {})
     assert not tracing.wanted("off", {})

@@ -81,7 +81,8 @@ def start_tracing(endpoint: str | None, exporter: Any = None) -> Tracing:
     when it is off, where the ``OTEL_EXPORTER_OTLP_*`` variables say. ``exporter``: a span
     exporter of the caller's (tests) instead, exporting each span as it ends.
 
-    Call before the database pool opens: only connections made afterwards are instrumented.
+    Call before the database pool opens: only connections made afterwards are instrumented. One at a
+    time in a process: psycopg's instrumentation and the store's tracer are the process's.
     """
     try:
         from opentelemetry import trace

@@ -34,7 +34,7 @@ from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
-from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
+from stud_service.store import DEFAULT_SPIN_WAIT, EventStore, spans
 
 if TYPE_CHECKING:
     from stud_service.observability.tracing import Tracing
@@ -140,7 +140,10 @@ class ServiceHost:
         self.readiness = ReadinessMonitor(
             self.running.health, self.running.readiness_services, store, options.unready_after_seconds
         )
-        watching = asyncio.ensure_future(self.readiness.run())
+        # The ping every second makes no spans: a trace a second per replica would bury the calls' traces.
+        watching = asyncio.get_running_loop().create_task(
+            self.readiness.run(), context=spans.detached(quiet=True)
+        )
         self._stack.push_async_callback(_cancel, watching)
         _log.info("service started", extra={"port": self.running.port, "tables": tables})
 

@@ -16,16 +16,20 @@ T = TypeVar("T")
 tracer: Any = None  # an opentelemetry Tracer while tracing is on
 
 
-def detached() -> contextvars.Context | None:
+def detached(quiet: bool = False) -> contextvars.Context | None:
     """For a background task (a clock, the dealer, the announcer): the current context less its trace,
-    so what the task does later is not filed under the call that happened to start it. None while
-    tracing is off: the task then takes the current context, as asyncio does by default."""
+    so what the task does later is not filed under the call that happened to start it. ``quiet``: and
+    no spans at all, for a loop nobody needs to follow (the readiness check's ping every second). None
+    while tracing is off: the task then takes the current context, as asyncio does by default."""
     if tracer is None:
         return None
     from opentelemetry import context
 
+    empty = context.Context()
+    if quiet:  # the key OpenTelemetry's instrumentations check before they make a span
+        empty = context.set_value(context._SUPPRESS_INSTRUMENTATION_KEY, True, empty)
     task_context = contextvars.copy_context()
-    task_context.run(context.attach, context.Context())
+    task_context.run(context.attach, empty)
     return task_context
 
 
