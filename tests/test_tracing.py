@@ -29,6 +29,7 @@ from stud_service.bots.client import error_reason
 from stud_service.observability import tracing
 from stud_service.server.host import ServiceHost
 from stud_service.server.proto_gen import table_pb2
+from stud_service.store import spans
 
 TOKEN_SECRET = "tracing-tests-secret-0123456789abcdef0123"
 APPEND = "INSERT INTO events"  # the group commit's statement (either path names the table it writes)
@@ -178,6 +179,35 @@ async def test_the_readiness_ping_makes_no_spans(traced: Traced) -> None:
     await asyncio.sleep(4.0)  # the ping runs once the store has been quiet for 2.5 s (unready-after / 2)
     spans = traced.spans.get_finished_spans()[before:]
     assert not [s for s in spans if s.attributes.get("db.statement") == "SELECT 1"]
+
+
+async def test_a_batch_span_joins_the_first_traced_caller_and_links_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from opentelemetry import context, trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    monkeypatch.setattr(spans, "tracer", tracer)
+    callers = []
+    for name in ("first", "second"):
+        with tracer.start_as_current_span(name):
+            callers.append(spans.capture())
+    untraced = context.Context()  # a command of the dealer's
+
+    async def work() -> str:
+        return "done"
+
+    assert await spans.batch(work(), [untraced, *callers]) == "done"
+    (batch,) = [s for s in exporter.get_finished_spans() if s.name == "append batch"]
+    first, second = (trace.get_current_span(c).get_span_context() for c in callers)
+    assert batch.parent.span_id == first.span_id
+    assert [link.context.span_id for link in batch.links] == [second.span_id]
+    assert batch.attributes["stud.append.commands"] == 3
 
 
 def test_tracing_is_off_unless_an_endpoint_is_set() -> None:

@@ -45,9 +45,13 @@ async def batch(work: Coroutine[Any, Any, T], callers: Sequence[Any]) -> T:
     other callers' spans, so each call's trace leads to the transaction that wrote its events."""
     from opentelemetry import trace
 
-    spans = [trace.get_current_span(caller).get_span_context() for caller in callers if caller is not None]
-    links = [trace.Link(span) for span in spans[1:] if span.is_valid]
-    parent = next((caller for caller in callers if caller is not None), None)
+    traced = [
+        (caller, span)
+        for caller in callers
+        if caller is not None and (span := trace.get_current_span(caller).get_span_context()).is_valid
+    ]  # the dealer's and the clocks' commands have no trace to join
+    parent = traced[0][0] if traced else None  # None: a trace of the batch's own (the task has none)
+    links = [trace.Link(span) for _, span in traced[1:]]
     with tracer.start_as_current_span(
         "append batch", context=parent, links=links, attributes={"stud.append.commands": len(callers)}
     ):
