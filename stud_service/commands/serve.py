@@ -81,6 +81,12 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         default=_env("STUD_METRICS_LISTEN", "0.0.0.0:9090"),
         help="Prometheus endpoint host:port, or 'off' (default: $STUD_METRICS_LISTEN)",
     )
+    parser.add_argument(
+        "--otlp-endpoint",
+        default=_env("STUD_OTLP_ENDPOINT", ""),
+        help="OTLP/HTTP collector base URL for traces, e.g. http://collector:4318, or 'off' (default: "
+        "$STUD_OTLP_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT if set, else off)",
+    )
     parser.add_argument("--log-format", default=_env("STUD_LOG_FORMAT"), choices=("json", "text"))
     parser.add_argument("--log-level", default=_env("STUD_LOG_LEVEL"))
     parser.add_argument(
@@ -276,13 +282,15 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         web_listen=args.web_listen,
         web_origins=origins(args.web_origins),
         web_heartbeat_seconds=args.web_heartbeat_seconds if args.web_heartbeat_seconds > 0 else None,
+        otlp_endpoint=args.otlp_endpoint or None,
         **overrides,
     )
+    from stud_service.observability.tracing import TracingUnavailable
     from stud_service.sealing import SealingError
 
     try:
         asyncio.run(ServiceHost(options).serve_until_signalled())
-    except (JwksError, SealingError) as error:  # read before anything else starts
+    except (JwksError, SealingError, TracingUnavailable) as error:  # read before anything else starts
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
     return 0

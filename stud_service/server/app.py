@@ -80,10 +80,15 @@ async def start_server(
     audit_service: object | None = None,
     keepalive: KeepalivePolicy | None = None,
     cashier_service: object | None = None,
+    interceptors: tuple[object, ...] = (),
 ) -> RunningServer:
-    """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start."""
+    """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start.
+    ``interceptors``: ``grpc.aio`` server interceptors (tracing's)."""
     keepalive_options = (keepalive or KeepalivePolicy()).server_options()
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0), *keepalive_options])
+    server = grpc.aio.server(
+        interceptors=list(interceptors) or None,  # type: ignore[arg-type]
+        options=[("grpc.so_reuseport", 0), *keepalive_options],
+    )
     # Our own handlers (server.handlers): a request that does not parse is refused, not UNKNOWN.
     add_service(server, table_service, table_service_pb2.DESCRIPTOR.services_by_name["TableService"])
     services = [TABLE_SERVICE_NAME]

@@ -34,9 +34,10 @@ from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
-from stud_service.store import DEFAULT_SPIN_WAIT, EventStore
+from stud_service.store import DEFAULT_SPIN_WAIT, EventStore, spans
 
 if TYPE_CHECKING:
+    from stud_service.observability.tracing import Tracing
     from stud_service.server.web.server import WebServer
 
 _log = logging.getLogger(__name__)
@@ -71,6 +72,8 @@ class ServiceOptions:
     web_origins: frozenset[str] = frozenset()  # CORS origins allowed on the web port
     web_heartbeat_seconds: float | None = 15.0  # a silent watch on the web port sends a heartbeat
     web_page: bool = True  # the web table at / of the web port
+    otlp_endpoint: str | None = None  # OTLP/HTTP collector for traces; none: OTEL_EXPORTER_OTLP_* or off
+    span_exporter: object | None = None  # given directly (tests): spans go there, tracing on
 
 
 class ServiceHost:
@@ -82,6 +85,7 @@ class ServiceHost:
         self.database_url: str | None = None
         self.readiness: ReadinessMonitor | None = None
         self.web: WebServer | None = None
+        self.tracing: Tracing | None = None
 
     @property
     def port(self) -> int:
@@ -95,6 +99,7 @@ class ServiceHost:
             await asyncio.to_thread(keys.tokens.settings.jwks.load)  # no keys, no service: say so now
             if not options.page_token_key:
                 _log.warning("no page-token key is set: page tokens hold only on this replica until it stops")
+        self.tracing = self._start_tracing()  # before the pool opens: its connections are instrumented
         settings = DatabaseSettings.resolve(url=options.database_url, data_dir=options.data_dir)
         keyring = (options.keyring or resolve_keyring(options.keys_file, settings)) if options.seal_at_rest \
             else None  # no key, no service
@@ -124,7 +129,7 @@ class ServiceHost:
         cashier = CashierService(self.runtime, keys)
         self.running = await start_server(
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,
-            cashier_service=cashier,
+            cashier_service=cashier, interceptors=self.tracing.interceptors if self.tracing else (),
         )
         self.running.on_shutdown.append(self.runtime.close)  # ends watch streams on both ports
         self.web = await self._start_web({
@@ -135,7 +140,10 @@ class ServiceHost:
         self.readiness = ReadinessMonitor(
             self.running.health, self.running.readiness_services, store, options.unready_after_seconds
         )
-        watching = asyncio.ensure_future(self.readiness.run())
+        # The ping every second makes no spans: a trace a second per replica would bury the calls' traces.
+        watching = asyncio.get_running_loop().create_task(
+            self.readiness.run(), context=spans.detached(quiet=True)
+        )
         self._stack.push_async_callback(_cancel, watching)
         _log.info("service started", extra={"port": self.running.port, "tables": tables})
 
@@ -147,8 +155,9 @@ class ServiceHost:
         from stud_service.server.web.server import start_web_server
 
         settings = WebSettings(options.web_origins, options.web_heartbeat_seconds, options.web_page)
-        web = await start_web_server(WebApplication(services, settings), options.web_listen, options.tls,
-                                     options.grace_seconds)
+        app = WebApplication(services, settings)
+        web = await start_web_server(self.tracing.asgi(app) if self.tracing else app, options.web_listen,
+                                     options.tls, options.grace_seconds)
         assert self.running is not None
         self.running.on_shutdown.append(lambda: web.shutdown(options.grace_seconds))
         return web
@@ -157,6 +166,15 @@ class ServiceHost:
     def web_port(self) -> int:
         assert self.web is not None, "the web port is off"
         return self.web.port
+
+    def _start_tracing(self) -> Tracing | None:
+        from stud_service.observability import tracing  # light: OpenTelemetry itself only if wanted
+
+        if self.options.span_exporter is None and not tracing.wanted(self.options.otlp_endpoint):
+            return None
+        started = tracing.start_tracing(self.options.otlp_endpoint, self.options.span_exporter)
+        self._stack.callback(started.shutdown)
+        return started
 
     def _start_metrics(self, pool):  # type: ignore[no-untyped-def]
         if self.options.metrics_listen.strip().lower() in ("", "off", "none", "disabled"):

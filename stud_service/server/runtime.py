@@ -87,7 +87,7 @@ from stud_service.server.errors import RequestError
 from stud_service.server.replies import ReplyCache
 from stud_service.server.request_ids import RequestKey, check_same_request
 from stud_service.shuffle import new_commitment, prepare_deal, seed_from_secret, seed_secret
-from stud_service.store import AppendResult, ConcurrencyError, EventStore
+from stud_service.store import AppendResult, ConcurrencyError, EventStore, spans
 from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
@@ -787,7 +787,7 @@ class TableRuntime:
     # -- lifecycle -----------------------------------------------------------------------------
 
     def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coroutine)
+        task = asyncio.get_running_loop().create_task(coroutine, context=spans.detached())  # its own traces
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         return task

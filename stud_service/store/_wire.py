@@ -35,6 +35,8 @@ import psycopg
 from psycopg import pq
 from psycopg.errors import InvalidSqlStatementName, error_from_result
 
+from stud_service.store import spans
+
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 _yield_cpu = getattr(os, "sched_yield", lambda: None)  # POSIX; elsewhere a spin step only yields the loop
 
@@ -51,6 +53,14 @@ class PreparedStatement:
         self._prepared_on: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
 
     async def run(
+        self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | bytes | None], spin: float = 0.0
+    ) -> None:
+        if spans.tracer is None:
+            return await self._run(conn, params, spin)
+        with spans.statement(self.sql):
+            return await self._run(conn, params, spin)
+
+    async def _run(
         self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | bytes | None], spin: float = 0.0
     ) -> None:
         """Run the statement with ``params`` (text, UTF-8 bytes, or None for NULL); raise its error

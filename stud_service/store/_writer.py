@@ -50,6 +50,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db.connect import check_idle_connection
+from stud_service.store import spans
 from stud_service.store._wire import PreparedStatement
 from stud_service.store.canonical import GENESIS_HASH
 from stud_service.store.subscribe import NOTIFY_CHANNEL
@@ -129,6 +130,7 @@ class _Command:
     parts: list[Part]
     streams: tuple[str, ...]
     future: asyncio.Future[list[AppendRow]]
+    trace: Any = None  # the caller's trace context, while tracing is on
 
 
 def _quoted(value: str) -> str:
@@ -183,7 +185,8 @@ class AppendWriter:
         One outcome per part, in the order given."""
         future: asyncio.Future[list[AppendRow]] = asyncio.get_running_loop().create_future()
         streams = (parts[0].stream_id,) if len(parts) == 1 else tuple([p.stream_id for p in parts])
-        self._queue.append(_Command(parts, streams, future))
+        trace = None if spans.tracer is None else spans.capture()
+        self._queue.append(_Command(parts, streams, future, trace))
         if not self._dispatch_soon:
             # Batches form at the end of the loop's turn: the writers woken together by one
             # commit all queue their next command before any of them is sent.
@@ -192,7 +195,7 @@ class AppendWriter:
         return await future
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
-        task = asyncio.get_running_loop().create_task(coro)
+        task = asyncio.get_running_loop().create_task(coro, context=spans.detached())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
@@ -231,7 +234,8 @@ class AppendWriter:
                 return
             busy |= taken
             self._inflight += 1
-            self._spawn(self._commit_batch(batch, taken))
+            work = self._commit_batch(batch, taken)
+            self._spawn(work if spans.tracer is None else spans.batch(work, [c.trace for c in batch]))
 
     async def _commit_batch(self, batch: list[_Command], streams: set[str]) -> None:
         try:
