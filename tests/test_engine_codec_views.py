@@ -99,6 +99,20 @@ def test_every_event_of_simulated_tables_decodes_to_itself() -> None:
     assert {"TableCreated", "HandStarted", "CardDealt", "PlayerActed", "HandEnded"} <= seen
 
 
+def test_each_hand_s_config_is_the_one_its_own_json_gives() -> None:
+    """Decoding reuses the last config built from the same JSON (codec.py): JSON changed in place
+    since, or equal only in Python's eyes (1 == True), gets its own."""
+    table = deal_table(HANDS)
+    data = event_to_json(of_type(table.log, "HandStarted")[0])
+    assert event_from_json(data).config.ante == data["config"]["ante"]
+    data["config"]["ante"] = 75
+    assert event_from_json(data).config.ante == 75
+    data["config"]["uncapped_heads_up"] = 0
+    assert type(event_from_json(data).config.uncapped_heads_up) is int
+    data["config"]["uncapped_heads_up"] = False
+    assert event_from_json(data).config.uncapped_heads_up is False
+
+
 def test_event_types_are_all_registered_with_a_version() -> None:
     assert set(EVENT_VERSIONS) == set(EVENT_TYPES.values())
     assert all(isinstance(v, int) and v >= 1 for v in EVENT_VERSIONS.values())

@@ -11,6 +11,7 @@ a missing or unexpected field, or a schema version newer than this code knows.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 from typing import Any
@@ -94,14 +95,29 @@ def _decode_field(name: str, annotation: object, value: Any) -> Any:
 
 # Per event type, what decoding needs, worked out once rather than per event: each field's name and
 # how to decode it, the exact key set of a payload with every field, and the newest version.
-_FIELD_DECODERS: dict[type, tuple[tuple[str, Any], ...]] = {}
-_FULL_KEYS: dict[str, tuple[type, frozenset[str], int]] = {}
+_FULL_KEYS: dict[str, tuple[type, frozenset[str], int, tuple[tuple[str, Any], ...]]] = {}
 _ACTION_KINDS = {kind.value: kind for kind in ActionKind}  # a dict look-up: a tenth of ActionKind(value)
+
+
+# The last table config decoded, with a copy of its JSON: every hand of a table carries the same
+# config, and a TableConfig is frozen, so one built from the same JSON can stand for another.
+_last_config: tuple[dict[str, Any], TableConfig] | None = None
+
+
+def _config_from_json(value: Any) -> TableConfig:
+    global _last_config
+    last = _last_config
+    if last is not None and type(value) is dict and value == last[0] and all(
+            type(item) is type(last[0][key]) for key, item in value.items()):  # 1 == True, 1 == 1.0
+        return last[1]
+    config = config_from_json(value)
+    _last_config = (copy.deepcopy(value), config)
+    return config
 
 
 def _field_decoder(name: str, annotation: object) -> Any:
     if name == "config":
-        return config_from_json
+        return _config_from_json
     if name == "action":
         return _ACTION_KINDS.__getitem__  # a KeyError for an unknown one: the checked path names it
     if name in _OPAQUE_FIELDS:
@@ -112,9 +128,9 @@ def _field_decoder(name: str, annotation: object) -> Any:
 
 
 def _plan(cls: type) -> None:
-    _FIELD_DECODERS[cls] = tuple((f.name, _field_decoder(f.name, f.type)) for f in _FIELDS[cls])
     _FULL_KEYS[cls.__name__] = (
-        cls, frozenset({"type", "v"} | {f.name for f in _FIELDS[cls]}), EVENT_VERSIONS[cls])
+        cls, frozenset({"type", "v"} | {f.name for f in _FIELDS[cls]}), EVENT_VERSIONS[cls],
+        tuple((f.name, _field_decoder(f.name, f.type)) for f in _FIELDS[cls]))
 
 
 def event_from_json(data: Any) -> Any:
@@ -126,12 +142,12 @@ def event_from_json(data: Any) -> Any:
         name = data.get("type")
         entry = _FULL_KEYS.get(name) if type(name) is str else None
         if entry is not None:
-            cls, keys, newest = entry
+            cls, keys, newest, decoders = entry
             version = data.get("v")
             if type(version) is int and version <= newest and data.keys() == keys:
                 try:
                     return cls(*[data[field] if decode is None else decode(data[field])
-                                 for field, decode in _FIELD_DECODERS[cls]])
+                                 for field, decode in decoders])
                 except (ValueError, TypeError, KeyError, InvalidConfig):
                     pass
     return _event_from_json_checked(data)
