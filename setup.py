@@ -15,8 +15,10 @@ from setuptools import setup
 # events they build.  A compiled class checks its fields' types when it is built, so the classes
 # callers build from untrusted input stay interpreted and keep reporting bad values their own way:
 # commands (decide refuses them with a DomainError) and TableConfig (validate() names the field).
-# codec, views, errors and records are not hot.
+# The codec decodes every event a replay reads (a table's load, a takeover, an audit). views, errors
+# and records are not hot.
 COMPILED_ENGINE_MODULES = [
+    "stud_service/engine/codec.py",
     "stud_service/engine/decide.py",
     "stud_service/engine/events.py",
     "stud_service/engine/evolve.py",

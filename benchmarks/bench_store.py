@@ -14,8 +14,12 @@
    batching the same way into pgbench's own table with no chain, head or request id: what batching
    from Python costs alone.
 2. Replay: one 100,000-event stream of real game events (a simulated table) read back and folded
-   with the engine (``replay_table``, best of three), in events per second; beside it, the raw read
-   of the same rows without decoding and the in-memory decode + fold, the two halves' own ceilings.
+   with the engine (``replay_table``), in events per second, 5 runs alternating with the replay of
+   an earlier commit (``REPLAY_BASELINE``: its codec, reads and fold loaded from git beside ours,
+   with today's engine); beside it, the raw read of the same rows without decoding and the
+   in-memory decode + fold, the two halves' own ceilings. Then the load of 100 tables of 20 hands
+   at once, each snapshotted at its last hand but one (``load_table``, as a takeover or a restart
+   loads them), against the same tables folded from their first event.
 3. Multi-stream appends (``--only multi``): (a) single-stream appends per second of this build
    against the append path of an earlier commit (``--baseline``, default the one before
    ``append_all``: its ``_writer`` and ``eventlog`` loaded beside ours from git), runs alternating
@@ -62,6 +66,7 @@ EVENT = {
 }
 REPLAY_EVENTS = 100_000
 BASELINE = "6169320"  # the last commit before EventStore.append_all
+REPLAY_BASELINE = "5d3ec31"  # the last commit before the compiled codec and the one-row pages
 # A buy-in and a leave as the money model writes them: the table's event and the account's entry.
 SEATED = {"type": "PlayerSeated", "v": 1, "seat": 3, "player_id": "player-0003", "buy_in": 20000,
           "now_ms": 1764475200000}
@@ -235,26 +240,32 @@ def pgbench_inserts(pgbench: str, url: str, clients: int, seconds: float, workdi
 # --- multi-stream appends --------------------------------------------------------------------
 
 
-def load_baseline_store(rev: str) -> type:
-    """The EventStore class of commit ``rev``: its ``eventlog`` and ``_writer`` modules, read from
-    git and loaded under other names beside ours (the rest of the package is today's)."""
+def load_baseline_modules(rev: str, paths: dict[str, str]) -> dict[str, types.ModuleType]:
+    """Modules of commit ``rev`` (``{short name: path}``), read from git and loaded under other
+    names beside ours, in the order given; each one's imports of the others (by their package
+    names) point at the loaded ones. The rest of the package is today's."""
     root = Path(__file__).resolve().parent.parent
-
-    def source(path: str) -> str:
-        return subprocess.run(["git", "-C", str(root), "show", f"{rev}:{path}"],
-                              capture_output=True, text=True, check=True).stdout
-
     prefix = f"stud_bench_{re.sub(r'[^0-9a-zA-Z]', '_', rev)}"
-    sources = {
-        f"{prefix}_writer": source("stud_service/store/_writer.py"),
-        f"{prefix}_eventlog": source("stud_service/store/eventlog.py").replace(
-            "stud_service.store._writer", f"{prefix}_writer"),
-    }
-    for name, text in sources.items():
-        module = types.ModuleType(name)
-        sys.modules[name] = module  # before running it: dataclasses look their module up
-        exec(compile(text, f"{rev}:{name}", "exec"), module.__dict__)
-    return sys.modules[f"{prefix}_eventlog"].EventStore
+    loaded: dict[str, types.ModuleType] = {}
+    for short, path in paths.items():
+        text = subprocess.run(["git", "-C", str(root), "show", f"{rev}:{path}"],
+                              capture_output=True, text=True, check=True).stdout
+        for earlier, earlier_path in paths.items():
+            if earlier in loaded:
+                package_name = earlier_path.removesuffix(".py").replace("/", ".")
+                text = text.replace(f"from {package_name} import", f"from {prefix}_{earlier} import")
+        module = types.ModuleType(f"{prefix}_{short}")
+        sys.modules[module.__name__] = module  # before running it: dataclasses look their module up
+        exec(compile(text, f"{rev}:{path}", "exec"), module.__dict__)
+        loaded[short] = module
+    return loaded
+
+
+def load_baseline_store(rev: str) -> type:
+    """The EventStore class of commit ``rev``: its ``eventlog`` and ``_writer`` modules."""
+    return load_baseline_modules(rev, {
+        "writer": "stud_service/store/_writer.py", "eventlog": "stud_service/store/eventlog.py",
+    })["eventlog"].EventStore
 
 
 async def cycles(store: EventStore, writers: int, seconds: float, two_streams: bool) -> float:
@@ -397,23 +408,50 @@ async def build_replay_stream(store: EventStore, stream_id: str) -> int:
     return version
 
 
-async def bench_replay(store: EventStore) -> dict[str, float]:
+def load_baseline_replay(rev: str) -> Callable[[EventStore, str], Awaitable[Any]]:
+    """``replay_table`` as commit ``rev`` had it: its codec, its reads and its fold (with today's
+    engine), run against our store."""
+    modules = load_baseline_modules(rev, {
+        "codec": "stud_service/engine/codec.py", "writer": "stud_service/store/_writer.py",
+        "eventlog": "stud_service/store/eventlog.py", "tables": "stud_service/store/tables.py",
+    })
+    tables = modules["tables"]
+    # The tables module takes its decoder from the engine package: point it at the baseline's.
+    tables.event_from_json = modules["codec"].event_from_json
+    tables.EventDecodeError = modules["codec"].EventDecodeError
+    baseline_read = modules["eventlog"].EventStore.iter_payloads
+
+    class Reads:  # our store, read the baseline's way
+        def __init__(self, store: EventStore) -> None:
+            self.store = store
+
+        def iter_payloads(self, stream_id: str, after_version: int = 0) -> Any:
+            return baseline_read(self.store, stream_id, after_version)
+
+    return lambda store, stream_id: tables.replay_table(Reads(store), stream_id)
+
+
+async def bench_replay(store: EventStore, baseline: str, rounds: int) -> dict[str, Any]:
     from stud_service.engine import event_from_json, replay
     from stud_service.store.tables import replay_table
 
-    results: dict[str, float] = {}
+    results: dict[str, Any] = {}
     stream_id = f"tables/bench-replay-{uuid.uuid4().hex[:8]}"
     events = await build_replay_stream(store, stream_id)
     results["events"] = events
+    baseline_replay = load_baseline_replay(baseline)
 
     async with store.pool.connection() as conn:  # a settled table, as an old stream would be
         await conn.execute("VACUUM ANALYZE events")
-    best = 0.0
-    for _ in range(3):  # best of three: the first also warms the server's cache
-        started = time.perf_counter()
-        loaded = await replay_table(store, stream_id)
-        best = max(best, loaded.version / (time.perf_counter() - started))
-    results["replay"] = best
+    ours: list[float] = []
+    theirs: list[float] = []
+    await replay_table(store, stream_id)  # warms the server's cache
+    for _ in range(rounds):  # alternating, so both see the same load on a shared host
+        for rates, replay_it in ((ours, replay_table), (theirs, baseline_replay)):
+            started = time.perf_counter()
+            loaded = await replay_it(store, stream_id)
+            rates.append(loaded.version / (time.perf_counter() - started))
+    results["replay"], results["baseline"] = ours, theirs
 
     started = time.perf_counter()
     async with store.pool.connection() as conn:
@@ -427,6 +465,38 @@ async def bench_replay(store: EventStore) -> dict[str, float]:
     started = time.perf_counter()
     replay(event_from_json(p) for p in payloads)
     results["memory_fold"] = len(payloads) / (time.perf_counter() - started)
+    return results
+
+
+async def bench_load_tables(store: EventStore, tables: int, hands: int) -> dict[str, float]:
+    """``tables`` tables of ``hands`` hands each, snapshotted at their last hand but one (so the last
+    hand is folded from its events, as after a takeover mid-session): seconds to load them all
+    concurrently with ``load_table``, and with the snapshots ignored (``replay_table``)."""
+    from stud_service.audit.simulate import simulate_table
+    from stud_service.engine import Variant, event_to_json, replay
+    from stud_service.store.tables import load_table, replay_table, save_snapshot
+
+    prefix = f"tables/bench-load-{uuid.uuid4().hex[:8]}"
+    ids = []
+    total = 0
+    for index in range(tables):
+        stream_id = f"{prefix}-{index}"
+        events = [e for command in simulate_table(stream_id, Variant.STUD, hands, seed=index).commands
+                  for e in command]
+        await store.append(stream_id, 0, [event_to_json(e) for e in events])
+        ends = [i for i, e in enumerate(events, 1) if type(e).__name__ == "HandEnded"]
+        await save_snapshot(store, stream_id, ends[-2], replay(events[:ends[-2]]))
+        ids.append(stream_id)
+        total += len(events)
+    async with store.pool.connection() as conn:
+        await conn.execute("VACUUM ANALYZE events")
+    results: dict[str, float] = {"events": total}
+    for label, load in (("snapshots", load_table), ("no_snapshots", replay_table),
+                        ("snapshots_again", load_table)):
+        started = time.perf_counter()
+        loaded = await asyncio.gather(*(load(store, stream_id) for stream_id in ids))
+        results[label] = time.perf_counter() - started
+        assert sum(table.version for table in loaded) == total
     return results
 
 
@@ -495,15 +565,28 @@ async def main_async(
         await pool.close()
 
 
-async def print_replay(store: EventStore) -> None:
-    print(f"\nReplay of one {REPLAY_EVENTS:,}-event stream (events per second)")
-    results = await bench_replay(store)
+async def print_replay(store: EventStore, baseline: str = REPLAY_BASELINE, rounds: int = 5) -> None:
+    print(f"\nReplay of one {REPLAY_EVENTS:,}-event stream (events per second; {rounds} runs of each,"
+          f" alternating with {baseline}'s replay)")
+    results = await bench_replay(store, baseline, rounds)
+    ours, theirs = results["replay"], results["baseline"]
+    ratios = sorted(a / b for a, b in zip(ours, theirs, strict=True))
     print(f"  stream length                         {results['events']:>12,.0f} events")
-    print(f"  read + decode + fold (replay_table)   {results['replay']:>12,.0f}")
+    print(f"  read + decode + fold (replay_table)   {min(ours):>12,.0f} – {max(ours):,.0f}")
+    print(f"  the same, as {baseline:<24} {min(theirs):>12,.0f} – {max(theirs):,.0f}"
+          f"   ratio {ratios[0]:.2f}–{ratios[-1]:.2f} (median {statistics.median(ratios):.2f})")
     print(f"  raw read of the rows, no decode       {results['raw_read']:>12,.0f}"
-          f"   ratio {results['replay'] / results['raw_read']:.2f}")
+          f"   ratio {max(ours) / results['raw_read']:.2f}")
     print(f"  decode + fold in memory, no database  {results['memory_fold']:>12,.0f}"
-          f"   ratio {results['replay'] / results['memory_fold']:.2f}")
+          f"   ratio {max(ours) / results['memory_fold']:.2f}")
+    tables, hands = 100, 20
+    loads = await bench_load_tables(store, tables, hands)
+    print(f"\nLoading {tables} tables of {hands} hands at once ({loads['events']:,.0f} events),"
+          " each snapshotted at its last hand but one")
+    print(f"  load_table (snapshot + the last hand)  {loads['snapshots']:>8.3f} s"
+          f"   (run again: {loads['snapshots_again']:.3f} s)")
+    print(f"  replay_table (every event)             {loads['no_snapshots']:>8.3f} s"
+          f"   ratio {loads['snapshots'] / loads['no_snapshots']:.2f}")
 
 
 def main() -> None:

@@ -25,7 +25,8 @@ def compiled_engine_modules() -> list[str]:
 def test_the_compiled_modules_are_the_hot_engine_modules() -> None:
     names = compiled_engine_modules()
     assert {"stud_service.engine.decide", "stud_service.engine.evolve", "stud_service.engine.legal",
-            "stud_service.engine.state", "stud_service.engine.events"} <= set(names)
+            "stud_service.engine.state", "stud_service.engine.events",
+            "stud_service.engine.codec"} <= set(names)
     # Built from untrusted input and refused by the engine's own checks: they stay interpreted.
     assert "stud_service.engine.commands" not in names and "stud_service.engine.config" not in names
 

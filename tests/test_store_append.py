@@ -194,6 +194,21 @@ async def test_read_hand_and_paging(event_store: EventStore, stream_id: str) -> 
     assert [v for v, _ in [x async for x in event_store.iter_payloads(stream_id, 1, page=2)]] == [2, 3, 4, 5]
 
 
+async def test_payload_slices_carry_each_event_s_own_version_across_a_gap(
+    event_store: EventStore, stream_id: str
+) -> None:
+    """A page is read as one row when its versions have no gap; one with a gap is read row by row,
+    so each payload still comes with its own version (the fold then names the missing one)."""
+    await event_store.append(stream_id, 0, [ev("E", n) for n in range(1, 8)])
+    async with event_store.pool.connection() as conn:
+        await conn.execute("DELETE FROM events WHERE stream_id = %s AND version = 4", (stream_id,))
+    slices = [(list(versions), payloads)
+              async for versions, payloads in event_store.iter_payload_slices(stream_id, 0, page=2)]
+    assert [versions for versions, _ in slices] == [[1, 2], [3, 5], [6, 7]]
+    assert [p["n"] for _, payloads in slices for p in payloads] == [1, 2, 3, 5, 6, 7]
+    assert [v async for v, _ in event_store.iter_payloads(stream_id, 5, page=3)] == [6, 7]
+
+
 async def test_list_streams_pages_by_id(event_store: EventStore, stream_id: str) -> None:
     names = [f"{stream_id}/{i}" for i in range(5)]
     for name in names:

@@ -11,6 +11,7 @@ a missing or unexpected field, or a schema version newer than this code knows.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 from typing import Any
@@ -52,8 +53,8 @@ def _to_json(value: Any) -> Any:
 
 
 def _frozen(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
+    if isinstance(value, list):  # most are flat lists of numbers: recurse only into what nests
+        return tuple([_frozen(v) if isinstance(v, list | dict) else v for v in value])
     if isinstance(value, dict):
         return {k: _frozen(v) for k, v in value.items()}
     return value
@@ -92,7 +93,67 @@ def _decode_field(name: str, annotation: object, value: Any) -> Any:
     return value
 
 
-def event_from_json(data: dict[str, Any]) -> Any:
+# Per event type, what decoding needs, worked out once rather than per event: each field's name and
+# how to decode it, the exact key set of a payload with every field, and the newest version.
+_FULL_KEYS: dict[str, tuple[type, frozenset[str], int, tuple[tuple[str, Any], ...]]] = {}
+_ACTION_KINDS = {kind.value: kind for kind in ActionKind}  # a dict look-up: a tenth of ActionKind(value)
+
+
+# The last table config decoded, with a copy of its JSON: every hand of a table carries the same
+# config, and a TableConfig is frozen, so one built from the same JSON can stand for another.
+_last_config: tuple[dict[str, Any], TableConfig] | None = None
+
+
+def _config_from_json(value: Any) -> TableConfig:
+    global _last_config
+    last = _last_config
+    if last is not None and type(value) is dict and value == last[0] and all(
+            type(item) is type(last[0][key]) for key, item in value.items()):  # 1 == True, 1 == 1.0
+        return last[1]
+    config = config_from_json(value)
+    _last_config = (copy.deepcopy(value), config)
+    return config
+
+
+def _field_decoder(name: str, annotation: object) -> Any:
+    if name == "config":
+        return _config_from_json
+    if name == "action":
+        return _ACTION_KINDS.__getitem__  # a KeyError for an unknown one: the checked path names it
+    if name in _OPAQUE_FIELDS:
+        return None
+    if _is_tuple(annotation):
+        return _frozen
+    return None
+
+
+def _plan(cls: type) -> None:
+    _FULL_KEYS[cls.__name__] = (
+        cls, frozenset({"type", "v"} | {f.name for f in _FIELDS[cls]}), EVENT_VERSIONS[cls],
+        tuple((f.name, _field_decoder(f.name, f.type)) for f in _FIELDS[cls]))
+
+
+def event_from_json(data: Any) -> Any:
+    """The event ``data`` holds (see the module's docstring)."""
+    # The replay path: a payload with every field of its type, as this code writes them, is built
+    # straight from its values. Anything else, and anything that fails on the way, takes the
+    # checked path, which decodes the same way and names what is wrong.
+    if type(data) is dict:
+        name = data.get("type")
+        entry = _FULL_KEYS.get(name) if type(name) is str else None
+        if entry is not None:
+            cls, keys, newest, decoders = entry
+            version = data.get("v")
+            if type(version) is int and version <= newest and data.keys() == keys:
+                try:
+                    return cls(*[data[field] if decode is None else decode(data[field])
+                                 for field, decode in decoders])
+                except (ValueError, TypeError, KeyError, InvalidConfig):
+                    pass
+    return _event_from_json_checked(data)
+
+
+def _event_from_json_checked(data: Any) -> Any:
     if not isinstance(data, dict):
         raise EventDecodeError(f"an event is a JSON object, got {type(data).__name__}")
     name = data.get("type")
@@ -125,6 +186,10 @@ def event_from_json(data: dict[str, Any]) -> Any:
         raise EventDecodeError(f"{name}: {exc}") from None
 
 
+for _cls in EVENT_TYPES.values():
+    _plan(_cls)
+
+
 # --- snapshots --------------------------------------------------------------------------------
 
 def state_to_json(state: TableState) -> dict[str, Any]:
@@ -147,7 +212,7 @@ def state_to_json(state: TableState) -> dict[str, Any]:
     }
 
 
-def state_from_json(data: dict[str, Any]) -> TableState:
+def state_from_json(data: Any) -> TableState:
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT_VERSION:
         raise StateDecodeError(f"snapshot format {data.get('format') if isinstance(data, dict) else None!r}"
                                f" is not {STATE_FORMAT_VERSION}")

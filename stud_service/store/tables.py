@@ -29,7 +29,7 @@ from stud_service.engine import (
     state_to_json,
 )
 from stud_service.store.errors import CorruptStream
-from stud_service.store.eventlog import READ_PAGE, EventStore
+from stud_service.store.eventlog import EventStore
 from stud_service.store.models import AppendResult
 
 _log = logging.getLogger(__name__)
@@ -57,21 +57,23 @@ def decode_event(stream_id: str, version: int, payload: dict[str, Any]) -> Any:
 async def fold_stream(
     store: EventStore, stream_id: str, state: TableState | None, after_version: int
 ) -> tuple[TableState, int]:
-    """Apply the events after ``after_version`` to ``state`` (None: the initial state), a page at a time."""
+    """Apply the events after ``after_version`` to ``state`` (None: the initial state), a slice at a time."""
     current = initial_state() if state is None else state
     version = after_version
-    page: list[Any] = []
-    async for event_version, payload in store.iter_payloads(stream_id, after_version):
-        if event_version != version + len(page) + 1:
-            raise CorruptStream(stream_id, version + len(page) + 1, "event missing from the log")
-        page.append(decode_event(stream_id, event_version, payload))
-        if len(page) == READ_PAGE:
-            current = _apply(stream_id, current, page, version)
-            version += len(page)
-            page = []
-    if page:
-        current = _apply(stream_id, current, page, version)
-        version += len(page)
+    async for versions, payloads in store.iter_payload_slices(stream_id, after_version):
+        # Versions only increase: the slice has no gap when its ends are where its length says.
+        if versions[0] != version + 1 or versions[-1] != version + len(versions):
+            missing = next(expected for expected, found in enumerate(versions, version + 1)
+                           if found != expected)
+            raise CorruptStream(stream_id, missing, "event missing from the log")
+        try:
+            events = [event_from_json(payload) for payload in payloads]
+        except EventDecodeError:
+            for event_version, payload in zip(versions, payloads, strict=True):  # name the first one
+                decode_event(stream_id, event_version, payload)
+            raise
+        current = _apply(stream_id, current, events, version)
+        version += len(versions)
     return current, version
 
 
