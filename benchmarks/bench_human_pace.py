@@ -46,6 +46,8 @@ from bench_service import (  # noqa: E402
     cpu_seconds,
     fund,
     percentile,
+    start_load_generators,
+    stop_playing,
     table_spec,
 )
 
@@ -139,12 +141,7 @@ async def _drive(
     cpu = time.process_time() - cpu_before
     actions = sum(bot.stats.actions for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
-    stop.set()
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    for channel in channels:
-        await channel.close()
+    await stop_playing(stop, tasks, channels)
     return actions, latencies, cpu, window.delays
 
 
@@ -181,27 +178,17 @@ def main() -> int:
         table_ids = asyncio.run(create_tables(server.port, args.tables))
         context = multiprocessing.get_context("spawn")
         go, results = context.Event(), context.Queue()
-        workers = []
-        for worker in range(args.load_processes):
-            ready = context.Event()
-            process = context.Process(target=_load_generator, args=(
-                f"127.0.0.1:{server.port}", table_ids[worker :: args.load_processes], worker * 100_000,
-                tuple(args.think), args.warm_up, args.seconds, ready, go, results,
-            ))
-            process.start()
-            workers.append((process, ready))
-        for process, ready in workers:
-            while not ready.wait(0.5):
-                if not process.is_alive():
-                    raise RuntimeError("a load generator failed while seating its bots")
+        jobs = [(f"127.0.0.1:{server.port}", table_ids[worker :: args.load_processes], worker * 100_000,
+                 tuple(args.think), args.warm_up, args.seconds) for worker in range(args.load_processes)]
+        processes = start_load_generators(_load_generator, jobs, go, results)
         seated = time.perf_counter() - started
         go.set()
         time.sleep(args.warm_up)
         cpu_before = cpu_seconds(server.process.pid)
         time.sleep(args.seconds)
         server_cpu = cpu_seconds(server.process.pid) - cpu_before
-        outcomes = _outcomes(results, [process for process, _ready in workers], 120 + args.seconds)
-        for process, _ready in workers:
+        outcomes = _outcomes(results, processes, 120 + args.seconds)
+        for process in processes:
             process.join(timeout=30)
     finally:
         server.stop()
