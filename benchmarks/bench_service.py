@@ -353,13 +353,18 @@ async def _drive(
     actions = sum(bot.stats.actions for bot in bots)
     messages = sum(bot.stats.messages for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
+    await stop_playing(stop, tasks, channels)
+    return actions, latencies, cpu, messages, elapsed
+
+
+async def stop_playing(stop: asyncio.Event, tasks: list[asyncio.Future[Any]], channels: list[Any]) -> None:
+    """End the bots' tasks (``stop``, then cancel what is still waiting) and close their channels."""
     stop.set()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     for channel in channels:
         await channel.close()
-    return actions, latencies, cpu, messages, elapsed
 
 
 @dataclass
@@ -407,31 +412,21 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
     context = multiprocessing.get_context("spawn")
     go = context.Event()
     results = context.Queue()
-    workers = []
-    for worker in range(min(LOAD_PROCESSES, tables)):
-        ready = context.Event()
-        process = context.Process(
-            target=_load_generator,
-            args=(transport, table_ids[worker::LOAD_PROCESSES], worker * 100_000, budget, ready, go, results),
-        )
-        process.start()
-        workers.append((process, ready))
-    for process, ready in workers:
-        while not ready.wait(0.5):
-            if not process.is_alive():
-                raise RuntimeError("a load generator failed while seating its bots")
+    jobs = [(transport, table_ids[worker::LOAD_PROCESSES], worker * 100_000, budget)
+            for worker in range(min(LOAD_PROCESSES, tables))]
+    processes = start_load_generators(_load_generator, jobs, go, results)
     go.set()
     if hands:
         cpu_before = cpu_seconds(server_pid)
-        outcomes = _outcomes(results, [process for process, _ready in workers], 600)
+        outcomes = _outcomes(results, processes, 600)
         server_cpu = cpu_seconds(server_pid) - cpu_before
     else:
         time.sleep(1.0)  # the generators' warm-up
         cpu_before = cpu_seconds(server_pid)
         time.sleep(seconds)
         server_cpu = cpu_seconds(server_pid) - cpu_before
-        outcomes = _outcomes(results, [process for process, _ready in workers], 120)
-    for process, _ready in workers:
+        outcomes = _outcomes(results, processes, 120)
+    for process in processes:
         process.join(timeout=30)
     return LoadResult(
         seconds=max(outcome[4] for outcome in outcomes),
@@ -441,6 +436,24 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
         load_cpu=sum(outcome[2] for outcome in outcomes),
         messages=sum(outcome[3] for outcome in outcomes),
     )
+
+
+def start_load_generators(target: Callable[..., None], jobs: list[tuple[Any, ...]], go: Any, results: Any
+                          ) -> list[Any]:
+    """One spawned process per job, running ``target(*job, ready, go, results)``; returned once every one has
+    set its ``ready`` (its bots seated), RuntimeError as soon as one dies before."""
+    context = multiprocessing.get_context("spawn")
+    workers = []
+    for job in jobs:
+        ready = context.Event()
+        process = context.Process(target=target, args=(*job, ready, go, results))
+        process.start()
+        workers.append((process, ready))
+    for process, ready in workers:
+        while not ready.wait(0.5):
+            if not process.is_alive():
+                raise RuntimeError("a load generator failed while seating its bots")
+    return [process for process, _ready in workers]
 
 
 def _outcomes(results: Any, processes: list[Any], timeout: float) -> list[Any]:

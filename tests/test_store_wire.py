@@ -4,6 +4,7 @@ per connection, errors raised with their SQLSTATE class, the connection left as 
 from __future__ import annotations
 
 import asyncio
+import time
 
 import psycopg
 import pytest
@@ -142,3 +143,44 @@ def test_psycopg_placeholders_are_refused() -> None:
     for sql in ("SELECT %s", "SELECT %(n)s"):
         with pytest.raises(ValueError, match="placeholders"):
             PreparedStatement("test_wire_bad", sql)
+
+
+async def test_a_run_stops_spinning_while_the_event_loop_has_other_work(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A busy loop polls the socket between its callbacks anyway: spinning would only take CPU from them.
+    steps: list[str] = []
+    spin_step, wait_until_ready = _wire._yield_cpu, _wire._ready
+    this_task = asyncio.current_task()
+
+    def spin() -> None:
+        if asyncio.current_task() is this_task:
+            steps.append("spin")
+        spin_step()
+
+    async def ready(loop: asyncio.AbstractEventLoop, fd: int, add, remove) -> None:
+        if add == loop.add_reader and asyncio.current_task() is this_task:
+            steps.append("sleep")
+        await wait_until_ready(loop, fd, add, remove)
+
+    async def busy(stop: asyncio.Event) -> None:
+        while not stop.is_set():  # 1 ms of work at a time, as a loaded server's callbacks take
+            until = time.perf_counter() + 0.001
+            while time.perf_counter() < until:
+                pass
+            await asyncio.sleep(0)
+
+    monkeypatch.setattr(_wire, "_yield_cpu", spin)
+    monkeypatch.setattr(_wire, "_ready", ready)
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
+        await SLEEP.run(conn, ("0",))  # prepared
+        stop = asyncio.Event()
+        busy_task = asyncio.ensure_future(busy(stop))
+        try:
+            steps.clear()
+            await SLEEP.run(conn, ("0.2",), spin=5.0)  # a budget longer than the statement
+            # The first turn of the loop ran the busy task's millisecond: the run never spins, it sleeps.
+            assert steps and set(steps) == {"sleep"}
+        finally:
+            stop.set()
+            await busy_task

@@ -70,6 +70,8 @@ class Bot:
     sit_in_when_out: bool = True
     # Seconds to wait before each action: 0 for tests and benchmarks; a person watching needs a pause.
     think_seconds: float = 0.0
+    # Or a think time drawn anew before each action, uniformly between these seconds (a person's pace).
+    think_range: tuple[float, float] | None = None
     stats: BotStats = field(default_factory=BotStats)
 
     async def sit(self, buy_in: int) -> None:
@@ -100,7 +102,9 @@ class Bot:
             stream.cancel()
 
     async def _act(self, view: table_pb2.TableView, rng: random.Random) -> None:
-        if self.think_seconds:
+        if self.think_range is not None:
+            await asyncio.sleep(rng.uniform(*self.think_range))
+        elif self.think_seconds:
             await asyncio.sleep(self.think_seconds)
         choice = self.strategy(view, rng)
         started = time.perf_counter()

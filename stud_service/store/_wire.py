@@ -18,7 +18,10 @@ microseconds on each side (measured here: a one-row round trip takes 90 µs slee
 spinning); a serial group-commit cycle pays that on every batch. Each spin step is one turn of the
 event loop, so the loop's other tasks and I/O carry on, and a ``sched_yield``, so any other runnable
 process (PostgreSQL itself, on a shared host) gets the CPU first. Past ``spin`` the run sleeps on the
-socket as usual.
+socket as usual. So does a run whose spin step found the loop with other work (the step took longer
+than ``BUSY_STEP``): a busy loop polls the socket between its callbacks anyway, so its CPU never
+halts, and spinning there, or handing the CPU to other processes with ``sched_yield``, only delays
+the work waiting in the loop.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from stud_service.store import spans
 
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 _yield_cpu = getattr(os, "sched_yield", lambda: None)  # POSIX; elsewhere a spin step only yields the loop
+# A spin step (one turn of the event loop) taking longer than this ran other work: the loop is busy.
+BUSY_STEP = 50e-6
 
 
 class PreparedStatement:
@@ -100,8 +105,12 @@ async def _result(pgconn: pq.abc.PGconn, spin: float = 0.0) -> None:
         pgconn.consume_input()
         while pgconn.is_busy():  # getting the next result would block: wait for more input
             if spin_until and time.perf_counter() < spin_until:
-                _yield_cpu()
+                step = time.perf_counter()
                 await asyncio.sleep(0)
+                if time.perf_counter() - step > BUSY_STEP:
+                    spin_until = 0.0  # the loop has other work: wait on the socket from now on
+                else:
+                    _yield_cpu()
             else:
                 await _ready(loop, fd, loop.add_reader, loop.remove_reader)
             pgconn.consume_input()

@@ -1,0 +1,224 @@
+"""The service at a human pace: many tables, each player thinking 1–3 s before each action, one replica.
+
+``stud-service serve`` runs as its own process on a PostgreSQL (as in ``bench_service.py``); ``--tables``
+tables (default 1,000), three bots each, play through the public gRPC API, each bot waiting a random think
+time (uniform, ``--think`` seconds) before every action, as a person would. The bots run in
+``--load-processes`` processes of their own; each process's CPU is reported beside the server's, so a
+bottleneck in the bots shows (a load process near a whole core is one: run more of them).
+
+Reported over the measured window (after the first hands are dealt): actions per second, the server's
+CPU (share of one core, and per action), the client-observed ``Act`` round trip (p50, p99), and the delay
+from an append to the watchers' message: for each watch message, the time the watcher reads it minus the
+record time of its last event (the server's clock right after the commit; all processes share this
+machine's clock), p50 and p99. Goal: p99 ``Act`` < 25 ms.
+
+Run: ``.venv/bin/python benchmarks/bench_human_pace.py [--tables 1000] [--seconds 30] [--load-processes 4]``
+With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
+otherwise an embedded PostgreSQL (``pgserver``) is started in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
+import grpc  # noqa: E402
+from bench_service import (  # noqa: E402
+    BOTS_PER_TABLE,
+    BUY_IN,
+    SECRET,
+    Database,
+    Server,
+    _outcomes,
+    cpu_seconds,
+    fund,
+    percentile,
+    start_load_generators,
+    stop_playing,
+    table_spec,
+)
+
+from stud_service.auth import Role, mint_token  # noqa: E402
+from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
+from stud_service.bots.client import events_of  # noqa: E402
+from stud_service.server.proto_gen import table_service_pb2  # noqa: E402
+
+CHANNELS_PER_PROCESS = 4  # HTTP/2 connections a load process spreads its bots' calls over
+SEATING = 32  # bots of one load process sitting down at a time
+
+
+@dataclass
+class Window:
+    """Whether the measured window is open, and the watch delays (seconds) seen in it."""
+
+    open: bool = False
+    delays: list[float] = field(default_factory=list)
+
+
+class _TimedStream:
+    """A watch call whose messages are timed against their last event's record time (window open)."""
+
+    def __init__(self, call: Any, window: Window) -> None:
+        self._call = call
+        self._window = window
+
+    def __aiter__(self) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        return self._read()
+
+    async def _read(self) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        async for message in self._call:
+            events = events_of(message)
+            if events and self._window.open:
+                recorded = events[-1].record_time
+                self._window.delays.append(time.time() - (recorded.seconds + recorded.nanos / 1e9))
+            yield message
+
+    def cancel(self) -> None:
+        self._call.cancel()
+
+
+class TimedClient(StudClient):
+    """A bot's client whose watch streams time each message (see :class:`_TimedStream`)."""
+
+    def __init__(self, channel: grpc.aio.Channel, token: str, window: Window) -> None:
+        super().__init__(channel, token)
+        self._window = window
+
+    def watch(self, *args: Any, **kwargs: Any) -> Any:
+        return _TimedStream(super().watch(*args, **kwargs), self._window)
+
+
+def _load_generator(address: str, table_ids: list[str], seed: int, think: tuple[float, float],
+                    warm_up: float, seconds: float, ready: Any, go: Any, results: Any) -> None:
+    os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
+    results.put(asyncio.run(_drive(address, table_ids, seed, think, warm_up, seconds, ready, go)))
+
+
+async def _drive(
+    address: str, table_ids: list[str], seed: int, think: tuple[float, float], warm_up: float, seconds: float,
+    ready: Any, go: Any,
+) -> tuple[int, list[float], float, list[float]]:
+    channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS_PER_PROCESS)]
+    window = Window()
+    bots = [
+        Bot(TimedClient(channels[(index * BOTS_PER_TABLE + seat) % len(channels)],
+                        mint_token(SECRET, f"bot-{seat}"), window),
+            table_id, seat, strategy=random_strategy, seed=seed + index * 10 + seat, think_range=think)
+        for index, table_id in enumerate(table_ids)
+        for seat in range(1, BOTS_PER_TABLE + 1)
+    ]
+    seating = asyncio.Semaphore(SEATING)
+
+    async def sit(bot: Bot) -> None:
+        async with seating:
+            await bot.sit(BUY_IN)
+
+    await asyncio.gather(*(sit(bot) for bot in bots))
+    ready.set()
+    await asyncio.get_running_loop().run_in_executor(None, go.wait)
+    stop = asyncio.Event()
+    tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in bots]
+    await asyncio.sleep(warm_up)  # streams open, first hands dealt, first think times spent
+    for bot in bots:
+        bot.stats.actions, bot.stats.latencies = 0, []
+    window.open = True
+    cpu_before = time.process_time()
+    await asyncio.sleep(seconds)
+    window.open = False
+    cpu = time.process_time() - cpu_before
+    actions = sum(bot.stats.actions for bot in bots)
+    latencies = [latency for bot in bots for latency in bot.stats.latencies]
+    await stop_playing(stop, tasks, channels)
+    return actions, latencies, cpu, window.delays
+
+
+async def create_tables(port: int, count: int) -> list[str]:
+    table_ids = [f"human-{uuid.uuid4().hex[:6]}-{index}" for index in range(count)]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
+        await fund(operator, [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)], BUY_IN * count)
+        creating = asyncio.Semaphore(16)
+
+        async def create(table_id: str) -> None:
+            async with creating:
+                await operator.create_table(table_id, table_spec())
+
+        await asyncio.gather(*(create(table_id) for table_id in table_ids))
+    return table_ids
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--warm-up", type=float, default=8.0, help="seconds of play before the window")
+    parser.add_argument("--think", type=float, nargs=2, default=[1.0, 3.0], metavar=("MIN", "MAX"))
+    parser.add_argument("--load-processes", type=int, default=4)
+    args = parser.parse_args()
+
+    database = Database()
+    url = database.start()
+    server = Server.service(url)
+    try:
+        asyncio.run(server.wait_ready())
+        started = time.perf_counter()
+        table_ids = asyncio.run(create_tables(server.port, args.tables))
+        context = multiprocessing.get_context("spawn")
+        go, results = context.Event(), context.Queue()
+        jobs = [(f"127.0.0.1:{server.port}", table_ids[worker :: args.load_processes], worker * 100_000,
+                 tuple(args.think), args.warm_up, args.seconds) for worker in range(args.load_processes)]
+        processes = start_load_generators(_load_generator, jobs, go, results)
+        seated = time.perf_counter() - started
+        go.set()
+        time.sleep(args.warm_up)
+        cpu_before = cpu_seconds(server.process.pid)
+        time.sleep(args.seconds)
+        server_cpu = cpu_seconds(server.process.pid) - cpu_before
+        outcomes = _outcomes(results, processes, 120 + args.seconds)
+        for process in processes:
+            process.join(timeout=30)
+    finally:
+        server.stop()
+        database.stop()
+
+    actions = sum(outcome[0] for outcome in outcomes)
+    latencies = [latency for outcome in outcomes for latency in outcome[1]]
+    delays = [delay for outcome in outcomes for delay in outcome[3]]
+    load_cpu = [outcome[2] / args.seconds * 100 for outcome in outcomes]
+    act = [percentile(latencies, fraction) * 1000 for fraction in (0.5, 0.99)]
+    watch = [percentile(delays, fraction) * 1000 for fraction in (0.5, 0.99)]
+    print(
+        f"human pace: {args.tables} tables, {BOTS_PER_TABLE} bots each thinking"
+        f" {args.think[0]:g}-{args.think[1]:g} s before each action, one replica,"
+        f" {args.load_processes} load processes, {os.cpu_count()} CPUs,"
+        f" {args.seconds:g} s measured after {args.warm_up:g} s of play (set up in {seated:.0f} s)"
+    )
+    print(
+        f"  {actions / args.seconds:.0f} actions/s; server CPU {server_cpu / args.seconds * 100:.0f}%"
+        f" of a core,"
+        f" {server_cpu / max(actions, 1) * 1000:.2f} ms per action; load processes"
+        f" {', '.join(f'{share:.0f}%' for share in load_cpu)} of a core each"
+    )
+    print(
+        f"  Act p50 {act[0]:.1f} ms, p99 {act[1]:.1f} ms ({len(latencies)} timed);"
+        f" append to watcher p50 {watch[0]:.1f} ms, p99 {watch[1]:.1f} ms ({len(delays)} messages)"
+    )
+    print(f"  goal: p99 Act < 25 ms: {'met' if act[1] < 25 else 'not met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
