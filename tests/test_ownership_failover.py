@@ -204,3 +204,91 @@ async def test_a_paused_owner_wakes_up_fenced_and_writes_nothing(
         await check_hands_and_chips(cluster.store, cluster.table)
         errors = [line for line in cluster.servers[A].log_text().splitlines() if '"ERROR"' in line]
         assert not errors, errors[:3]
+
+
+async def owners(pool: AsyncConnectionPool) -> dict[str, str]:
+    """Stream id -> owner of every unexpired lease."""
+    async with pool.connection() as conn:
+        cur = await conn.execute("SELECT stream_id, owner FROM table_leases WHERE expires_at > now()")
+        return {str(stream): str(owner) for stream, owner in await cur.fetchall()}
+
+
+async def test_tables_rebalance_between_hands_when_a_replica_joins_and_leaves(
+    spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
+) -> None:
+    lease_flag = ("--lease-seconds", str(LEASE_SECONDS))
+    first = await spawn_server(database, *lease_flag)
+    pool = await open_pool(database, max_size=4)
+    store = sealed_store(pool)
+    channel = grpc.aio.insecure_channel(first.address)
+    replicas = [Replica("A", channel, lambda: first.process.poll() is None)]
+    tables = [LoggedTable(f"t-{n}") for n in range(4)]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        for n, table in enumerate(tables):
+            await operator.create_table(table.table_id, table_spec(action_clock=ACTION_CLOCK))
+            for seat in (1, 2):  # every player plays through A: B gets tables, not clients
+                token = mint_token(TOKEN_SECRET, f"{table.table_id}-p{seat}")
+                await StudClient(channel, token).sit_down(table.table_id, seat, BUY_IN)
+                driver = SeatDriver(table.table_id, seat, token, replicas, 0, seed=10 * n + seat)
+                tasks.append(asyncio.create_task(driver.drive()))
+        a = replica_id(first)
+        assert set((await owners(pool)).values()) == {a}  # alone: every table
+
+        second = await spawn_server(database, *lease_flag)
+        b = replica_id(second)
+
+        async def split_evenly() -> bool:
+            held = list((await owners(pool)).values())
+            return len(held) == 4 and held.count(a) == 2 and held.count(b) == 2
+
+        await wait_until(split_evenly, "the replica that joined took half the tables")
+        for table in tables:
+            await table.refresh(store)
+        joined_at = {table.table_id: table.version for table in tables}
+        moved = [s for s, owner in (await owners(pool)).items() if owner == b]
+
+        async def dealt_by_both() -> bool:
+            for table in tables:
+                await table.refresh(store)
+            return all(len(t.after(joined_at[t.table_id], "HandStarted")) >= 2 for t in tables)
+
+        await wait_until(dealt_by_both, "every table dealt two hands since, half of them by B")
+
+        second.process.send_signal(signal.SIGTERM)  # a graceful stop releases B's leases at once
+        await asyncio.to_thread(second.process.wait, 30)
+        async with pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM table_leases WHERE owner = %s AND expires_at > now()", (b,)
+            )
+            assert (await cur.fetchone()) == (0,)
+            cur = await conn.execute("SELECT count(*) FROM replicas WHERE replica_id = %s", (b,))
+            assert (await cur.fetchone()) == (0,)
+
+        async def all_back_on_a() -> bool:
+            held = await owners(pool)
+            return len(held) == 4 and set(held.values()) == {a}
+
+        await wait_until(all_back_on_a, "A took back the tables of the replica that left")
+        left_at = {table.table_id: table.version for table in tables}
+
+        async def dealt_again() -> bool:
+            for table in tables:
+                await table.refresh(store)
+            return all(t.after(left_at[t.table_id], "HandStarted") for t in tables)
+
+        await wait_until(dealt_again, "every table dealt on after B left")
+        assert len(moved) == 2
+        for table in tables:
+            # Each hand ran under one owner: no hand was cut short by a change of owner.
+            await check_hands_and_chips(store, table)
+            started = [p["hand"] for p in table.payloads if p["type"] == "HandStarted"]
+            assert table.hands_ended() == started[: len(table.hands_ended())]
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await channel.close()
+        await store.close()
+        await pool.close()
