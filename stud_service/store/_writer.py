@@ -215,16 +215,11 @@ class AppendWriter:
             held: deque[_Command] = deque()
             for command in self._queue:
                 streams = command.streams
-                if command.parts[0].fence is not None or (batch and batch[0].parts[0].fence is not None):
-                    # A fenced command (an owner's own: rare) takes the checked path in a batch of its own.
-                    if batch or any(s in busy or s in seen for s in streams):
-                        held.append(command)
-                    else:
-                        batch.append(command)
-                        taken.update(streams)
-                    seen.update(streams)
-                    continue
-                if len(streams) == 1:
+                # A fenced command (an owner's own: rare) takes the checked path in a batch of its own.
+                fenced = command.parts[0].fence is not None or (
+                    bool(batch) and batch[0].parts[0].fence is not None
+                )
+                if len(streams) == 1 and not fenced:
                     (stream_id,) = streams
                     if stream_id in busy or stream_id in seen or len(batch) >= self.max_batch:
                         held.append(command)
@@ -235,7 +230,8 @@ class AppendWriter:
                     continue
                 # A held command holds back later commands on any of its streams too, so that
                 # each stream's commands stay in the order they were made.
-                if len(batch) >= self.max_batch or any(s in busy or s in seen for s in streams):
+                full = len(batch) >= self.max_batch or (fenced and bool(batch))
+                if full or any(s in busy or s in seen for s in streams):
                     held.append(command)
                 else:
                     batch.append(command)
