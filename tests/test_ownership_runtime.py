@@ -84,3 +84,29 @@ async def test_a_stale_owner_fires_no_clock_and_stops(service: ServiceUnderTest)
     assert keeper.epoch(live.stream_id) is None  # the table's work stopped here
     assert live.clock.timer is None and (live.clock.task is None or live.clock.task.done())
     assert await lease_of(service, table_id) == (OTHER, 2)
+
+
+async def test_a_table_owned_elsewhere_is_followed_only_while_used_here(
+    make_database: Callable[..., Awaitable[str]],
+) -> None:
+    url = await make_database(migrated=True)
+    settings = RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE, unload_unused_after=0.5)
+    async with service_under_test(url, settings) as service:
+        service.runtime.keep_ownership(Leases(service.store.pool, "me", lease_seconds=30))
+        operator = service.client("house", Role.OPERATOR)
+        mine, theirs = f"t-{uuid.uuid4().hex[:12]}", f"t-{uuid.uuid4().hex[:12]}"
+        await lease_to_other(service, theirs)
+        await operator.create_table(theirs, table_spec())
+        await operator.create_table(mine, table_spec())  # taken here on the spot: nobody else is live
+        assert await lease_of(service, mine) == ("me", 1)
+        watch = service.client("carol").watch(theirs)
+        await asyncio.wait_for(watch.read(), 10)  # watched: loaded and followed for its watcher
+        await asyncio.sleep(1.0)
+        assert {mine, theirs} <= set(service.runtime._tables)
+        watch.cancel()
+        followed = service.runtime._tables[theirs].follower
+        await asyncio.sleep(1.5)  # no watcher, no call for longer than unload_unused_after
+        assert theirs not in service.runtime._tables and followed is not None and followed.done()
+        assert mine in service.runtime._tables  # its owner keeps it, used or not
+        await service.client("alice").sit_down(theirs, 1, 5_000)  # used again: loaded again, written here
+        assert service.runtime._tables[theirs].state.seats[1].player_id == "alice"

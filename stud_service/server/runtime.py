@@ -239,6 +239,7 @@ class LiveTable:
     seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
+    used_at: float = 0.0  # time.monotonic() of the last lookup by a call: a table not owned here is unloaded
 
     @property
     def stream_id(self) -> str:
@@ -284,6 +285,9 @@ class RuntimeSettings:
     auto_deal: bool = True
     # How often the rake tables took is swept into the house's accounts (docs/money.md); 0: never (tests).
     rake_sweep_interval: float = 30.0
+    # With ownership: how long a table this replica does not own stays loaded (and followed) after its
+    # clients' last call, once nobody here watches it.
+    unload_unused_after: float = 60.0
 
 
 class TableRuntime:
@@ -313,7 +317,29 @@ class TableRuntime:
         keeper = OwnershipKeeper(leases, events)
         self._ownership = keeper
         self._keeping = self._spawn(keeper.run())
+        self._spawn(self._unload_unused_forever())
         return keeper
+
+    async def _unload_unused_forever(self) -> None:
+        after = self.settings.unload_unused_after
+        while True:
+            await asyncio.sleep(max(after / 4, 0.05))
+            self.unload_unused(time.monotonic() - after)
+
+    def unload_unused(self, used_before: float) -> int:
+        """Stop following the tables not owned here that nobody here watches or has used since ``used_before``
+        (a monotonic time); how many. A later call loads them again from the log."""
+        unloaded = 0
+        for live in list(self._tables.values()):
+            if self.owns(live) or live.watchers or live.write_lock.locked() or live.used_at >= used_before:
+                continue
+            del self._tables[live.table_id]
+            if live.follower is not None:
+                live.follower.cancel()
+            if self.metrics is not None:
+                self.metrics.table_closed()
+            unloaded += 1
+        return unloaded
 
     def owns(self, live: LiveTable) -> bool:
         return self._ownership is None or self._ownership.epoch(live.stream_id) is not None
@@ -364,6 +390,7 @@ class TableRuntime:
         """The live table, loaded from the log on first use; NoTable if it was never created."""
         live = self._tables.get(table_id)
         if live is not None:
+            live.used_at = time.monotonic()
             return live
         # The first lookups of a name queue on one lock, so one of them loads the table. The entry goes
         # with its last caller: names are the caller's to choose, and nothing may stay behind for a
@@ -387,6 +414,7 @@ class TableRuntime:
         if live.version == 0:
             raise NoTable(f"no table {table_id!r}")
         self._tables[table_id] = live
+        live.used_at = time.monotonic()
         live.follower = self._spawn(self._follow(live))
         if self.metrics is not None:
             self.metrics.table_opened()
