@@ -169,3 +169,14 @@ async def test_fenced_and_plain_appends_queued_together_keep_their_own_outcomes(
     assert isinstance(results[0], LeaseLost)
     assert [r.version for r in results[1:]] == [2, 2]  # type: ignore[union-attr]
     assert [await store.head(s) for s in streams] == [1, 2, 2]
+
+
+async def test_a_replica_takes_the_tables_its_clients_use_first(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    streams = await make_tables(store, 4)
+    a, b = Leases(pool, "a"), Leases(pool, "b")
+    await a.renew([])
+    await b.renew([])
+    assert set(await a.take(wanted=[streams[3], streams[1]])) == {streams[3], streams[1]}  # its share: 2
+    assert set(await b.take(wanted=[streams[3]])) == {streams[0], streams[2]}  # wanted, but a has it

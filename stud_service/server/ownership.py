@@ -58,7 +58,8 @@ WITH live AS (
 ), free AS (
     SELECT s.stream_id FROM streams s LEFT JOIN table_leases l ON l.stream_id = s.stream_id
      WHERE s.stream_id LIKE %(pattern)s AND (l.stream_id IS NULL OR l.expires_at <= now())
-     ORDER BY md5(s.stream_id || %(me)s)  -- replicas taking at once mostly want different tables
+     -- Tables this replica's clients use first; then replicas taking at once mostly want different ones.
+     ORDER BY s.stream_id = ANY(%(wanted)s::text[]) DESC, md5(s.stream_id || %(me)s)
      LIMIT greatest(0, (SELECT ceil(tables.n::numeric / live.n) FROM tables, live) - (SELECT n FROM mine))
 )
 INSERT INTO table_leases (stream_id, owner, epoch, expires_at)
@@ -117,9 +118,10 @@ class Leases:
         """Heartbeat and renew the leases of ``owned`` this replica still holds: stream id -> epoch."""
         return dict(await self._rows(_RENEW_SQL, owned=list(owned)))
 
-    async def take(self) -> dict[str, int]:
-        """Take unowned or expired leases up to the fair share: the ones taken, stream id -> new epoch."""
-        return dict(await self._rows(_TAKE_SQL))
+    async def take(self, wanted: Iterable[str] = ()) -> dict[str, int]:
+        """Take unowned or expired leases up to the fair share, those of ``wanted`` first (tables this
+        replica's clients use: their owner then follows nothing for them): stream id -> new epoch."""
+        return dict(await self._rows(_TAKE_SQL, wanted=list(wanted)))
 
     async def share(self) -> tuple[int, int]:
         """The tables in the log and the live replicas (this one included)."""
@@ -143,12 +145,14 @@ class Leases:
 
 @dataclass(frozen=True)
 class OwnershipEvents:
-    """What the keeper tells the tables: a lease gained (stream, epoch), a lease lost, and which owned tables
-    may be handed over now (between hands)."""
+    """What the keeper tells the tables and asks them: a lease gained (stream, epoch), a lease lost, which
+    owned tables may be handed over now (between hands; those this replica's clients use last), and which
+    tables this replica's clients use (taken first)."""
 
     gained: Callable[[str, int], object]
     lost: Callable[[str], None]
     idle: Callable[[list[str]], list[str]]
+    wanted: Callable[[], list[str]] = list
 
 
 class OwnershipKeeper:
@@ -191,7 +195,7 @@ class OwnershipKeeper:
             await self._take()
 
     async def _take(self) -> int:
-        taken = await self.leases.take()
+        taken = await self.leases.take(self.events.wanted())
         for stream_id, epoch in sorted(taken.items()):
             self.owned[stream_id] = epoch
             result = self.events.gained(stream_id, epoch)

@@ -313,7 +313,7 @@ class TableRuntime:
     def keep_ownership(self, leases: Leases) -> OwnershipKeeper:
         """From now on own only the tables whose leases this replica holds: take and renew them in rounds,
         load what it takes, arm clocks and dealers for those only."""
-        events = OwnershipEvents(self._lease_gained, self._lease_lost, self._between_hands)
+        events = OwnershipEvents(self._lease_gained, self._lease_lost, self._between_hands, self._used_here)
         keeper = OwnershipKeeper(leases, events)
         self._ownership = keeper
         self._keeping = self._spawn(keeper.run())
@@ -378,13 +378,18 @@ class TableRuntime:
         _log.info("lease given up or lost", extra={"table": live.table_id})
 
     def _between_hands(self, streams: list[str]) -> list[str]:
-        """Of these owned tables, those that may change owner now: no hand running, no write under way."""
+        """Of these owned tables, those that may change owner now: no hand running, no write under way;
+        those nobody here watches first."""
         idle = []
         for stream_id in streams:
             live = self._tables.get(stream_id[len(STREAM_PREFIX) :])
             if live is None or (live.state.hand is None and not live.write_lock.locked()):
-                idle.append(stream_id)
-        return idle
+                idle.append((live is not None and bool(live.watchers), stream_id))
+        return [stream_id for _watched, stream_id in sorted(idle)]
+
+    def _used_here(self) -> list[str]:
+        """The tables this replica's clients watch and does not own: the leases it takes first."""
+        return [live.stream_id for live in self._tables.values() if live.watchers and not self.owns(live)]
 
     async def table(self, table_id: str) -> LiveTable:
         """The live table, loaded from the log on first use; NoTable if it was never created."""
