@@ -6,7 +6,8 @@ clock* (no two replicas' clocks are compared), and every change of owner raises 
 fences the owner's own appends (:class:`stud_service.store.Fence`): a replica that was paused past its
 leases' expiry and wakes up has its deals and timeouts refused by the database, and drops the tables.
 
-Each round (every ``lease_seconds / 3``) costs a replica three statements, whatever it owns:
+Each round (every ``lease_seconds / 3``) costs a replica three statements (four when it hands tables
+over), whatever it owns:
 
 - **renew**: its heartbeat and all its leases in one statement; a lease that is not returned was lost;
 - **take**: unowned or expired leases of tables in the log, up to its fair share,
