@@ -1,7 +1,7 @@
 """Capped, jittered exponential backoff for loops that wait for the database to come back.
 
 Every background loop that meets an unreachable store (the dealer, action clocks, the table
-followers and their subscription, the notification listener, table discovery) waits with one of
+followers and their subscription, the notification listener, the lease rounds) waits with one of
 these between attempts: quickly at first, so a blip costs little, then no more than ``cap`` seconds,
 so play resumes within about ``cap`` seconds of the database's return. Jitter (a random delay between
 half and all of the exponential bound) keeps many tables and replicas from retrying in lockstep.

@@ -9,9 +9,10 @@ from typing import Any
 
 import grpc
 
+from stud_service.audit import verify_hand
 from stud_service.bots import Bot, StudClient, cautious_strategy, random_strategy
 from stud_service.bots.player import BotStats
-from stud_service.engine import TableState, event_from_json, initial_state
+from stud_service.engine import TableState, chips_in_play, event_from_json, initial_state
 from stud_service.engine.evolve import apply_in_place
 from stud_service.server.runtime import stream_id_for
 from stud_service.store import EventStore
@@ -108,3 +109,16 @@ class LoggedTable:
             return False
         started = max(i for i, p in enumerate(self.payloads) if p["type"] == "HandStarted")
         return any(p["type"] == "PlayerActed" for p in self.payloads[started:])
+
+
+async def check_hands_and_chips(store: EventStore, table: LoggedTable) -> None:
+    """Every hand of ``table`` verifies (chain, shuffle, replay, chips) and every chip bought in is at the
+    table, cashed out or taken as rake."""
+    for hand in table.hands_ended():
+        report = await verify_hand(store, table.table_id, hand)
+        assert report.ok, report.summary()
+    bought = sum(p["buy_in"] for p in table.payloads if p["type"] == "PlayerSeated")
+    bought += sum(p["amount"] for p in table.payloads if p["type"] == "PlayerToppedUp")
+    cashed_out = sum(p["cash_out"] for p in table.payloads if p["type"] == "PlayerLeft")
+    kept = chips_in_play(table.state) + table.state.rake_taken  # the rake left the table (§10)
+    assert kept + cashed_out == bought, f"chips lost or made at {table.table_id}"

@@ -53,7 +53,7 @@ class _EmptyLog:
 
 
 async def test_lookups_of_unknown_tables_leave_nothing_behind() -> None:
-    runtime = TableRuntime(_EmptyLog(), RuntimeSettings(auto_deal=False, discover_interval=0))  # type: ignore[arg-type]
+    runtime = TableRuntime(_EmptyLog(), RuntimeSettings(auto_deal=False))  # type: ignore[arg-type]
     try:
         await _look_up_unknown(runtime, range(2_000), "warm")
         gc.collect()
@@ -73,7 +73,7 @@ async def test_concurrent_first_lookups_share_one_load_and_a_caller_giving_up_sp
     grpc_service: ServiceUnderTest, new_table: Callable[..., Awaitable[str]]
 ) -> None:
     table_id = await new_table()
-    runtime = TableRuntime(grpc_service.store, RuntimeSettings(auto_deal=False, discover_interval=0))
+    runtime = TableRuntime(grpc_service.store, RuntimeSettings(auto_deal=False))
     try:
         impatient = asyncio.ensure_future(runtime.table(table_id))
         patient = [asyncio.ensure_future(runtime.table(table_id)) for _ in range(5)]

@@ -63,7 +63,7 @@ async def start_replica(grpc_service: ServiceUnderTest) -> AsyncIterator[Callabl
     started: list[Replica] = []
 
     async def start(policy: KeepalivePolicy) -> Replica:
-        runtime = TableRuntime(grpc_service.store, RuntimeSettings(auto_deal=False, discover_interval=0))
+        runtime = TableRuntime(grpc_service.store, RuntimeSettings(auto_deal=False))
         running = await start_server(TableService(runtime, TOKEN_SECRET), "127.0.0.1:0", keepalive=policy)
         running.on_shutdown.append(runtime.close)
         started.append(Replica(running, runtime))

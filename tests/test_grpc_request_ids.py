@@ -34,7 +34,7 @@ pytestmark = pytest.mark.parametrize("transport", ALL_TRANSPORTS)
 @pytest_asyncio.fixture(scope="module")
 async def service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[ServiceUnderTest]:
     url = await make_database(migrated=True)
-    settings = RuntimeSettings(auto_deal=False, discover_interval=0)
+    settings = RuntimeSettings(auto_deal=False)
     async with service_under_test(url, settings, audit=True) as running:
         yield running
 

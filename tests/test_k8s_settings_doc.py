@@ -58,6 +58,7 @@ def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pyt
         "STUD_ACTION_CLOCK_SECONDS": "17",
         "STUD_HAND_PAUSE_SECONDS": "2.5",
         "STUD_RAKE_SWEEP_SECONDS": "12.5",
+        "STUD_LEASE_SECONDS": "3.5",
         "STUD_APPEND_SPIN_US": "250",
         "STUD_KEEPALIVE_MIN_CLIENT_PING_SECONDS": "7.5",
         "STUD_KEEPALIVE_PING_SECONDS": "45.0",

@@ -62,9 +62,13 @@ async def churn(clients: dict[str, StudClient], rng: random.Random) -> None:
             await asyncio.sleep(0.005)
 
 
+# The killed replica's lease on the table lapses soon, so the next one deals (server.ownership).
+SHORT_LEASE = ("--lease-seconds", "0.3")
+
+
 async def test_sigkill_at_many_points_never_creates_or_destroys_money(spawn_server, database) -> None:
     rng = random.Random(15)
-    server = await spawn_server(database)
+    server = await spawn_server(database, *SHORT_LEASE)
     async with grpc.aio.insecure_channel(server.address) as channel:
         operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
         spec = table_spec(action_clock=1, play_money=False, currency_code="USD")
@@ -79,7 +83,9 @@ async def test_sigkill_at_many_points_never_creates_or_destroys_money(spawn_serv
     hands_seen = set()
     for kill in range(KILLS):
         if kill:
-            server = await spawn_server(database, "--rake-sweep-seconds", str(rng.choice([0.05, 0.3, 5])))
+            server = await spawn_server(
+                database, "--rake-sweep-seconds", str(rng.choice([0.05, 0.3, 5])), *SHORT_LEASE
+            )
         async with grpc.aio.insecure_channel(server.address) as channel:
             clients = {name: StudClient(channel, mint_token(TOKEN_SECRET, name)) for name in PLAYERS}
             workers = [asyncio.ensure_future(churn(clients, random.Random(rng.random()))) for _ in range(3)]
@@ -99,7 +105,7 @@ async def test_sigkill_at_many_points_never_creates_or_destroys_money(spawn_serv
         hands_seen.add(table.hands_ended)
 
     # Once the faults stop, the table plays on by itself and everyone can be paid out.
-    server = await spawn_server(database, "--rake-sweep-seconds", "0.05")
+    server = await spawn_server(database, "--rake-sweep-seconds", "0.05", *SHORT_LEASE)
     async with grpc.aio.insecure_channel(server.address) as channel:
         clients = {name: StudClient(channel, mint_token(TOKEN_SECRET, name)) for name in PLAYERS}
         workers = [asyncio.ensure_future(churn(clients, random.Random(kill))) for kill in range(2)]

@@ -102,6 +102,13 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="pause before the next hand is dealt (default: $STUD_HAND_PAUSE_SECONDS or 5)",
     )
     parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=float(_env("STUD_LEASE_SECONDS", "5") or 5),
+        help="how long a replica's ownership of a table outlives its last renewal; renewed every third"
+        " of it (default: $STUD_LEASE_SECONDS or 5)",
+    )
+    parser.add_argument(
         "--rake-sweep-seconds",
         type=float,
         default=float(_env("STUD_RAKE_SWEEP_SECONDS", "30") or 30),
@@ -271,6 +278,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         tls=tls,
         action_clock_seconds=args.action_clock_seconds,
         hand_pause_seconds=args.hand_pause_seconds,
+        lease_seconds=max(args.lease_seconds, 0.3),
         rake_sweep_seconds=max(args.rake_sweep_seconds, 0.0),
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,

@@ -23,7 +23,7 @@ from stud_service.ledger.errors import InsufficientFunds, PlayerSuspended
 from stud_service.ledger.names import account_stream, house_stream, player_stream
 from stud_service.ledger.players import PlayerStanding
 from stud_service.ledger.transfers import Transfer
-from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, EventStore, StreamAppend
+from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, EventStore, Fence, StreamAppend
 
 KEPT_ACCOUNTS = 50_000  # accounts whose fold this process keeps (a few hundred bytes each)
 WRITE_ATTEMPTS = 5  # a write against other processes' writes to the same stream, then ABORTED
@@ -189,8 +189,10 @@ class Ledger:
         now_ms: int,
         request_id: str | None = None,
         fingerprint: bytes | None = None,
+        fence: Fence | None = None,
     ) -> AppendResult:
-        """Append a table command's events and its account entries in one transaction.
+        """Append a table command's events and its account entries in one transaction (``fence``: only if
+        the table's owner still holds its lease, as :meth:`EventStore.append`).
 
         A debit beyond the balance (or from no account) is INSUFFICIENT_FUNDS and a suspended player's
         PLAYER_SUSPENDED, nothing appended anywhere. A stale expected version of the table or of an
@@ -233,7 +235,7 @@ class Ledger:
                 for stream_id in streams
             ]
             try:
-                results = await self.store.append_all(parts)
+                results = await self.store.append_all(parts, fence)
             except Exception:
                 self.forget(streams)
                 raise

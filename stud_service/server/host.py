@@ -31,6 +31,7 @@ from stud_service.server.audit_service import AuditService
 from stud_service.server.caller import CallerKeys
 from stud_service.server.cashier_service import CashierService
 from stud_service.server.keepalive import KeepalivePolicy
+from stud_service.server.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.service import TableService
@@ -55,6 +56,7 @@ class ServiceOptions:
     action_clock_seconds: int = 30
     hand_pause_seconds: float = 5.0
     rake_sweep_seconds: float = 30.0
+    lease_seconds: float = DEFAULT_LEASE_SECONDS  # table ownership (server.ownership)
     metrics_listen: str = "off"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     pool_size: int = 20
@@ -121,8 +123,9 @@ class ServiceHost:
             metrics=metrics,
         )
         self._stack.push_async_callback(self.runtime.close)
-        tables = await self.runtime.open_all()  # re-arms every clock and dealer from the log
-        self.runtime.discover_new_tables()  # and those of tables other replicas create from now on
+        # Tables this replica takes the leases of are loaded and armed; others on first use by its clients.
+        replica = new_replica_id()
+        self.runtime.keep_ownership(Leases(database.pool, replica, options.lease_seconds))
         self.runtime.sweep_rake_periodically()
         service = TableService(self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
         audit = AuditService(self.runtime, keys, reveal_seeds_after=options.reveal_seeds_after)
@@ -145,7 +148,7 @@ class ServiceHost:
             self.readiness.run(), context=spans.detached(quiet=True)
         )
         self._stack.push_async_callback(_cancel, watching)
-        _log.info("service started", extra={"port": self.running.port, "tables": tables})
+        _log.info("service started", extra={"port": self.running.port, "replica": replica})
 
     async def _start_web(self, services: dict[Any, object]) -> WebServer | None:
         options = self.options

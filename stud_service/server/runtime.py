@@ -30,10 +30,16 @@ whichever path (own write or followed stream) brings it first. After each event:
 - log lines about the table carry its id, and the hand's id (``{table}/h-{n}``) while a hand runs:
   each table's work runs inside :meth:`LiveTable.log_scope`.
 
-Restarting re-arms everything: :meth:`TableRuntime.open_all` loads every table from the log.
+Clocks, seat offers and the dealer run only on the table's **owner** (:mod:`stud_service.server.ownership`):
+with :meth:`TableRuntime.keep_ownership` a replica loads and arms the tables whose leases it takes, and
+its own commands (the deals, timeouts, expired offers, suspended players' leaving) are fenced by the lease's
+epoch in the append's transaction: a replica that lost a lease (paused past its expiry) writes none of them
+and drops the table's work. Any other table is loaded on first use by this replica's clients, and followed
+for their watchers and reads; their commands are written here, serialised by the expected version. Without
+``keep_ownership`` (a single replica, tests) the replica owns every table it loads.
 
 While the database is away, none of this stops for good: the dealer, the action clocks, the followers
-and table discovery each retry with capped backoff (:mod:`stud_service.backoff`) until it is back, and
+and the lease rounds each retry with capped backoff (:mod:`stud_service.backoff`) until it is back, and
 stop only when the table has changed under them (a refused append) or the runtime closes.
 """
 
@@ -84,10 +90,11 @@ from stud_service.ledger.transfers import table_transfers
 from stud_service.observability.logging import log_context
 from stud_service.observability.metrics import Metrics
 from stud_service.server.errors import RequestError
+from stud_service.server.ownership import Leases, OwnershipEvents, OwnershipKeeper
 from stud_service.server.replies import ReplyCache
 from stud_service.server.request_ids import RequestKey, check_same_request
 from stud_service.shuffle import new_commitment, prepare_deal, seed_from_secret, seed_secret
-from stud_service.store import AppendResult, ConcurrencyError, EventStore, spans
+from stud_service.store import AppendResult, ConcurrencyError, EventStore, Fence, LeaseLost, spans
 from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
@@ -158,6 +165,7 @@ class DeadlineTimer:
     key: tuple[int, int] | None = None  # (version, deadline_ms) it is armed for
 
     def disarm(self) -> None:
+        self.key = None
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
@@ -231,6 +239,7 @@ class LiveTable:
     seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
+    used_at: float = 0.0  # time.monotonic() of the last lookup by a call: a table not owned here is unloaded
 
     @property
     def stream_id(self) -> str:
@@ -274,11 +283,11 @@ class RuntimeSettings:
     next_hand_pause: float = 3.0
     # Deal hands automatically; turned off only by tests that drive StartHand themselves.
     auto_deal: bool = True
-    # How often to look for tables other replicas created, so this one runs their clocks and dealer
-    # even if none of its clients ever asked for them: should their replica die, play goes on here.
-    discover_interval: float = 5.0
     # How often the rake tables took is swept into the house's accounts (docs/money.md); 0: never (tests).
     rake_sweep_interval: float = 30.0
+    # With ownership: how long a table this replica does not own stays loaded (and followed) after its
+    # clients' last call, once nobody here watches it.
+    unload_unused_after: float = 60.0
 
 
 class TableRuntime:
@@ -296,50 +305,97 @@ class TableRuntime:
         self._loading: dict[str, _Loading] = {}
         self._closed = False
         self._background: set[asyncio.Task[Any]] = set()
+        self._ownership: OwnershipKeeper | None = None  # None: this replica owns every table it loads
+        self._keeping: asyncio.Task[None] | None = None
 
     # -- loading -------------------------------------------------------------------------------
 
-    async def open_all(self) -> int:
-        """Load every table in the log (re-arming clocks and dealers); returns how many."""
-        after: str | None = None
-        count = 0
-        while True:
-            page = await self.store.list_streams(prefix=STREAM_PREFIX, after=after, limit=500)
-            for info in page:
-                await self.table(info.stream_id[len(STREAM_PREFIX) :])
-                count += 1
-            if len(page) < 500:
-                return count
-            after = page[-1].stream_id
+    def keep_ownership(self, leases: Leases) -> OwnershipKeeper:
+        """From now on own only the tables whose leases this replica holds: take and renew them in rounds,
+        load what it takes, arm clocks and dealers for those only."""
+        events = OwnershipEvents(self._lease_gained, self._lease_lost, self._between_hands, self._used_here)
+        keeper = OwnershipKeeper(leases, events)
+        self._ownership = keeper
+        self._keeping = self._spawn(keeper.run())
+        self._spawn(self._unload_unused_forever())
+        return keeper
 
-    def discover_new_tables(self) -> None:
-        """From now on, load every ``discover_interval`` seconds the tables created since (0: never)."""
-        if self.settings.discover_interval > 0:
-            self._spawn(self._discover_forever())
-
-    async def _discover_forever(self) -> None:
-        interval = self.settings.discover_interval
-        backoff = Backoff(cap=interval)
-        delay = interval
+    async def _unload_unused_forever(self) -> None:
+        after = self.settings.unload_unused_after
         while True:
-            await asyncio.sleep(delay)
-            try:
-                await self.open_all()
-                backoff.reset()
-                delay = interval
-            except Exception as error:  # a table that does not load: try again next time
-                if not is_store_fault(error):
-                    _log.warning("looking for new tables failed", exc_info=True)
-                    delay = interval
-                    continue
-                if backoff.failures == 0:
-                    _log.warning("looking for new tables: the store is unavailable; retrying: %s", error)
-                delay = backoff.next_delay()  # the database away: look again as soon as it is back
+            await asyncio.sleep(max(after / 4, 0.05))
+            self.unload_unused(time.monotonic() - after)
+
+    def unload_unused(self, used_before: float) -> int:
+        """Stop following the tables not owned here that nobody here watches or has used since ``used_before``
+        (a monotonic time); how many. A later call loads them again from the log."""
+        unloaded = 0
+        for live in list(self._tables.values()):
+            if self.owns(live) or live.watchers or live.write_lock.locked() or live.used_at >= used_before:
+                continue
+            del self._tables[live.table_id]
+            if live.follower is not None:
+                live.follower.cancel()
+            if self.metrics is not None:
+                self.metrics.table_closed()
+            unloaded += 1
+        return unloaded
+
+    def owns(self, live: LiveTable) -> bool:
+        return self._ownership is None or self._ownership.epoch(live.stream_id) is not None
+
+    def _fence(self, live: LiveTable) -> Fence | None:
+        """The fence of this replica's own commands at ``live``; TableMoved if it does not own the table."""
+        keeper = self._ownership
+        if keeper is None:
+            return None
+        epoch = keeper.epoch(live.stream_id)
+        if epoch is None:
+            raise TableMoved(f"{live.stream_id} is not owned here")
+        return Fence(live.stream_id, keeper.leases.me, epoch)
+
+    async def _lease_gained(self, stream_id: str, epoch: int) -> None:
+        try:
+            live = await self.table(stream_id[len(STREAM_PREFIX) :])
+            await self._catch_up(live)  # what the last owner wrote: the clocks are armed from it
+        except Exception:
+            # Not loadable now (the store away, a broken stream): the lease lapses and is taken again later.
+            _log.warning("could not load %s after taking its lease", stream_id, exc_info=True)
+            return
+        with live.log_scope():
+            _log.info("lease taken", extra={"table": live.table_id, "epoch": epoch})
+            self._arm_all(live)
+
+    def _lease_lost(self, stream_id: str) -> None:
+        live = self._tables.get(stream_id[len(STREAM_PREFIX) :])
+        if live is None:
+            return
+        live.clock.disarm()
+        live.seat_offers.disarm()
+        if live.dealer is not None:
+            live.dealer.cancel()
+            live.dealer = None
+        _log.info("lease given up or lost", extra={"table": live.table_id})
+
+    def _between_hands(self, streams: list[str]) -> list[str]:
+        """Of these owned tables, those that may change owner now: no hand running, no write under way;
+        those nobody here watches first."""
+        idle = []
+        for stream_id in streams:
+            live = self._tables.get(stream_id[len(STREAM_PREFIX) :])
+            if live is None or (live.state.hand is None and not live.write_lock.locked()):
+                idle.append((live is not None and bool(live.watchers), stream_id))
+        return [stream_id for _watched, stream_id in sorted(idle)]
+
+    def _used_here(self) -> list[str]:
+        """The tables this replica's clients watch and does not own: the leases it takes first."""
+        return [live.stream_id for live in self._tables.values() if live.watchers and not self.owns(live)]
 
     async def table(self, table_id: str) -> LiveTable:
         """The live table, loaded from the log on first use; NoTable if it was never created."""
         live = self._tables.get(table_id)
         if live is not None:
+            live.used_at = time.monotonic()
             return live
         # The first lookups of a name queue on one lock, so one of them loads the table. The entry goes
         # with its last caller: names are the caller's to choose, and nothing may stay behind for a
@@ -363,6 +419,7 @@ class TableRuntime:
         if live.version == 0:
             raise NoTable(f"no table {table_id!r}")
         self._tables[table_id] = live
+        live.used_at = time.monotonic()
         live.follower = self._spawn(self._follow(live))
         if self.metrics is not None:
             self.metrics.table_opened()
@@ -448,10 +505,13 @@ class TableRuntime:
                 watcher.queue.put_nowait(LAGGING)
             else:
                 watcher.queue.put_nowait(applied)
-        if not self._closed:
-            for deadline in _DEADLINES:
-                self._arm(live, deadline)
-            self._arm_dealer(live)
+        if not self._closed and self.owns(live):
+            self._arm_all(live)
+
+    def _arm_all(self, live: LiveTable) -> None:
+        for deadline in _DEADLINES:
+            self._arm(live, deadline)
+        self._arm_dealer(live)
 
     @staticmethod
     def _log_event(live: LiveTable, version: int, kind: Any, payload: dict[str, Any]) -> None:
@@ -504,6 +564,9 @@ class TableRuntime:
         except ConcurrencyError:
             raise TableExists(f"table {table_id!r} already exists") from None
         live = await self.table(table_id)
+        if self._ownership is not None and not result.duplicate:
+            with contextlib.suppress(Exception):  # else the next round of some replica takes it
+                await self._ownership.take_now()
         retry = await self._retry_of(live, request_id) if result.duplicate else None
         return await self.table_at(live, retry if retry is not None else result.version)
 
@@ -549,8 +612,10 @@ class TableRuntime:
                     retry = await self._retry_of(live, request_id)
                     return retry if retry is not None else live.version
                 payloads = [event_to_json(event) for event in events]  # appended, then applied as they are
+                # The replica's own commands (expected_version given) are the owner's: fenced by its lease.
+                fence = self._fence(live) if expected_version is not None else None
                 try:
-                    result = await self._append(live, events, payloads, request_id, now)
+                    result = await self._append(live, events, payloads, request_id, now, fence)
                 except LedgerError:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return retry
@@ -579,16 +644,19 @@ class TableRuntime:
         payloads: list[dict[str, Any]],
         request_id: RequestKey | None,
         now: int,
+        fence: Fence | None = None,
     ) -> AppendResult:
         """Append one command's events (``payloads``: their JSON); money they move (a buy-in, a top-up, a
         cash-out) moves between the player's account and the table in the same transaction (docs/money.md)."""
         currency = live.state.config.currency if live.state.config is not None else ""
         transfers = table_transfers(events) if currency else []
         if not transfers:
-            return await self.store.append(live.stream_id, live.version, payloads, *_stored(request_id))
+            return await self.store.append(
+                live.stream_id, live.version, payloads, *_stored(request_id), fence
+            )
         return await self.ledger.append_with_transfers(
             live.stream_id, live.table_id, currency, live.version, payloads, transfers, now,
-            *_stored(request_id),
+            *_stored(request_id), fence,
         )
 
     def _apply_events(
@@ -755,6 +823,11 @@ class TableRuntime:
                 return
             except (TableMoved, RequestError, DomainError, LedgerError):
                 return
+            except LeaseLost:
+                # Another replica owns the table now (this one was paused or cut off past the lease).
+                if self._ownership is not None:
+                    self._ownership.drop(live.stream_id)
+                return
             except Exception as error:
                 if not is_store_fault(error):
                     _log.exception("%s at %s failed", task, live.stream_id, extra={"table": live.table_id})
@@ -799,12 +872,19 @@ class TableRuntime:
                 watcher.queue.put_nowait(None)
 
     async def close(self) -> None:
-        """Stop clocks, dealers and followers; end watches."""
+        """Stop clocks, dealers and followers; end watches; hand the leases over at once."""
         self._closed = True
         for live in self._tables.values():
             live.clock.disarm()
             live.seat_offers.disarm()
         await self.end_watches()
+        if self._ownership is not None and self._keeping is not None:
+            self._keeping.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._keeping
+            with contextlib.suppress(Exception):  # leases not released simply expire
+                await self._ownership.leave()
+            self._keeping = None
         tasks = list(self._background)
         for task in tasks:
             task.cancel()

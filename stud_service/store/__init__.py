@@ -29,6 +29,7 @@ from stud_service.store.errors import (
     ConcurrencyError,
     CorruptStream,
     InvalidEvent,
+    LeaseLost,
     StoreError,
     StoreUnavailable,
 )
@@ -36,6 +37,7 @@ from stud_service.store.eventlog import DEFAULT_SPIN_WAIT, EventStore
 from stud_service.store.migrate import MigrationError, apply_migrations
 from stud_service.store.models import (
     AppendResult,
+    Fence,
     RecordedRequest,
     Snapshot,
     StoredEvent,
@@ -53,8 +55,10 @@ __all__ = [
     "ConcurrencyError",
     "CorruptStream",
     "EventStore",
+    "Fence",
     "InvalidEvent",
     "KeyNotInMemory",
+    "LeaseLost",
     "MigrationError",
     "NotificationHub",
     "PayloadSealer",

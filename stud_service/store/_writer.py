@@ -53,6 +53,7 @@ from stud_service.db.connect import check_idle_connection
 from stud_service.store import spans
 from stud_service.store._wire import PreparedStatement
 from stud_service.store.canonical import GENESIS_HASH
+from stud_service.store.models import Fence
 from stud_service.store.subscribe import NOTIFY_CHANNEL
 
 _log = logging.getLogger(__name__)
@@ -92,6 +93,10 @@ _APPEND_PARTS_SQL = (
     "SELECT * FROM stud_append_parts(%s::integer[], %s::boolean[], %s::text[], %s::bigint[], %s::text[],"
     " %s::text[], %s)"
 )
+_APPEND_FENCED_SQL = (
+    "SELECT * FROM stud_append_fenced(%s, %s, %s, %s::integer[], %s::boolean[], %s::text[], %s::bigint[],"
+    " %s::text[], %s::text[], %s)"
+)
 _HEAD_HASHES_SQL = (
     "SELECT e.stream_id, e.hash FROM events e"
     " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
@@ -123,6 +128,7 @@ class Part:
     fingerprint: str | None  # hex, stored beside request_id
     events: EncodedCommand
     lead: bool = True  # the command's first part: its request id tells a retry from a new command
+    fence: Fence | None = None  # on the lead part: the lease the command's writer must hold
 
 
 @dataclass(slots=True)
@@ -212,7 +218,11 @@ class AppendWriter:
             held: deque[_Command] = deque()
             for command in self._queue:
                 streams = command.streams
-                if len(streams) == 1:
+                # A fenced command (an owner's own: rare) takes the checked path in a batch of its own.
+                fenced = command.parts[0].fence is not None or (
+                    bool(batch) and batch[0].parts[0].fence is not None
+                )
+                if len(streams) == 1 and not fenced:
                     (stream_id,) = streams
                     if stream_id in busy or stream_id in seen or len(batch) >= self.max_batch:
                         held.append(command)
@@ -223,7 +233,8 @@ class AppendWriter:
                     continue
                 # A held command holds back later commands on any of its streams too, so that
                 # each stream's commands stay in the order they were made.
-                if len(batch) >= self.max_batch or any(s in busy or s in seen for s in streams):
+                full = len(batch) >= self.max_batch or (fenced and bool(batch))
+                if full or any(s in busy or s in seen for s in streams):
                     held.append(command)
                 else:
                     batch.append(command)
@@ -265,6 +276,11 @@ class AppendWriter:
         except psycopg.OperationalError as exc:  # no connection (pool timeout, server gone): nothing sent
             return [exc] * len(batch)
         try:
+            if (fence := batch[0].parts[0].fence) is not None:  # alone in its batch (see _dispatch)
+                rows = await self._append_parts(conn, ordered, [0] * len(parts), fence)
+                outcomes[0] = [rows[order.index(i)] for i in range(len(parts))]
+                self._keep_connection(conn)
+                return outcomes
             prevs = await self._prev_hashes(conn, ordered)
             known = [prev for prev in prevs if prev is not None]
             try:
@@ -434,14 +450,18 @@ class AppendWriter:
             heads.popitem(last=False)
 
     async def _append_parts(
-        self, conn: psycopg.AsyncConnection[Any], parts: list[Part], commands: list[int]
+        self, conn: psycopg.AsyncConnection[Any], parts: list[Part], commands: list[int],
+        fence: Fence | None = None,
     ) -> list[AppendRow]:
         """The checked path (``stud_append_parts``): every part of a command checked before any is
         written, each command with its own outcome. ``parts`` in stream order; ``commands[i]``
-        numbers the command of ``parts[i]``. One outcome per part, in the order of ``parts``."""
+        numbers the command of ``parts[i]``. One outcome per part, in the order of ``parts``.
+        With a ``fence`` (one command only), ``stud_append_fenced``: outcome 'f' if the lease is lost."""
+        fenced = () if fence is None else (fence.lease, fence.owner, fence.epoch)
         cur = await conn.execute(
-            _APPEND_PARTS_SQL,
+            _APPEND_PARTS_SQL if fence is None else _APPEND_FENCED_SQL,
             (
+                *fenced,
                 _int_array([c + 1 for c in commands]),
                 "{" + ",".join(["t" if p.lead else "f" for p in parts]) + "}",
                 _text_array([p.stream_id for p in parts]),

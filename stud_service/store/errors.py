@@ -4,6 +4,8 @@
 
     StoreError
     ├── ConcurrencyError        the stream is not at the expected version (another writer won); reload, retry
+    ├── LeaseLost               a fenced append's lease is no longer the writer's (expired, taken);
+    │                           nothing written
     ├── InvalidEvent            an event cannot be stored (missing type, float, NUL, ...); nothing written
     ├── CorruptStream           a stored event cannot be decoded or replayed; names stream and version
     └── StoreUnavailable        the database connection failed; for an append the outcome is unknown,
@@ -27,6 +29,14 @@ class ConcurrencyError(StoreError):
         self.stream_id = stream_id
         self.expected_version = expected_version
         self.actual_version = actual_version
+
+
+class LeaseLost(StoreError):
+    def __init__(self, lease: str, owner: str, epoch: int) -> None:
+        super().__init__(f"the lease of {lease!r} is no longer {owner!r}'s at epoch {epoch}")
+        self.lease = lease
+        self.owner = owner
+        self.epoch = epoch
 
 
 class InvalidEvent(StoreError):

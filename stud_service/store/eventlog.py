@@ -17,10 +17,11 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from stud_service.store._json import loads
 from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendRow, AppendWriter, EncodedCommand, Part
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
-from stud_service.store.errors import ConcurrencyError, InvalidEvent, StoreUnavailable
+from stud_service.store.errors import ConcurrencyError, InvalidEvent, LeaseLost, StoreUnavailable
 from stud_service.store.health import StoreHealth
 from stud_service.store.models import (
     AppendResult,
+    Fence,
     RecordedRequest,
     Snapshot,
     StoredEvent,
@@ -136,6 +137,7 @@ class EventStore:
         events: Sequence[dict[str, Any]],
         request_id: str | None = None,
         fingerprint: bytes | None = None,
+        fence: Fence | None = None,
     ) -> AppendResult:
         """Append one command's events atomically, if the stream is at ``expected_version``.
 
@@ -143,7 +145,8 @@ class EventStore:
         used in this stream returns the original result and writes nothing, so a client may retry a
         command whose answer it never got. ``fingerprint`` (with a ``request_id``) is stored beside
         it for :meth:`find_request`; the store only keeps it, comparing is the caller's business.
-        Returns once the events are durably committed.
+        Returns once the events are durably committed. With a ``fence``, only if its lease is still held
+        (:class:`LeaseLost` otherwise, nothing written), checked in the append's transaction.
         Concurrent appends share transactions (group commit, see ``_writer``); each command stays
         all-or-nothing and keeps its own outcome.
         """
@@ -152,7 +155,9 @@ class EventStore:
         if self.sealer is not None:
             events = await self._sealed(stream_id, events)
         encoded = encode_command(events)
-        parts = [Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded)]
+        parts = [
+            Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded, True, fence)
+        ]
         # The steps of append_all, written out for one part: the hot path, kept short.
         attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
         for attempt in range(attempts):
@@ -165,9 +170,14 @@ class EventStore:
         ((outcome, first, last),) = rows
         if outcome == "c":
             raise ConcurrencyError(stream_id, expected_version, last)
+        if outcome == "f":
+            assert fence is not None
+            raise LeaseLost(fence.lease, fence.owner, fence.epoch)
         return AppendResult(stream_id, first, last, duplicate=outcome == "d")
 
-    async def append_all(self, parts: Sequence[StreamAppend]) -> list[AppendResult]:
+    async def append_all(
+        self, parts: Sequence[StreamAppend], fence: Fence | None = None
+    ) -> list[AppendResult]:
         """Append one command across several streams: every part or none, in one transaction, each
         part checked against its expected version. One result per part, in the order given.
 
@@ -175,7 +185,7 @@ class EventStore:
         not at its expected version; nothing is written to any stream. When the first part's
         ``request_id`` is already recorded in its stream, nothing is written and every result is a
         duplicate (the first part's carrying the original versions). Stream ids must be distinct.
-        Group commit as for :meth:`append`, which is the one-part case.
+        Group commit and ``fence`` as for :meth:`append`, which is the one-part case.
         """
         if not parts:
             raise ValueError("append_all needs at least one part")
@@ -187,7 +197,7 @@ class EventStore:
         sealed = [p.events if sealer is None else await self._sealed(p.stream_id, p.events) for p in parts]
         command = [
             Part(p.stream_id, p.expected_version, p.request_id, _hex(p.fingerprint, p.request_id),
-                 encode_command(events), index == 0)
+                 encode_command(events), index == 0, fence if index == 0 else None)
             for index, (p, events) in enumerate(zip(parts, sealed, strict=True))
         ]
         attempts = 2 if command[0].request_id is not None else 1  # retrying is only safe with a request id
@@ -197,6 +207,9 @@ class EventStore:
                 break
             except psycopg.OperationalError as exc:
                 self._append_failed(exc, attempt + 1 == attempts, command)
+        if fence is not None and rows and rows[0][0] == "f":
+            self.health.succeeded()
+            raise LeaseLost(fence.lease, fence.owner, fence.epoch)
         return self._append_results(command, rows)
 
     async def _sealed(self, stream_id: str, events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:

@@ -37,6 +37,17 @@ class StreamAppend:
 
 
 @dataclass(frozen=True, slots=True)
+class Fence:
+    """An append only the owner of a lease may make: written only if ``owner`` still holds the lease of
+    ``lease`` (a stream id) at ``epoch``, unexpired by the database's clock, in the same transaction
+    (server.ownership). Refused: :class:`~stud_service.store.errors.LeaseLost`, nothing written."""
+
+    lease: str
+    owner: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
 class AppendResult:
     """Versions ``first_version..version`` hold the command's events; ``version`` is the new head.
 

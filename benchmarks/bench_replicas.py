@@ -1,0 +1,116 @@
+"""Server CPU per action with 1, 2 and 3 replicas on one database, and an idle replica beside a busy one.
+
+Tables are owned by one replica at a time (docs/deployment.md "Ownership"). This measures what that buys:
+
+1. The same load (``--tables`` tables, three bots each, as in ``bench_service.py``) spread over N replicas,
+   each replica's bots playing its share of the tables through it; the total server CPU of all replicas
+   per action, for N = 1, 2, 3. Goal: at 3 replicas within 1.15x of 1 replica. Tables are owned by whichever
+   replica takes their lease, not necessarily the one their players use: that replica then follows them too.
+2. Two replicas, every bot playing through A; B has no clients. B's CPU per action against A's. B still owns
+   its fair share of the tables (it deals and runs their clocks): the figure says what that costs it.
+
+Run: ``.venv/bin/python benchmarks/bench_replicas.py [--seconds 10] [--tables 8]`` (``DATABASE_URL`` as for
+``bench_service.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_service import Database, LoadResult, Server, cpu_seconds, play  # noqa: E402
+
+SETTLE_SECONDS = 3.0  # after the tables exist: the replicas' lease rounds share them out
+
+
+def spread(replicas: int, tables: int, seconds: float, db: Database) -> tuple[list[LoadResult], list[float]]:
+    """``tables`` tables over ``replicas`` fresh replicas on one fresh database; each replica's share of the
+    bots plays through it. Every load's result, and each replica's CPU seconds over the whole window."""
+    url = db.another()
+    servers = [Server.service(url) for _ in range(replicas)]
+    try:
+        for server in servers:
+            asyncio.run(server.wait_ready())
+        shares = [tables // replicas + (1 if i < tables % replicas else 0) for i in range(replicas)]
+        results: list[LoadResult | None] = [None] * replicas
+        before = [cpu_seconds(server.process.pid) for server in servers]
+
+        def one(index: int) -> None:
+            server = servers[index]
+            results[index] = play(server.port, shares[index], seconds, server.process.pid)
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(replicas) if shares[i]]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        cpu = [cpu_seconds(server.process.pid) - start for server, start in zip(servers, before, strict=True)]
+        return [r for r in results if r is not None], cpu
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def idle_beside_busy(tables: int, seconds: float, db: Database) -> tuple[LoadResult, float, float]:
+    """Two replicas; every bot plays through A. A's result, and A's and B's CPU seconds in A's window."""
+    url = db.another()
+    busy, idle = Server.service(url), Server.service(url)
+    try:
+        asyncio.run(busy.wait_ready())
+        asyncio.run(idle.wait_ready())
+        time.sleep(SETTLE_SECONDS)
+        idle_before = cpu_seconds(idle.process.pid)
+        result = play(busy.port, tables, seconds, busy.process.pid)
+        # play() measures A over its window; B is read over the whole run (setup included: an upper bound).
+        return result, result.server_cpu, cpu_seconds(idle.process.pid) - idle_before
+    finally:
+        busy.stop()
+        idle.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2, 3])
+    args = parser.parse_args()
+    db = Database()
+    db.start()
+    try:
+        per_action: dict[int, float] = {}
+        for replicas in args.replicas:
+            results, cpu = spread(replicas, args.tables, args.seconds, db)
+            actions = sum(r.actions for r in results)
+            measured_cpu = sum(r.server_cpu for r in results)  # each replica over its own load's window
+            per_action[replicas] = measured_cpu / max(actions, 1) * 1000
+            rate = sum(r.rate for r in results)
+            print(
+                f"{replicas} replica(s), {args.tables} tables: {rate:.0f} actions/s, server CPU"
+                f" {per_action[replicas]:.2f} ms/action in the window (each replica:"
+                f" {', '.join(f'{r.server_cpu / max(r.actions, 1) * 1000:.2f}' for r in results)});"
+                f" whole run {sum(cpu):.1f} s CPU over {actions} actions"
+            )
+        if 1 in per_action:
+            for replicas, value in per_action.items():
+                ratio = value / per_action[1]
+                print(f"  {replicas} replica(s): {ratio:.2f}x of 1 replica (goal at 3: <= 1.15x)")
+        result, busy_cpu, idle_cpu = idle_beside_busy(args.tables, args.seconds, db)
+        actions = max(result.actions, 1)
+        print(
+            f"idle replica beside a busy one, {args.tables} tables, bots through A only: A"
+            f" {busy_cpu / actions * 1000:.2f} ms/action, B {idle_cpu / actions * 1000:.3f} ms/action"
+            f" ({idle_cpu / max(busy_cpu, 1e-9):.1%} of A; goal < 5%)"
+        )
+    finally:
+        db.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

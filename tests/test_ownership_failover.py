@@ -1,0 +1,294 @@
+"""Failover of table ownership with real ``serve`` processes on one PostgreSQL (docs/deployment.md,
+"Ownership"): the owner of a table is SIGKILLed, or SIGSTOPped past its lease and woken; the other replica
+takes the lease once it expires, re-arms the clocks from the log and play goes on there; the woken stale
+owner fires no clock and deals nothing (its own appends are fenced) and gives the table up. Every hand
+verifies and every chip is accounted for."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from grpc_fixtures import TOKEN_SECRET, ServerProcess, table_spec
+from psycopg_pool import AsyncConnectionPool
+from scaleout_play import LoggedTable, Replica, SeatDriver, check_hands_and_chips
+from sealing_keys import sealed_store
+
+from stud_service.auth import Role, mint_token
+from stud_service.bots import StudClient
+from stud_service.db import open_pool
+from stud_service.server.runtime import stream_id_for
+from stud_service.store import EventStore
+
+LEASE_SECONDS = 1.5  # short, so takeovers come within the test
+ACTION_CLOCK = 2
+BUY_IN = 40_000
+WAIT_SECONDS = 60
+TABLE = "t-own"
+A, B = 0, 1
+
+
+def replica_id(server: ServerProcess) -> str:
+    """The replica id a server logged at start (its leases' owner)."""
+    for line in server.log_text().splitlines():
+        with contextlib.suppress(ValueError):
+            record = json.loads(line)
+            if record.get("msg") == "service started":
+                return str(record["replica"])
+    raise AssertionError("the server logged no start")
+
+
+async def lease(pool: AsyncConnectionPool, table_id: str) -> tuple[str, int] | None:
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT owner, epoch FROM table_leases WHERE stream_id = %s", (stream_id_for(table_id),)
+        )
+        row = await cur.fetchone()
+    return None if row is None else (str(row[0]), int(row[1]))
+
+
+async def wait_until(condition: Callable[[], Awaitable[bool]], what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
+    while not await condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting until {what}")
+        await asyncio.sleep(0.05)
+
+
+def owners_event(payload: dict) -> bool:
+    """Whether only a table's owner writes this event: a deal, a seed commitment, a timeout."""
+    kind = payload["type"]
+    return kind in ("HandStarted", "ShuffleCommitted") or (kind == "PlayerActed" and payload["timeout"])
+
+
+@dataclass
+class Cluster:
+    servers: list[ServerProcess]
+    replicas: list[Replica]
+    pool: AsyncConnectionPool
+    store: EventStore
+    table: LoggedTable
+    tasks: list[asyncio.Task[None]]
+
+    async def refresh(self) -> None:
+        await self.table.refresh(self.store)
+        for task in self.tasks:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]  # a bot failed on a live replica
+
+
+@contextlib.asynccontextmanager
+async def two_replicas_one_table(
+    spawn_server: Callable[..., Awaitable[ServerProcess]], database: str, silent_on_a: bool
+) -> AsyncIterator[Cluster]:
+    """Replicas A and B; a table created on A (so A owns it) with three bots playing through B, and with
+    ``silent_on_a`` a fourth seat played through A that goes silent when A dies (its clock must fire at B)."""
+    lease_flag = ("--lease-seconds", str(LEASE_SECONDS))
+    servers = [await spawn_server(database, *lease_flag), await spawn_server(database, *lease_flag)]
+    pool = await open_pool(database, max_size=4)
+    store = sealed_store(pool)
+    channels = [grpc.aio.insecure_channel(server.address) for server in servers]
+    replicas = [
+        Replica(name, channel, lambda server=server: server.process.poll() is None)
+        for name, channel, server in zip("AB", channels, servers, strict=True)
+    ]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        operator = StudClient(channels[A], mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        await operator.create_table(TABLE, table_spec(action_clock=ACTION_CLOCK))
+        seats = {1: B, 2: B, 3: B, **({4: A} if silent_on_a else {})}
+        for seat, start in seats.items():
+            token = mint_token(TOKEN_SECRET, f"p{seat}")
+            await StudClient(channels[start], token).sit_down(TABLE, seat, BUY_IN)
+            driver = SeatDriver(
+                TABLE, seat, token, replicas, start, seed=seat, silent_after_failure=start == A
+            )
+            tasks.append(asyncio.create_task(driver.drive()))
+        yield Cluster(servers, replicas, pool, store, LoggedTable(TABLE), tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for channel in channels:
+            await channel.close()
+        await store.close()
+        await pool.close()
+
+
+@pytest.fixture
+async def database(make_database) -> str:
+    return await make_database(migrated=True)
+
+
+async def test_the_owner_is_killed_and_the_other_replica_takes_the_table_on(
+    spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
+) -> None:
+    async with two_replicas_one_table(spawn_server, database, silent_on_a=True) as cluster:
+        a, b = (replica_id(server) for server in cluster.servers)
+        assert await lease(cluster.pool, TABLE) == (a, 1)  # taken by the replica that created it
+
+        async def played_on_a() -> bool:
+            await cluster.refresh()
+            silent = cluster.table.state.seats.get(4)
+            return len(cluster.table.hands_ended()) >= 2 and silent is not None and not silent.sitting_out
+
+        await wait_until(played_on_a, "two hands were played with A as the owner")
+        cluster.servers[A].kill()  # SIGKILL: no release, the lease must expire
+        killed = time.time()
+        await cluster.refresh()
+        killed_at = cluster.table.version
+
+        async def carried_on_at_b() -> bool:
+            await cluster.refresh()
+            after = cluster.table.payloads[killed_at:]
+            return (
+                any(p["type"] == "PlayerActed" and p["timeout"] and p["seat"] == 4 for p in after)
+                and any(p["type"] == "HandStarted" for p in after)
+                and len(cluster.table.after(killed_at, "HandEnded")) >= 2
+            )
+
+        await wait_until(carried_on_at_b, "B timed out the silent seat, dealt and ended two hands")
+        assert await lease(cluster.pool, TABLE) == (b, 2)
+        # The first of the owner's own events after the kill (players' actions are written by B all along).
+        stored = await cluster.store.read_stream(stream_id_for(TABLE), after_version=killed_at)
+        first_by_owner = next(e for e in stored if owners_event(e.payload))
+        taken_after = first_by_owner.recorded_at.timestamp() - killed
+        print(f"first event by the new owner {taken_after:.2f} s after SIGKILL")
+        await check_hands_and_chips(cluster.store, cluster.table)
+
+
+async def test_a_paused_owner_wakes_up_fenced_and_writes_nothing(
+    spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
+) -> None:
+    async with two_replicas_one_table(spawn_server, database, silent_on_a=False) as cluster:
+        a, b = (replica_id(server) for server in cluster.servers)
+        assert await lease(cluster.pool, TABLE) == (a, 1)
+
+        async def hands_ended(count: int) -> Callable[[], Awaitable[bool]]:
+            async def check() -> bool:
+                await cluster.refresh()
+                return len(cluster.table.hands_ended()) >= count
+            return check
+
+        await wait_until(await hands_ended(2), "two hands were played with A as the owner")
+        paused = cluster.servers[A].process
+        paused.send_signal(signal.SIGSTOP)  # its connections stay open: only the lease's expiry frees it
+        try:
+            async def b_owns() -> bool:
+                return await lease(cluster.pool, TABLE) == (b, 2)
+
+            await wait_until(b_owns, "B took the lease of the paused owner")
+            await cluster.refresh()
+            taken_at = cluster.table.version
+            more = await hands_ended(len(cluster.table.hands_ended()) + 2)
+            await wait_until(more, "B dealt and ended two hands")
+        finally:
+            paused.send_signal(signal.SIGCONT)
+
+        async def a_gave_up() -> bool:
+            return "lease given up or lost" in cluster.servers[A].log_text()
+
+        await wait_until(a_gave_up, "the woken replica noticed it lost the table")
+        await asyncio.sleep(LEASE_SECONDS)  # its timers (dealer, clocks) were due long ago: they have fired
+        assert paused.poll() is None  # alive and well, only without the table
+        assert await lease(cluster.pool, TABLE) == (b, 2)  # B kept it: A never renewed nor retook it
+        await cluster.refresh()
+        assert cluster.table.version > taken_at
+        await check_hands_and_chips(cluster.store, cluster.table)
+        errors = [line for line in cluster.servers[A].log_text().splitlines() if '"ERROR"' in line]
+        assert not errors, errors[:3]
+
+
+async def owners(pool: AsyncConnectionPool) -> dict[str, str]:
+    """Stream id -> owner of every unexpired lease."""
+    async with pool.connection() as conn:
+        cur = await conn.execute("SELECT stream_id, owner FROM table_leases WHERE expires_at > now()")
+        return {str(stream): str(owner) for stream, owner in await cur.fetchall()}
+
+
+async def test_tables_rebalance_between_hands_when_a_replica_joins_and_leaves(
+    spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
+) -> None:
+    lease_flag = ("--lease-seconds", str(LEASE_SECONDS))
+    first = await spawn_server(database, *lease_flag)
+    pool = await open_pool(database, max_size=4)
+    store = sealed_store(pool)
+    channel = grpc.aio.insecure_channel(first.address)
+    replicas = [Replica("A", channel, lambda: first.process.poll() is None)]
+    tables = [LoggedTable(f"t-{n}") for n in range(4)]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        for n, table in enumerate(tables):
+            await operator.create_table(table.table_id, table_spec(action_clock=ACTION_CLOCK))
+            for seat in (1, 2):  # every player plays through A: B gets tables, not clients
+                token = mint_token(TOKEN_SECRET, f"{table.table_id}-p{seat}")
+                await StudClient(channel, token).sit_down(table.table_id, seat, BUY_IN)
+                driver = SeatDriver(table.table_id, seat, token, replicas, 0, seed=10 * n + seat)
+                tasks.append(asyncio.create_task(driver.drive()))
+        a = replica_id(first)
+        assert set((await owners(pool)).values()) == {a}  # alone: every table
+
+        second = await spawn_server(database, *lease_flag)
+        b = replica_id(second)
+
+        async def split_evenly() -> bool:
+            held = list((await owners(pool)).values())
+            return len(held) == 4 and held.count(a) == 2 and held.count(b) == 2
+
+        await wait_until(split_evenly, "the replica that joined took half the tables")
+        for table in tables:
+            await table.refresh(store)
+        joined_at = {table.table_id: table.version for table in tables}
+        moved = [s for s, owner in (await owners(pool)).items() if owner == b]
+
+        async def dealt_by_both() -> bool:
+            for table in tables:
+                await table.refresh(store)
+            return all(len(t.after(joined_at[t.table_id], "HandStarted")) >= 2 for t in tables)
+
+        await wait_until(dealt_by_both, "every table dealt two hands since, half of them by B")
+
+        second.process.send_signal(signal.SIGTERM)  # a graceful stop releases B's leases at once
+        await asyncio.to_thread(second.process.wait, 30)
+        async with pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM table_leases WHERE owner = %s AND expires_at > now()", (b,)
+            )
+            assert (await cur.fetchone()) == (0,)
+            cur = await conn.execute("SELECT count(*) FROM replicas WHERE replica_id = %s", (b,))
+            assert (await cur.fetchone()) == (0,)
+
+        async def all_back_on_a() -> bool:
+            held = await owners(pool)
+            return len(held) == 4 and set(held.values()) == {a}
+
+        await wait_until(all_back_on_a, "A took back the tables of the replica that left")
+        left_at = {table.table_id: table.version for table in tables}
+
+        async def dealt_again() -> bool:
+            for table in tables:
+                await table.refresh(store)
+            return all(t.after(left_at[t.table_id], "HandStarted") for t in tables)
+
+        await wait_until(dealt_again, "every table dealt on after B left")
+        assert len(moved) == 2
+        for table in tables:
+            # Each hand ran under one owner: no hand was cut short by a change of owner.
+            await check_hands_and_chips(store, table)
+            started = [p["hand"] for p in table.payloads if p["type"] == "HandStarted"]
+            assert table.hands_ended() == started[: len(table.hands_ended())]
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await channel.close()
+        await store.close()
+        await pool.close()

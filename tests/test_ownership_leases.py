@@ -1,0 +1,182 @@
+"""Table leases on the real PostgreSQL (server.ownership): batch renewal, taking up to the fair share, expiry
+by the database clock with a new epoch, release, the live-replica count, and the fence on owners' appends.
+
+Each test has a database of its own: the share counts every table in the log. Two "replicas" are two
+``Leases`` objects with different ids in one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+import pytest_asyncio
+from psycopg_pool import AsyncConnectionPool
+
+from stud_service.db import open_pool
+from stud_service.server.ownership import Leases, fair_share
+from stud_service.store import EventStore, Fence, LeaseLost, StreamAppend
+
+SHORT_LEASE = 0.4  # seconds: the expiry tests wait past it
+
+
+@pytest_asyncio.fixture
+async def pool(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[AsyncConnectionPool]:
+    pool = await open_pool(await make_database(migrated=True), max_size=6)
+    yield pool
+    await pool.close()
+
+
+@pytest_asyncio.fixture
+async def store(pool: AsyncConnectionPool) -> AsyncIterator[EventStore]:
+    store = EventStore(pool)
+    yield store
+    await store.close()
+
+
+async def make_tables(store: EventStore, count: int) -> list[str]:
+    streams = [f"tables/t{n:02d}" for n in range(count)]
+    for stream in streams:
+        await store.append(stream, 0, [{"type": "TableCreated", "n": 1}])
+    await store.append("accounts/alice/EUR", 0, [{"type": "AccountOpened"}])  # not a table: never leased
+    return streams
+
+
+def test_fair_share_leaves_room_for_every_table() -> None:
+    assert fair_share(7, 3) == 3
+    assert fair_share(6, 3) == 2
+    assert fair_share(0, 2) == 0
+    assert fair_share(5, 0) == 5
+
+
+async def test_replicas_take_their_fair_share_and_no_table_twice(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    streams = await make_tables(store, 7)
+    a, b, c = (Leases(pool, name) for name in ("a", "b", "c"))
+    for replica in (a, b, c):
+        await replica.renew([])  # the heartbeat: three live replicas
+    assert await a.share() == (7, 3)
+    at_once = await asyncio.gather(a.take(), b.take(), c.take())  # a lease wanted twice goes to one
+    owned = [stream for t in at_once for stream in t]
+    assert len(owned) == len(set(owned)) and all(len(t) <= 3 for t in at_once)
+    later = [await replica.take() for replica in (a, b, c)]  # the next round takes the rest
+    counts = [len(first) + len(then) for first, then in zip(at_once, later, strict=True)]
+    assert sum(counts) == 7 and max(counts) <= 3  # each at most its share: ceil(7 / 3)
+    owned += [stream for t in later for stream in t]
+    assert sorted(owned) == streams  # every table once, never an account
+    assert all(epoch == 1 for t in at_once + later for epoch in t.values())
+    assert [await replica.take() for replica in (a, b, c)] == [{}, {}, {}]  # at their share, nothing free
+
+
+async def test_one_statement_renews_only_the_replicas_own_leases(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    streams = await make_tables(store, 4)
+    a, b = Leases(pool, "a"), Leases(pool, "b")
+    await a.renew([])
+    await b.renew([])
+    mine, theirs = await a.take(), await b.take()
+    assert len(mine) == len(theirs) == 2
+    assert await a.renew(streams) == mine  # asking for all four renews its own two only
+    assert await b.renew(list(theirs)) == theirs
+
+
+async def test_an_expired_lease_is_taken_with_a_new_epoch_and_the_old_owner_cannot_renew(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    (stream,) = await make_tables(store, 1)
+    a, b = Leases(pool, "a", SHORT_LEASE), Leases(pool, "b", SHORT_LEASE)
+    assert await a.take() == {stream: 1}
+    await b.renew([])
+    assert await b.take() == {}  # a's lease is live: b waits, though its share is 1 too
+    await asyncio.sleep(SHORT_LEASE + 0.2)  # a stops renewing (paused, dead)
+    await b.renew([])
+    assert await b.take() == {stream: 2}
+    assert await a.renew([stream]) == {}  # woken: the lease is b's now
+
+
+async def test_a_released_lease_can_be_taken_at_once(pool: AsyncConnectionPool, store: EventStore) -> None:
+    streams = await make_tables(store, 2)
+    a, b = Leases(pool, "a"), Leases(pool, "b")
+    assert set(await a.take()) == set(streams)  # alone: its share is every table
+    await b.renew([])  # a second replica: a's share is 1
+    await a.release([streams[0]])
+    assert await b.take() == {streams[0]: 2}
+    assert await a.renew(streams) == {streams[1]: 1}
+
+
+async def test_live_replicas_are_those_seen_within_a_lease(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    await make_tables(store, 3)
+    a, b = Leases(pool, "a", SHORT_LEASE), Leases(pool, "b", SHORT_LEASE)
+    await a.renew([])
+    await b.renew([])
+    assert await a.share() == (3, 2)
+    await asyncio.sleep(SHORT_LEASE + 0.2)
+    assert await a.share() == (3, 1)  # b has not been seen for a lease: not counted (a always counts itself)
+    await b.renew([])
+    assert await a.share() == (3, 2)
+    await b.leave([])  # a graceful stop: not counted from now on
+    assert await a.share() == (3, 1)
+
+
+async def test_a_fenced_append_is_written_only_while_its_lease_is_held(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    (stream,) = await make_tables(store, 1)
+    a, b = Leases(pool, "a", SHORT_LEASE), Leases(pool, "b", SHORT_LEASE)
+    epoch = (await a.take())[stream]
+    fence = Fence(stream, "a", epoch)
+    assert (await store.append(stream, 1, [{"type": "Timeout"}], fence=fence)).version == 2
+    await asyncio.sleep(SHORT_LEASE + 0.2)
+    with pytest.raises(LeaseLost):  # expired, not yet taken: refused already
+        await store.append(stream, 2, [{"type": "Timeout"}], fence=fence)
+    assert (await b.take())[stream] == epoch + 1
+    with pytest.raises(LeaseLost):
+        await store.append(stream, 2, [{"type": "Timeout"}], fence=fence)
+    with pytest.raises(LeaseLost):  # a command over several streams is fenced whole
+        await store.append_all(
+            [
+                StreamAppend(stream, 2, [{"type": "PlayerLeft"}]),
+                StreamAppend("accounts/alice/EUR", 1, [{"type": "AccountCredited"}]),
+            ],
+            fence=fence,
+        )
+    assert await store.head(stream) == 2 and await store.head("accounts/alice/EUR") == 1
+    # The new owner's fence holds; unfenced appends (players' commands) are not affected by leases.
+    new_fence = Fence(stream, "b", epoch + 1)
+    assert (await store.append(stream, 2, [{"type": "Timeout"}], fence=new_fence)).version == 3
+    assert (await store.append(stream, 3, [{"type": "Check"}])).version == 4
+
+
+async def test_fenced_and_plain_appends_queued_together_keep_their_own_outcomes(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    streams = await make_tables(store, 3)
+    a = Leases(pool, "a")
+    epochs = await a.take()
+    stale = Fence(streams[0], "a", epochs[streams[0]] + 5)  # not the lease's epoch
+    held = Fence(streams[1], "a", epochs[streams[1]])
+    results = await asyncio.gather(
+        store.append(streams[0], 1, [{"type": "Timeout"}], fence=stale),
+        store.append(streams[1], 1, [{"type": "Timeout"}], fence=held),
+        store.append(streams[2], 1, [{"type": "Check"}]),
+        return_exceptions=True,
+    )
+    assert isinstance(results[0], LeaseLost)
+    assert [r.version for r in results[1:]] == [2, 2]  # type: ignore[union-attr]
+    assert [await store.head(s) for s in streams] == [1, 2, 2]
+
+
+async def test_a_replica_takes_the_tables_its_clients_use_first(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    streams = await make_tables(store, 4)
+    a, b = Leases(pool, "a"), Leases(pool, "b")
+    await a.renew([])
+    await b.renew([])
+    assert set(await a.take(wanted=[streams[3], streams[1]])) == {streams[3], streams[1]}  # its share: 2
+    assert set(await b.take(wanted=[streams[3]])) == {streams[0], streams[2]}  # wanted, but a has it
