@@ -29,6 +29,7 @@ from stud_service.observability.logging import RateLimitedLog
 from stud_service.server.errors import Refused, refusal_for, rich_refusal
 from stud_service.server.handlers import UNPARSED_LOG_INTERVAL_SECONDS
 from stud_service.server.web.call import WebCall
+from stud_service.server.web.routes import parse_problem
 
 _log = logging.getLogger(__name__)
 _undecoded_log = RateLimitedLog(_log, UNPARSED_LOG_INTERVAL_SECONDS)
@@ -77,19 +78,12 @@ class _JsonCodec:
         try:
             json_format.Parse(bytes(data) or b"{}", message)
         except Exception as error:  # ParseError, bad UTF-8, recursion: the caller's fault
-            problem = f": {_first_line(error)}" if isinstance(error, json_format.ParseError) else ""
+            problem = f": {parse_problem(error)}" if isinstance(error, json_format.ParseError) else ""
             raise malformed_error(message_class.DESCRIPTOR.full_name, problem) from None
         return message
 
 
-def _first_line(error: Exception) -> str:
-    """A JSON parse error's explanation, short (it may quote the input: see errors.QUOTED_CHARS)."""
-    text = str(error).splitlines()[0] if str(error) else "malformed JSON"
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
 CODECS = (_BinaryCodec(), _JsonCodec())
-JSON_CODEC = CODECS[1]
 
 
 def web_call(ctx: RequestContext, heartbeat_seconds: float | None) -> WebCall:

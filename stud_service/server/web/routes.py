@@ -111,7 +111,7 @@ def build_request(
             json_format.Parse(body or b"{}", target)
         except Exception as error:
             kind = target.DESCRIPTOR.full_name
-            raise malformed(f"the body is not a valid {kind}: {_short(error)}") from None
+            raise malformed(f"the body is not a valid {kind}: {parse_problem(error)}") from None
     for name, value in zip(route.variables, matched.groups(), strict=True):
         _set(request, name, [value])
     if route.body == "*" and query:  # nothing is read from the query: a field there must not be dropped
@@ -122,7 +122,8 @@ def build_request(
     return request
 
 
-def _short(error: Exception) -> str:
+def parse_problem(error: Exception) -> str:
+    """A JSON parse error's explanation, short (it may quote the input: see errors.QUOTED_CHARS)."""
     text = str(error).splitlines()[0] if str(error) else "malformed JSON"
     return text if len(text) <= 120 else text[:117] + "..."
 
@@ -150,7 +151,7 @@ def _set(message: Message, dotted: str, values: list[str]) -> None:
         try:
             json_format.ParseDict(values[0], getattr(message, field.name))
         except json_format.ParseError as error:
-            raise malformed(f"{dotted!r}: {_short(error)}", dotted) from None
+            raise malformed(f"{dotted!r}: {parse_problem(error)}", dotted) from None
         return
     setattr(message, field.name, _scalar(field, values[0], dotted))
 
