@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 K8S = ROOT / "k8s"
 DEFAULT = K8S
 CNPG_OVERLAY = K8S / "overlays" / "cloudnative-pg"
-KUSTOMIZATIONS = {"default": DEFAULT, "cloudnative-pg": CNPG_OVERLAY}
+CITUS_OVERLAY = K8S / "overlays" / "citus"
+KUSTOMIZATIONS = {"default": DEFAULT, "cloudnative-pg": CNPG_OVERLAY, "citus": CITUS_OVERLAY}
 SETTINGS_DOC = ROOT / "README.md"
 DOCKERFILE = ROOT / "Dockerfile"
 
@@ -562,7 +563,7 @@ def test_the_configmap_sets_the_documented_defaults(manifests):
 def test_the_migration_job_runs_migrate_once_with_the_servers_image_and_database(manifests):
     job = only(manifests, "Job", "stud-service-migrate")
     deployment = only(manifests, "Deployment", "stud-service")
-    assert container(job)["args"] == ["migrate"]
+    assert container(job)["args"][0] == "migrate"
     assert container(deployment)["args"] == ["serve"]
     assert container(job)["image"] == container(deployment)["image"]
     assert pod_spec(job)["restartPolicy"] == "Never"
@@ -595,9 +596,17 @@ def test_the_overlay_patch_guards_which_variable_it_replaces():
     assert operations[1]["value"]["valueFrom"]["secretKeyRef"]["key"] == "uri"
 
 
+def test_only_the_citus_overlay_spreads_the_tables_over_citus(render):
+    def migrate_args(directory: Path) -> list[str]:
+        return container(only(render(directory), "Job", "stud-service-migrate"))["args"]
+
+    assert migrate_args(DEFAULT) == migrate_args(CNPG_OVERLAY) == ["migrate"]
+    assert migrate_args(CITUS_OVERLAY) == ["migrate", "--citus"]
+
+
 def test_the_default_and_the_overlay_deploy_the_same_image():
     def images(directory: Path) -> list[dict[str, str]]:
         return load_yaml_documents(kustomization_file(directory))[0]["images"]
 
-    assert images(DEFAULT) == images(CNPG_OVERLAY)
+    assert images(DEFAULT) == images(CNPG_OVERLAY) == images(CITUS_OVERLAY)
     assert images(DEFAULT)[0]["name"] == container(only(render_files(DEFAULT), "Deployment"))["image"]

@@ -1,0 +1,17 @@
+-- Spread stud-service's schema over a Citus cluster (docs/deployment.md, "Beyond one database"), applied by
+-- `stud-service migrate --citus` after the migrations; placing a table already placed is skipped, so it is
+-- safe to repeat.
+--
+-- Everything a table's play touches is keyed by its stream id and colocated on one shard: its events,
+-- its snapshots, its head and its lease (so a fenced append and the lease row it checks meet on one
+-- worker). Money streams (accounts/, house/, players/) and the access log (access/{day}/{writer}) are
+-- streams like any other, so they are distributed by the same key. The live-replica list is small and
+-- read by every lease round: a reference table, copied to every node. schema_migrations, the
+-- migrations' own bookkeeping, stays on the coordinator.
+CREATE EXTENSION IF NOT EXISTS citus;
+
+SELECT create_distributed_table('streams', 'stream_id');
+SELECT create_distributed_table('events', 'stream_id', colocate_with => 'streams');
+SELECT create_distributed_table('snapshots', 'stream_id', colocate_with => 'streams');
+SELECT create_distributed_table('table_leases', 'stream_id', colocate_with => 'streams');
+SELECT create_reference_table('replicas');
