@@ -48,6 +48,7 @@ from stud_service.bots.client import error_reason
 from stud_service.db import open_pool
 from stud_service.engine import chips_in_play
 from stud_service.server.app import AUDIT_SERVICE_NAME, CASHIER_SERVICE_NAME, TABLE_SERVICE_NAME
+from stud_service.server.errors import store_wait_limit
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import audit_service_pb2, cashier_service_pb2, table_pb2, table_service_pb2
 from stud_service.server.readiness import LIVENESS_SERVICE
@@ -639,3 +640,10 @@ async def test_with_the_store_down_the_web_port_is_unavailable_within_the_deadli
     assert reason == "STORE_UNAVAILABLE" and retry.retry_delay.seconds > 0
     assert not any(word in message.lower() for word in INTERNALS), message
     assert time.monotonic() - started < CALL_DEADLINE
+
+
+def test_a_call_waits_on_the_store_at_most_nine_tenths_of_its_time_and_never_into_the_last_quarter_second():
+    assert store_wait_limit(None) is None
+    assert store_wait_limit(10.0) == pytest.approx(9.0)  # a long deadline: the share decides
+    assert store_wait_limit(1.0) == pytest.approx(0.75)  # a short one: the margin does
+    assert store_wait_limit(0.2) == 0.0  # too short to wait at all: refused at once

@@ -44,9 +44,18 @@ Reply = TypeVar("Reply")
 STORE_UNAVAILABLE_MESSAGE = "the table store is unavailable; retry shortly"
 STORE_RETRY_DELAY_SECONDS = 1  # the RetryInfo hint: about the backoff cap of the service's own loops
 STORE_LOG_INTERVAL = 10.0
-# A call with a deadline is answered this share of its remaining time in at the latest, so the
-# refusal reaches the client before the deadline does.
+# A call with a deadline is answered this share of its remaining time in at the latest, and at least
+# DEADLINE_MARGIN_SECONDS before it, so the refusal reaches the client before the deadline does even when
+# a busy event loop is slow to run the timer and send the reply.
 DEADLINE_SHARE = 0.9
+DEADLINE_MARGIN_SECONDS = 0.25
+
+
+def store_wait_limit(remaining: float | None) -> float | None:
+    """How long a call with ``remaining`` seconds to its deadline may wait on the store (None: no limit)."""
+    if remaining is None:
+        return None
+    return max(0.0, min(remaining * DEADLINE_SHARE, remaining - DEADLINE_MARGIN_SECONDS))
 
 
 class RequestError(Exception):
@@ -211,8 +220,7 @@ async def within_deadline(call: Call, what: str) -> AsyncIterator[None]:
     by then is cancelled and :class:`StoreTimeout` raised, so the caller is told STORE_UNAVAILABLE
     rather than DEADLINE_EXCEEDED. An append it was waiting for may still commit; a retry with the
     same request id is safe."""
-    remaining = call.time_remaining()
-    limit = asyncio.timeout(None if remaining is None else max(0.0, remaining * DEADLINE_SHARE))
+    limit = asyncio.timeout(store_wait_limit(call.time_remaining()))
     try:
         async with limit:
             yield
