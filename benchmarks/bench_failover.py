@@ -25,12 +25,12 @@ plus the deal's append). A hand running at the kill plays on through the survivi
 writes players' actions); the new owner deals the next one.
 
 At the end, every ended hand is verified from the log (hash chain, shuffle and deck proofs, replay, chips:
-``stud_service.audit.verify_hand``) and the books are reconciled to the cent (``audit_money``, as ``stud-service
-audit money`` does). The run fails (exit 1) if a table was not taken over, a bot was refused by a live
-replica, a hand does not verify or the money does not balance.
+``stud_service.audit.verify_hand``) and the books are reconciled to the cent (``audit_money``, as
+``stud-service audit money`` does). The run fails (exit 1) if a table was not taken over, a bot was refused
+by a live replica, a hand does not verify or the money does not balance.
 
-Run: ``.venv/bin/python benchmarks/bench_failover.py [--leases 5 1.5] [--kills 20] [--tables 8] [--replicas 2]``
-(``DATABASE_URL`` as for ``bench_service.py``).
+Run: ``.venv/bin/python benchmarks/bench_failover.py [--leases 5 1.5] [--kills 20] [--tables 8]
+[--replicas 2]`` (``DATABASE_URL`` as for ``bench_service.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import asyncio
 import math
 import multiprocessing
 import os
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import grpc  # noqa: E402
 from bench_service import (  # noqa: E402
     BOTS_PER_TABLE,
     BUY_IN,
@@ -61,8 +63,6 @@ from bench_service import (  # noqa: E402
     start_load_generators,
     table_spec,
 )
-
-import grpc  # noqa: E402
 from psycopg_pool import AsyncConnectionPool  # noqa: E402
 
 from stud_service.auth import Role, mint_token  # noqa: E402
@@ -75,7 +75,8 @@ CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconn
 OWNERS_EVENT_SQL = """
 SELECT type, recorded_at FROM events
  WHERE stream_id = %(stream)s AND version > %(after)s AND recorded_at >= %(taken)s
-   AND (type IN ('HandStarted', 'ShuffleCommitted') OR (type = 'PlayerActed' AND payload->>'timeout' = 'true'))
+   AND (type IN ('HandStarted', 'ShuffleCommitted')
+        OR (type = 'PlayerActed' AND payload->>'timeout' = 'true'))
  ORDER BY version LIMIT 1
 """
 
@@ -197,7 +198,7 @@ class Kill:
 async def kill_and_watch(
     pool: AsyncConnectionPool, server: Server, victim_id: str, lease: float, timeout: float
 ) -> list[Takeover]:
-    """SIGKILL ``server`` (replica ``victim_id``) and follow each of its tables to its new owner's first event."""
+    """SIGKILL ``server`` (replica ``victim_id``); follow its tables to each one's new owner's first event."""
     async with pool.connection() as conn:
         cur = await conn.execute("SELECT clock_timestamp()")
         row = await cur.fetchone()
@@ -215,7 +216,8 @@ async def kill_and_watch(
     heads = {str(stream): int(version) for stream, _expires, version in held}
     taken_at: dict[str, datetime] = {}
     takeovers = {
-        str(stream): Takeover(str(stream), (expires - killed_at).total_seconds()) for stream, expires, _v in held
+        str(stream): Takeover(str(stream), (expires - killed_at).total_seconds())
+        for stream, expires, _version in held
     }
     interval = timedelta(seconds=lease / 3)
     deadline = time.monotonic() + timeout
@@ -242,6 +244,12 @@ async def kill_and_watch(
                 takeover.first = (recorded_at - killed_at).total_seconds()
         await asyncio.sleep(POLL_SECONDS)
     return list(takeovers.values())
+
+
+def next_victim(ids: list[str], held: dict[str, int], last: int) -> int:
+    """The next replica after ``last`` (round robin) that owns tables."""
+    order = [(last + step) % len(ids) for step in range(1, len(ids) + 1)]
+    return next(index for index in order if held.get(ids[index]))
 
 
 # -- one lease setting --------------------------------------------------------------------------------
@@ -305,7 +313,7 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
             if not await wait_balanced(pool, ids, args.tables, timeout=10 * lease + 10):
                 run.unbalanced += 1
             held = await holdings(pool)
-            victim = next(v % len(ids) for v in range(victim + 1, victim + 1 + len(ids)) if held.get(ids[v % len(ids)]))
+            victim = next_victim(ids, held, victim)
             alive[victim] = 0  # first: a bot that sees its replica fail must find it dead
             takeovers = await kill_and_watch(pool, servers[victim], ids[victim], lease, 3 * lease + 30)
             restarting = time.monotonic()
@@ -368,8 +376,9 @@ def stats(values: list[float]) -> str:
 def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
     ok = True
     print(
-        f"failover: {args.replicas} replicas on one PostgreSQL, {args.tables} raked USD tables, {BOTS_PER_TABLE}"
-        f" bots each (think {args.think:.3f} s, hand pause {args.hand_pause} s), {args.kills} SIGKILLs per lease;"
+        f"failover: {args.replicas} replicas on one PostgreSQL, {args.tables} raked USD tables,"
+        f" {BOTS_PER_TABLE} bots each (think {args.think:.3f} s, hand pause {args.hand_pause} s),"
+        f" {args.kills} SIGKILLs per lease;"
         f" {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end"
     )
     head = "".join(f"  lease {run.lease:>4} s: p50    p99      max" for run in runs)
@@ -398,8 +407,8 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
             f" {len(run.takeovers)} tables taken over, first events {', '.join(kinds)};"
             f" the service's part at most {added:.2f} s against one round + hand pause"
             f" = {round_seconds + args.hand_pause:.2f} s; restarts took"
-            f" {statistics_median([k.restart_seconds for k in run.kills]):.1f} s (median); {run.actions}"
-            f" actions, {run.failovers} bot failovers; {run.seconds:.0f} s in all"
+            f" {statistics.median([k.restart_seconds for k in run.kills] or [0]):.1f} s (median);"
+            f" {run.actions} actions, {run.failovers} bot failovers; {run.seconds:.0f} s in all"
         )
         missing = [t.stream_id for t in run.takeovers if t.first is None]
         if missing:
@@ -419,9 +428,10 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
         usd = money.totals.get("USD") if money is not None else None
         hands_ok = not run.hands_failed and run.hands_verified > 0
         ok = ok and hands_ok and money is not None and money.ok and usd is not None and usd.difference == 0
+        balances = "balances" if money is not None and money.ok else "FAILS"
         print(
             f"  audit: {run.hands_verified} hands verified (chain, shuffle, replay, chips),"
-            f" {len(run.hands_failed)} failed; money {'balances' if money is not None and money.ok else 'FAILS'}"
+            f" {len(run.hands_failed)} failed; money {balances}"
             + (
                 f": USD deposits {usd.deposits} = balances {usd.balances} + chips at tables"
                 f" {usd.chips_at_tables} + rake {usd.rake_taken} (difference {usd.difference});"
@@ -435,10 +445,6 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
             for discrepancy in money.discrepancies[:5]:
                 print(f"  FAIL: {discrepancy}")
     return ok
-
-
-def statistics_median(values: list[float]) -> float:
-    return percentile(values, 0.5) if values else 0.0
 
 
 def main() -> int:
