@@ -73,11 +73,17 @@ POLL_SECONDS = 0.02
 CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 500)]
 # Events only a table's owner writes (its fenced commands: deals and their commitments, timeouts).
 OWNERS_EVENT_SQL = """
-SELECT type, recorded_at FROM events
+SELECT version, type, recorded_at FROM events
  WHERE stream_id = %(stream)s AND version > %(after)s AND recorded_at >= %(taken)s
    AND (type IN ('HandStarted', 'ShuffleCommitted')
         OR (type = 'PlayerActed' AND payload->>'timeout' = 'true'))
  ORDER BY version LIMIT 1
+"""
+
+# The end of the hand that was running at the kill, if one was: the new owner deals only after it.
+HAND_ENDED_SQL = """
+SELECT max(recorded_at) FROM events
+ WHERE stream_id = %(stream)s AND version > %(after)s AND version < %(before)s AND type = 'HandEnded'
 """
 
 
@@ -185,6 +191,7 @@ class Takeover:
     taken: float | None = None  # the survivor's take committed its new epoch
     first: float | None = None  # the new owner's first event
     first_type: str = ""
+    hand_ended: float | None = None  # the hand running at the kill ended (the bots played it out)
     renewed_before_seen: bool = False  # the take time is then an upper bound
 
 
@@ -240,8 +247,11 @@ async def kill_and_watch(
             found = await all_rows(pool, OWNERS_EVENT_SQL, {"stream": stream, "after": heads[stream],
                                                             "taken": taken})
             if found:
-                takeover.first_type, recorded_at = found[0]
+                version, takeover.first_type, recorded_at = found[0]
                 takeover.first = (recorded_at - killed_at).total_seconds()
+                ended = await scalar(pool, HAND_ENDED_SQL, {"stream": stream, "after": heads[stream],
+                                                            "before": version})
+                takeover.hand_ended = None if ended is None else (ended - killed_at).total_seconds()
         await asyncio.sleep(POLL_SECONDS)
     return list(takeovers.values())
 
@@ -260,6 +270,7 @@ class LeaseRun:
     lease: float
     kills: list[Kill] = field(default_factory=list)
     unbalanced: int = 0  # kills that went ahead without a fair share everywhere (rebalancing stalled)
+    balancing: list[float] = field(default_factory=list)  # seconds waited for fair shares before each kill
     actions: int = 0
     failovers: int = 0
     bot_failures: list[str] = field(default_factory=list)
@@ -310,8 +321,10 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
         go.set()
         victim = -1
         for _ in range(args.kills):
+            balancing = time.monotonic()
             if not await wait_balanced(pool, ids, args.tables, timeout=10 * lease + 10):
                 run.unbalanced += 1
+            run.balancing.append(time.monotonic() - balancing)
             held = await holdings(pool)
             victim = next_victim(ids, held, victim)
             alive[victim] = 0  # first: a bot that sees its replica fail must find it dead
@@ -394,6 +407,12 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
          lambda r: [t.first - t.expiry for t in r.takeovers if t.first]),
         ("  of which lease taken - old lease expiry",
          lambda r: [t.taken - t.expiry for t in r.takeovers if t.taken is not None]),
+        ("  the hand running ended - lease taken (if later)",
+         lambda r: [t.hand_ended - t.taken for t in r.takeovers
+                    if t.taken is not None and t.hand_ended is not None and t.hand_ended > t.taken]),
+        ("  first event - the later of both (the dealer)",
+         lambda r: [t.first - max(t.taken, t.hand_ended or 0.0) for t in r.takeovers
+                    if t.first and t.taken is not None]),
     ]
     for name, values in rows:
         print(f"{name:<48}" + "".join(f"  {'':>13}{stats(values(run))}" for run in runs))
@@ -407,7 +426,8 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
             f" {len(run.takeovers)} tables taken over, first events {', '.join(kinds)};"
             f" the service's part at most {added:.2f} s against one round + hand pause"
             f" = {round_seconds + args.hand_pause:.2f} s; restarts took"
-            f" {statistics.median([k.restart_seconds for k in run.kills] or [0]):.1f} s (median);"
+            f" {statistics.median([k.restart_seconds for k in run.kills] or [0]):.1f} s and rebalancing"
+            f" {statistics.median(run.balancing or [0]):.1f} s (medians);"
             f" {run.actions} actions, {run.failovers} bot failovers; {run.seconds:.0f} s in all"
         )
         missing = [t.stream_id for t in run.takeovers if t.first is None]
