@@ -430,6 +430,14 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
             f" {statistics.median(run.balancing or [0]):.1f} s (medians);"
             f" {run.actions} actions, {run.failovers} bot failovers; {run.seconds:.0f} s in all"
         )
+        if taken:
+            slowest = max(taken, key=lambda t: t.first or 0.0)
+            ended = "none running" if slowest.hand_ended is None else f"{slowest.hand_ended:.2f}"
+            print(
+                f"  slowest: {slowest.stream_id} old lease expired {slowest.expiry:.2f}, taken"
+                f" {slowest.taken or 0.0:.2f}, the running hand ended {ended}, first event"
+                f" {slowest.first:.2f} s after the kill"
+            )
         missing = [t.stream_id for t in run.takeovers if t.first is None]
         if missing:
             ok = False
