@@ -221,9 +221,9 @@ SERVE_OPTIONS = [
 class Server:
     """A gRPC server in a process of its own on a free loopback port (``service`` or ``floor``)."""
 
-    def __init__(self, arguments: list[str], cashier: bool = True) -> None:
+    def __init__(self, arguments: list[str], cashier: bool = True, port: int = 0) -> None:
         self.cashier = cashier  # the floor has no cashier: its tables take no money
-        self.port = free_port()
+        self.port = port or free_port()
         self.process = subprocess.Popen(
             [sys.executable, *arguments, "--listen", f"127.0.0.1:{self.port}"],
             env={**os.environ, "STUD_TOKEN_SECRET": SECRET, "STUD_TOKEN_HS256": "on",
@@ -232,10 +232,12 @@ class Server:
         )
 
     @classmethod
-    def service(cls, url: str, web_port: int = 0) -> Server:
-        """``stud-service serve`` on the database at ``url`` (with its web port on ``web_port`` if given)."""
+    def service(cls, url: str, web_port: int = 0, options: tuple[str, ...] = (), port: int = 0) -> Server:
+        """``stud-service serve`` on the database at ``url`` (with its web port on ``web_port`` if given),
+        ``options`` after the benchmark's own (a later flag wins), on ``port`` if given (a restart)."""
         web = ["--web-listen", f"127.0.0.1:{web_port}"] if web_port else []
-        return cls(["-m", "stud_service.cli", "serve", "--database-url", url, *SERVE_OPTIONS, *web])
+        arguments = ["-m", "stud_service.cli", "serve", "--database-url", url, *SERVE_OPTIONS, *web, *options]
+        return cls(arguments, port=port)
 
     @classmethod
     def unsealed(cls, url: str) -> Server:

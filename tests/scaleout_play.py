@@ -1,80 +1,19 @@
-"""Helpers for the scale-out test: bots that fail over to another replica, and the tables as the log
-tells them (read straight from PostgreSQL, independent of any replica)."""
+"""Helpers for the scale-out test: bots that fail over to another replica (``stud_service.bots.failover``),
+and the tables as the log tells them (read straight from PostgreSQL, independent of any replica)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
-
 from stud_service.audit import verify_hand
-from stud_service.bots import Bot, StudClient, cautious_strategy, random_strategy
-from stud_service.bots.player import BotStats
+from stud_service.bots.failover import Replica, SeatDriver
 from stud_service.engine import TableState, chips_in_play, event_from_json, initial_state
 from stud_service.engine.evolve import apply_in_place
 from stud_service.server.runtime import stream_id_for
 from stud_service.store import EventStore
 
-
-@dataclass
-class Replica:
-    """One server process as a client sees it: a channel, and whether the process still runs."""
-
-    name: str
-    channel: grpc.aio.Channel
-    alive: Callable[[], bool]
-
-
-@dataclass
-class SeatDriver:
-    """Plays one seat through ``replicas[start]``; when that replica dies, reconnects to the next live
-    one and plays on (or, if ``silent_after_failure``, stops acting: its clock must then fire)."""
-
-    table_id: str
-    seat: int
-    token: str
-    replicas: list[Replica]
-    start: int
-    seed: int
-    silent_after_failure: bool = False
-    cautious: bool = False
-    stats: BotStats = field(default_factory=BotStats)
-    connected_to: str = ""
-    failovers: int = 0
-    actions_at_failover: int | None = None
-
-    async def drive(self) -> None:
-        index = self.start
-        while True:
-            replica = self.replicas[index]
-            self.connected_to = replica.name
-            bot = Bot(
-                StudClient(replica.channel, self.token),
-                self.table_id,
-                self.seat,
-                strategy=cautious_strategy if self.cautious else random_strategy,
-                seed=self.seed + self.failovers,
-                stats=self.stats,
-            )
-            try:
-                await bot.run(hands=10**9)
-                return
-            except grpc.aio.AioRpcError:
-                if replica.alive():
-                    raise  # a live replica refused or failed: that is a finding, not a failover
-            if self.silent_after_failure:
-                self.connected_to = ""
-                return
-            index = next(i for i, other in enumerate(self.replicas) if other.alive())
-            self.failovers += 1
-            if self.actions_at_failover is None:
-                self.actions_at_failover = self.stats.actions
-
-    @property
-    def actions_since_failover(self) -> int:
-        return 0 if self.actions_at_failover is None else self.stats.actions - self.actions_at_failover
+__all__ = ["LoggedTable", "Replica", "SeatDriver", "check_hands_and_chips"]
 
 
 @dataclass
