@@ -1,4 +1,4 @@
-"""Table ownership: leases in PostgreSQL, renewed in batches, taken up to a fair share, by the database clock.
+"""Table ownership: leases in PostgreSQL, renewed in batches, following the clients, by the database clock.
 
 One replica owns a table at a time (docs/deployment.md, "Ownership"): it runs the table's action clocks,
 seat offers and dealer. Its leases expire ``lease_seconds`` after their last renewal *by the database's
@@ -6,15 +6,25 @@ clock* (no two replicas' clocks are compared), and every change of owner raises 
 fences the owner's own appends (:class:`stud_service.store.Fence`): a replica that was paused past its
 leases' expiry and wakes up has its deals and timeouts refused by the database, and drops the tables.
 
+Ownership follows the clients. Each replica's heartbeat carries its **interest**: for each table its own
+clients use, its watch streams on it plus one if they called it within the last lease period. A table one
+live replica uses more than ``INTEREST_MARGIN`` times as much as any other is **claimed** by it: it is
+owned there whatever that replica's share, so the replica whose players sit at a table also deals it and
+runs its clocks, and no other replica needs to follow it. Tables nobody claims (nobody uses them, or
+several replicas use them about equally: the margin keeps such a table where it is) are divided by the
+fair share, ``ceil(unclaimed tables / live replicas)``, live meaning seen within a lease period.
+
 Each round (every ``lease_seconds / 3``) costs a replica three statements (four when it hands tables
 over), whatever it owns:
 
-- **renew**: its heartbeat and all its leases in one statement; a lease that is not returned was lost;
-- **take**: unowned or expired leases of tables in the log, up to its fair share,
-  ``ceil(tables / live replicas)``, live meaning seen within a lease period (replicas taking at the same
-  moment may want the same lease: one gets it, the other takes fewer and the rest at its next round);
-- **surplus**: above its share (a replica joined), it releases tables between hands, one round at a time,
-  so a hand in progress always finishes where it is.
+- **renew**: its heartbeat with its interest and all its leases in one statement; a lease that is not
+  returned was lost;
+- **take**: free (unowned or expired) leases it claims, then unclaimed ones up to its fair share of them
+  (replicas taking at the same moment may want the same lease: one gets it, the other takes fewer and the
+  rest at its next round); a free table another replica claims is left to that one;
+- **plan**: the claims on what it owns and its share: it hands over what another replica claims and its
+  surplus of unclaimed tables (a replica joined), between hands: at once if no hand runs, else when the
+  hand ends, instead of dealing the next one, so a hand in progress always finishes where it is.
 """
 
 from __future__ import annotations
