@@ -1,13 +1,18 @@
 """Server CPU per action with 1, 2 and 3 replicas on one database, and an idle replica beside a busy one.
 
-Tables are owned by one replica at a time (docs/deployment.md "Ownership"). This measures what that buys:
+Tables are owned by one replica at a time, and ownership follows the clients (docs/deployment.md
+"Ownership"). This measures what that buys:
 
 1. The same load (``--tables`` tables, three bots each, as in ``bench_service.py``) spread over N replicas,
    each replica's bots playing its share of the tables through it; the total server CPU of all replicas
-   per action, for N = 1, 2, 3. Goal: at 3 replicas within 1.15x of 1 replica. Tables are owned by whichever
-   replica takes their lease, not necessarily the one their players use: that replica then follows them too.
-2. Two replicas, every bot playing through A; B has no clients. B's CPU per action against A's. B still owns
-   its fair share of the tables (it deals and runs their clocks): the figure says what that costs it.
+   per action, for N = 1, 2, 3. Goal: at 3 replicas within 1.15x of 1 replica. Each table is claimed by the
+   replica its bots play through, so it is owned there and no replica follows another's tables; what an
+   extra replica still costs is its own group commits being smaller (fewer tables per batch).
+2. Two replicas, every bot playing through A; B has no clients. B's CPU per action against A's. A's clients
+   claim every table, so B owns, loads and follows none of them: its cost is its lease rounds.
+
+``--append-spin-us`` sets every replica's ``--append-spin-us`` (default: the serve default, 1000 µs; the
+k8s configmap sets 0); the run prints which.
 
 Run: ``.venv/bin/python benchmarks/bench_replicas.py [--seconds 10] [--tables 8]`` (``DATABASE_URL`` as for
 ``bench_service.py``).
