@@ -35,7 +35,9 @@ with :meth:`TableRuntime.keep_ownership` a replica loads and arms the tables who
 its own commands (the deals, timeouts, expired offers, suspended players' leaving) are fenced by the lease's
 epoch in the append's transaction: a replica that lost a lease (paused past its expiry) writes none of them
 and drops the table's work. Any other table is loaded on first use by this replica's clients, and followed
-for their watchers and reads; their commands are written here, serialised by the expected version. Without
+for their watchers and reads; their commands are written here, serialised by the expected version. How much
+its clients use each table (watch streams, recent calls) is the replica's interest: the tables they clearly
+use most come to be owned here (``_interest``; a table handed over is released before its next deal). Without
 ``keep_ownership`` (a single replica, tests) the replica owns every table it loads.
 
 While the database is away, none of this stops for good: the dealer, the action clocks, the followers
