@@ -1,13 +1,18 @@
 """Server CPU per action with 1, 2 and 3 replicas on one database, and an idle replica beside a busy one.
 
-Tables are owned by one replica at a time (docs/deployment.md "Ownership"). This measures what that buys:
+Tables are owned by one replica at a time, and ownership follows the clients (docs/deployment.md
+"Ownership"). This measures what that buys:
 
 1. The same load (``--tables`` tables, three bots each, as in ``bench_service.py``) spread over N replicas,
    each replica's bots playing its share of the tables through it; the total server CPU of all replicas
-   per action, for N = 1, 2, 3. Goal: at 3 replicas within 1.15x of 1 replica. Tables are owned by whichever
-   replica takes their lease, not necessarily the one their players use: that replica then follows them too.
-2. Two replicas, every bot playing through A; B has no clients. B's CPU per action against A's. B still owns
-   its fair share of the tables (it deals and runs their clocks): the figure says what that costs it.
+   per action, for N = 1, 2, 3. Goal: at 3 replicas within 1.15x of 1 replica. Each table is claimed by the
+   replica its bots play through, so it is owned there and no replica follows another's tables; what an
+   extra replica still costs is its own group commits being smaller (fewer tables per batch).
+2. Two replicas, every bot playing through A; B has no clients. B's CPU per action against A's. A's clients
+   claim every table, so B owns, loads and follows none of them: its cost is its lease rounds.
+
+``--append-spin-us`` sets every replica's ``--append-spin-us`` (default: the serve default, 1000 µs; the
+k8s configmap sets 0); the run prints which.
 
 Run: ``.venv/bin/python benchmarks/bench_replicas.py [--seconds 10] [--tables 8]`` (``DATABASE_URL`` as for
 ``bench_service.py``).
@@ -24,16 +29,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_service import Database, LoadResult, Server, cpu_seconds, play  # noqa: E402
+from bench_service import SERVE_OPTIONS, Database, LoadResult, Server, cpu_seconds, play  # noqa: E402
 
 SETTLE_SECONDS = 3.0  # after the tables exist: the replicas' lease rounds share them out
 
 
-def spread(replicas: int, tables: int, seconds: float, db: Database) -> tuple[list[LoadResult], list[float]]:
+def replica(url: str, spin_us: int | None) -> Server:
+    """One ``serve`` replica on ``url``; ``spin_us``: its ``--append-spin-us`` (None: the default)."""
+    spin = [] if spin_us is None else ["--append-spin-us", str(spin_us)]
+    return Server(["-m", "stud_service.cli", "serve", "--database-url", url, *SERVE_OPTIONS, *spin])
+
+
+def spread(
+    replicas: int, tables: int, seconds: float, db: Database, spin_us: int | None
+) -> tuple[list[LoadResult], list[float]]:
     """``tables`` tables over ``replicas`` fresh replicas on one fresh database; each replica's share of the
     bots plays through it. Every load's result, and each replica's CPU seconds over the whole window."""
     url = db.another()
-    servers = [Server.service(url) for _ in range(replicas)]
+    servers = [replica(url, spin_us) for _ in range(replicas)]
     try:
         for server in servers:
             asyncio.run(server.wait_ready())
@@ -57,10 +70,12 @@ def spread(replicas: int, tables: int, seconds: float, db: Database) -> tuple[li
             server.stop()
 
 
-def idle_beside_busy(tables: int, seconds: float, db: Database) -> tuple[LoadResult, float, float]:
+def idle_beside_busy(
+    tables: int, seconds: float, db: Database, spin_us: int | None
+) -> tuple[LoadResult, float, float]:
     """Two replicas; every bot plays through A. A's result, and A's and B's CPU seconds in A's window."""
     url = db.another()
-    busy, idle = Server.service(url), Server.service(url)
+    busy, idle = replica(url, spin_us), replica(url, spin_us)
     try:
         asyncio.run(busy.wait_ready())
         asyncio.run(idle.wait_ready())
@@ -79,13 +94,19 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument(
+        "--append-spin-us", type=int, default=None,
+        help="every replica's --append-spin-us (default: the serve default, 1000; the k8s configmap sets 0)",
+    )
     args = parser.parse_args()
     db = Database()
     db.start()
+    spin = "the serve default" if args.append_spin_us is None else f"{args.append_spin_us} µs"
+    print(f"append spin: {spin}")
     try:
         per_action: dict[int, float] = {}
         for replicas in args.replicas:
-            results, cpu = spread(replicas, args.tables, args.seconds, db)
+            results, cpu = spread(replicas, args.tables, args.seconds, db, args.append_spin_us)
             actions = sum(r.actions for r in results)
             measured_cpu = sum(r.server_cpu for r in results)  # each replica over its own load's window
             per_action[replicas] = measured_cpu / max(actions, 1) * 1000
@@ -100,7 +121,7 @@ def main() -> int:
             for replicas, value in per_action.items():
                 ratio = value / per_action[1]
                 print(f"  {replicas} replica(s): {ratio:.2f}x of 1 replica (goal at 3: <= 1.15x)")
-        result, busy_cpu, idle_cpu = idle_beside_busy(args.tables, args.seconds, db)
+        result, busy_cpu, idle_cpu = idle_beside_busy(args.tables, args.seconds, db, args.append_spin_us)
         actions = max(result.actions, 1)
         print(
             f"idle replica beside a busy one, {args.tables} tables, bots through A only: A"

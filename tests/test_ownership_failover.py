@@ -89,7 +89,8 @@ async def two_replicas_one_table(
     spawn_server: Callable[..., Awaitable[ServerProcess]], database: str, silent_on_a: bool
 ) -> AsyncIterator[Cluster]:
     """Replicas A and B; a table created on A (so A owns it) with three bots playing through B, and with
-    ``silent_on_a`` a fourth seat played through A that goes silent when A dies (its clock must fire at B)."""
+    ``silent_on_a`` a fourth seat played through A that goes silent when A dies (its clock must fire at B).
+    Without it, B's clients claim the table and A hands it over (docs/deployment.md, "Ownership")."""
     lease_flag = ("--lease-seconds", str(LEASE_SECONDS))
     servers = [await spawn_server(database, *lease_flag), await spawn_server(database, *lease_flag)]
     pool = await open_pool(database, max_size=4)
@@ -140,7 +141,19 @@ async def test_the_owner_is_killed_and_the_other_replica_takes_the_table_on(
             return len(cluster.table.hands_ended()) >= 2 and silent is not None and not silent.sitting_out
 
         await wait_until(played_on_a, "two hands were played with A as the owner")
-        cluster.servers[A].kill()  # SIGKILL: no release, the lease must expire
+        # Both replicas have clients at the table, B's not clearly more (three seats to one): over many
+        # rounds and hands the table stays where it is, never handed back and forth.
+        await asyncio.sleep(3 * LEASE_SECONDS)
+        await cluster.refresh()
+        more = len(cluster.table.hands_ended()) + 2
+
+        async def more_hands() -> bool:
+            await cluster.refresh()
+            return len(cluster.table.hands_ended()) >= more
+
+        await wait_until(more_hands, "two more hands, each a chance to hand the table over between hands")
+        assert await lease(cluster.pool, TABLE) == (a, 1)
+        cluster.servers[A].kill()  # SIGKILL: no release, the lease must expire (A is an interested owner)
         killed = time.time()
         await cluster.refresh()
         killed_at = cluster.table.version
@@ -167,7 +180,8 @@ async def test_the_owner_is_killed_and_the_other_replica_takes_the_table_on(
 async def test_a_paused_owner_wakes_up_fenced_and_writes_nothing(
     spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
 ) -> None:
-    async with two_replicas_one_table(spawn_server, database, silent_on_a=False) as cluster:
+    # Seat 4 is played through A, so A has clients too and keeps the table (B's are not clearly more).
+    async with two_replicas_one_table(spawn_server, database, silent_on_a=True) as cluster:
         a, b = (replica_id(server) for server in cluster.servers)
         assert await lease(cluster.pool, TABLE) == (a, 1)
 
@@ -213,48 +227,91 @@ async def owners(pool: AsyncConnectionPool) -> dict[str, str]:
         return {str(stream): str(owner) for stream, owner in await cur.fetchall()}
 
 
-async def test_tables_rebalance_between_hands_when_a_replica_joins_and_leaves(
+def leases_taken(server: ServerProcess) -> list[dict]:
+    """The "lease taken" log records of a server: each carries the table and, had a hand been running
+    when it took the lease, the hand."""
+    records = []
+    for line in server.log_text().splitlines():
+        with contextlib.suppress(ValueError):
+            record = json.loads(line)
+            if record.get("msg") == "lease taken":
+                records.append(record)
+    return records
+
+
+async def test_tables_follow_their_clients_between_hands_and_unused_ones_rebalance(
     spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
 ) -> None:
+    """Four tables played through A and two nobody uses. B joins: it takes one unused table and none of
+    the used ones. Two tables' players move to B: those tables follow them there, between hands. B stops
+    gracefully: its players come back to A, and so do its tables."""
     lease_flag = ("--lease-seconds", str(LEASE_SECONDS))
     first = await spawn_server(database, *lease_flag)
     pool = await open_pool(database, max_size=4)
     store = sealed_store(pool)
-    channel = grpc.aio.insecure_channel(first.address)
-    replicas = [Replica("A", channel, lambda: first.process.poll() is None)]
+    channels = [grpc.aio.insecure_channel(first.address)]
+    replicas = [Replica("A", channels[A], lambda: first.process.poll() is None)]
     tables = [LoggedTable(f"t-{n}") for n in range(4)]
-    tasks: list[asyncio.Task[None]] = []
+    unused = [f"t-unused-{n}" for n in range(2)]
+    drivers: dict[tuple[str, int], asyncio.Task[None]] = {}
+
+    def play(table_id: str, seat: int, start: int) -> None:
+        token = mint_token(TOKEN_SECRET, f"{table_id}-p{seat}")
+        driver = SeatDriver(table_id, seat, token, replicas, start, seed=10 * len(drivers) + seat)
+        drivers[table_id, seat] = asyncio.create_task(driver.drive())
+
     try:
-        operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
-        for n, table in enumerate(tables):
+        operator = StudClient(channels[A], mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        for table_id in unused:
+            await operator.create_table(table_id, table_spec(action_clock=ACTION_CLOCK))
+        for table in tables:
             await operator.create_table(table.table_id, table_spec(action_clock=ACTION_CLOCK))
-            for seat in (1, 2):  # every player plays through A: B gets tables, not clients
+            for seat in (1, 2):
                 token = mint_token(TOKEN_SECRET, f"{table.table_id}-p{seat}")
-                await StudClient(channel, token).sit_down(table.table_id, seat, BUY_IN)
-                driver = SeatDriver(table.table_id, seat, token, replicas, 0, seed=10 * n + seat)
-                tasks.append(asyncio.create_task(driver.drive()))
+                await StudClient(channels[A], token).sit_down(table.table_id, seat, BUY_IN)
+                play(table.table_id, seat, A)
         a = replica_id(first)
         assert set((await owners(pool)).values()) == {a}  # alone: every table
 
         second = await spawn_server(database, *lease_flag)
         b = replica_id(second)
+        channels.append(grpc.aio.insecure_channel(second.address))
+        replicas.append(Replica("B", channels[B], lambda: second.process.poll() is None))
 
-        async def split_evenly() -> bool:
-            held = list((await owners(pool)).values())
-            return len(held) == 4 and held.count(a) == 2 and held.count(b) == 2
+        async def unused_split() -> bool:
+            held = await owners(pool)
+            return len(held) == 6 and sorted(held[stream_id_for(t)] for t in unused) == sorted([a, b])
 
-        await wait_until(split_evenly, "the replica that joined took half the tables")
+        await wait_until(unused_split, "the replica that joined took one of the two unused tables")
+        await asyncio.sleep(3 * LEASE_SECONDS)  # many rounds: B has no clients, so none of the used tables
+        held = await owners(pool)
+        assert [held[stream_id_for(t.table_id)] for t in tables] == [a] * 4
+        assert sorted(held[stream_id_for(t)] for t in unused) == sorted([a, b])
+
+        moving = tables[2:]
+        for table in moving:  # their players now play through B
+            for seat in (1, 2):
+                drivers.pop((table.table_id, seat)).cancel()
+                play(table.table_id, seat, B)
+
+        async def followed() -> bool:
+            held = await owners(pool)
+            return [held.get(stream_id_for(t.table_id)) for t in tables] == [a, a, b, b]
+
+        await wait_until(followed, "the tables whose players moved to B were handed over to B")
         for table in tables:
             await table.refresh(store)
-        joined_at = {table.table_id: table.version for table in tables}
-        moved = [s for s, owner in (await owners(pool)).items() if owner == b]
+        moved_at = {table.table_id: table.version for table in tables}
 
         async def dealt_by_both() -> bool:
             for table in tables:
                 await table.refresh(store)
-            return all(len(t.after(joined_at[t.table_id], "HandStarted")) >= 2 for t in tables)
+            return all(len(t.after(moved_at[t.table_id], "HandStarted")) >= 2 for t in tables)
 
-        await wait_until(dealt_by_both, "every table dealt two hands since, half of them by B")
+        await wait_until(dealt_by_both, "every table dealt two hands since, two of them by B")
+        taken_at_b = [r for r in leases_taken(second) if r.get("table") in {t.table_id for t in moving}]
+        assert {r["table"] for r in taken_at_b} == {t.table_id for t in moving}
+        assert all(r.get("hand") is None for r in taken_at_b), taken_at_b  # never taken during a hand
 
         second.process.send_signal(signal.SIGTERM)  # a graceful stop releases B's leases at once
         await asyncio.to_thread(second.process.wait, 30)
@@ -268,27 +325,31 @@ async def test_tables_rebalance_between_hands_when_a_replica_joins_and_leaves(
 
         async def all_back_on_a() -> bool:
             held = await owners(pool)
-            return len(held) == 4 and set(held.values()) == {a}
+            return len(held) == 6 and set(held.values()) == {a}
 
         await wait_until(all_back_on_a, "A took back the tables of the replica that left")
         left_at = {table.table_id: table.version for table in tables}
+        for table in moving:  # their watch streams ended with B's graceful stop: they reconnect to A
+            for seat in (1, 2):
+                drivers.pop((table.table_id, seat)).cancel()
+                play(table.table_id, seat, A)
 
         async def dealt_again() -> bool:
             for table in tables:
                 await table.refresh(store)
             return all(t.after(left_at[t.table_id], "HandStarted") for t in tables)
 
-        await wait_until(dealt_again, "every table dealt on after B left")
-        assert len(moved) == 2
+        await wait_until(dealt_again, "every table dealt on after B left (its players back on A)")
         for table in tables:
             # Each hand ran under one owner: no hand was cut short by a change of owner.
             await check_hands_and_chips(store, table)
             started = [p["hand"] for p in table.payloads if p["type"] == "HandStarted"]
             assert table.hands_ended() == started[: len(table.hands_ended())]
     finally:
-        for task in tasks:
+        for task in drivers.values():
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await channel.close()
+        await asyncio.gather(*drivers.values(), return_exceptions=True)
+        for channel in channels:
+            await channel.close()
         await store.close()
         await pool.close()

@@ -178,5 +178,52 @@ async def test_a_replica_takes_the_tables_its_clients_use_first(
     a, b = Leases(pool, "a"), Leases(pool, "b")
     await a.renew([])
     await b.renew([])
-    assert set(await a.take(wanted=[streams[3], streams[1]])) == {streams[3], streams[1]}  # its share: 2
-    assert set(await b.take(wanted=[streams[3]])) == {streams[0], streams[2]}  # wanted, but a has it
+    # Both use streams[3] alike (nobody claims it); a alone uses streams[1] (a claims it, beyond its share).
+    await b.renew([], {streams[3]: 1})
+    interest_a = {streams[3]: 1, streams[1]: 1}
+    taken_by_a = await a.take(interest_a)
+    # Its claim, then its share (2) of the three unclaimed tables, the one its clients use first.
+    assert len(taken_by_a) == 3 and {streams[1], streams[3]} <= set(taken_by_a)
+    assert set(await b.take({streams[3]: 1})) == set(streams) - set(taken_by_a)
+
+
+async def test_a_table_one_replica_clearly_uses_most_is_claimed_by_it_whatever_its_share(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    streams = await make_tables(store, 4)
+    a, b = Leases(pool, "a"), Leases(pool, "b")
+    used = {stream: 3 for stream in streams[:3]}  # a's clients use three tables; nobody uses the fourth
+    await a.renew([], used)
+    await b.renew([])
+    assert await b.take() == {streams[3]: 1}  # claimed by a: b takes only the unclaimed one
+    assert set(await a.take(used)) == set(streams[:3])  # above its fair share of 2: they are its claims
+    plan = await b.plan([streams[3]])
+    assert (plan.unclaimed, plan.replicas, plan.claimed_elsewhere) == (1, 2, frozenset())
+
+
+async def test_a_claim_needs_clearly_more_use_than_the_next_replicas(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    (stream,) = await make_tables(store, 1)
+    a, b = Leases(pool, "a"), Leases(pool, "b")
+    await a.renew([], {stream: 2})
+    assert await a.take({stream: 2}) == {stream: 1}  # alone: its claim (b is not live yet)
+    for b_uses, claimed_elsewhere in ((3, False), (4, False), (5, True)):  # a claim needs > 2x a's use
+        await b.renew([], {stream: b_uses})
+        plan = await a.plan([stream], {stream: 2})
+        assert (stream in plan.claimed_elsewhere) == claimed_elsewhere, b_uses
+        assert plan.claimed_here == frozenset()
+    await b.leave([])  # a replica that is no longer live claims nothing
+    assert (await a.plan([stream], {stream: 2})).claimed_here == {stream}
+
+
+async def test_a_claimed_free_lease_is_left_to_its_claimant(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    streams = await make_tables(store, 2)
+    a, b = Leases(pool, "a"), Leases(pool, "b")
+    await a.renew([], {streams[0]: 1})
+    await b.renew([])
+    assert await b.take() == {streams[1]: 1}  # its share is 1 of the one unclaimed table, and 0 is a's
+    assert await b.take() == {}
+    assert await a.take({streams[0]: 1}) == {streams[0]: 1}

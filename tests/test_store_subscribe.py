@@ -200,3 +200,41 @@ async def test_no_duplicates_or_gaps_under_concurrent_writers(
         assert len(collector.events) == 100
     finally:
         await collector.stop()
+
+
+async def test_the_listener_stops_while_nothing_is_followed_and_starts_again(
+    db_pool: AsyncConnectionPool, stream_id: str
+) -> None:
+    store = EventStore(db_pool, poll_interval=0.2)  # the listener looks for subscribers this often
+    try:
+        first = Collector(store.subscribe(stream_id))
+        await store.append(stream_id, 0, [ev(1)])
+        assert await first.wait_for(1) == [1]
+        hub = store._hub
+        listener = hub.listener_pid
+        assert listener is not None
+        await first.stop()
+        for _ in range(100):  # no subscriber left: its LISTEN connection goes
+            if hub.listener_pid is None:
+                break
+            await asyncio.sleep(0.05)
+        assert hub.listener_pid is None
+        for _ in range(100):  # and its backend with it
+            async with store.pool.connection() as conn:
+                cur = await conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (listener,))
+                left = await cur.fetchone()
+            if left == (0,):
+                break
+            await asyncio.sleep(0.05)
+        assert left == (0,)
+        await store.append(stream_id, 1, [ev(2)])  # announced to nobody
+        second = Collector(store.subscribe(stream_id, after_version=1))
+        try:
+            assert await second.wait_for(1) == [2]  # read from the log once listening again
+            await store.append(stream_id, 2, [ev(3)])
+            assert await second.wait_for(2) == [2, 3]
+            assert hub.listener_pid not in (None, listener)
+        finally:
+            await second.stop()
+    finally:
+        await store.close()

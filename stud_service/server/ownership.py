@@ -1,4 +1,4 @@
-"""Table ownership: leases in PostgreSQL, renewed in batches, taken up to a fair share, by the database clock.
+"""Table ownership: leases in PostgreSQL, renewed in batches, following the clients, by the database clock.
 
 One replica owns a table at a time (docs/deployment.md, "Ownership"): it runs the table's action clocks,
 seat offers and dealer. Its leases expire ``lease_seconds`` after their last renewal *by the database's
@@ -6,15 +6,25 @@ clock* (no two replicas' clocks are compared), and every change of owner raises 
 fences the owner's own appends (:class:`stud_service.store.Fence`): a replica that was paused past its
 leases' expiry and wakes up has its deals and timeouts refused by the database, and drops the tables.
 
+Ownership follows the clients. Each replica's heartbeat carries its **interest**: for each table its own
+clients use, its watch streams on it plus one if they called it within the last lease period. A table one
+live replica uses more than ``INTEREST_MARGIN`` times as much as any other is **claimed** by it: it is
+owned there whatever that replica's share, so the replica whose players sit at a table also deals it and
+runs its clocks, and no other replica needs to follow it. Tables nobody claims (nobody uses them, or
+several replicas use them about equally: the margin keeps such a table where it is) are divided by the
+fair share, ``ceil(unclaimed tables / live replicas)``, live meaning seen within a lease period.
+
 Each round (every ``lease_seconds / 3``) costs a replica three statements (four when it hands tables
 over), whatever it owns:
 
-- **renew**: its heartbeat and all its leases in one statement; a lease that is not returned was lost;
-- **take**: unowned or expired leases of tables in the log, up to its fair share,
-  ``ceil(tables / live replicas)``, live meaning seen within a lease period (replicas taking at the same
-  moment may want the same lease: one gets it, the other takes fewer and the rest at its next round);
-- **surplus**: above its share (a replica joined), it releases tables between hands, one round at a time,
-  so a hand in progress always finishes where it is.
+- **renew**: its heartbeat with its interest and all its leases in one statement; a lease that is not
+  returned was lost;
+- **take**: free (unowned or expired) leases it claims, then unclaimed ones up to its fair share of them
+  (replicas taking at the same moment may want the same lease: one gets it, the other takes fewer and the
+  rest at its next round); a free table another replica claims is left to that one;
+- **plan**: the claims on what it owns and its share: it hands over what another replica claims and its
+  surplus of unclaimed tables (a replica joined), between hands: at once if no hand runs, else when the
+  hand ends, instead of dealing the next one, so a hand in progress always finishes where it is.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ import asyncio
 import logging
 import math
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -37,44 +47,85 @@ _log = logging.getLogger(__name__)
 DEFAULT_LEASE_SECONDS = 5.0
 TABLE_STREAMS = "tables/%"  # the streams that are tables (server.runtime.STREAM_PREFIX)
 
+# The heartbeat carries this replica's interest: it replaces what the row held.
 _RENEW_SQL = """
 WITH beat AS (
-    INSERT INTO replicas (replica_id, seen_at) VALUES (%(me)s, now())
-    ON CONFLICT (replica_id) DO UPDATE SET seen_at = excluded.seen_at
+    INSERT INTO replicas (replica_id, seen_at, interest_streams, interest_clients)
+    VALUES (%(me)s, now(), %(streams)s::text[], %(clients)s::int[])
+    ON CONFLICT (replica_id) DO UPDATE
+       SET seen_at = excluded.seen_at, interest_streams = excluded.interest_streams,
+           interest_clients = excluded.interest_clients
 )
 UPDATE table_leases SET expires_at = now() + %(lease)s
  WHERE owner = %(me)s AND stream_id = ANY(%(owned)s::text[])
 RETURNING stream_id, epoch
 """
 
-# The share counts this replica among the live ones even before its first heartbeat is committed.
-_TAKE_SQL = """
-WITH live AS (
+# The claims: a table's claimant is the live replica whose clients use it most, if that is more than
+# INTEREST_MARGIN times the next one's use (so two replicas using a table about equally claim nothing,
+# and a table changes hands only when the difference is clear: no flapping). This replica's own interest
+# is the one it passes (its row may be a round old); the others' are their rows while they are live.
+_CLAIMS_CTE = """
+interest AS (
+    SELECT i.stream_id, r.replica_id, i.clients
+      FROM replicas r, unnest(r.interest_streams, r.interest_clients) AS i(stream_id, clients)
+     WHERE r.seen_at > now() - %(lease)s AND r.replica_id <> %(me)s AND i.clients > 0
+    UNION ALL
+    SELECT i.stream_id, %(me)s, i.clients
+      FROM unnest(%(streams)s::text[], %(clients)s::int[]) AS i(stream_id, clients)
+     WHERE i.clients > 0
+), ranked AS (
+    SELECT stream_id, replica_id, clients,
+           row_number() OVER w AS rank, lead(clients, 1, 0) OVER w AS runner_up
+      FROM interest WINDOW w AS (PARTITION BY stream_id ORDER BY clients DESC, replica_id)
+), claims AS (
+    SELECT stream_id, replica_id AS claimant FROM ranked
+     WHERE rank = 1 AND clients > %(margin)s * runner_up AND stream_id LIKE %(pattern)s
+), live AS (
+    -- The share counts this replica among the live ones even before its first heartbeat is committed.
     SELECT count(*) FILTER (WHERE replica_id <> %(me)s) + 1 AS n
       FROM replicas WHERE seen_at > now() - %(lease)s
-), tables AS (
-    SELECT count(*) AS n FROM streams WHERE stream_id LIKE %(pattern)s
-), mine AS (
-    SELECT count(*) AS n FROM table_leases WHERE owner = %(me)s AND expires_at > now()
-), free AS (
-    SELECT s.stream_id FROM streams s LEFT JOIN table_leases l ON l.stream_id = s.stream_id
-     WHERE s.stream_id LIKE %(pattern)s AND (l.stream_id IS NULL OR l.expires_at <= now())
-     -- Tables this replica's clients use first; then replicas taking at once mostly want different ones.
-     ORDER BY s.stream_id = ANY(%(wanted)s::text[]) DESC, md5(s.stream_id || %(me)s)
-     LIMIT greatest(0, (SELECT ceil(tables.n::numeric / live.n) FROM tables, live) - (SELECT n FROM mine))
+), shared AS (
+    -- The tables nobody claims: those the fair share divides.
+    SELECT s.stream_id FROM streams s
+     WHERE s.stream_id LIKE %(pattern)s
+       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.stream_id = s.stream_id)
+)"""
+
+# Free (unowned or expired) leases: those this replica claims, whatever its share; then unclaimed ones up
+# to its fair share of them, those its clients use first, then in an order of its own (replicas taking at
+# once then mostly want different ones). Another replica's claim is left to it.
+_TAKE_SQL = f"""
+WITH {_CLAIMS_CTE}, mine AS (
+    SELECT count(*) AS n FROM table_leases l JOIN shared USING (stream_id)
+     WHERE l.owner = %(me)s AND l.expires_at > now()
+), claimed AS (
+    SELECT c.stream_id FROM claims c
+      JOIN streams s ON s.stream_id = c.stream_id LEFT JOIN table_leases l ON l.stream_id = c.stream_id
+     WHERE c.claimant = %(me)s AND (l.stream_id IS NULL OR l.expires_at <= now())
+), unclaimed AS (
+    SELECT s.stream_id FROM shared s LEFT JOIN table_leases l ON l.stream_id = s.stream_id
+     WHERE l.stream_id IS NULL OR l.expires_at <= now()
+     ORDER BY s.stream_id = ANY(%(streams)s::text[]) DESC, md5(s.stream_id || %(me)s)
+     LIMIT greatest(0, (SELECT ceil(count(*)::numeric / (SELECT n FROM live)) FROM shared)
+                       - (SELECT n FROM mine))
 )
 INSERT INTO table_leases (stream_id, owner, epoch, expires_at)
-SELECT stream_id, %(me)s, 1, now() + %(lease)s FROM free
+SELECT stream_id, %(me)s, 1, now() + %(lease)s
+  FROM (SELECT stream_id FROM claimed UNION SELECT stream_id FROM unclaimed) AS free
 ON CONFLICT (stream_id) DO UPDATE
    SET owner = excluded.owner, epoch = table_leases.epoch + 1, expires_at = excluded.expires_at
  WHERE table_leases.expires_at <= now()
 RETURNING stream_id, epoch
 """
 
-_SHARE_SQL = """
-SELECT (SELECT count(*) FROM streams WHERE stream_id LIKE %(pattern)s),
-       (SELECT count(*) FILTER (WHERE replica_id <> %(me)s) + 1
-          FROM replicas WHERE seen_at > now() - %(lease)s)
+# What this replica's leases should become: the unclaimed tables and the live replicas (its fair share),
+# and which of the tables it owns (``owned``) another replica claims, and which it claims itself.
+_PLAN_SQL = f"""
+WITH {_CLAIMS_CTE}
+SELECT (SELECT count(*) FROM shared), (SELECT n FROM live),
+       ARRAY(SELECT stream_id FROM claims WHERE claimant <> %(me)s AND stream_id = ANY(%(owned)s::text[])),
+       ARRAY(SELECT stream_id FROM claims WHERE claimant = %(me)s AND stream_id = ANY(%(owned)s::text[]))
 """
 
 # Released leases expire now: another replica may take them at once; this one's fenced appends stop.
@@ -85,6 +136,9 @@ UPDATE table_leases SET expires_at = now()
 
 _LEAVE_SQL = "DELETE FROM replicas WHERE replica_id = %(me)s"
 
+# How much more a replica's clients must use a table than any other replica's for it to claim the table.
+INTEREST_MARGIN = 2
+
 
 def new_replica_id() -> str:
     """A replica's id: unique per process start, so a restarted replica never inherits a fence."""
@@ -94,6 +148,21 @@ def new_replica_id() -> str:
 def fair_share(tables: int, replicas: int) -> int:
     """How many tables each of ``replicas`` live replicas may own: every table has room somewhere."""
     return math.ceil(tables / max(replicas, 1))
+
+
+Interest = Mapping[str, int]  # stream id -> how much this replica's clients use the table (> 0)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a replica's leases should become, as of one round: the unclaimed tables and the live replicas
+    (its fair share of the unclaimed), and of the tables it owns, those another replica claims and those
+    it claims itself."""
+
+    unclaimed: int
+    replicas: int
+    claimed_elsewhere: frozenset[str]
+    claimed_here: frozenset[str]
 
 
 class Leases:
@@ -107,30 +176,41 @@ class Leases:
         self.lease_seconds = lease_seconds
         self.lease = timedelta(seconds=lease_seconds)
 
-    def _params(self, **more: object) -> dict[str, object]:
-        return {"me": self.me, "lease": self.lease, "pattern": TABLE_STREAMS, **more}
+    def _params(self, interest: Interest | None = None, **more: object) -> dict[str, object]:
+        streams = sorted(interest or {})
+        clients = [(interest or {})[stream] for stream in streams]
+        return {
+            "me": self.me, "lease": self.lease, "pattern": TABLE_STREAMS, "margin": INTEREST_MARGIN,
+            "streams": streams, "clients": clients, **more,
+        }
 
-    async def _rows(self, sql: str, **params: object) -> list[tuple[str, int]]:
+    async def _rows(self, sql: str, interest: Interest | None, **params: object) -> list[tuple[str, int]]:
         async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, self._params(**params))
+            cur = await conn.execute(sql, self._params(interest, **params))
             return [(str(stream), int(epoch)) for stream, epoch in await cur.fetchall()]
 
-    async def renew(self, owned: Iterable[str]) -> dict[str, int]:
-        """Heartbeat and renew the leases of ``owned`` this replica still holds: stream id -> epoch."""
-        return dict(await self._rows(_RENEW_SQL, owned=list(owned)))
+    async def renew(self, owned: Iterable[str], interest: Interest | None = None) -> dict[str, int]:
+        """Heartbeat with this replica's ``interest``, and renew the leases of ``owned`` it still holds:
+        stream id -> epoch."""
+        return dict(await self._rows(_RENEW_SQL, interest, owned=list(owned)))
 
-    async def take(self, wanted: Iterable[str] = ()) -> dict[str, int]:
-        """Take unowned or expired leases up to the fair share, those of ``wanted`` first (tables this
-        replica's clients use: their owner then follows nothing for them): stream id -> new epoch."""
-        return dict(await self._rows(_TAKE_SQL, wanted=list(wanted)))
+    async def take(self, interest: Interest | None = None) -> dict[str, int]:
+        """Take the free leases this replica claims, then unclaimed ones up to its fair share of them (those
+        in ``interest`` first): stream id -> new epoch."""
+        return dict(await self._rows(_TAKE_SQL, interest))
 
-    async def share(self) -> tuple[int, int]:
-        """The tables in the log and the live replicas (this one included)."""
+    async def plan(self, owned: Iterable[str], interest: Interest | None = None) -> Plan:
+        """The share and the claims that decide which of ``owned`` this replica should hand over."""
         async with self.pool.connection() as conn:
-            cur = await conn.execute(_SHARE_SQL, self._params())
+            cur = await conn.execute(_PLAN_SQL, self._params(interest, owned=list(owned)))
             row = await cur.fetchone()
         assert row is not None
-        return int(row[0]), int(row[1])
+        return Plan(int(row[0]), int(row[1]), frozenset(row[2]), frozenset(row[3]))
+
+    async def share(self) -> tuple[int, int]:
+        """The unclaimed tables in the log and the live replicas (this one included)."""
+        plan = await self.plan(())
+        return plan.unclaimed, plan.replicas
 
     async def release(self, streams: Iterable[str]) -> None:
         """Give up these leases now (another replica may take them at its next round)."""
@@ -147,23 +227,26 @@ class Leases:
 @dataclass(frozen=True)
 class OwnershipEvents:
     """What the keeper tells the tables and asks them: a lease gained (stream, epoch), a lease lost, which
-    owned tables may be handed over now (between hands; those this replica's clients use last), and which
-    tables this replica's clients use (taken first)."""
+    of some owned tables may be handed over now (between hands; those nobody here watches first), and how
+    much this replica's clients use each table (its claims)."""
 
     gained: Callable[[str, int], object]
     lost: Callable[[str], None]
     idle: Callable[[list[str]], list[str]]
-    wanted: Callable[[], list[str]] = list
+    interest: Callable[[], Interest] = dict
 
 
 class OwnershipKeeper:
-    """Runs the rounds of one replica: renew, take, release the surplus. ``owned`` is what it holds now."""
+    """Runs the rounds of one replica: renew with its interest, take, hand over what others claim and the
+    surplus. ``owned`` is what it holds now; ``handing_over`` the owned tables it gives up when their hand
+    ends (the dealer asks :meth:`hand_over_instead_of_dealing` before each deal)."""
 
     def __init__(self, leases: Leases, events: OwnershipEvents) -> None:
         self.leases = leases
         self.events = events
         self.lease_seconds = leases.lease_seconds
         self.owned: dict[str, int] = {}  # stream id -> epoch
+        self.handing_over: set[str] = set()
         self._renewed_at: float | None = None  # loop time of the last round that renewed
         self._lock = asyncio.Lock()  # one round (or take) at a time: each reads and changes ``owned``
 
@@ -176,27 +259,30 @@ class OwnershipKeeper:
 
     def drop(self, stream_id: str) -> None:
         """A lease found lost elsewhere (a fenced append refused): forget it."""
+        self.handing_over.discard(stream_id)
         if self.owned.pop(stream_id, None) is not None:
             self.events.lost(stream_id)
 
     async def round(self) -> None:
-        """One round: renew, take up to the share, or else release the surplus between hands."""
+        """One round: renew, take, then hand over between hands what another replica claims and the
+        surplus of the unclaimed tables above the fair share."""
         async with self._lock:
             started = asyncio.get_running_loop().time()
-            renewed = await self.leases.renew(self.owned)
+            interest = self.events.interest()
+            renewed = await self.leases.renew(self.owned, interest)
             for stream_id in [s for s in self.owned if renewed.get(s) != self.owned[s]]:
                 self.drop(stream_id)
             self._renewed_at = started
-            if not await self._take():
-                await self._release_surplus()
+            await self._take(interest)
+            await self._hand_over(await self.leases.plan(self.owned, interest), interest)
 
     async def take_now(self) -> None:
-        """Take what is free up to the share now (a table was just created here), not at the next round."""
+        """Take what is free and this replica's now (a table was just created here), not at the next round."""
         async with self._lock:
-            await self._take()
+            await self._take(self.events.interest())
 
-    async def _take(self) -> int:
-        taken = await self.leases.take(self.events.wanted())
+    async def _take(self, interest: Interest) -> int:
+        taken = await self.leases.take(interest)
         for stream_id, epoch in sorted(taken.items()):
             self.owned[stream_id] = epoch
             result = self.events.gained(stream_id, epoch)
@@ -204,17 +290,38 @@ class OwnershipKeeper:
                 await result
         return len(taken)
 
-    async def _release_surplus(self) -> None:
-        tables, replicas = await self.leases.share()
-        surplus = len(self.owned) - fair_share(tables, replicas)
-        if surplus <= 0:
-            return
-        handed = self.events.idle(sorted(self.owned))[:surplus]
-        if handed:
-            for stream_id in handed:
-                self.drop(stream_id)  # stop the clocks first: nothing of ours may follow the release
-            await self.leases.release(handed)
-            _log.info("leases released to rebalance", extra={"tables": len(handed)})
+    async def _hand_over(self, plan: Plan, interest: Interest) -> None:
+        """Release now, of the tables to hand over, those between hands; the others when their hand ends."""
+        unclaimed = sorted(
+            (s for s in self.owned if s not in plan.claimed_elsewhere and s not in plan.claimed_here),
+            key=lambda s: (interest.get(s, 0), s),  # the ones this replica's clients use least go first
+        )
+        surplus = max(0, len(unclaimed) - fair_share(plan.unclaimed, plan.replicas))
+        idle = self.events.idle(unclaimed)
+        # Of the surplus, tables between hands first: then nothing waits for a hand to end.
+        by_idle = idle + [s for s in unclaimed if s not in idle]
+        leaving = sorted(plan.claimed_elsewhere & self.owned.keys()) + by_idle[:surplus]
+        now = set(self.events.idle(leaving))
+        self.handing_over = {s for s in leaving if s not in now}
+        if now:
+            await self._release(sorted(now))
+
+    async def _release(self, streams: list[str]) -> None:
+        for stream_id in streams:
+            self.drop(stream_id)  # stop the clocks first: nothing of ours may follow the release
+        await self.leases.release(streams)
+        _log.info("leases released to rebalance", extra={"tables": len(streams)})
+
+    async def hand_over_instead_of_dealing(self, stream_id: str) -> bool:
+        """Before a deal: whether this table is to be handed over, and if so release it now (its hand is
+        over; the replica that claims it, or the next with room for it, deals the next one)."""
+        if stream_id not in self.handing_over:
+            return False
+        async with self._lock:
+            if stream_id not in self.handing_over or stream_id not in self.owned:
+                return False
+            await self._release([stream_id])
+        return True
 
     def expire_unrenewed(self) -> None:
         """Leases not renewed for a whole lease period may be someone else's: stop their work now (the

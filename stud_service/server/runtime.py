@@ -35,7 +35,9 @@ with :meth:`TableRuntime.keep_ownership` a replica loads and arms the tables who
 its own commands (the deals, timeouts, expired offers, suspended players' leaving) are fenced by the lease's
 epoch in the append's transaction: a replica that lost a lease (paused past its expiry) writes none of them
 and drops the table's work. Any other table is loaded on first use by this replica's clients, and followed
-for their watchers and reads; their commands are written here, serialised by the expected version. Without
+for their watchers and reads; their commands are written here, serialised by the expected version. How much
+its clients use each table (watch streams, recent calls) is the replica's interest: the tables they clearly
+use most come to be owned here (``_interest``; a table handed over is released before its next deal). Without
 ``keep_ownership`` (a single replica, tests) the replica owns every table it loads.
 
 While the database is away, none of this stops for good: the dealer, the action clocks, the followers
@@ -239,7 +241,9 @@ class LiveTable:
     seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
-    used_at: float = 0.0  # time.monotonic() of the last lookup by a call: a table not owned here is unloaded
+    # time.monotonic() of the last lookup by a client's call (not the lobby's): a table not owned here is
+    # unloaded a while after it, and this replica's interest in the table counts it for a lease period.
+    used_at: float = float("-inf")
 
     @property
     def stream_id(self) -> str:
@@ -313,7 +317,7 @@ class TableRuntime:
     def keep_ownership(self, leases: Leases) -> OwnershipKeeper:
         """From now on own only the tables whose leases this replica holds: take and renew them in rounds,
         load what it takes, arm clocks and dealers for those only."""
-        events = OwnershipEvents(self._lease_gained, self._lease_lost, self._between_hands, self._used_here)
+        events = OwnershipEvents(self._lease_gained, self._lease_lost, self._between_hands, self._interest)
         keeper = OwnershipKeeper(leases, events)
         self._ownership = keeper
         self._keeping = self._spawn(keeper.run())
@@ -329,17 +333,17 @@ class TableRuntime:
     def unload_unused(self, used_before: float) -> int:
         """Stop following the tables not owned here that nobody here watches or has used since ``used_before``
         (a monotonic time); how many. A later call loads them again from the log."""
-        unloaded = 0
-        for live in list(self._tables.values()):
-            if self.owns(live) or live.watchers or live.write_lock.locked() or live.used_at >= used_before:
-                continue
-            del self._tables[live.table_id]
-            if live.follower is not None:
-                live.follower.cancel()
-            if self.metrics is not None:
-                self.metrics.table_closed()
-            unloaded += 1
-        return unloaded
+        return sum(self._unload_if_unused(live, used_before) for live in list(self._tables.values()))
+
+    def _unload_if_unused(self, live: LiveTable, used_before: float) -> bool:
+        if self.owns(live) or live.watchers or live.write_lock.locked() or live.used_at >= used_before:
+            return False
+        del self._tables[live.table_id]
+        if live.follower is not None:
+            live.follower.cancel()
+        if self.metrics is not None:
+            self.metrics.table_closed()
+        return True
 
     def owns(self, live: LiveTable) -> bool:
         return self._ownership is None or self._ownership.epoch(live.stream_id) is not None
@@ -356,7 +360,7 @@ class TableRuntime:
 
     async def _lease_gained(self, stream_id: str, epoch: int) -> None:
         try:
-            live = await self.table(stream_id[len(STREAM_PREFIX) :])
+            live = await self.table(stream_id[len(STREAM_PREFIX) :], client=False)
             await self._catch_up(live)  # what the last owner wrote: the clocks are armed from it
         except Exception:
             # Not loadable now (the store away, a broken stream): the lease lapses and is taken again later.
@@ -373,9 +377,12 @@ class TableRuntime:
         live.clock.disarm()
         live.seat_offers.disarm()
         if live.dealer is not None:
-            live.dealer.cancel()
+            if live.dealer is not asyncio.current_task():  # the dealer handing the table over goes on
+                live.dealer.cancel()
             live.dealer = None
         _log.info("lease given up or lost", extra={"table": live.table_id})
+        if self._ownership is not None:  # no client of ours uses it: following it would be for nobody
+            self._unload_if_unused(live, time.monotonic() - self.settings.unload_unused_after)
 
     def _between_hands(self, streams: list[str]) -> list[str]:
         """Of these owned tables, those that may change owner now: no hand running, no write under way;
@@ -387,15 +394,25 @@ class TableRuntime:
                 idle.append((live is not None and bool(live.watchers), stream_id))
         return [stream_id for _watched, stream_id in sorted(idle)]
 
-    def _used_here(self) -> list[str]:
-        """The tables this replica's clients watch and does not own: the leases it takes first."""
-        return [live.stream_id for live in self._tables.values() if live.watchers and not self.owns(live)]
+    def _interest(self) -> dict[str, int]:
+        """How much this replica's clients use each table (what it claims, server.ownership): its watch
+        streams, plus one if a client called it within the last lease period."""
+        assert self._ownership is not None
+        recently = time.monotonic() - self._ownership.lease_seconds
+        interest = {}
+        for live in self._tables.values():
+            clients = len(live.watchers) + (live.used_at >= recently)
+            if clients:
+                interest[live.stream_id] = clients
+        return interest
 
-    async def table(self, table_id: str) -> LiveTable:
-        """The live table, loaded from the log on first use; NoTable if it was never created."""
+    async def table(self, table_id: str, *, client: bool = True) -> LiveTable:
+        """The live table, loaded from the log on first use; NoTable if it was never created. ``client``:
+        a client's call that plays or watches it (not the lobby's listing, not a lease taken here)."""
         live = self._tables.get(table_id)
         if live is not None:
-            live.used_at = time.monotonic()
+            if client:
+                live.used_at = time.monotonic()
             return live
         # The first lookups of a name queue on one lock, so one of them loads the table. The entry goes
         # with its last caller: names are the caller's to choose, and nothing may stay behind for a
@@ -407,7 +424,10 @@ class TableRuntime:
         try:
             async with loading.lock:
                 live = self._tables.get(table_id)  # loaded while this caller queued
-                return live if live is not None else await self._load(table_id)
+                live = live if live is not None else await self._load(table_id)
+                if client:
+                    live.used_at = time.monotonic()
+                return live
         finally:
             loading.callers -= 1
             if loading.callers == 0:
@@ -419,7 +439,6 @@ class TableRuntime:
         if live.version == 0:
             raise NoTable(f"no table {table_id!r}")
         self._tables[table_id] = live
-        live.used_at = time.monotonic()
         live.follower = self._spawn(self._follow(live))
         if self.metrics is not None:
             self.metrics.table_opened()
@@ -747,6 +766,9 @@ class TableRuntime:
 
     async def _deal_after_pause(self, live: LiveTable, version: int) -> None:
         await asyncio.sleep(self.settings.next_hand_pause)
+        keeper = self._ownership
+        if keeper is not None and await keeper.hand_over_instead_of_dealing(live.stream_id):
+            return  # between hands: the replica taking it over deals the next one
         with live.log_scope():
             await self._deal(live, version)
 

@@ -218,7 +218,7 @@ class TableService:
         page = await self.runtime.store.list_streams(prefix="tables/", after=after, limit=size + 1)
         reply = table_service_pb2.ListTablesResponse()
         for info in page[:size]:
-            live = await self.runtime.table(info.stream_id.removeprefix("tables/"))
+            live = await self.runtime.table(info.stream_id.removeprefix("tables/"), client=False)
             reply.tables.append(_table(live, live.state, live.version))
         if len(page) > size:
             reply.next_page_token = self._page_tokens.issue(page[size - 1].stream_id, ())

@@ -12,6 +12,9 @@ with no gaps or duplicates whatever happens to notifications:
   poll: one query for the heads of every followed stream, whatever their number;
 - when the listening connection drops, the hub reconnects, LISTENs again and wakes every
   subscriber, since notifications sent meanwhile are gone;
+- when nothing has been followed for a poll interval (a replica whose tables went to other replicas), the
+  hub closes its listening connection, so it does no work for announcements of streams nobody here
+  follows; the next subscription starts it again;
 - a read that fails because the database went away is retried, and so is the listening connection,
   with capped exponential backoff (:mod:`stud_service.backoff`) for as long as the database is away.
 """
@@ -84,6 +87,7 @@ class NotificationHub:
         self._subscribers: dict[str, set[_Subscriber]] = {}
         self._listening = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping: asyncio.Task[None] | None = None  # a listener closing for want of subscribers
         self._closed = False
         self.listener_pid: int | None = None  # backend pid of the LISTEN connection, while connected
         self.reconnects = 0
@@ -96,9 +100,10 @@ class NotificationHub:
             self._task = asyncio.get_running_loop().create_task(self._listen_forever(), name="stud-listen")
 
     async def _listen_forever(self) -> None:
+        me = asyncio.current_task()
         first = True
         backoff = Backoff()
-        while not self._closed:
+        while not self._closed and self._task is me:
             try:
                 async with await psycopg.AsyncConnection.connect(
                     self._conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT
@@ -118,9 +123,10 @@ class NotificationHub:
                 if backoff.failures == 0:  # once per outage, not once per attempt
                     _log.warning("notification listener lost its connection: %s", exc)
             finally:
-                self._listening.clear()
-                self.listener_pid = None
-            if not self._closed:
+                if self._task is me:  # else it stopped for want of subscribers: a newer one may run
+                    self._listening.clear()
+                    self.listener_pid = None
+            if not self._closed and self._task is me:
                 await backoff.wait()
 
     async def _dispatch(self, conn: psycopg.AsyncConnection) -> None:
@@ -128,15 +134,20 @@ class NotificationHub:
             async for note in conn.notifies(timeout=self.poll_interval):
                 stream_id, _, version = note.payload.rpartition(":")
                 self._heard(stream_id, int(version) if version.isdigit() else _READ_ANYWAY)
+            if not self._subscribers:
+                # Nobody here follows anything now: stop listening. All at once, with no await between,
+                # so the next subscription finds no listener and starts one of its own.
+                self._stopping = self._task  # held until it has closed its connection
+                self._task = None
+                self._listening.clear()
+                self.listener_pid = None
+                return
             # Every poll interval (and on a dead peer, which sends no error, this fails): the heads
             # of all followed streams in one query, for announcements that were lost.
             await self._poll_heads(conn)
 
     async def _poll_heads(self, conn: psycopg.AsyncConnection) -> None:
         streams = list(self._subscribers)
-        if not streams:
-            await conn.execute("SELECT 1")
-            return
         cursor = await conn.execute(HEADS_SQL, (streams,))
         self.polls += 1
         for stream_id, version in await cursor.fetchall():
