@@ -243,10 +243,29 @@ def _waiting_view(view: table_pb2.TableView, state: TableState, viewer: str) -> 
 def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | None,
                   last_result: dict[str, Any] | None = None, commitment: str = "",
                   created_ms: int | None = None, table: table_pb2.Table | None = None,
-                  every_card: bool = False) -> table_pb2.TableView:
+                  every_card: bool = False, public: table_pb2.TableView | None = None) -> table_pb2.TableView:
     """The table as ``viewer`` (a player id, or None) may see it at ``version``; ``table``: its
     resource at that version when the caller already has it; ``every_card``: an auditor's replay of
-    a finished hand, every seat's down cards shown."""
+    a finished hand, every seat's down cards shown; ``public``: this version's view for no viewer when
+    the caller already has it (a player's view is that one plus the player's own share, so the
+    observers' part is built once per version however many players look)."""
+    if public is None:
+        public = _observers_view(
+            table_id, state, version, last_result, commitment, created_ms, table, every_card
+        )
+    if viewer is None:
+        return public
+    view = table_pb2.TableView()
+    view.CopyFrom(public)
+    _add_viewer_share(view, state, viewer)
+    return view
+
+
+def _observers_view(table_id: str, state: TableState, version: int, last_result: dict[str, Any] | None,
+                    commitment: str, created_ms: int | None, table: table_pb2.Table | None,
+                    every_card: bool) -> table_pb2.TableView:
+    """What everyone may see: up cards, the count of each seat's down cards (every card with
+    ``every_card``), the hand, the last result."""
     if table is None:
         table = table_to_proto(table_id, state, version, created_ms)
     view = table_pb2.TableView(table=table, version=version, turn=turn_number(state))
@@ -259,8 +278,6 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
                                    sitting_out=seated.sitting_out)
         if seated.sitting_out:
             seat_view.sit_out_reason = SIT_OUT_REASONS.get(sit_out_reason(state, seat) or "", 0)
-        if seated.player_id == viewer:
-            view.viewer_seat = seat
         player = hand.players.get(seat) if hand is not None else None
         if player is not None:
             seat_view.in_hand = True
@@ -268,7 +285,7 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
             seat_view.all_in = player.all_in
             seat_view.street_bet = player.bet
             seat_view.up_cards.extend(player.up)
-            if every_card or (viewer is not None and player.player_id == viewer):
+            if every_card:
                 seat_view.down_cards.extend(player.down)
             else:
                 seat_view.hidden_down_cards = len(player.down)
@@ -277,8 +294,6 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
             seat_view.down_cards.extend(shown[seat])
     if hand is not None:
         view.hand.CopyFrom(_hand_view(table_id, state, commitment))
-        if viewer is not None:
-            view.legal_actions.extend(_legal_actions(state, viewer))
         deadline = action_deadline_ms(state)
         if deadline is not None:
             view.action_deadline.CopyFrom(timestamp_ms(deadline))
@@ -291,9 +306,25 @@ def view_to_proto(table_id: str, state: TableState, version: int, viewer: str | 
                   for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
             awards=awards_to_proto(last_result),
         ))
-    if viewer is not None and viewer in state.waiting:
-        _waiting_view(view, state, viewer)
     return view
+
+
+def _add_viewer_share(view: table_pb2.TableView, state: TableState, viewer: str) -> None:
+    """What only ``viewer`` may see, added to the observers' ``view``: their seat, their own down cards,
+    what they may do, their place on the waiting list."""
+    hand = state.hand
+    for index, (seat, seated) in enumerate(sorted(state.seats.items())):
+        if seated.player_id == viewer:
+            view.viewer_seat = seat
+        player = hand.players.get(seat) if hand is not None else None
+        if player is not None and player.player_id == viewer and view.seats[index].hidden_down_cards:
+            seat_view = view.seats[index]
+            seat_view.hidden_down_cards = 0
+            seat_view.down_cards.extend(player.down)
+    if hand is not None:
+        view.legal_actions.extend(_legal_actions(state, viewer))
+    if viewer in state.waiting:
+        _waiting_view(view, state, viewer)
 
 
 def _hand_view(table_id: str, state: TableState, commitment: str) -> table_pb2.HandView:

@@ -1,7 +1,8 @@
 """What the service sends about one table, built once per table version and shared by every call:
 
 - each viewer's ``TableView`` at the table's latest version (the ``Act`` reply and the same player's
-  watch stream show the same view; observers all share one);
+  watch stream show the same view; observers all share one, and each player's is a copy of it with the
+  player's own share added);
 - the ``Table`` resource at the latest version (every view embeds it);
 - each event as ``TableEvent`` for everyone allowed all of it (only a few events are redacted, and
   those per viewer).

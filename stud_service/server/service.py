@@ -145,11 +145,17 @@ class TableService:
                 live.table_id, state, version, viewer, last_result, commitment, created_ms=live.created_ms
             )
 
-        def build() -> table_pb2.TableView:
+        def build_public() -> table_pb2.TableView:
             table = _table(live, state, version)
-            return view_to_proto(live.table_id, state, version, viewer, last_result, commitment, table=table)
+            return view_to_proto(live.table_id, state, version, None, last_result, commitment, table=table)
 
-        return live.replies.view(viewer, version, build)
+        public = live.replies.view(None, version, build_public)
+        if viewer is None:
+            return public
+        # A player's view is the observers' one (built once per version) plus the player's own share.
+        return live.replies.view(
+            viewer, version, lambda: view_to_proto(live.table_id, state, version, viewer, public=public)
+        )
 
     def _view_at(self, at: TableAt, principal: Principal) -> table_pb2.TableView:
         """The caller's view of the table as a write left it (a retry: as its first call did)."""
