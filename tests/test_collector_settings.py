@@ -4,29 +4,21 @@ alone when asked for Python's own."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
-from collections.abc import Awaitable, Callable, Iterator
+import json
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 from test_k8s_settings_doc import serve_parser
 
-from stud_service.bots.client import wait_until_serving
 from stud_service.commands.serve import run
 from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds
-from stud_service.server.host import ServiceHost, ServiceOptions
 
 TOKEN_SECRET = "collector-tests-secret-0123456789abcdef"
-
-
-@pytest.fixture
-def collector_restored() -> Iterator[None]:
-    """The test process's thresholds as they were before, whatever the test set. What a test froze stays
-    frozen: unfreezing would let a later collection finalize a stopped server's gRPC objects out of turn."""
-    thresholds = gc.get_threshold()
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 @pytest.mark.parametrize(
@@ -59,30 +51,44 @@ def test_serve_refuses_bad_thresholds_before_starting(
     assert "--gc-thresholds" in capsys.readouterr().err
 
 
-async def _served(options: ServiceOptions) -> tuple[tuple[int, int, int], int]:
-    """The collector's thresholds and frozen-object count while a host with ``options`` serves calls."""
+# A host in a process of its own: freezing the test process's objects would keep whatever later tests leave
+# in cycles (connections, servers) from ever being collected.
+_SERVED = """
+import asyncio, gc, json, sys
+from stud_service.bots.client import wait_until_serving
+from stud_service.server.host import ServiceHost, ServiceOptions
+
+async def main():
+    thresholds = json.loads(sys.argv[2])
+    options = ServiceOptions(token_secret=sys.argv[3], database_url=sys.argv[1], listen="127.0.0.1:0",
+                             pool_size=2, gc_thresholds=tuple(thresholds) if thresholds else None)
+    before = gc.get_threshold(), gc.get_freeze_count()
     async with ServiceHost(options) as host:
         await wait_until_serving(f"127.0.0.1:{host.port}", timeout=30)
-        return gc.get_threshold(), gc.get_freeze_count()
+        print(json.dumps({"before": before, "serving": [gc.get_threshold(), gc.get_freeze_count()]}))
+
+asyncio.run(main())
+"""
+
+
+def _served(url: str, thresholds: tuple[int, int, int] | None) -> dict[str, list[Any]]:
+    """The collector's thresholds and frozen-object count before a host starts and while it serves."""
+    done = subprocess.run([sys.executable, "-c", _SERVED, url, json.dumps(thresholds), TOKEN_SECRET],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 async def test_the_host_sets_the_thresholds_and_freezes_startup_once_started(
-    make_database: Callable[..., Awaitable[str]], collector_restored: None
+    make_database: Callable[..., Awaitable[str]],
 ):
-    options = ServiceOptions(token_secret=TOKEN_SECRET, database_url=await make_database(migrated=False),
-                             listen="127.0.0.1:0", pool_size=2, gc_thresholds=(12_345, 11, 99))
-    before = gc.get_freeze_count()
-    thresholds, frozen = await _served(options)
-    assert thresholds == (12_345, 11, 99)
-    assert frozen > before + 1_000  # the modules, classes and server objects startup made
+    seen = await asyncio.to_thread(_served, await make_database(migrated=False), (12_345, 11, 99))
+    assert seen["serving"][0] == [12_345, 11, 99]
+    assert seen["before"][1] == 0
+    assert seen["serving"][1] > 1_000  # the modules, classes and server objects startup made
 
 
 async def test_without_thresholds_the_host_leaves_the_collector_alone(
-    make_database: Callable[..., Awaitable[str]], collector_restored: None
+    make_database: Callable[..., Awaitable[str]],
 ):
-    before, frozen_before = gc.get_threshold(), gc.get_freeze_count()
-    options = ServiceOptions(token_secret=TOKEN_SECRET, database_url=await make_database(migrated=False),
-                             listen="127.0.0.1:0", pool_size=2)
-    thresholds, frozen = await _served(options)
-    assert thresholds == before
-    assert frozen <= frozen_before  # nothing more frozen (frozen objects freed by their count go)
+    seen = await asyncio.to_thread(_served, await make_database(migrated=False), None)
+    assert seen["serving"] == [list(gc.get_threshold()), 0] == [seen["before"][0], seen["before"][1]]
