@@ -17,6 +17,7 @@ from typing import Any
 from stud_service.auth import DEFAULT_LEEWAY_SECONDS, DEFAULT_ROLE_CLAIM, SECRET_ENV, TokenSettings
 from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
 from stud_service.server.app import TlsFiles
+from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds
 from stud_service.server.keepalive import (
     DEFAULT_MIN_CLIENT_PING_SECONDS,
     DEFAULT_PING_SECONDS,
@@ -121,6 +122,13 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         default=int(_env("STUD_APPEND_SPIN_US", "1000") or 1000),
         help="microseconds a batch of appends may spin for its commit before sleeping, 0 never"
         " (default: $STUD_APPEND_SPIN_US or 1000)",
+    )
+    parser.add_argument(
+        "--gc-thresholds",
+        default=_env("STUD_GC_THRESHOLDS", ",".join(map(str, DEFAULT_THRESHOLDS))),
+        help="the garbage collector's thresholds young,middle,full once started (startup's objects frozen),"
+        " or 'python' for Python's own (default: $STUD_GC_THRESHOLDS or "
+        + ",".join(map(str, DEFAULT_THRESHOLDS)) + ")",
     )
     keepalive = (
         ("min-client-ping", DEFAULT_MIN_CLIENT_PING_SECONDS,
@@ -249,6 +257,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         tokens = token_settings(args)
         tls = tls_files(args)
         reveal_after = reveal_seeds_after(str(args.reveal_seeds_after))
+        gc_thresholds = parse_thresholds(str(args.gc_thresholds))
     except ValueError as error:
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
@@ -291,6 +300,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         web_origins=origins(args.web_origins),
         web_heartbeat_seconds=args.web_heartbeat_seconds if args.web_heartbeat_seconds > 0 else None,
         otlp_endpoint=args.otlp_endpoint or None,
+        gc_thresholds=gc_thresholds,
         **overrides,
     )
     from stud_service.observability.tracing import TracingUnavailable

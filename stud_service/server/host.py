@@ -30,6 +30,7 @@ from stud_service.server.app import (
 from stud_service.server.audit_service import AuditService
 from stud_service.server.caller import CallerKeys
 from stud_service.server.cashier_service import CashierService
+from stud_service.server.collector import tune_collector
 from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
@@ -76,6 +77,8 @@ class ServiceOptions:
     web_page: bool = True  # the web table at / of the web port
     otlp_endpoint: str | None = None  # OTLP/HTTP collector for traces; none: OTEL_EXPORTER_OTLP_* or off
     span_exporter: object | None = None  # given directly (tests): spans go there, tracing on
+    # The collector's thresholds, set (and startup's objects frozen) once started; None: left as they are.
+    gc_thresholds: tuple[int, int, int] | None = None
 
 
 class ServiceHost:
@@ -148,6 +151,8 @@ class ServiceHost:
             self.readiness.run(), context=spans.detached(quiet=True)
         )
         self._stack.push_async_callback(_cancel, watching)
+        if options.gc_thresholds is not None:
+            tune_collector(options.gc_thresholds)
         _log.info("service started", extra={"port": self.running.port, "replica": replica})
 
     async def _start_web(self, services: dict[Any, object]) -> WebServer | None:
