@@ -55,11 +55,24 @@ os.environ["STUD_WEB_LISTEN"] = "off"
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
 
 
+BROWSER_GROUP = "browser"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     session_loop = pytest.mark.asyncio(loop_scope="session")
     for item in items:
         if is_async_test(item):
             item.add_marker(session_loop, append=False)
+        item.add_marker(pytest.mark.xdist_group(_run_group(item)))
+
+
+def _run_group(item: pytest.Item) -> str:
+    """The group of tests one worker runs together (pytest-xdist ``--dist loadgroup``, see pyproject):
+    a module's tests stay together, as its module fixtures and test order expect; the browser's tests
+    share one worker and so one Chromium."""
+    if "browser" in getattr(item, "fixturenames", ()):
+        return BROWSER_GROUP
+    return item.nodeid.split("::", 1)[0]
 
 
 EMBEDDED_PREFIX = "stud-test-pg-"
@@ -101,10 +114,22 @@ def pg_server_url() -> Iterator[str]:
     workdir = tempfile.mkdtemp(prefix=EMBEDDED_PREFIX)
     server = EmbeddedPostgres(os.path.join(workdir, "pg"), delete_on_stop=True)
     try:
-        yield server.start()
+        url = server.start()
+        _skip_flushing_to_disk(url)
+        yield url
     finally:
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _skip_flushing_to_disk(url: str) -> None:
+    """The session's throwaway server writes without waiting for the disk (as own_postgres.py's do):
+    no test survives a crash of this server, and every commit and CREATE DATABASE is cheaper. Commits
+    stay synchronous (the writer asks for that itself; its tests check it)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET fsync = off")
+        conn.execute("ALTER SYSTEM SET full_page_writes = off")
+        conn.execute("SELECT pg_reload_conf()")
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -78,6 +78,7 @@ def test_a_truncated_key_is_refused_naming_its_id():
         ("{not json", "not JSON"),
         ('{"active": "k1"}', "expected a JSON object"),
     ],
+    ids=["active-key-missing", "bad-key-id", "not-json", "no-keys"],  # K1 is random: never in an id
 )
 def test_a_malformed_keyring_is_refused(content, words):
     with pytest.raises(SealingError, match=words):
