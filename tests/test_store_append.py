@@ -4,6 +4,7 @@ one command = one transaction, canonical JSON only."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pytest
@@ -388,3 +389,26 @@ async def test_append_with_no_connection_to_be_had_fails_instead_of_waiting_fore
         await store.close()
     finally:
         await pool.close()
+
+
+async def test_close_ends_the_announcer_even_when_its_cancel_is_swallowed(db_pool, stream_id: str) -> None:
+    """Python 3.11's asyncio.wait_for (in the pool checkout) can swallow a cancel that lands as it finishes;
+    close() must not then wait for ever on an announcer that never learnt it was cancelled."""
+    store = EventStore(db_pool)
+    writer = store._writer
+    flushing = asyncio.Event()
+
+    async def flush_that_swallows_a_cancel() -> None:
+        flushing.set()
+        with contextlib.suppress(asyncio.CancelledError):  # a swallowed cancel: the await simply returns
+            await asyncio.sleep(1.0)
+
+    writer._flush_announcements = flush_that_swallows_a_cancel  # type: ignore[method-assign]
+    await store.append(stream_id, 0, [ev("A", 1)])
+    await asyncio.wait_for(flushing.wait(), 5.0)  # the announcer is inside its flush
+    closing = asyncio.ensure_future(store.close())
+    done, _ = await asyncio.wait({closing}, timeout=5.0)  # not wait_for: close() suppresses a cancel itself
+    if not done:  # leave nothing running: the announcer ignored one cancel, a second one ends it
+        writer._announcer.cancel()  # type: ignore[union-attr]
+        await closing
+    assert done, "close() waited for ever on the announcer"

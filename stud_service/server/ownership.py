@@ -249,6 +249,7 @@ class OwnershipKeeper:
         self.handing_over: set[str] = set()
         self._renewed_at: float | None = None  # loop time of the last round that renewed
         self._lock = asyncio.Lock()  # one round (or take) at a time: each reads and changes ``owned``
+        self._stopping = False
 
     @property
     def interval(self) -> float:
@@ -332,10 +333,15 @@ class OwnershipKeeper:
             for stream_id in list(self.owned):
                 self.drop(stream_id)
 
+    def stop(self) -> None:
+        """End :meth:`run` at its next step (with a cancel: Python 3.11 can swallow a cancel that lands as
+        a pool checkout finishes, and the loop would then go on)."""
+        self._stopping = True
+
     async def run(self) -> None:
-        """Rounds until cancelled; a store fault is retried with backoff (owned leases lapse meanwhile)."""
+        """Rounds until stopped; a store fault is retried with backoff (owned leases lapse meanwhile)."""
         backoff = Backoff(cap=self.interval)
-        while True:
+        while not self._stopping:
             try:
                 await self.round()
                 backoff.reset()
@@ -347,7 +353,8 @@ class OwnershipKeeper:
                     _log.warning("leases: the store is unavailable; retrying: %s", error)
                 delay = backoff.next_delay()
             self.expire_unrenewed()
-            await asyncio.sleep(delay)
+            if not self._stopping:
+                await asyncio.sleep(delay)
 
     async def leave(self) -> None:
         """Stop the work of every table, release the leases and stop counting as live (a graceful stop)."""

@@ -901,6 +901,7 @@ class TableRuntime:
             live.seat_offers.disarm()
         await self.end_watches()
         if self._ownership is not None and self._keeping is not None:
+            self._ownership.stop()
             self._keeping.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._keeping

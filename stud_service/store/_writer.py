@@ -181,6 +181,7 @@ class AppendWriter:
         self._carried = 0  # batch statements sent so far, each taking the pending announcements
         self._announcer: asyncio.Task[None] | None = None
         self._announce_wake = asyncio.Event()
+        self._closing = False  # close() stops the announcer by this flag, not by cancelling alone
         # stream id -> (version, hash) of its last event as this writer last saw it: the link a
         # next command chains from. Events never change, so an entry can be old but not wrong.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
@@ -550,8 +551,10 @@ class AppendWriter:
             self._announce(stream_id, version)
 
     async def _announce_forever(self) -> None:
-        while True:
+        while not self._closing:
             await self._announce_wake.wait()
+            if self._closing:
+                return
             self._announce_wake.clear()
             carried = self._carried
             await asyncio.sleep(ANNOUNCE_INTERVAL)
@@ -580,10 +583,16 @@ class AppendWriter:
         while self._queue or self._inflight:
             await asyncio.sleep(0.001)
         if self._announcer is not None:
+            # The flag, not only the cancel: on Python 3.11 a cancel that lands while the announcer's
+            # pool checkout is finishing can be swallowed (asyncio.wait_for), and the announcer would
+            # then wait for a wake-up for ever, and this close with it.
+            self._closing = True
+            self._announce_wake.set()
             self._announcer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._announcer
             self._announcer = None
+            self._closing = False
         await self._flush_announcements()
         if self._release_timer is not None:
             self._release_timer.cancel()
