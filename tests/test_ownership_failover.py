@@ -92,18 +92,21 @@ async def two_replicas_one_table(
     ``silent_on_a`` a fourth seat played through A that goes silent when A dies (its clock must fire at B).
     Without it, B's clients claim the table and A hands it over (docs/deployment.md, "Ownership")."""
     lease_flag = ("--lease-seconds", str(LEASE_SECONDS))
-    servers = [await spawn_server(database, *lease_flag), await spawn_server(database, *lease_flag)]
+    first = await spawn_server(database, *lease_flag)
     pool = await open_pool(database, max_size=4)
     store = sealed_store(pool)
-    channels = [grpc.aio.insecure_channel(server.address) for server in servers]
-    replicas = [
-        Replica(name, channel, lambda server=server: server.process.poll() is None)
-        for name, channel, server in zip("AB", channels, servers, strict=True)
-    ]
+    channels = [grpc.aio.insecure_channel(first.address)]
     tasks: list[asyncio.Task[None]] = []
     try:
         operator = StudClient(channels[A], mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
         await operator.create_table(TABLE, table_spec(action_clock=ACTION_CLOCK))
+        # B starts once A holds the new table's lease: else B's first round could take it before A does.
+        servers = [first, await spawn_server(database, *lease_flag)]
+        channels.append(grpc.aio.insecure_channel(servers[B].address))
+        replicas = [
+            Replica(name, channel, lambda server=server: server.process.poll() is None)
+            for name, channel, server in zip("AB", channels, servers, strict=True)
+        ]
         seats = {1: B, 2: B, 3: B, **({4: A} if silent_on_a else {})}
         for seat, start in seats.items():
             token = mint_token(TOKEN_SECRET, f"p{seat}")
