@@ -109,7 +109,13 @@ async def test_sigkill_at_many_points_never_creates_or_destroys_money(spawn_serv
     async with grpc.aio.insecure_channel(server.address) as channel:
         clients = {name: StudClient(channel, mint_token(TOKEN_SECRET, name)) for name in PLAYERS}
         workers = [asyncio.ensure_future(churn(clients, random.Random(kill))) for kill in range(2)]
-        await asyncio.sleep(1.5)
+        # Until a raked hand has ended after the faults (churn folds many hands before any rake: at most
+        # a minute), so the checks below see money moved by every kind of move.
+        for _ in range(120):
+            await asyncio.sleep(0.5)
+            (playing,) = (await books(database)).tables.values()
+            if playing.rake_taken > 0 and playing.hands_ended > max(hands_seen):
+                break
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
