@@ -43,6 +43,14 @@ async def make_tables(store: EventStore, count: int) -> list[str]:
     return streams
 
 
+async def live_replicas(pool: AsyncConnectionPool, *names: str, **options: float) -> list[Leases]:
+    """Replicas ``names``, each seen alive once (its heartbeat, no leases yet)."""
+    replicas = [Leases(pool, name, **options) for name in names]
+    for replica in replicas:
+        await replica.renew([])
+    return replicas
+
+
 def test_fair_share_leaves_room_for_every_table() -> None:
     assert fair_share(7, 3) == 3
     assert fair_share(6, 3) == 2
@@ -74,9 +82,7 @@ async def test_one_statement_renews_only_the_replicas_own_leases(
     pool: AsyncConnectionPool, store: EventStore
 ) -> None:
     streams = await make_tables(store, 4)
-    a, b = Leases(pool, "a"), Leases(pool, "b")
-    await a.renew([])
-    await b.renew([])
+    a, b = await live_replicas(pool, "a", "b")
     mine, theirs = await a.take(), await b.take()
     assert len(mine) == len(theirs) == 2
     assert await a.renew(streams) == mine  # asking for all four renews its own two only
@@ -111,9 +117,7 @@ async def test_live_replicas_are_those_seen_within_a_lease(
     pool: AsyncConnectionPool, store: EventStore
 ) -> None:
     await make_tables(store, 3)
-    a, b = Leases(pool, "a", SHORT_LEASE), Leases(pool, "b", SHORT_LEASE)
-    await a.renew([])
-    await b.renew([])
+    a, b = await live_replicas(pool, "a", "b", lease_seconds=SHORT_LEASE)
     assert await a.share() == (3, 2)
     await asyncio.sleep(SHORT_LEASE + 0.2)
     assert await a.share() == (3, 1)  # b has not been seen for a lease: not counted (a always counts itself)
@@ -175,9 +179,7 @@ async def test_a_replica_takes_the_tables_its_clients_use_first(
     pool: AsyncConnectionPool, store: EventStore
 ) -> None:
     streams = await make_tables(store, 4)
-    a, b = Leases(pool, "a"), Leases(pool, "b")
-    await a.renew([])
-    await b.renew([])
+    a, b = await live_replicas(pool, "a", "b")
     # Both use streams[3] alike (nobody claims it); a alone uses streams[1] (a claims it, beyond its share).
     await b.renew([], {streams[3]: 1})
     interest_a = {streams[3]: 1, streams[1]: 1}
