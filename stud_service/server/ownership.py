@@ -86,10 +86,13 @@ interest AS (
     SELECT count(*) FILTER (WHERE replica_id <> %(me)s) + 1 AS n
       FROM replicas WHERE seen_at > now() - %(lease)s
 ), shared AS (
-    -- The tables nobody claims: those the fair share divides.
-    SELECT s.stream_id FROM streams s
-     WHERE s.stream_id LIKE %(pattern)s
-       AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.stream_id = s.stream_id)
+    -- The tables nobody claims: those the fair share divides. EXCEPT (hashed or sorted), not NOT EXISTS:
+    -- the planner cannot tell how many claims there are and ran that anti-join as a nested loop, every
+    -- table against every claim (42 ms of a round's two statements at a thousand tables, growing as the
+    -- square).
+    SELECT stream_id FROM streams WHERE stream_id LIKE %(pattern)s
+    EXCEPT
+    SELECT stream_id FROM claims
 )"""
 
 # Free (unowned or expired) leases: those this replica claims, whatever its share; then unclaimed ones up
