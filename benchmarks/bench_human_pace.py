@@ -68,7 +68,7 @@ from stud_service.bots.client import events_of  # noqa: E402
 from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds, tune_collector  # noqa: E402
 from stud_service.server.proto_gen import table_service_pb2  # noqa: E402
 
-CHANNELS_PER_PROCESS = 4  # HTTP/2 connections a load process spreads its bots' calls over
+CONNECTIONS_PER_PROCESS = 4  # HTTP/2 connections a load process spreads its bots' calls over (default)
 SEATING = 32  # bots of one load process sitting down at a time
 
 
@@ -140,17 +140,20 @@ class TimedClient(StudClient):
 
 
 def _load_generator(address: str, table_ids: list[str], seed: int, think: tuple[float, float], warm_up: float,
-                    seconds: float, collector: str, ready: Any, go: Any, results: Any) -> None:
+                    seconds: float, collector: str, connections: int, ready: Any, go: Any, results: Any
+                    ) -> None:
     os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
-    outcome = asyncio.run(_drive(address, table_ids, seed, think, warm_up, seconds, collector, ready, go))
+    outcome = asyncio.run(
+        _drive(address, table_ids, seed, think, warm_up, seconds, collector, connections, ready, go)
+    )
     results.put(outcome)
 
 
 async def _drive(
     address: str, table_ids: list[str], seed: int, think: tuple[float, float], warm_up: float, seconds: float,
-    collector: str, ready: Any, go: Any,
+    collector: str, connections: int, ready: Any, go: Any,
 ) -> tuple[int, list[float], float, list[float], list[float], list[float], list[float]]:
-    channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS_PER_PROCESS)]
+    channels = [grpc.aio.insecure_channel(address) for _ in range(connections)]
     window = Window()
     bots = [
         Bot(TimedClient(channels[(index * BOTS_PER_TABLE + seat) % len(channels)],
@@ -243,6 +246,8 @@ def main() -> int:
     parser.add_argument("--warm-up", type=float, default=8.0, help="seconds of play before the window")
     parser.add_argument("--think", type=float, nargs=2, default=[1.0, 3.0], metavar=("MIN", "MAX"))
     parser.add_argument("--load-processes", type=int, default=4)
+    parser.add_argument("--connections-per-process", type=int, default=CONNECTIONS_PER_PROCESS,
+                        help="HTTP/2 connections each load process's bots share (a person's has its own)")
     parser.add_argument("--gc-thresholds", default=",".join(map(str, DEFAULT_THRESHOLDS)),
                         help="the server's and the load processes' collector (serve --gc-thresholds)")
     args = parser.parse_args()
@@ -259,7 +264,8 @@ def main() -> int:
         context = multiprocessing.get_context("spawn")
         go, results = context.Event(), context.Queue()
         jobs = [(f"127.0.0.1:{server.port}", table_ids[worker :: args.load_processes], worker * 100_000,
-                 tuple(args.think), args.warm_up, args.seconds, args.gc_thresholds)
+                 tuple(args.think), args.warm_up, args.seconds, args.gc_thresholds,
+                 args.connections_per_process)
                 for worker in range(args.load_processes)]
         processes = start_load_generators(_load_generator, jobs, go, results)
         seated = time.perf_counter() - started
@@ -290,7 +296,7 @@ def main() -> int:
         f" {args.think[0]:g}-{args.think[1]:g} s before each action, one replica,"
         f" {args.load_processes} load processes, {os.cpu_count()} CPUs,"
         f" {args.seconds:g} s measured after {args.warm_up:g} s of play (set up in {seated:.0f} s),"
-        f" collector {args.gc_thresholds}"
+        f" collector {args.gc_thresholds}, {args.connections_per_process} connections per load process"
     )
     print(
         f"  {actions / args.seconds:.0f} actions/s; server CPU {server_cpu / args.seconds * 100:.0f}%"
