@@ -9,8 +9,10 @@ Never a browser Playwright downloads: the one the machine's package manager keep
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -27,14 +29,24 @@ CHROMIUM_ARGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 )
 APT_TIMEOUT_SECONDS = 900
+INSTALL_LOCK = Path(tempfile.gettempdir()) / "stud-test-chromium-install.lock"
 
 
 def install_chromium(path: Path = CHROMIUM) -> Path:
-    """``path`` once Debian's ``chromium`` package is installed: now, if it is missing and we are root."""
+    """``path`` once Debian's ``chromium`` package is installed: now, if it is missing and we are root.
+    One process installs at a time (apt-get refuses a second one its lock); the others then find it."""
     if path.exists():
         return path
     if os.geteuid() != 0:
         pytest.fail(f"the browser tests need Debian's Chromium at {path}: `sudo apt-get install -y chromium`")
+    with open(INSTALL_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():  # installed meanwhile by the process that held the lock
+            return path
+        return _apt_get_chromium(path)
+
+
+def _apt_get_chromium(path: Path) -> Path:
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
     for command in (["apt-get", "update"], install):

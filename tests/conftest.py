@@ -68,9 +68,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _run_group(item: pytest.Item) -> str:
     """The group of tests one worker runs together (pytest-xdist ``--dist loadgroup``, see pyproject):
-    a module's tests stay together, as its module fixtures and test order expect; the browser's tests
-    share one worker and so one Chromium."""
-    if "browser" in getattr(item, "fixturenames", ()):
+    a module's tests stay together, as its module fixtures and test order expect; the tests that need
+    Chromium share one worker, and so one browser and one install of it on a fresh machine."""
+    if "chromium_path" in getattr(item, "fixturenames", ()):  # the browser fixture's too
         return BROWSER_GROUP
     return item.nodeid.split("::", 1)[0]
 
