@@ -305,6 +305,11 @@ def main() -> int:
         f" {', '.join(f'{share:.0f}%' for share in load_cpu)} of a core each"
     )
     print(
+        "  Act p99 per load process: "
+        + ", ".join(f"{percentile(outcome[1], 0.99) * 1000:.1f}" for outcome in outcomes if outcome[1])
+        + " ms (a tail in one process only is that process's, or its connections')"
+    )
+    print(
         f"  Act p50 {act[0]:.1f} ms, p99 {act[1]:.1f} ms ({len(latencies)} timed);"
         f" append to watcher p50 {watch[0]:.1f} ms, p99 {watch[1]:.1f} ms ({len(delays)} messages)"
     )
