@@ -238,9 +238,7 @@ async def test_a_lease_round_does_no_work_growing_as_the_square_of_the_tables(
     each table with each claim (the unclaimed tables were once an anti-join the planner ran as a nested
     loop: at 1,000 tables 499,500 comparisons and over 40 ms per statement)."""
     tables = 300
-    streams = [f"tables/many-{n:03d}" for n in range(tables)]
-    for stream in streams:
-        await store.append(stream, 0, [{"type": "TableCreated", "n": 1}])
+    streams = await make_tables(store, tables)
     (replica,) = await live_replicas(pool, "a")
     interest = dict.fromkeys(streams, 3)
     statements = [(_PLAN_SQL, replica._params(interest, owned=streams)),
