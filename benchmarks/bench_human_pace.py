@@ -61,6 +61,7 @@ from bench_service import (  # noqa: E402
     stop_playing,
     table_spec,
 )
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from stud_service.auth import Role, mint_token  # noqa: E402
 from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
@@ -194,7 +195,7 @@ async def _drive(
     return actions, latencies, cpu, window.delays, window.ending, window.others, window.lags
 
 
-LATENCY_BUCKETS = "stud_action_latency_seconds_bucket{"
+LATENCY_BUCKETS = "stud_action_latency_seconds_bucket"
 
 
 def handled_buckets(metrics_port: int) -> dict[float, float]:
@@ -203,11 +204,11 @@ def handled_buckets(metrics_port: int) -> dict[float, float]:
     with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as reply:
         text = reply.read().decode()
     buckets: dict[float, float] = {}
-    for line in text.splitlines():
-        if line.startswith(LATENCY_BUCKETS):
-            labels, count = line.rsplit(" ", 1)
-            bound = float(labels.split('le="', 1)[1].split('"', 1)[0])
-            buckets[bound] = buckets.get(bound, 0.0) + float(count)
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == LATENCY_BUCKETS:
+                bound = float(sample.labels["le"])
+                buckets[bound] = buckets.get(bound, 0.0) + sample.value
     return buckets
 
 
