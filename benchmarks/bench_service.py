@@ -289,8 +289,15 @@ async def fund(operator: StudClient, players: list[str], amount: int) -> None:
 LOAD_PROCESSES = 2  # bot load generators, each its own process (and event loop), tables split between them
 
 
+# gRPC's C core shares one connection among a process's channels to the same address with the same
+# arguments; with its own subchannel pool each channel opens a connection of its own, as separate
+# clients would.
+OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
+
+
 def grpc_channel(address: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(address)
+    """A channel on an HTTP/2 connection of its own."""
+    return grpc.aio.insecure_channel(address, options=OWN_CONNECTION)
 
 
 @dataclass(frozen=True)
