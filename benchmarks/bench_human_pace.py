@@ -20,8 +20,17 @@ late each load process's own event loop woke up from a 10 ms sleep (a bot's repl
 late). The load processes' collector is set as the server's (``--gc-thresholds``, default ``serve``'s):
 with Python's, each ran a 110-170 ms full collection every half minute, timed as slower ``Act`` calls.
 
+A third places what is left: a load process checks the server's health every 50 ms over the bots' own
+connections in turn, a call that shares their connections, the server's transport and its event loop
+with ``Act``, but not the calls queued for the ``Act`` handler nor its work. Each load process opens
+``--connections-per-process`` HTTP/2 connections of its own (gRPC would otherwise carry all of a
+process's channels to one address on one connection).
+
+``--floor`` plays the same bots against the bare-gRPC floor (``grpc_floor.py``: the message pattern with
+no work behind it, and no hands, so no pauses between them): what Python gRPC alone gives at this pace.
+
 Run: ``.venv/bin/python benchmarks/bench_human_pace.py [--tables 1000] [--seconds 30] [--load-processes 4]
-[--gc-thresholds 1000,1,5000]``
+[--gc-thresholds 1000,1,5000] [--connections-per-process 4] [--floor]``
 With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
 otherwise an embedded PostgreSQL (``pgserver``) is started in a temporary directory.
 """
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import multiprocessing
 import os
 import sys
@@ -49,6 +59,7 @@ import grpc  # noqa: E402
 from bench_service import (  # noqa: E402
     BOTS_PER_TABLE,
     BUY_IN,
+    OWN_CONNECTION,
     SECRET,
     Database,
     Server,
@@ -61,6 +72,7 @@ from bench_service import (  # noqa: E402
     stop_playing,
     table_spec,
 )
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from stud_service.auth import Role, mint_token  # noqa: E402
@@ -83,6 +95,7 @@ class Window:
     ending: list[float] = field(default_factory=list)
     others: list[float] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)  # the load process's own event loop: late wake-ups
+    probes: list[float] = field(default_factory=list)  # a trivial call's round trips on the bots' connections
 
 
 LAG_TICK = 0.01  # seconds between the load process's wake-ups that time its own event loop
@@ -98,6 +111,22 @@ async def _time_own_loop(window: Window) -> None:
             window.lags.append(time.perf_counter() - started - LAG_TICK)
 
 
+PROBE_INTERVAL = 0.05  # seconds between a load process's health checks
+
+
+async def _probe_connections(channels: list[grpc.aio.Channel], window: Window) -> None:
+    """Time a trivial call (a health check) on the bots' own connections in turn: it shares their
+    connections, the server's transport and its event loop with the bots' ``Act`` calls, but not the
+    ``Act`` method's queue of calls waiting for its handler, nor the handler's work."""
+    stubs = [health_pb2_grpc.HealthStub(channel) for channel in channels]
+    for turn in itertools.count():
+        started = time.perf_counter()
+        await stubs[turn % len(stubs)].Check(health_pb2.HealthCheckRequest())
+        if window.open:
+            window.probes.append(time.perf_counter() - started)
+        await asyncio.sleep(PROBE_INTERVAL)
+
+
 class _TimedStream:
     """A watch call whose messages are timed against their last event's record time (window open)."""
 
@@ -111,7 +140,7 @@ class _TimedStream:
     async def _read(self) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         async for message in self._call:
             events = events_of(message)
-            if events and self._window.open:
+            if events and self._window.open and events[-1].HasField("record_time"):  # the floor's have none
                 recorded = events[-1].record_time
                 self._window.delays.append(time.time() - (recorded.seconds + recorded.nanos / 1e9))
             yield message
@@ -153,8 +182,8 @@ def _load_generator(address: str, table_ids: list[str], seed: int, think: tuple[
 async def _drive(
     address: str, table_ids: list[str], seed: int, think: tuple[float, float], warm_up: float, seconds: float,
     collector: str, connections: int, ready: Any, go: Any,
-) -> tuple[int, list[float], float, list[float], list[float], list[float], list[float]]:
-    channels = [grpc.aio.insecure_channel(address) for _ in range(connections)]
+) -> tuple[int, list[float], float, list[float], list[float], list[float], list[float], list[float]]:
+    channels = [grpc.aio.insecure_channel(address, options=OWN_CONNECTION) for _ in range(connections)]
     window = Window()
     bots = [
         Bot(TimedClient(channels[(index * BOTS_PER_TABLE + seat) % len(channels)],
@@ -180,6 +209,7 @@ async def _drive(
     stop = asyncio.Event()
     tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in bots]
     lag_timer = asyncio.ensure_future(_time_own_loop(window))
+    prober = asyncio.ensure_future(_probe_connections(channels, window))
     await asyncio.sleep(warm_up)  # streams open, first hands dealt, first think times spent
     for bot in bots:
         bot.stats.actions, bot.stats.latencies = 0, []
@@ -191,8 +221,9 @@ async def _drive(
     actions = sum(bot.stats.actions for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
     lag_timer.cancel()
+    prober.cancel()
     await stop_playing(stop, tasks, channels)
-    return actions, latencies, cpu, window.delays, window.ending, window.others, window.lags
+    return actions, latencies, cpu, window.delays, window.ending, window.others, window.lags, window.probes
 
 
 LATENCY_BUCKETS = "stud_action_latency_seconds_bucket"
@@ -225,11 +256,13 @@ def handled_summary(before: dict[float, float], after: dict[float, float], limit
             f" {p99 * 1000:g} ms")
 
 
-async def create_tables(port: int, count: int) -> list[str]:
+async def create_tables(port: int, count: int, cashier: bool = True) -> list[str]:
+    """``count`` tables, and (with a ``cashier``) the bots' accounts funded for a buy-in at each."""
     table_ids = [f"human-{uuid.uuid4().hex[:6]}-{index}" for index in range(count)]
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
-        await fund(operator, [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)], BUY_IN * count)
+        if cashier:
+            await fund(operator, [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)], BUY_IN * count)
         creating = asyncio.Semaphore(16)
 
         async def create(table_id: str) -> None:
@@ -251,17 +284,22 @@ def main() -> int:
                         help="HTTP/2 connections each load process's bots share (a person's has its own)")
     parser.add_argument("--gc-thresholds", default=",".join(map(str, DEFAULT_THRESHOLDS)),
                         help="the server's and the load processes' collector (serve --gc-thresholds)")
+    parser.add_argument("--floor", action="store_true",
+                        help="play against the bare-gRPC floor (grpc_floor.py) instead of the service")
     args = parser.parse_args()
 
-    database = Database()
-    url = database.start()
+    database = None if args.floor else Database()
     metrics_port = free_port()
-    server = Server.service(url, options=("--gc-thresholds", args.gc_thresholds,
-                                          "--metrics-listen", f"127.0.0.1:{metrics_port}"))
+    if database is None:
+        server = Server.floor()
+    else:
+        server = Server.service(database.start(), options=(
+            "--gc-thresholds", args.gc_thresholds, "--metrics-listen", f"127.0.0.1:{metrics_port}"))
+    handled = "not measured (the floor has no metrics)"
     try:
         asyncio.run(server.wait_ready())
         started = time.perf_counter()
-        table_ids = asyncio.run(create_tables(server.port, args.tables))
+        table_ids = asyncio.run(create_tables(server.port, args.tables, server.cashier))
         context = multiprocessing.get_context("spawn")
         go, results = context.Event(), context.Queue()
         jobs = [(f"127.0.0.1:{server.port}", table_ids[worker :: args.load_processes], worker * 100_000,
@@ -272,28 +310,35 @@ def main() -> int:
         seated = time.perf_counter() - started
         go.set()
         time.sleep(args.warm_up)
-        cpu_before, handled_before = cpu_seconds(server.process.pid), handled_buckets(metrics_port)
+        cpu_before = cpu_seconds(server.process.pid)
+        handled_before = handled_buckets(metrics_port) if database else {}
         time.sleep(args.seconds)
         server_cpu = cpu_seconds(server.process.pid) - cpu_before
-        handled = handled_summary(handled_before, handled_buckets(metrics_port), 0.025)
+        if database:
+            handled = handled_summary(handled_before, handled_buckets(metrics_port), 0.025)
         outcomes = _outcomes(results, processes, 120 + args.seconds)
         for process in processes:
             process.join(timeout=30)
     finally:
         server.stop()
-        database.stop()
+        if database:
+            database.stop()
 
     actions = sum(outcome[0] for outcome in outcomes)
     latencies = [latency for outcome in outcomes for latency in outcome[1]]
     delays = [delay for outcome in outcomes for delay in outcome[3]]
     load_cpu = [outcome[2] / args.seconds * 100 for outcome in outcomes]
     act = [percentile(latencies, fraction) * 1000 for fraction in (0.5, 0.99)]
-    watch = [percentile(delays, fraction) * 1000 for fraction in (0.5, 0.99)]
+    watch = (f"append to watcher p50 {percentile(delays, 0.5) * 1000:.1f} ms,"
+             f" p99 {percentile(delays, 0.99) * 1000:.1f} ms ({len(delays)} messages)"
+             if delays else "append to watcher: not measured (no record times)")
     ending = [latency for outcome in outcomes for latency in outcome[4]]
     others = [latency for outcome in outcomes for latency in outcome[5]]
     lags = [lag for outcome in outcomes for lag in outcome[6]]
+    probes = [probe for outcome in outcomes for probe in outcome[7]]
     print(
-        f"human pace: {args.tables} tables, {BOTS_PER_TABLE} bots each thinking"
+        f"human pace{' (the bare-gRPC floor)' if args.floor else ''}: {args.tables} tables,"
+        f" {BOTS_PER_TABLE} bots each thinking"
         f" {args.think[0]:g}-{args.think[1]:g} s before each action, one replica,"
         f" {args.load_processes} load processes, {os.cpu_count()} CPUs,"
         f" {args.seconds:g} s measured after {args.warm_up:g} s of play (set up in {seated:.0f} s),"
@@ -312,14 +357,21 @@ def main() -> int:
     )
     print(
         f"  Act p50 {act[0]:.1f} ms, p99 {act[1]:.1f} ms ({len(latencies)} timed);"
-        f" append to watcher p50 {watch[0]:.1f} ms, p99 {watch[1]:.1f} ms ({len(delays)} messages)"
+        f" {watch}"
     )
-    print(
-        f"  Act p50 / p99 of the hand's last action {percentile(ending, 0.5) * 1000:.1f} /"
-        f" {percentile(ending, 0.99) * 1000:.1f} ms ({len(ending)}), of the others"
-        f" {percentile(others, 0.5) * 1000:.1f} / {percentile(others, 0.99) * 1000:.1f} ms ({len(others)})"
-    )
+    if ending:  # the floor's tables play no hands
+        print(
+            f"  Act p50 / p99 of the hand's last action {percentile(ending, 0.5) * 1000:.1f} /"
+            f" {percentile(ending, 0.99) * 1000:.1f} ms ({len(ending)}), of the others"
+            f" {percentile(others, 0.5) * 1000:.1f} / {percentile(others, 0.99) * 1000:.1f} ms"
+            f" ({len(others)})"
+        )
     print(f"  the server's own handling, command to append (its action_latency histogram): {handled}")
+    print(
+        f"  a health check on the bots' own connections: p50 {percentile(probes, 0.5) * 1000:.1f},"
+        f" p99 {percentile(probes, 0.99) * 1000:.1f} ms ({len(probes)} timed; the transport and the loop"
+        " without the Act method's queue)"
+    )
     print(
         f"  the load processes' own event loops woke up late by p50 {percentile(lags, 0.5) * 1000:.1f},"
         f" p99 {percentile(lags, 0.99) * 1000:.1f}, max {max(lags, default=0) * 1000:.1f} ms"
