@@ -60,6 +60,7 @@ def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pyt
         "STUD_RAKE_SWEEP_SECONDS": "12.5",
         "STUD_LEASE_SECONDS": "3.5",
         "STUD_APPEND_SPIN_US": "250",
+        "STUD_MAX_WAITING_CALLS": "2500",
         "STUD_KEEPALIVE_MIN_CLIENT_PING_SECONDS": "7.5",
         "STUD_KEEPALIVE_PING_SECONDS": "45.0",
         "STUD_KEEPALIVE_TIMEOUT_SECONDS": "12.5",

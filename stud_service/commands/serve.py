@@ -16,7 +16,7 @@ from typing import Any
 
 from stud_service.auth import DEFAULT_LEEWAY_SECONDS, DEFAULT_ROLE_CLAIM, SECRET_ENV, TokenSettings
 from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
-from stud_service.server.app import TlsFiles
+from stud_service.server.app import DEFAULT_MAX_WAITING_CALLS, TlsFiles
 from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds
 from stud_service.server.keepalive import (
     DEFAULT_MIN_CLIENT_PING_SECONDS,
@@ -122,6 +122,14 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         default=int(_env("STUD_APPEND_SPIN_US", "1000") or 1000),
         help="microseconds a batch of appends may spin for its commit before sleeping, 0 never"
         " (default: $STUD_APPEND_SPIN_US or 1000)",
+    )
+    parser.add_argument(
+        "--max-waiting-calls",
+        type=int,
+        default=int(_env("STUD_MAX_WAITING_CALLS") or DEFAULT_MAX_WAITING_CALLS),
+        help="received gRPC calls kept waiting to be started (a reconnect storm); past it new ones are"
+        " refused, more the longer the queue"
+        f" (default: $STUD_MAX_WAITING_CALLS or {DEFAULT_MAX_WAITING_CALLS})",
     )
     parser.add_argument(
         "--gc-thresholds",
@@ -272,6 +280,9 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         return 2
     from stud_service.engine.config import MAX_ACTION_CLOCK_SECONDS
 
+    if args.max_waiting_calls < 1:
+        print("stud-service serve: --max-waiting-calls must be at least 1", file=sys.stderr)
+        return 2
     if not 0 < args.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:  # else every CreateTable is refused
         message = f"--action-clock-seconds must be 1..{MAX_ACTION_CLOCK_SECONDS}"
         print(f"stud-service serve: {message}", file=sys.stderr)
@@ -292,6 +303,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
         keepalive=keepalive,
+        max_waiting_calls=args.max_waiting_calls,
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
         reveal_seeds_after=reveal_after,

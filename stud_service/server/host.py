@@ -22,6 +22,7 @@ from stud_service.db.connect import DEFAULT_STORE_TIMEOUT_SECONDS
 from stud_service.sealing import Keyring, open_sealed_store, resolve_keyring
 from stud_service.server.app import (
     DEFAULT_GRACE_SECONDS,
+    DEFAULT_MAX_WAITING_CALLS,
     RunningServer,
     TlsFiles,
     serve_until_signalled,
@@ -63,6 +64,7 @@ class ServiceOptions:
     pool_size: int = 20
     append_spin_seconds: float = DEFAULT_SPIN_WAIT
     keepalive: KeepalivePolicy = KeepalivePolicy()
+    max_waiting_calls: int = DEFAULT_MAX_WAITING_CALLS  # received calls kept waiting to start (server.app)
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
     unready_after_seconds: float = DEFAULT_UNREADY_AFTER_SECONDS
     reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
@@ -136,6 +138,7 @@ class ServiceHost:
         self.running = await start_server(
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,
             cashier_service=cashier, interceptors=self.tracing.interceptors if self.tracing else (),
+            max_waiting_calls=options.max_waiting_calls,
         )
         self.running.on_shutdown.append(self.runtime.close)  # ends watch streams on both ports
         self.web = await self._start_web({
