@@ -26,6 +26,10 @@ with ``Act``, but not the calls queued for the ``Act`` handler nor its work. Eac
 ``--connections-per-process`` HTTP/2 connections of its own (gRPC would otherwise carry all of a
 process's channels to one address on one connection).
 
+It also counts the bots still playing at the window's end: one whose watch or ``Act`` ended with an
+error stops, and its table plays short-handed (or, against the floor, stops), so the load offered is
+less than it says.
+
 ``--floor`` plays the same bots against the bare-gRPC floor (``grpc_floor.py``: the message pattern with
 no work behind it, and no hands, so no pauses between them): what Python gRPC alone gives at this pace.
 
@@ -46,6 +50,7 @@ import sys
 import time
 import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,10 +184,33 @@ def _load_generator(address: str, table_ids: list[str], seed: int, think: tuple[
     results.put(outcome)
 
 
+@dataclass
+class LoadOutcome:
+    """What one load process measured over the window (seconds; ``cpu`` its own CPU time)."""
+
+    actions: int
+    latencies: list[float]
+    cpu: float
+    window: Window
+    lost: Counter[str]  # bots whose play ended in the window or before, by the status that ended it
+
+
+def _ended_by(task: asyncio.Future[None]) -> str | None:
+    """Why a bot's play ended before it was stopped (None: it had not)."""
+    if not task.done():
+        return None
+    if task.cancelled():
+        return "cancelled"
+    error = task.exception()
+    if isinstance(error, grpc.aio.AioRpcError):
+        return error.code().name
+    return type(error).__name__ if error is not None else "ended"
+
+
 async def _drive(
     address: str, table_ids: list[str], seed: int, think: tuple[float, float], warm_up: float, seconds: float,
     collector: str, connections: int, ready: Any, go: Any,
-) -> tuple[int, list[float], float, list[float], list[float], list[float], list[float], list[float]]:
+) -> LoadOutcome:
     channels = [grpc.aio.insecure_channel(address, options=OWN_CONNECTION) for _ in range(connections)]
     window = Window()
     bots = [
@@ -220,10 +248,11 @@ async def _drive(
     cpu = time.process_time() - cpu_before
     actions = sum(bot.stats.actions for bot in bots)
     latencies = [latency for bot in bots for latency in bot.stats.latencies]
+    lost = Counter(reason for task in tasks if (reason := _ended_by(task)) is not None)
     lag_timer.cancel()
     prober.cancel()
     await stop_playing(stop, tasks, channels)
-    return actions, latencies, cpu, window.delays, window.ending, window.others, window.lags, window.probes
+    return LoadOutcome(actions, latencies, cpu, window, lost)
 
 
 LATENCY_BUCKETS = "stud_action_latency_seconds_bucket"
@@ -324,18 +353,19 @@ def main() -> int:
         if database:
             database.stop()
 
-    actions = sum(outcome[0] for outcome in outcomes)
-    latencies = [latency for outcome in outcomes for latency in outcome[1]]
-    delays = [delay for outcome in outcomes for delay in outcome[3]]
-    load_cpu = [outcome[2] / args.seconds * 100 for outcome in outcomes]
+    actions = sum(outcome.actions for outcome in outcomes)
+    latencies = [latency for outcome in outcomes for latency in outcome.latencies]
+    delays = [delay for outcome in outcomes for delay in outcome.window.delays]
+    load_cpu = [outcome.cpu / args.seconds * 100 for outcome in outcomes]
+    lost = sum((outcome.lost for outcome in outcomes), Counter())
     act = [percentile(latencies, fraction) * 1000 for fraction in (0.5, 0.99)]
     watch = (f"append to watcher p50 {percentile(delays, 0.5) * 1000:.1f} ms,"
              f" p99 {percentile(delays, 0.99) * 1000:.1f} ms ({len(delays)} messages)"
              if delays else "append to watcher: not measured (no record times)")
-    ending = [latency for outcome in outcomes for latency in outcome[4]]
-    others = [latency for outcome in outcomes for latency in outcome[5]]
-    lags = [lag for outcome in outcomes for lag in outcome[6]]
-    probes = [probe for outcome in outcomes for probe in outcome[7]]
+    ending = [latency for outcome in outcomes for latency in outcome.window.ending]
+    others = [latency for outcome in outcomes for latency in outcome.window.others]
+    lags = [lag for outcome in outcomes for lag in outcome.window.lags]
+    probes = [probe for outcome in outcomes for probe in outcome.window.probes]
     print(
         f"human pace{' (the bare-gRPC floor)' if args.floor else ''}: {args.tables} tables,"
         f" {BOTS_PER_TABLE} bots each thinking"
@@ -350,9 +380,13 @@ def main() -> int:
         f" {server_cpu / max(actions, 1) * 1000:.2f} ms per action; load processes"
         f" {', '.join(f'{share:.0f}%' for share in load_cpu)} of a core each"
     )
+    bots = len(table_ids) * BOTS_PER_TABLE
+    print(f"  bots still playing at the window's end: {bots - lost.total()} of {bots}"
+          + (f" (ended early: {dict(lost)}; their tables played short-handed or stopped)" if lost else ""))
     print(
         "  Act p99 per load process: "
-        + ", ".join(f"{percentile(outcome[1], 0.99) * 1000:.1f}" for outcome in outcomes if outcome[1])
+        + ", ".join(f"{percentile(outcome.latencies, 0.99) * 1000:.1f}" for outcome in outcomes
+                    if outcome.latencies)
         + " ms (a tail in one process only is that process's, or its connections')"
     )
     print(
