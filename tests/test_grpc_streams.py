@@ -10,7 +10,8 @@ import pytest
 from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, settle_table, table_spec, wait_for_turn
 
 from stud_service.bots import Bot
-from stud_service.server.proto_gen import table_service_pb2
+from stud_service.bots.client import events_of
+from stud_service.server.proto_gen import table_pb2, table_service_pb2
 from stud_service.server.runtime import stream_id_for
 
 pytestmark = pytest.mark.parametrize("transport", ALL_TRANSPORTS)
@@ -113,6 +114,46 @@ async def test_a_watcher_that_disconnects_and_resumes_misses_nothing(grpc_servic
         for event in await grpc_service.store.read_stream(stream_id_for(table_id))
     }
     assert all(kind == stored[version] for version, kind in received)
+
+
+# Never folding, so the hand reaches seventh street, whose card is dealt face down.
+PASSIVE = (table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BRING_IN)
+
+
+async def test_a_watch_resumed_at_the_head_mid_hand_shows_the_viewer_their_own_down_cards(
+    grpc_service, new_table, make_player
+):
+    """Resumed at the live version in the middle of a hand (nothing to read from the log first), the
+    watch still knows who sits where in that hand: the viewer's own face-down card is shown to them."""
+    table_id = await new_table()
+    alice, bob = make_player("alice"), make_player("bob")
+    await alice.sit_down(table_id, 1, 5_000)
+    await bob.sit_down(table_id, 2, 5_000)
+    acting, view = await wait_for_turn([alice, bob], table_id)  # third street is dealt
+    hand = view.hand.hand_number
+    stream = alice.watch(table_id, after_version=await head(grpc_service, table_id))
+    for _ in range(40):  # play the hand out: a few calls and checks a street
+        choice = next(action for action in view.legal_actions if action.type in PASSIVE)
+        await acting.act(table_id, view.viewer_seat, choice.type, choice.amount, view.turn)
+        try:
+            acting, view = await wait_for_turn([alice, bob], table_id, timeout=2.0)
+        except TimeoutError:
+            break  # the hand is over, the next one not dealt yet
+        if view.hand.hand_number != hand:
+            break
+    seventh: list = []
+    async with asyncio.timeout(10):
+        async for message in stream:
+            events = events_of(message)
+            seventh += [event.card_dealt for event in events
+                        if event.type == "CardDealt" and event.card_dealt.street == table_pb2.STREET_SEVENTH]
+            if any(event.type == "HandEnded" for event in events):
+                break
+    stream.cancel()
+    own = [card for card in seventh if card.seat == 1]
+    assert len(own) == 1 and not own[0].face_up
+    assert not own[0].hidden, "the viewer's own seventh-street card came hidden"
+    assert all(card.hidden for card in seventh if card.seat == 2)
 
 
 async def test_list_tables_pages_through_every_table(grpc_service, operator, new_table):

@@ -29,6 +29,9 @@ class EventRedactor:
         """Who was dealt in at which seat in ``hand`` (for a watch resumed in the middle of a hand)."""
         self._hand_players = {hand: dict(players)}
 
+    def knows_hand(self, hand: int) -> bool:
+        return hand in self._hand_players
+
     def redact(self, payload: dict[str, Any], hands_ended: int = 0) -> dict[str, Any]:
         """``payload`` as the viewer may see it; ``hands_ended``: hands 1..N are over (auditors see all)."""
         kind = payload.get("type")

@@ -407,13 +407,11 @@ class TableService:
             if request.after_version == 0:
                 sent = live.version
                 yield table_service_pb2.WatchTableResponse(view=self._view(live, principal))
-                if live.state.hand is not None:
-                    stream.redactor.know_hand(
-                        live.state.hand.number,
-                        {seat: p.player_id for seat, p in live.state.hand.players.items()},
-                    )
+                _know_live_hand(stream.redactor, live)
             else:
                 sent = request.after_version
+                if sent >= live.version:  # nothing to read first: the hand in play is the live one
+                    _know_live_hand(stream.redactor, live)
                 async for reply in self._from_log(live, stream, sent):
                     yield reply
                     sent = _last_version(reply)
@@ -499,6 +497,11 @@ class TableService:
     ) -> table_service_pb2.WatchTableResponse:
         """One message: ``events`` (version, payload, recorded_at) as the viewer may see them, in
         ``event`` when the stream sends one per message, else in ``events``; ``view`` when given."""
+        hand = events[0][1].get("hand")
+        if isinstance(hand, int) and not stream.redactor.knows_hand(hand):
+            # A watch resumed mid-hand with nothing to read first (or on a replica behind the resume point)
+            # saw neither the hand's start nor the log before it: the hand in play is the live one.
+            _know_live_hand(stream.redactor, live, hand)
         messages = [
             self._event_message(live, stream.redactor, version, payload, recorded_at)
             for version, payload, recorded_at in events
@@ -560,6 +563,14 @@ async def _arrivals(
             yield burst
         if item is not _END_OF_BURST:
             yield item
+
+
+def _know_live_hand(redactor: EventRedactor, live: LiveTable, hand: int | None = None) -> None:
+    """Tell ``redactor`` who sits where in the live table's hand in play (only if it is ``hand``, when given):
+    the seats are fixed when a hand starts, so any of its events is redacted by them."""
+    current = live.state.hand
+    if current is not None and hand in (None, current.number):
+        redactor.know_hand(current.number, {seat: p.player_id for seat, p in current.players.items()})
 
 
 def _last_version(reply: table_service_pb2.WatchTableResponse) -> int:
