@@ -64,7 +64,6 @@ import grpc  # noqa: E402
 from bench_service import (  # noqa: E402
     BOTS_PER_TABLE,
     BUY_IN,
-    OWN_CONNECTION,
     SECRET,
     Database,
     Server,
@@ -82,7 +81,7 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 
 from stud_service.auth import Role, mint_token  # noqa: E402
 from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
-from stud_service.bots.client import events_of  # noqa: E402
+from stud_service.bots.client import OWN_CONNECTION, events_of  # noqa: E402
 from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds, tune_collector  # noqa: E402
 from stud_service.server.proto_gen import table_service_pb2  # noqa: E402
 

@@ -66,7 +66,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
 
 from stud_service.auth import Role, mint_token  # noqa: E402
 from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
-from stud_service.bots.client import wait_until_serving  # noqa: E402
+from stud_service.bots.client import OWN_CONNECTION, wait_until_serving  # noqa: E402
 from stud_service.server.proto_gen import table_pb2  # noqa: E402
 from stud_service.store import apply_migrations  # noqa: E402
 
@@ -287,12 +287,6 @@ async def fund(operator: StudClient, players: list[str], amount: int) -> None:
 
 
 LOAD_PROCESSES = 2  # bot load generators, each its own process (and event loop), tables split between them
-
-
-# gRPC's C core shares one connection among a process's channels to the same address with the same
-# arguments; with its own subchannel pool each channel opens a connection of its own, as separate
-# clients would.
-OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 
 
 def grpc_channel(address: str) -> grpc.aio.Channel:

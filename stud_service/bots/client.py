@@ -25,6 +25,10 @@ from stud_service.server.proto_gen import (
 if TYPE_CHECKING:
     from stud_service.bots.connect_stub import Codec, Protocol, WebChannel
 
+# Channel options for a connection of its own: gRPC's C core otherwise carries all of a process's channels
+# to one address (with the same arguments) on one HTTP/2 connection, as one client; these are separate ones.
+OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
+
 
 def error_reason(error: grpc.RpcError) -> str | None:
     """The ErrorInfo reason of a refused call, a stud.v1.ErrorReason name (NOT_YOUR_TURN, STALE_TURN, ...)."""
