@@ -16,7 +16,7 @@ from typing import Any
 
 from stud_service.auth import DEFAULT_LEEWAY_SECONDS, DEFAULT_ROLE_CLAIM, SECRET_ENV, TokenSettings
 from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
-from stud_service.server.app import DEFAULT_MAX_WAITING_CALLS, TlsFiles
+from stud_service.server.app import DEFAULT_MAX_WAITING_CALLS, TlsFiles, waiting_call_options
 from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds
 from stud_service.server.keepalive import (
     DEFAULT_MIN_CLIENT_PING_SECONDS,
@@ -280,8 +280,10 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         return 2
     from stud_service.engine.config import MAX_ACTION_CLOCK_SECONDS
 
-    if args.max_waiting_calls < 1:
-        print("stud-service serve: --max-waiting-calls must be at least 1", file=sys.stderr)
+    try:
+        waiting_call_options(args.max_waiting_calls)  # the server's own check of the bound, before starting
+    except ValueError as error:
+        print(f"stud-service serve: --max-waiting-calls: {error}", file=sys.stderr)
         return 2
     if not 0 < args.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:  # else every CreateTable is refused
         message = f"--action-clock-seconds must be 1..{MAX_ACTION_CLOCK_SECONDS}"
