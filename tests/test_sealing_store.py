@@ -22,6 +22,7 @@ from stud_service.sealing import (
     EventSealer,
     Keyring,
     MissingKey,
+    NoDataKey,
     TamperedBox,
     UndecryptableKey,
 )
@@ -331,17 +332,51 @@ async def test_snapshots_are_sealed_and_one_that_does_not_open_is_ignored(db_poo
     assert await other.latest_snapshot(stream_id, 1) is None
 
 
-def test_the_data_key_cache_forgets_the_hand_remembered_longest_ago():
-    """Opening an older hand's event after newer ones keeps that hand's key for sealing (not the lowest
-    hand number is forgotten, but the one remembered longest ago)."""
+def test_the_data_key_cache_keeps_the_highest_hands_and_forgets_the_lowest():
+    """The cache keeps the stream's highest hands: opening an older hand after newer ones does not push out
+    a newer hand's key, and the lowest hand is the one forgotten."""
     sealer = EventSealer(keyring())
     sealed = {hand: sealer.seal("tables/t", commit(hand)) for hand in (1, 2, 3, 4)}
     reader = EventSealer(sealer.keyring)
     for hand in (2, 3, 4, 1):
-        reader.open("tables/t", sealed[hand])
-    assert "sealed" in reader.seal("tables/t", dealt(1, 5, False))
-    with pytest.raises(Exception, match="tables/t hand 2: no data key"):
-        reader.seal("tables/t", dealt(2, 5, False))
+        assert reader.open("tables/t", sealed[hand])["secret"] == {"server_seed": SEED}
+    for hand in (2, 3, 4):
+        assert "sealed" in reader.seal("tables/t", dealt(hand, 5, False))
+    with pytest.raises(NoDataKey, match="tables/t hand 1: no data key"):
+        reader.seal("tables/t", dealt(1, 5, False))
+
+
+def test_opening_older_hands_never_takes_the_running_hands_key():
+    """Issue: an auditor opening two older hands of a live table pushed out the running hand's key, and the
+    table could not seal its next card. Hands 1..9 committed, 1..8 dealt; hands 3 and 6 read back."""
+    sealer = EventSealer(keyring())
+    stored: dict[int, list[dict]] = {}
+    for hand in range(1, 10):
+        stored.setdefault(hand, []).append(sealer.seal("tables/t", commit(hand)))
+        if hand > 1:
+            stored[hand - 1].append(sealer.seal("tables/t", dealt(hand - 1, 7, False)))
+    for hand in (3, 6):
+        for payload in stored[hand]:
+            sealer.open("tables/t", payload)
+    for _ in range(2):
+        assert "sealed" in sealer.seal("tables/t", dealt(8, 9, False))
+    assert "sealed" in sealer.seal("tables/t", started(9, list(range(52))))
+
+
+async def test_recalling_keys_from_the_log_keeps_the_newest_hands(db_pool, stream_id):
+    """A store that lost its keys (a restart, another replica) reads the stream's newest sealed events,
+    newest first: the running hand's key is the one it keeps, not the oldest hands of that window."""
+    rng = random.Random(8)
+    writer = EventStore(db_pool, sealer=EventSealer(keyring()))
+    version = 0
+    for hand in range(1, 13):
+        events, _deck, _seed = a_hand(hand, rng)
+        await writer.append(stream_id, version, events)
+        version += len(events)
+    later = EventStore(db_pool, sealer=EventSealer(writer.sealer.keyring))
+    await later.append(stream_id, version, [dealt(12, 40, False)])
+    rows = await raw_rows(db_pool, stream_id)
+    assert rows[-1][2]["sealed"]["key"] == rows[-7][2]["sealed"]["key"]  # hand 12's data key
 
 
 async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_internal(
