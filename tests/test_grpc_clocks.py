@@ -4,11 +4,23 @@ free, else fold) and sits them out; a player who acts in time is not timed out."
 from __future__ import annotations
 
 import asyncio
+import uuid
+from collections.abc import Callable
 from typing import Any
 
-from grpc_fixtures import wait_for_turn
+import grpc
+from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_turn, wait_for_view
+from sealing_keys import TEST_KEYRING
 
+from stud_service.auth import Role, mint_token
+from stud_service.bots.client import StudClient
+from stud_service.observability.metrics import Metrics
+from stud_service.sealing import EventSealer
+from stud_service.server.app import start_server
 from stud_service.server.proto_gen import table_pb2
+from stud_service.server.runtime import RuntimeSettings, TableRuntime, stream_id_for
+from stud_service.server.service import TableService
+from stud_service.store import EventStore
 
 
 async def next_event(stream, kind: str, timeout: float = 10.0) -> Any:
@@ -53,3 +65,61 @@ async def test_acting_in_time_beats_the_clock(new_table, make_player) -> None:
     theirs = await next_event(stream, "PlayerActed")
     assert theirs.seat != view.viewer_seat and theirs.timeout is True
     stream.cancel()
+
+
+class FaultySealer(EventSealer):
+    """The session's sealer, failing every seal for one stream while ``failing`` names it (a fault of the
+    replica itself, not of the database: the case a table's clock must survive)."""
+
+    def __init__(self) -> None:
+        super().__init__(TEST_KEYRING)
+        self.failing: str | None = None
+
+    def seal(self, stream_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if stream_id == self.failing:
+            raise RuntimeError("an injected sealing fault")
+        return super().seal(stream_id, payload)
+
+
+async def test_a_clock_that_fails_is_retried_counted_and_seen_past_its_deadline(db_pool) -> None:
+    """A clock whose Timeout fails for a reason other than the store is not given up: the failure is
+    counted (``stud_action_clock_failures_total``), the table shows as past its deadline
+    (``stud_tables_past_deadline``), and once the fault is gone the clock fires and the hand plays on."""
+    sealer = FaultySealer()
+    metrics = Metrics(process_metrics=False)
+    runtime = TableRuntime(EventStore(db_pool, sealer=sealer), RuntimeSettings(next_hand_pause=0.2), metrics)
+    running = await start_server(TableService(runtime, TOKEN_SECRET), "127.0.0.1:0")
+    running.on_shutdown.append(runtime.close)
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
+    try:
+        player = lambda name: StudClient(channel, mint_token(TOKEN_SECRET, name))  # noqa: E731
+        operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        table_id = f"t-{uuid.uuid4().hex[:12]}"
+        await operator.create_table(table_id, table_spec(action_clock=1))
+        alice, bob = player("alice"), player("bob")
+        await alice.sit_down(table_id, 1, 5_000)
+        await bob.sit_down(table_id, 2, 5_000)
+        _acting, view = await wait_for_turn([alice, bob], table_id, timeout=60)
+        sealer.failing = stream_id_for(table_id)
+        def failures() -> float:
+            return metrics.registry.get_sample_value(
+                "stud_action_clock_failures_total", {"task": "action_clock"}) or 0
+
+        await wait_until(lambda: failures() >= 2, timeout=60)
+        assert runtime.tables_past_deadline(grace_seconds=0) == 1
+        assert metrics.registry.get_sample_value("stud_tables_past_deadline") is not None
+        sealer.failing = None
+        moved = await wait_for_view(alice, table_id, lambda v: v.turn != view.turn, timeout=90)
+        assert moved.version > view.version
+        assert runtime.tables_past_deadline(grace_seconds=0) == 0
+    finally:
+        await channel.close()
+        await running.shutdown(0)
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("the condition never held")
+        await asyncio.sleep(0.05)

@@ -25,6 +25,8 @@ action_latency_seconds{action}       histogram  time from receiving an action to
 append_conflicts_total               counter    appends refused because another writer got there first
 append_retries_total                 counter    appends retried after reloading the stream
 timeouts_fired_total                 counter    action clocks that ran out (RULES.md section 7)
+action_clock_failures_total{task}    counter    a table's clock, seat offers or dealer failed (not the store)
+tables_past_deadline                 gauge      tables whose action clock here is over 10 s past its deadline
 open_tables                          gauge      tables this replica currently has loaded
 active_watchers                      gauge      open event streams to clients on this replica
 db_pool_*{pool}                      mixed      psycopg_pool ``get_stats()`` of each watched pool
@@ -161,6 +163,17 @@ class Metrics:
         self.timeouts_fired = Counter(
             "timeouts_fired", "Action clocks that ran out.", namespace=ns, registry=reg
         )
+        self.action_clock_failures = Counter(
+            "action_clock_failures",
+            "A table's background task (action clock, seat offers, dealing) failed for a reason other than"
+            " an unreachable store; it is tried again with backoff.",
+            ["task"], namespace=ns, registry=reg,
+        )
+        self.tables_past_deadline = Gauge(
+            "tables_past_deadline",
+            "Tables whose action clock runs on this replica and is over 10 s past its deadline.",
+            namespace=ns, registry=reg,
+        )
         self.open_tables = Gauge("open_tables", "Tables loaded on this replica.", namespace=ns, registry=reg)
         self.active_watchers = Gauge(
             "active_watchers", "Client event streams open on this replica.", namespace=ns, registry=reg
@@ -202,6 +215,9 @@ class Metrics:
 
     def timeout_fired(self) -> None:
         self.timeouts_fired.inc()
+
+    def action_clock_failed(self, task: str) -> None:
+        self.action_clock_failures.labels(task=task.replace(" ", "_")).inc()
 
     def table_opened(self) -> None:
         self.open_tables.inc()

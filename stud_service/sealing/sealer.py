@@ -8,13 +8,12 @@ A sealed event has those fields set to ``null`` and a ``"sealed"`` member::
 
 Each hand has its own data key (DEK), made when the hand's ``ShuffleCommitted`` is sealed and wrapped with
 the active KEK; the hand's later events are sealed with the same DEK, found in a small per-stream cache that
-sealing a ShuffleCommitted and opening any sealed event fill. The cache keeps the stream's highest hand numbers
-(the running hand and the one committed next), so opening older hands (a replay, a verification, an export of
-a live table's history) never pushes out a key the live table still seals with. An event of a hand whose DEK is
-unknown raises
-:class:`NoDataKey`: the store then reads the stream's newest sealed events (which fills the cache) and tries
-once more, when a HandStarted still without one (its hand was committed in plaintext, before sealing) makes a
-data key of its own. Nothing is ever stored in plaintext instead.
+sealing a ShuffleCommitted and opening any sealed event fill. The cache keeps the stream's highest hand
+numbers (the running hand and the one committed next), so opening older hands (a replay, a verification, an
+export of a live table's history) never pushes out a key the live table still seals with. An event of a hand
+whose DEK is unknown raises :class:`NoDataKey`: the store then reads the stream's newest sealed events (which
+fills the cache) and tries once more, when a HandStarted still without one (its hand was committed in
+plaintext, before sealing) makes a data key of its own. Nothing is ever stored in plaintext instead.
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ _log = logging.getLogger(__name__)
 COMMIT_EVENT = "ShuffleCommitted"
 SNAPSHOT_MEMBER = "sealed_state"
 START_EVENT = "HandStarted"
-HANDS_KEPT = 3  # data keys cached per stream, the highest hands: the running one, the next (committed), a spare
+HANDS_KEPT = 3  # data keys kept per stream, the highest hands: the running one, the next (committed), a spare
 UNWRAPPED_KEPT = 4096
 
 Path = tuple[str, ...]

@@ -107,6 +107,10 @@ WRITE_ATTEMPTS = 5
 _LOGGED_EVENTS = frozenset({"HandStarted", "HandEnded"})
 # Replicas' clocks differ a little: a Timeout refused as not yet due is tried again this much later.
 TIMEOUT_RETRY_SECONDS = 0.05
+# A background task that failed for another reason than the store is tried again, at most this far apart.
+TASK_FAILURE_BACKOFF_CAP = 30.0
+# An action clock this long past its deadline has not fired: the table waits on this replica.
+PAST_DEADLINE_GRACE_SECONDS = 10.0
 
 
 def stream_id_for(table_id: str) -> str:
@@ -311,6 +315,8 @@ class TableRuntime:
         self._background: set[asyncio.Task[Any]] = set()
         self._ownership: OwnershipKeeper | None = None  # None: this replica owns every table it loads
         self._keeping: asyncio.Task[None] | None = None
+        if metrics is not None:
+            metrics.tables_past_deadline.set_function(self.tables_past_deadline)
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -837,8 +843,11 @@ class TableRuntime:
     ) -> None:
         """Run a background task's ``attempt`` (a clock firing, a deal) until it is done: it succeeds, or
         the table moved on or refused it (the event that changed the table re-armed what is needed).
-        While the store is away it is tried again with backoff; any other failure is logged, and ends it."""
+        While the store is away it is tried again with backoff. Any other failure is a fault of this
+        replica, not of the table: it is counted (``stud_action_clock_failures_total``), logged, and tried
+        again with a longer backoff, so a table is never left silent by one bad attempt."""
         backoff = Backoff()
+        failing = Backoff(cap=TASK_FAILURE_BACKOFF_CAP)
         while True:
             try:
                 await attempt()
@@ -851,10 +860,32 @@ class TableRuntime:
                     self._ownership.drop(live.stream_id)
                 return
             except Exception as error:
-                if not is_store_fault(error):
-                    _log.exception("%s at %s failed", task, live.stream_id, extra={"table": live.table_id})
-                    return
-                await self._wait_for_store(live, backoff, task, error)
+                if is_store_fault(error):
+                    await self._wait_for_store(live, backoff, task, error)
+                    continue
+                if self.metrics is not None:
+                    self.metrics.action_clock_failed(task)
+                if failing.failures == 0:
+                    _log.exception("%s at %s failed; retrying with backoff", task, live.stream_id,
+                                   extra={"table": live.table_id})
+                else:
+                    _log.error("%s at %s failed again (%d times): %s", task, live.stream_id,
+                               failing.failures + 1, error, extra={"table": live.table_id})
+                await failing.wait()
+
+    def tables_past_deadline(self, grace_seconds: float = PAST_DEADLINE_GRACE_SECONDS) -> int:
+        """Tables whose action clock runs on this replica and ran out over ``grace_seconds`` ago: a clock
+        that cannot fire (``stud_tables_past_deadline``; docs/deployment.md has the alert)."""
+        limit = now_ms() - int(grace_seconds * 1000)
+        count = 0
+        for live in list(self._tables.values()):  # read from the metrics thread: a snapshot of the tables
+            clock = live.clock
+            if clock.key is None and clock.task is None:
+                continue
+            deadline = action_deadline_ms(live.state)
+            if deadline is not None and deadline < limit:
+                count += 1
+        return count
 
     @staticmethod
     async def _wait_for_store(live: LiveTable, backoff: Backoff, task: str, error: BaseException) -> None:
