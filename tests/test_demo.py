@@ -31,6 +31,13 @@ def _lines_until(stream: IO[str], pattern: re.Pattern[str], seen: list[str], tim
     raise AssertionError("the demo did not print what was expected:\n" + "\n".join(seen[-40:]))
 
 
+def _post(url: str, token: str, body: dict) -> dict:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={
+        "authorization": f"Bearer {token}", "content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
 def _get(url: str, token: str | None = None) -> dict:
     headers = {"authorization": f"Bearer {token}"} if token else {}
     with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
@@ -60,6 +67,8 @@ async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c
         assert int(table.get("version", "0")) > 0
         time.sleep(3)  # the bots play on (slowly): the table's version moves
         assert int(_get(base + f"v1/tables/{table_id}")["version"]) > int(table["version"])
+        # The person takes the free seat and is still seated at Ctrl-C: the bots leave, the books balance.
+        _post(base + f"v1/tables/{table_id}:sitDown", token, {"seat": 8, "buyIn": "2000"})
         demo.send_signal(signal.SIGINT)
         rest, _ = demo.communicate(timeout=60)
         seen += rest.splitlines()
@@ -70,6 +79,7 @@ async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c
     assert demo.returncode == 0, "\n".join(seen[-40:])
     assert sum(BALANCED in line for line in seen) == 2, "the books balance again after Ctrl-C"
     assert any("players/you/accounts/USD" in line for line in seen)
+    assert any("'you' is still seated" in line for line in seen)
 
 
 async def test_demo_without_stay_ends_on_its_own_and_says_how_to_stay(

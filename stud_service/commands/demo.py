@@ -222,7 +222,10 @@ async def _play(
         print(f"(Run `stud-service demo --stay` to keep the table running and play it at {_web_url(host)})")
         return balanced
     await _stay(channel, key, operator, table_id, list(zip(bots, names, strict=True)), host)
-    await _until_empty(spectator, table_id)
+    try:  # the books balance with chips still at the table too: they are reconciled whatever happens here
+        await _until_empty(spectator, table_id, staying=HUMAN)
+    except TimeoutError:
+        print("(a hand is still running: the bots' chips are counted at the table)", flush=True)
     await host.runtime.sweep_rake()
     return await _books(operator, auditor, (*names, HUMAN))
 
@@ -283,9 +286,10 @@ async def _narrate(client: StudClient, table_id: str, narrator: Narrator, hands:
         stream.cancel()
 
 
-async def _until_empty(client: StudClient, table_id: str) -> None:
+async def _until_empty(client: StudClient, table_id: str, staying: str | None = None) -> None:
+    """Wait until nobody but ``staying`` (a person who may still sit there) is seated at the table."""
     for _ in range(600):
-        if not (await client.view(table_id)).seats:
+        if all(seat.player_id == staying for seat in (await client.view(table_id)).seats):
             return
         await asyncio.sleep(0.05)
     raise TimeoutError("the bots did not leave the table")
