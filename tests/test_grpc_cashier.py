@@ -167,7 +167,8 @@ async def test_a_retried_deposit_is_answered_with_the_first_entry_and_a_changed_
     first = await operator.cashier.Deposit(request, metadata=operator.metadata)
     await operator.deposit(player_id, 5)  # the account moves on
     again = await operator.cashier.Deposit(request, metadata=operator.metadata)
-    assert again.entry == first.entry
+    assert again == first  # the first call's result: its entry and the account as it was after it
+    assert again.account.balance == 700
     assert (await operator.account(player_id)).balance == 705
     changed = cashier_service_pb2.DepositRequest()
     changed.CopyFrom(request)

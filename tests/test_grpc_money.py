@@ -289,3 +289,44 @@ async def test_a_play_money_table_moves_no_money(grpc_service, operator, names):
     await operator.create_table(table_id, table_spec())  # play money, as the game's tests use
     await grpc_service.client(names[0]).sit_down(table_id, 1, BUY_IN)
     assert await grpc_service.store.head(f"accounts/USD/{names[0]}") == 0
+
+
+RACE_CYCLES = 60  # buy-ins and cash-outs; the reads and retries run for as long as they do
+
+
+async def test_account_reads_and_deposit_retries_race_buy_ins_and_cash_outs(grpc_service, operator, names):
+    """While a player's account takes buy-ins and cash-outs, every read of it (the operator's and the
+    player's own) sees one consistent version — its balance plus its chips at tables is all it ever
+    deposited — and an exact retry of an earlier deposit answers that deposit's result, never an error."""
+    ann = names[0]
+    first_request = cashier_service_pb2.DepositRequest(
+        account=f"players/{ann}/accounts/USD", amount=10_000, currency_code="USD",
+        payment_reference=f"race-{ann}", request_id=new_request_id())
+    first = await operator.cashier.Deposit(first_request, metadata=operator.metadata)
+    table_id = await new_money_table(operator)
+    player = grpc_service.client(ann)
+    done = asyncio.Event()
+    counts = {"reads": 0, "retries": 0}
+
+    async def churn() -> None:
+        try:
+            for _ in range(RACE_CYCLES):
+                await player.sit_down(table_id, 1, BUY_IN)
+                await player.leave(table_id)
+        finally:
+            done.set()
+
+    async def read(client) -> None:
+        while not done.is_set():
+            account = await client.account(ann)
+            assert account.balance + sum(stake.amount for stake in account.at_tables) == 10_000, account
+            counts["reads"] += 1
+
+    async def retry() -> None:
+        while not done.is_set():
+            assert await operator.cashier.Deposit(first_request, metadata=operator.metadata) == first
+            counts["retries"] += 1
+
+    await asyncio.wait_for(asyncio.gather(churn(), read(operator), read(player), retry()), timeout=170)
+    assert counts["reads"] > RACE_CYCLES and counts["retries"] > RACE_CYCLES // 2, counts
+    assert await balance(operator, ann) == 10_000

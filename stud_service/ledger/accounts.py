@@ -22,7 +22,7 @@ The events (docs/money.md has the whole model)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stud_service.ledger.errors import (
@@ -65,6 +65,11 @@ class Account:
     @property
     def opened(self) -> bool:
         return self.version > 0
+
+    def copy(self) -> Account:
+        """A copy to fold further, sharing nothing mutable with this one."""
+        return replace(self, references=set(self.references), at_tables=dict(self.at_tables),
+                       swept=dict(self.swept))
 
 
 def check_amount(amount: object, field_name: str = "amount") -> int:

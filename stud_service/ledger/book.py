@@ -1,7 +1,9 @@
 """The ledger on the event log: accounts and standings folded from their streams, and every money write.
 
 One :class:`Ledger` per process. It keeps the accounts it has folded (and reads only what was appended since,
-one indexed query) and serialises its own writes per account with a lock, always taken after a table's
+one indexed query). A kept account is never changed: a read or a write that moves it on folds a copy and keeps
+that, so concurrent reads (which take no lock) each see one version, whatever else is folding meanwhile. It
+serialises its own writes per account with a lock, always taken after a table's
 write lock and in stream-id order, so two commands never wait on each other in a circle. Other processes
 writing the same account meet it at the expected version: the loser's append is refused, nothing written,
 and the caller tries again against what the winner wrote.
@@ -51,17 +53,46 @@ class Ledger:
     async def account(self, stream_id: str) -> Account:
         """The account as its stream stands now (an empty, unopened one for a stream never written).
         The object is this ledger's: read it, never change it."""
-        account = self._accounts.get(stream_id) or Account.empty(stream_id)
-        for stored in await self.store.read_stream(stream_id, after_version=account.version):
+        kept = self._accounts.get(stream_id) or Account.empty(stream_id)
+        appended = await self.store.read_stream(stream_id, after_version=kept.version)
+        account = kept.copy() if appended else kept
+        for stored in appended:
             if stored.version != account.version + 1:
                 self._accounts.pop(stream_id, None)
                 raise CorruptStream(stream_id, account.version + 1, "event missing from the log")
             accounts.apply(account, stored.payload)
-        self._accounts[stream_id] = account
+        return self._keep(account)
+
+    async def account_at(self, stream_id: str, version: int) -> Account:
+        """The account as it stood at ``version`` (a retry's answer: the account after the first call's
+        entry). The kept fold when it is at that version; else folded from the log, kept nowhere."""
+        kept = self._accounts.get(stream_id)
+        if kept is not None and kept.version == version:
+            return kept
+        account = Account.empty(stream_id)
+        for stored in await self.store.read_stream(stream_id, limit=version):
+            if stored.version != account.version + 1:
+                raise CorruptStream(stream_id, account.version + 1, "event missing from the log")
+            accounts.apply(account, stored.payload)
+        return account
+
+    def _keep(self, account: Account) -> Account:
+        """Keep ``account`` unless a newer fold of it is kept already (another call read further)."""
+        stream_id = account.stream_id
+        kept = self._accounts.get(stream_id)
+        if kept is None or kept.version <= account.version:
+            self._accounts[stream_id] = account
         self._accounts.move_to_end(stream_id)
         if len(self._accounts) > KEPT_ACCOUNTS:
             self._accounts.popitem(last=False)
         return account
+
+    def _moved_on(self, account: Account, events: Iterable[dict[str, Any]]) -> Account:
+        """A copy of a kept account with ``events`` (just appended after it) applied, kept in its place."""
+        after = account.copy()
+        for event in events:
+            accounts.apply(after, event)
+        return self._keep(after)
 
     async def standing(self, player_id: str) -> PlayerStanding:
         standing = PlayerStanding(player_id)
@@ -106,7 +137,7 @@ class Ledger:
             stream_id,
             lambda: self.account(stream_id),
             lambda account: decide(account, amount, reference, now_ms),
-            accounts.apply,
+            self._moved_on,
             request_id,
             fingerprint,
         )
@@ -120,14 +151,15 @@ class Ledger:
         stream_id: str,
         fold: Callable[[], Awaitable[Any]],
         decide: Callable[[Any], list[dict[str, Any]]],
-        apply: Callable[[Any, dict[str, Any]], None],
+        moved_on: Callable[[Any, list[dict[str, Any]]], Any],
         request_id: str | None = None,
         fingerprint: bytes | None = None,
     ) -> tuple[Any, list[dict[str, Any]], AppendResult | None]:
         """Under the stream's lock: fold it, decide, append at the version folded. Another process's write in
-        between refuses the append and this one decides again against it (WRITE_ATTEMPTS times). The state
-        after the events (before them for a duplicate request), the events, and the append's result (None
-        when decide had nothing to record)."""
+        between refuses the append and this one decides again against it (WRITE_ATTEMPTS times);
+        ``moved_on(state, events)`` gives the state after its events. The state after the events (before
+        them for a duplicate request), the events, and the append's result (None when decide had nothing
+        to record)."""
         async with self._lock(stream_id):
             for _attempt in range(WRITE_ATTEMPTS):
                 state = await fold()
@@ -139,8 +171,7 @@ class Ledger:
                 except ConcurrencyError:
                     continue
                 if not result.duplicate:
-                    for event in events:
-                        apply(state, event)
+                    state = moved_on(state, events)
                 return state, events, result
         raise ConcurrencyError(stream_id, state.version, state.version)
 
@@ -172,7 +203,7 @@ class Ledger:
                 if suspended
                 else players.reinstate(standing, by, now_ms)
             ),
-            players.apply,
+            _standing_after,
         )
         return standing
 
@@ -243,8 +274,7 @@ class Ledger:
                 self.forget(streams)
             else:
                 for stream_id in streams:
-                    for entry in entries[stream_id]:
-                        accounts.apply(folded[stream_id], entry)
+                    self._moved_on(folded[stream_id], entries[stream_id])
             return results[0]
 
     async def sweep(self, currency: str, tables: list[TableRake], now_ms: int) -> int:
@@ -257,8 +287,15 @@ class Ledger:
                 stream_id,
                 lambda: self.account(stream_id),
                 lambda house: accounts.sweep_rake(house, tables, now_ms),
-                accounts.apply,
+                self._moved_on,
             )
         except ConcurrencyError:
             return 0
         return sum(event["amount"] for event in events if event["type"] == "RakeSwept")
+
+
+def _standing_after(standing: PlayerStanding, events: list[dict[str, Any]]) -> PlayerStanding:
+    """A standing (folded afresh for each write, never kept) with ``events`` applied."""
+    for event in events:
+        players.apply(standing, event)
+    return standing

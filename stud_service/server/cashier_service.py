@@ -137,7 +137,7 @@ class CashierService:
         if recorded is None:
             return None
         check_same_request(recorded, key)
-        account = await self.ledger.account(name.stream_id)
+        account = await self.ledger.account_at(name.stream_id, recorded.last_version)  # the first answer's
         return await self._entry(name, recorded.last_version), account_to_proto(name.name, account)
 
     @refusals_as_statuses
