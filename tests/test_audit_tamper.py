@@ -49,16 +49,23 @@ async def rows(pool, table_id: str) -> list[tuple[int, dict]]:
         return await cursor.fetchall()
 
 
-async def set_payload(pool, table_id: str, version: int, payload: dict) -> None:
+async def set_payload(
+    pool, table_id: str, version: int, payload: dict, key_from: tuple[int, dict] | None = None
+) -> None:
+    """Store ``payload`` at ``version``, sealed there as the service would seal it. The hand's data key is
+    read from the row now at ``version``, or from ``key_from`` (a sealed row as it was, and its version)."""
+    stream = f"tables/{table_id}"
+    attacker = EventSealer(INSIDER.keyring)  # knows no hand yet: learns this one's key from the row
     async with pool.connection() as conn:
-        cursor = await conn.execute(
-            "SELECT payload FROM events WHERE stream_id = %s AND version = %s",
-            (f"tables/{table_id}", version),
-        )
-        INSIDER.open(f"tables/{table_id}", (await cursor.fetchone())[0])  # the hand's data key, to seal with
+        if key_from is None:
+            cursor = await conn.execute(
+                "SELECT payload FROM events WHERE stream_id = %s AND version = %s", (stream, version)
+            )
+            key_from = (version, (await cursor.fetchone())[0])
+        attacker.open(stream, *key_from)
         await conn.execute(
             "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
-            (Jsonb(INSIDER.seal(f"tables/{table_id}", payload)), f"tables/{table_id}", version),
+            (Jsonb(attacker.seal(stream, version, payload)), stream, version),
         )
 
 
@@ -76,7 +83,7 @@ async def rehash(pool, table_id: str) -> None:
 
 
 async def find(pool, table_id: str, hand: int, kind: str, nth: int = 0) -> tuple[int, dict]:
-    opened = [(v, INSIDER.open(f"tables/{table_id}", p)) for v, p in await rows(pool, table_id)]
+    opened = [(v, INSIDER.open(f"tables/{table_id}", v, p)) for v, p in await rows(pool, table_id)]
     found = [(v, p) for v, p in opened if p.get("hand") == hand and p["type"] == kind]
     return found[nth]
 
@@ -147,6 +154,7 @@ async def test_hand_end_cut_out_and_chain_remade_fails(event_store, db_pool):
     version, _ = await find(db_pool, table_id, 2, "HandEnded")
     start_of_3, _ = await find(db_pool, table_id, 3, "HandStarted")
     cut = start_of_3 - version
+    moved = [(v, raw) for v, raw in await rows(db_pool, table_id) if v >= start_of_3 and "sealed" in raw]
     async with db_pool.connection() as conn:
         await conn.execute(
             "DELETE FROM events WHERE stream_id = %s AND version >= %s AND version < %s",
@@ -160,6 +168,8 @@ async def test_hand_end_cut_out_and_chain_remade_fails(event_store, db_pool):
             "UPDATE events SET version = version - 1000000 - %s WHERE stream_id = %s AND version > 1000000",
             (cut, stream),
         )
+    for old, raw in moved:  # each box sealed again at its new place, as an attacker with the keys would
+        await set_payload(db_pool, table_id, old - cut, INSIDER.open(stream, old, raw), key_from=(old, raw))
     await rehash(db_pool, table_id)
     assert (await event_store.verify(stream)).ok
     report = await verify_hand(event_store, table_id, 2)
@@ -210,7 +220,7 @@ async def test_swapped_deck_fails_shuffle(event_store, db_pool):
 async def find_commitment(pool, table_id: str, hand: int) -> tuple[int, dict]:
     """The ShuffleCommitted of ``hand`` (a table event: no hand column)."""
     return next(
-        (v, INSIDER.open(f"tables/{table_id}", p)) for v, p in await rows(pool, table_id)
+        (v, INSIDER.open(f"tables/{table_id}", v, p)) for v, p in await rows(pool, table_id)
         if p["type"] == "ShuffleCommitted" and p["next_hand"] == hand
     )
 

@@ -75,10 +75,10 @@ class FaultySealer(EventSealer):
         super().__init__(TEST_KEYRING)
         self.failing: str | None = None
 
-    def seal(self, stream_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def seal(self, stream_id: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
         if stream_id == self.failing:
             raise RuntimeError("an injected sealing fault")
-        return super().seal(stream_id, payload)
+        return super().seal(stream_id, version, payload)
 
 
 async def test_a_clock_that_fails_is_retried_counted_and_seen_past_its_deadline(db_pool) -> None:

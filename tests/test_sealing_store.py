@@ -26,6 +26,7 @@ from stud_service.sealing import (
     TamperedBox,
     UndecryptableKey,
 )
+from stud_service.sealing.cipher import box_aad_v1, dek_aad, seal_box, wrap_key
 from stud_service.sealing.keyring import new_key
 from stud_service.store import EventStore
 
@@ -125,8 +126,8 @@ async def test_events_read_back_as_written_while_the_rows_hold_only_ciphertext(d
 def test_an_event_without_secrets_is_passed_through_not_copied():
     sealer = EventSealer(keyring())
     for payload in ({"type": "BetPlaced", "hand": 1}, dealt(1, 7, True), {"type": "TableCreated"}):
-        assert sealer.seal("tables/t", payload) is payload
-        assert sealer.open("tables/t", payload) is payload
+        assert sealer.seal("tables/t", 3, payload) is payload
+        assert sealer.open("tables/t", 3, payload) is payload
 
 
 async def test_a_new_process_seals_the_running_hand_with_the_data_key_read_from_the_log(db_pool, stream_id):
@@ -309,11 +310,11 @@ SEALER = EventSealer(keyring("prop"))
 @given(payload=payloads(), stream=st.text(TEXT, min_size=1, max_size=20))
 def test_opening_a_sealed_payload_gives_it_back(payload, stream):
     hand = payload.get("hand", payload.get("next_hand"))
-    SEALER.seal(stream, commit(hand))  # the hand's data key, as its commitment makes it
-    sealed = SEALER.seal(stream, payload)
+    SEALER.seal(stream, 1, commit(hand))  # the hand's data key, as its commitment makes it
+    sealed = SEALER.seal(stream, 2, payload)
     assert json.loads(json.dumps(sealed)) == sealed
-    assert SEALER.open(stream, sealed) == payload
-    assert EventSealer(SEALER.keyring).open(stream, sealed) == payload  # a fresh process opens it too
+    assert SEALER.open(stream, 2, sealed) == payload
+    assert EventSealer(SEALER.keyring).open(stream, 2, sealed) == payload  # a fresh process opens it too
 
 
 async def test_snapshots_are_sealed_and_one_that_does_not_open_is_ignored(db_pool, stream_id):
@@ -336,31 +337,35 @@ def test_the_data_key_cache_keeps_the_highest_hands_and_forgets_the_lowest():
     """The cache keeps the stream's highest hands: opening an older hand after newer ones does not push out
     a newer hand's key, and the lowest hand is the one forgotten."""
     sealer = EventSealer(keyring())
-    sealed = {hand: sealer.seal("tables/t", commit(hand)) for hand in (1, 2, 3, 4)}
+    sealed = {hand: sealer.seal("tables/t", hand, commit(hand)) for hand in (1, 2, 3, 4)}
     reader = EventSealer(sealer.keyring)
     for hand in (2, 3, 4, 1):
-        assert reader.open("tables/t", sealed[hand])["secret"] == {"server_seed": SEED}
+        assert reader.open("tables/t", hand, sealed[hand])["secret"] == {"server_seed": SEED}
     for hand in (2, 3, 4):
-        assert "sealed" in reader.seal("tables/t", dealt(hand, 5, False))
+        assert "sealed" in reader.seal("tables/t", 9, dealt(hand, 5, False))
     with pytest.raises(NoDataKey, match="tables/t hand 1: no data key"):
-        reader.seal("tables/t", dealt(1, 5, False))
+        reader.seal("tables/t", 9, dealt(1, 5, False))
 
 
 def test_opening_older_hands_never_takes_the_running_hands_key():
     """Issue: an auditor opening two older hands of a live table pushed out the running hand's key, and the
     table could not seal its next card. Hands 1..9 committed, 1..8 dealt; hands 3 and 6 read back."""
     sealer = EventSealer(keyring())
-    stored: dict[int, list[dict]] = {}
+    stored: dict[int, list[tuple[int, dict]]] = {}
+    version = 0
     for hand in range(1, 10):
-        stored.setdefault(hand, []).append(sealer.seal("tables/t", commit(hand)))
+        version += 1
+        stored.setdefault(hand, []).append((version, sealer.seal("tables/t", version, commit(hand))))
         if hand > 1:
-            stored[hand - 1].append(sealer.seal("tables/t", dealt(hand - 1, 7, False)))
+            version += 1
+            stored[hand - 1].append((version, sealer.seal("tables/t", version, dealt(hand - 1, 7, False))))
     for hand in (3, 6):
-        for payload in stored[hand]:
-            sealer.open("tables/t", payload)
+        for at, payload in stored[hand]:
+            sealer.open("tables/t", at, payload)
     for _ in range(2):
-        assert "sealed" in sealer.seal("tables/t", dealt(8, 9, False))
-    assert "sealed" in sealer.seal("tables/t", started(9, list(range(52))))
+        version += 1
+        assert "sealed" in sealer.seal("tables/t", version, dealt(8, 9, False))
+    assert "sealed" in sealer.seal("tables/t", version + 1, started(9, list(range(52))))
 
 
 async def test_recalling_keys_from_the_log_keeps_the_newest_hands(db_pool, stream_id):
@@ -422,3 +427,42 @@ async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_interna
         await asyncio.wait_for(watch_from_the_start(), timeout=30)
     assert watched.value.code() == grpc.StatusCode.DATA_LOSS
     assert error_reason(watched.value) == "SEALED_DATA_UNREADABLE"
+
+
+async def test_a_box_swapped_between_seats_or_streets_of_its_hand_does_not_open(db_pool, stream_id):
+    """A box opens only at its own place (stream, version and the event's fields in the clear): two
+    face-down cards of one hand swapped between seats, or a box moved to another street, do not open, even
+    with the hash chain made again over the swapped rows."""
+    store = EventStore(db_pool, sealer=EventSealer(keyring()))
+    events, deck, _seed = a_hand(1, random.Random(11))
+    events[3] = dealt(1, deck[1], False, seat=2)  # the second down card goes to seat 2
+    events.append({**dealt(1, deck[5], False), "street": 7})
+    await store.append(stream_id, 0, events)
+    rows = await raw_rows(db_pool, stream_id)
+    reader = EventStore(db_pool, sealer=EventSealer(store.sealer.keyring))
+    seat_one, seat_two, seventh = rows[2][2]["sealed"], rows[3][2]["sealed"], rows[6][2]["sealed"]
+    await tamper(db_pool, stream_id, 3, ["sealed"], seat_two)
+    await tamper(db_pool, stream_id, 4, ["sealed"], seat_one)
+    with pytest.raises(TamperedBox, match=f"{stream_id} hand 1: the sealed CardDealt does not open"):
+        await reader.read_stream(stream_id)
+    await tamper(db_pool, stream_id, 3, ["sealed"], seat_one)
+    await tamper(db_pool, stream_id, 4, ["sealed"], seat_two)
+    assert [e.payload for e in await reader.read_stream(stream_id)] == events  # put back: opens again
+    await tamper(db_pool, stream_id, 3, ["sealed"], seventh)  # seventh street's box into third street's
+    with pytest.raises(TamperedBox, match=f"{stream_id} hand 1"):
+        await reader.read_stream(stream_id)
+
+
+def test_a_box_sealed_before_boxes_were_bound_to_their_place_still_opens():
+    """Boxes written before (no ``v``: bound to stream, event type and hand) are read as they were."""
+    ring = keyring()
+    stream, hand, card = "tables/old", 3, dealt(3, 17, False)
+    dek = new_key()
+    wrapped = wrap_key(ring.key(ring.active), dek, dek_aad(ring.active, stream, hand))
+    legacy = {**card, "card": None, "sealed": {
+        "kid": ring.active, "key": wrapped,
+        "box": seal_box(dek, {"card": 17}, box_aad_v1(stream, "CardDealt", hand))}}
+    assert EventSealer(ring).open(stream, 40, legacy) == card
+    assert EventSealer(ring).open(stream, 41, legacy) == card  # never bound to its version
+    with pytest.raises(TamperedBox, match="unknown form"):
+        EventSealer(ring).open(stream, 40, {**legacy, "sealed": {**legacy["sealed"], "v": 9}})

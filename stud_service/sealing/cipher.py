@@ -1,7 +1,9 @@
 """AES-256-GCM with 12-byte random nonces: a hand's data key wrapped by a KEK, a hand's secrets in a box.
 
 Both travel as base64 of ``nonce || ciphertext``. The associated data binds each to where it belongs, so a
-box or a wrapped key copied to another stream, hand, event type or key id does not open.
+wrapped key copied to another stream, hand or key id does not open, and a box opens only in its own event: the
+stream, the version, and every field of the event left in the clear (type, hand, seat, street, face up ...).
+Boxes written before that (``box_aad_v1``) are bound to the stream, event type and hand only, and still open.
 """
 
 from __future__ import annotations
@@ -29,8 +31,15 @@ def dek_aad(kid: str, stream_id: str, hand: int) -> bytes:
     return f"stud-service/dek/v1|{kid}|{stream_id}|{hand}".encode()
 
 
-def box_aad(stream_id: str, event_type: str, hand: int) -> bytes:
+def box_aad_v1(stream_id: str, event_type: str, hand: int) -> bytes:
+    """The associated data of boxes sealed before they were bound to their place: read, never written."""
     return f"stud-service/sealed/v1|{stream_id}|{event_type}|{hand}".encode()
+
+
+def box_aad(stream_id: str, version: int, public: dict[str, Any]) -> bytes:
+    """A box's place: its stream, its version, and the event's fields in the clear (``public``, the sealed
+    payload without its ``"sealed"`` member)."""
+    return f"stud-service/sealed/v2|{len(stream_id)}:{stream_id}|{version}|".encode() + canonical_json(public)
 
 
 @functools.lru_cache(maxsize=1024)

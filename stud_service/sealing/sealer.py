@@ -4,7 +4,11 @@ Secret at rest: ``ShuffleCommitted.secret`` (the committed server seed), ``HandS
 ``HandStarted.extra.server_seed``, should one be present) and ``CardDealt.card`` when ``face_up`` is false.
 A sealed event has those fields set to ``null`` and a ``"sealed"`` member::
 
-    {"kid": "k2", "key": "<base64 wrapped data key>", "box": "<base64 nonce||ct of the removed fields>"}
+    {"kid": "k2", "key": "<base64 wrapped data key>", "box": "<base64 nonce||ct of removed fields>", "v": 2}
+
+A box opens only at its own place: the stream, the event's version and its fields in the clear are the box's
+associated data (``v`` 2), so a box copied to another seat, street or event does not open (boxes without
+``v``, written before, are bound to stream, event type and hand, and still open).
 
 Each hand has its own data key (DEK), made when the hand's ``ShuffleCommitted`` is sealed and wrapped with
 the active KEK; the hand's later events are sealed with the same DEK, found in a small per-stream cache that
@@ -26,6 +30,7 @@ from typing import Any
 from stud_service.sealing.cipher import (
     Undecryptable,
     box_aad,
+    box_aad_v1,
     dek_aad,
     open_box,
     seal_box,
@@ -43,6 +48,7 @@ SNAPSHOT_MEMBER = "sealed_state"
 START_EVENT = "HandStarted"
 HANDS_KEPT = 3  # data keys kept per stream, the highest hands: the running one, the next (committed), a spare
 UNWRAPPED_KEPT = 4096
+BOX_VERSION = 2  # boxes bound to their place (cipher.box_aad); absent: cipher.box_aad_v1
 
 Path = tuple[str, ...]
 _DECK: Path = ("deck",)
@@ -100,8 +106,9 @@ class EventSealer:
 
     # -- sealing -----------------------------------------------------------------------------------------
 
-    def seal(self, stream_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """``payload`` with its secret fields sealed: a new dict, or ``payload`` itself when it has none."""
+    def seal(self, stream_id: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload``, to be stored at ``version`` of the stream, with its secret fields sealed: a new dict,
+        or ``payload`` itself when it has none."""
         secrets_of = SECRET_FIELDS.get(payload.get("type"))  # type: ignore[arg-type]
         if secrets_of is None or "sealed" in payload:
             return payload
@@ -131,11 +138,8 @@ class EventSealer:
                 removed[".".join(path)] = inner[child]
                 inner[child] = None
                 sealed[parent] = inner
-        sealed["sealed"] = {
-            "kid": kid,
-            "key": wrapped,
-            "box": seal_box(dek, removed, box_aad(stream_id, event_type, hand)),
-        }
+        box = seal_box(dek, removed, box_aad(stream_id, version, sealed))
+        sealed["sealed"] = {"kid": kid, "key": wrapped, "box": box, "v": BOX_VERSION}
         return sealed
 
     def recalled(self, stream_id: str) -> None:
@@ -195,8 +199,9 @@ class EventSealer:
 
     # -- opening -----------------------------------------------------------------------------------------
 
-    def open(self, stream_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """The plaintext event of a sealed ``payload``; a payload without ``"sealed"`` is returned as is."""
+    def open(self, stream_id: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
+        """The plaintext event of a sealed ``payload`` stored at ``version``; a payload without
+        ``"sealed"`` is returned as is."""
         sealed = payload.get("sealed")
         if sealed is None:
             return payload
@@ -211,8 +216,16 @@ class EventSealer:
             raise TamperedBox(f"{stream_id} hand {hand}: the sealed {event_type} is malformed")
         kid, wrapped = sealed["kid"], sealed["key"]
         dek = self._unwrap(stream_id, hand, kid, wrapped)
+        opened = dict(payload)
+        del opened["sealed"]
+        if sealed.get("v") == BOX_VERSION:
+            aad = box_aad(stream_id, version, opened)
+        elif "v" in sealed:
+            raise TamperedBox(f"{stream_id} hand {hand}: the sealed {event_type} has an unknown form")
+        else:
+            aad = box_aad_v1(stream_id, str(event_type), hand)
         try:
-            removed = open_box(dek, sealed["box"], box_aad(stream_id, str(event_type), hand))
+            removed = open_box(dek, sealed["box"], aad)
         except Undecryptable as error:
             raise TamperedBox(
                 f"{stream_id} hand {hand}: the sealed {event_type} does not open"
@@ -221,8 +234,6 @@ class EventSealer:
         known = self._hands.get(stream_id, {}).get(hand)
         if known is None or known[1] != wrapped:
             self._remember(stream_id, hand, kid, wrapped, dek)
-        opened = dict(payload)
-        del opened["sealed"]
         for name, value in removed.items():
             parent, dot, child = name.partition(".")
             if dot:

@@ -59,13 +59,13 @@ PAGE_ROWS_SQL = (
     " ORDER BY version LIMIT %s"
 )
 RECALL_SQL = (
-    "SELECT payload::text FROM events WHERE stream_id = %s AND payload ? 'sealed'"
+    "SELECT version, payload::text FROM events WHERE stream_id = %s AND payload ? 'sealed'"
     " ORDER BY version DESC LIMIT %s"
 )
 
 
 def _row_to_event(stream_id: str, row: tuple[Any, ...], sealer: PayloadSealer | None) -> StoredEvent:
-    payload = loads(row[2]) if sealer is None else sealer.open(stream_id, loads(row[2]))
+    payload = loads(row[2]) if sealer is None else sealer.open(stream_id, row[0], loads(row[2]))
     return StoredEvent(stream_id, row[0], row[1], payload, row[3], row[4], row[5], row[6], row[7])
 
 
@@ -153,7 +153,7 @@ class EventStore:
         if expected_version < 0:
             raise ValueError("expected_version must be >= 0")
         if self.sealer is not None:
-            events = await self._sealed(stream_id, events)
+            events = await self._sealed(stream_id, expected_version, events)
         encoded = encode_command(events)
         parts = [
             Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded, True, fence)
@@ -194,7 +194,10 @@ class EventStore:
         if any(part.expected_version < 0 for part in parts):
             raise ValueError("expected_version must be >= 0")
         sealer = self.sealer
-        sealed = [p.events if sealer is None else await self._sealed(p.stream_id, p.events) for p in parts]
+        sealed = [
+            p.events if sealer is None else await self._sealed(p.stream_id, p.expected_version, p.events)
+            for p in parts
+        ]
         command = [
             Part(p.stream_id, p.expected_version, p.request_id, _hex(p.fingerprint, p.request_id),
                  encode_command(events), index == 0, fence if index == 0 else None)
@@ -212,17 +215,20 @@ class EventStore:
             raise LeaseLost(fence.lease, fence.owner, fence.epoch)
         return self._append_results(command, rows)
 
-    async def _sealed(self, stream_id: str, events: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    async def _sealed(
+        self, stream_id: str, expected: int, events: Sequence[dict[str, Any]]
+    ) -> Sequence[dict[str, Any]]:
+        """The events as stored at versions ``expected + 1`` on."""
         assert self.sealer is not None
         seal = self.sealer.seal
         try:
-            return [seal(stream_id, event) for event in events]
+            return [seal(stream_id, expected + index, event) for index, event in enumerate(events, 1)]
         except KeyNotInMemory:
             # Opening the stream's newest sealed events gives the sealer the keys it lacks; then once more.
-            for (text,) in await self._fetch(RECALL_SQL, (stream_id, RECALL_EVENTS)):
-                self.sealer.open(stream_id, loads(text))
+            for version, text in await self._fetch(RECALL_SQL, (stream_id, RECALL_EVENTS)):
+                self.sealer.open(stream_id, version, loads(text))
             self.sealer.recalled(stream_id)
-            return [seal(stream_id, event) for event in events]
+            return [seal(stream_id, expected + index, event) for index, event in enumerate(events, 1)]
 
     def _append_failed(self, exc: psycopg.OperationalError, last_attempt: bool, parts: list[Part]) -> None:
         """An attempt met a connection failure: raise StoreUnavailable unless another may follow."""
@@ -322,7 +328,11 @@ class EventStore:
                     await asyncio.sleep(0)
                     chunk = payloads[start:start + PREFETCH_SLICE]
                     if sealer is not None:
-                        chunk = [sealer.open(stream_id, payload) for payload in chunk]
+                        chunk = [
+                            sealer.open(stream_id, version, payload)
+                            for version, payload in zip(versions[start:start + PREFETCH_SLICE], chunk,
+                                                        strict=True)
+                        ]
                     yield versions[start:start + PREFETCH_SLICE], chunk
             except BaseException:
                 if following is not None:

@@ -11,9 +11,11 @@ from typing import Any, Protocol
 
 
 class PayloadSealer(Protocol):
-    def seal(self, stream_id: str, payload: dict[str, Any]) -> dict[str, Any]: ...
+    def seal(self, stream_id: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` as stored at ``version`` of the stream (a sealed box is bound to its place)."""
+        ...
 
-    def open(self, stream_id: str, payload: dict[str, Any]) -> dict[str, Any]: ...
+    def open(self, stream_id: str, version: int, payload: dict[str, Any]) -> dict[str, Any]: ...
 
     def seal_snapshot(self, stream_id: str, version: int, state: dict[str, Any]) -> dict[str, Any]:
         """A snapshot's state as stored: a table's state may hold the cards of its last hand."""
