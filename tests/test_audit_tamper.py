@@ -13,19 +13,23 @@ import json
 import uuid
 
 import pytest
+from grpc_fixtures import TOKEN_SECRET, service_under_test
 from psycopg.types.json import Jsonb
 from sealing_keys import TEST_KEYRING
 
 from stud_service.audit.checkpoint import make_checkpoint, verify_checkpoint
 from stud_service.audit.errors import HandStillRunning
 from stud_service.audit.fairness import check_shuffle
-from stud_service.audit.history import PUBLIC, shuffle_evidence
+from stud_service.audit.history import FULL, PUBLIC, shuffle_evidence
 from stud_service.audit.records import load_hand
 from stud_service.audit.simulate import simulate_table, store_table
 from stud_service.audit.verify import verify_hand
+from stud_service.auth import Role, mint_token
 from stud_service.deck_proof import DeckTree
 from stud_service.engine import StartHand, Variant, decide
 from stud_service.sealing import EventSealer
+from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc
+from stud_service.server.runtime import RuntimeSettings
 from stud_service.shuffle import commitment, shuffle_deck
 from stud_service.store import GENESIS_HASH, canonical_json, chain_hash
 
@@ -311,3 +315,25 @@ async def test_load_hand_reads_the_hand_range(event_store):
     record = await load_hand(event_store, table_id, 2)
     assert record.events[0].type == "HandStarted" and record.complete
     assert {stored.hand for stored in record.events} <= {2, None}
+
+
+async def test_down_cards_swapped_fail_the_auditors_verify_shuffle(event_store, db_pool, database_url):
+    """Two face-down cards never shown, swapped in the log by an insider with the keys (each sealed again at
+    its new place) and the chain made again: an auditor may see every card of a finished hand, so the
+    auditor's VerifyShuffle checks every card against the seed and fails, as VerifyHand does."""
+    table_id = await played_table(event_store)
+    record = await load_hand(event_store, table_id, 2)
+    shown = shuffle_evidence(record, PUBLIC).seen
+    hidden = [nth for nth, card in enumerate(shuffle_evidence(record, FULL).dealt) if nth not in shown]
+    (v1, p1), (v2, p2) = [await find(db_pool, table_id, 2, "CardDealt", nth=nth) for nth in hidden[:2]]
+    assert p1["face_up"] is p2["face_up"] is False
+    await set_payload(db_pool, table_id, v1, {**p1, "card": p2["card"]})
+    await set_payload(db_pool, table_id, v2, {**p2, "card": p1["card"]})
+    await rehash(db_pool, table_id)
+    async with service_under_test(database_url, RuntimeSettings(auto_deal=False), audit=True) as service:
+        audit = audit_service_pb2_grpc.AuditServiceStub(service.channel)
+        auditor = [("authorization", f"Bearer {mint_token(TOKEN_SECRET, 'inspector', Role.AUDITOR)}")]
+        reply = await audit.VerifyShuffle(
+            audit_service_pb2.VerifyShuffleRequest(name=f"tables/{table_id}/hands/2"), metadata=auditor)
+    assert not reply.passed and "is not the deck's card" in reply.message
+    assert reply.cards_checked == len(shuffle_evidence(record, FULL).seen)

@@ -347,11 +347,16 @@ class AuditService:
     async def VerifyShuffle(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
-        # Public evidence (the proofs of the face-up and shown cards): a player who played also checks
-        # their own down cards.  The seed only when the caller may have it (older hands logged it openly).
-        played = not self._sees_everything(principal) and record.seat_of(principal.player_id) is not None
+        # Auditors and operators may see every card of a finished hand: every card dealt is checked against
+        # the seed. Anyone else checks the public evidence (the proofs of the face-up and shown cards), and a
+        # player who played their own down cards too; the seed only when the caller may have it (older hands
+        # logged it openly).
         revealed = self._seed_for(principal, record) is not None
-        evidence = shuffle_evidence(record, principal.player_id if played else PUBLIC, reveal_seed=revealed)
+        if self._sees_everything(principal):
+            mode = FULL
+        else:
+            mode = principal.player_id if record.seat_of(principal.player_id) is not None else PUBLIC
+        evidence = shuffle_evidence(record, mode, reveal_seed=revealed)
         problem = check_shuffle(evidence)
         order = evidence.order
         reply = audit_service_pb2.VerifyShuffleResponse(
