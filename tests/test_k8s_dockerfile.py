@@ -167,6 +167,21 @@ def test_the_image_exposes_the_grpc_web_and_metrics_ports_it_listens_on(
     assert runtime_env["STUD_WEB_LISTEN"].endswith(":8080")
 
 
+DOCS = (ROOT / "README.md", ROOT / "docs" / "deployment.md")
+
+
+def test_the_docs_give_every_port_the_image_exposes_and_docker_run_publishes_them(runtime: Stage) -> None:
+    exposed = {port for args in runtime.args_of("EXPOSE") for port in args.split()}
+    items = SETTINGS_DOC.read_text().split("\n- ")
+    (ports_line,) = [item for item in items if item.startswith("Ports in the image")]
+    assert {port for port in exposed if port not in ports_line} == set(), ports_line
+    runs = [run for doc in DOCS for run in re.findall(r"docker run (?:[^\n]*\\\n)*[^\n]*", doc.read_text())]
+    assert runs, "the docs show how to run the image"
+    for run in runs:
+        published = set(re.findall(r"-p (?:[\d.]+:)?\d+:(\d+)", run))
+        assert published == exposed, run
+
+
 def test_no_secret_is_baked_into_the_image(parsed):
     preamble, stages = parsed
     for stage in stages:

@@ -404,6 +404,14 @@ def test_services_select_the_server_pods_and_target_their_named_ports(manifests)
     }
 
 
+def test_the_deployment_guide_names_every_port_of_the_service(manifests):
+    main = only(manifests, "Service", "stud-service")
+    (row,) = [line for line in (ROOT / "docs" / "deployment.md").read_text().splitlines()
+              if line.startswith("| Service `stud-service` |")]
+    for port in main["spec"]["ports"]:
+        assert f"`{port['name']}` {port['port']}" in row, (port, row)
+
+
 # -- availability and scaling ------------------------------------------------------------------------------
 
 
