@@ -4,13 +4,17 @@ only methods, messages and fields the protos have, so neither can drift from the
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import grpc
+import pytest
 from google.protobuf import descriptor_pool
-from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_view
+from grpc_fixtures import TOKEN_SECRET, free_port, table_spec, wait_for_view
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
@@ -65,6 +69,98 @@ async def test_the_minimal_client_plays_a_hand_and_leaves(spawn_server, make_dat
         spectator = StudClient(channel, mint_token(TOKEN_SECRET, "spectator"))
         view = await wait_for_view(spectator, "guide", lambda v: all(s.player_id != "carol" for s in v.seats))
         assert view.hand.hand_number >= 1
+
+
+NODE_CLIENT = ROOT / "examples" / "node_client.ts"
+BUF_GEN = ROOT / "buf.gen.yaml"
+BUF = "@bufbuild/buf@1.75.0"  # as tests/test_proto_api.py lints with
+# The client's packages, at the versions the web table uses (web/package.json), and esbuild to run TypeScript.
+NODE_PACKAGES = ("@bufbuild/protobuf@2.13.0", "@connectrpc/connect@2.3.0", "@connectrpc/connect-node@2.3.0",
+                 "esbuild@0.28.2")
+needs_node = pytest.mark.skipif(shutil.which("npx") is None or shutil.which("node") is None,
+                                reason="Node and npm are not installed")
+
+
+def _buf_generate(out: Path) -> Path:
+    """``npx @bufbuild/buf generate -o OUT`` from the repository's root, as the guide says: OUT/gen."""
+    result = subprocess.run(["npx", "--yes", BUF, "generate", "-o", str(out)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out / "gen"
+
+
+def _without_descriptors(text: str) -> str:
+    """Generated TypeScript without its embedded descriptors (buf and protoc order option bytes apart)."""
+    return re.sub(r'fileDesc\("[^"]*"', 'fileDesc("…"', text)
+
+
+@needs_node
+def test_buf_gen_yaml_generates_the_api_and_google_rpc_for_typescript(tmp_path: Path) -> None:
+    """The committed buf.gen.yaml, run as the guide says, writes the stud.v1 code and google/rpc's ErrorInfo:
+    the same code the web table is built with (web/src/gen, by protoc with the same plugin)."""
+    gen = _buf_generate(tmp_path)
+    for name in ("google/rpc/error_details_pb.ts", "stud/v1/table_service_pb.ts", "stud/v1/errors_pb.ts"):
+        assert (gen / name).is_file(), name
+    assert "export const ErrorInfoSchema" in (gen / "google/rpc/error_details_pb.ts").read_text()
+    for built in sorted((ROOT / "web" / "src" / "gen").rglob("*.ts")):
+        name = built.relative_to(ROOT / "web" / "src" / "gen")
+        assert _without_descriptors((gen / name).read_text()) == _without_descriptors(built.read_text()), name
+
+
+@needs_node
+async def test_the_node_client_plays_its_part_against_a_real_server(
+    spawn_server, make_database, tmp_path: Path
+) -> None:
+    """examples/node_client.ts, with connect-node over h2c on the web port, against `stud-service serve`."""
+    client = tmp_path / "client"
+    _buf_generate(client)
+    (client / "package.json").write_text('{"private": true, "type": "module"}\n')
+    install = subprocess.run(["npm", "install", "--no-audit", "--no-fund", *NODE_PACKAGES], cwd=client,
+                             capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+    shutil.copyfile(NODE_CLIENT, client / NODE_CLIENT.name)
+    bundle = subprocess.run(
+        [str(client / "node_modules" / ".bin" / "esbuild"), NODE_CLIENT.name, "--bundle", "--platform=node",
+         "--format=esm", "--target=node20", "--outfile=client.mjs", "--log-level=warning"],
+        cwd=client, capture_output=True, text=True, timeout=120,
+    )
+    assert bundle.returncode == 0, bundle.stdout + bundle.stderr
+
+    web_port = free_port()
+    server = await spawn_server(await make_database(migrated=True), "--web-listen", f"127.0.0.1:{web_port}")
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        await StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR)).create_table(
+            "node", table_spec())
+    env = {**os.environ, "STUD_URL": f"http://127.0.0.1:{web_port}",
+           "STUD_TOKEN": mint_token(TOKEN_SECRET, "ann")}
+    process = await asyncio.create_subprocess_exec(
+        "node", "client.mjs", cwd=client, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+    lines = out.decode().splitlines()
+    assert process.returncode == 0, err.decode()[-3000:]
+    assert lines[0] == "lobby tables/node seated 0/8 open 8", lines
+    assert re.fullmatch(r"view tables/node version \d+ seats 0", lines[1]), lines
+    assert re.fullmatch(r"watch first message at version \d+", lines[2]), lines
+    assert lines[3] == "refused NotFound NO_TABLE", lines
+
+
+def test_the_guide_shows_the_node_client_as_it_is() -> None:
+    """The guide's Node code is an excerpt of examples/node_client.ts, and names the generation it needs."""
+    client = NODE_CLIENT.read_text()
+    typescript = re.findall(r"```ts\n(.*?)```", _guide(), flags=re.S)
+    blocks = [block for block in typescript if "connect-node" in block]
+    assert blocks, "the guide shows no Node client"
+    for block in blocks:
+        assert block in client, f"this block of docs/clients.md is not in {NODE_CLIENT.name}:\n{block}"
+    command = "npx @bufbuild/buf generate -o"
+    assert command in _guide() and command in BUF_GEN.read_text() and command in client
+    assert "buf.gen.yaml" in _guide()
 
 
 def _guide() -> str:

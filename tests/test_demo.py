@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -115,3 +116,31 @@ async def test_the_demo_books_read_an_unraked_house_as_nothing_taken(
     printed = capsys.readouterr().out
     assert "house/accounts/USD" in printed and "$0  (the rake)" in printed
     assert BALANCED in printed
+
+
+def test_demo_serves_the_web_table_on_a_free_port_when_its_own_is_taken(tmp_path) -> None:
+    """The demo's help promises a free port when its default one is taken (a second demo, anything else on
+    8080): with the embedded PostgreSQL, a first try that failed on the web port must not leave the second
+    one a database that was just stopped."""
+    from stud_service.commands.demo import DEMO_WEB_LISTEN
+    from stud_service.server.web.server import parse_listen
+
+    host, port = parse_listen(DEMO_WEB_LISTEN)
+    holder = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        holder.bind((host, port))
+        holder.listen()
+    except OSError:
+        pass  # something else holds it already: taken all the same
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "stud_service.cli", "demo", "--hands", "1", "--players", "2",
+             "--data-dir", str(tmp_path / "demo-data")],
+            capture_output=True, text=True, timeout=300,
+        )
+    finally:
+        holder.close()
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    served = re.search(r"the web table on http://127\.0\.0\.1:(\d+)/", done.stdout)
+    assert served is not None and int(served.group(1)) not in (0, port), done.stdout[-3000:]
+    assert BALANCED in done.stdout

@@ -42,13 +42,13 @@ from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_se
 service, caller, new_table = request_ids.service, request_ids.caller, request_ids.new_table
 
 
-async def refused_stale(client: Caller, request: Any) -> dict[str, str]:
-    """``request`` (an ActRequest) is refused STALE_TURN: the refusal's ErrorInfo metadata."""
+async def refused_stale(client: Caller, request: Any, reason: str = "STALE_TURN") -> dict[str, str]:
+    """``request`` (an ActRequest) is refused FAILED_PRECONDITION / ``reason``: the ErrorInfo metadata."""
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await client.call("Act", request)
     info = error_info(caught.value)
     assert (caught.value.code(), info.reason if info else None) == (
-        grpc.StatusCode.FAILED_PRECONDITION, "STALE_TURN"
+        grpc.StatusCode.FAILED_PRECONDITION, reason
     ), caught.value.details()
     return dict(info.metadata)
 
@@ -135,6 +135,23 @@ async def test_a_click_after_the_player_was_timed_out_is_stale(service, caller):
     before = await head(service, table_id)
     metadata = await refused_stale(acting, passive_act(table_id, view, new_id()))
     assert metadata == {"turn": "0", "version": str(before)}
+    assert await head(service, table_id) == before
+
+
+async def test_a_click_by_a_player_not_to_act_is_not_your_turn_with_the_turn_and_version(
+    service, caller, new_table
+):
+    """NOT_YOUR_TURN is handled as STALE_TURN is (decide again on the newest view), so it says where the
+    table is in the same metadata."""
+    table_id, players = await hand_dealt(service, caller, new_table)
+    acting, view = await turn(players, table_id)
+    other = next(player for player in players.values() if player is not acting)
+    other_view = await other.view(table_id)
+    assert other_view.turn == view.turn and not other_view.legal_actions
+    before = await head(service, table_id)
+    click = act(table_id, other_view, table_pb2.ACTION_TYPE_FOLD, 0, new_id())
+    metadata = await refused_stale(other, click, "NOT_YOUR_TURN")
+    assert metadata == {"turn": str(view.turn), "version": str(before)}
     assert await head(service, table_id) == before
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
+import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +167,21 @@ def test_the_image_exposes_the_grpc_web_and_metrics_ports_it_listens_on(
     assert runtime_env["STUD_WEB_LISTEN"].endswith(":8080")
 
 
+DOCS = (ROOT / "README.md", ROOT / "docs" / "deployment.md")
+
+
+def test_the_docs_give_every_port_the_image_exposes_and_docker_run_publishes_them(runtime: Stage) -> None:
+    exposed = {port for args in runtime.args_of("EXPOSE") for port in args.split()}
+    items = SETTINGS_DOC.read_text().split("\n- ")
+    (ports_line,) = [item for item in items if item.startswith("Ports in the image")]
+    assert {port for port in exposed if port not in ports_line} == set(), ports_line
+    runs = [run for doc in DOCS for run in re.findall(r"docker run (?:[^\n]*\\\n)*[^\n]*", doc.read_text())]
+    assert runs, "the docs show how to run the image"
+    for run in runs:
+        published = set(re.findall(r"-p (?:[\d.]+:)?\d+:(\d+)", run))
+        assert published == exposed, run
+
+
 def test_no_secret_is_baked_into_the_image(parsed):
     preamble, stages = parsed
     for stage in stages:
@@ -185,6 +202,72 @@ def test_the_build_context_leaves_out_git_virtualenvs_data_and_local_credentials
     # ... but keeps everything `pip install .` needs.
     for needed in ("pyproject.toml", "setup.py", "csrc", "stud_service", "proto", "README.md", "MANIFEST.in"):
         assert needed not in ignored
+
+
+# Local secrets a developer's checkout holds: a keyring sealing cards at rest, token signing keys, TLS keys.
+LOCAL_SECRETS = ("keys.json", "dev-keys/token-key.pem", "dev-keys/jwks.json", "deploy/keys.json",
+                 "server.pem", "certs/tls.key", ".env")
+
+
+def _dockerignore_regex(pattern: str) -> re.Pattern[str]:
+    """A .dockerignore pattern (anchored at the context's root; ``**`` any number of directories, ``*`` and
+    ``?`` within one) as a regular expression over a relative path."""
+    parts, position = [], 0
+    while position < len(pattern):
+        if pattern.startswith("**/", position):
+            parts.append("(?:.*/)?")
+            position += 3
+        elif pattern.startswith("**", position):
+            parts.append(".*")
+            position += 2
+        elif pattern[position] == "*":
+            parts.append("[^/]*")
+            position += 1
+        elif pattern[position] == "?":
+            parts.append("[^/]")
+            position += 1
+        else:
+            parts.append(re.escape(pattern[position]))
+            position += 1
+    return re.compile("".join(parts))
+
+
+def dockerignored(path: str, lines: list[str]) -> bool:
+    """Whether the build context leaves ``path`` out: the last pattern matching it or a parent directory wins
+    (``!pattern`` puts it back)."""
+    prefixes = ["/".join(path.split("/")[: count + 1]) for count in range(path.count("/") + 1)]
+    ignored = False
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        regex = _dockerignore_regex(line.removeprefix("!").strip("/"))
+        if any(regex.fullmatch(prefix) for prefix in prefixes):
+            ignored = not negated
+    return ignored
+
+
+@pytest.mark.parametrize("path", LOCAL_SECRETS)
+def test_the_build_context_leaves_out_local_secrets_at_any_depth(path: str) -> None:
+    assert dockerignored(path, DOCKERIGNORE.read_text().splitlines()), path
+
+
+def test_the_matcher_keeps_what_the_build_needs() -> None:
+    lines = DOCKERIGNORE.read_text().splitlines()
+    for needed in ("pyproject.toml", "stud_service/jwks.py", "stud_service/server/app.py",
+                   "proto/stud/v1/table.proto"):
+        assert not dockerignored(needed, lines), needed
+    assert dockerignored("a/b/c.pem", ["**/*.pem"]) and not dockerignored("a/c.pem", ["*.pem"])
+    assert not dockerignored("keys.json", ["**/keys.json", "!keys.json"])
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="not a git checkout")
+@pytest.mark.parametrize("path", LOCAL_SECRETS)
+def test_git_ignores_local_secrets(path: str) -> None:
+    """`git add .` in a checkout where someone made a dev keyring or token keys must not commit them."""
+    result = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT, timeout=60)
+    assert result.returncode == 0, f"{path} is not ignored by .gitignore"
 
 
 def test_every_environment_variable_the_image_sets_for_the_service_is_documented(runtime_env: dict[str, str]):

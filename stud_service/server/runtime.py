@@ -67,6 +67,7 @@ from stud_service.engine import (
     ExpireSeatOffers,
     Leave,
     NoTable,
+    NotYourTurn,
     OfferNotDue,
     StartHand,
     TableExists,
@@ -125,6 +126,12 @@ def hand_log_id(table_id: str, hand: int) -> str:
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _where_the_turn_is(live: LiveTable) -> dict[str, str]:
+    """The ErrorInfo metadata of a click refused for its turn (STALE_TURN, NOT_YOUR_TURN): the current turn
+    (0: nobody is to act) and the table's version, so the client decides again on a view at least as new."""
+    return {"turn": str(turn_number(live.state)), "version": str(live.version)}
 
 
 def _stored(request_id: RequestKey | None) -> tuple[str | None, bytes | None]:
@@ -623,14 +630,16 @@ class TableRuntime:
                         grpc.StatusCode.FAILED_PRECONDITION,
                         "STALE_TURN",
                         f"turn {turn} is over; the current turn is {current or 'none (nobody is to act)'}",
-                        {"turn": str(current), "version": str(live.version)},
+                        _where_the_turn_is(live),
                     )
                 now = now_ms()
                 try:
                     events = decide_all(live.state, make_command(live.state, now))
-                except DomainError:
+                except DomainError as error:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return retry
+                    if isinstance(error, NotYourTurn):  # handled as STALE_TURN is: decide again from here
+                        error.metadata.update(_where_the_turn_is(live))
                     raise
                 if not events:
                     # Nothing to do (e.g. sitting in when already in): nothing to record.

@@ -34,7 +34,10 @@ class TableServiceStub:
     `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
     UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
     issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
-    CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
+    Roles: CreateTable needs the operator role (anyone else: PERMISSION_DENIED / OPERATOR_ONLY); an auditor's
+    token only reads (SitDown, Leave, SitOut, SitIn, TopUp, the waiting list and Act: PERMISSION_DENIED /
+    AUDITOR_READ_ONLY); Act for a seat the caller does not hold is PERMISSION_DENIED / NOT_YOUR_SEAT, and Leave,
+    SitOut, SitIn or TopUp by a player with no seat at the table PERMISSION_DENIED / NOT_SEATED.
 
     Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
     --keepalive-min-client-ping-seconds), with or without calls in flight; pinging more often ends the
@@ -143,7 +146,10 @@ class TableServiceServicer:
     `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
     UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
     issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
-    CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
+    Roles: CreateTable needs the operator role (anyone else: PERMISSION_DENIED / OPERATOR_ONLY); an auditor's
+    token only reads (SitDown, Leave, SitOut, SitIn, TopUp, the waiting list and Act: PERMISSION_DENIED /
+    AUDITOR_READ_ONLY); Act for a seat the caller does not hold is PERMISSION_DENIED / NOT_YOUR_SEAT, and Leave,
+    SitOut, SitIn or TopUp by a player with no seat at the table PERMISSION_DENIED / NOT_SEATED.
 
     Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
     --keepalive-min-client-ping-seconds), with or without calls in flight; pinging more often ends the
@@ -172,7 +178,7 @@ class TableServiceServicer:
     """
 
     def CreateTable(self, request, context):
-        """Creates a table. Operator only. A call with an operator or auditor token is recorded in the access log
+        """Creates a table. Operator only (PERMISSION_DENIED / OPERATOR_ONLY otherwise). A call with an operator or auditor token is recorded in the access log
         first (AuditService.ListAccessRecords); if the record cannot be written the call is UNAVAILABLE /
         STORE_UNAVAILABLE and creates nothing.
         """
@@ -239,8 +245,7 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JoinWaitingList(self, request, context):
-        """The table as the caller may see it, with the caller's legal actions and the action deadline.
-        Joins a full table's waiting list (FAILED_PRECONDITION / TABLE_NOT_FULL when a seat is open: take it).
+        """Joins a full table's waiting list (FAILED_PRECONDITION / TABLE_NOT_FULL when a seat is open: take it).
         When a seat frees, the first player waiting is offered it for the table's seat_offer_time (the view's
         seat_offer); the offer passes on when it runs out. Refusals: ALREADY_SEATED, ALREADY_WAITING (ALREADY_EXISTS),
         WAITING_LIST_FULL (FAILED_PRECONDITION).
@@ -258,13 +263,21 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetTableView(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The table as the caller may see it, with the caller's legal actions, the turn to act in (`turn`) and the
+        action deadline. WatchTable sends the same view after events; call this for one on demand (for
+        example after resuming a watch, which sends no first view).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """Takes a betting action for the caller's seat.
+        """Takes a betting action for the caller's seat, in the turn the client decided on (`ActRequest.turn`).
+        Refusals, all changing nothing: that turn is over, FAILED_PRECONDITION / STALE_TURN; the turn is another
+        player's, FAILED_PRECONDITION / NOT_YOUR_TURN (both with the current turn in ErrorInfo metadata "turn" and
+        the table's version in "version": decide again on a view at least that new); the action is not one the
+        seat may take now, FAILED_PRECONDITION / ACTION_NOT_AVAILABLE; an amount the rules do not allow,
+        INVALID_ARGUMENT / ILLEGAL_AMOUNT; a seat that is not the caller's, PERMISSION_DENIED / NOT_YOUR_SEAT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -364,7 +377,10 @@ class TableService:
     `exp`). The token's `sub` is the player id and its `role` one of `player`, `operator`, `auditor`. No token:
     UNAUTHENTICATED / TOKEN_MISSING; an expired one: TOKEN_EXPIRED; any other unacceptable one (forged, another
     issuer or audience, unknown key, not valid yet): TOKEN_INVALID, the message saying which check failed.
-    CreateTable needs the operator role; acting for a seat the caller does not hold: PERMISSION_DENIED.
+    Roles: CreateTable needs the operator role (anyone else: PERMISSION_DENIED / OPERATOR_ONLY); an auditor's
+    token only reads (SitDown, Leave, SitOut, SitIn, TopUp, the waiting list and Act: PERMISSION_DENIED /
+    AUDITOR_READ_ONLY); Act for a seat the caller does not hold is PERMISSION_DENIED / NOT_YOUR_SEAT, and Leave,
+    SitOut, SitIn or TopUp by a player with no seat at the table PERMISSION_DENIED / NOT_SEATED.
 
     Keepalive: a client may send HTTP/2 keepalive pings every 10 s or less often (the server's
     --keepalive-min-client-ping-seconds), with or without calls in flight; pinging more often ends the

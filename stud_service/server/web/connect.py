@@ -4,7 +4,7 @@ Each endpoint calls the same servicer method the native gRPC port calls (server.
 :class:`WebCall` for the call; a :class:`~stud_service.server.errors.Refused` becomes a ``ConnectError``
 carrying the same ``google.rpc`` details (the ErrorInfo reason, a RetryInfo). A request that does not
 decode is refused INVALID_ARGUMENT / MALFORMED_REQUEST, as on the gRPC port, not with the library's
-plain message.
+plain message; a JSON one names the field at fault (web.json_body).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
 
 from stud_service.observability.logging import RateLimitedLog
-from stud_service.server.errors import Refused, refusal_for, rich_refusal
+from stud_service.server.errors import Refused, RequestError, malformed, refusal_for, rich_refusal
 from stud_service.server.handlers import UNPARSED_LOG_INTERVAL_SECONDS
 from stud_service.server.web.call import WebCall
-from stud_service.server.web.routes import parse_problem
+from stud_service.server.web.json_body import parse_json_body
 
 _log = logging.getLogger(__name__)
 _undecoded_log = RateLimitedLog(_log, UNPARSED_LOG_INTERVAL_SECONDS)
@@ -44,10 +44,11 @@ def connect_error(status: status_pb2.Status) -> ConnectError:
     return ConnectError(_CODES.get(status.code, Code.INTERNAL), status.message, details)
 
 
-def malformed_error(message_type: str, problem: str = "") -> ConnectError:
+def malformed_error(message_type: str, refusal: RequestError | None = None) -> ConnectError:
     _undecoded_log.warning("refused a request that does not parse", extra={"method": message_type})
-    what = f"the request is not a valid {message_type} message"
-    return connect_error(rich_refusal(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", what + problem))
+    if refusal is None:
+        refusal = malformed(f"the request is not a valid {message_type} message")
+    return connect_error(refusal_for(refusal))
 
 
 class _BinaryCodec:
@@ -65,7 +66,7 @@ class _BinaryCodec:
 
 
 class _JsonCodec:
-    """The protobuf JSON mapping; unknown fields are refused (a misspelt field must not pass silently)."""
+    """The protobuf JSON mapping, unknown fields ignored as in binary (web.json_body)."""
 
     def name(self) -> str:
         return "json"
@@ -76,10 +77,9 @@ class _JsonCodec:
     def decode(self, data: bytes | bytearray, message_class: type[Message]) -> Message:
         message = message_class()
         try:
-            json_format.Parse(bytes(data) or b"{}", message)
-        except Exception as error:  # ParseError, bad UTF-8, recursion: the caller's fault
-            problem = f": {parse_problem(error)}" if isinstance(error, json_format.ParseError) else ""
-            raise malformed_error(message_class.DESCRIPTOR.full_name, problem) from None
+            parse_json_body(bytes(data), message)
+        except RequestError as refusal:
+            raise malformed_error(message_class.DESCRIPTOR.full_name, refusal) from None
         return message
 
 

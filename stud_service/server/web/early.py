@@ -125,6 +125,7 @@ async def call_with_reasons(
         await send_refusal(scope, send, refusal)
         return
     bare: list[int] = []
+    send_debugged = _ErrorsWithDebug(send)
 
     async def answer(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start" and message["status"] in _BARE_STATUSES and not any(
@@ -132,8 +133,69 @@ async def call_with_reasons(
         ):
             bare.append(message["status"])
         if not bare:
-            await send(message)
+            await send_debugged(message)
 
     await app(scope, receive, answer)
     if bare:
         await send_refusal(scope, send, _BARE_STATUSES[bare[0]](scope), bare[0])
+
+
+class _ErrorsWithDebug:
+    """``send``, but a Connect error the library wrote (a unary error's JSON body, or a stream's end message)
+    gets the ``debug`` copy of its details that the port's own refusals have (routes.with_debug)."""
+
+    def __init__(self, send: Any) -> None:
+        self._send = send
+        self._held: dict[str, Any] | None = None  # a unary error's start, until its body is rewritten
+        self._stream = False
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        kind, last = message["type"], not message.get("more_body", False)
+        if kind == "http.response.start":
+            content_type = dict(message.get("headers", ())).get(b"content-type", b"")
+            self._stream = content_type.startswith(b"application/connect+")
+            if message["status"] != 200 and content_type == b"application/json":
+                self._held = message
+                return
+        elif kind == "http.response.body" and self._held is not None:
+            start, self._held = self._held, None
+            if last:  # the whole error, as the library writes it: rewritten, its length with it
+                message = {**message, "body": _debugged_json(message.get("body", b""))}
+                start = _with_length(start, len(message["body"]))
+            await self._send(start)
+        elif kind == "http.response.body" and last and self._stream:
+            message = {**message, "body": _debugged_end(message.get("body", b""))}
+        await self._send(message)
+
+
+def _with_length(start: dict[str, Any], length: int) -> dict[str, Any]:
+    headers = [(name, value) for name, value in start.get("headers", ()) if name != b"content-length"]
+    return {**start, "headers": [*headers, (b"content-length", str(length).encode())]}
+
+
+def _debugged_json(body: bytes) -> bytes:
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(document, dict):
+        return body
+    return json.dumps(json_routes.with_debug(document), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _debugged_end(body: bytes) -> bytes:
+    """A Connect stream's last envelope, when it is the end message, uncompressed, holding an error."""
+    if len(body) < 5:
+        return body
+    flags, length = struct.unpack(">BI", body[:5])
+    if flags != _END_STREAM or length != len(body) - 5:
+        return body
+    try:
+        end = json.loads(body[5:])
+    except ValueError:
+        return body
+    if not isinstance(end, dict) or not isinstance(end.get("error"), dict):
+        return body
+    end["error"] = json_routes.with_debug(end["error"])
+    data = json.dumps(end, separators=(",", ":"), ensure_ascii=False).encode()
+    return struct.pack(">BI", _END_STREAM, len(data)) + data

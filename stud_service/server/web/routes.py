@@ -1,7 +1,8 @@
 """The JSON routes the protos declare with ``google.api.http``, so that ``curl`` works without a gateway.
 
 ``GET /v1/tables``, ``POST /v1/tables/t1:act`` (body: the ActRequest as JSON) ... as the annotations say,
-with the protobuf JSON mapping both ways (lowerCamelCase names; 64-bit integers as strings). Path variables
+with the protobuf JSON mapping both ways (lowerCamelCase names; 64-bit integers as strings; a body's unknown
+fields ignored, as in binary, see web.json_body). Path variables
 fill their fields; for routes without ``body: "*"`` the query string fills the rest (``?page_size=10``,
 names in snake_case or lowerCamelCase, nested fields dotted, a repeated field by repeating the name); a
 route with ``body: "*"`` takes no query (a parameter there is refused, not dropped).
@@ -28,6 +29,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from stud_service.server.errors import Refused, malformed, refusal_for, rich_refusal
+from stud_service.server.web.json_body import parse_json_body
 
 # A path variable: `{name}` or `{name=tables/*/hands/*}`.
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)(?:=([^}]*))?\}")
@@ -107,11 +109,7 @@ def build_request(
     request = route.request_class()
     if route.body:
         target = request if route.body == "*" else getattr(request, route.body)
-        try:
-            json_format.Parse(body or b"{}", target)
-        except Exception as error:
-            kind = target.DESCRIPTOR.full_name
-            raise malformed(f"the body is not a valid {kind}: {parse_problem(error)}") from None
+        parse_json_body(body, target, "" if route.body == "*" else f"{route.body}.")
     for name, value in zip(route.variables, matched.groups(), strict=True):
         _set(request, name, [value])
     if route.body == "*" and query:  # nothing is read from the query: a field there must not be dropped
@@ -223,16 +221,30 @@ def error_json(status: status_pb2.Status) -> dict[str, Any]:
             "type": detail.type_url.rpartition("/")[2],
             "value": base64.b64encode(detail.value).decode().rstrip("="),
         }
-        known = _DETAIL_TYPES.get(entry["type"])
-        if known is not None:  # for people reading the JSON; clients decode "value"
-            message = known()
-            detail.Unpack(message)
-            entry["debug"] = json_format.MessageToDict(message)
+        add_debug(entry, detail.value)
         details.append(entry)
     code = _CODE_NAMES.get(status.code, "UNKNOWN").lower()
     document: dict[str, Any] = {"code": code, "message": status.message}
     if details:
         document["details"] = details
+    return document
+
+
+def add_debug(entry: dict[str, Any], value: bytes) -> None:
+    """Give a Connect error detail (``type``, ``value``) of a type we send (ErrorInfo, RetryInfo) its readable
+    ``debug`` copy, for people reading the JSON; clients decode ``value``."""
+    known = _DETAIL_TYPES.get(entry.get("type", ""))
+    if known is not None and "debug" not in entry:
+        entry["debug"] = json_format.MessageToDict(known.FromString(value))
+
+
+def with_debug(document: dict[str, Any]) -> dict[str, Any]:
+    """Connect error JSON as another writer wrote it (the connectrpc library writes no ``debug``), with the
+    ``debug`` copy of each detail error_json gives: every refusal of the web port has the same shape."""
+    for entry in document.get("details", ()):
+        if isinstance(entry, dict) and isinstance(entry.get("value"), str):
+            value = entry["value"]
+            add_debug(entry, base64.b64decode(value + "=" * (-len(value) % 4)))
     return document
 
 

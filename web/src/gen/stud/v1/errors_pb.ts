@@ -206,7 +206,9 @@ export enum ErrorReason {
   STALE_TURN = 40,
 
   /**
-   * `Act` by a player in the hand whose turn it is not.
+   * `Act` by a player in the hand whose turn it is not (in the turn the click names): nothing was done.
+   * Handle it as STALE_TURN: fetch the view (or read the watch stream) and decide again.
+   * Metadata: `turn`, the current turn (0: nobody is to act); `version`, the table's version now.
    *
    * @generated from enum value: NOT_YOUR_TURN = 41;
    */
