@@ -55,6 +55,7 @@ def test_every_serve_flag_is_documented_and_every_documented_flag_exists():
 def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pytest.MonkeyPatch):
     """Set every variable to a recognisable value: the flag's default must become that value."""
     values = {
+        "STUD_ACCEPT_DEVELOPMENT_KEYRING": "True",
         "STUD_ACTION_CLOCK_SECONDS": "17",
         "STUD_HAND_PAUSE_SECONDS": "2.5",
         "STUD_RAKE_SWEEP_SECONDS": "12.5",

@@ -100,6 +100,7 @@ def test_the_embedded_quick_start_keeps_one_development_keyring(tmp_path, monkey
     path = tmp_path / "data" / "keys.json"
     assert path.stat().st_mode & 0o777 == 0o600
     assert resolve_keyring(None, settings).keys == first.keys  # kept, not made again
+    assert first.development and resolve_keyring(None, settings).development  # so real money is refused
 
 
 def test_a_real_database_without_a_keyring_is_refused(monkeypatch):

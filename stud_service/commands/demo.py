@@ -131,6 +131,8 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
         metrics_listen="off",
         pool_size=8,
         keys_file=args.keys_file,
+        # The demo's own money on the operator's own machine: accepted under the development keyring.
+        accept_development_keyring=True,
         web_listen=args.web_listen,
     )
     async with _started(ServiceHost, options) as host:

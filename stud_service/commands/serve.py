@@ -178,6 +178,14 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="JSON keyring of the keys sealing cards and seeds at rest, mode 0600 (default: $STUD_KEYS_FILE;"
         " none: $STUD_KEYS, or the embedded database's development keyring; docs/keys.md)",
     )
+    parser.add_argument(
+        "--accept-development-keyring",
+        action="store_true",
+        default=(_env("STUD_ACCEPT_DEVELOPMENT_KEYRING", "") or "").lower() in ("1", "true", "yes"),
+        help="allow real-currency tables and the cashier although cards are sealed with the embedded"
+        " database's development keyring, which lies beside it (default: refused;"
+        " $STUD_ACCEPT_DEVELOPMENT_KEYRING=1 to allow)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
     add_token_arguments(parser)
@@ -310,6 +318,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         unready_after_seconds=max(args.unready_after_seconds, 0.0),
         reveal_seeds_after=reveal_after,
         keys_file=args.keys_file,
+        accept_development_keyring=args.accept_development_keyring,
         web_listen=args.web_listen,
         web_origins=origins(args.web_origins),
         web_heartbeat_seconds=args.web_heartbeat_seconds if args.web_heartbeat_seconds > 0 else None,

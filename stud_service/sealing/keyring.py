@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -44,6 +45,9 @@ class Keyring:
     active: str
     keys: Mapping[str, bytes]
     source: str = "keyring"  # where it came from, for messages (a path or an environment variable)
+    # The embedded quick start's keyring, kept beside the database it seals: no protection from whoever reads
+    # the data directory (real-currency play refuses it unless the operator accepts that).
+    development: bool = False
 
     def __post_init__(self) -> None:
         if self.active not in self.keys:
@@ -152,7 +156,7 @@ def development_keyring(data_dir: Path) -> tuple[Keyring, bool]:
     Returns (keyring, whether it was generated now)."""
     path = data_dir / DEV_KEYRING_FILE
     if path.exists():
-        return read_keyring_file(path), False
-    keyring = Keyring("dev-1", {"dev-1": new_key()}, str(path))
+        return dataclasses.replace(read_keyring_file(path), development=True), False
+    keyring = Keyring("dev-1", {"dev-1": new_key()}, str(path), development=True)
     write_keyring_file(path, keyring)
     return keyring, True

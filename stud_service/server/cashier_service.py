@@ -25,6 +25,7 @@ from stud_service.server.call import Call
 from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.errors import malformed, quoted, refusals_as_statuses
 from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
+from stud_service.server.money_gate import check_real_money
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2
 from stud_service.server.request_ids import RequestKey, check_same_request, request_key
@@ -98,6 +99,7 @@ class CashierService:
     ) -> tuple[Any, Any]:
         principal = self._principal(call)
         _MOVING_MONEY(principal)
+        check_real_money(self.runtime.settings)
         name = _account_name(request.account, "account")
         if name.player_id is None:
             raise malformed("the cashier pays into and out of players' accounts, not the house's", "account")

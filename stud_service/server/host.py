@@ -33,6 +33,7 @@ from stud_service.server.caller import CallerKeys
 from stud_service.server.cashier_service import CashierService
 from stud_service.server.collector import tune_collector
 from stud_service.server.keepalive import KeepalivePolicy
+from stud_service.server.money_gate import REFUSED_UNDER_DEVELOPMENT_KEYRING
 from stud_service.server.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
 from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.runtime import RuntimeSettings, TableRuntime
@@ -70,6 +71,8 @@ class ServiceOptions:
     reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
     keys_file: str | None = None  # none: $STUD_KEYS_FILE, $STUD_KEYS, or the embedded database's own
     keyring: Keyring | None = None  # given directly (tests), instead of keys_file
+    # Real money under the embedded database's development keyring (server.money_gate): refused unless set.
+    accept_development_keyring: bool = False
     # False only for the service benchmark's baseline (benchmarks/serve_unsealed.py): no command line or
     # setting turns sealing off, so no deployment can store a secret in the clear by mistake.
     seal_at_rest: bool = True
@@ -123,7 +126,8 @@ class ServiceHost:
         self.runtime = TableRuntime(
             store,
             RuntimeSettings(
-                next_hand_pause=options.hand_pause_seconds, rake_sweep_interval=options.rake_sweep_seconds
+                next_hand_pause=options.hand_pause_seconds, rake_sweep_interval=options.rake_sweep_seconds,
+                real_money_refused=_real_money_refused(keyring, options.accept_development_keyring),
             ),
             metrics=metrics,
         )
@@ -225,3 +229,18 @@ async def _cancel(task: asyncio.Task[None]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+def _real_money_refused(keyring: Keyring | None, accepted: bool) -> str | None:
+    """Why real money is refused on this replica (None: it is not), said once at start-up either way."""
+    if keyring is None or not keyring.development:
+        return None
+    if accepted:
+        _log.warning(
+            "real money is ACCEPTED under the development keyring %s (--accept-development-keyring): whoever"
+            " reads the data directory reads every card", keyring.source,
+        )
+        return None
+    refused = REFUSED_UNDER_DEVELOPMENT_KEYRING.format(source=keyring.source)
+    _log.warning("%s; play-money tables play as usual", refused)
+    return refused

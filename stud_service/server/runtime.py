@@ -303,6 +303,9 @@ class RuntimeSettings:
     # With ownership: how long a table this replica does not own stays loaded (and followed) after its
     # clients' last call, once nobody here watches it.
     unload_unused_after: float = 60.0
+    # Why real-currency play (tables with a currency, the cashier's deposits and withdrawals) is refused on
+    # this replica; None: it is not (server.money_gate).
+    real_money_refused: str | None = None
 
 
 class TableRuntime:

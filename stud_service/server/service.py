@@ -58,6 +58,7 @@ from stud_service.server.errors import (
     within_deadline,
 )
 from stud_service.server.events_proto import event_proto
+from stud_service.server.money_gate import check_real_money
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2
 from stud_service.server.redact import EventRedactor
@@ -197,6 +198,8 @@ class TableService:
                 "table_id must be 1..63 characters of [a-z0-9-] starting with a letter", "table_id"
             )
         config = config_from_proto(request.table, self._default_clock)
+        if config.currency:
+            check_real_money(self.runtime.settings)
         created = await self.runtime.create(
             table_id, CreateTable(table_id=table_id, config=config, now_ms=now_ms()), request_id
         )

@@ -58,6 +58,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REQUEST_TOO_LARGE: _ClassVar[ErrorReason]
     INTERNAL: _ClassVar[ErrorReason]
     SEALED_DATA_UNREADABLE: _ClassVar[ErrorReason]
+    DEVELOPMENT_KEYRING: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 TOKEN_MISSING: ErrorReason
 TOKEN_INVALID: ErrorReason
@@ -108,5 +109,6 @@ UNKNOWN_ROUTE: ErrorReason
 REQUEST_TOO_LARGE: ErrorReason
 INTERNAL: ErrorReason
 SEALED_DATA_UNREADABLE: ErrorReason
+DEVELOPMENT_KEYRING: ErrorReason
 GRPC_CODE_FIELD_NUMBER: _ClassVar[int]
 grpc_code: _descriptor.FieldDescriptor
