@@ -22,11 +22,24 @@
 6. Sealing at rest: the first table count again, the service as deployed (decks, seeds and face-down cards
    sealed with AES-256-GCM, deck proofs) against the same service storing them in the clear
    (``serve_unsealed.py``), alternating ``--sealing-rounds`` times; ratio = sealed ÷ unsealed (goal >= 0.9).
+7. History while playing (a soak): the first table count again, with an auditor in a process of its own
+   opening older hands of the tables being played through the public API while the bots are measured (an
+   auditor token, two calls in flight; at each visit to a table ``ListHands`` finds its finished hands,
+   played since the run began, and two of them drawn at random are read every way: ``ReplayHand`` in
+   full, ``VerifyShuffle``, ``ExportHandHistory`` as PHH and as PokerStars text), against the same play
+   without it, alternating ``--history-rounds`` times. Reported: actions/s with and without the reader and
+   their ratio, history reads per second, and whether every table kept playing. After the window the bots
+   play on until each has seen one more hand end; tables that dealt no new hand in the window, bots that
+   saw none end after it (within ``SETTLE_LIMIT``), bots whose watch stream fell silent for
+   ``STALL_SECONDS`` or whose play ended in an error, and failed reads must all be 0, in both kinds of
+   round: otherwise the benchmark prints FAIL and exits with status 1. (Reading old hands once evicted the
+   running hand's data key, and every table read froze for good.)
 
 Every table plays for money (USD): the bots' buy-ins are debited from their accounts, funded through the
 cashier before play, and every cash-out credited back, as in production.
 
-Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]``
+Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]
+[--rake-rounds 2] [--sealing-rounds 2] [--history-rounds 2]`` (0 rounds or 0 memory tables skips that part).
 With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
 otherwise an embedded PostgreSQL (``pgserver``) is started in a temporary directory.
 """
@@ -40,6 +53,7 @@ import json
 import multiprocessing
 import os
 import queue
+import random
 import re
 import secrets
 import shutil
@@ -52,7 +66,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +81,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
 from stud_service.auth import Role, mint_token  # noqa: E402
 from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
 from stud_service.bots.client import OWN_CONNECTION, wait_until_serving  # noqa: E402
-from stud_service.server.proto_gen import table_pb2  # noqa: E402
+from stud_service.server.proto_gen import audit_service_pb2, table_pb2  # noqa: E402
 from stud_service.store import apply_migrations  # noqa: E402
 
 # Set in the environment so the load-generator processes (spawned) mint tokens with the same secret.
@@ -75,6 +89,14 @@ SECRET = os.environ.setdefault("STUD_BENCH_TOKEN_SECRET", secrets.token_hex(32))
 BOTS_PER_TABLE = 3
 BUY_IN = 40_000
 IDLE_SECONDS = 10.0
+WARM_UP_SECONDS = 1.0  # play before a measured window: streams open, first hands dealt
+# A bot whose watch stream brings nothing for this long sits at a table that stopped moving: with no pause
+# between hands, a table that plays sends its players a message per command, many a second.
+STALL_SECONDS = 10.0
+SILENCE_SAMPLE_SECONDS = 0.1
+# After a history window the bots play on until each has seen one more hand end; a table that does not end one
+# in this long (twice the action clock: a seat timing out still lets a hand end) has stopped for good.
+SETTLE_LIMIT = 60.0
 
 
 def free_port() -> int:
@@ -311,10 +333,28 @@ class Transport:
 @dataclass(frozen=True)
 class Budget:
     """How long the bots play: ``hands`` hands at every table if given (the window ends when the last
-    table has played them), else ``seconds`` after a second's warm-up."""
+    table has played them), else ``seconds`` after a warm-up of WARM_UP_SECONDS; with ``settle``, they then
+    play on, unmeasured, until every one of them has seen a hand end after the window (``settle``)."""
 
     seconds: float
     hands: int = 0
+    settle: bool = False
+
+
+@dataclass
+class Outcome:
+    """One load generator's measurements over the window."""
+
+    actions: int
+    latencies: list[float]
+    cpu: float  # the generator's CPU seconds
+    messages: int  # watch-stream messages
+    seconds: float
+    # With a time budget: each bot's longest wait for a watch message (window and settling), the bots
+    # whose table ended no hand after the window (``settle``), and the errors that ended bots' play.
+    silences: list[float] = field(default_factory=list)
+    unsettled: int = 0
+    errors: list[str] = field(default_factory=list)
 
 
 def _load_generator(
@@ -327,7 +367,7 @@ def _load_generator(
 
 async def _drive(
     transport: Transport, table_ids: list[str], seed: int, budget: Budget, ready: Any, go: Any
-) -> tuple[int, list[float], float, int, float]:
+) -> Outcome:
     channels = [transport.opener(transport.address) for _ in range(2)]
     bots: list[Bot] = []
     for index, table_id in enumerate(table_ids):
@@ -345,19 +385,66 @@ async def _drive(
         cpu_before = time.process_time()
         await asyncio.gather(*tasks)
     else:
-        await asyncio.sleep(1.0)  # warm up: streams open, first hands dealt
+        await asyncio.sleep(WARM_UP_SECONDS)
         for bot in bots:
             bot.stats.actions, bot.stats.latencies, bot.stats.messages = 0, [], 0
         cpu_before = time.process_time()
         started = time.perf_counter()
+        heard = asyncio.Event()
+        listening = asyncio.ensure_future(longest_silences(bots, heard))
         await asyncio.sleep(budget.seconds)
-    cpu = time.process_time() - cpu_before
-    elapsed = time.perf_counter() - started
-    actions = sum(bot.stats.actions for bot in bots)
-    messages = sum(bot.stats.messages for bot in bots)
-    latencies = [latency for bot in bots for latency in bot.stats.latencies]
+    outcome = Outcome(
+        actions=sum(bot.stats.actions for bot in bots),
+        latencies=[latency for bot in bots for latency in bot.stats.latencies],
+        cpu=time.process_time() - cpu_before,
+        messages=sum(bot.stats.messages for bot in bots),
+        seconds=time.perf_counter() - started,
+    )
+    if not budget.hands:
+        outcome.unsettled = await settle(bots) if budget.settle else 0
+        heard.set()
+        outcome.silences = await listening
+        # A bot's play ends early only in an error (the rest run until ``stop``).
+        outcome.errors = [error_text(error) for task in tasks
+                          if task.done() and not task.cancelled() and (error := task.exception()) is not None]
     await stop_playing(stop, tasks, channels)
-    return actions, latencies, cpu, messages, elapsed
+    return outcome
+
+
+def error_text(error: BaseException) -> str:
+    """An error in one line: a gRPC status by its code and details."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        return f"{error.code().name} {error.details()}"
+    return repr(error)
+
+
+async def longest_silences(bots: list[Bot], until: asyncio.Event) -> list[float]:
+    """Samples the bots' watch streams while they play, ``until`` it is set: each bot's longest stretch
+    without a message, up to the end (a table that stopped moving leaves its bots silent from then on)."""
+    started = time.perf_counter()
+    heard = [bot.stats.messages for bot in bots]
+    last_heard = [started] * len(bots)
+    longest = [0.0] * len(bots)
+    while not until.is_set():
+        await asyncio.sleep(SILENCE_SAMPLE_SECONDS)
+        now = time.perf_counter()
+        for index, bot in enumerate(bots):
+            if bot.stats.messages != heard[index]:
+                heard[index], last_heard[index] = bot.stats.messages, now
+            longest[index] = max(longest[index], now - last_heard[index])
+    return longest
+
+
+async def settle(bots: list[Bot]) -> int:
+    """Plays on until every bot has seen a hand end after now (its table still deals), at most SETTLE_LIMIT
+    seconds; how many bots never did."""
+    seen = [bot.stats.hands_seen for bot in bots]
+    deadline = time.perf_counter() + SETTLE_LIMIT
+    while True:
+        waiting = sum(bot.stats.hands_seen <= before for bot, before in zip(bots, seen, strict=True))
+        if not waiting or time.perf_counter() > deadline:
+            return waiting
+        await asyncio.sleep(SILENCE_SAMPLE_SECONDS)
 
 
 async def stop_playing(stop: asyncio.Event, tasks: list[asyncio.Future[Any]], channels: list[Any]) -> None:
@@ -378,6 +465,16 @@ class LoadResult:
     server_cpu: float  # seconds of the server process's CPU during the measured window
     load_cpu: float  # seconds of the load generators' CPU during the same window
     messages: int  # watch-stream messages the bots received in the window
+    # With a time budget (``Outcome``): each bot's longest wait for a watch message, the bots whose table
+    # ended no hand after the window (when they settle), the errors that ended bots' play.
+    silences: list[float] = field(default_factory=list)
+    unsettled: int = 0
+    bot_errors: list[str] = field(default_factory=list)
+    history: HistoryOutcome | None = None  # what the history process beside the bots saw, if any
+
+    @property
+    def stalled_bots(self) -> int:
+        return sum(silence >= STALL_SECONDS for silence in self.silences)
 
     @property
     def rate(self) -> float:
@@ -395,10 +492,12 @@ class LoadResult:
 
 
 def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = False,
-         cashier: bool = True, transport: Transport | None = None, hands: int = 0) -> LoadResult:
+         cashier: bool = True, transport: Transport | None = None, hands: int = 0,
+         history: HistoryReaders | None = None) -> LoadResult:
     """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds`` (or ``hands``
-    hands at each table), over ``transport`` (the gRPC port by default; tables are set up over gRPC)."""
-    budget = Budget(seconds, hands)
+    hands at each table), over ``transport`` (the gRPC port by default; tables are set up over gRPC);
+    ``history`` (with ``seconds`` only) watches the tables, reading their older hands if it is told to."""
+    budget = Budget(seconds, hands, settle=history is not None)
     transport = transport or Transport.grpc(port)
     table_ids = [f"load-{tables}-{uuid.uuid4().hex[:6]}-{index}" for index in range(tables)]
 
@@ -418,26 +517,34 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
     jobs = [(transport, table_ids[worker::LOAD_PROCESSES], worker * 100_000, budget)
             for worker in range(min(LOAD_PROCESSES, tables))]
     processes = start_load_generators(_load_generator, jobs, go, results)
+    if history is not None:
+        history.start(port, table_ids, go)
     go.set()
+    seen = None
     if hands:
         cpu_before = cpu_seconds(server_pid)
         outcomes = _outcomes(results, processes, 600)
         server_cpu = cpu_seconds(server_pid) - cpu_before
     else:
-        time.sleep(1.0)  # the generators' warm-up
+        time.sleep(WARM_UP_SECONDS)  # the generators' warm-up
         cpu_before = cpu_seconds(server_pid)
         time.sleep(seconds)
         server_cpu = cpu_seconds(server_pid) - cpu_before
-        outcomes = _outcomes(results, processes, 120)
+        seen = history.finish() if history is not None else None
+        outcomes = _outcomes(results, processes, 120 + SETTLE_LIMIT * budget.settle)
     for process in processes:
         process.join(timeout=30)
     return LoadResult(
-        seconds=max(outcome[4] for outcome in outcomes),
-        actions=sum(outcome[0] for outcome in outcomes),
-        latencies=[latency for outcome in outcomes for latency in outcome[1]],
+        seconds=max(outcome.seconds for outcome in outcomes),
+        actions=sum(outcome.actions for outcome in outcomes),
+        latencies=[latency for outcome in outcomes for latency in outcome.latencies],
         server_cpu=server_cpu,
-        load_cpu=sum(outcome[2] for outcome in outcomes),
-        messages=sum(outcome[3] for outcome in outcomes),
+        load_cpu=sum(outcome.cpu for outcome in outcomes),
+        messages=sum(outcome.messages for outcome in outcomes),
+        silences=[silence for outcome in outcomes for silence in outcome.silences],
+        unsettled=sum(outcome.unsettled for outcome in outcomes),
+        bot_errors=[error for outcome in outcomes for error in outcome.errors],
+        history=seen,
     )
 
 
@@ -474,6 +581,177 @@ def _outcomes(results: Any, processes: list[Any], timeout: float) -> list[Any]:
     return outcomes
 
 
+# -- history read while the tables play ------------------------------------------------------------
+
+HISTORY_READERS = 2  # auditor calls in flight at once, each going round the tables from its own start
+HANDS_PER_VISIT = 2  # finished hands read at each visit to a table: two were enough to freeze one
+LIST_PAGE = 1000  # ListHands' largest page: a table's finished hands, oldest first
+HISTORY_FORMATS = (audit_service_pb2.HISTORY_FORMAT_PHH, audit_service_pb2.HISTORY_FORMAT_POKERSTARS)
+FAILURES_KEPT = 5
+
+
+@dataclass
+class HistoryOutcome:
+    """What the history process saw over the measured window."""
+
+    seconds: float  # from the window's start to the stop
+    reads: int  # ReplayHand, VerifyShuffle and ExportHandHistory calls answered
+    lists: int  # ListHands calls answered
+    hands_read: int  # distinct hands read
+    tables_read: int  # distinct tables with a hand read
+    failure_count: int  # calls refused or failed, shuffles that did not verify
+    failures: list[str]  # the first FAILURES_KEPT of them
+    hands_at_start: dict[str, int]  # each table's hand number as the window opened
+    hands_at_end: dict[str, int]  # and as it closed
+
+    @property
+    def rate(self) -> float:
+        return self.reads / max(self.seconds, 1e-9)
+
+    @property
+    def stopped_tables(self) -> list[str]:
+        """Tables that dealt no new hand in the window."""
+        return [table for table, hand in self.hands_at_start.items() if self.hands_at_end[table] <= hand]
+
+    @property
+    def fewest_new_hands(self) -> int:
+        return min(self.hands_at_end[table] - hand for table, hand in self.hands_at_start.items())
+
+
+@dataclass
+class HistoryTally:
+    """The readers' running counts (one event loop: no lock needed)."""
+
+    reads: int = 0
+    lists: int = 0
+    hands: set[str] = field(default_factory=set)
+    failure_count: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def fail(self, what: str) -> None:
+        self.failure_count += 1
+        if len(self.failures) < FAILURES_KEPT:
+            self.failures.append(what)
+
+    async def answer(self, what: str, call: Any) -> Any | None:
+        """The reply to ``call``, or None after counting its failure."""
+        try:
+            return await call
+        except grpc.aio.AioRpcError as error:
+            self.fail(f"{what}: {error_text(error)}")
+            return None
+
+
+async def read_history(auditor: StudClient, table_ids: list[str], first: int, rng: random.Random,
+                       tally: HistoryTally) -> None:
+    """Goes round the tables from ``first`` until cancelled: at each, ListHands finds the finished hands and
+    HANDS_PER_VISIT of them, drawn at random, are read (``read_hand``)."""
+    audit, metadata = auditor.audit, auditor.metadata
+    position = first
+    while True:
+        table_id = table_ids[position % len(table_ids)]
+        position += 1
+        listed = await tally.answer(f"ListHands {table_id}", audit.ListHands(
+            audit_service_pb2.ListHandsRequest(parent=f"tables/{table_id}", page_size=LIST_PAGE),
+            metadata=metadata))
+        finished = [hand.name for hand in listed.hands if hand.complete] if listed is not None else []
+        tally.lists += listed is not None
+        if not finished:
+            await asyncio.sleep(0.05)  # no hand of this table has ended yet
+            continue
+        for name in rng.sample(finished, min(HANDS_PER_VISIT, len(finished))):
+            await read_hand(auditor, name, tally)
+
+
+async def read_hand(auditor: StudClient, name: str, tally: HistoryTally) -> None:
+    """One finished hand read every way an auditor can, one call after another."""
+    audit, metadata = auditor.audit, auditor.metadata
+    replay = await tally.answer(f"ReplayHand {name}", audit.ReplayHand(audit_service_pb2.ReplayHandRequest(
+        name=name, view=audit_service_pb2.REPLAY_VIEW_FULL), metadata=metadata))
+    shuffle = await tally.answer(f"VerifyShuffle {name}", audit.VerifyShuffle(
+        audit_service_pb2.VerifyShuffleRequest(name=name), metadata=metadata))
+    if shuffle is not None and not shuffle.passed:
+        tally.fail(f"VerifyShuffle {name}: did not verify: {shuffle.message}")
+    exports = [
+        await tally.answer(f"ExportHandHistory {name}", audit.ExportHandHistory(
+            audit_service_pb2.ExportHandHistoryRequest(name=name, format=form), metadata=metadata))
+        for form in HISTORY_FORMATS
+    ]
+    tally.reads += sum(reply is not None for reply in (replay, shuffle, *exports))
+    tally.hands.add(name)
+
+
+async def hand_numbers(client: StudClient, table_ids: list[str]) -> dict[str, int]:
+    """Each table's current (or last) hand number."""
+    views = await asyncio.gather(*(client.view(table_id) for table_id in table_ids))
+    return {table_id: view.hand.hand_number for table_id, view in zip(table_ids, views, strict=True)}
+
+
+def _historian(address: str, table_ids: list[str], reading: bool, stop: Any, ready: Any, go: Any,
+               results: Any) -> None:
+    """The history process: notes each table's hand as the bots' window opens and as it closes, and in
+    between (if ``reading``) reads the tables' finished hands as an auditor."""
+    os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
+    results.put(asyncio.run(_watch_history(address, table_ids, reading, stop, ready, go)))
+
+
+async def _watch_history(address: str, table_ids: list[str], reading: bool, stop: Any, ready: Any, go: Any
+                         ) -> HistoryOutcome:
+    loop = asyncio.get_running_loop()
+    async with grpc_channel(address) as channel:
+        rail = StudClient(channel, mint_token(SECRET, "rail"))  # a player who sits nowhere: views only
+        auditor = StudClient(channel, mint_token(SECRET, "auditor", Role.AUDITOR))
+        ready.set()
+        await loop.run_in_executor(None, go.wait)
+        await asyncio.sleep(WARM_UP_SECONDS)  # as the bots: the window opens with hands already played
+        hands_at_start = await hand_numbers(rail, table_ids)
+        tally = HistoryTally()
+        rng = random.Random(2028)
+        started = time.perf_counter()
+        readers = [
+            asyncio.ensure_future(read_history(auditor, table_ids, index * len(table_ids) // HISTORY_READERS,
+                                               rng, tally))
+            for index in range(HISTORY_READERS if reading else 0)
+        ]
+        await loop.run_in_executor(None, stop.wait)
+        elapsed = time.perf_counter() - started
+        for reader in readers:
+            reader.cancel()
+        for outcome in await asyncio.gather(*readers, return_exceptions=True):
+            if not isinstance(outcome, asyncio.CancelledError):
+                tally.fail(f"a reader ended: {outcome!r}")
+        hands_at_end = await hand_numbers(rail, table_ids)
+    return HistoryOutcome(
+        seconds=elapsed, reads=tally.reads, lists=tally.lists, hands_read=len(tally.hands),
+        tables_read=len({name.split("/")[1] for name in tally.hands}), failure_count=tally.failure_count,
+        failures=tally.failures, hands_at_start=hands_at_start, hands_at_end=hands_at_end,
+    )
+
+
+class HistoryReaders:
+    """The history process beside the bots, in a process of its own so their measurements are not
+    disturbed by its client work; ``reading`` False: it only notes the tables' hands (the baseline)."""
+
+    def __init__(self, reading: bool) -> None:
+        self.reading = reading
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._results = context.Queue()
+        self._processes: list[Any] = []
+
+    def start(self, port: int, table_ids: list[str], go: Any) -> None:
+        """Started and connected before ``go``; its window opens with the bots'."""
+        job = (f"127.0.0.1:{port}", table_ids, self.reading, self._stop)
+        self._processes = start_load_generators(_historian, [job], go, self._results)
+
+    def finish(self) -> HistoryOutcome:
+        self._stop.set()
+        outcome = _outcomes(self._results, self._processes, 120)[0]
+        for process in self._processes:
+            process.join(timeout=30)
+        return outcome
+
+
 async def open_tables(port: int, count: int) -> None:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
@@ -490,11 +768,13 @@ async def open_tables(port: int, count: int) -> None:
         await asyncio.gather(*(one(index) for index in range(count)))
 
 
-def measure(server: Server, tables: int, seconds: float, raked: bool = False) -> LoadResult:
-    """Bots play ``tables`` tables on ``server`` for ``seconds``; the server is stopped afterwards."""
+def measure(server: Server, tables: int, seconds: float, raked: bool = False,
+            history: HistoryReaders | None = None) -> LoadResult:
+    """Bots play ``tables`` tables on ``server`` for ``seconds`` (``history`` beside them); the server is
+    stopped afterwards."""
     try:
         asyncio.run(server.wait_ready())
-        return play(server.port, tables, seconds, server.process.pid, raked, server.cashier)
+        return play(server.port, tables, seconds, server.process.pid, raked, server.cashier, history=history)
     finally:
         server.stop()
 
@@ -508,7 +788,7 @@ class Row:
 
 
 def print_pairs(what: str, tables: int, runs: dict[bool, list[LoadResult]], off: str, on: str,
-                goal: float) -> None:
+                goal: float | None) -> None:
     """One feature off against on, in rounds alternating in the same run: the rates, their ratio, CPU."""
     rates = {enabled: [run.rate for run in results] for enabled, results in runs.items()}
     pair_ratios = [yes / max(no, 1e-9) for no, yes in zip(rates[False], rates[True], strict=True)]
@@ -521,8 +801,79 @@ def print_pairs(what: str, tables: int, runs: dict[bool, list[LoadResult]], off:
         f" {', '.join(f'{r:.0f}' for r in rates[True])} (alternating, same run);"
         f" ratio of the sums {sum(rates[True]) / max(sum(rates[False]), 1e-9):.2f}, median of the pairs'"
         f" ratios {statistics.median(pair_ratios):.2f}; p99 {p99[False]:.1f} vs {p99[True]:.1f} ms;"
-        f" server CPU {cpu[False]:.2f} vs {cpu[True]:.2f} ms/action (goal: ratio >= {goal})"
+        f" server CPU {cpu[False]:.2f} vs {cpu[True]:.2f} ms/action"
+        + (f" (goal: ratio >= {goal})" if goal is not None else "")
     )
+
+
+def run_problems(run: LoadResult, tables: int) -> list[str]:
+    """How the tables of one history round failed to keep playing, if they did."""
+    history = run.history
+    if history is None:
+        return ["the history process gave no outcome"]
+    problems = []
+    if history.stopped_tables:
+        problems.append(f"{len(history.stopped_tables)} of {tables} tables dealt no new hand in the window"
+                        f" ({', '.join(history.stopped_tables[:4])})")
+    if run.unsettled:
+        problems.append(f"{run.unsettled} of {len(run.silences)} bots saw no hand end within"
+                        f" {SETTLE_LIMIT:.0f} s after the window: their tables stopped")
+    if run.stalled_bots:
+        problems.append(f"{run.stalled_bots} of {len(run.silences)} bots heard nothing from their table for"
+                        f" >= {STALL_SECONDS:.0f} s")
+    if run.bot_errors:
+        problems.append(f"{len(run.bot_errors)} bots stopped by an error: {'; '.join(run.bot_errors[:3])}")
+    if history.failure_count:
+        problems.append(f"{history.failure_count} history calls failed: {'; '.join(history.failures)}")
+    return problems
+
+
+def print_history(tables: int, runs: dict[bool, list[LoadResult]]) -> bool:
+    """The history soak's figures, and FAIL for every table that stopped, bot that stalled or read that
+    failed, in either kind of round; whether it passed."""
+    print_pairs("history while playing", tables, runs, "without readers",
+                f"with an auditor reading older hands ({HISTORY_READERS} calls at once)", None)
+    reads = [run.history for run in runs[True] if run.history is not None]
+    print(
+        f"history reads: {', '.join(f'{outcome.rate:.1f}' for outcome in reads)} reads/s (ReplayHand in full,"
+        f" VerifyShuffle, ExportHandHistory as PHH and as PokerStars; besides them"
+        f" {', '.join(f'{outcome.lists / outcome.seconds:.1f}' for outcome in reads)} ListHands/s);"
+        f" distinct finished hands read {', '.join(str(outcome.hands_read) for outcome in reads)},"
+        f" of {', '.join(str(outcome.tables_read) for outcome in reads)} of {tables} tables"
+    )
+
+    def both(figure: Callable[[LoadResult], object]) -> str:
+        """``figure`` of each round without readers vs each round with them."""
+        return " vs ".join(", ".join(str(figure(run)) for run in runs[reading]) for reading in (False, True))
+
+    def stopped(run: LoadResult) -> object:
+        return len(run.history.stopped_tables) if run.history is not None else "?"
+
+    def fewest(run: LoadResult) -> object:
+        return run.history.fewest_new_hands if run.history is not None else "?"
+
+    print(
+        f"live play (without vs with readers): tables that dealt no new hand in the window {both(stopped)}"
+        f" (of {tables}); fewest new hands at a table {both(fewest)}; bots that saw no hand end after the"
+        f" window within {SETTLE_LIMIT:.0f} s {both(lambda run: run.unsettled)}, heard nothing for"
+        f" >= {STALL_SECONDS:.0f} s {both(lambda run: run.stalled_bots)}, stopped by an error"
+        f" {both(lambda run: len(run.bot_errors))} (of {tables * BOTS_PER_TABLE}); longest silence"
+        f" {both(lambda run: f'{max(run.silences, default=0):.1f}')} s; slowest Act"
+        f" {both(lambda run: f'{max(run.latencies, default=0) * 1000:.0f}')} ms"
+        f" (goal: all 0, and 0 reads failed)"
+    )
+    problems = []
+    for reading, results in runs.items():
+        for number, run in enumerate(results, 1):
+            where = f"round {number} {'with' if reading else 'without'} readers"
+            problems += [f"{where}: {problem}" for problem in run_problems(run, tables)]
+            if reading and run.history is not None and not run.history.reads:
+                problems.append(f"{where}: no finished hand was read")
+    for problem in problems:
+        print(f"*** FAIL (history soak): {problem}")
+    if not problems:
+        print("history soak: PASS: every table kept playing while its older hands were read")
+    return not problems
 
 
 def main() -> int:
@@ -532,6 +883,8 @@ def main() -> int:
     parser.add_argument("--memory-tables", type=int, default=1000)
     parser.add_argument("--rake-rounds", type=int, default=2, help="raked/unraked pairs (0: skip)")
     parser.add_argument("--sealing-rounds", type=int, default=2, help="sealed/unsealed pairs (0: skip)")
+    parser.add_argument("--history-rounds", type=int, default=2,
+                        help="pairs of play without and with an auditor reading older hands (0: skip)")
     args = parser.parse_args()
 
     database = Database()
@@ -553,22 +906,14 @@ def main() -> int:
             for sealed in (False, True):
                 server = Server.service(url) if sealed else Server.unsealed(clear_url)
                 sealing_runs[sealed].append(measure(server, args.tables[0], args.seconds))
-        server = Server.service(url)
-        try:
-            asyncio.run(server.wait_ready())
-            time.sleep(1.0)
-            before = rss_kib(server.process.pid)
-            started = time.perf_counter()
-            asyncio.run(open_tables(server.port, args.memory_tables))
-            opening = time.perf_counter() - started
-            time.sleep(2.0)
-            after = rss_kib(server.process.pid)
-            # Idle: the open tables' subscriptions wait on notifications, polled by one heads query.
-            idle_cpu = cpu_seconds(server.process.pid)
-            time.sleep(IDLE_SECONDS)
-            idle_cpu = cpu_seconds(server.process.pid) - idle_cpu
-        finally:
-            server.stop()
+        history_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
+        for _round in range(args.history_rounds):
+            for reading in (False, True):
+                history = HistoryReaders(reading)
+                history_runs[reading].append(measure(Server.service(url), args.tables[0], args.seconds,
+                                                     history=history))
+        if args.memory_tables:
+            memory = measure_memory(url, args.memory_tables)
     finally:
         database.stop()
 
@@ -595,17 +940,42 @@ def main() -> int:
     if args.sealing_rounds:
         print_pairs("sealing at rest", args.tables[0], sealing_runs, "unsealed", "sealed (AES-256-GCM, deck"
                     " proofs)", 0.9)
-    per_table = (after - before) / args.memory_tables
-    print(
-        f"memory: {args.memory_tables} open tables took the server from {before / 1024:.0f} MiB to "
-        f"{after / 1024:.0f} MiB RSS: {per_table:.1f} KiB per table (opened in {opening:.1f} s)"
-    )
-    print(
-        f"idle: with those tables open the server used {idle_cpu / IDLE_SECONDS * 100:.1f}% of a CPU"
-        f" over {IDLE_SECONDS:.0f} s"
-    )
+    passed = print_history(args.tables[0], history_runs) if args.history_rounds else True
+    if args.memory_tables:
+        before, after, opening, idle_cpu = memory
+        per_table = (after - before) / args.memory_tables
+        print(
+            f"memory: {args.memory_tables} open tables took the server from {before / 1024:.0f} MiB to "
+            f"{after / 1024:.0f} MiB RSS: {per_table:.1f} KiB per table (opened in {opening:.1f} s)"
+        )
+        print(
+            f"idle: with those tables open the server used {idle_cpu / IDLE_SECONDS * 100:.1f}% of a CPU"
+            f" over {IDLE_SECONDS:.0f} s"
+        )
     print("goals: actions/s >= 0.5 x pgbench, p99 < 50 ms at 64 tables, < 100 KB per open table")
-    return 0
+    return 0 if passed else 1
+
+
+def measure_memory(url: str, count: int) -> tuple[int, int, float, float]:
+    """A fresh server's RSS (KiB) before and after ``count`` tables are opened, the seconds opening them
+    took, and the server's CPU seconds over IDLE_SECONDS while they sit idle."""
+    server = Server.service(url)
+    try:
+        asyncio.run(server.wait_ready())
+        time.sleep(1.0)
+        before = rss_kib(server.process.pid)
+        started = time.perf_counter()
+        asyncio.run(open_tables(server.port, count))
+        opening = time.perf_counter() - started
+        time.sleep(2.0)
+        after = rss_kib(server.process.pid)
+        # Idle: the open tables' subscriptions wait on notifications, polled by one heads query.
+        idle_cpu = cpu_seconds(server.process.pid)
+        time.sleep(IDLE_SECONDS)
+        idle_cpu = cpu_seconds(server.process.pid) - idle_cpu
+    finally:
+        server.stop()
+    return before, after, opening, idle_cpu
 
 
 if __name__ == "__main__":
