@@ -120,6 +120,7 @@ class Run:
             assert chips_in_play(self.state) + self.state.rake_taken == self.bank, \
                 f"chips not conserved after {event}"
             check_turn(before, self.state, event)
+            check_nobody_acts_once_betting_is_over(self.state)
             check_sit_out_reasons(self.state)
             data = event_to_json(event)
             assert event_from_json(json.loads(json.dumps(data))) == event
@@ -256,6 +257,19 @@ def check_turn(before: Any, after: Any, event: Any) -> None:
     assert turn_number(after) == (after.turns if to_act(after) is not None else 0)
     if not begins and to_act(after) is not None:
         assert turn_number(after) == turn_number(before), f"{event} changed the turn"
+
+
+def check_nobody_acts_once_betting_is_over(state: Any) -> None:
+    """§4: nobody is asked to act once all live players but one are all-in and that one has matched
+    the highest bet (nor, of course, when one player is left)."""
+    seat = to_act(state)
+    if seat is None:
+        return
+    live = [player for player in state.hand.players.values() if not player.folded]
+    with_chips = [player for player in live if not player.all_in]
+    assert len(live) >= 2 and seat in {player.seat for player in with_chips}
+    assert len(with_chips) >= 2 or state.hand.players[seat].bet < state.hand.level, \
+        f"seat {seat} asked to act with nobody else able to bet and nothing to match"
 
 
 def check_sit_out_reasons(state: Any) -> None:

@@ -106,7 +106,10 @@ def pokerkit_rake(config: dict[str, Any]) -> Callable[[int, Any], tuple[int, int
     table = config_from_json(config)
 
     def rake(amount: int, state: Any) -> tuple[int, int]:
-        total = sum(state.starting_stacks) - sum(state.stacks) - sum(state.bets)
+        # What each player put in, bets not yet collected included, less the uncalled part of the
+        # largest (§5): PokerKit may rake before it collects the last bets of a hand won by a fold.
+        put_in = sorted(start - left for start, left in zip(state.starting_stacks, state.stacks, strict=True))
+        total = sum(put_in) - (put_in[-1] - put_in[-2])
         fourth = any(len(cards) > 3 for cards in state.hole_cards)
         due = rake_for_hand(table, total, len(state.starting_stacks), fourth)
         before = sum(pot.amount for pot in sys._getframe(1).f_locals["pots"])

@@ -131,6 +131,35 @@ def test_best_board_all_in_passes_first_action_clockwise() -> None:
     assert round4.street == 4 and round4.first_seat == 2
 
 
+def test_a_fold_that_leaves_one_player_with_chips_who_has_matched_ends_the_betting() -> None:
+    """§4: once all players but one are all-in and that one has matched the highest bet, nobody is
+    asked to act.  Seat 2 folds a free check with seat 1 all-in: seat 3 is not asked (and so cannot
+    fold the side pot away); the cards are run out to the showdown."""
+    hands = {1: "2h 3h Ac Ad 7d 8d 9d", 2: "2d 3d 5s 6s", 3: "4h 5h 2c 8c Ts Js Qs"}
+    table = deal_table(hands, stacks={1: 150, 2: 9000, 3: 9000})
+    table.act(3, "BRING_IN", 100)
+    table.act(1, "CALL")  # all-in for the ante and the bring-in
+    table.act(2, "CALL")
+    assert to_act(table.state) == 2 and "CHECK" in options(table, 2)
+    events = table.act(2, "FOLD")
+    assert not of_type(events, "BettingRoundStarted")
+    assert [e.street for e in of_type(events, "CardDealt")] == [5, 5, 6, 6, 7, 7]
+    assert type(events[-1]).__name__ == "HandEnded" and of_type(events, "HandShown")
+
+
+def test_the_one_player_with_chips_still_answers_an_all_in_bet_they_have_not_matched() -> None:
+    """§4: the last player with chips who has not matched the highest bet (an all-in bet) is asked."""
+    hands = {1: "2h 3h Ac Ad 7d 8d 9d", 2: "2d 3d 5s 6s", 3: "4h 5h 2c 8c Ts Js Qs"}
+    table = deal_table(hands, stacks={1: 350, 2: 9000, 3: 9000})
+    table.act(3, "BRING_IN", 100)
+    table.act(1, "CALL")
+    table.act(2, "CALL")
+    assert to_act(table.state) == 1  # a pair of aces showing
+    assert table.act(1, "BET", 200)[0].all_in
+    table.act(2, "FOLD")
+    assert to_act(table.state) == 3 and {"FOLD", "CALL"} <= set(options(table, 3))
+
+
 def test_razz_best_low_board_acts_first_and_pairs_are_bad() -> None:
     """§4 Razz: the best ace-to-five low board acts first; a pair makes a board worse."""
     table = _to_fourth_street({1: "Ah 2h 3c 3d", 2: "Ad 2d Kc Qs", 3: "5h 6h Jc 4h"}, config=RAZZ)

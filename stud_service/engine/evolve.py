@@ -192,22 +192,28 @@ def _betting_round_started(state: TableState, e: BettingRoundStarted) -> None:
 
 
 def next_to_act(hand: HandState, after: int) -> int | None:
-    """The next seat clockwise that still owes an action this round, or None (round over)."""
+    """The next seat clockwise that still owes an action this round, or None (round over).
+
+    §4: nobody owes one once a single live player is left, or once all live players but one are
+    all-in and that one has matched the highest bet (as when the others with chips folded)."""
     players = hand.players
     order = hand.order
     i = order.index(after) + 1
     level = hand.level
     live = 0
+    can_act = 0
     found = None
     for seat in order[i:] + order[:i]:  # clockwise, ``after`` last
         p = players[seat]
         if p.folded:
             continue
         live += 1
-        if found is None and not p.all_in and (p.acted_level is None or p.bet < level):
-            found = seat
-        if found is not None and live >= 2:
-            return found  # the answer cannot change: the rest only adds live players
+        if not p.all_in:
+            can_act += 1
+            if found is None and (p.acted_level is None or p.bet < level):
+                found = seat
+        if found is not None and live >= 2 and (can_act >= 2 or players[found].bet < level):
+            return found  # the answer cannot change: the rest only adds players
     return None
 
 
