@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from stud_service.cards import DECK_SIZE, parse_card
@@ -145,3 +145,29 @@ def play_passively(table: Table, fold: Iterable[int] = (), max_steps: int = 200)
         else:
             events += table.act(seat, "CALL")
     raise AssertionError("the hand did not end")
+
+
+def check_side_pots(committed: Mapping[int, int], folds: Sequence[int],
+                    pots: Sequence[tuple[int, Sequence[int]]], paid: Mapping[int, int]) -> None:
+    """RULES.md §5, checked from first principles: ``pots`` ((amount, contenders), main pot first) are
+    consecutive layers of ``committed`` holding every chip; each is contested by the live players who
+    put in its top level, or, if all of those folded (``folds``, in order), by the last of them to
+    fold; and no seat is ``paid`` more than its own chips plus, from each opponent, the lesser of
+    what the two put in."""
+    assert sum(amount for amount, _ in pots) == sum(committed.values())
+    live = set(committed) - set(folds)
+    levels = sorted(set(committed.values()))
+    below = 0
+    for amount, contenders in pots:
+        assert amount > 0 or len(pots) == 1  # nothing put in (the bring-in came back uncalled): one pot of 0
+        below += amount
+        top = next(level for level in levels if sum(min(c, level) for c in committed.values()) == below)
+        matched = {seat for seat, chips in committed.items() if chips >= top}
+        if matched & live:
+            assert tuple(contenders) == tuple(sorted(matched & live)), (pots, committed, folds)
+        else:
+            assert tuple(contenders) == (max(matched, key=list(folds).index),), (pots, committed, folds)
+    for seat, won in paid.items():
+        own = committed[seat]
+        assert won <= own + sum(min(own, theirs) for other, theirs in committed.items() if other != seat), \
+            f"seat {seat} paid {won} from {dict(committed)}"

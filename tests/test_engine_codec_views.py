@@ -131,6 +131,24 @@ def test_state_snapshot_round_trips_mid_hand_and_refuses_other_formats() -> None
         state_from_json({**data, "format": STATE_FORMAT_VERSION + 1})
 
 
+def test_a_snapshot_keeps_the_fold_order_and_an_older_one_without_it_is_refused() -> None:
+    """RULES.md §5 gives a pot whose players all folded to the last of them: the order is state.  A
+    format-3 snapshot lacks it, so it is refused and the table is folded from its events instead."""
+    table = deal_table({1: "Ah Kh 2c", 2: "Ad Kd 9s", 3: "Ac Kc 9h", 4: "As Ks 9d"})
+    table.act(1, "BRING_IN", 100)
+    table.act(2, "CALL")
+    table.act(3, "FOLD")
+    table.act(4, "FOLD")
+    folds = table.state.hand.folds
+    assert folds == (3, 4)
+    data = json.loads(json.dumps(state_to_json(table.state)))
+    restored = state_from_json(data)
+    assert restored == table.state and restored.hand.folds == folds and type(restored.hand.folds) is tuple
+    assert STATE_FORMAT_VERSION == 4
+    with pytest.raises(StateDecodeError):
+        state_from_json({**data, "format": 3})
+
+
 def test_a_seat_sees_its_own_down_cards_only() -> None:
     table = deal_table(HANDS)
     downs = [e for e in table.log if isinstance(e, CardDealt) and not e.face_up]

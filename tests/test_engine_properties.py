@@ -15,12 +15,14 @@ import json
 import random
 from typing import Any
 
+from engine_helpers import check_side_pots
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stud_service.engine import (
     Act,
     ActionKind,
+    AntePosted,
     BettingRoundStarted,
     BringInTiebreak,
     CardDealt,
@@ -44,6 +46,7 @@ from stud_service.engine import (
     TableConfig,
     Timeout,
     TopUp,
+    UncalledBetReturned,
     Variant,
     Viewer,
     action_deadline_ms,
@@ -296,11 +299,37 @@ def check_hand(events: list[Any], state: Any) -> None:
     for pot in ended[0].pots:  # less the rake taken from it (RULES.md §10)
         assert sum(a["amount"] for a in pot["awards"]) == pot["amount"] - pot["rake"]
     assert ended[0].rake == sum(pot["rake"] for pot in ended[0].pots)
+    check_hand_pots(events, ended[0])
     # HandStarted carries everything needed to replay the hand alone (DESIGN.md).
     alone = replay([e for e in events if hasattr(e, "hand")])
     assert alone.hand is None
     assert {seat: alone.seats[seat].stack for seat, _ in ended[0].stacks} == dict(ended[0].stacks)
     check_views(events, started)
+
+
+def check_hand_pots(events: list[Any], ended: HandEnded) -> None:
+    """§5: the pots hold what each seat put in, each goes to players eligible for it (the last to fold
+    of its players if all of them folded), and nobody wins from an opponent more than they put in
+    against them."""
+    started = next(e for e in events if isinstance(e, HandStarted))
+    committed = {seat: 0 for seat, _, _ in started.seats}
+    folds = []
+    for event in events:
+        if isinstance(event, AntePosted):
+            committed[event.seat] += event.amount
+        elif isinstance(event, PlayerActed):
+            committed[event.seat] += event.chips
+            if event.action is ActionKind.FOLD:
+                folds.append(event.seat)
+        elif isinstance(event, UncalledBetReturned):
+            committed[event.seat] -= event.amount
+    pots = sorted(ended.pots, key=lambda pot: pot["pot"])
+    paid: dict[int, int] = {}
+    for pot in pots:
+        assert {award["seat"] for award in pot["awards"]} <= set(pot["eligible"])
+        for award in pot["awards"]:
+            paid[award["seat"]] = paid.get(award["seat"], 0) + award["amount"]
+    check_side_pots(committed, folds, [(pot["amount"], pot["eligible"]) for pot in pots], paid)
 
 
 def check_views(events: list[Any], started: HandStarted) -> None:

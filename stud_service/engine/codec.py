@@ -27,7 +27,9 @@ from stud_service.engine.state import HandPlayer, HandState, SeatState, TableSta
 # different turn numbers).
 # 3: the table's rake so far (``rake_taken``); a format-2 snapshot lacks it, so the table is folded
 # from its events instead.
-STATE_FORMAT_VERSION = 3
+# 4: the running hand's fold order (``folds``, RULES.md §5: a pot whose players all folded goes to the
+# last of them); a format-3 snapshot lacks it, so the table is folded from its events instead.
+STATE_FORMAT_VERSION = 4
 # Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
 _OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
 
@@ -232,8 +234,9 @@ def state_from_json(data: Any) -> TableState:
         if raw is not None:
             hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))
             for name in HandState.FIELDS:
-                if name not in ("players", "deck", "order"):  # JSON lists: set as tuples above
+                if name not in ("players", "deck", "order", "folds"):  # tuples, set apart
                     setattr(hand, name, raw.get(name) if name in _OPTIONAL_HAND_FIELDS else raw[name])
+            hand.folds = tuple(raw["folds"])
             players = {}
             for row in raw["players"]:
                 player = HandPlayer(row[0], row[1])

@@ -26,7 +26,9 @@ Decisions where RULES.md is silent (as a well-run online card room does it):
   is not a completion: players yet to act may still complete.
 - The uncalled part of a bet goes back as soon as the betting that left it uncalled is over (before
   any run-out), not only at the showdown.
-- A hand ended because everyone else folded has one pot, awarded as ``"half": "whole"``.
+- A hand ended because everyone else folded has one pot, awarded as ``"half": "whole"`` (more only if
+  the winner was all-in for less than players who then all folded, §5: each pot then goes to its
+  only contender, also ``"whole"``).  So does a pot whose players all folded before a showdown.
 - Rake (§10): the cap is the one for the players dealt in, folded or not; a hand won by everyone else
   folding is raked like any other once a fourth-street card was dealt; a player who put nothing in
   (no ante, folded before acting) has no contributed rake.
@@ -559,16 +561,42 @@ def _return_uncalled(rec: _Recorder) -> None:
 
 
 def _end_uncontested(rec: _Recorder, winner: int, now_ms: int) -> None:
-    """§4: everybody else folded: the last player wins at once, no more cards."""
+    """§4: everybody else folded: the last player wins at once, no more cards.  §5: only the chips
+    they matched; any above their all-in go to the last of the players who put them in to fold."""
     _return_uncalled(rec)
     hand = rec.hand
-    total = sum(p.committed for p in hand.players.values())
     config = rec.state.config
     assert config is not None
+    pots = side_pots({seat: p.committed for seat, p in hand.players.items()}, hand.folds) or [(0, (winner,))]
+    total = sum(amount for amount, _ in pots)
     rake = rake_for_hand(config, total, len(hand.order), hand.street > 3) if config.rake_basis_points else 0
-    pots = ({"pot": 0, "amount": total, "rake": rake, "eligible": (winner,),
-             "awards": ({"seat": winner, "amount": total - rake, "half": "whole", "hand": None},)},)
-    _finish(rec, pots, (), (), {winner: total - rake}, rake, now_ms)
+    results, winnings = _award_pots(config, pots, rake, {})
+    _finish(rec, results, (), (), winnings, rake, now_ms)
+
+
+def _award_pots(config: TableConfig, pots: list[tuple[int, tuple[int, ...]]], rake: int,
+                shown: dict[int, ShowdownHand]) -> tuple[tuple[dict[str, Any], ...], dict[int, int]]:
+    """§5: the pots' results, last side pot first, and what each seat wins.  §10: the rake comes out
+    of the pots before any is awarded.  A pot goes to the best hands shown among its contenders, or
+    whole to its only contender when none showed: the last player left, or the last of the pot's
+    players to fold when all of them folded."""
+    pot_rakes = take_rake_from_pots([amount for amount, _ in pots], rake) if rake else [0] * len(pots)
+    results = []
+    winnings: dict[int, int] = {}
+    for index in range(len(pots) - 1, -1, -1):
+        amount, contenders = pots[index]
+        pot_rake = pot_rakes[index]
+        in_contention = [seat for seat in contenders if seat in shown]
+        if in_contention:
+            # A Hi-Lo pot is split into its halves after its share of the rake is taken (§10).
+            awards = award_pot(config, amount - pot_rake, in_contention, shown)
+        else:
+            awards = [{"seat": contenders[0], "amount": amount - pot_rake, "half": "whole", "hand": None}]
+        for award in awards:
+            winnings[award["seat"]] = winnings.get(award["seat"], 0) + award["amount"]
+        results.append({"pot": index, "amount": amount, "rake": pot_rake, "eligible": contenders,
+                        "awards": tuple(awards)})
+    return tuple(results), winnings
 
 
 def _showdown(rec: _Recorder, now_ms: int) -> None:
@@ -579,7 +607,7 @@ def _showdown(rec: _Recorder, now_ms: int) -> None:
     assert config is not None
     hand = rec.hand
     live = [p.seat for p in hand.live()]
-    pots = side_pots({seat: p.committed for seat, p in hand.players.items()}, set(live))
+    pots = side_pots({seat: p.committed for seat, p in hand.players.items()}, hand.folds)
     if hand.round_street == LAST_STREET:
         first = hand.aggressor if hand.aggressor is not None else hand.first_actor
         assert first is not None
@@ -606,24 +634,11 @@ def _showdown(rec: _Recorder, now_ms: int) -> None:
         rec.emit(HandShown(hand.number, seat, own,
                            made.high.description if made.high else None,
                            made.low.description if made.low else None))
-    contenders = {h.seat: h for h in shown}
     rake = 0
     if config.rake_basis_points:  # §10: the rake comes out of the pots before any is awarded
         rake = rake_for_hand(config, sum(amount for amount, _ in pots), len(hand.order), True)
-    pot_rakes = take_rake_from_pots([amount for amount, _ in pots], rake) if rake else [0] * len(pots)
-    results = []
-    winnings: dict[int, int] = {}
-    for index in range(len(pots) - 1, -1, -1):
-        amount, eligible = pots[index]
-        pot_rake = pot_rakes[index]
-        in_contention = [seat for seat in eligible if seat in contenders]
-        # A Hi-Lo pot is split into its halves after its share of the rake is taken (§10).
-        awards = award_pot(config, amount - pot_rake, in_contention, contenders)
-        for award in awards:
-            winnings[award["seat"]] = winnings.get(award["seat"], 0) + award["amount"]
-        results.append({"pot": index, "amount": amount, "rake": pot_rake, "eligible": eligible,
-                        "awards": tuple(awards)})
-    _finish(rec, tuple(results), tuple(shown_cards), tuple(mucked), winnings, rake, now_ms)
+    results, winnings = _award_pots(config, pots, rake, {h.seat: h for h in shown})
+    _finish(rec, results, tuple(shown_cards), tuple(mucked), winnings, rake, now_ms)
 
 
 def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: dict[int, int],

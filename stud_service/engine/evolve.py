@@ -232,6 +232,7 @@ def _player_acted(state: TableState, e: PlayerActed) -> None:
     action = e.action
     if action is FOLD:
         player.folded = True
+        hand.folds = (*hand.folds, seat)
     elif action is not CHECK and action is not CALL:
         _raise_level(state, hand, e)
     player.acted_level = hand.full_level

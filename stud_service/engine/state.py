@@ -99,13 +99,14 @@ class HandPlayer:
 HAND_FIELDS = (
     "number", "deck", "next_card", "players", "order", "street", "community", "betting", "to_act",
     "turn_ms", "level", "full_level", "n_bets", "step", "completed", "bring_in_due", "uncapped",
-    "first_actor", "aggressor", "round_street", "started_ms", "server_seed",
+    "first_actor", "aggressor", "round_street", "started_ms", "server_seed", "folds",
 )
 
 
 class HandState:
     """The running hand.  ``street`` is 3..7 (the last street dealt); ``betting`` is True while a
-    betting round is open, with ``to_act`` the seat whose turn it is."""
+    betting round is open, with ``to_act`` the seat whose turn it is.  ``folds``: the seats that
+    folded, in the order they folded (a pot whose players all folded goes to the last, RULES.md §5)."""
 
     __slots__ = HAND_FIELDS
     FIELDS: ClassVar[tuple[str, ...]] = HAND_FIELDS  # every field is state (codec, equality)
@@ -134,6 +135,7 @@ class HandState:
         self.round_street = 0       # the street of the last betting round opened
         self.started_ms = at_ms
         self.server_seed: str | None = None  # from HandStarted.extra, revealed by HandEnded
+        self.folds: tuple[int, ...] = ()
 
     def copy(self) -> HandState:
         """A new shell sharing the players (see the module docstring: copy-on-write)."""
@@ -155,6 +157,7 @@ class HandState:
         o.round_street = self.round_street
         o.started_ms = self.started_ms
         o.server_seed = self.server_seed
+        o.folds = self.folds
         return o
 
     def live(self) -> list[HandPlayer]:

@@ -331,9 +331,8 @@ def _hand_view(table_id: str, state: TableState, commitment: str) -> table_pb2.H
     hand = state.hand
     assert hand is not None
     finished = {seat: player.committed - player.bet for seat, player in hand.players.items()}
-    live = {seat for seat, player in hand.players.items() if not player.folded}
     pots = [table_pb2.Pot(amount=amount, eligible_seats=eligible)
-            for amount, eligible in side_pots(finished, live) if amount > 0]
+            for amount, eligible in side_pots(finished, hand.folds)]
     acting = to_act(state) or 0
     return table_pb2.HandView(
         name=f"tables/{table_id}/hands/{hand.number}",

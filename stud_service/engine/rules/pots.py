@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 
 def uncalled_bet(committed: Mapping[int, int]) -> tuple[int, int] | None:
@@ -19,28 +19,30 @@ def uncalled_bet(committed: Mapping[int, int]) -> tuple[int, int] | None:
     return (top_seat, top - second) if top > second else None
 
 
-def side_pots(committed: Mapping[int, int], live: set[int]) -> list[tuple[int, tuple[int, ...]]]:
-    """§5: split the chips into the main pot and side pots, [(amount, eligible seats), ...] main first.
+def side_pots(committed: Mapping[int, int], folds: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """§5: the main pot and the side pots, [(amount, contenders), ...] main pot first.
 
-    Each live (not folded) player is eligible for the layers up to what they put in; folded players'
-    chips fill the layers but win nothing.  Layers with the same eligible players are merged.
+    ``committed``: what each seat dealt in put in; ``folds``: the seats that folded, in the order they
+    folded (the others are live).  The chips form a layer up to each contribution; a seat is eligible
+    for a layer if it put in at least the layer's top, so nobody wins from an opponent more than they
+    put in against that opponent.  Each pot is contested only by its eligible players and a fold
+    forfeits every pot, so a layer's contenders are its live eligible seats; if all of those folded,
+    the last of them to fold, its only contender from the moment the others folded (never a seat
+    that was not eligible).  Consecutive layers with the same contenders make one pot.
     """
-    levels = sorted({committed[seat] for seat in live if committed[seat] > 0})
+    order = {seat: index for index, seat in enumerate(folds)}
+    levels = sorted({amount for amount in committed.values() if amount > 0})
     pots: list[tuple[int, tuple[int, ...]]] = []
     previous = 0
     for level in levels:
         amount = sum(min(c, level) - min(c, previous) for c in committed.values())
-        eligible = tuple(sorted(seat for seat in live if committed[seat] >= level))
-        if pots and pots[-1][1] == eligible:
-            pots[-1] = (pots[-1][0] + amount, eligible)
-        elif amount:
-            pots.append((amount, eligible))
+        eligible = [seat for seat, c in committed.items() if c >= level]
+        contenders = tuple(sorted(seat for seat in eligible if seat not in order))
+        if not contenders:
+            contenders = (max(eligible, key=order.__getitem__),)
+        if pots and pots[-1][1] == contenders:
+            pots[-1] = (pots[-1][0] + amount, contenders)
+        else:
+            pots.append((amount, contenders))
         previous = level
-    # Dead chips above every live player's contribution (only possible if the uncalled bet was not
-    # returned) join the last pot so no chip is lost.
-    leftover = sum(committed.values()) - sum(amount for amount, _ in pots)
-    if leftover and not pots:
-        pots.append((leftover, tuple(sorted(live))))
-    elif leftover:
-        pots[-1] = (pots[-1][0] + leftover, pots[-1][1])
     return pots
