@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from engine_helpers import deal_table, play_passively
+from test_rules_side_pots import WORKED_CASE_HANDS, short_all_in_bring_in_table
 
 from stud_service.engine import SitIn, SitOut, TableConfig, TopUp, Variant, event_to_json
 from stud_service.server.convert import view_to_proto
@@ -40,6 +41,23 @@ def test_an_award_is_a_half_only_of_a_split_hi_lo_pot(variant, hands, halves):
 def test_a_pot_won_by_everyone_else_folding_is_whole():
     view = finished_view({1: "Kc Kd Kh Qs Jc", 2: "Ac 2d 4h 7s 5c"}, Variant.STUD_HI_LO, fold=(2,))
     assert [award.pot_half for award in view.hand.awards] == [WHOLE]
+
+
+def pots_of(view: table_pb2.TableView) -> list[tuple[int, list[int]]]:
+    return [(pot.amount, list(pot.eligible_seats)) for pot in view.hand.pots]
+
+
+def test_the_pots_shown_pay_an_all_in_player_only_what_they_matched():
+    """RULES.md §5 (issue 28's $1/$2 hand): while it runs, the view shows the $1.80 main pot all three
+    seats are in and the $7.00 side pot of seats 2 and 3; once seat 2 folded and the hand ended, the
+    side pot is seat 3's alone and seat 1, all-in, is paid the main pot only."""
+    table = short_all_in_bring_in_table(WORKED_CASE_HANDS)
+    running = view_to_proto("t1", table.state, len(table.log), None)
+    assert pots_of(running) == [(180, [1, 2, 3]), (700, [2, 3])]
+    ended = table.act(2, "FOLD")[-1]
+    view = view_to_proto("t1", table.state, len(table.log), None, event_to_json(ended))
+    assert pots_of(view) == [(180, [1, 3]), (700, [3])]
+    assert sorted((award.seat, award.amount) for award in view.hand.awards) == [(1, 180), (3, 700)]
 
 
 def reason(table, seat: int) -> int:

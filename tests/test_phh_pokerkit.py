@@ -38,11 +38,12 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from pokerkit import HandHistory
+from test_rules_side_pots import play_the_worked_case
 
 from stud_service.audit.phh import to_phh
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.simulate import simulate_table, store_table
-from stud_service.engine import Variant
+from stud_service.engine import Variant, event_to_json
 from stud_service.engine.config import config_from_json
 from stud_service.engine.rules.rake import rake_for_hand
 
@@ -265,3 +266,14 @@ def test_pokerkit_replays_raked_hands_to_our_final_stacks(raked):
 def test_raked_odd_chip_hands_differ_only_by_the_odd_chips(raked):
     """Split pots of raked hands: the same total after the rake, each stack within the odd chips."""
     assert_odd_chip_hands_differ_only_by_the_odd_chips(raked)
+
+
+def test_pokerkit_settles_the_side_pot_worked_case_as_we_do():
+    """RULES.md §5 (issue 28's $1/$2 hand): the export's finishing stacks pay the all-in seat only the
+    $1.80 it matched and the $7.00 side pot to the last player in it; PokerKit, replaying the actions
+    (nobody acts after the free fold, §4), ends with the same stacks."""
+    table = play_the_worked_case()
+    payloads = [event_to_json(e) for e in table.log if getattr(e, "hand", None) == 1]
+    text = to_phh(HandRecord.from_payloads("t1", 1, payloads))
+    assert tomllib.loads(text)["finishing_stacks"] == [180, 2_000 - 410, 2_000 - 410 + 700]
+    assert pokerkit_stacks(text) == [180, 2_000 - 410, 2_000 - 410 + 700]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from engine_helpers import Table, deal_sequence, stacked_deck
+from test_rules_side_pots import play_the_worked_case
 from test_rules_worked_hand import HANDS, START
 
 from stud_service.audit.errors import HandStillRunning, NotYourHand
@@ -100,6 +101,18 @@ def test_razz_hand():
     text = to_pokerstars(simulated_hand(Variant.RAZZ, seed=105, hand=9))
     matches_file(text, "pokerstars_razz.txt")
     assert "Razz Limit" in text
+
+
+def test_an_all_in_player_collects_only_the_main_pot_they_matched():
+    """RULES.md §5 (issue 28's $1/$2 hand): p1, all-in for $0.60, collects the $1.80 main pot; the $7.00
+    side pot that only p2 and p3 put in is p3's, and the page says so."""
+    table = play_the_worked_case()
+    payloads = [event_to_json(e) for e in table.log if getattr(e, "hand", None) == 1]
+    text = to_pokerstars(HandRecord.from_payloads("t1", 1, payloads))
+    assert "p3 collected $7.00 from side pot-1\np1 collected $1.80 from main pot\n" in text
+    assert "Total pot $8.80 Main pot $1.80. Side pot-1 $7.00. | Rake $0.00" in text
+    assert "Seat 1: p1 showed [Ac Ad 2c Ah As 3d 4d] and won ($1.80)" in text
+    assert "Seat 3: p3 showed [7c 8d Qd 9h 5s Tc 2d] and won ($7.00)" in text
 
 
 def test_hand_numbers_are_stable_and_distinct():
