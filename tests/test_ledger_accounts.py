@@ -15,12 +15,7 @@ from stud_service.ledger.errors import (
     InvalidPaymentReference,
     PaymentReferenceUsed,
 )
-from stud_service.ledger.names import (
-    account_name_of_stream,
-    account_stream,
-    parse_account_name,
-    parse_player_name,
-)
+from stud_service.ledger.names import account_stream
 from stud_service.ledger.players import PlayerStanding
 
 NOW = 1_700_000_000_000
@@ -167,19 +162,6 @@ def test_balances_follow_the_entries_and_never_go_negative(moves):
                 expected += sign * event["amount"]
             accounts.apply(account, event)
         assert account.balance == expected >= 0
-
-
-def test_names_put_the_player_last_so_any_player_id_round_trips():
-    for player in ("alice", "a/accounts/EUR", "x/y"):
-        name = parse_account_name(f"players/{player}/accounts/USD")
-        assert name is not None and (name.player_id, name.currency) == (player, "USD")
-        assert name.name == f"players/{player}/accounts/USD"
-        assert account_name_of_stream(name.stream_id) == name
-    house = parse_account_name("house/accounts/EUR")
-    assert house is not None and house.player_id is None and house.stream_id == "house/EUR"
-    for bad in ("players/alice", "players//accounts/USD", "players/a/accounts/usd", "accounts/USD/a", ""):
-        assert parse_account_name(bad) is None
-    assert parse_player_name("players/a/b") == "a/b" and parse_player_name("players/") is None
 
 
 def test_suspending_is_recorded_once_and_reinstating_lifts_it():

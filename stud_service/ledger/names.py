@@ -8,16 +8,15 @@ the house's rake account   ``house/{CUR}``                     ``house/accounts/
 a player (suspension)      ``players/{player}``                ``players/{player}``
 =========================  ==================================  ====================================
 
-Player ids are any printable text (they come from the identity provider) and may hold ``/``, so a stream
-id puts the player last, and a resource name is read from its right end: the currency is three letters.
-The three prefixes differ, so no player id can make one kind of stream collide with another.
+Player ids are what a token's ``sub`` may be (1..64 printable characters: they come from the identity
+provider) and may hold ``/``, so a stream id puts the player last, and a resource name is read from its
+right end: the currency is three letters. The three prefixes differ, so no player id can make one kind of
+stream collide with another. Names from clients are parsed by ``stud_service.server.names``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from stud_service.currency import is_currency
 
 ACCOUNT_PREFIX = "accounts/"
 HOUSE_PREFIX = "house/"
@@ -60,19 +59,6 @@ class AccountName:
         return f"{PLAYER_PREFIX}{self.player_id}{_ACCOUNTS_SEGMENT}{self.currency}"
 
 
-def parse_account_name(name: str) -> AccountName | None:
-    """``players/{player}/accounts/{CUR}`` or ``house/accounts/{CUR}``; None when it is neither."""
-    if name.startswith(HOUSE_NAME_PREFIX):
-        currency = name[len(HOUSE_NAME_PREFIX) :]
-        return AccountName(None, currency) if is_currency(currency) else None
-    if not name.startswith(PLAYER_PREFIX):
-        return None
-    player, sep, currency = name[len(PLAYER_PREFIX) :].rpartition(_ACCOUNTS_SEGMENT)
-    if not sep or not player or not is_currency(currency):
-        return None
-    return AccountName(player, currency)
-
-
 def account_name_of_stream(stream_id: str) -> AccountName | None:
     """The account a stream id holds, or None for any other stream."""
     if stream_id.startswith(HOUSE_PREFIX):
@@ -81,10 +67,3 @@ def account_name_of_stream(stream_id: str) -> AccountName | None:
         currency, _, player = stream_id[len(ACCOUNT_PREFIX) :].partition("/")
         return AccountName(player, currency)
     return None
-
-
-def parse_player_name(name: str) -> str | None:
-    """``players/{player}`` -> the player id (which may hold ``/``); None for anything else."""
-    if not name.startswith(PLAYER_PREFIX) or len(name) == len(PLAYER_PREFIX):
-        return None
-    return name[len(PLAYER_PREFIX) :]

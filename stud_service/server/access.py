@@ -7,8 +7,12 @@ resource name, peer, role decision) and only then runs; if the role may not make
 refused with the reason the record names. A record that cannot be written refuses the call
 (STORE_UNAVAILABLE, through the servicer's refusals decorator) before anything else happens.
 
+``resource`` reads the name a request carries, and parses it (``server.names``): an allowed role's request
+whose name is not one is refused MALFORMED_REQUEST before its record, since it touched nothing; a role
+refused is recorded whatever its request names.
+
     @refusals_as_statuses
-    @recorded(gate=operator_only("moving money through the cashier"))
+    @recorded(gate=operator_only("moving money through the cashier"), resource=ACCOUNTS.checked("account"))
     async def Deposit(self, request, call): ...
 
 The servicer provides ``_tokens`` (its TokenVerifier) and ``runtime`` (whose ``access`` is the
@@ -103,10 +107,29 @@ async def record_access(
         raise refusal
 
 
+def _refuses(gate: Gate, principal: Principal) -> bool:
+    try:
+        gate(principal)
+    except RequestError:
+        return True
+    return False
+
+
+def _resource_of(request: Any, resource: Resource, refused: bool) -> str:
+    """The resource a record names; for a role that is allowed, a name that does not parse is refused."""
+    if not refused:
+        return resource(request)
+    try:
+        return resource(request)
+    except RequestError:
+        return named_resource(request)  # as sent: the record clips it (access.records.clip)
+
+
 def recorded(
-    *, gate: Gate = _allow, resource: Resource = named_resource, roles: frozenset[Role] = PRIVILEGED
+    *, resource: Resource, gate: Gate = _allow, roles: frozenset[Role] = PRIVILEGED
 ) -> Callable[[Callable[..., Awaitable[Reply]]], Callable[..., Awaitable[Reply]]]:
-    """A unary servicer method whose calls by ``roles`` are recorded first (and refused by ``gate``)."""
+    """A unary servicer method whose calls by ``roles`` are recorded first (and refused by ``gate``), naming
+    the resource ``resource`` reads from the request (and checks: see the module's comment)."""
 
     def decorate(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
         @functools.wraps(method)
@@ -115,7 +138,8 @@ def recorded(
             if principal.role in roles:
                 full_name = f"/{self.SERVICE_NAME}/{method.__name__}"
                 access_log = self.runtime.access
-                await record_access(access_log, principal, full_name, resource(request), call, gate)
+                named = _resource_of(request, resource, refused=_refuses(gate, principal))
+                await record_access(access_log, principal, full_name, named, call, gate)
             return await method(self, request, call)
 
         return wrapper

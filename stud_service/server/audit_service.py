@@ -8,7 +8,6 @@ AUDITOR_ONLY, INVALID_ARGUMENT/MALFORMED_REQUEST.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -25,7 +24,7 @@ from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.verify import verify_loaded
-from stud_service.auth import Principal, Role, valid_player_id
+from stud_service.auth import Principal, Role
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
 from stud_service.server.access import recorded, roles_only
@@ -34,20 +33,19 @@ from stud_service.server.call import Call
 from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.convert import (
     VARIANT_PROTOS,
-    table_id_from_name,
     timestamp,
     timestamp_ms,
     view_to_proto,
 )
-from stud_service.server.errors import RequestError, malformed, quoted, refusals_as_statuses
+from stud_service.server.errors import RequestError, malformed, refusals_as_statuses
 from stud_service.server.events_proto import event_proto
 from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
+from stud_service.server.names import HANDS, PLAYER_ID, TABLES
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
 from stud_service.server.request_ids import request_key
 from stud_service.server.runtime import TableRuntime, now_ms
 
-HAND_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})/hands/([1-9][0-9]{0,17})")
 ALL_TABLES = "tables/-"
 DEFAULT_PAGE_SIZE = 50
 _OUTCOMES = {
@@ -63,11 +61,30 @@ _AUDITORS = roles_only((Role.AUDITOR,), lambda: RequestError(
 
 
 
-def hand_from_name(name: str) -> tuple[str, int]:
-    match = HAND_NAME.fullmatch(name)
-    if match is None:
-        raise malformed(f"{quoted(name)} is not a hand name (tables/{{table}}/hands/{{hand}})", "name")
-    return match.group(1), int(match.group(2))
+def _listed(request: Any) -> tuple[str | None, str | None]:
+    """ListHands' filters: the table (None: every table) and the player (None: everyone's hands)."""
+    table_id = None
+    if request.parent and request.parent != ALL_TABLES:
+        table_id = TABLES.parse(request.parent, "parent")
+    player_id = PLAYER_ID.check(request.player_id, "player_id") if request.player_id else None
+    return table_id, player_id
+
+
+def _access_records_of(request: Any) -> str | None:
+    """ListAccessRecords' principal filter (None: everyone's records)."""
+    return PLAYER_ID.check(request.principal_id, "principal_id") if request.principal_id else None
+
+
+def _access_records(request: Any) -> str:
+    """The resource a ListAccessRecords names, for its access record: its principal filter checked first."""
+    _access_records_of(request)
+    return "accessRecords"
+
+
+def _listed_hands(request: Any) -> str:
+    """The resource a ListHands names, for its access record: its filters checked first."""
+    _listed(request)
+    return request.parent or ALL_TABLES
 
 
 # The seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the range google.protobuf.Timestamp allows.
@@ -190,7 +207,7 @@ class AuditService:
         return principal.role in (Role.AUDITOR, Role.OPERATOR)
 
     async def _finished_hand(self, name: str) -> HandRecord:
-        table_id, hand = hand_from_name(name)
+        table_id, hand = HANDS.parse(name)
         return (await load_hand(self.store, table_id, hand)).require_complete()
 
     def _public_reveal_ms(self, record: HandRecord) -> int | None:
@@ -219,15 +236,10 @@ class AuditService:
     # -- reading -------------------------------------------------------------------------------
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=_listed_hands)
     async def ListHands(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
-        table_id = None
-        if request.parent and request.parent != ALL_TABLES:
-            table_id = table_id_from_name(request.parent)
-        player_id = request.player_id or None
-        if player_id is not None and not valid_player_id(player_id):
-            raise malformed("player_id must be 1..64 printable characters", "player_id")
+        table_id, player_id = _listed(request)
         if not self._sees_everything(principal):
             if player_id not in (None, principal.player_id):
                 raise RequestError(
@@ -255,7 +267,7 @@ class AuditService:
         )
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=HANDS.checked("name"))
     async def GetHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -278,7 +290,7 @@ class AuditService:
         )
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=HANDS.checked("name"))
     async def ReplayHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -312,7 +324,7 @@ class AuditService:
         return audit_service_pb2.ReplayHandResponse(steps=steps)
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=HANDS.checked("name"))
     async def VerifyHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         if not self._sees_everything(principal):
@@ -321,7 +333,7 @@ class AuditService:
                 "AUDITOR_ONLY",
                 "verifying hands is for auditors and operators",
             )
-        table_id, hand = hand_from_name(request.name)
+        table_id, hand = HANDS.parse(request.name)
         report = await verify_loaded(self.store, await load_hand(self.store, table_id, hand))
         checks = [
             audit_pb2.VerificationCheck(
@@ -343,7 +355,7 @@ class AuditService:
         return reply
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=HANDS.checked("name"))
     async def VerifyShuffle(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -380,7 +392,7 @@ class AuditService:
         return reply
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=HANDS.checked("name"))
     async def ExportHandHistory(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -417,11 +429,11 @@ class AuditService:
     # -- the shuffle's client seeds --------------------------------------------------------------
 
     @refusals_as_statuses
-    @recorded(gate=_NOT_AUDITORS)
+    @recorded(gate=_NOT_AUDITORS, resource=TABLES.checked("name"))
     async def SetClientSeed(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _NOT_AUDITORS(principal)
-        table_id = table_id_from_name(request.name)
+        table_id = TABLES.parse(request.name)
         request_id = request_key(principal, request)
         player, seed = principal.player_id, request.seed
         written = await self.runtime.execute(
@@ -432,12 +444,10 @@ class AuditService:
     # -- the access log --------------------------------------------------------------------------
 
     @refusals_as_statuses
-    @recorded(gate=_AUDITORS, resource=lambda request: "accessRecords")
+    @recorded(gate=_AUDITORS, resource=_access_records)
     async def ListAccessRecords(self, request: Any, call: Call) -> Any:
         _AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
-        principal_id = request.principal_id or None
-        if principal_id is not None and not valid_player_id(principal_id):
-            raise malformed("principal_id must be 1..64 printable characters", "principal_id")
+        principal_id = _access_records_of(request)
         if len(request.method) > MAX_FIELD_CHARS:
             raise malformed(f"method must be at most {MAX_FIELD_CHARS} characters", "method")
         filters = (principal_id, request.method or None)

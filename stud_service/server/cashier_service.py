@@ -17,7 +17,7 @@ from stud_service.engine import DomainError, Leave, LeaveWaitingList
 from stud_service.ledger.accounts import Account
 from stud_service.ledger.book import Written
 from stud_service.ledger.errors import CurrencyMismatch, LedgerError, NoAccount, NotYourAccount
-from stud_service.ledger.names import AccountName, parse_account_name, parse_player_name
+from stud_service.ledger.names import AccountName
 from stud_service.ledger.players import PlayerStanding
 from stud_service.server.access import operator_only, recorded
 from stud_service.server.app import CASHIER_SERVICE_NAME
@@ -26,6 +26,7 @@ from stud_service.server.caller import CallerKeys, principal_of
 from stud_service.server.errors import malformed, quoted, refusals_as_statuses
 from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
 from stud_service.server.money_gate import check_real_money
+from stud_service.server.names import ACCOUNTS, PLAYERS
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2
 from stud_service.server.request_ids import RequestKey, check_same_request, request_key
@@ -35,24 +36,6 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
-
-
-def _account_name(name: str, field: str) -> AccountName:
-    parsed = parse_account_name(name)
-    if parsed is None:
-        raise malformed(
-            f"{quoted(name)} is not an account name (players/{{player}}/accounts/{{ISO 4217 code}}"
-            " or house/accounts/{code})",
-            field,
-        )
-    return parsed
-
-
-def _player_name(name: str) -> str:
-    player = parse_player_name(name)
-    if player is None:
-        raise malformed(f"{quoted(name)} is not a player name (players/{{player}})", "name")
-    return player
 
 
 _MOVING_MONEY = operator_only("moving money through the cashier")
@@ -100,7 +83,7 @@ class CashierService:
         principal = self._principal(call)
         _MOVING_MONEY(principal)
         check_real_money(self.runtime.settings)
-        name = _account_name(request.account, "account")
+        name = ACCOUNTS.parse(request.account, "account")
         if name.player_id is None:
             raise malformed("the cashier pays into and out of players' accounts, not the house's", "account")
         if request.currency_code != name.currency:
@@ -143,13 +126,13 @@ class CashierService:
         return await self._entry(name, recorded.last_version), account_to_proto(name.name, account)
 
     @refusals_as_statuses
-    @recorded(gate=_MOVING_MONEY)
+    @recorded(gate=_MOVING_MONEY, resource=ACCOUNTS.checked("account"))
     async def Deposit(self, request: Any, call: Call) -> Any:
         entry, account = await self._cashier(request, call, deposit=True)
         return cashier_service_pb2.DepositResponse(entry=entry, account=account)
 
     @refusals_as_statuses
-    @recorded(gate=_MOVING_MONEY)
+    @recorded(gate=_MOVING_MONEY, resource=ACCOUNTS.checked("account"))
     async def Withdraw(self, request: Any, call: Call) -> Any:
         entry, account = await self._cashier(request, call, deposit=False)
         return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
@@ -157,18 +140,18 @@ class CashierService:
     # -- reading -------------------------------------------------------------------------------
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=ACCOUNTS.checked("name"))
     async def GetAccount(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
-        name = _account_name(request.name, "name")
+        name = ACCOUNTS.parse(request.name)
         self._may_read(principal, name.player_id)
         return account_to_proto(name.name, await self._opened(name))
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=ACCOUNTS.checked("parent"))
     async def ListAccountEntries(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
-        name = _account_name(request.parent, "parent")
+        name = ACCOUNTS.parse(request.parent, "parent")
         self._may_read(principal, name.player_id)
         if request.page_size < 0:
             raise malformed("page_size must not be negative", "page_size")
@@ -198,11 +181,11 @@ class CashierService:
     # -- operator controls ---------------------------------------------------------------------
 
     @refusals_as_statuses
-    @recorded(gate=_SUSPENDING)
+    @recorded(gate=_SUSPENDING, resource=PLAYERS.checked("name"))
     async def SuspendPlayer(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _SUSPENDING(principal)
-        player = _player_name(request.name)
+        player = PLAYERS.parse(request.name)
         standing = await self.ledger.set_suspended(
             player, True, request.reason, principal.player_id, now_ms()
         )
@@ -229,19 +212,19 @@ class CashierService:
         return sorted(tables)
 
     @refusals_as_statuses
-    @recorded(gate=_REINSTATING)
+    @recorded(gate=_REINSTATING, resource=PLAYERS.checked("name"))
     async def ReinstatePlayer(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _REINSTATING(principal)
-        player = _player_name(request.name)
+        player = PLAYERS.parse(request.name)
         standing = await self.ledger.set_suspended(player, False, "", principal.player_id, now_ms())
         return standing_to_proto(standing)
 
     @refusals_as_statuses
-    @recorded()
+    @recorded(resource=PLAYERS.checked("name"))
     async def GetPlayerStanding(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
-        player = _player_name(request.name)
+        player = PLAYERS.parse(request.name)
         self._may_read(principal, player)
         standing: PlayerStanding = await self.ledger.standing(player)
         return standing_to_proto(standing)

@@ -20,14 +20,12 @@ from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
 from stud_service.engine.rules.waiting import open_seats
 from stud_service.engine.state import TableState, action_deadline_ms, sit_out_reason, to_act, turn_number
-from stud_service.server.errors import malformed, quoted
+from stud_service.server.errors import malformed
 from stud_service.server.proto_gen import table_pb2
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SECOND = timedelta(seconds=1)
 
-TABLE_ID = re.compile(r"[a-z][a-z0-9-]{0,62}")
-TABLE_NAME = re.compile(r"tables/([a-z][a-z0-9-]{0,62})")
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
 
 VARIANTS = {
@@ -75,13 +73,6 @@ _CONFIG_FIELD_WORD = re.compile(r"\b(?:" + "|".join(PROTO_CONFIG_FIELDS) + r")\b
 # Default buy-in range in big bets when the creator gives stakes but no range.
 DEFAULT_MIN_BUY_IN_BIG_BETS = 10
 DEFAULT_MAX_BUY_IN_BIG_BETS = 100
-
-
-def table_id_from_name(name: str) -> str:
-    match = TABLE_NAME.fullmatch(name)
-    if match is None:
-        raise malformed(f"{quoted(name)} is not a table name (tables/{{table}})", "name")
-    return match.group(1)
 
 
 def checked_request_id(request_id: str) -> str | None:

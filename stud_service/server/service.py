@@ -42,9 +42,7 @@ from stud_service.server.caller import CallerKeys, optional_principal_of, princi
 from stud_service.server.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
-    TABLE_ID,
     config_from_proto,
-    table_id_from_name,
     table_to_proto,
     view_to_proto,
 )
@@ -59,6 +57,7 @@ from stud_service.server.errors import (
 )
 from stud_service.server.events_proto import event_proto
 from stud_service.server.money_gate import check_real_money
+from stud_service.server.names import TABLE_ID, TABLES
 from stud_service.server.page_tokens import PageTokens
 from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2
 from stud_service.server.redact import EventRedactor
@@ -96,6 +95,11 @@ _CREATE_TABLE = operator_only("creating tables")
 # An auditor's look at a running table is recorded, as every privileged read is (the view itself is a
 # spectator's: no one but its owner sees a down card of a running hand). Operators see what a player would.
 _EVERY_CARD = frozenset({Role.AUDITOR})
+
+
+def _created_table(request: table_service_pb2.CreateTableRequest) -> str:
+    """The table a CreateTable names, for its access record: its table_id checked first."""
+    return f"tables/{TABLE_ID.check(request.table_id, 'table_id') if request.table_id else '-'}"
 
 
 class TableService:
@@ -173,7 +177,7 @@ class TableService:
     ) -> table_pb2.TableView:
         principal = self._principal(call)
         player = self._player(principal)
-        table_id = table_id_from_name(request.name)
+        table_id = TABLES.parse(request.name)
         request_id = request_key(principal, request)
         written = await self.runtime.execute(
             table_id, lambda state, now: make(player, state, now), request_id=request_id
@@ -183,7 +187,7 @@ class TableService:
     # -- tables --------------------------------------------------------------------------------
 
     @_refusals_as_statuses
-    @recorded(gate=_CREATE_TABLE, resource=lambda request: f"tables/{request.table_id or '-'}")
+    @recorded(gate=_CREATE_TABLE, resource=_created_table)
     async def CreateTable(
         self, request: table_service_pb2.CreateTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -192,11 +196,8 @@ class TableService:
         request_id = request_key(principal, request)
         if not request.HasField("table"):
             raise malformed("table is required", "table")
-        table_id = request.table_id or _fresh_table_id(request_id)
-        if TABLE_ID.fullmatch(table_id) is None:
-            raise malformed(
-                "table_id must be 1..63 characters of [a-z0-9-] starting with a letter", "table_id"
-            )
+        table_id = TABLE_ID.check(request.table_id, "table_id") if request.table_id \
+            else _fresh_table_id(request_id)
         config = config_from_proto(request.table, self._default_clock)
         if config.currency:
             check_real_money(self.runtime.settings)
@@ -210,7 +211,7 @@ class TableService:
         self, request: table_service_pb2.GetTableRequest, call: Call
     ) -> table_pb2.Table:
         optional_principal_of(call, self._tokens)  # public: a token is optional, but checked if sent
-        live = await self.runtime.table(table_id_from_name(request.name))
+        live = await self.runtime.table(TABLES.parse(request.name))
         return _table(live, live.state, live.version)
 
     @_refusals_as_statuses
@@ -303,12 +304,12 @@ class TableService:
     # -- the game ------------------------------------------------------------------------------
 
     @_refusals_as_statuses
-    @recorded(roles=_EVERY_CARD)
+    @recorded(roles=_EVERY_CARD, resource=TABLES.checked("name"))
     async def GetTableView(
         self, request: table_service_pb2.GetTableViewRequest, call: Call
     ) -> table_pb2.TableView:
         principal = self._principal(call)
-        live = await self.runtime.table(table_id_from_name(request.name))
+        live = await self.runtime.table(TABLES.parse(request.name))
         return self._view(live, principal)
 
     @_refusals_as_statuses
@@ -317,7 +318,7 @@ class TableService:
     ) -> table_service_pb2.ActResponse:
         principal = self._principal(call)
         player = self._player(principal)
-        table_id = table_id_from_name(request.name)
+        table_id = TABLES.parse(request.name)
         request_id = request_key(principal, request)
         kind = ACTIONS.get(request.action)
         if kind is None:
@@ -352,7 +353,7 @@ class TableService:
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         try:
             principal = self._principal(call)
-            table_id = table_id_from_name(request.name)
+            table_id = TABLES.parse(request.name)
             if request.after_version < 0:
                 raise malformed("after_version must not be negative", "after_version")
             if not 0 <= request.heartbeat_seconds <= MAX_HEARTBEAT_SECONDS:
