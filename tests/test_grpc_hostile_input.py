@@ -7,15 +7,19 @@ text, huge input, out-of-range timestamps, forged page tokens, a watch from beyo
 from __future__ import annotations
 
 import base64
+import io
 import json
 import logging
 import time
+import urllib.request
 
 import grpc
 import jwt
 import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
-from grpc_fixtures import TOKEN_SECRET, TRANSPORTS, table_spec, wait_for_view
+from grpc_fixtures import TOKEN_SECRET, TRANSPORTS, table_spec, wait_for_view, whole_service
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client.parser import text_string_to_metric_families
 
 from stud_service.auth import Role, mint_token
 from stud_service.server.errors import error_info
@@ -389,3 +393,71 @@ async def test_a_table_at_every_bound_serves_its_views(both_services, make_playe
     view = await wait_for_view(players[0], table_id, lambda view: view.table.hands_started >= 1)
     assert view.table.max_buy_in == 10**12
     await tables.GetTable(table_service_pb2.GetTableRequest(name=f"tables/{table_id}"), metadata=OPERATOR)
+
+
+# Health checking and reflection, which grpcio's generated handlers serve: the same corrupt bytes.
+STANDARD_METHODS = [
+    ("/grpc.health.v1.Health/Check", "unary", "grpc.health.v1.HealthCheckRequest"),
+    ("/grpc.health.v1.Health/Watch", "server-streaming", "grpc.health.v1.HealthCheckRequest"),
+    ("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "bidi",
+     "grpc.reflection.v1.ServerReflectionRequest"),
+    ("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", "bidi",
+     "grpc.reflection.v1alpha.ServerReflectionRequest"),
+]
+# A truncated varint, a field cut short, and field 1 (a string in each request) not UTF-8.
+CORRUPT = [b"\xff\xff\xff\xff", b"\x0a\x05ab", b"\x0a\x02\xc3\x28"]
+
+
+async def standard_call(
+    channel: grpc.aio.Channel, path: str, shape: str, data: bytes
+) -> grpc.aio.AioRpcError:
+    """``data`` sent as it is (no serializer) to ``path``; the error the call ends with."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        if shape == "unary":
+            await channel.unary_unary(path, request_serializer=None)(data, timeout=10)
+        elif shape == "server-streaming":
+            await channel.unary_stream(path, request_serializer=None)(data, timeout=10).read()
+        else:
+            call = channel.stream_stream(path, request_serializer=None)(timeout=10)
+            await call.write(data)
+            await call.read()
+    return caught.value
+
+
+async def test_corrupt_bytes_to_health_and_reflection_are_invalid_argument_counted_and_not_errors(
+    make_database,
+) -> None:
+    """Unauthenticated, anyone could send them: each is INVALID_ARGUMENT / MALFORMED_REQUEST as TableService
+    answers, never UNKNOWN with Python's exception text; no ERROR line, at most one throttled warning; and
+    stud_malformed_requests_total{method} counts every one. Health and reflection still work afterwards."""
+    log = io.StringIO()
+    async with whole_service(await make_database(migrated=True), TOKEN_SECRET, log) as service:
+        for path, shape, request_type in STANDARD_METHODS:
+            for data in CORRUPT:
+                error = await standard_call(service.channel, path, shape, data)
+                info = error_info(error)
+                assert (error.code(), info and info.reason) == (
+                    grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"
+                ), (path, data, error.details())
+                assert error.details() == f"the request is not a valid {request_type} message"
+        # grpcio's health servicer has no List: not served, so UNIMPLEMENTED as any unknown method, unlogged
+        for data in (*CORRUPT, b""):
+            error = await standard_call(service.channel, "/grpc.health.v1.Health/List", "unary", data)
+            assert error.code() == grpc.StatusCode.UNIMPLEMENTED and "Python" not in error.details()
+        table_path = "/stud.v1.TableService/GetTable"
+        assert (await standard_call(service.channel, table_path, "unary", CORRUPT[0])).code() == \
+            grpc.StatusCode.INVALID_ARGUMENT
+        health = health_pb2_grpc.HealthStub(service.channel)
+        assert (await health.Check(health_pb2.HealthCheckRequest())).status == \
+            health_pb2.HealthCheckResponse.SERVING
+        with urllib.request.urlopen(service.metrics_url, timeout=10) as response:
+            scraped = response.read().decode()
+    counted = {
+        sample.labels["method"]: sample.value
+        for family in text_string_to_metric_families(scraped)
+        for sample in family.samples if sample.name == "stud_malformed_requests_total"
+    }
+    assert counted == {**{path: len(CORRUPT) for path, _s, _t in STANDARD_METHODS}, table_path: 1}
+    lines = [json.loads(line) for line in log.getvalue().splitlines() if line.strip()]
+    assert not [line for line in lines if line["level"] in ("ERROR", "CRITICAL")], lines
+    assert len([line for line in lines if "does not parse" in line["msg"]]) <= 1

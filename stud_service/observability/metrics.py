@@ -188,6 +188,12 @@ class Metrics:
             "Tables whose action clock runs on this replica and is over 10 s past its deadline.",
             namespace=ns, registry=reg,
         )
+        self.malformed_requests = Counter(
+            "malformed_requests",
+            "gRPC requests refused because their bytes are not the method's request message (any service:"
+            " health and reflection too); refused INVALID_ARGUMENT, logged at most once a minute.",
+            ["method"], namespace=ns, registry=reg,
+        )
         self.open_tables = Gauge("open_tables", "Tables loaded on this replica.", namespace=ns, registry=reg)
         self.active_watchers = Gauge(
             "active_watchers", "Client event streams open on this replica.", namespace=ns, registry=reg
@@ -234,6 +240,9 @@ class Metrics:
 
     def action_clock_failed(self, task: str) -> None:
         self.action_clock_failures.labels(task=task.replace(" ", "_")).inc()
+
+    def malformed_request(self, method: str) -> None:
+        self.malformed_requests.labels(method=method).inc()
 
     def table_opened(self) -> None:
         self.open_tables.inc()

@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from stud_service.server.handlers import add_service
+from stud_service.server.handlers import MalformedCounter, add_generated, add_service
 from stud_service.server.keepalive import KeepalivePolicy
 from stud_service.server.proto_gen import (
     audit_service_pb2,
@@ -104,28 +104,33 @@ async def start_server(
     cashier_service: object | None = None,
     interceptors: tuple[object, ...] = (),
     max_waiting_calls: int = DEFAULT_MAX_WAITING_CALLS,
+    malformed_requests: MalformedCounter | None = None,
 ) -> RunningServer:
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start.
     ``interceptors``: ``grpc.aio`` server interceptors (tracing's). ``max_waiting_calls``: see
-    :func:`waiting_call_options`."""
+    :func:`waiting_call_options`. ``malformed_requests`` counts, by method, the requests of any service
+    (health and reflection too) that do not parse (server.handlers)."""
     keepalive_options = (keepalive or KeepalivePolicy()).server_options()
     server = grpc.aio.server(
         interceptors=list(interceptors) or None,  # type: ignore[arg-type]
         options=[("grpc.so_reuseport", 0), *keepalive_options, *waiting_call_options(max_waiting_calls)],
     )
-    # Our own handlers (server.handlers): a request that does not parse is refused, not UNKNOWN.
-    add_service(server, table_service, table_service_pb2.DESCRIPTOR.services_by_name["TableService"])
+    # Our own handlers for every service (server.handlers): a request that does not parse is refused, not
+    # UNKNOWN, and counted.
+    count = malformed_requests
+    add_service(server, table_service, table_service_pb2.DESCRIPTOR.services_by_name["TableService"], count)
     services = [TABLE_SERVICE_NAME]
     if audit_service is not None:
-        add_service(server, audit_service, audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"])
+        audit = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"]
+        add_service(server, audit_service, audit, count)
         services.append(AUDIT_SERVICE_NAME)
     if cashier_service is not None:
         cashier = cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"]
-        add_service(server, cashier_service, cashier)
+        add_service(server, cashier_service, cashier, count)
         services.append(CASHIER_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((*services, health.SERVICE_NAME), server)  # v1 and v1alpha
+    add_generated(server, health_pb2_grpc.add_HealthServicer_to_server, health_servicer, count)
+    enable_reflection((*services, health.SERVICE_NAME), server, count)  # v1 and v1alpha
     port = server.add_secure_port(listen, tls.credentials()) if tls else server.add_insecure_port(listen)
     if port == 0:
         raise OSError(f"cannot listen on {listen}")

@@ -143,6 +143,7 @@ class ServiceHost:
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,
             cashier_service=cashier, interceptors=self.tracing.interceptors if self.tracing else (),
             max_waiting_calls=options.max_waiting_calls,
+            malformed_requests=metrics.malformed_request if metrics is not None else None,
         )
         self.running.on_shutdown.append(self.runtime.close)  # ends watch streams on both ports
         self.web = await self._start_web({

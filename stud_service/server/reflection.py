@@ -15,6 +15,8 @@ import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
+from stud_service.server.handlers import MalformedCounter, add_generated, register
+
 V1ALPHA_SERVICE_NAME: str = reflection.SERVICE_NAME
 V1_PACKAGE = "grpc.reflection.v1"
 V1_FILE = "grpc/reflection/v1/reflection.proto"
@@ -53,15 +55,16 @@ def _add_v1_to_default_pool() -> None:
 _add_v1_to_default_pool()
 
 
-def enable_reflection(service_names: Iterable[str], server: grpc.aio.Server) -> None:
-    """Serve reflection of ``service_names`` (and of reflection itself) under v1alpha and v1."""
+def enable_reflection(service_names: Iterable[str], server: grpc.aio.Server,
+                      malformed_requests: MalformedCounter | None = None) -> None:
+    """Serve reflection of ``service_names`` (and of reflection itself) under v1alpha and v1, requests
+    that do not parse refused and counted as every service's are (server.handlers)."""
     servicer = reflection.aio.ReflectionServicer((*service_names, V1ALPHA_SERVICE_NAME, V1_SERVICE_NAME))
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    add_generated(server, reflection_pb2_grpc.add_ServerReflectionServicer_to_server, servicer,
+                  malformed_requests)
     v1 = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
         request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
         response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
     )
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(V1_SERVICE_NAME, {"ServerReflectionInfo": v1}),)
-    )
+    register(server, V1_SERVICE_NAME, {"ServerReflectionInfo": v1}, malformed_requests)
