@@ -19,7 +19,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from stud_service.auth import DEFAULT_TTL_SECONDS, Role, token_claims
+from stud_service.auth import Role, token_claims
 
 KEY_FILE = "token-key.pem"
 JWKS_FILE = "jwks.json"
@@ -73,7 +73,7 @@ class SigningKey:
     def jwks(self) -> dict[str, Any]:
         return {"keys": [public_jwk(self.private_key)]}
 
-    def mint(self, player_id: str, role: Role = Role.PLAYER, ttl_seconds: int = DEFAULT_TTL_SECONDS,
+    def mint(self, player_id: str, role: Role = Role.PLAYER, ttl_seconds: int | None = None,
              issuer: str | None = None, audience: str | None = None, now: float | None = None) -> str:
         claims = token_claims(player_id, role, ttl_seconds, now, issuer, audience)
         return jwt.encode(claims, self.private_key, algorithm=algorithm_of(self.private_key),

@@ -87,6 +87,68 @@ def test_token_command_mints_an_operator_token_from_the_environment_secret(
     assert verify_token(SECRET, capsys.readouterr().out.strip()) == Principal("alice", Role.OPERATOR)
 
 
+@pytest.mark.parametrize(
+    ("role", "lifetime"), [(Role.PLAYER, 86400), (Role.OPERATOR, 3600), (Role.AUDITOR, 3600)]
+)
+def test_token_command_mints_tokens_as_long_as_the_default_limit_and_warns_past_it(
+    role: Role, lifetime: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(auth.SECRET_ENV, SECRET)
+    args = _token_cli(["--player", "alice", "--role", role.value])
+    assert args.func(args) == 0
+    minted = capsys.readouterr()
+    claims = jwt.decode(minted.out.strip(), SECRET, algorithms=["HS256"])
+    assert claims["exp"] - claims["iat"] == lifetime and not minted.err
+    assert verify_token(SECRET, minted.out.strip()) == Principal("alice", role)
+    args = _token_cli(["--player", "alice", "--role", role.value, "--ttl", str(lifetime + 1)])
+    assert args.func(args) == 0
+    longer = capsys.readouterr()
+    assert "refuses" in longer.err
+    with pytest.raises(AuthError, match="--max-token-lifetime") as caught:
+        verify_token(SECRET, longer.out.strip())
+    assert caught.value.reason == "TOKEN_INVALID"
+
+
+@pytest.mark.parametrize(
+    ("text", "lifetimes"),
+    [
+        ("player=24h,operator=1h,auditor=1h", auth.MaxLifetimes()),
+        ("2h", auth.MaxLifetimes(7200, 7200, 7200)),
+        ("player=12h, operator=30m", auth.MaxLifetimes(43200, 1800, 3600)),
+        ("auditor=90", auth.MaxLifetimes(86400, 3600, 90)),
+        ("1.5d", auth.MaxLifetimes(129600, 129600, 129600)),
+    ],
+)
+def test_max_token_lifetime_reads_one_duration_or_one_per_role(
+    text: str, lifetimes: auth.MaxLifetimes
+) -> None:
+    assert auth.MaxLifetimes.parse(text) == lifetimes
+    assert auth.MaxLifetimes.parse(auth.DEFAULT_MAX_LIFETIMES_TEXT) == auth.DEFAULT_MAX_LIFETIMES
+
+
+@pytest.mark.parametrize("text", ["", "0", "-1h", "1w", "root=1h", "player=1h,player=2h", "player", "1h,2h"])
+def test_serve_refuses_a_max_token_lifetime_it_cannot_read(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stud_service.commands import serve
+
+    monkeypatch.setenv(auth.SECRET_ENV, SECRET)
+    with pytest.raises(ValueError, match="--max-token-lifetime"):
+        serve.token_settings(_serve_args("--token-hs256", "on", f"--max-token-lifetime={text}"))
+
+
+def test_a_configured_max_token_lifetime_is_the_one_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stud_service.commands import serve
+
+    monkeypatch.setenv(auth.SECRET_ENV, SECRET)
+    settings = serve.token_settings(_serve_args("--token-hs256", "on", "--max-token-lifetime", "player=10m"))
+    assert settings.max_lifetimes == auth.MaxLifetimes(600, 3600, 3600)
+    verifier = auth.TokenVerifier(settings)
+    assert verifier.verify(mint_token(SECRET, "alice", ttl_seconds=600)) == Principal("alice", Role.PLAYER)
+    with pytest.raises(AuthError, match="10 minutes a player token may be"):
+        verifier.verify(mint_token(SECRET, "alice", ttl_seconds=601))
+
+
 def test_token_command_without_a_secret_fails_cleanly(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -154,8 +216,8 @@ def test_a_configured_role_claim_is_read(tmp_path) -> None:
 
     key = SigningKey.generate()
     (tmp_path / "jwks.json").write_text(json.dumps(key.jwks()))
-    claims = auth.token_claims("ann", issuer=ISSUER, audience=AUDIENCE)
-    claims["https://stud.example/role"] = claims.pop("role").replace("player", "operator")
+    claims = auth.token_claims("ann", Role.OPERATOR, issuer=ISSUER, audience=AUDIENCE)
+    claims["https://stud.example/role"] = claims.pop("role")
     token = jwt.encode(claims, key.private_key, algorithm="EdDSA", headers={"kid": key.kid})
     settings = _jwks_settings(str(tmp_path / "jwks.json"), role_claim="https://stud.example/role")
     assert verify_token(settings, token) == Principal("ann", Role.OPERATOR)

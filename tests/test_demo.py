@@ -144,3 +144,38 @@ def test_demo_serves_the_web_table_on_a_free_port_when_its_own_is_taken(tmp_path
     served = re.search(r"the web table on http://127\.0\.0\.1:(\d+)/", done.stdout)
     assert served is not None and int(served.group(1)) not in (0, port), done.stdout[-3000:]
     assert BALANCED in done.stdout
+
+
+async def test_the_demo_mints_tokens_its_service_accepts_and_renews_the_bots_while_it_stays(
+    monkeypatch,
+) -> None:
+    """Every role's token is within the default --max-token-lifetime (the demo's service keeps the default);
+    with --stay the table may play for days, so the bots get new tokens before theirs expire."""
+    import asyncio
+
+    import grpc
+
+    from stud_service.auth import DEFAULT_MAX_LIFETIMES, Role, TokenSettings, TokenVerifier
+    from stud_service.bots import Bot, StudClient
+    from stud_service.commands import demo
+    from stud_service.dev_keys import SigningKey
+    from stud_service.jwks import JwksKeys
+
+    key = SigningKey.generate()
+    verifier = TokenVerifier(TokenSettings(jwks=JwksKeys.fixed(key.jwks()), issuer=demo.DEMO_ISSUER,
+                                           audience=demo.DEMO_AUDIENCE))
+    for role in Role:
+        assert verifier.verify(demo._token(key, "ann", role)).role is role
+    assert DEFAULT_MAX_LIFETIMES.player > demo.RENEW_TOKENS_SECONDS
+    monkeypatch.setattr(demo, "RENEW_TOKENS_SECONDS", 0.05)
+    async with grpc.aio.insecure_channel("127.0.0.1:9") as channel:  # never called: tokens only
+        bot = Bot(StudClient(channel, "old"), "t", 1)
+        stop = asyncio.Event()
+        renewing = asyncio.ensure_future(demo._renew_tokens(key, [(bot, "ann")], stop))
+        deadline = time.monotonic() + 30
+        while bot.client.metadata == (("authorization", "Bearer old"),) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        stop.set()
+        await asyncio.wait_for(renewing, 30)
+    token = bot.client.metadata[0][1].removeprefix("Bearer ")
+    assert verifier.verify(token).player_id == "ann"

@@ -64,6 +64,7 @@ class IdentityProvider:
 
     def token(self, name: str, player: str = "alice", as_role: Role = Role.PLAYER, **changes: Any) -> str:
         claims = {**token_claims(player, as_role, 600, issuer=ISSUER, audience=AUDIENCE), **changes}
+        claims = {claim: value for claim, value in claims.items() if value is not None}  # iat=None: no iat
         key = self.keys[name]
         return jwt.encode(claims, key.private_key, algorithm=name.split("-")[0], headers={"kid": key.kid})
 
@@ -158,6 +159,24 @@ async def test_a_token_not_valid_yet_is_refused(channel, idp) -> None:
     later = int(time.time()) + 120
     await refused(channel, idp.token("ES256", nbf=later, iat=later), "TOKEN_INVALID", "not valid yet")
     await accepted(channel, idp.token("ES256", nbf=int(time.time()) + 10))
+
+
+async def test_a_token_valid_longer_than_its_role_may_be_is_refused_saying_why(channel, idp) -> None:
+    """Issue 37: tokens with exp 100 years ahead were accepted. The default limits: a day for a player, an
+    hour for an operator or auditor, measured exp - iat, or exp - now for a token without iat."""
+    now = int(time.time())
+    century = now + 100 * 365 * 86400
+    await refused(channel, idp.token("EdDSA", exp=century), "TOKEN_INVALID", "36500 days (exp - iat)")
+    await refused(channel, idp.token("EdDSA", exp=century, iat=None), "TOKEN_INVALID", "(exp - now")
+    await refused(channel, idp.token("RS256", "house", Role.OPERATOR, exp=now + 2 * 3600), "TOKEN_INVALID",
+                  "longer than the 1 hour an operator token may be (--max-token-lifetime)")
+    await refused(channel, idp.token("ES256", "eve", Role.AUDITOR, iat=now - 3600, exp=now + 60),
+                  "TOKEN_INVALID", "61 minutes (exp - iat), longer than the 1 hour an auditor token may be")
+    await refused(channel, idp.token("EdDSA", exp=now + 86400 + 1), "TOKEN_INVALID",
+                  "86401 s (exp - iat), longer than the 1 day a player token may be")
+    await accepted(channel, idp.token("EdDSA", exp=now + 86400))
+    await accepted(channel, idp.token("EdDSA", exp=now + 86400, iat=None))
+    await accepted(channel, idp.token("RS256", "house", Role.OPERATOR, exp=now + 3600))
 
 
 async def test_a_wrong_or_missing_issuer_or_audience_is_refused(channel, idp) -> None:

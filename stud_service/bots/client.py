@@ -87,6 +87,10 @@ class StudClient:
             self.stub = channel.stub(table_service_pb2.DESCRIPTOR.services_by_name["TableService"])
             self.cashier = channel.stub(cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"])
             self.audit = channel.stub(audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"])
+        self.use_token(token)
+
+    def use_token(self, token: str | None) -> None:
+        """Send ``token`` with every call from now on (a renewed one, before the old one expires)."""
         self.metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
 
     @classmethod

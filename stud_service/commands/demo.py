@@ -34,7 +34,7 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 import grpc  # noqa: E402
 from google.protobuf import duration_pb2
 
-from stud_service.auth import Role, TokenSettings
+from stud_service.auth import DEFAULT_MAX_LIFETIMES, Role, TokenSettings
 from stud_service.bots import Bot, StudClient, events_of, random_strategy
 from stud_service.bots.narrator import Narrator, money
 from stud_service.dev_keys import SigningKey
@@ -60,8 +60,9 @@ DEMO_ISSUER, DEMO_AUDIENCE = "stud-service-demo", "stud-service"
 DEMO_WEB_LISTEN = "127.0.0.1:8080"
 # With --stay: how long a bot thinks before acting, so that a person can follow the hand in the browser.
 STAY_THINK_SECONDS = 1.2
-# A person's token (and the bots') lasts this long: a development token, for the demo only.
-STAY_TOKEN_SECONDS = 12 * 3600
+# Tokens last as long as the service allows (--max-token-lifetime's defaults: a day for a player, an hour for
+# the operator and the auditor); with --stay the bots' are renewed this often, so the table can play for days.
+RENEW_TOKENS_SECONDS = DEFAULT_MAX_LIFETIMES.player / 2
 HUMAN = "you"
 
 
@@ -179,15 +180,19 @@ def _web_url(host: ServiceHost) -> str:
     return f"http://{shown}:{host.web_port}/"
 
 
-def _token(key: SigningKey, player: str, role: Role = Role.PLAYER, ttl_seconds: int | None = None) -> str:
-    lifetime = {} if ttl_seconds is None else {"ttl_seconds": ttl_seconds}
-    return key.mint(player, role, issuer=DEMO_ISSUER, audience=DEMO_AUDIENCE, **lifetime)
+def _token(key: SigningKey, player: str, role: Role = Role.PLAYER) -> str:
+    """A token as the demo's identity provider would issue it: as long as the service accepts for the role."""
+    return key.mint(player, role, issuer=DEMO_ISSUER, audience=DEMO_AUDIENCE)
+
+
+def _client(channel: grpc.aio.Channel, key: SigningKey, player: str, role: Role = Role.PLAYER) -> StudClient:
+    return StudClient(channel, _token(key, player, role))
 
 
 async def _play(
     channel: grpc.aio.Channel, key: SigningKey, args: argparse.Namespace, host: ServiceHost
 ) -> int:
-    operator = StudClient(channel, _token(key, "house", Role.OPERATOR))
+    operator = _client(channel, key, "house", Role.OPERATOR)
     table_id = f"demo-{secrets.token_hex(3)}"
     await operator.create_table(
         table_id,
@@ -211,12 +216,12 @@ async def _play(
         f" fourth street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and"
         f" buy in for {money(BUY_IN)}"
     )
-    spectator = StudClient(channel, _token(key, "spectator"))
+    spectator = _client(channel, key, "spectator")
     narrator = Narrator()
     watch = asyncio.ensure_future(_narrate(spectator, table_id, narrator, args.hands))
     bots = [
         Bot(
-            StudClient(channel, _token(key, name)),
+            _client(channel, key, name),
             table_id,
             seat,
             strategy=random_strategy,
@@ -234,15 +239,18 @@ async def _play(
     await _until_empty(spectator, table_id)
     assert host.runtime is not None
     await host.runtime.sweep_rake()  # the server does this every --rake-sweep-seconds; now, for the summary
-    auditor = StudClient(channel, _token(key, "auditor", Role.AUDITOR))
+    auditor = _client(channel, key, "auditor", Role.AUDITOR)
     _summary(narrator, bots, elapsed)
     balanced = await _books(operator, auditor, names)
     if not args.stay:
         print(f"(Run `stud-service demo --stay` to keep the table running and play it at {_web_url(host)})")
         return balanced
     await _stay(channel, key, operator, table_id, list(zip(bots, names, strict=True)), host)
+    # The table may have played for hours: the first tokens may have expired, so new ones.
+    operator = _client(channel, key, "house", Role.OPERATOR)
+    auditor = _client(channel, key, "auditor", Role.AUDITOR)
     try:  # the books balance with chips still at the table too: they are reconciled whatever happens here
-        await _until_empty(spectator, table_id, staying=HUMAN)
+        await _until_empty(_client(channel, key, "spectator"), table_id, staying=HUMAN)
     except TimeoutError:
         print("(a hand is still running: the bots' chips are counted at the table)", flush=True)
     await host.runtime.sweep_rake()
@@ -255,7 +263,7 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
     await operator.deposit(HUMAN, DEPOSIT, reference="demo-deposit-you")
     playing = [bot for bot, _ in bots[:7]]  # the table has 8 seats: one stays free for you
     for bot, name in bots[:7]:
-        bot.client = StudClient(channel, _token(key, name, ttl_seconds=STAY_TOKEN_SECONDS))
+        bot.client = _client(channel, key, name)
         bot.think_seconds = STAY_THINK_SECONDS
         await bot.sit(BUY_IN)
     stop = asyncio.Event()
@@ -267,10 +275,12 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
     print("━━ The table plays on ━━")
     print(f"Watch it: {url}")
     print(f"Play it: open the page's login form and paste this development token of player {HUMAN!r}"
-          f" ({money(DEPOSIT)} in the cashier), then pick the free seat:")
-    print(_token(key, HUMAN, ttl_seconds=STAY_TOKEN_SECONDS))
+          f" ({money(DEPOSIT)} in the cashier, valid {DEFAULT_MAX_LIFETIMES.player // 3600} hours), then pick"
+          " the free seat:")
+    print(_token(key, HUMAN))
     print("Ctrl-C ends the demo (the bots cash out and the books are reconciled again).", flush=True)
     tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in playing]
+    tasks.append(asyncio.ensure_future(_renew_tokens(key, bots[:7], stop)))
     try:
         await stop.wait()
     finally:
@@ -283,10 +293,20 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
     for bot in playing:
         with contextlib.suppress(grpc.aio.AioRpcError):
             await bot.client.leave(table_id)
-    view = await operator.view(table_id)
+    view = await _client(channel, key, "house", Role.OPERATOR).view(table_id)  # the first may have expired
     for seat in view.seats:  # a person still seated: the operator cannot leave for them; say so
         if seat.player_id == HUMAN:
             print(f"(player {HUMAN!r} is still seated: leave the table in the page to cash out)")
+
+
+async def _renew_tokens(key: SigningKey, bots: list[tuple[Bot, str]], stop: asyncio.Event) -> None:
+    """Give the bots new tokens every RENEW_TOKENS_SECONDS until ``stop``, as a client renews its own
+    through the login system before the old one expires."""
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), RENEW_TOKENS_SECONDS)
+        for bot, name in bots:
+            bot.client.use_token(_token(key, name))
 
 
 def _engine_variant(name: str) -> str:

@@ -14,7 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from stud_service.auth import DEFAULT_LEEWAY_SECONDS, DEFAULT_ROLE_CLAIM, SECRET_ENV, TokenSettings
+from stud_service.auth import (
+    DEFAULT_LEEWAY_SECONDS,
+    DEFAULT_MAX_LIFETIMES_TEXT,
+    DEFAULT_ROLE_CLAIM,
+    SECRET_ENV,
+    MaxLifetimes,
+    TokenSettings,
+)
 from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
 from stud_service.server.app import DEFAULT_MAX_WAITING_CALLS, TlsFiles, waiting_call_options
 from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds
@@ -217,6 +224,12 @@ def add_token_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(f"--token-{name}-seconds", type=float, default=float(_env(env) or default),
                             help=f"{what} (default: ${env} or {default:g})")
     parser.add_argument(
+        "--max-token-lifetime", default=_env("STUD_MAX_TOKEN_LIFETIME", DEFAULT_MAX_LIFETIMES_TEXT),
+        help="the longest a token may be valid (exp - iat, or exp - now without iat), for every role ('2h')"
+        " or by role ('player=12h,operator=30m'; s, m, h, d); longer ones are refused TOKEN_INVALID"
+        f" (default: $STUD_MAX_TOKEN_LIFETIME or {DEFAULT_MAX_LIFETIMES_TEXT})",
+    )
+    parser.add_argument(
         "--token-hs256", default=_env("STUD_TOKEN_HS256", "off"),
         help=f"'on': accept development HS256 tokens signed with ${SECRET_ENV}, instead of a JWKS"
         " (default: $STUD_TOKEN_HS256 or off)",
@@ -233,8 +246,13 @@ def token_settings(args: argparse.Namespace) -> TokenSettings:
                          " accepted beside public keys")
     if hs256 == "off" and not args.token_jwks:
         raise ValueError("set --token-jwks (your identity provider's keys) or, to develop, --token-hs256 on")
+    try:
+        lifetimes = MaxLifetimes.parse(str(args.max_token_lifetime))
+    except ValueError as error:
+        raise ValueError(f"--max-token-lifetime: {error}") from None
     common = {"issuer": args.token_issuer or None, "audience": args.token_audience or None,
-              "leeway_seconds": args.token_leeway_seconds, "role_claim": args.token_role_claim}
+              "leeway_seconds": args.token_leeway_seconds, "role_claim": args.token_role_claim,
+              "max_lifetimes": lifetimes}
     if hs256 == "on":
         return TokenSettings(hs256_secret=os.environ.get(SECRET_ENV, ""), **common)
     try:

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from stud_service.auth import DEFAULT_TTL_SECONDS, SECRET_ENV, Role, mint_token, secret_from_env
+from stud_service.auth import DEFAULT_MAX_LIFETIMES, SECRET_ENV, Role, mint_token, secret_from_env
 
 KEY_FILE_ENV = "STUD_TOKEN_KEY_FILE"
 
@@ -25,7 +25,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--player", help="player id (the token's subject)")
     parser.add_argument("--role", choices=[role.value for role in Role], default=Role.PLAYER.value)
-    parser.add_argument("--ttl", type=int, default=DEFAULT_TTL_SECONDS, help="lifetime in seconds")
+    parser.add_argument(
+        "--ttl", type=int, default=None,
+        help="lifetime in seconds (default: the longest a service accepts by default for the role,"
+        f" --max-token-lifetime: {DEFAULT_MAX_LIFETIMES.player} for a player,"
+        f" {DEFAULT_MAX_LIFETIMES.operator} for an operator or auditor)",
+    )
     parser.add_argument("--key", default=os.environ.get(KEY_FILE_ENV),
                         help=f"PEM private key to sign with (default: ${KEY_FILE_ENV})")
     parser.add_argument("--issuer", default=os.environ.get("STUD_TOKEN_ISSUER"),
@@ -51,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.player:
             raise ValueError("--player is required")
         role = Role(args.role)
+        if args.ttl is not None and args.ttl < 1:
+            raise ValueError("--ttl must be at least 1 second")
+        if args.ttl is not None and args.ttl > DEFAULT_MAX_LIFETIMES.of(role):
+            print(f"stud-service token: warning: a service with the default --max-token-lifetime refuses a"
+                  f" {role.value} token valid over {DEFAULT_MAX_LIFETIMES.of(role)} s", file=sys.stderr)
         if args.key:
             signing = SigningKey.load(Path(args.key))
             print(signing.mint(args.player, role, args.ttl, issuer=args.issuer, audience=args.audience))
