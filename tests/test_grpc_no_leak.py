@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import grpc
 import pytest
 from event_messages import event_body, message_cards
-from grpc_fixtures import TOKEN_SECRET, TRANSPORTS, settle_table
+from grpc_fixtures import TOKEN_SECRET, TRANSPORTS, settle_table, wait_for_view
 
-from stud_service.auth import mint_token
+from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, Strategy, StudClient, cautious_strategy, events_of, random_strategy
 from stud_service.bots.connect_stub import WebChannel
 from stud_service.server.proto_gen import events_pb2, table_pb2
@@ -228,3 +228,47 @@ async def _watch_all(
         ):
             stream.cancel()
             return
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_an_auditors_view_of_a_running_hand_shows_no_face_down_card(
+    grpc_service, new_table, make_player, transport
+) -> None:
+    """The source of docs/access-log.md's and docs/fairness.md's claim: an auditor watching a running table
+    gets an observer's view, as a spectator does: no seat's face-down card, in GetTableView or in the watch
+    stream's views and events (the auditor reads every card of a hand once it has ended, never before)."""
+    table_id = await new_table()
+    ann, ben = make_player("ann"), make_player("ben")
+    await ann.sit_down(table_id, 1, BUY_IN)
+    await ben.sit_down(table_id, 2, BUY_IN)
+    # Nobody acts: the hand waits for its bring-in (a 30 s clock), running, its down cards dealt.
+    own = await wait_for_view(ann, table_id, lambda v: v.HasField("hand") and not v.hand.complete
+                              and any(seat.down_cards for seat in v.seats))
+    held = {card for player in (ann, ben) for seat in (await player.view(table_id)).seats
+            for card in seat.down_cards}
+    assert len(held) == 4  # two down cards each on third street, each seen by its own player only
+
+    auditor = grpc_service.client("aud", Role.AUDITOR, transport)
+    view = await auditor.view(table_id)
+    assert view.hand.hand_number == own.hand.hand_number and not view.hand.complete
+    seated = [seat for seat in view.seats if seat.player_id]
+    assert len(seated) == 2
+    assert all(not seat.down_cards and seat.hidden_down_cards == 2 and len(seat.up_cards) == 1
+               for seat in seated)
+    assert view == await grpc_service.client("spectator", transport=transport).view(table_id)
+
+    shown: set[int] = set()
+    stream = auditor.watch(table_id, after_version=1, include_views=True, batch_events=True)  # every deal
+    try:
+        async with asyncio.timeout(30):
+            async for message in stream:
+                for event in events_of(message):
+                    shown.update(message_cards(event))
+                if message.HasField("view"):
+                    assert not any(seat.down_cards for seat in message.view.seats)
+                if events_of(message) and events_of(message)[-1].version >= view.version:
+                    break
+    finally:
+        stream.cancel()
+    assert shown == {card for seat in seated for card in seat.up_cards}
+    assert not shown & held
