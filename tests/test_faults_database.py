@@ -267,6 +267,34 @@ async def test_tables_deal_and_clocks_fire_after_postgres_restarts(database, sta
         await assert_books_hold(host, clock_tables + deal_tables)
 
 
+LONG_HAND_PAUSE = 30.0
+# Far less than the hand pause, far more than the ~1 s the deal takes: a deal that waited a second whole
+# pause after the database came back is late by this bound however busy the machine.
+DEAL_AFTER_RESTART = 20.0
+
+
+async def test_a_deal_whose_pause_ran_out_during_an_outage_comes_when_the_store_answers(
+    database, start_service
+) -> None:
+    """The pause counts from when the table became ready, not from when the dealer was armed again
+    (after the outage the lease is taken again, and the dealer with it)."""
+    host = await start_service(database.url, hand_pause_seconds=LONG_HAND_PAUSE)
+    async with channel_to(host) as channel:
+        (table_id,) = await new_tables(client(channel, "house", Role.OPERATOR), 1)
+        await seat_two(channel, table_id)
+        seated = time.time()
+        assert first_event_after(database, table_id, "HandStarted", 0) is None
+        await asyncio.to_thread(database.pg.stop)
+        await asyncio.sleep(seated + LONG_HAND_PAUSE + 1.0 - time.time())  # the pause runs out meanwhile
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.time()
+        delays = await wait_for_events(
+            database, {table_id: ("HandStarted", False)}, 0, restarted, timeout=DEAL_AFTER_RESTART
+        )
+        print("restart -> deal whose pause ran out during the outage:", delays)
+        await assert_books_hold(host, [table_id])
+
+
 async def test_the_pool_connects_again_soon_after_a_long_outage(database) -> None:
     """psycopg_pool backs off 1, 2, 4, 8 ... s between connection attempts; unbounded, a pool whose
     database was away for 8 s first tries again about 7 s after it is back."""
