@@ -156,7 +156,8 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         "--store-timeout-seconds",
         type=float,
         default=float(_env("STUD_STORE_TIMEOUT_SECONDS", "5") or 5),
-        help="longest a call waits for a database connection before UNAVAILABLE"
+        help="longest a call waits for a database connection, or runs while the database is failing,"
+        " before UNAVAILABLE"
         " (default: $STUD_STORE_TIMEOUT_SECONDS or 5)",
     )
     parser.add_argument(

@@ -128,6 +128,11 @@ class EventStore:
         self.health = StoreHealth()  # every read and append reports here (readiness reads it)
         self._writer = AppendWriter(pool, announce=announce, spin_wait=spin_wait)
 
+    @property
+    def wait_timeout(self) -> float:
+        """Seconds a read or append waits for a database connection (the pool's timeout)."""
+        return float(self.pool.timeout)
+
     # -- writing -------------------------------------------------------------------------------
 
     async def append(

@@ -26,6 +26,10 @@ class StoreHealth:
         if self._down_since is None:
             self._down_since = self._clock()
 
+    def failing(self) -> bool:
+        """Whether the last thing tried failed (nothing has succeeded since)."""
+        return self._down_since is not None
+
     def unreachable_for(self) -> float:
         """Seconds since the first failure with no success after it; 0.0 while reachable."""
         return 0.0 if self._down_since is None else self._clock() - self._down_since
