@@ -77,6 +77,13 @@ class FaultyDatabase:
             cursor = conn.execute(query, params)
             return cursor.fetchall() if cursor.description else []
 
+    def sql_as_maintenance(self, statement: str) -> None:
+        """Run a server-wide statement (``ALTER SYSTEM``), then reload the configuration: every session
+        takes the change."""
+        with psycopg.connect(self.pg.maintenance_url, autocommit=True) as conn:
+            conn.execute(statement)
+            conn.execute("SELECT pg_reload_conf()")
+
 
 def _mount_small_disk(path: Path) -> str:
     """Mount a small tmpfs at ``path``; the reason if that is impossible here, else ''."""
@@ -413,6 +420,75 @@ async def test_a_full_disk_stalls_writes_and_play_resumes_once_space_is_freed(
         )
         print("disk freed -> first deal, per table:", delays)
         await assert_books_hold(host, tables)
+
+
+READINESS_CHANGE = 20.0  # the threshold is 1 s and the monitor checks every quarter second: generous
+
+
+async def wait_for_readiness(channel: grpc.aio.Channel, status: int, what: str) -> None:
+    """Wait until readiness reports ``status`` (liveness stays SERVING all along)."""
+    serving = health_pb2.HealthCheckResponse.SERVING
+    started = time.monotonic()
+    while await health_status(channel, "") != status:
+        assert time.monotonic() - started < READINESS_CHANGE, f"readiness never {what}"
+        assert await health_status(channel, LIVENESS_SERVICE) == serving
+        await asyncio.sleep(0.1)
+    for name in (TABLE_SERVICE_NAME, AUDIT_SERVICE_NAME):
+        assert await health_status(channel, name) == status, name
+    assert await health_status(channel, LIVENESS_SERVICE) == serving
+
+
+async def test_a_replica_whose_store_refuses_writes_for_a_full_disk_is_not_ready_until_they_go_in_again(
+    database, start_service
+) -> None:
+    """The database answers reads throughout; nobody writes once readiness is NOT_SERVING (no table has
+    players, so no dealer either): the replica's own write probe notices the room freed."""
+    if database.small_disk is None:
+        pytest.skip(f"no small filesystem for the database: {database.why_no_disk}")
+    host = await start_service(database.url)
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    async with channel_to(host) as channel:
+        operator = client(channel, "house", Role.OPERATOR)
+        (table_id,) = await new_tables(operator, 1)
+        filler = await asyncio.to_thread(_fill, database.small_disk)
+        for _ in range(5_000):
+            try:
+                await operator.create_table(f"t-{uuid.uuid4().hex[:10]}", table_spec())
+            except grpc.RpcError as error:
+                assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+                assert error_reason(error) == "STORE_UNAVAILABLE"
+                break
+        else:
+            raise AssertionError("the database never ran out of room")
+        await wait_for_readiness(channel, not_serving, "went NOT_SERVING while writes were refused")
+        assert (await client(channel, "spectator").view(table_id)).version >= 1  # reads are served
+        filler.unlink()
+        await wait_for_readiness(channel, serving, "came back once there was room")
+        await operator.create_table(f"t-{uuid.uuid4().hex[:10]}", table_spec())
+
+
+READ_ONLY = "default_transaction_read_only"
+
+
+async def test_a_replica_whose_database_turned_read_only_refuses_writes_unavailable_and_is_not_ready(
+    database, start_service
+) -> None:
+    """A read-only database (a standby, or default_transaction_read_only for maintenance) is a store fault
+    like a full disk: STORE_UNAVAILABLE, not INTERNAL; NOT_SERVING until writes go in again."""
+    host = await start_service(database.url)
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    async with channel_to(host) as channel:
+        operator = client(channel, "house", Role.OPERATOR)
+        (table_id,) = await new_tables(operator, 1)
+        await asyncio.to_thread(database.sql_as_maintenance, f"ALTER SYSTEM SET {READ_ONLY} = on")
+        with pytest.raises(grpc.RpcError) as caught:
+            await client(channel, "alice").sit_down(table_id, 1, BUY_IN)
+        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE, caught.value
+        assert error_reason(caught.value) == "STORE_UNAVAILABLE"
+        await wait_for_readiness(channel, not_serving, "went NOT_SERVING while the database was read-only")
+        await asyncio.to_thread(database.sql_as_maintenance, f"ALTER SYSTEM RESET {READ_ONLY}")
+        await wait_for_readiness(channel, serving, "came back once the database took writes")
+        await client(channel, "alice").sit_down(table_id, 1, BUY_IN)
 
 
 # -- point 2: readiness follows the store, liveness does not ---------------------------------------

@@ -164,7 +164,7 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         "--unready-after-seconds",
         type=float,
         default=float(_env("STUD_UNREADY_AFTER_SECONDS", "5") or 5),
-        help="database unreachable this long: readiness reports NOT_SERVING"
+        help="database unreachable, or refusing every write, this long: readiness reports NOT_SERVING"
         " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
     )
     parser.add_argument(
