@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py \
            $(wildcard stud_service/engine/*.py stud_service/engine/rules/*.py)
 
-.PHONY: demo test lint bench web clean
+.PHONY: demo test test-loaded lint bench web clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check stud_service tests benchmarks examples scripts
 	$(BIN)/pytest
+
+## test-loaded: the whole suite with a CPU hog of its own beside it (one core busy, an hour at most)
+test-loaded: $(VENV)/.installed-test
+	$(BIN)/python scripts/cpu_hog.py --cores 1 --max-minutes 60 -- $(BIN)/pytest
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check stud_service tests benchmarks examples scripts

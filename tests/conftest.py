@@ -55,6 +55,26 @@ os.environ["STUD_WEB_LISTEN"] = "off"
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
 
 
+BASETEMP_PREFIX = "stud-pytest-"
+_OWN_BASETEMP = pytest.StashKey[Path]()  # the base temporary directory this run made (and removes)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own tmp_path factory reads the option
+def pytest_configure(config: pytest.Config) -> None:
+    """Each run gets a base temporary directory of its own (unless ``--basetemp`` names one): pytest's
+    default, numbered directories under one parent, lets a run remove the directories of older runs still
+    going beside it (an embedded PostgreSQL's data among them). xdist workers get subdirectories of it."""
+    if hasattr(config, "workerinput") or config.option.basetemp:
+        return
+    config.option.basetemp = tempfile.mkdtemp(prefix=BASETEMP_PREFIX)
+    config.stash[_OWN_BASETEMP] = Path(config.option.basetemp)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    basetemp = config.stash.get(_OWN_BASETEMP, None)
+    if basetemp is not None:
+        shutil.rmtree(basetemp, ignore_errors=True)
+
 BROWSER_GROUP = "browser"
 
 

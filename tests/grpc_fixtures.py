@@ -331,7 +331,7 @@ async def wait_until_serving(server: ServerProcess, timeout: float = 30) -> None
         raise RuntimeError(f"{error}: {server.log_text()[-2000:]}") from None
 
 
-async def wait_for_view(client: StudClient, table_id: str, predicate, timeout: float = 10.0):
+async def wait_for_view(client: StudClient, table_id: str, predicate, timeout: float = 30.0):
     """Poll the client's view until ``predicate(view)`` holds; return that view."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
@@ -343,7 +343,7 @@ async def wait_for_view(client: StudClient, table_id: str, predicate, timeout: f
         await asyncio.sleep(0.02)
 
 
-async def wait_for_turn(clients, table_id: str, timeout: float = 10.0):
+async def wait_for_turn(clients, table_id: str, timeout: float = 30.0):
     """The (client, view) whose turn it is, once a hand has someone to act."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:

@@ -184,7 +184,7 @@ async def test_running_hand_is_not_revealed(audit_channel, grpc_service, operato
     alice, bob = grpc_service.client("alice"), grpc_service.client("bob")
     await alice.sit_down(table_id, 1, 10_000)
     await bob.sit_down(table_id, 2, 10_000)
-    for _ in range(500):
+    for _ in range(3000):
         if (await alice.view(table_id)).hand.hand_number == 1:
             break
         await asyncio.sleep(0.01)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import errno
 import shutil
@@ -57,10 +58,10 @@ from stud_service.store.tables import load_table
 
 SMALL_DISK = "48m"
 # Long enough for the setup to finish before anything is due, even on a busy machine.
-HAND_PAUSE = 3.0
-ACTION_CLOCK = 4
-OUTAGE = 8.0
-RECOVERY = 5.0  # "within a few seconds of recovery"
+HAND_PAUSE = 6.0
+ACTION_CLOCK = 8
+OUTAGE = 10.0  # longer than both: whatever was set up comes due while the database is down
+RECOVERY = 20.0  # "within a few seconds of recovery" (about one; a loaded machine must not fail it)
 BUY_IN = 5_000
 
 
@@ -75,6 +76,13 @@ class FaultyDatabase:
         with psycopg.connect(self.url, autocommit=True) as conn:
             cursor = conn.execute(query, params)
             return cursor.fetchall() if cursor.description else []
+
+    def sql_as_maintenance(self, statement: str) -> None:
+        """Run a server-wide statement (``ALTER SYSTEM``), then reload the configuration: every session
+        takes the change."""
+        with psycopg.connect(self.pg.maintenance_url, autocommit=True) as conn:
+            conn.execute(statement)
+            conn.execute("SELECT pg_reload_conf()")
 
 
 def _mount_small_disk(path: Path) -> str:
@@ -205,7 +213,7 @@ async def wait_for_events(
     return found
 
 
-async def wait_for_hand(channel: grpc.aio.Channel, table_id: str, timeout: float = 10.0) -> None:
+async def wait_for_hand(channel: grpc.aio.Channel, table_id: str, timeout: float = 30.0) -> None:
     spectator = client(channel, "spectator")
     deadline = time.monotonic() + timeout
     while not (await spectator.view(table_id)).HasField("hand"):
@@ -226,7 +234,7 @@ async def assert_books_hold(host: ServiceHost, tables: list[str]) -> None:
 
 async def health_status(channel: grpc.aio.Channel, service: str) -> int:
     stub = health_pb2_grpc.HealthStub(channel)
-    reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
+    reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=20)
     return reply.status
 
 
@@ -267,9 +275,41 @@ async def test_tables_deal_and_clocks_fire_after_postgres_restarts(database, sta
         await assert_books_hold(host, clock_tables + deal_tables)
 
 
+LONG_HAND_PAUSE = 30.0
+# Far less than the hand pause, far more than the ~1 s the deal takes: a deal that waited a second whole
+# pause after the database came back is late by this bound however busy the machine.
+DEAL_AFTER_RESTART = 20.0
+
+
+async def test_a_deal_whose_pause_ran_out_during_an_outage_comes_when_the_store_answers(
+    database, start_service
+) -> None:
+    """The pause counts from when the table became ready, not from when the dealer was armed again
+    (after the outage the lease is taken again, and the dealer with it)."""
+    host = await start_service(database.url, hand_pause_seconds=LONG_HAND_PAUSE)
+    async with channel_to(host) as channel:
+        (table_id,) = await new_tables(client(channel, "house", Role.OPERATOR), 1)
+        await seat_two(channel, table_id)
+        seated = time.time()
+        assert first_event_after(database, table_id, "HandStarted", 0) is None
+        await asyncio.to_thread(database.pg.stop)
+        await asyncio.sleep(seated + LONG_HAND_PAUSE + 1.0 - time.time())  # the pause runs out meanwhile
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.time()
+        delays = await wait_for_events(
+            database, {table_id: ("HandStarted", False)}, 0, restarted, timeout=DEAL_AFTER_RESTART
+        )
+        print("restart -> deal whose pause ran out during the outage:", delays)
+        await assert_books_hold(host, [table_id])
+
+
+POOL_OUTAGE = 8.0
+POOL_BACK = 5.0  # seconds: between the ~1 s the pool takes and the ~7 s it took with psycopg_pool's backoff
+
+
 async def test_the_pool_connects_again_soon_after_a_long_outage(database) -> None:
     """psycopg_pool backs off 1, 2, 4, 8 ... s between connection attempts; unbounded, a pool whose
-    database was away for 8 s first tries again about 7 s after it is back."""
+    database was away for POOL_OUTAGE (8 s) first tries again about 7 s after it is back."""
     pool = await open_pool(database.url, max_size=2, timeout=0.5)
 
     async def select_one() -> bool:
@@ -284,15 +324,16 @@ async def test_the_pool_connects_again_soon_after_a_long_outage(database) -> Non
         assert await select_one()
         await asyncio.to_thread(database.pg.stop)
         down = time.monotonic()
-        while time.monotonic() - down < OUTAGE:  # callers keep trying, as the service's loops do
+        while time.monotonic() - down < POOL_OUTAGE:  # callers keep trying, as the service's loops do
             assert not await select_one()
             await asyncio.sleep(0.2)
         await asyncio.to_thread(database.pg.start)
         restarted = time.monotonic()
         while not await select_one():
+            # Its backoff reset, the pool tries again within about a second; unbounded, only after about 7.
+            assert time.monotonic() - restarted < POOL_BACK, "the pool did not connect again soon"
             await asyncio.sleep(0.2)
         print(f"pool: restart -> first query {time.monotonic() - restarted:.2f} s")
-        assert time.monotonic() - restarted < 2.0
     finally:
         await pool.close()
 
@@ -351,32 +392,43 @@ def _fill(path: Path) -> Path:
     return filler
 
 
+WRITES_REFUSED_WITHIN = 60.0
+
+
+async def create_tables_until_refused(operator: StudClient) -> grpc.RpcError:
+    """Create tables until the service refuses one: the database refuses writes a moment after it is made to
+    (a full disk once the free room left in the pages is used up; a configuration reload once each backend
+    has taken it)."""
+    started = time.monotonic()
+    while time.monotonic() - started < WRITES_REFUSED_WITHIN:
+        try:
+            await operator.create_table(f"t-{uuid.uuid4().hex[:10]}", table_spec())
+        except grpc.RpcError as error:
+            return error
+    raise AssertionError("the database never refused a write")
+
+
+FILLING_HAND_PAUSE = 10.0  # filling the disk takes a second or two: the deals come due after it, however busy
+
+
 async def test_a_full_disk_stalls_writes_and_play_resumes_once_space_is_freed(
     database, start_service
 ) -> None:
     if database.small_disk is None:
         pytest.skip(f"no small filesystem for the database: {database.why_no_disk}")
-    host = await start_service(database.url)
+    host = await start_service(database.url, hand_pause_seconds=FILLING_HAND_PAUSE)
     async with channel_to(host) as channel:
         operator = client(channel, "house", Role.OPERATOR)
         tables = await new_tables(operator, 3)
         for table_id in tables:
-            await seat_two(channel, table_id)  # each dealer is due HAND_PAUSE from now
+            await seat_two(channel, table_id)  # each dealer is due FILLING_HAND_PAUSE from now
         seated = time.time()
         filler = await asyncio.to_thread(_fill, database.small_disk)
-        # Use up the free room left in the tables' pages: creating tables until an append is refused.
-        refusal = None
-        for _ in range(5_000):
-            try:
-                await operator.create_table(f"t-{uuid.uuid4().hex[:10]}", table_spec())
-            except grpc.RpcError as error:
-                refusal = error
-                break
-        assert refusal is not None, "the database never ran out of room"
+        refusal = await create_tables_until_refused(operator)
         assert refusal.code() == grpc.StatusCode.UNAVAILABLE and error_reason(refusal) == "STORE_UNAVAILABLE"
         assert "No space left on device" in database.pg.log_text()
-        assert time.time() < seated + HAND_PAUSE, "the disk filled too slowly for the deal to come due after"
-        await asyncio.sleep(seated + HAND_PAUSE + 1.0 - time.time())  # the deals come due, and fail
+        assert time.time() < seated + FILLING_HAND_PAUSE, "the deals came due before the disk was full"
+        await asyncio.sleep(seated + FILLING_HAND_PAUSE + 1.0 - time.time())  # the deals come due, and fail
         filler.unlink()
         freed = time.time()
         delays = await wait_for_events(
@@ -384,6 +436,67 @@ async def test_a_full_disk_stalls_writes_and_play_resumes_once_space_is_freed(
         )
         print("disk freed -> first deal, per table:", delays)
         await assert_books_hold(host, tables)
+
+
+READINESS_CHANGE = 20.0  # the threshold is 1 s and the monitor checks every quarter second: generous
+
+
+async def wait_for_readiness(channel: grpc.aio.Channel, status: int, what: str) -> None:
+    """Wait until readiness reports ``status`` (liveness stays SERVING all along)."""
+    serving = health_pb2.HealthCheckResponse.SERVING
+    started = time.monotonic()
+    while await health_status(channel, "") != status:
+        assert time.monotonic() - started < READINESS_CHANGE, f"readiness never {what}"
+        assert await health_status(channel, LIVENESS_SERVICE) == serving
+        await asyncio.sleep(0.1)
+    for name in (TABLE_SERVICE_NAME, AUDIT_SERVICE_NAME):
+        assert await health_status(channel, name) == status, name
+    assert await health_status(channel, LIVENESS_SERVICE) == serving
+
+
+async def test_a_replica_whose_store_refuses_writes_for_a_full_disk_is_not_ready_until_they_go_in_again(
+    database, start_service
+) -> None:
+    """The database answers reads throughout; nobody writes once readiness is NOT_SERVING (no table has
+    players, so no dealer either): the replica's own write probe notices the room freed."""
+    if database.small_disk is None:
+        pytest.skip(f"no small filesystem for the database: {database.why_no_disk}")
+    host = await start_service(database.url)
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    async with channel_to(host) as channel:
+        operator = client(channel, "house", Role.OPERATOR)
+        (table_id,) = await new_tables(operator, 1)
+        filler = await asyncio.to_thread(_fill, database.small_disk)
+        refusal = await create_tables_until_refused(operator)
+        assert refusal.code() == grpc.StatusCode.UNAVAILABLE and error_reason(refusal) == "STORE_UNAVAILABLE"
+        await wait_for_readiness(channel, not_serving, "went NOT_SERVING while writes were refused")
+        assert (await client(channel, "spectator").view(table_id)).version >= 1  # reads are served
+        filler.unlink()
+        await wait_for_readiness(channel, serving, "came back once there was room")
+        await operator.create_table(f"t-{uuid.uuid4().hex[:10]}", table_spec())
+
+
+READ_ONLY = "default_transaction_read_only"
+
+
+async def test_a_replica_whose_database_turned_read_only_refuses_writes_unavailable_and_is_not_ready(
+    database, start_service
+) -> None:
+    """A read-only database (a standby, or default_transaction_read_only for maintenance) is a store fault
+    like a full disk: STORE_UNAVAILABLE, not INTERNAL; NOT_SERVING until writes go in again."""
+    host = await start_service(database.url)
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    async with channel_to(host) as channel:
+        operator = client(channel, "house", Role.OPERATOR)
+        (table_id,) = await new_tables(operator, 1)
+        await asyncio.to_thread(database.sql_as_maintenance, f"ALTER SYSTEM SET {READ_ONLY} = on")
+        refusal = await create_tables_until_refused(operator)
+        assert refusal.code() == grpc.StatusCode.UNAVAILABLE, refusal
+        assert error_reason(refusal) == "STORE_UNAVAILABLE"
+        await wait_for_readiness(channel, not_serving, "went NOT_SERVING while the database was read-only")
+        await asyncio.to_thread(database.sql_as_maintenance, f"ALTER SYSTEM RESET {READ_ONLY}")
+        await wait_for_readiness(channel, serving, "came back once the database took writes")
+        await client(channel, "alice").sit_down(table_id, 1, BUY_IN)
 
 
 # -- point 2: readiness follows the store, liveness does not ---------------------------------------
@@ -402,7 +515,7 @@ async def test_readiness_is_not_serving_while_the_store_is_down_and_liveness_sta
         stopped = time.monotonic()
         # Nobody calls the service: the replica notices the outage on its own.
         while await health_status(channel, "") == serving:
-            assert time.monotonic() - stopped < 5, "readiness never went NOT_SERVING"
+            assert time.monotonic() - stopped < READINESS_CHANGE, "readiness never went NOT_SERVING"
             await asyncio.sleep(0.1)
         assert time.monotonic() - stopped >= 1.0  # not before the threshold
         for name in readiness:
@@ -411,7 +524,7 @@ async def test_readiness_is_not_serving_while_the_store_is_down_and_liveness_sta
         await asyncio.to_thread(database.pg.start)
         restarted = time.monotonic()
         while await health_status(channel, "") != serving:
-            assert time.monotonic() - restarted < 5, "readiness never came back"
+            assert time.monotonic() - restarted < READINESS_CHANGE, "readiness never came back"
             await asyncio.sleep(0.1)
         for name in (*readiness, LIVENESS_SERVICE):
             assert await health_status(channel, name) == serving
@@ -564,6 +677,52 @@ async def test_with_the_store_down_every_method_is_unavailable_within_the_deadli
     _assert_store_unavailable(caught.value, time.monotonic() - started, CALL_DEADLINE)
 
 
+LONG_DEADLINE = 60.0
+QUEUED = 3
+
+
+async def test_calls_queued_at_one_table_are_each_refused_within_the_store_timeout(outage) -> None:
+    """Acts at one loaded table with a long deadline: each waits at the table's write lock for the one before,
+    whose read of the log waits for a connection. The store timeout bounds each whole call, not each wait:
+    no call is refused after two timeouts (before, the n-th Act was refused after n)."""
+    _, channel = outage
+    player = client(channel, "p1")
+
+    async def act(n: int) -> tuple[grpc.RpcError, float]:
+        request = table_service_pb2.ActRequest(
+            name=f"tables/{LOADED}", seat=1, action=table_pb2.ACTION_TYPE_FOLD, turn=5,
+            request_id=f"queued-{n}",
+        )
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as caught:
+            await player.stub.Act(request, metadata=player.metadata, timeout=LONG_DEADLINE)
+        return caught.value, time.monotonic() - started
+
+    for error, elapsed in await asyncio.gather(*(act(n) for n in range(QUEUED))):
+        _assert_store_unavailable(error, elapsed, 2 * STORE_TIMEOUT)
+
+
+BURST = 200
+BURST_DEADLINE = 3.0
+
+
+async def test_a_burst_of_calls_during_an_outage_is_refused_unavailable_not_deadline_exceeded(outage) -> None:
+    """Many calls at once whose deadlines all come together: the server has their refusals to send at the
+    same moment, and each still reaches its client before the deadline does."""
+    _, channel = outage
+    player = client(channel, "p1")
+
+    async def view(n: int) -> grpc.RpcError:
+        request = table_service_pb2.GetTableViewRequest(name=f"tables/t-burst-{n}")
+        with pytest.raises(grpc.RpcError) as caught:
+            await player.stub.GetTableView(request, metadata=player.metadata, timeout=BURST_DEADLINE)
+        return caught.value
+
+    errors = await asyncio.gather(*(view(n) for n in range(BURST)))
+    codes = collections.Counter(error.code().name for error in errors)
+    assert codes == {"UNAVAILABLE": BURST}, codes
+
+
 async def test_without_a_deadline_a_call_waits_no_longer_than_the_store_timeout(outage) -> None:
     """No client deadline: the store timeout (not psycopg_pool's 30 s, nor twice it) bounds the call."""
     _, channel = outage
@@ -642,8 +801,11 @@ async def test_with_the_store_down_the_web_port_is_unavailable_within_the_deadli
     assert time.monotonic() - started < CALL_DEADLINE
 
 
-def test_a_call_waits_on_the_store_at_most_nine_tenths_of_its_time_and_never_into_the_last_quarter_second():
+def test_a_call_waits_on_the_store_at_most_four_fifths_of_its_time_and_not_into_its_last_half_second():
+    """A busy machine was seen to take more than a quarter second to send a refusal due at 2.7 s of 3."""
     assert store_wait_limit(None) is None
-    assert store_wait_limit(10.0) == pytest.approx(9.0)  # a long deadline: the share decides
-    assert store_wait_limit(1.0) == pytest.approx(0.75)  # a short one: the margin does
-    assert store_wait_limit(0.2) == 0.0  # too short to wait at all: refused at once
+    assert store_wait_limit(10.0) == pytest.approx(8.0)  # a long deadline: the share decides
+    assert store_wait_limit(3.0) == pytest.approx(2.4)
+    assert store_wait_limit(2.0) == pytest.approx(1.5)  # a shorter one: the margin does
+    assert store_wait_limit(0.4) == pytest.approx(0.2)  # a very short one still leaves the store half
+    assert store_wait_limit(-1.0) == 0.0  # past its deadline: refused at once

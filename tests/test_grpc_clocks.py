@@ -23,7 +23,7 @@ from stud_service.server.service import TableService
 from stud_service.store import EventStore
 
 
-async def next_event(stream, kind: str, timeout: float = 10.0) -> Any:
+async def next_event(stream, kind: str, timeout: float = 30.0) -> Any:
     async def find() -> Any:
         async for message in stream:
             if message.event.type == kind:
@@ -41,7 +41,7 @@ async def test_the_clock_fires_and_the_player_is_sat_out(new_table, make_player)
     await alice.sit_down(table_id, 1, 5_000)
     await bob.sit_down(table_id, 2, 5_000)
     started = asyncio.get_running_loop().time()
-    acted = await next_event(stream, "PlayerActed", timeout=10)
+    acted = await next_event(stream, "PlayerActed")
     assert acted.timeout is True
     assert asyncio.get_running_loop().time() - started >= 1.0
     sat_out = await next_event(stream, "PlayerSatOut")

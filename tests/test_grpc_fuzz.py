@@ -265,7 +265,7 @@ def fuzz(target: Target) -> dict[str, int]:
         one_call()
         health = health_pb2_grpc.HealthStub(channel)
         for service in ("", *(service.full_name for service in SERVICES)):
-            reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+            reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=30)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING, service
     return outcomes
 

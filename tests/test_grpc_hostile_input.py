@@ -78,7 +78,7 @@ async def test_bytes_that_are_no_message_are_malformed_request_with_at_most_a_lo
     with caplog.at_level(logging.INFO):
         for _ in range(10):
             for data in not_messages(method.input_type):
-                error = await first_reply_or_error(raw_call(both_services, method)(data, timeout=5))
+                error = await first_reply_or_error(raw_call(both_services, method)(data, timeout=30))
                 assert error is not None and error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
                 info = error_info(error)
                 assert info is not None and info.reason == "MALFORMED_REQUEST"
@@ -286,7 +286,7 @@ async def test_a_watch_after_a_version_beyond_the_head_is_out_of_range(operator,
                                   metadata=OPERATOR)).version
     for after in (head + 1, 2**62, 2**63 - 1):
         request = table_service_pb2.WatchTableRequest(name=f"tables/{table_id}", after_version=after)
-        error = await first_reply_or_error(tables.WatchTable(request, metadata=OPERATOR, timeout=5))
+        error = await first_reply_or_error(tables.WatchTable(request, metadata=OPERATOR, timeout=30))
         assert error is not None and error.code() == grpc.StatusCode.OUT_OF_RANGE, error
         info = error_info(error)
         assert info.reason == "VERSION_OUT_OF_RANGE" and info.metadata["version"] == str(head)

@@ -130,7 +130,7 @@ async def test_a_retried_sit_down_debits_once(grpc_service, operator, names):
 
 async def play_out_hand(players, table_id: str, hand: int) -> None:
     """Passive actions, whoever's turn, until hand ``hand`` has ended."""
-    for _ in range(400):
+    for _ in range(1500):
         views = [await player.view(table_id) for player in players]
         if any(v.hand.hand_number > hand or (v.hand.hand_number == hand and v.hand.complete) for v in views):
             return

@@ -117,7 +117,7 @@ async def test_action_clocks_are_rearmed_after_a_restart(spawn_server, database)
         ann, ben = clients(channel, "ann", "ben")
         await ann.sit_down("clock", 1, BUY_IN)
         await ben.sit_down("clock", 2, BUY_IN)
-        for _ in range(200):
+        for _ in range(1500):
             view = await ann.view("clock")
             if view.HasField("action_deadline"):
                 break
@@ -162,7 +162,7 @@ async def test_two_replicas_serve_one_table_and_a_race_on_one_seat_has_one_winne
 
         # Race: ann's turn; one click reaches replica A, one replica B, both for the version ann saw.
         players_b = clients(channel_b, "ann", "ben")
-        for _ in range(500):
+        for _ in range(1500):
             views = [await player.view("shared") for player in players_a]
             turn = next((i for i, v in enumerate(views) if v.legal_actions), None)
             if turn is not None:

@@ -120,6 +120,20 @@ async def test_a_watcher_that_disconnects_and_resumes_misses_nothing(grpc_servic
 PASSIVE = (table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BRING_IN)
 
 
+async def next_turn_in_hand(clients, table_id: str, hand: int, timeout: float = 30.0) -> tuple | None:
+    """The (client, view) to act next in ``hand``; None once that hand is over."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        for client in clients:
+            view = await client.view(table_id)
+            if view.hand.hand_number != hand or view.hand.complete:
+                return None
+            if view.legal_actions:
+                return client, view
+        await asyncio.sleep(0.02)
+    raise TimeoutError(f"hand {hand} neither went on nor ended")
+
+
 async def test_a_watch_resumed_at_the_head_mid_hand_shows_the_viewer_their_own_down_cards(
     grpc_service, new_table, make_player
 ):
@@ -132,17 +146,14 @@ async def test_a_watch_resumed_at_the_head_mid_hand_shows_the_viewer_their_own_d
     acting, view = await wait_for_turn([alice, bob], table_id)  # third street is dealt
     hand = view.hand.hand_number
     stream = alice.watch(table_id, after_version=await head(grpc_service, table_id))
-    for _ in range(40):  # play the hand out: a few calls and checks a street
+    turn: tuple | None = (acting, view)
+    while turn is not None:  # play the hand out: a few calls and checks a street
+        acting, view = turn
         choice = next(action for action in view.legal_actions if action.type in PASSIVE)
         await acting.act(table_id, view.viewer_seat, choice.type, choice.amount, view.turn)
-        try:
-            acting, view = await wait_for_turn([alice, bob], table_id, timeout=2.0)
-        except TimeoutError:
-            break  # the hand is over, the next one not dealt yet
-        if view.hand.hand_number != hand:
-            break
+        turn = await next_turn_in_hand([alice, bob], table_id, hand)
     seventh: list = []
-    async with asyncio.timeout(10):
+    async with asyncio.timeout(30):
         async for message in stream:
             events = events_of(message)
             seventh += [event.card_dealt for event in events

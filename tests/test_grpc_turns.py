@@ -123,7 +123,7 @@ async def test_a_click_after_the_player_was_timed_out_is_stale(service, caller):
     acting, view = await turn(players, table_id)
 
     # The clock posts the bring-in for the player, then folds the other one: the hand is over.
-    for _ in range(200):
+    for _ in range(600):
         now = await acting.view(table_id)
         if now.turn == 0:
             break

@@ -496,7 +496,7 @@ def service_log(path: Path) -> list[Reading]:
 
 async def metrics_text(url: str) -> list[Reading]:
     def fetch() -> str:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with urllib.request.urlopen(url, timeout=30) as response:
             return response.read().decode()
 
     text = await asyncio.to_thread(fetch)

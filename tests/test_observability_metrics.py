@@ -26,7 +26,7 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 def scrape(server: MetricsServer) -> Samples:
     """Every sample on the endpoint, keyed by (name, sorted labels)."""
-    with urllib.request.urlopen(server.url, timeout=5) as response:
+    with urllib.request.urlopen(server.url, timeout=30) as response:
         assert response.status == 200
         text = response.read().decode()
     samples: Samples = {}

@@ -37,7 +37,7 @@ class Service:
 
     async def scrape(self) -> dict[tuple[str, frozenset], float]:
         def fetch() -> str:
-            with urllib.request.urlopen(self.metrics_url, timeout=5) as response:
+            with urllib.request.urlopen(self.metrics_url, timeout=30) as response:
                 return response.read().decode()
 
         text = await asyncio.to_thread(fetch)
@@ -69,7 +69,7 @@ async def create_table(service: Service, action_clock_seconds: int = 30) -> str:
     return table_id
 
 
-async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> bool:
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> bool:
     deadline = asyncio.get_running_loop().time() + timeout
     while not await check():
         if asyncio.get_running_loop().time() > deadline:

@@ -39,7 +39,7 @@ async def terminate_backends(admin_pool, application_name: str) -> int:
         )
         pids = (await cur.fetchone())[0] or []
         await conn.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (pids,))
-        for _ in range(250):
+        for _ in range(1500):
             cur = await conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", (pids,))
             if (await cur.fetchone())[0] == 0:
                 return len(pids)
@@ -167,7 +167,7 @@ async def test_killed_connection_mid_append_leaves_all_or_nothing(
                     (stream_id, "\n".join(canonical_json(ev(k, 1)).decode() for k in "ABC")),
                 )
             )
-            for _ in range(100):
+            for _ in range(1500):
                 cur = await admin.execute(
                     "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (victim_pid,)
                 )
@@ -264,7 +264,7 @@ async def test_checked_path_answers_a_writer_that_won_the_race_meanwhile(
                     (stream_id, "r-1" if same_request else "r-2", canonical_json(ev("Lost", 1)).decode()),
                 )
             )
-            for _ in range(100):
+            for _ in range(1500):
                 cur = await winner.execute(
                     "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (loser.info.backend_pid,)
                 )

@@ -40,7 +40,7 @@ async def seed(store: EventStore, *streams: str) -> None:
 
 
 async def wait_for_lock(watcher: psycopg.AsyncConnection, pid: int) -> None:
-    for _ in range(250):
+    for _ in range(1500):
         cur = await watcher.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,))
         if (await cur.fetchone())[0] == "Lock":
             return

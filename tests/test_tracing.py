@@ -62,7 +62,7 @@ async def traced(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[
 
 async def to_act(service: Traced, table_id: str, players: list[str]) -> tuple[str, object]:
     """The player whose turn it is (once the dealer has dealt) and their view."""
-    for _ in range(500):
+    for _ in range(3000):
         for player in players:
             view = await service.client(player).view(table_id)
             if view.legal_actions:
@@ -166,7 +166,7 @@ async def test_a_watch_stream_is_one_server_span_that_ends_with_the_stream(trace
     first = await anext(aiter(stream))
     assert first.ByteSize() > 0  # the table's first event
     stream.cancel()
-    for _ in range(100):
+    for _ in range(1500):
         spans = traced.spans.get_finished_spans()[before:]
         if any(s.kind is SpanKind.SERVER for s in spans):
             break

@@ -19,7 +19,7 @@ from stud_service.server.runtime import stream_id_for
 pytestmark = pytest.mark.parametrize("transport", list(WEB_TRANSPORTS))
 
 
-async def watchers_become(grpc_service, count: int, timeout: float = 5.0) -> None:
+async def watchers_become(grpc_service, count: int, timeout: float = 30.0) -> None:
     async with asyncio.timeout(timeout):
         while grpc_service.runtime.watcher_count() != count:
             await asyncio.sleep(0.01)

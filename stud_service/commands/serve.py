@@ -163,14 +163,15 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         "--store-timeout-seconds",
         type=float,
         default=float(_env("STUD_STORE_TIMEOUT_SECONDS", "5") or 5),
-        help="longest a call waits for a database connection before UNAVAILABLE"
+        help="longest a call waits for a database connection, or runs while the database is failing,"
+        " before UNAVAILABLE"
         " (default: $STUD_STORE_TIMEOUT_SECONDS or 5)",
     )
     parser.add_argument(
         "--unready-after-seconds",
         type=float,
         default=float(_env("STUD_UNREADY_AFTER_SECONDS", "5") or 5),
-        help="database unreachable this long: readiness reports NOT_SERVING"
+        help="database unreachable, or refusing every write, this long: readiness reports NOT_SERVING"
         " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
     )
     parser.add_argument(

@@ -14,6 +14,11 @@ engine sees a command; the store's faults are STORE_UNAVAILABLE.
 A store fault reaches the client as one plain sentence: PostgreSQL's own text (paths, channel names,
 hosts) goes to the log only, and at most once per ``STORE_LOG_INTERVAL`` seconds, however many calls
 fail while the database is away.
+
+While the database is away a call is refused once it has run for the store timeout (the pool's wait for a
+connection, ``--store-timeout-seconds``), or at :func:`store_wait_limit` of its deadline, whichever comes
+first. The store timeout bounds the whole call, not each wait: a call queued behind another one's append (the
+table's write lock, the writer's batches in flight) would otherwise wait its own timeout after theirs.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from stud_service.observability.logging import RateLimitedLog
 from stud_service.sealing.errors import SealingError
 from stud_service.server import reasons
 from stud_service.server.call import Call
+from stud_service.store import EventStore
 from stud_service.store.errors import is_store_fault
 
 DOMAIN = "stud-service"
@@ -46,16 +52,23 @@ STORE_RETRY_DELAY_SECONDS = 1  # the RetryInfo hint: about the backoff cap of th
 STORE_LOG_INTERVAL = 10.0
 # A call with a deadline is answered this share of its remaining time in at the latest, and at least
 # DEADLINE_MARGIN_SECONDS before it, so the refusal reaches the client before the deadline does even when
-# a busy event loop is slow to run the timer and send the reply.
-DEADLINE_SHARE = 0.9
-DEADLINE_MARGIN_SECONDS = 0.25
+# a busy machine is slow to run the timer and send the reply (a quarter second was seen to fall short).
+# A short deadline still leaves the store DEADLINE_FLOOR_SHARE of it: a healthy store answers in
+# milliseconds, and a call that is refused at once whatever the store does would be no use.
+DEADLINE_SHARE = 0.8
+DEADLINE_MARGIN_SECONDS = 0.5
+DEADLINE_FLOOR_SHARE = 0.5
+# How often a call that has run for the store timeout looks again whether the store is failing.
+STORE_WATCH_SECONDS = 0.25
 
 
 def store_wait_limit(remaining: float | None) -> float | None:
     """How long a call with ``remaining`` seconds to its deadline may wait on the store (None: no limit)."""
     if remaining is None:
         return None
-    return max(0.0, min(remaining * DEADLINE_SHARE, remaining - DEADLINE_MARGIN_SECONDS))
+    remaining = max(0.0, remaining)
+    with_margin = min(remaining * DEADLINE_SHARE, remaining - DEADLINE_MARGIN_SECONDS)
+    return max(remaining * DEADLINE_FLOOR_SHARE, with_margin)
 
 
 class RequestError(Exception):
@@ -189,10 +202,10 @@ def is_refusal(error: Exception) -> bool:
 
 
 async def answer(method: Callable[..., Awaitable[Reply]], service: Any, request: Any, call: Call) -> Reply:
-    """Run a unary method: a refusal is raised as :class:`Refused` with its status; anything unexpected is
-    logged and refused INTERNAL."""
+    """Run a unary method of ``service`` (whose ``runtime.store`` is the store it uses): a refusal is raised
+    as :class:`Refused` with its status; anything unexpected is logged and refused INTERNAL."""
     try:
-        async with within_deadline(call, method.__name__):
+        async with within_deadline(call, method.__name__, service.runtime.store):
             return await method(service, request, call)
     except Exception as error:
         if is_store_refusal(error):
@@ -214,16 +227,43 @@ def refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[..
     return wrapper
 
 
+class _StoreWatch:
+    """Ends a call's ``limit`` once the call has run for the store timeout while the store is failing (a
+    call that is merely long, on a store that answers, goes on)."""
+
+    def __init__(self, limit: asyncio.Timeout, store: EventStore) -> None:
+        self._limit = limit
+        self._health = store.health
+        self._loop = asyncio.get_running_loop()
+        self._handle = self._loop.call_later(store.wait_timeout, self._check)
+
+    def _check(self) -> None:
+        if self._limit.expired():
+            return
+        if self._health.failing():
+            self._limit.reschedule(self._loop.time())
+        else:
+            self._handle = self._loop.call_later(STORE_WATCH_SECONDS, self._check)
+
+    def cancel(self) -> None:
+        self._handle.cancel()
+
+
 @contextlib.asynccontextmanager
-async def within_deadline(call: Call, what: str) -> AsyncIterator[None]:
-    """Finish the block before the call's deadline (if it has one): work still waiting on the store
-    by then is cancelled and :class:`StoreTimeout` raised, so the caller is told STORE_UNAVAILABLE
-    rather than DEADLINE_EXCEEDED. An append it was waiting for may still commit; a retry with the
-    same request id is safe."""
+async def within_deadline(call: Call, what: str, store: EventStore | None = None) -> AsyncIterator[None]:
+    """Finish the block before the call's deadline (if it has one) and, while ``store`` is failing, within
+    its timeout: work still waiting on the store by then is cancelled and :class:`StoreTimeout` raised, so
+    the caller is told STORE_UNAVAILABLE rather than DEADLINE_EXCEEDED. An append it was waiting for may
+    still commit; a retry with the same request id is safe."""
     limit = asyncio.timeout(store_wait_limit(call.time_remaining()))
     try:
         async with limit:
-            yield
+            watch = None if store is None else _StoreWatch(limit, store)
+            try:
+                yield
+            finally:
+                if watch is not None:
+                    watch.cancel()
     except TimeoutError:
         if limit.expired():
             raise StoreTimeout(f"{what}: no answer within the call's deadline") from None

@@ -1,18 +1,26 @@
-"""Readiness follows the store: NOT_SERVING while the database has been unreachable for a while.
+"""Readiness follows the store: NOT_SERVING while the database has been unreachable, or has refused every
+write, for a while.
 
 Health service names (``grpc.health.v1``)::
 
-    ""  and each API service name    readiness: SERVING while the store answers (or has been
-                                     failing for less than ``unready_after`` seconds)
+    ""  and each API service name    readiness: SERVING while the store answers and takes writes (or
+                                     has been failing, or refusing them, for less than ``unready_after``
+                                     seconds)
     "liveness"                       liveness: SERVING while the process serves at all
 
 A database outage takes every replica out of its Service's endpoints (calls would only get
 UNAVAILABLE) but restarts none: a restart cannot bring the database back, and the replica's tables,
 clocks and watchers resume by themselves once it is. On graceful shutdown all names report NOT_SERVING.
 
+So does a database that answers but refuses every write, out of disk or read-only: a replica that cannot
+seat a player, deal a hand or apply an action is not ready for players, though it could still serve reads
+(watches, hand histories, balances); a load balancer keeping it in rotation would send new players to tables
+that cannot move. It is ready again with the first write that goes in.
+
 The store's reachability comes from what it already sees (``StoreHealth``); a ``SELECT 1`` probe runs
 only while it is failing, or when it has been quiet for half the threshold, so an idle replica
-notices an outage too.
+notices an outage too. While writes are refused a write probe (:meth:`EventStore.probe_write`) runs at
+each check, so an idle replica, which nobody sends writes while it is not ready, notices their return.
 """
 
 from __future__ import annotations
@@ -58,17 +66,26 @@ class ReadinessMonitor:
 
     async def check(self) -> None:
         store_health = self._store.health
+        probe_timeout = min(PROBE_TIMEOUT_SECONDS, self.unready_after)
         if store_health.needs_probe(quiet=self.unready_after / 2):
-            await self._store.ping(min(PROBE_TIMEOUT_SECONDS, self.unready_after))
+            await self._store.ping(probe_timeout)
+        if store_health.writes_refused_for() > 0:
+            await self._store.probe_write(probe_timeout)
         down_for = store_health.unreachable_for()
-        ready = down_for <= self.unready_after
+        refused_for = store_health.writes_refused_for()
+        ready = down_for <= self.unready_after and refused_for <= self.unready_after
         if ready == self.ready:
             return
         self.ready = ready
         if ready:
-            _log.info("the store answers again: ready")
-        else:
+            _log.info("the store answers and takes writes again: ready")
+        elif down_for > self.unready_after:
             _log.warning("the store has been unreachable for %.1f s: not ready", down_for)
+        else:
+            _log.warning(
+                "the store has refused every write for %.1f s (out of disk, or read-only): not ready",
+                refused_for,
+            )
         serving = health_pb2.HealthCheckResponse
         status = serving.SERVING if ready else serving.NOT_SERVING
         for service in self._services:

@@ -25,7 +25,10 @@ whichever path (own write or followed stream) brings it first. After each event:
   the first runs out, the replica submits ``ExpireSeatOffers`` with the version it armed at, so a
   player who took the seat in time (or another replica passing the offer on first) wins;
 - the **dealer** starts the next hand ``next_hand_pause`` seconds after the table became ready
-  (``can_start_hand``), again with an expected version: of several replicas only one deals;
+  (``can_start_hand``), again with an expected version: of several replicas only one deals. The pause
+  counts from when the event that left the table ready was recorded, not from when a dealer was armed:
+  a dealer armed again later (the lease taken again after a database outage, a table taken over from
+  another replica) deals at once if the pause has already run out;
 - every watcher's queue gets the event and the state after it;
 - log lines about the table carry its id, and the hand's id (``{table}/h-{n}``) while a hand runs:
   each table's work runs inside :meth:`LiveTable.log_scope`.
@@ -252,6 +255,7 @@ class LiveTable:
     seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
+    last_event_at: float = 0.0  # epoch seconds its last event was recorded: the hand pause counts from it
     # time.monotonic() of the last lookup by a client's call (not the lobby's): a table not owned here is
     # unloaded a while after it, and this replica's interest in the table counts it for a lease period.
     used_at: float = float("-inf")
@@ -506,6 +510,7 @@ class TableRuntime:
             return  # already applied by the other path
         live.state = evolve(live.state, event)
         live.version = version
+        live.last_event_at = recorded_at.timestamp()
         kind = payload.get("type")
         if kind == "HandEnded":
             live.last_result = payload
@@ -783,7 +788,7 @@ class TableRuntime:
         live.dealer = self._spawn(self._deal_after_pause(live, live.version))
 
     async def _deal_after_pause(self, live: LiveTable, version: int) -> None:
-        await asyncio.sleep(self.settings.next_hand_pause)
+        await asyncio.sleep(max(0.0, live.last_event_at + self.settings.next_hand_pause - time.time()))
         keeper = self._ownership
         if keeper is not None and await keeper.hand_over_instead_of_dealing(live.stream_id):
             return  # between hands: the replica taking it over deals the next one

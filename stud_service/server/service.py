@@ -358,7 +358,7 @@ class TableService:
                 raise malformed("after_version must not be negative", "after_version")
             if not 0 <= request.heartbeat_seconds <= MAX_HEARTBEAT_SECONDS:
                 raise malformed(f"heartbeat_seconds must be 0..{MAX_HEARTBEAT_SECONDS}", "heartbeat_seconds")
-            async with within_deadline(call, "WatchTable"):
+            async with within_deadline(call, "WatchTable", self.runtime.store):
                 if principal.role in _EVERY_CARD:
                     method = f"/{self.SERVICE_NAME}/WatchTable"
                     await record_access(self.runtime.access, principal, method, request.name, call)

@@ -8,13 +8,15 @@
     │                           nothing written
     ├── InvalidEvent            an event cannot be stored (missing type, float, NUL, ...); nothing written
     ├── CorruptStream           a stored event cannot be decoded or replayed; names stream and version
-    └── StoreUnavailable        the database connection failed; for an append the outcome is unknown,
-                                so retry with the same request id (that is safe: see ``append``)
+    └── StoreUnavailable        the database connection failed, or the database refuses every write (out
+                                of disk, read-only); for an append the outcome is unknown, so retry with
+                                the same request id (that is safe: see ``append``)
 """
 
 from __future__ import annotations
 
 import psycopg
+import psycopg.errors
 
 
 class StoreError(Exception):
@@ -55,8 +57,21 @@ class StoreUnavailable(StoreError):
     pass
 
 
+# The database refuses these writes whatever they write: it is out of disk, or read-only (a standby, or
+# default_transaction_read_only set for maintenance). Retrying later is all a writer can do.
+WRITES_REFUSED = (psycopg.errors.DiskFull, psycopg.errors.ReadOnlySqlTransaction)
+# What an append may meet that is the database's state rather than the command's: a connection failure or
+# one of WRITES_REFUSED.
+WRITE_FAULTS = (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction)
+
+
+def refuses_every_write(error: BaseException) -> bool:
+    """Whether ``error`` is the database refusing writes of any kind (:data:`WRITES_REFUSED`)."""
+    return isinstance(error, WRITES_REFUSED)
+
+
 def is_store_fault(error: BaseException) -> bool:
     """Whether ``error`` means the database could not serve the request (down, unreachable, out of
-    connections, out of disk, shutting down): worth retrying later, unlike a refusal or a bug.
-    psycopg's OperationalError covers them all, the pool's timeout included."""
-    return isinstance(error, (StoreUnavailable, psycopg.OperationalError))
+    connections, out of disk, read-only, shutting down): worth retrying later, unlike a refusal or a bug.
+    psycopg's OperationalError covers them all but read-only, the pool's timeout included."""
+    return isinstance(error, (StoreUnavailable, *WRITE_FAULTS))

@@ -17,7 +17,15 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from stud_service.store._json import loads
 from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendRow, AppendWriter, EncodedCommand, Part
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
-from stud_service.store.errors import ConcurrencyError, InvalidEvent, LeaseLost, StoreUnavailable
+from stud_service.store.errors import (
+    WRITE_FAULTS,
+    WRITES_REFUSED,
+    ConcurrencyError,
+    InvalidEvent,
+    LeaseLost,
+    StoreUnavailable,
+    refuses_every_write,
+)
 from stud_service.store.health import StoreHealth
 from stud_service.store.models import (
     AppendResult,
@@ -58,6 +66,10 @@ PAGE_ROWS_SQL = (
     "SELECT version, payload::text FROM events WHERE stream_id = %s AND version > %s"
     " ORDER BY version LIMIT %s"
 )
+# A write that needs a page of its own, as a full disk refuses first: a new relation, extended by its first
+# row (temporary, in the database's own tablespace, and rolled back: nothing is left behind).
+WRITE_PROBE_TABLE_SQL = "CREATE TEMPORARY TABLE stud_write_probe (probe text) ON COMMIT DROP"
+WRITE_PROBE_ROW_SQL = "INSERT INTO stud_write_probe VALUES ('probe')"
 RECALL_SQL = (
     "SELECT version, payload::text FROM events WHERE stream_id = %s AND payload ? 'sealed'"
     " ORDER BY version DESC LIMIT %s"
@@ -128,6 +140,11 @@ class EventStore:
         self.health = StoreHealth()  # every read and append reports here (readiness reads it)
         self._writer = AppendWriter(pool, announce=announce, spin_wait=spin_wait)
 
+    @property
+    def wait_timeout(self) -> float:
+        """Seconds a read or append waits for a database connection (the pool's timeout)."""
+        return float(self.pool.timeout)
+
     # -- writing -------------------------------------------------------------------------------
 
     async def append(
@@ -164,9 +181,9 @@ class EventStore:
             try:
                 rows = await self._writer.append(parts)
                 break
-            except psycopg.OperationalError as exc:
+            except WRITE_FAULTS as exc:
                 self._append_failed(exc, attempt + 1 == attempts, parts)
-        self.health.succeeded()
+        self.health.wrote()
         ((outcome, first, last),) = rows
         if outcome == "c":
             raise ConcurrencyError(stream_id, expected_version, last)
@@ -208,7 +225,7 @@ class EventStore:
             try:
                 rows = await self._writer.append(command)
                 break
-            except psycopg.OperationalError as exc:
+            except WRITE_FAULTS as exc:
                 self._append_failed(exc, attempt + 1 == attempts, command)
         if fence is not None and rows and rows[0][0] == "f":
             self.health.succeeded()
@@ -230,16 +247,21 @@ class EventStore:
             self.sealer.recalled(stream_id)
             return [seal(stream_id, expected + index, event) for index, event in enumerate(events, 1)]
 
-    def _append_failed(self, exc: psycopg.OperationalError, last_attempt: bool, parts: list[Part]) -> None:
-        """An attempt met a connection failure: raise StoreUnavailable unless another may follow."""
-        self.health.failed()
-        # No connection within the pool's timeout: trying again would only wait as long again.
-        if last_attempt or isinstance(exc, PoolTimeout):
+    def _append_failed(self, exc: psycopg.Error, last_attempt: bool, parts: list[Part]) -> None:
+        """An attempt met a connection failure, or the database refusing every write: raise StoreUnavailable
+        unless another attempt may follow."""
+        refused = refuses_every_write(exc)
+        if refused:
+            self.health.writes_refused()
+        else:
+            self.health.failed()
+        # No connection within the pool's timeout, or no write taken: trying again would only fail again.
+        if last_attempt or refused or isinstance(exc, PoolTimeout):
             streams = ", ".join([repr(p.stream_id) for p in parts])
             raise StoreUnavailable(f"append to {streams} failed, outcome unknown: {exc}") from exc
 
     def _append_results(self, parts: list[Part], rows: list[AppendRow]) -> list[AppendResult]:
-        self.health.succeeded()
+        self.health.wrote()
         results = []
         for part, (outcome, first, last) in zip(parts, rows, strict=True):
             if outcome == "c":
@@ -281,6 +303,27 @@ class EventStore:
         except (StoreUnavailable, TimeoutError):
             self.health.failed()
             return False
+        return True
+
+    async def probe_write(self, timeout: float) -> bool:
+        """Whether the database takes a write that needs room of its own (a temporary table, written and
+        rolled back, so nothing stays): for readiness while appends are refused (out of disk, read-only).
+        A refusal of the kind is noted in ``health`` and a success clears it; a database that does not answer
+        is :meth:`ping`'s business."""
+        try:
+            async with (
+                asyncio.timeout(timeout),
+                self.pool.connection() as conn,
+                conn.transaction(force_rollback=True),
+            ):
+                await conn.execute(WRITE_PROBE_TABLE_SQL)
+                await conn.execute(WRITE_PROBE_ROW_SQL)
+        except WRITES_REFUSED:
+            self.health.writes_refused()
+            return False
+        except (psycopg.OperationalError, TimeoutError):
+            return False
+        self.health.wrote()
         return True
 
     async def head(self, stream_id: str) -> int:
