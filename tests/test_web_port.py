@@ -8,7 +8,6 @@ Every refusal here must carry an ErrorInfo reason (never UNKNOWN or INTERNAL) an
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import http.client
 import json
@@ -18,26 +17,23 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pyqwest
 import pytest
 import pytest_asyncio
-from google.rpc import error_details_pb2, status_pb2
 from grpc_fixtures import free_port
 from web_calls import BUY_IN, seated
 from web_fixtures import (
     ALLOWED_ORIGIN,
     ConnectCaller,
-    RawResponse,
     RouteCaller,
     WebWorld,
     assert_refused,
     bearer,
-    envelopes,
     error_info,
     http_client,
     method_named,
     raw_request,
+    refusal_of,
     web_options,
     web_service,
 )
@@ -237,37 +233,6 @@ async def test_plaintext_http1_and_http2_are_both_served(web_world: WebWorld, ht
 
 
 # -- hostile input ------------------------------------------------------------------------------------------
-
-
-def refusal_of(response: RawResponse) -> tuple[str, str]:
-    """(code, ErrorInfo reason) of a refused call, whatever its wire form: Connect unary error JSON, a Connect
-    stream's end message, or gRPC-Web trailers."""
-    kind = response.headers.get("content-type", "")
-    if kind.startswith("application/grpc"):  # gRPC-Web, or gRPC refused in its own form
-        trailers = dict(response.headers)
-        for flags, data in envelopes(response.body):
-            if flags & 0x80:
-                for line in data.decode().split("\r\n"):
-                    if line:
-                        name, _, value = line.partition(":")
-                        trailers[name.strip().lower()] = value.strip()
-        status = status_pb2.Status.FromString(base64.b64decode(trailers["grpc-status-details-bin"] + "=="))
-        assert status.code == int(trailers["grpc-status"])
-        infos = [d for d in status.details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)]
-        assert len(infos) == 1, status
-        info = error_details_pb2.ErrorInfo()
-        infos[0].Unpack(info)
-        code = next(c for c in grpc.StatusCode if c.value[0] == status.code)
-        return code.name.lower(), info.reason
-    if kind.startswith("application/connect+"):
-        end = [data for flags, data in envelopes(response.body) if flags & 0x02]
-        assert len(end) == 1, response.body[:300]
-        document = json.loads(end[0])["error"]
-    else:
-        assert kind.startswith("application/json"), (response.status, response.headers, response.body[:300])
-        assert response.status != 200
-        document = response.json()
-    return document["code"], error_info(document).reason  # with its debug copy, whoever wrote it
 
 
 GARBAGE = b"\x00\x00\x00\x00\x07\xff\xfe garbage \x13\x37" * 7

@@ -12,6 +12,7 @@ PostgreSQL, and real HTTP clients of three kinds.
 ``error_info``       the ErrorInfo of a Connect error JSON document, decoded from "value" and checked
                      against "debug"
 ``envelopes``        the (flags, message) envelopes of a Connect or gRPC-Web stream body
+``refusal_of``       (code, reason) of a refused call in any of its wire forms (Connect, gRPC-Web, JSON)
 
 The callers share one shape (``unary``, ``stream``), so one scenario per method runs over each of them.
 """
@@ -40,7 +41,7 @@ from google.api import annotations_pb2
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
-from google.rpc import error_details_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_fixtures import TOKEN_SECRET, table_spec
 
 from stud_service.audit.simulate import simulate_table, store_table
@@ -332,3 +333,34 @@ def assert_refused(response: RawResponse, status: int, code: str, reason: str) -
     info = error_info(document)
     assert info.reason == reason, document
     return info
+
+
+def refusal_of(response: RawResponse) -> tuple[str, str]:
+    """(code, ErrorInfo reason) of a refused call, whatever its wire form: Connect unary error JSON, a Connect
+    stream's end message, or gRPC-Web trailers."""
+    kind = response.headers.get("content-type", "")
+    if kind.startswith("application/grpc"):  # gRPC-Web, or gRPC refused in its own form
+        trailers = dict(response.headers)
+        for flags, data in envelopes(response.body):
+            if flags & 0x80:
+                for line in data.decode().split("\r\n"):
+                    if line:
+                        name, _, value = line.partition(":")
+                        trailers[name.strip().lower()] = value.strip()
+        status = status_pb2.Status.FromString(base64.b64decode(trailers["grpc-status-details-bin"] + "=="))
+        assert status.code == int(trailers["grpc-status"])
+        infos = [d for d in status.details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)]
+        assert len(infos) == 1, status
+        info = error_details_pb2.ErrorInfo()
+        infos[0].Unpack(info)
+        code = next(c for c in grpc.StatusCode if c.value[0] == status.code)
+        return code.name.lower(), info.reason
+    if kind.startswith("application/connect+"):
+        end = [data for flags, data in envelopes(response.body) if flags & 0x02]
+        assert len(end) == 1, response.body[:300]
+        document = json.loads(end[0])["error"]
+    else:
+        assert kind.startswith("application/json"), (response.status, response.headers, response.body[:300])
+        assert response.status != 200
+        document = response.json()
+    return document["code"], error_info(document).reason  # with its debug copy, whoever wrote it

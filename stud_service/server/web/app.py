@@ -14,7 +14,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import ServiceDescriptor
 from google.rpc import status_pb2
 
-from stud_service.server.errors import RequestError, malformed, refusal_for, rich_refusal
+from stud_service.server.errors import RequestError, malformed, refusal_for
 from stud_service.server.web import routes as json_routes
 from stud_service.server.web.call import WebCall
 from stud_service.server.web.connect import ConnectApplication, endpoints
@@ -22,12 +22,13 @@ from stud_service.server.web.cors import Cors
 from stud_service.server.web.early import call_with_reasons
 from stud_service.server.web.early import send_error as _send_error
 from stud_service.server.web.early import send_json as _send_json
+from stud_service.server.web.limits import MAX_REQUEST_BYTES, request_too_large
 from stud_service.server.web.static import load_files, send_file
+
+__all__ = ["MAX_REQUEST_BYTES", "WebApplication", "WebSettings"]
 
 _log = logging.getLogger(__name__)
 
-# As the gRPC port's default largest message.
-MAX_REQUEST_BYTES = 4 * 1024 * 1024
 # A request body that stops arriving for this long is given up, deadline or not: a client trickling a body
 # (or never finishing it) must not hold a call, and its memory, for ever.
 BODY_IDLE_SECONDS = 30.0
@@ -100,11 +101,8 @@ class WebApplication:
             ))
             return
         if body is None:
-            await _send_error(send, rich_refusal(
-                grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE",
-                f"the request body is larger than {MAX_REQUEST_BYTES} bytes",
-                {"limit": str(MAX_REQUEST_BYTES)},
-            ))
+            await _send_error(send, request_too_large(
+                f"the request body is larger than {MAX_REQUEST_BYTES} bytes"))
             return
         try:
             query = parse_qs(scope.get("query_string", b"").decode("utf-8"), keep_blank_values=True,

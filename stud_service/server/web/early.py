@@ -93,8 +93,12 @@ async def send_refusal(scope: dict[str, Any], send: Any, status: status_pb2.Stat
 
 async def send_error(send: Any, status: status_pb2.Status, http_status: int | None = None) -> None:
     """``status`` as Connect error JSON (the JSON routes' form too), with its HTTP status unless given."""
-    body = json.dumps(json_routes.error_json(status), separators=(",", ":")).encode()
-    await send_json(send, http_status or json_routes.http_status(status), body)
+    await send_json(send, http_status or json_routes.http_status(status), error_document(status))
+
+
+def error_document(status: status_pb2.Status) -> bytes:
+    """``status`` as the Connect error JSON document every refusal of the port carries."""
+    return json.dumps(json_routes.error_json(status), separators=(",", ":")).encode()
 
 
 async def send_json(send: Any, code: int, body: bytes) -> None:

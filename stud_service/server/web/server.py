@@ -10,9 +10,10 @@ import socket
 from dataclasses import dataclass, field
 
 from hypercorn.asyncio import serve
-from hypercorn.config import Config
 
 from stud_service.server.app import TlsFiles
+from stud_service.server.web import wire
+from stud_service.server.web.wire import PortConfig
 
 _log = logging.getLogger(__name__)
 
@@ -55,7 +56,8 @@ async def start_web_server(app: object, listen: str, tls: TlsFiles | None, grace
         raise OSError(f"cannot listen on {listen} (web port): {error.strerror}") from None
     sock.listen(1024)
     sock.setblocking(False)
-    config = Config()
+    wire.install()
+    config = PortConfig()
     config.bind = [f"fd://{sock.fileno()}"]
     config.keep_alive_timeout = KEEP_ALIVE_SECONDS
     config.graceful_timeout = grace

@@ -1,0 +1,157 @@
+"""What the web port refuses on the wire, before a request reaches the application: hypercorn's HTTP/1.1
+protocol (h11) with the guards it lacks.
+
+hypercorn offers no hook for these, so :func:`install` puts a subclass of its protocol class in the place it
+builds it from (hypercorn and h11 are pinned in pyproject.toml for that reason; tests/test_web_edges.py holds
+each guard to its behaviour). Nothing here parses HTTP: h11 does, and the guards read what it parsed.
+
+HTTP/1.1 (:class:`GuardedH11Protocol`, on h11 via :class:`StrictH11Connection`):
+
+- a request with both Content-Length and Transfer-Encoding, or with Transfer-Encoding in HTTP/1.0, is
+  refused (h11 itself refuses two different Content-Lengths and any Transfer-Encoding but chunked): a proxy
+  in front and this port could frame it differently, and one request would become two (request smuggling);
+- bytes after a request that closes the connection (HTTP/1.0, ``Connection: close``) are dropped unread, as
+  RFC 9112 §9.6 says. h11 reads them as a protocol error, and hypercorn answered that error with a bare 400
+  while the application went on to run the request it already had in full: the client was told "400" about a
+  call that ran;
+- a head (request line and headers) over :data:`HEAD_LIMIT` bytes is refused 431, whether it came in one read
+  or in several (h11 measures only a head still incomplete);
+- every refusal carries the port's error body (Connect error JSON with an ErrorInfo reason), where
+  hypercorn's own had none.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from typing import Any
+
+import h11
+import hypercorn.protocol
+from google.rpc import status_pb2
+from hypercorn.config import Config
+from hypercorn.events import Closed
+from hypercorn.protocol.h11 import H11Protocol
+
+from stud_service.server.errors import malformed, refusal_for
+from stud_service.server.web import routes as json_routes
+from stud_service.server.web.early import error_document
+from stud_service.server.web.limits import request_too_large
+
+# The largest request head (request line and headers) taken, as HTTP/2's header list (hypercorn's
+# h2_max_header_list_size): a long token fits many times over.
+HEAD_LIMIT = 64 * 1024
+_MESSAGE_CHARS = 120  # of h11's explanation, which may quote the request
+
+
+class PortConfig(Config):
+    """hypercorn's Config for the port: its head limit, in h11 and h2."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.h11_max_incomplete_size = HEAD_LIMIT
+        self.h2_max_header_list_size = HEAD_LIMIT
+
+
+class Refusal(h11.RemoteProtocolError):
+    """A request the guards refuse: h11's error, with the answer the port gives."""
+
+    def __init__(self, status: status_pb2.Status, http_status: int) -> None:
+        super().__init__(status.message, error_status_hint=http_status)
+        self.status = status
+        self.http_status = http_status
+
+
+def _answer_to(error: h11.RemoteProtocolError | None, hint: int) -> tuple[int, status_pb2.Status]:
+    """The HTTP status and refusal for h11's ``error`` (hypercorn passes on only its status ``hint``)."""
+    if isinstance(error, Refusal):
+        return error.http_status, error.status
+    if hint == 431:
+        return 431, request_too_large(f"the request's head is larger than {HEAD_LIMIT} bytes", HEAD_LIMIT)
+    problem = str(error) if error is not None else "the request does not parse"
+    if len(problem) > _MESSAGE_CHARS:
+        problem = problem[: _MESSAGE_CHARS - 3] + "..."
+    status = refusal_for(malformed(f"the request is not valid HTTP/1.1: {problem}"))
+    return json_routes.http_status(status), status
+
+
+def _head_size(request: h11.Request) -> int:
+    lines = (len(name) + len(value) + 4 for name, value in request.headers.raw_items())
+    return len(request.method) + len(request.target) + 12 + sum(lines)
+
+
+class StrictH11Connection(h11.Connection):
+    """h11's server connection with the request checks h11 leaves out (see the module's notes)."""
+
+    def __init__(self, max_incomplete_event_size: int) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=max_incomplete_event_size)
+        self.problem: h11.RemoteProtocolError | None = None  # why the request was refused, for the answer
+
+    def _reading(self) -> bool:
+        # Nothing after a request that closes the connection is read (RFC 9112 §9.6).
+        return self.their_state is not h11.MUST_CLOSE
+
+    def receive_data(self, data: bytes) -> None:
+        if data and not self._reading():
+            return
+        super().receive_data(data)
+
+    def next_event(self) -> Any:
+        if not self._reading():
+            return h11.NEED_DATA  # bytes that came with the closing request: never read, never an error
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError as error:
+            self.problem = error
+            raise
+        try:
+            if isinstance(event, h11.Request):
+                self._check_head(event)
+        except h11.RemoteProtocolError as error:
+            self.problem = error
+            # As h11 does with its own errors: the peer's state is ERROR, so nothing more is read and
+            # hypercorn drops the application's answer, if it still sends one, instead of failing on it.
+            self._process_error(self.their_role)
+            raise
+        return event
+
+    def _check_head(self, request: h11.Request) -> None:
+        if _head_size(request) > HEAD_LIMIT:
+            raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+        names = {name for name, _ in request.headers}
+        if b"transfer-encoding" in names and b"content-length" in names:
+            raise self._malformed("both Content-Length and Transfer-Encoding: a request may have one")
+        if b"transfer-encoding" in names and request.http_version == b"1.0":
+            raise self._malformed("Transfer-Encoding in an HTTP/1.0 request")
+
+    @staticmethod
+    def _malformed(problem: str) -> Refusal:
+        status = refusal_for(malformed(f"the request is not valid HTTP/1.1: {problem}"))
+        return Refusal(status, json_routes.http_status(status))
+
+
+class GuardedH11Protocol(H11Protocol):
+    """hypercorn's HTTP/1.1 protocol on :class:`StrictH11Connection`, with refusals that carry the port's
+    error body."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.connection = StrictH11Connection(self.config.h11_max_incomplete_size)
+
+    async def _refuse(self, http_status: int, status: status_pb2.Status) -> None:
+        body = error_document(status)
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                   (b"connection", b"close")]
+        await self._send_h11_event(h11.Response(
+            status_code=http_status, headers=list(chain(headers, self.config.response_headers("h11")))))
+        await self._send_h11_event(h11.Data(data=body))
+        await self._send_h11_event(h11.EndOfMessage())
+        await self.send(Closed())
+
+    async def _send_error_response(self, status_code: int) -> None:
+        problem = getattr(self.connection, "problem", None)
+        await self._refuse(*_answer_to(problem, status_code))
+
+
+def install() -> None:
+    """Make hypercorn build the guarded protocol (for every server in this process)."""
+    hypercorn.protocol.H11Protocol = GuardedH11Protocol  # type: ignore[misc]

@@ -1,0 +1,219 @@
+"""The web port's edges, from outside: requests framed two ways, requests after a closing one, oversized
+heads. Raw sockets against the whole service on loopback (stud_service.server.web.wire holds the guards).
+
+The clients wait up to ANSWER_BOUND for the port's answer, so nothing depends on the machine's speed. Every
+refusal carries the port's error body with an ErrorInfo reason, appends nothing, and logs no ERROR.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import io
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from web_calls import seated
+from web_fixtures import (
+    RawResponse,
+    WebWorld,
+    assert_refused,
+    bearer,
+    web_service,
+)
+
+from stud_service.server.web.wire import HEAD_LIMIT
+
+ANSWER_BOUND = 30.0  # how long a client waits for the port's answer (or its closing the connection)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def web_world(make_database: Callable[..., Any]) -> AsyncIterator[WebWorld]:
+    async with web_service(await make_database(migrated=True)) as world:
+        yield world
+
+
+@pytest.fixture
+def no_error_lines(caplog: pytest.LogCaptureFixture) -> Any:
+    caplog.set_level(logging.INFO)
+    yield
+    errors = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert not errors, [record.getMessage() for record in errors]
+
+
+# -- raw HTTP/1.1 ----------------------------------------------------------------------------------------
+
+
+async def exchange(port: int, data: bytes, trickle: bytes = b"", every: float = 0.25) -> bytes:
+    """Send ``data`` (then ``trickle`` a byte at a time, ``every`` seconds apart) while reading until the port
+    closes the connection: everything it sent. The port may close it before all is sent (it refuses a
+    request by its head), so sending never stops the reading."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+
+    async def send() -> None:
+        with contextlib.suppress(ConnectionError):
+            writer.write(data)
+            await writer.drain()
+            for byte in trickle:
+                await asyncio.sleep(every)
+                writer.write(bytes([byte]))
+                await writer.drain()
+
+    sending = asyncio.ensure_future(send())
+    received = b""
+    try:
+        async with asyncio.timeout(ANSWER_BOUND):  # the port, not this bound, ends the exchange
+            while chunk := await reader.read(65536):
+                received += chunk
+    except ConnectionResetError:  # closed with our bytes unread: what it answered came first
+        pass
+    finally:
+        sending.cancel()
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+    return received
+
+
+class _Kept(io.BytesIO):
+    def close(self) -> None:  # http.client closes what it read a response from: the next one follows
+        pass
+
+
+class _Replayed:
+    def __init__(self, data: bytes) -> None:
+        self.file = _Kept(data)
+
+    def makefile(self, *_: Any, **__: Any) -> io.BytesIO:
+        return self.file
+
+
+def responses(received: bytes) -> list[RawResponse]:
+    """The HTTP/1.1 responses in ``received``, in order."""
+    replayed, found = _Replayed(received), []
+    while replayed.file.tell() < len(received):
+        response = http.client.HTTPResponse(replayed)  # type: ignore[arg-type]
+        response.begin()
+        found.append(RawResponse(response.status, {k.lower(): v for k, v in response.getheaders()},
+                                 response.read()))
+    return found
+
+
+def request(method: str, path: str, headers: dict[str, str], body: bytes = b"",
+            version: str = "1.1") -> bytes:
+    head = f"{method} {path} HTTP/{version}\r\nhost: stud.test\r\n"
+    head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    return (head + "\r\n").encode("latin-1") + body
+
+
+def sit_out(table_id: str, **headers: str) -> Callable[[bytes], bytes]:
+    return lambda body: request("POST", f"/v1/tables/{table_id}:sitOut",
+                                {"authorization": bearer("alice"), **headers}, body)
+
+
+LISTING = request("GET", "/v1/tables", {"authorization": bearer("alice")})
+CHUNKED_EMPTY_OBJECT = b"2\r\n{}\r\n0\r\n\r\n"
+
+
+async def sitting_out(world: WebWorld, table_id: str) -> bool:
+    view = await world.grpc_client("alice").view(table_id)
+    return next(seat.sitting_out for seat in view.seats if seat.player_id == "alice")
+
+# -- §1: a request the port refuses never runs -------------------------------------------------------------
+
+
+FRAMED_TWO_WAYS = {
+    # a proxy trusting Content-Length and this port reading chunks would see different requests (CL.TE)
+    "content-length-and-chunked": ({"content-length": "4", "transfer-encoding": "chunked"}, "1.1"),
+    "chunked-then-gzip": ({"transfer-encoding": "chunked, gzip"}, "1.1"),
+    "gzip-only": ({"transfer-encoding": "gzip"}, "1.1"),
+    "two-transfer-encodings": ({"transfer-encoding": "chunked", "Transfer-Encoding": "chunked"}, "1.1"),
+    "chunked-in-http-1.0": ({"transfer-encoding": "chunked"}, "1.0"),
+}
+
+
+@pytest.mark.parametrize("case", FRAMED_TWO_WAYS)
+async def test_a_request_framed_two_ways_is_refused_before_it_runs(
+    web_world: WebWorld, case: str, no_error_lines: None
+) -> None:
+    headers, version = FRAMED_TWO_WAYS[case]
+    table_id = await seated(web_world, "alice")
+    head = await web_world.head(table_id)
+    data = request("POST", f"/v1/tables/{table_id}:sitOut", {"authorization": bearer("alice"), **headers},
+                   CHUNKED_EMPTY_OBJECT, version) + LISTING
+    answers = responses(await exchange(web_world.port, data))
+    assert len(answers) == 1, answers  # the pipelined request is not read: the connection is closed
+    info = assert_refused(answers[0], 400, "invalid_argument", "MALFORMED_REQUEST")
+    assert answers[0].headers["connection"] == "close"
+    print(case, answers[0].json()["message"], info)
+    assert await web_world.head(table_id) == head
+    assert not await sitting_out(web_world, table_id)
+
+
+async def test_two_different_content_lengths_are_refused_with_the_error_body(
+    web_world: WebWorld, no_error_lines: None
+) -> None:
+    table_id = await seated(web_world, "alice")
+    head = await web_world.head(table_id)
+    data = request("POST", f"/v1/tables/{table_id}:sitOut",
+                   {"authorization": bearer("alice"), "content-length": "2", "Content-Length": "3"}, b"{} ")
+    answers = responses(await exchange(web_world.port, data + LISTING))
+    assert len(answers) == 1
+    assert_refused(answers[0], 400, "invalid_argument", "MALFORMED_REQUEST")
+    assert await web_world.head(table_id) == head
+
+
+@pytest.mark.parametrize("closing", ["connection-close", "http-1.0"])
+async def test_a_request_that_closes_its_connection_is_answered_for_what_it_did(
+    web_world: WebWorld, closing: str, no_error_lines: None
+) -> None:
+    """Bytes after it (a pipelined request) are not read (RFC 9112 §9.6): they used to be a protocol error,
+    answered 400 while the request ran anyway."""
+    table_id = await seated(web_world, "alice")
+    head = await web_world.head(table_id)
+    headers = {"authorization": bearer("alice"), "content-length": "2"}
+    if closing == "connection-close":
+        headers["connection"] = "close"
+    data = request("POST", f"/v1/tables/{table_id}:sitOut", headers, b"{}",
+                   "1.0" if closing == "http-1.0" else "1.1")
+    answers = responses(await exchange(web_world.port, data + LISTING))
+    assert [answer.status for answer in answers] == [200], answers
+    assert "view" in answers[0].json()
+    assert await web_world.head(table_id) == head + 1
+    assert await sitting_out(web_world, table_id)
+
+
+async def test_a_chunked_request_alone_is_served(web_world: WebWorld) -> None:
+    table_id = await seated(web_world, "alice")
+    data = sit_out(table_id, **{"transfer-encoding": "chunked"})(CHUNKED_EMPTY_OBJECT)
+    answers = responses(await exchange(web_world.port, data + request(
+        "GET", "/v1/tables", {"authorization": bearer("alice"), "connection": "close"})))
+    assert [answer.status for answer in answers] == [200, 200]
+    assert await sitting_out(web_world, table_id)
+
+
+# -- §3: heads over 64 KiB ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["header", "url"])
+async def test_a_head_over_64_kib_gets_431_with_the_error_body(
+    web_world: WebWorld, where: str, no_error_lines: None
+) -> None:
+    big = "a" * (HEAD_LIMIT + 100)
+    data = request("GET", "/v1/tables" + ("?q=" + big if where == "url" else ""),
+                   {"x-big": big} if where == "header" else {})
+    answers = responses(await exchange(web_world.port, data))
+    assert len(answers) == 1
+    info = assert_refused(answers[0], 431, "resource_exhausted", "REQUEST_TOO_LARGE")
+    assert info.metadata["limit"] == str(HEAD_LIMIT)
+
+
+async def test_a_head_just_under_64_kib_is_served(web_world: WebWorld) -> None:
+    data = request("GET", "/v1/tables", {"authorization": bearer("alice"), "x-big": "a" * (HEAD_LIMIT - 1000),
+                                         "connection": "close"})
+    answers = responses(await exchange(web_world.port, data))
+    assert [answer.status for answer in answers] == [200]
