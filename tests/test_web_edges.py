@@ -1,8 +1,10 @@
-"""The web port's edges, from outside: requests framed two ways, requests after a closing one, oversized
-heads. Raw sockets against the whole service on loopback (stud_service.server.web.wire holds the guards).
+"""The web port's edges, from outside: requests framed two ways, requests after a closing one, bodies and
+heads that never finish, oversized heads, chunks and frames. Raw sockets against the whole service on
+loopback (stud_service.server.web.wire and app hold the guards).
 
-The clients wait up to ANSWER_BOUND for the port's answer, so nothing depends on the machine's speed. Every
-refusal carries the port's error body with an ErrorInfo reason, appends nothing, and logs no ERROR.
+The port's own timeouts are short here (HEADER_TIMEOUT, BODY_TIMEOUT); the clients wait up to ANSWER_BOUND
+for its answer, so nothing depends on the machine's speed. Every refusal carries the port's error body with
+an ErrorInfo reason, appends nothing, and logs no ERROR.
 """
 
 from __future__ import annotations
@@ -11,29 +13,36 @@ import asyncio
 import contextlib
 import http.client
 import io
+import json
 import logging
+import struct
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from web_calls import seated
+from web_calls import BUY_IN, seated
 from web_fixtures import (
     RawResponse,
     WebWorld,
     assert_refused,
     bearer,
+    refusal_of,
     web_service,
 )
 
+from stud_service.server.web.app import MAX_REQUEST_BYTES
 from stud_service.server.web.wire import HEAD_LIMIT
 
+HEADER_TIMEOUT = 1.5
+BODY_TIMEOUT = 1.5
 ANSWER_BOUND = 30.0  # how long a client waits for the port's answer (or its closing the connection)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def web_world(make_database: Callable[..., Any]) -> AsyncIterator[WebWorld]:
-    async with web_service(await make_database(migrated=True)) as world:
+    async with web_service(await make_database(migrated=True), web_header_timeout_seconds=HEADER_TIMEOUT,
+                           web_body_timeout_seconds=BODY_TIMEOUT) as world:
         yield world
 
 
@@ -217,3 +226,111 @@ async def test_a_head_just_under_64_kib_is_served(web_world: WebWorld) -> None:
                                          "connection": "close"})
     answers = responses(await exchange(web_world.port, data))
     assert [answer.status for answer in answers] == [200]
+
+# -- §3: bodies, heads, chunks and frames that never end -----------------------------------------------------
+
+
+def sit_down(world: WebWorld, table_id: str, kind: str, declared: int, sent: bytes) -> bytes:
+    """A SitDown whose Content-Length is ``declared``, of which ``sent`` is all that is sent."""
+    token = {"authorization": bearer("alice"), "content-length": str(declared)}
+    if kind == "route":
+        return request("POST", f"/v1/tables/{table_id}:sitDown", token, sent)
+    if kind == "connect":
+        return request("POST", "/stud.v1.TableService/SitDown", {**token, "content-type": "application/json"},
+                       sent)
+    return request("POST", "/stud.v1.TableService/SitDown",
+                   {**token, "content-type": "application/grpc-web+proto", "x-grpc-web": "1"}, sent)
+
+
+KINDS = ["route", "connect", "grpc-web"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("declared", [100, 10 * 1024**3], ids=["100-bytes", "10-GiB"])
+async def test_a_body_shorter_than_its_length_is_answered(
+    web_world: WebWorld, kind: str, declared: int, no_error_lines: None
+) -> None:
+    """Over the limit: refused at once, as a complete body over it is; under it: REQUEST_TIMEOUT (408) once
+    the body timeout has passed, and the connection closed."""
+    table_id = await web_world.new_table()
+    sent = b"{" if declared == 100 else b"x" * 1024
+    answers = responses(await exchange(web_world.port, sit_down(web_world, table_id, kind, declared, sent)))
+    assert len(answers) == 1
+    expected = ("resource_exhausted", "REQUEST_TOO_LARGE") if declared > MAX_REQUEST_BYTES else (
+        "deadline_exceeded", "REQUEST_TIMEOUT")
+    assert refusal_of(answers[0]) == expected, answers[0]
+    if kind != "grpc-web":  # gRPC-Web says it in its trailers, with HTTP 200
+        assert answers[0].status == (429 if declared > MAX_REQUEST_BYTES else 408)
+    assert await web_world.head(table_id) == 2
+
+
+async def test_a_trickling_body_is_cut_by_the_body_timeout(web_world: WebWorld, no_error_lines: None) -> None:
+    """A byte every quarter second never lets the body sit idle, and still it must be in by the timeout."""
+    table_id = await web_world.new_table()
+    body = json.dumps({"seat": 1, "buyIn": str(BUY_IN)}).encode()
+    data = sit_down(web_world, table_id, "route", len(body), b"")
+    answers = responses(await exchange(web_world.port, data, trickle=body, every=BODY_TIMEOUT / 6))
+    assert len(answers) == 1
+    assert_refused(answers[0], 408, "deadline_exceeded", "REQUEST_TIMEOUT")
+    assert await web_world.head(table_id) == 2
+
+
+async def test_a_connect_stream_whose_body_stops_is_answered_in_its_form(web_world: WebWorld) -> None:
+    data = request("POST", "/stud.v1.TableService/WatchTable", {
+        "authorization": bearer("alice"), "content-type": "application/connect+json", "content-length": "50"},
+        struct.pack(">BI", 0, 45) + b'{"name": ')
+    answers = responses(await exchange(web_world.port, data))
+    assert refusal_of(answers[0]) == ("deadline_exceeded", "REQUEST_TIMEOUT")
+
+
+async def test_a_trickling_head_is_cut_by_the_header_timeout(
+    web_world: WebWorld, no_error_lines: None
+) -> None:
+    head = b"x-slow: " + b"a" * 200 + b"\r\n\r\n"
+    answers = responses(await exchange(web_world.port, b"GET /v1/tables HTTP/1.1\r\nhost: stud.test\r\n",
+                                       trickle=head, every=HEADER_TIMEOUT / 6))
+    assert len(answers) == 1
+    info = assert_refused(answers[0], 408, "deadline_exceeded", "REQUEST_TIMEOUT")
+    print(answers[0].json()["message"], info)
+
+
+async def test_a_head_that_arrives_in_time_on_a_kept_connection_is_served(web_world: WebWorld) -> None:
+    """The header clock starts with each request's first byte, not with the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", web_world.port)
+    try:
+        for _ in range(2):
+            writer.write(LISTING)
+            await writer.drain()
+            async with asyncio.timeout(ANSWER_BOUND):
+                status_line = await reader.readline()
+                assert status_line.startswith(b"HTTP/1.1 200"), status_line
+                length = 0
+                while (line := await reader.readline()) != b"\r\n":
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                await reader.readexactly(length)
+            await asyncio.sleep(HEADER_TIMEOUT * 1.5)  # idle between requests: the keep-alive's, not this
+    finally:
+        writer.close()
+
+
+async def test_a_chunk_over_the_limit_is_refused_when_its_size_arrives(
+    web_world: WebWorld, no_error_lines: None
+) -> None:
+    table_id = await web_world.new_table()
+    for size in (b"10000000000000000", b"400001"):  # 2^64, and 4 MiB + 1
+        data = sit_down(web_world, table_id, "route", 0, b"").replace(
+            b"content-length: 0", b"transfer-encoding: chunked") + size + b"\r\n{\"seat\""
+        answers = responses(await exchange(web_world.port, data))
+        assert len(answers) == 1
+        assert_refused(answers[0], 429, "resource_exhausted", "REQUEST_TOO_LARGE")
+    assert await web_world.head(table_id) == 2
+
+
+async def test_an_h2c_preface_followed_by_garbage_is_closed_at_once(web_world: WebWorld) -> None:
+    """The garbage's first nine bytes read as a frame header announcing 6.7 MB: GOAWAY, and closed."""
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    received = await exchange(web_world.port, preface + b"garbage garbage garbage\r\n" * 3)
+    # GOAWAY: 8 bytes, type 7, no flags, stream 0; last stream 0, error FRAME_SIZE_ERROR (6)
+    goaway = b"\x00\x00\x08\x07\x00\x00\x00\x00\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x06"
+    assert received.endswith(goaway), received

@@ -516,35 +516,3 @@ async def test_the_access_log_records_an_auditors_web_call_with_its_web_peer(web
         principal_id=auditor), metadata=audit.metadata)
     assert [(r.method, r.resource, r.peer) for r in records.access_records] == [
         ("/stud.v1.TableService/GetTableView", f"tables/{table_id}", f"ipv4:127.0.0.1:{local_port}")]
-
-
-@pytest.mark.parametrize("path", ["/stud.v1.TableService/SitDown", "/v1/tables/{table}:sitDown"],
-                         ids=["connect", "route"])
-async def test_a_body_that_stops_arriving_is_given_up_without_a_deadline(
-    web_world: WebWorld, path: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """No deadline, and the body stops half way (a slow client, or one holding connections open): the call is
-    given up once no byte came for BODY_IDLE_SECONDS, nothing is appended, and the connection is not kept."""
-    from stud_service.server.web import app as web_app
-
-    monkeypatch.setattr(web_app, "BODY_IDLE_SECONDS", 0.5)
-    table_id = await web_world.new_table()
-
-    def send_part_of_a_body() -> bytes:
-        connection = http.client.HTTPConnection("127.0.0.1", web_world.port, timeout=60)
-        try:
-            connection.putrequest("POST", path.format(table=table_id))
-            for name, value in (("content-type", "application/json"), ("content-length", "1000"),
-                                ("authorization", bearer("alice"))):
-                connection.putheader(name, value)
-            connection.endheaders(b'{"seat": 1,')
-            try:
-                return connection.getresponse().read()  # whatever the server says, it says it soon
-            except (http.client.RemoteDisconnected, ConnectionError):
-                return b""
-        finally:
-            connection.close()
-
-    async with asyncio.timeout(30):  # the socket would wait 60 s: the server, not the client, ends it
-        await asyncio.to_thread(send_part_of_a_body)
-    assert await web_world.head(table_id) == 2

@@ -56,6 +56,7 @@ from stud_service.server.service import TableService
 from stud_service.server.web.app import WebApplication, WebSettings
 from stud_service.server.web.connect import method_info
 from stud_service.server.web.server import start_web_server
+from stud_service.server.web.wire import PortLimits
 
 ALLOWED_ORIGIN = "https://tables.example"
 SERVICES: tuple[ServiceDescriptor, ...] = (TableService.DESCRIPTOR, AuditService.DESCRIPTOR,
@@ -127,12 +128,13 @@ async def web_service(database_url: str, **options: Any) -> AsyncIterator[WebWor
 
 
 @contextlib.asynccontextmanager
-async def web_port_on(runtime: TableRuntime) -> AsyncIterator[str]:
+async def web_port_on(runtime: TableRuntime, limits: PortLimits | None = None) -> AsyncIterator[str]:
     """A web port on ``runtime`` (beside a gRPC server of a test's own on it): its base URL."""
     services = {TableService.DESCRIPTOR: TableService(runtime, TOKEN_SECRET),
                 AuditService.DESCRIPTOR: AuditService(runtime, TOKEN_SECRET),
                 CashierService.DESCRIPTOR: CashierService(runtime, TOKEN_SECRET)}
-    server = await start_web_server(WebApplication(services, WebSettings()), "127.0.0.1:0", None, 0.0)
+    server = await start_web_server(WebApplication(services, WebSettings()), "127.0.0.1:0", None, 0.0,
+                                    limits)
     try:
         yield f"http://127.0.0.1:{server.port}"
     finally:

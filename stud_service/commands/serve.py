@@ -85,6 +85,20 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="a watch on the web port silent this long sends a heartbeat; 0: none (default 15)",
     )
     parser.add_argument(
+        "--web-header-timeout-seconds",
+        type=float,
+        default=float(_env("STUD_WEB_HEADER_TIMEOUT_SECONDS", "10") or 10),
+        help="a request's head (request line and headers) must arrive in full this long after its first"
+        " byte, else 408; 0: no limit (default: $STUD_WEB_HEADER_TIMEOUT_SECONDS or 10)",
+    )
+    parser.add_argument(
+        "--web-body-timeout-seconds",
+        type=float,
+        default=float(_env("STUD_WEB_BODY_TIMEOUT_SECONDS", "30") or 30),
+        help="a request's body must arrive in full this long after its head, else 408; 0: no limit"
+        " (default: $STUD_WEB_BODY_TIMEOUT_SECONDS or 30)",
+    )
+    parser.add_argument(
         "--metrics-listen",
         default=_env("STUD_METRICS_LISTEN", "0.0.0.0:9090"),
         help="Prometheus endpoint host:port, or 'off' (default: $STUD_METRICS_LISTEN)",
@@ -341,6 +355,8 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         web_listen=args.web_listen,
         web_origins=origins(args.web_origins),
         web_heartbeat_seconds=args.web_heartbeat_seconds if args.web_heartbeat_seconds > 0 else None,
+        web_header_timeout_seconds=max(args.web_header_timeout_seconds, 0.0),
+        web_body_timeout_seconds=max(args.web_body_timeout_seconds, 0.0),
         otlp_endpoint=args.otlp_endpoint or None,
         gc_thresholds=gc_thresholds,
         **overrides,

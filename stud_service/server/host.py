@@ -80,6 +80,8 @@ class ServiceOptions:
     web_origins: frozenset[str] = frozenset()  # CORS origins allowed on the web port
     web_heartbeat_seconds: float | None = 15.0  # a silent watch on the web port sends a heartbeat
     web_page: bool = True  # the web table at / of the web port
+    web_header_timeout_seconds: float = 10.0  # a request head must be in this long after its first byte
+    web_body_timeout_seconds: float = 30.0  # a request body must be in this long after its head
     otlp_endpoint: str | None = None  # OTLP/HTTP collector for traces; none: OTEL_EXPORTER_OTLP_* or off
     span_exporter: object | None = None  # given directly (tests): spans go there, tracing on
     # The collector's thresholds, set (and startup's objects frozen) once started; None: left as they are.
@@ -169,11 +171,14 @@ class ServiceHost:
             return None
         from stud_service.server.web.app import WebApplication, WebSettings
         from stud_service.server.web.server import start_web_server
+        from stud_service.server.web.wire import PortLimits
 
-        settings = WebSettings(options.web_origins, options.web_heartbeat_seconds, options.web_page)
+        settings = WebSettings(options.web_origins, options.web_heartbeat_seconds, options.web_page,
+                               options.web_body_timeout_seconds)
+        limits = PortLimits(options.web_header_timeout_seconds)
         app = WebApplication(services, settings)
         web = await start_web_server(self.tracing.asgi(app) if self.tracing else app, options.web_listen,
-                                     options.tls, options.grace_seconds)
+                                     options.tls, options.grace_seconds, limits)
         assert self.running is not None
         self.running.on_shutdown.append(lambda: web.shutdown(options.grace_seconds))
         return web

@@ -56,6 +56,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STORE_UNAVAILABLE: _ClassVar[ErrorReason]
     UNKNOWN_ROUTE: _ClassVar[ErrorReason]
     REQUEST_TOO_LARGE: _ClassVar[ErrorReason]
+    REQUEST_TIMEOUT: _ClassVar[ErrorReason]
     INTERNAL: _ClassVar[ErrorReason]
     SEALED_DATA_UNREADABLE: _ClassVar[ErrorReason]
     DEVELOPMENT_KEYRING: _ClassVar[ErrorReason]
@@ -107,6 +108,7 @@ CONFLICT: ErrorReason
 STORE_UNAVAILABLE: ErrorReason
 UNKNOWN_ROUTE: ErrorReason
 REQUEST_TOO_LARGE: ErrorReason
+REQUEST_TIMEOUT: ErrorReason
 INTERNAL: ErrorReason
 SEALED_DATA_UNREADABLE: ErrorReason
 DEVELOPMENT_KEYRING: ErrorReason

@@ -16,10 +16,11 @@ from google.rpc import status_pb2
 
 from stud_service.server.errors import RequestError, malformed, refusal_for
 from stud_service.server.web import routes as json_routes
+from stud_service.server.web.body import RequestBody
 from stud_service.server.web.call import WebCall
 from stud_service.server.web.connect import ConnectApplication, endpoints
 from stud_service.server.web.cors import Cors
-from stud_service.server.web.early import call_with_reasons
+from stud_service.server.web.early import call_with_reasons, send_refusal
 from stud_service.server.web.early import send_error as _send_error
 from stud_service.server.web.early import send_json as _send_json
 from stud_service.server.web.limits import MAX_REQUEST_BYTES, request_too_large
@@ -29,9 +30,6 @@ __all__ = ["MAX_REQUEST_BYTES", "WebApplication", "WebSettings"]
 
 _log = logging.getLogger(__name__)
 
-# A request body that stops arriving for this long is given up, deadline or not: a client trickling a body
-# (or never finishing it) must not hold a call, and its memory, for ever.
-BODY_IDLE_SECONDS = 30.0
 CONNECT_TIMEOUT_HEADER = b"connect-timeout-ms"
 
 
@@ -40,6 +38,9 @@ class WebSettings:
     origins: frozenset[str] = frozenset()  # CORS: none by default
     heartbeat_seconds: float | None = 15.0  # a watch silent this long sends a heartbeat
     serve_page: bool = True  # the web table at /
+    # A request body must be in full this long after its head, deadline or not: a client trickling a body
+    # (or never finishing it) must not hold a call, and its memory, for ever.
+    body_timeout_seconds: float = 30.0
 
 
 class WebApplication:
@@ -59,7 +60,13 @@ class WebApplication:
             return
         if scope["type"] != "http":
             return  # websockets: not served
-        receive = _body_idle_limited(receive, BODY_IDLE_SECONDS)
+        body = RequestBody(scope, receive, send, self._settings.body_timeout_seconds)
+        receive, send = body.receive, body.send
+        declared = _declared_length(scope)
+        if declared is not None and declared > MAX_REQUEST_BYTES:  # refused before a byte of it is read
+            await send_refusal(scope, send, request_too_large(
+                f"the request body ({declared} bytes) is larger than {MAX_REQUEST_BYTES} bytes"))
+            return
         path = scope["path"]
         if path in self._connect.paths:
             await call_with_reasons(self._connect, scope, receive, send)
@@ -190,27 +197,9 @@ async def _stream(route: json_routes.Route, request: Any, call: Any, send: Any) 
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _body_idle_limited(receive: Any, idle_seconds: float) -> Any:
-    """``receive``, but a wait for more of the request body longer than ``idle_seconds`` reads as the client
-    having gone (``http.disconnect``); once the body is in, waits are not limited (a watch's client sends
-    nothing more)."""
-    body_done = False
-
-    async def limited() -> dict[str, Any]:
-        nonlocal body_done
-        if body_done:
-            return await receive()
-        try:
-            async with asyncio.timeout(idle_seconds):
-                message = await receive()
-        except TimeoutError:
-            body_done = True
-            return {"type": "http.disconnect"}
-        if message["type"] != "http.request" or not message.get("more_body", False):
-            body_done = True
-        return message
-
-    return limited
+def _declared_length(scope: dict[str, Any]) -> int | None:
+    value = dict(scope.get("headers", ())).get(b"content-length")
+    return int(value) if value is not None and value.isdigit() else None
 
 
 class _Disconnected(Exception):

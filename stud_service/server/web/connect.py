@@ -30,6 +30,7 @@ from stud_service.server.errors import Refused, RequestError, malformed, refusal
 from stud_service.server.handlers import UNPARSED_LOG_INTERVAL_SECONDS
 from stud_service.server.web.call import WebCall
 from stud_service.server.web.json_body import parse_json_body
+from stud_service.server.web.limits import request_too_large
 
 _log = logging.getLogger(__name__)
 _undecoded_log = RateLimitedLog(_log, UNPARSED_LOG_INTERVAL_SECONDS)
@@ -171,9 +172,7 @@ def reasoned(error: Exception, read_max_bytes: int) -> ConnectError | None:
             return None
         message = error.message[:_MESSAGE_CHARS]
         if error.code == Code.RESOURCE_EXHAUSTED:
-            too_large = rich_refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", message,
-                                     {"limit": str(read_max_bytes)})
-            return connect_error(too_large)
+            return connect_error(request_too_large(message, read_max_bytes))
         if error.code in (Code.INVALID_ARGUMENT, Code.UNIMPLEMENTED):  # unimplemented: an unknown compression
             return connect_error(rich_refusal(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message))
     _log.error("a web call failed", exc_info=error)  # our bug: INTERNAL, as on the gRPC port

@@ -15,3 +15,7 @@ def request_too_large(message: str, limit: int = MAX_REQUEST_BYTES) -> status_pb
     return rich_refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", message,
                         {"limit": str(limit)})
 
+
+def request_timeout(message: str) -> status_pb2.Status:
+    """A request that did not arrive in time (answered with HTTP 408 where the protocol has a status)."""
+    return rich_refusal(grpc.StatusCode.DEADLINE_EXCEEDED, "REQUEST_TIMEOUT", message)

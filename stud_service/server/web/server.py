@@ -13,7 +13,7 @@ from hypercorn.asyncio import serve
 
 from stud_service.server.app import TlsFiles
 from stud_service.server.web import wire
-from stud_service.server.web.wire import PortConfig
+from stud_service.server.web.wire import PortConfig, PortLimits
 
 _log = logging.getLogger(__name__)
 
@@ -44,7 +44,8 @@ class WebServer:
                 await asyncio.wait_for(self._task, grace + 1.0)
 
 
-async def start_web_server(app: object, listen: str, tls: TlsFiles | None, grace: float) -> WebServer:
+async def start_web_server(app: object, listen: str, tls: TlsFiles | None, grace: float,
+                           limits: PortLimits | None = None) -> WebServer:
     host, port = parse_listen(listen)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -57,7 +58,7 @@ async def start_web_server(app: object, listen: str, tls: TlsFiles | None, grace
     sock.listen(1024)
     sock.setblocking(False)
     wire.install()
-    config = PortConfig()
+    config = PortConfig(limits or PortLimits())
     config.bind = [f"fd://{sock.fileno()}"]
     config.keep_alive_timeout = KEEP_ALIVE_SECONDS
     config.graceful_timeout = grace

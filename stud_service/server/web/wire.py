@@ -1,9 +1,10 @@
 """What the web port refuses on the wire, before a request reaches the application: hypercorn's HTTP/1.1
-protocol (h11) with the guards it lacks.
+(h11) and HTTP/2 (h2) protocols with the guards they lack.
 
-hypercorn offers no hook for these, so :func:`install` puts a subclass of its protocol class in the place it
-builds it from (hypercorn and h11 are pinned in pyproject.toml for that reason; tests/test_web_edges.py holds
-each guard to its behaviour). Nothing here parses HTTP: h11 does, and the guards read what it parsed.
+hypercorn offers no hook for these, so :func:`install` puts subclasses of its protocol classes in the places
+it builds them from (hypercorn and h11 are pinned in pyproject.toml for that reason; tests/test_web_edges.py
+holds each guard to its behaviour). Nothing here parses HTTP: h11 and h2 do, and the guards read what they
+parsed.
 
 HTTP/1.1 (:class:`GuardedH11Protocol`, on h11 via :class:`StrictH11Connection`):
 
@@ -16,26 +17,38 @@ HTTP/1.1 (:class:`GuardedH11Protocol`, on h11 via :class:`StrictH11Connection`):
   call that ran;
 - a head (request line and headers) over :data:`HEAD_LIMIT` bytes is refused 431, whether it came in one read
   or in several (h11 measures only a head still incomplete);
+- a chunk that would take the body over the request limit is refused when its size line arrives, not after
+  waiting for bytes that never come;
+- a head must arrive in full within the header timeout of its first byte (408);
 - every refusal carries the port's error body (Connect error JSON with an ErrorInfo reason), where
   hypercorn's own had none.
+
+HTTP/2 (:class:`GuardedH2Protocol`): a frame header announcing a frame larger than the connection takes ends
+the connection at once (GOAWAY FRAME_SIZE_ERROR); h2 checks the size only once the whole frame is in, so a
+client could hold the connection (and h2's buffer) for as long as it liked.
 """
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
 import h11
 import hypercorn.protocol
 from google.rpc import status_pb2
+from h2.frame_buffer import FrameBuffer
 from hypercorn.config import Config
-from hypercorn.events import Closed
+from hypercorn.events import Closed, Event, RawData
+from hypercorn.protocol.h2 import H2Protocol
 from hypercorn.protocol.h11 import H11Protocol
+from hyperframe.frame import Frame
 
 from stud_service.server.errors import malformed, refusal_for
 from stud_service.server.web import routes as json_routes
 from stud_service.server.web.early import error_document
-from stud_service.server.web.limits import request_too_large
+from stud_service.server.web.limits import MAX_REQUEST_BYTES, request_timeout, request_too_large
 
 # The largest request head (request line and headers) taken, as HTTP/2's header list (hypercorn's
 # h2_max_header_list_size): a long token fits many times over.
@@ -43,11 +56,19 @@ HEAD_LIMIT = 64 * 1024
 _MESSAGE_CHARS = 120  # of h11's explanation, which may quote the request
 
 
-class PortConfig(Config):
-    """hypercorn's Config for the port: its head limit, in h11 and h2."""
+@dataclass
+class PortLimits:
+    """How long a client may take over a request's head (0: no limit)."""
 
-    def __init__(self) -> None:
+    header_timeout_seconds: float = 10.0
+
+
+class PortConfig(Config):
+    """hypercorn's Config with the port's limits."""
+
+    def __init__(self, limits: PortLimits) -> None:
         super().__init__()
+        self.limits = limits
         self.h11_max_incomplete_size = HEAD_LIMIT
         self.h2_max_header_list_size = HEAD_LIMIT
 
@@ -85,10 +106,16 @@ class StrictH11Connection(h11.Connection):
     def __init__(self, max_incomplete_event_size: int) -> None:
         super().__init__(h11.SERVER, max_incomplete_event_size=max_incomplete_event_size)
         self.problem: h11.RemoteProtocolError | None = None  # why the request was refused, for the answer
+        self._body_bytes = 0
+        self._stopped = False
+
+    def stop_reading(self) -> None:
+        """Read nothing more: the connection is being refused."""
+        self._stopped = True
 
     def _reading(self) -> bool:
-        # Nothing after a request that closes the connection is read (RFC 9112 §9.6).
-        return self.their_state is not h11.MUST_CLOSE
+        # Nothing after a request that closes the connection is read either (RFC 9112 §9.6).
+        return not self._stopped and self.their_state is not h11.MUST_CLOSE
 
     def receive_data(self, data: bytes) -> None:
         if data and not self._reading():
@@ -106,6 +133,10 @@ class StrictH11Connection(h11.Connection):
         try:
             if isinstance(event, h11.Request):
                 self._check_head(event)
+                self._body_bytes = 0
+            elif isinstance(event, h11.Data):
+                self._body_bytes += len(event.data)
+            self._check_chunk()
         except h11.RemoteProtocolError as error:
             self.problem = error
             # As h11 does with its own errors: the peer's state is ERROR, so nothing more is read and
@@ -123,6 +154,14 @@ class StrictH11Connection(h11.Connection):
         if b"transfer-encoding" in names and request.http_version == b"1.0":
             raise self._malformed("Transfer-Encoding in an HTTP/1.0 request")
 
+    def _check_chunk(self) -> None:
+        # h11 keeps the size still to come of the chunk being read; it reads any size up to 2^80.
+        pending = getattr(self._reader, "_bytes_in_chunk", 0)
+        if self._body_bytes + pending > MAX_REQUEST_BYTES:
+            message = f"a chunk takes the request body over {MAX_REQUEST_BYTES} bytes"
+            status = request_too_large(message, MAX_REQUEST_BYTES)
+            raise Refusal(status, json_routes.http_status(status))
+
     @staticmethod
     def _malformed(problem: str) -> Refusal:
         status = refusal_for(malformed(f"the request is not valid HTTP/1.1: {problem}"))
@@ -130,12 +169,39 @@ class StrictH11Connection(h11.Connection):
 
 
 class GuardedH11Protocol(H11Protocol):
-    """hypercorn's HTTP/1.1 protocol on :class:`StrictH11Connection`, with refusals that carry the port's
-    error body."""
+    """hypercorn's HTTP/1.1 protocol on :class:`StrictH11Connection`, with a header timeout and refusals
+    that carry the port's error body."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.connection = StrictH11Connection(self.config.h11_max_incomplete_size)
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    async def handle(self, event: Event) -> None:
+        if isinstance(event, RawData) and event.data and self._head_timer is None and self._awaiting_head():
+            timeout = _limits(self.config).header_timeout_seconds
+            if timeout > 0:
+                self._head_timer = asyncio.get_running_loop().call_later(timeout, self._head_overdue)
+        try:
+            await super().handle(event)
+        finally:
+            if self._head_timer is not None and (isinstance(event, Closed) or not self._awaiting_head()):
+                self._head_timer.cancel()
+                self._head_timer = None
+
+    def _awaiting_head(self) -> bool:
+        connection = self.connection
+        return (isinstance(connection, StrictH11Connection) and self.stream is None
+                and connection.their_state is h11.IDLE and connection.our_state is h11.IDLE)
+
+    def _head_overdue(self) -> None:
+        self._head_timer = None
+        if self._awaiting_head():
+            # Before anything else runs: a head completing now must not start a request beside the refusal.
+            self.connection.stop_reading()  # type: ignore[union-attr]
+            timeout = _limits(self.config).header_timeout_seconds
+            status = request_timeout(f"the request's head did not arrive in full within {timeout:g} s")
+            self.task_group.spawn(self._refuse, 408, status)
 
     async def _refuse(self, http_status: int, status: status_pb2.Status) -> None:
         body = error_document(status)
@@ -152,6 +218,31 @@ class GuardedH11Protocol(H11Protocol):
         await self._refuse(*_answer_to(problem, status_code))
 
 
+class _EagerFrameBuffer(FrameBuffer):
+    """h2's frame buffer, refusing a frame too large as soon as its header is in."""
+
+    def __next__(self) -> Frame:
+        if len(self._data) >= 9:
+            _, length = Frame.parse_frame_header(memoryview(self._data[:9]))
+            self._validate_frame_length(length)  # h2 answers it with GOAWAY FRAME_SIZE_ERROR
+        return super().__next__()
+
+
+class GuardedH2Protocol(H2Protocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.connection.incoming_buffer = _EagerFrameBuffer(server=True)
+
+
+_DEFAULT_LIMITS = PortLimits(header_timeout_seconds=0)
+
+
+def _limits(config: Config) -> PortLimits:
+    return getattr(config, "limits", _DEFAULT_LIMITS)  # another server's Config: no limits of ours
+
+
 def install() -> None:
-    """Make hypercorn build the guarded protocol (for every server in this process)."""
+    """Make hypercorn build the guarded protocols (for every server in this process; a server whose Config
+    is not a :class:`PortConfig` gets the wire checks without the port's limits)."""
     hypercorn.protocol.H11Protocol = GuardedH11Protocol  # type: ignore[misc]
+    hypercorn.protocol.H2Protocol = GuardedH2Protocol  # type: ignore[misc]
