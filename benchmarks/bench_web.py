@@ -182,7 +182,8 @@ def main() -> int:
     database = bench.Database()
     url = database.start()
     web_port = bench.free_port()
-    server = bench.Server.service(url, web_port)
+    # The load process stands for many players, all from one address: no per-address connection limit.
+    server = bench.Server.service(url, web_port, ("--web-max-connections-per-address", "0"))
     runs: dict[str, list[bench.LoadResult]] = {}
     watch: dict[str, list[float]] = {}
     try:

@@ -70,6 +70,7 @@ def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pyt
         "STUD_WEB_HEARTBEAT_SECONDS": "12.5",
         "STUD_WEB_HEADER_TIMEOUT_SECONDS": "2.5",
         "STUD_WEB_BODY_TIMEOUT_SECONDS": "7.5",
+        "STUD_WEB_MAX_CONNECTIONS_PER_ADDRESS": "16",
         "STUD_LOG_FORMAT": "text",
         "STUD_TOKEN_LEEWAY_SECONDS": "12.5",
         "STUD_TOKEN_JWKS_MAX_AGE_SECONDS": "60.0",

@@ -1,6 +1,6 @@
 """The web port's edges, from outside: requests framed two ways, requests after a closing one, bodies and
-heads that never finish, oversized heads, chunks and frames. Raw sockets against the whole service on
-loopback (stud_service.server.web.wire and app hold the guards).
+heads that never finish, oversized heads, chunks and frames, and what one address may hold. Raw sockets
+against the whole service on loopback (stud_service.server.web.wire and app hold the guards).
 
 The port's own timeouts are short here (HEADER_TIMEOUT, BODY_TIMEOUT); the clients wait up to ANSWER_BOUND
 for its answer, so nothing depends on the machine's speed. Every refusal carries the port's error body with
@@ -28,11 +28,12 @@ from web_fixtures import (
     assert_refused,
     bearer,
     refusal_of,
+    web_port_on,
     web_service,
 )
 
 from stud_service.server.web.app import MAX_REQUEST_BYTES
-from stud_service.server.web.wire import HEAD_LIMIT
+from stud_service.server.web.wire import HEAD_LIMIT, PortLimits
 
 HEADER_TIMEOUT = 1.5
 BODY_TIMEOUT = 1.5
@@ -334,3 +335,33 @@ async def test_an_h2c_preface_followed_by_garbage_is_closed_at_once(web_world: W
     # GOAWAY: 8 bytes, type 7, no flags, stream 0; last stream 0, error FRAME_SIZE_ERROR (6)
     goaway = b"\x00\x00\x08\x07\x00\x00\x00\x00\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x06"
     assert received.endswith(goaway), received
+
+# -- §3: what one address may hold ---------------------------------------------------------------------------
+
+
+async def test_one_address_holds_at_most_its_connections(web_world: WebWorld, no_error_lines: None) -> None:
+    assert web_world.host.runtime is not None
+    limit = 3
+    async with web_port_on(web_world.host.runtime, PortLimits(0, limit)) as url:
+        port = int(url.rpartition(":")[2])
+        held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(limit)]
+        for _, writer in held:
+            writer.write(b"GET /v1/tab")  # a head begun, and held (this port has no header timeout)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(LISTING)
+        async with asyncio.timeout(ANSWER_BOUND):
+            assert await reader.read() == b""  # closed unanswered
+        writer.close()
+        held_reader, held_writer = held.pop()
+        held_writer.close()
+        async with asyncio.timeout(ANSWER_BOUND):  # once the port has seen it go, a new one is served
+            while True:
+                with contextlib.suppress(ConnectionError):
+                    answers = responses(await exchange(port, LISTING.replace(
+                        b"\r\n\r\n", b"\r\nconnection: close\r\n\r\n")))
+                    if answers:
+                        break
+                await asyncio.sleep(0.1)
+        assert answers[0].status == 200
+        for _, writer in held:
+            writer.close()

@@ -99,6 +99,13 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         " (default: $STUD_WEB_BODY_TIMEOUT_SECONDS or 30)",
     )
     parser.add_argument(
+        "--web-max-connections-per-address",
+        type=int,
+        default=int(_env("STUD_WEB_MAX_CONNECTIONS_PER_ADDRESS", "128") or 128),
+        help="connections one client address may hold open on the web port; past it new ones are closed"
+        " at once; 0: no limit (default: $STUD_WEB_MAX_CONNECTIONS_PER_ADDRESS or 128)",
+    )
+    parser.add_argument(
         "--metrics-listen",
         default=_env("STUD_METRICS_LISTEN", "0.0.0.0:9090"),
         help="Prometheus endpoint host:port, or 'off' (default: $STUD_METRICS_LISTEN)",
@@ -357,6 +364,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         web_heartbeat_seconds=args.web_heartbeat_seconds if args.web_heartbeat_seconds > 0 else None,
         web_header_timeout_seconds=max(args.web_header_timeout_seconds, 0.0),
         web_body_timeout_seconds=max(args.web_body_timeout_seconds, 0.0),
+        web_max_connections_per_address=max(args.web_max_connections_per_address, 0),
         otlp_endpoint=args.otlp_endpoint or None,
         gc_thresholds=gc_thresholds,
         **overrides,

@@ -82,6 +82,7 @@ class ServiceOptions:
     web_page: bool = True  # the web table at / of the web port
     web_header_timeout_seconds: float = 10.0  # a request head must be in this long after its first byte
     web_body_timeout_seconds: float = 30.0  # a request body must be in this long after its head
+    web_max_connections_per_address: int = 128  # 0: no limit
     otlp_endpoint: str | None = None  # OTLP/HTTP collector for traces; none: OTEL_EXPORTER_OTLP_* or off
     span_exporter: object | None = None  # given directly (tests): spans go there, tracing on
     # The collector's thresholds, set (and startup's objects frozen) once started; None: left as they are.
@@ -175,7 +176,7 @@ class ServiceHost:
 
         settings = WebSettings(options.web_origins, options.web_heartbeat_seconds, options.web_page,
                                options.web_body_timeout_seconds)
-        limits = PortLimits(options.web_header_timeout_seconds)
+        limits = PortLimits(options.web_header_timeout_seconds, options.web_max_connections_per_address)
         app = WebApplication(services, settings)
         web = await start_web_server(self.tracing.asgi(app) if self.tracing else app, options.web_listen,
                                      options.tls, options.grace_seconds, limits)

@@ -1,5 +1,5 @@
 """What the web port refuses on the wire, before a request reaches the application: hypercorn's HTTP/1.1
-(h11) and HTTP/2 (h2) protocols with the guards they lack.
+(h11) and HTTP/2 (h2) protocols with the guards they lack, and a bound on the connections one address holds.
 
 hypercorn offers no hook for these, so :func:`install` puts subclasses of its protocol classes in the places
 it builds them from (hypercorn and h11 are pinned in pyproject.toml for that reason; tests/test_web_edges.py
@@ -26,21 +26,27 @@ HTTP/1.1 (:class:`GuardedH11Protocol`, on h11 via :class:`StrictH11Connection`):
 HTTP/2 (:class:`GuardedH2Protocol`): a frame header announcing a frame larger than the connection takes ends
 the connection at once (GOAWAY FRAME_SIZE_ERROR); h2 checks the size only once the whole frame is in, so a
 client could hold the connection (and h2's buffer) for as long as it liked.
+
+Connections (:class:`GuardedProtocolWrapper`): an address holding ``max_connections_per_address`` already
+has its next connection closed before anything is read from it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
 import h11
+import hypercorn.asyncio.tcp_server
 import hypercorn.protocol
 from google.rpc import status_pb2
 from h2.frame_buffer import FrameBuffer
 from hypercorn.config import Config
 from hypercorn.events import Closed, Event, RawData
+from hypercorn.protocol import ProtocolWrapper
 from hypercorn.protocol.h2 import H2Protocol
 from hypercorn.protocol.h11 import H11Protocol
 from hyperframe.frame import Frame
@@ -58,17 +64,19 @@ _MESSAGE_CHARS = 120  # of h11's explanation, which may quote the request
 
 @dataclass
 class PortLimits:
-    """How long a client may take over a request's head (0: no limit)."""
+    """What one client may hold of the port (0: no limit)."""
 
     header_timeout_seconds: float = 10.0
+    max_connections_per_address: int = 128
 
 
 class PortConfig(Config):
-    """hypercorn's Config with the port's limits."""
+    """hypercorn's Config with the port's limits and the connections each address holds now."""
 
     def __init__(self, limits: PortLimits) -> None:
         super().__init__()
         self.limits = limits
+        self.connections: collections.Counter[str] = collections.Counter()
         self.h11_max_incomplete_size = HEAD_LIMIT
         self.h2_max_header_list_size = HEAD_LIMIT
 
@@ -234,7 +242,41 @@ class GuardedH2Protocol(H2Protocol):
         self.connection.incoming_buffer = _EagerFrameBuffer(server=True)
 
 
-_DEFAULT_LIMITS = PortLimits(header_timeout_seconds=0)
+class GuardedProtocolWrapper(ProtocolWrapper):
+    """One connection: closed at once when its address holds the most connections allowed already."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._counted: str | None = None  # the address this connection is counted against, until it ends
+        self._refused = False
+
+    async def initiate(self) -> None:
+        counts: collections.Counter[str] | None = getattr(self.config, "connections", None)
+        if counts is not None and self.client is not None:
+            address, limit = self.client[0], _limits(self.config).max_connections_per_address
+            if 0 < limit <= counts[address]:
+                self._refused = True
+                await self.send(Closed())
+                return
+            counts[address] += 1
+            self._counted = address
+        await super().initiate()
+
+    async def handle(self, event: Event) -> None:
+        if self._refused:
+            return
+        try:
+            await super().handle(event)
+        finally:
+            if isinstance(event, Closed) and self._counted is not None:
+                counts = self.config.connections  # type: ignore[attr-defined]
+                counts[self._counted] -= 1
+                if counts[self._counted] <= 0:
+                    del counts[self._counted]
+                self._counted = None
+
+
+_DEFAULT_LIMITS = PortLimits(header_timeout_seconds=0, max_connections_per_address=0)
 
 
 def _limits(config: Config) -> PortLimits:
@@ -246,3 +288,4 @@ def install() -> None:
     is not a :class:`PortConfig` gets the wire checks without the port's limits)."""
     hypercorn.protocol.H11Protocol = GuardedH11Protocol  # type: ignore[misc]
     hypercorn.protocol.H2Protocol = GuardedH2Protocol  # type: ignore[misc]
+    hypercorn.asyncio.tcp_server.ProtocolWrapper = GuardedProtocolWrapper  # type: ignore[misc]
