@@ -1,6 +1,7 @@
 """The web port's edges, from outside: requests framed two ways, requests after a closing one, bodies and
-heads that never finish, oversized heads, chunks and frames, and what one address may hold. Raw sockets
-against the whole service on loopback (stud_service.server.web.wire and app hold the guards).
+heads that never finish, oversized heads, chunks and frames, compressed messages with no compression, and
+what one address may hold. Raw sockets against the whole service on loopback (stud_service.server.web.wire
+and app hold the guards).
 
 The port's own timeouts are short here (HEADER_TIMEOUT, BODY_TIMEOUT); the clients wait up to ANSWER_BOUND
 for its answer, so nothing depends on the machine's speed. Every refusal carries the port's error body with
@@ -32,6 +33,7 @@ from web_fixtures import (
     web_service,
 )
 
+from stud_service.server.proto_gen import table_service_pb2
 from stud_service.server.web.app import MAX_REQUEST_BYTES
 from stud_service.server.web.wire import HEAD_LIMIT, PortLimits
 
@@ -365,3 +367,27 @@ async def test_one_address_holds_at_most_its_connections(web_world: WebWorld, no
         assert answers[0].status == 200
         for _, writer in held:
             writer.close()
+
+
+# -- §3: compressed messages with no compression -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["grpc-web", "connect-stream"])
+async def test_a_compressed_message_without_a_compression_is_invalid_argument(
+    web_world: WebWorld, form: str, no_error_lines: None
+) -> None:
+    table_id = await web_world.new_table()
+    head = await web_world.head(table_id)
+    if form == "grpc-web":
+        message = table_service_pb2.SitDownRequest(name=f"tables/{table_id}", seat=1, buy_in=BUY_IN)
+        path, kind, payload = "/stud.v1.TableService/SitDown", "application/grpc-web+proto", \
+            message.SerializeToString()
+    else:
+        path, kind, payload = "/stud.v1.TableService/WatchTable", "application/connect+json", \
+            json.dumps({"name": f"tables/{table_id}"}).encode()
+    body = struct.pack(">BI", 1, len(payload)) + payload  # flag 1: compressed; no encoding named
+    data = request("POST", path, {"content-type": kind, "content-length": str(len(body)),
+                                  "connection": "close"}, body)
+    answers = responses(await exchange(web_world.port, data))
+    assert refusal_of(answers[0]) == ("invalid_argument", "MALFORMED_REQUEST"), answers[0]
+    assert await web_world.head(table_id) == head

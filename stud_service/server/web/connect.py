@@ -173,10 +173,17 @@ def reasoned(error: Exception, read_max_bytes: int) -> ConnectError | None:
         message = error.message[:_MESSAGE_CHARS]
         if error.code == Code.RESOURCE_EXHAUSTED:
             return connect_error(request_too_large(message, read_max_bytes))
-        if error.code in (Code.INVALID_ARGUMENT, Code.UNIMPLEMENTED):  # unimplemented: an unknown compression
+        # unimplemented: an unknown compression; a "protocol error" is the request's envelope (a message
+        # flagged compressed with no compression named), which the library calls INTERNAL
+        if error.code in (Code.INVALID_ARGUMENT, Code.UNIMPLEMENTED) or _client_protocol_error(error):
             return connect_error(rich_refusal(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message))
     _log.error("a web call failed", exc_info=error)  # our bug: INTERNAL, as on the gRPC port
     return connect_error(refusal_for(RuntimeError()))
+
+
+def _client_protocol_error(error: ConnectError) -> bool:
+    # The library's server raises INTERNAL with this prefix only for what it reads from the request.
+    return error.code == Code.INTERNAL and error.message.startswith("protocol error:")
 
 
 class _Reasons:
