@@ -1,7 +1,7 @@
 """The web port's edges, from outside: requests framed two ways, requests after a closing one, bodies and
-heads that never finish, oversized heads, chunks and frames, compressed messages with no compression, and
-what one address may hold. Raw sockets against the whole service on loopback (stud_service.server.web.wire
-and app hold the guards).
+heads that never finish, oversized heads, chunks and frames, compressed messages with no compression, fields
+the path binds given again, and what one address may hold. Raw sockets against the whole service on loopback
+(stud_service.server.web.wire and app hold the guards).
 
 The port's own timeouts are short here (HEADER_TIMEOUT, BODY_TIMEOUT); the clients wait up to ANSWER_BOUND
 for its answer, so nothing depends on the machine's speed. Every refusal carries the port's error body with
@@ -28,6 +28,7 @@ from web_fixtures import (
     WebWorld,
     assert_refused,
     bearer,
+    error_info,
     refusal_of,
     web_port_on,
     web_service,
@@ -391,3 +392,30 @@ async def test_a_compressed_message_without_a_compression_is_invalid_argument(
     answers = responses(await exchange(web_world.port, data))
     assert refusal_of(answers[0]) == ("invalid_argument", "MALFORMED_REQUEST"), answers[0]
     assert await web_world.head(table_id) == head
+
+# -- §3: a field the path binds comes from the path alone ----------------------------------------------------
+
+
+async def test_a_field_the_path_binds_cannot_come_from_the_query_or_the_body(
+    web_world: WebWorld, no_error_lines: None
+) -> None:
+    mine, other = await seated(web_world, "alice"), await web_world.new_table()
+    head = await web_world.head(mine)
+    for query in (f"name=tables/{other}", f"name=tables/{mine}"):
+        data = request("GET", f"/v1/tables/{mine}:view?{query}",
+                       {"authorization": bearer("alice"), "connection": "close"})
+        [answer] = responses(await exchange(web_world.port, data))
+        info = assert_refused(answer, 400, "invalid_argument", "MALFORMED_REQUEST")
+        assert info.metadata["field"] == "name", answer.json()
+    for body in ({"name": f"tables/{other}"}, {"name": f"tables/{mine}", "requestId": "r1"}):
+        encoded = json.dumps(body).encode()
+        data = request("POST", f"/v1/tables/{mine}:sitOut", {"authorization": bearer("alice"),
+                       "content-length": str(len(encoded)), "connection": "close"}, encoded)
+        [answer] = responses(await exchange(web_world.port, data))
+        info = assert_refused(answer, 400, "invalid_argument", "MALFORMED_REQUEST")
+        assert info.metadata["field"] == "name", answer.json()
+    hands = request("GET", f"/v1/tables/{mine}/hands?parent=tables/{other}",
+                    {"authorization": bearer("alice"), "connection": "close"})
+    [answer] = responses(await exchange(web_world.port, hands))
+    assert error_info(answer.json()).metadata["field"] == "parent"
+    assert await web_world.head(mine) == head and not await sitting_out(web_world, mine)

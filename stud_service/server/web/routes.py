@@ -2,8 +2,9 @@
 
 ``GET /v1/tables``, ``POST /v1/tables/t1:act`` (body: the ActRequest as JSON) ... as the annotations say,
 with the protobuf JSON mapping both ways (lowerCamelCase names; 64-bit integers as strings; a body's unknown
-fields ignored, as in binary, see web.json_body). Path variables
-fill their fields; for routes without ``body: "*"`` the query string fills the rest (``?page_size=10``,
+fields ignored, as in binary, see web.json_body). Path variables fill their fields, and nothing else may (the
+query or the body giving one is refused); for routes without ``body: "*"`` the query string fills the rest
+(``?page_size=10``,
 names in snake_case or lowerCamelCase, nested fields dotted, a repeated field by repeating the name); a
 route with ``body: "*"`` takes no query (a parameter there is refused, not dropped).
 Refusals have the status a Connect unary call would have (400, 401, 403, 404, 409, 412, 429, 503 ...) and
@@ -111,13 +112,43 @@ def build_request(
         target = request if route.body == "*" else getattr(request, route.body)
         parse_json_body(body, target, "" if route.body == "*" else f"{route.body}.")
     for name, value in zip(route.variables, matched.groups(), strict=True):
+        if _given(request, name):
+            raise malformed(f"{name!r} is bound by the path: the body must not give it", name)
         _set(request, name, [value])
     if route.body == "*" and query:  # nothing is read from the query: a field there must not be dropped
         name = next(iter(query))[:100]
         raise malformed(f"{name!r}: this route takes the whole request as its body, and no query", name)
     for name, values in query.items():
+        # A field the path binds comes from the path alone, so rules written against paths (a proxy's, a
+        # firewall's) mean what they say.
+        if _proto_path(request, name) in route.variables:
+            raise malformed(f"{name[:100]!r} is bound by the path: the query must not give it", name[:100])
         _set(request, name, values)
     return request
+
+
+def _proto_path(message: Message, dotted: str) -> str | None:
+    """``dotted`` (proto or JSON names) as the proto field path it names; None if it names none."""
+    names: list[str] = []
+    descriptor: Any = message.DESCRIPTOR
+    for name in dotted.split("."):
+        field = None if descriptor is None else (
+            descriptor.fields_by_name.get(name) or descriptor.fields_by_camelcase_name.get(name))
+        if field is None:
+            return None
+        names.append(field.name)
+        descriptor = field.message_type
+    return ".".join(names)
+
+
+def _given(message: Message, dotted: str) -> bool:
+    """Whether the field at the proto path ``dotted`` holds a value other than its default."""
+    *parents, last = dotted.split(".")
+    for name in parents:
+        if not message.HasField(name):
+            return False
+        message = getattr(message, name)
+    return any(field.name == last for field, _ in message.ListFields())
 
 
 def parse_problem(error: Exception) -> str:
