@@ -26,8 +26,6 @@ from stud_service.server.web.early import send_json as _send_json
 from stud_service.server.web.limits import MAX_REQUEST_BYTES, request_too_large
 from stud_service.server.web.static import load_files, send_file
 
-__all__ = ["MAX_REQUEST_BYTES", "WebApplication", "WebSettings"]
-
 _log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_HEADER = b"connect-timeout-ms"
@@ -60,8 +58,8 @@ class WebApplication:
             return
         if scope["type"] != "http":
             return  # websockets: not served
-        body = RequestBody(scope, receive, send, self._settings.body_timeout_seconds)
-        receive, send = body.receive, body.send
+        request_body = RequestBody(scope, receive, send, self._settings.body_timeout_seconds)
+        receive, send = request_body.receive, request_body.send
         declared = _declared_length(scope)
         if declared is not None and declared > MAX_REQUEST_BYTES:  # refused before a byte of it is read
             await send_refusal(scope, send, request_too_large(
