@@ -10,6 +10,8 @@ and review the diff of ``tests/data/``.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,38 @@ def test_a_play_chip_table_keeps_plain_integers():
                 if s.payload["type"] == "HandStarted" else s.payload for s in record.events]
     text = to_pokerstars(HandRecord.from_payloads("worked-hand", 1, payloads))
     assert "7 Card Stud Limit (200/400) -" in text and "Total pot 5300 | Rake 0" in text
+
+
+def at_time(record: HandRecord, at_ms: int) -> HandRecord:
+    payloads = [{**s.payload, "at_ms": at_ms} if s.payload["type"] == "HandStarted" else s.payload
+                for s in record.events]
+    return HandRecord.from_payloads(record.table_id, record.hand, payloads)
+
+
+@pytest.mark.parametrize(
+    ("at_ms", "written"),
+    [
+        (1_796_552_613_000, "2026/12/06 10:23:33 UTC [2026/12/06 5:23:33 ET]"),  # EST: UTC-5
+        (1_782_907_200_000, "2026/07/01 12:00:00 UTC [2026/07/01 8:00:00 ET]"),  # EDT: UTC-4
+        (1_767_236_400_000, "2026/01/01 3:00:00 UTC [2025/12/31 22:00:00 ET]"),  # the day before in ET
+        (1_772_953_199_000, "2026/03/08 6:59:59 UTC [2026/03/08 1:59:59 ET]"),  # the last second of EST
+        (1_772_953_200_000, "2026/03/08 7:00:00 UTC [2026/03/08 3:00:00 ET]"),  # EDT from 2:00 EST
+    ],
+)
+def test_the_header_gives_the_time_in_utc_and_in_eastern_time(at_ms, written):
+    """As the room writes it for a player outside ET: the player's zone first, ET in brackets."""
+    header = to_pokerstars(at_time(worked_hand(), at_ms)).splitlines()[0]
+    assert header.endswith(f"7 Card Stud Limit ($2.00/$4.00 USD) - {written}")
+
+
+def test_eastern_time_needs_no_time_zone_database_on_the_machine():
+    """A machine without the system's time zone files (an empty PYTHONTZPATH) still writes ET."""
+    script = (
+        "from datetime import UTC, datetime; from stud_service.audit.pokerstars import room_time; "
+        "print(room_time(datetime(2026, 12, 6, 10, 23, 33, tzinfo=UTC)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, "PYTHONTZPATH": ""},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.stdout.strip() == "2026/12/06 10:23:33 UTC [2026/12/06 5:23:33 ET]", done.stderr
