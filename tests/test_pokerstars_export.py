@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_helpers import Table, deal_sequence, stacked_deck
@@ -70,6 +72,12 @@ def simulated_hand(variant: Variant, seed: int, hand: int) -> HandRecord:
         event_to_json(e) for events in table.commands for e in events if getattr(e, "hand", None) == hand
     ]
     return HandRecord.from_payloads(table.table_id, hand, payloads)
+
+
+def with_start(record: HandRecord, change: Callable[[dict[str, Any]], dict[str, Any]]) -> HandRecord:
+    """``record`` with its HandStarted payload changed by ``change``."""
+    payloads = [change(s.payload) if s.payload["type"] == "HandStarted" else s.payload for s in record.events]
+    return HandRecord.from_payloads(record.table_id, record.hand, payloads)
 
 
 def matches_file(text: str, name: str) -> None:
@@ -154,17 +162,11 @@ def test_other_currencies_are_written_in_their_minor_units():
 
 def test_a_play_chip_table_keeps_plain_integers():
     """A table created before tables had a currency ("" in its config): amounts stay chip counts."""
-    record = worked_hand()
-    payloads = [{**s.payload, "config": {k: v for k, v in s.payload["config"].items() if k != "currency"}}
-                if s.payload["type"] == "HandStarted" else s.payload for s in record.events]
-    text = to_pokerstars(HandRecord.from_payloads("worked-hand", 1, payloads))
+    record = with_start(worked_hand(), lambda started: {
+        **started, "config": {k: v for k, v in started["config"].items() if k != "currency"}
+    })
+    text = to_pokerstars(record)
     assert "7 Card Stud Limit (200/400) -" in text and "Total pot 5300 | Rake 0" in text
-
-
-def at_time(record: HandRecord, at_ms: int) -> HandRecord:
-    payloads = [{**s.payload, "at_ms": at_ms} if s.payload["type"] == "HandStarted" else s.payload
-                for s in record.events]
-    return HandRecord.from_payloads(record.table_id, record.hand, payloads)
 
 
 @pytest.mark.parametrize(
@@ -179,7 +181,8 @@ def at_time(record: HandRecord, at_ms: int) -> HandRecord:
 )
 def test_the_header_gives_the_time_in_utc_and_in_eastern_time(at_ms, written):
     """As the room writes it for a player outside ET: the player's zone first, ET in brackets."""
-    header = to_pokerstars(at_time(worked_hand(), at_ms)).splitlines()[0]
+    header = to_pokerstars(with_start(worked_hand(), lambda started: {**started, "at_ms": at_ms}))
+    header = header.splitlines()[0]
     assert header.endswith(f"7 Card Stud Limit ($2.00/$4.00 USD) - {written}")
 
 
