@@ -20,6 +20,12 @@ named by the difference and checked on their own terms instead of stack for stac
 - ``folded_to_all_in``: the last players with chips fold (RULES.md §7 allows folding when a check is
   free) and only all-in players are left; PokerKit cannot finish such a hand.
 - ``community``: a short deck's community card (RULES.md §2); PokerKit deals no board in stud.
+- ``uncapped``: a fifth bet in a betting round, at a table whose ``uncapped_heads_up`` lifts the cap when
+  two players start the round (RULES.md §4); PokerKit caps every round at four bets.
+- ``pot_without_a_low``: a Stud Hi-Lo pot none of whose players has a qualifying low while a player in
+  the hand has one (RULES.md §6: that pot's high hand takes it all; PokerKit asks whether anyone in the
+  hand has a low, not anyone in the pot, and splits the low half among the pot's players).  Only the
+  payout differs: PokerKit takes every action, and the totals agree.
 
 Raked tables (RULES.md §10) are exported too and replayed with a PokerKit rake function equivalent to
 ours (``pokerkit_rake``): the same hands must reach the same finishing stacks after the rake.
@@ -32,6 +38,7 @@ history is only right when PokerKit takes each action where it stands.
 
 from __future__ import annotations
 
+import re
 import sys
 import tomllib
 import uuid
@@ -42,6 +49,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from engine_helpers import Table, deal_sequence, options, stacked_deck
 from pokerkit import HandHistory
 from pokerkit.notation import parse_action
 from test_rules_side_pots import play_the_worked_case
@@ -50,7 +58,7 @@ from stud_service.audit.history import PUBLIC
 from stud_service.audit.phh import to_phh
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.simulate import simulate_table, store_table
-from stud_service.engine import Variant, event_to_json
+from stud_service.engine import TableConfig, Variant, event_to_json, to_act
 from stud_service.engine.config import config_from_json
 from stud_service.engine.rules.rake import rake_for_hand
 
@@ -67,6 +75,7 @@ def known_differences(record: HandRecord) -> set[str]:
     folded: set[int] = set()
     all_in: set[int] = set()
     street = 0
+    bets_on_street: Counter[int] = Counter()
     for payload in events:
         kind = payload["type"]
         if kind == "AntePosted" and payload["all_in"]:
@@ -84,6 +93,9 @@ def known_differences(record: HandRecord) -> set[str]:
                 found.add("short_bring_in")
             if aggressive and payload["all_in"]:
                 found.add("short_all_in")
+            bets_on_street[street] += aggressive
+            if bets_on_street[street] > 4:
+                found.add("uncapped")
             if aggressive and not (live - folded - all_in - {seat}):
                 found.add("raise_into_all_in")
             if action == "FOLD":
@@ -93,6 +105,9 @@ def known_differences(record: HandRecord) -> set[str]:
             if payload["all_in"]:
                 all_in.add(seat)
         elif kind == "HandEnded":
+            lows = [any(award["half"] == "low" for award in pot["awards"]) for pot in payload["pots"]]
+            if any(lows) and not all(lows):
+                found.add("pot_without_a_low")
             for pot in payload["pots"]:
                 halves: dict[str, list[int]] = {}
                 for award in pot["awards"]:
@@ -352,16 +367,92 @@ def hand_kinds(record: HandRecord) -> set[str]:
     return kinds
 
 
+CARDS = r"(?:[2-9TJQKA][cdhs]|\?\?)"  # the PHH spec's card, or ``??`` for one card not seen
+PHH_ACTION = re.compile(
+    rf"d dh p\d+ {CARDS}{{3}}|d dh p\d+ {CARDS}|d db {CARDS}|p\d+ (?:pb|cc|f|cbr \d+|sm|sm {CARDS}{{3,7}})"
+)
+PAYOUT_ONLY = {"odd_chip", "pot_without_a_low"}  # PokerKit takes every action; only who gets what differs
+
+
 def test_pokerkit_takes_every_action_of_every_view_where_it_stands(exported, raked):
-    """Mucked, folded, all-in and Hi-Lo split hands, raked or not, as the auditor, an observer and each
-    player export them: PokerKit takes each action where it stands and ends with our stacks.  (A voided
-    hand would be a kind of its own; the engine voids none yet.)"""
+    """Mucked, folded, all-in and Hi-Lo split hands, raked or not, as the auditor, an observer and a player
+    export them: PokerKit takes each action where it stands and ends with our stacks (the same total where
+    only the payout rules differ).  (A voided hand would be a kind of its own; the engine voids none yet.)"""
     kinds = Counter()
     for record, _text in exported + raked:
-        if known_differences(record):
+        differences = known_differences(record)
+        if differences - PAYOUT_ONLY:
             continue
         for view in views(record):
             text = to_phh(record, view)
-            assert strict_replay(text) == our_stacks(record), (view, text)
+            assert all(PHH_ACTION.fullmatch(action) for action in tomllib.loads(text)["actions"]), text
+            stacks = strict_replay(text)
+            if differences:
+                assert sum(stacks) == sum(our_stacks(record)), (view, text)
+            else:
+                assert stacks == our_stacks(record), (view, text)
         kinds.update(hand_kinds(record))
     assert all(kinds[kind] >= 10 for kind in ("folded", "shown", "mucked", "all_in", "hi_lo_split")), kinds
+
+
+def played_hand(
+    table_id: str, config: TableConfig, hands: dict[int, str], stacks: dict[int, int],
+    plan: dict[tuple[int, int], list[str]],
+) -> HandRecord:
+    """A hand dealt ``hands`` (down, down, door, 4th...) and played by ``plan``: (street, seat) -> that
+    seat's actions there, in turn (the least amount of each); otherwise a seat checks or calls."""
+    table = Table(config, stacks=stacks, table_id=table_id)
+    table.start(stacked_deck(deal_sequence(sorted(hands), hands)), extra={"server_seed": "00" * 32})
+    while (seat := to_act(table.state)) is not None:
+        assert table.state.hand is not None
+        legal = options(table, seat)
+        planned = plan.get((table.state.hand.street, seat), [])
+        kind = planned.pop(0) if planned and planned[0] in legal else "CHECK" if "CHECK" in legal else "CALL"
+        table.act(seat, kind, legal[kind][0] if legal[kind] else None)
+    payloads = [event_to_json(e) for e in table.log if getattr(e, "hand", None) == 1]
+    return HandRecord.from_payloads(table_id, 1, payloads)
+
+
+def test_a_hi_lo_pot_without_a_low_is_split_by_pokerkit_and_won_whole_here():
+    """RULES.md §6, pot by pot: seat 1 (all-in for the bring-in) has the only low and takes the main pot's
+    low half; the side pot of seats 2 and 3, neither with a low, goes whole to seat 2's straight.  Seat 3
+    stays in PokerKit's showdown (it wins the pot seat 4 folded into), and PokerKit splits that side pot's
+    low half between 2 and 3.  It takes every action where it stands; only that half differs."""
+    record = played_hand(
+        "pot-without-a-low",
+        TableConfig(variant=Variant.STUD_HI_LO, min_buy_in=1),
+        hands={
+            1: "Ah 2h 3c 4d 7s 8c Kd", 2: "Kh Ks Qc Js Qd Tc 9h",
+            3: "Jh Jc Td Th 9s 6h 5c", 4: "9c 9d 8d 6d 5d 7h 2c",
+        },
+        stacks={1: 150, 2: 650, 3: 5000, 4: 5000},
+        plan={
+            (3, 1): ["BRING_IN"], (3, 2): ["COMPLETE"], (3, 4): ["RAISE"],
+            (4, 4): ["BET", "RAISE"], (4, 3): ["RAISE"], (5, 4): ["BET"], (7, 3): ["BET"], (7, 4): ["FOLD"],
+        },
+    )
+    assert known_differences(record) == {"pot_without_a_low"}
+    side_pot = next(pot for pot in record.ended["pots"] if sorted(pot["eligible"]) == [2, 3])
+    assert side_pot["awards"] == [{"seat": 2, "amount": 1500, "half": "high", "hand": "king-high straight"}]
+    assert our_stacks(record) == [300, 1800, 5150, 3550]
+    assert strict_replay(to_phh(record)) == [300, 1800 - 375, 5150 + 375, 3550]
+
+
+def test_a_raked_hand_won_by_a_raise_nobody_called_pays_the_rake_on_the_called_bet():
+    """RULES.md §10 rakes what was put in, the called part of the last bet included: seat 2 bets $4 on
+    fifth street, seat 3 raises to $8 and seat 2 folds; the $4 that seat 3 matched is raked, the $4 above it
+    goes back.  PokerKit keeps the winner's last bet out of its pots; ``pokerkit_rake`` still counts it."""
+    config = TableConfig(rake_basis_points=1000, rake_cap_2=1000, rake_cap_3_4=1000, rake_cap_5_plus=1000)
+    record = played_hand(
+        "raise-nobody-called",
+        config,
+        hands={1: "2c 3d 4h 5s", 2: "Kh Ks Qc Js Qd", 3: "Jh Jc Td Th 9s"},
+        stacks={seat: 5000 for seat in (1, 2, 3)},
+        plan={(3, 1): ["BRING_IN"], (3, 2): ["COMPLETE"], (4, 1): ["FOLD"], (5, 2): ["BET", "FOLD"],
+              (5, 3): ["RAISE"]},
+    )
+    assert not known_differences(record)
+    put_in = 3 * 50 + 3 * 200 + 2 * 400  # the antes, third street completed, fifth street's called bet
+    assert record.ended["rake"] == put_in // 10 == 155
+    RAKES[record.table_id] = pokerkit_rake(record.started["config"])
+    assert strict_replay(to_phh(record)) == our_stacks(record)
