@@ -151,6 +151,21 @@ def test_a_players_export_holds_their_proofs_and_no_seed() -> None:
     assert not {p["position"] for p in public["_proofs"]} & hidden_from(record, None)
 
 
+def test_exports_of_hands_dealt_out_after_an_all_in_prove_what_each_viewer_saw() -> None:
+    """The PHH of a hand whose betting ended before seventh street holds shows that keep the down cards
+    face down (``sm ????7c...``): they show no hand, so each export proves just what its viewer saw."""
+    dealt_out = [
+        record for record in records(count=150, seed=100)
+        if any(" sm " in action and "??" in action for action in tomllib.loads(to_phh(record))["actions"])
+    ]
+    assert len(dealt_out) >= 20
+    for record in dealt_out:
+        for mode in (FULL, PUBLIC, *(player for _seat, player, _stack in record.seats)):
+            evidence = shuffle_evidence_from_phh(to_phh(record, None if mode == FULL else mode))
+            assert check_shuffle(evidence) is None
+            assert dict(evidence.shown) == dict(shuffle_evidence(record, mode).shown)
+
+
 def test_a_malformed_proof_in_an_export_names_its_position() -> None:
     record = records(count=2)[1]
     text = to_phh(record, record.seats[0][1])

@@ -10,7 +10,11 @@ and review the diff of ``tests/data/``.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_helpers import Table, deal_sequence, stacked_deck
@@ -68,6 +72,12 @@ def simulated_hand(variant: Variant, seed: int, hand: int) -> HandRecord:
         event_to_json(e) for events in table.commands for e in events if getattr(e, "hand", None) == hand
     ]
     return HandRecord.from_payloads(table.table_id, hand, payloads)
+
+
+def with_start(record: HandRecord, change: Callable[[dict[str, Any]], dict[str, Any]]) -> HandRecord:
+    """``record`` with its HandStarted payload changed by ``change``."""
+    payloads = [change(s.payload) if s.payload["type"] == "HandStarted" else s.payload for s in record.events]
+    return HandRecord.from_payloads(record.table_id, record.hand, payloads)
 
 
 def matches_file(text: str, name: str) -> None:
@@ -152,8 +162,38 @@ def test_other_currencies_are_written_in_their_minor_units():
 
 def test_a_play_chip_table_keeps_plain_integers():
     """A table created before tables had a currency ("" in its config): amounts stay chip counts."""
-    record = worked_hand()
-    payloads = [{**s.payload, "config": {k: v for k, v in s.payload["config"].items() if k != "currency"}}
-                if s.payload["type"] == "HandStarted" else s.payload for s in record.events]
-    text = to_pokerstars(HandRecord.from_payloads("worked-hand", 1, payloads))
+    record = with_start(worked_hand(), lambda started: {
+        **started, "config": {k: v for k, v in started["config"].items() if k != "currency"}
+    })
+    text = to_pokerstars(record)
     assert "7 Card Stud Limit (200/400) -" in text and "Total pot 5300 | Rake 0" in text
+
+
+@pytest.mark.parametrize(
+    ("at_ms", "written"),
+    [
+        (1_796_552_613_000, "2026/12/06 10:23:33 UTC [2026/12/06 5:23:33 ET]"),  # EST: UTC-5
+        (1_782_907_200_000, "2026/07/01 12:00:00 UTC [2026/07/01 8:00:00 ET]"),  # EDT: UTC-4
+        (1_767_236_400_000, "2026/01/01 3:00:00 UTC [2025/12/31 22:00:00 ET]"),  # the day before in ET
+        (1_772_953_199_000, "2026/03/08 6:59:59 UTC [2026/03/08 1:59:59 ET]"),  # the last second of EST
+        (1_772_953_200_000, "2026/03/08 7:00:00 UTC [2026/03/08 3:00:00 ET]"),  # EDT from 2:00 EST
+    ],
+)
+def test_the_header_gives_the_time_in_utc_and_in_eastern_time(at_ms, written):
+    """As the room writes it for a player outside ET: the player's zone first, ET in brackets."""
+    header = to_pokerstars(with_start(worked_hand(), lambda started: {**started, "at_ms": at_ms}))
+    header = header.splitlines()[0]
+    assert header.endswith(f"7 Card Stud Limit ($2.00/$4.00 USD) - {written}")
+
+
+def test_eastern_time_needs_no_time_zone_database_on_the_machine():
+    """A machine without the system's time zone files (an empty PYTHONTZPATH) still writes ET."""
+    script = (
+        "from datetime import UTC, datetime; from stud_service.audit.pokerstars import room_time; "
+        "print(room_time(datetime(2026, 12, 6, 10, 23, 33, tzinfo=UTC)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, "PYTHONTZPATH": ""},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.stdout.strip() == "2026/12/06 10:23:33 UTC [2026/12/06 5:23:33 ET]", done.stderr

@@ -11,6 +11,12 @@ dealer's left: ``p1`` is the lowest seat dealt in (RULES.md §1).  Actions::
     p1 f                folds
     p1 sm AsKd7c2h5d9s3c   shows at showdown (every card, in the order dealt)
     p1 sm               mucks (the cards stay unseen)
+    p1 sm ????7c2h      keeps the down cards face down: the betting is over with cards still to come
+
+When the betting stops before seventh street because every player left but one is all-in (RULES.md §4),
+the PHH state machine holds a showdown at once and again after each street dealt out, and wants a show or
+muck action of each player left there.  The hands are shown only after seventh street (§5), so there each
+player shows just their face-up cards, ``??`` for each down card; the real showdown follows the run-out.
 
 Amounts are the table's chip units: the smallest unit of the table's currency, given in the spec's
 optional ``currency`` field (absent for a play-chip table).  The PHH spec has no rake field (its optional
@@ -66,28 +72,57 @@ def phh_actions(events: list[dict[str, Any]], players: dict[int, str]) -> list[s
     """The PHH action lines for a hand's events; ``players`` maps seat -> "p1", "p2", ..."""
     actions: list[str] = []
     third: dict[int, list[int | None]] = {}
+    on_table: dict[int, list[int | None]] = {seat: [] for seat in players}  # as dealt; None: a down card
+    folded: set[int] = set()
+    all_in: set[int] = set()
+    street = 0
     for payload in events:
         kind = payload["type"]
         if kind == "CardDealt":
             card = payload.get("card")
             seat = payload.get("seat")
+            if payload["street"] != street:
+                if _betting_is_over(players, folded, all_in) and street:
+                    actions.extend(_face_up_showdown(players, folded, on_table))
+                street = payload["street"]
             if seat is None:
                 actions.append(f"d db {_cards([card])}")
-            elif payload["street"] == 3:
+                continue
+            on_table[seat].append(card if payload["face_up"] else None)
+            if payload["street"] == 3:
                 third.setdefault(seat, []).append(card)
                 if len(third[seat]) == 3:
                     actions.append(f"d dh {players[seat]} {_cards(third[seat])}")
             else:
                 actions.append(f"d dh {players[seat]} {_cards([card])}")
+        elif kind == "AntePosted" and payload["all_in"]:
+            all_in.add(payload["seat"])
         elif kind == "PlayerActed":
             code = ACTION_CODES.get(payload["action"])
             line = f"{players[payload['seat']]} {code or 'cbr'}"
             actions.append(line if code else f"{line} {payload['amount']}")
+            if payload["action"] == "FOLD":
+                folded.add(payload["seat"])
+            if payload["all_in"]:
+                all_in.add(payload["seat"])
         elif kind == "HandShown":
             actions.append(f"{players[payload['seat']]} sm {_cards(payload['cards'])}")
         elif kind == "HandMucked":
             actions.append(f"{players[payload['seat']]} sm")
     return actions
+
+
+def _betting_is_over(players: dict[int, str], folded: set[int], all_in: set[int]) -> bool:
+    """Two or more players left, all of them all-in but at most one (RULES.md §4: the cards are dealt out)."""
+    left = [seat for seat in players if seat not in folded]
+    return len(left) > 1 and sum(seat not in all_in for seat in left) <= 1
+
+
+def _face_up_showdown(
+    players: dict[int, str], folded: set[int], on_table: dict[int, list[int | None]]
+) -> list[str]:
+    """Each player left shows only their face-up cards (``??`` for each down card)."""
+    return [f"{label} sm {_cards(on_table[seat])}" for seat, label in players.items() if seat not in folded]
 
 
 def to_phh(record: HandRecord, player_id: str | None = None) -> str:
@@ -215,7 +250,9 @@ def shuffle_evidence_from_phh(text: str) -> ShuffleEvidence:
                 third.append((seat, cards))
             else:
                 later.extend((seat, card) for card in cards)
-        elif len(words) == 3 and words[1] == "sm" and words[0] in labels:
+        elif len(words) == 3 and words[1] == "sm" and words[0] in labels and UNSEEN not in words[2]:
+            # A show with down cards kept face down (``??``, the betting over before seventh street) shows
+            # no hand: the hand is shown after the run-out.
             shown[labels[words[0]]] = [card for card in _parse_cards(words[2]) if card is not None]
     order = [(seat, cards[i]) for i in range(3) for seat, cards in third] + later
     proofs = data.get("_proofs", [])

@@ -8,7 +8,9 @@ Amounts are written in the table's currency, from its smallest unit: ``$12.34`` 
 sign for EUR and GBP too, a bare decimal for other currencies (``1234`` for JPY: no minor units), and the
 code after the stakes in the header as PokerStars writes it; a play-chip table (created before tables
 had a currency) keeps plain integers.  The hand number is a stable 12-digit number derived from table
-and hand.
+and hand.  The header's time is written as the room writes it for a player outside its own time zone:
+the time in that zone (here UTC), then Eastern time in brackets, which hand-history tools read
+(``2026/12/06 10:23:33 UTC [2026/12/06 5:23:33 ET]``; ET is New York's time, daylight saving included).
 
 An auditor's export (no ``player_id``) deals every card face up on the page; a player's export shows
 their own down cards and everyone's up cards, as PokerStars does for the hero.
@@ -20,6 +22,7 @@ import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from stud_service.audit.history import FULL, hand_events
 from stud_service.audit.records import HandRecord
@@ -30,12 +33,22 @@ GAME_NAMES = {"STUD": "7 Card Stud Limit", "STUD_HI_LO": "7 Card Stud Hi/Lo Limi
 STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
 CURRENCY_SIGNS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
 FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "7th Street"}
+EASTERN = ZoneInfo("America/New_York")  # the room's "ET": EST or EDT as the date has it
 
 
 def hand_number(table_id: str, hand: int) -> int:
     """A stable 12-digit hand number for ``tables/{table_id}/hands/{hand}``."""
     digest = hashlib.sha256(f"tables/{table_id}/hands/{hand}".encode()).digest()
     return 10**11 + int.from_bytes(digest[:8], "big") % (9 * 10**11)
+
+
+def room_time(at: datetime) -> str:
+    """``at`` as the room's header writes it: UTC, then ET in brackets; hours without a leading zero."""
+
+    def written(moment: datetime, zone: str) -> str:
+        return f"{moment:%Y/%m/%d} {moment.hour}:{moment:%M:%S} {zone}"
+
+    return f"{written(at.astimezone(UTC), 'UTC')} [{written(at.astimezone(EASTERN), 'ET')}]"
 
 
 def _cards(cards: list[int]) -> str:
@@ -88,7 +101,7 @@ class _Writer:
             stakes += f" {self.currency}"
         self.say(
             f"PokerStars Hand #{hand_number(self.record.table_id, self.record.hand)}:  "
-            f"{GAME_NAMES[config['variant']]} ({stakes}) - {at:%Y/%m/%d %H:%M:%S} UTC"
+            f"{GAME_NAMES[config['variant']]} ({stakes}) - {room_time(at)}"
         )
         self.say(f"Table '{self.record.table_id}' {config['seats']}-max")
         for seat, name in sorted(self.names.items()):
