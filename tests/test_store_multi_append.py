@@ -23,7 +23,7 @@ from stud_service.store import (
     canonical_json,
     chain_hash,
 )
-from stud_service.store.subscribe import NOTIFY_CHANNEL
+from stud_service.store._types import NOTIFY_CHANNEL
 
 
 def ev(kind: str, n: int, **fields: Any) -> dict:

@@ -51,10 +51,10 @@ from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db.connect import check_idle_connection
 from stud_service.store import spans
+from stud_service.store._types import NOTIFY_CHANNEL, AppendRow, Part
 from stud_service.store._wire import PreparedStatement
 from stud_service.store.canonical import GENESIS_HASH
 from stud_service.store.models import Fence
-from stud_service.store.subscribe import NOTIFY_CHANNEL
 
 _log = logging.getLogger(__name__)
 
@@ -63,8 +63,6 @@ ANNOUNCE_INTERVAL = 0.002  # seconds an announcement waits for a batch to carry 
 # batches' time on an idle server, so a batch is answered while this process's CPU is awake.
 DEFAULT_SPIN_WAIT = 0.001
 KEEP_CONNECTIONS = 0.05  # seconds idle after which the writer gives its connections back to the pool
-
-AppendRow = tuple[str, int | None, int]  # outcome, first version, last (or actual) version
 
 KNOWN_HEADS = 100_000  # streams whose last hash the writer remembers (about 150 bytes each)
 
@@ -106,29 +104,6 @@ _HEAD_HASHES_SQL = (
 
 class _Unchained(Exception):
     """A command in the batch expects an event the stream does not have."""
-
-
-@dataclass(slots=True)
-class EncodedCommand:
-    """One command's events as the log stores them: canonical JSON (the bytes each hash covers),
-    with the type and hand read from each event. Not changed once made."""
-
-    texts: list[bytes]
-    types: list[str]
-    hands: list[int | None]
-
-
-@dataclass(slots=True)
-class Part:
-    """One stream's share of a command."""
-
-    stream_id: str
-    expected: int
-    request_id: str | None
-    fingerprint: str | None  # hex, stored beside request_id
-    events: EncodedCommand
-    lead: bool = True  # the command's first part: its request id tells a retry from a new command
-    fence: Fence | None = None  # on the lead part: the lease the command's writer must hold
 
 
 @dataclass(slots=True)

@@ -15,7 +15,8 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from stud_service.store._json import loads
-from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendRow, AppendWriter, EncodedCommand, Part
+from stud_service.store._types import AppendRow, EncodedCommand, Part
+from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import (
     WRITE_FAULTS,

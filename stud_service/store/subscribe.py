@@ -26,22 +26,19 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from stud_service.backoff import Backoff
+from stud_service.store._types import NOTIFY_CHANNEL
 from stud_service.store.errors import CorruptStream, StoreUnavailable
 from stud_service.store.health import StoreHealth
 from stud_service.store.models import StoredEvent
 
-if TYPE_CHECKING:
-    from stud_service.store.eventlog import EventStore
-
 _log = logging.getLogger(__name__)
 
-NOTIFY_CHANNEL = "stud_events"
 SUBSCRIPTION_PAGE = 1_000
 # The heads of the followed streams, for the safety-net poll: each its last event's version.
 HEADS_SQL = (
@@ -50,6 +47,14 @@ HEADS_SQL = (
 )
 CONNECT_TIMEOUT = 10  # seconds; a database host that does not answer at all is tried again after it
 _READ_ANYWAY = 1 << 62  # "heard" of a subscriber that must read whatever it holds (reconnect)
+
+
+class StreamReader(Protocol):
+    """What the hub reads subscribed streams with (the store that owns it)."""
+
+    async def read_stream(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]: ...
 
 
 @dataclass(eq=False, slots=True)
@@ -178,7 +183,7 @@ class NotificationHub:
 
     async def subscribe(
         self,
-        store: EventStore,
+        store: StreamReader,
         stream_id: str,
         after_version: int = 0,
         position: Callable[[], int] | None = None,
