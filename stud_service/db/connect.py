@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import select
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -14,6 +13,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db.embedded import EmbeddedPostgres
 from stud_service.db.settings import DatabaseSettings, describe_url
+from stud_service.store.connections import check_idle_connection
+from stud_service.store.migrate import apply_migrations
 
 CONNECT_TIMEOUT_SECONDS = 10
 # The longest a call waits for a pooled connection (psycopg_pool's own default is 30 s): while the
@@ -61,20 +62,6 @@ async def check_reachable(url: str) -> None:
     await conn.close()
 
 
-async def check_idle_connection(conn: psycopg.AsyncConnection) -> None:
-    """Pool checkout check, costing one ``select()`` call and no round trip in the common case.
-
-    An idle pooled connection receives nothing unless the server is closing it (terminated
-    backend, restart, idle timeout). If its socket has something to read, a ``SELECT 1`` tells
-    whether it is still usable; raising makes the pool discard it and hand out another.
-    """
-    if conn.closed or conn.broken:
-        raise psycopg.OperationalError("connection is closed")
-    readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
-    if readable:
-        await conn.execute("SELECT 1")
-
-
 async def open_pool(
     url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = DEFAULT_STORE_TIMEOUT_SECONDS
 ) -> AsyncConnectionPool:
@@ -105,8 +92,6 @@ async def open_database(
     timeout: float = DEFAULT_STORE_TIMEOUT_SECONDS,
 ) -> AsyncIterator[Database]:
     """Resolve the database (starting the embedded one when no URL is set), migrate it, open a pool."""
-    from stud_service.store.migrate import apply_migrations  # store depends on db, not the reverse at import
-
     embedded: EmbeddedPostgres | None = None
     url = settings.url
     if url is None:

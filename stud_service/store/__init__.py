@@ -20,8 +20,9 @@ Loading a table through the engine (snapshot + events after it) lives in
 
 Modules: ``eventlog`` (the EventStore), ``canonical`` (canonical JSON, hash chain), ``subscribe``
 (LISTEN fan-out), ``migrate`` + ``migrations/`` (schema), ``tables`` (engine coupling), ``errors``,
-``models``, ``sealing`` (what a sealer must do); ``_writer`` (group commit, announcements), ``_types``
-(what the store, its writer and its hub share) and ``_json`` (fast parsing) are machinery.
+``models``, ``sealing`` (what a sealer must do), ``connections`` (the idle-connection check); ``_writer``
+(group commit, announcements), ``_types`` (what the store, its writer and its hub share) and ``_json``
+(fast parsing) are machinery.
 """
 
 from stud_service.store.canonical import GENESIS_HASH, canonical_json, chain_hash

@@ -49,11 +49,11 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from stud_service.db.connect import check_idle_connection
 from stud_service.store import spans
 from stud_service.store._types import NOTIFY_CHANNEL, AppendRow, Part
 from stud_service.store._wire import PreparedStatement
 from stud_service.store.canonical import GENESIS_HASH
+from stud_service.store.connections import check_idle_connection
 from stud_service.store.models import Fence
 
 _log = logging.getLogger(__name__)
