@@ -1,7 +1,8 @@
 """Fixtures for the gRPC tests: a real server on a loopback port over a real PostgreSQL, real clients.
 
-``grpc_service``    the server of the session (its own migrated database, short pauses between hands),
-                    serving its web port (Connect, gRPC-Web) too
+``grpc_service``    the server of the session (its own migrated database, short pauses between hands): the
+                    TableService with the AuditService and CashierService beside it, as ``serve`` has
+                    them, on its gRPC port and its web port (Connect, gRPC-Web)
 ``transport``       the transport ``operator`` and ``make_player`` call over: "grpc" unless a test module
                     parametrises it (``@pytest.mark.parametrize("transport", TRANSPORTS)``): the same
                     test then runs over the gRPC port and the web port (see ``WEB_TRANSPORTS``)
@@ -10,11 +11,10 @@
 ``table_id``        a table id no other test uses
 ``new_table``       ``await new_table(**Table fields)`` -> the id of a freshly created table
 ``spawn_server``    start ``stud-service serve`` as a child process on a database; kill it at the end
-``service_under_test(url, settings, audit=False)``  the same in-process server, for a test module that
-                    needs its own database or runtime settings (an async context manager)
+``service_under_test(url, settings, reveal_seeds_after=None)``  the same in-process server, for a test
+                    module that needs its own database or runtime or audit settings (an async context manager)
 ``whole_service(url, secret, log, level, **options)``  the whole service as ``serve`` wires it
                     (ServiceHost, metrics too), its JSON log written to ``log``, and a channel to it
-``both_services``   a channel to a second server on the same runtime with AuditService beside TableService
 ``self_signed``     TlsFiles of a self-signed certificate for localhost / 127.0.0.1
 """
 
@@ -109,26 +109,22 @@ class ServiceUnderTest:
 
 @contextlib.asynccontextmanager
 async def service_under_test(
-    url: str, settings: RuntimeSettings, *, audit: bool = False
+    url: str, settings: RuntimeSettings, *, reveal_seeds_after: float | None = None
 ) -> AsyncIterator[ServiceUnderTest]:
-    """A server on a loopback port over the database at ``url`` (with the AuditService if ``audit``), and
-    the same services on a web port of its own."""
+    """A server on a loopback port over the database at ``url``, and the same services on a web port of
+    its own: the TableService with the AuditService (``reveal_seeds_after``: its delayed public reveal of
+    seeds) and the CashierService beside it."""
     pool = await open_pool(url, max_size=20)
     store = await open_sealed_store(pool, TEST_KEYRING)  # the key registry checked, as a server does
     runtime = TableRuntime(store, settings)
-    services: dict[Any, object] = {
-        TableService.DESCRIPTOR: TableService(runtime, TOKEN_SECRET),
-        CashierService.DESCRIPTOR: CashierService(runtime, TOKEN_SECRET),
-    }
-    if audit:
-        services[AuditService.DESCRIPTOR] = AuditService(runtime, TOKEN_SECRET)
-    running = await start_server(
-        services[TableService.DESCRIPTOR],
-        "127.0.0.1:0",
-        audit_service=services.get(AuditService.DESCRIPTOR),
-        cashier_service=services[CashierService.DESCRIPTOR],
-    )
+    tables = TableService(runtime, TOKEN_SECRET)
+    audit = AuditService(runtime, TOKEN_SECRET, reveal_seeds_after=reveal_seeds_after)
+    cashier = CashierService(runtime, TOKEN_SECRET)
+    running = await start_server(tables, "127.0.0.1:0", audit_service=audit, cashier_service=cashier)
     running.on_shutdown.append(runtime.close)
+    services: dict[Any, object] = {
+        TableService.DESCRIPTOR: tables, AuditService.DESCRIPTOR: audit, CashierService.DESCRIPTOR: cashier,
+    }
     web = await start_web_server(WebApplication(services, WebSettings(serve_page=False)), "127.0.0.1:0",
                                  None, 0)
     running.on_shutdown.append(lambda: web.shutdown(0))
@@ -182,29 +178,6 @@ async def grpc_service(make_database: Callable[..., Awaitable[str]]) -> AsyncIte
     url = await make_database(migrated=True)
     async with service_under_test(url, RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE)) as service:
         yield service
-
-
-@contextlib.asynccontextmanager
-async def audit_server(runtime: TableRuntime, **audit_options: Any) -> AsyncIterator[grpc.aio.Channel]:
-    """A second server on ``runtime`` (so the same log) with the AuditService beside TableService;
-    ``audit_options``: AuditService's settings (e.g. ``reveal_seeds_after``)."""
-    running = await start_server(
-        TableService(runtime, TOKEN_SECRET),
-        "127.0.0.1:0",
-        audit_service=AuditService(runtime, TOKEN_SECRET, **audit_options),
-    )
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
-    try:
-        yield channel
-    finally:
-        await channel.close()
-        await running.server.stop(0)
-
-
-@pytest_asyncio.fixture(scope="module")
-async def both_services(grpc_service: ServiceUnderTest) -> AsyncIterator[grpc.aio.Channel]:
-    async with audit_server(grpc_service.runtime) as channel:
-        yield channel
 
 
 @pytest.fixture

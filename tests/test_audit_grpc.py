@@ -13,7 +13,6 @@ import uuid
 
 import grpc
 import pytest
-import pytest_asyncio
 from grpc_fixtures import TOKEN_SECRET, table_spec
 
 from stud_service.audit.simulate import simulate_table, store_table
@@ -21,26 +20,9 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots.client import StudClient
 from stud_service.deck_proof import CardProof, check_card_proof
 from stud_service.engine import Variant
-from stud_service.server.app import start_server
-from stud_service.server.audit_service import AuditService
 from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
-from stud_service.server.service import TableService
 from stud_service.shuffle import commitment
-
-
-@pytest_asyncio.fixture(scope="module")
-async def audit_channel(grpc_service):
-    """A second server on the same runtime and log, with the AuditService registered beside TableService."""
-    running = await start_server(
-        TableService(grpc_service.runtime, TOKEN_SECRET),
-        "127.0.0.1:0",
-        audit_service=AuditService(grpc_service.runtime, TOKEN_SECRET),
-    )
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
-    yield channel
-    await channel.close()
-    await running.server.stop(0)
 
 
 def stub(channel) -> audit_service_pb2_grpc.AuditServiceStub:
@@ -81,12 +63,12 @@ async def play_out(clients: list[StudClient], table_id: str, hand_number: int) -
 
 
 async def test_client_seeds_commitment_reveal_and_verification_end_to_end(
-    audit_channel, grpc_service, operator
+    grpc_service, operator
 ):
     table_id = f"t-{uuid.uuid4().hex[:12]}"
     await operator.create_table(table_id, table_spec(variant=table_pb2.VARIANT_RAZZ))
     alice, bob = grpc_service.client("alice"), grpc_service.client("bob")
-    audit = stub(audit_channel)
+    audit = stub(grpc_service.channel)
     await alice.sit_down(table_id, 1, 10_000)
     # A seed for the next hand; the hand starts once bob sits down.
     await audit.SetClientSeed(
@@ -144,10 +126,10 @@ async def test_client_seeds_commitment_reveal_and_verification_end_to_end(
     assert [h.name for h in listed.hands][:1] == [name]
 
 
-async def test_refusals(audit_channel, grpc_service):
+async def test_refusals(grpc_service):
     table = simulate_table(f"grpc-{uuid.uuid4().hex[:10]}", Variant.STUD, 2, seed=9)
     await store_table(grpc_service.store, table)  # the log the server reads
-    audit = stub(audit_channel)
+    audit = stub(grpc_service.channel)
     name = f"tables/{table.table_id}/hands/1"
     stranger = auth("mallory")
     player = table.state.hand is None and next(iter(table.state.seats.values())).player_id
@@ -178,7 +160,7 @@ async def test_refusals(audit_channel, grpc_service):
     assert code == grpc.StatusCode.UNAUTHENTICATED
 
 
-async def test_running_hand_is_not_revealed(audit_channel, grpc_service, operator):
+async def test_running_hand_is_not_revealed(grpc_service, operator):
     table_id = f"t-{uuid.uuid4().hex[:12]}"
     await operator.create_table(table_id, table_spec())
     alice, bob = grpc_service.client("alice"), grpc_service.client("bob")
@@ -188,7 +170,7 @@ async def test_running_hand_is_not_revealed(audit_channel, grpc_service, operato
         if (await alice.view(table_id)).hand.hand_number == 1:
             break
         await asyncio.sleep(0.01)
-    audit = stub(audit_channel)
+    audit = stub(grpc_service.channel)
     name = f"tables/{table_id}/hands/1"
     for call in (
         audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("eve", Role.AUDITOR)),
@@ -201,10 +183,10 @@ async def test_running_hand_is_not_revealed(audit_channel, grpc_service, operato
         assert await refused(call) == (grpc.StatusCode.FAILED_PRECONDITION, "HAND_RUNNING")
 
 
-async def test_exports_and_replays_by_role(audit_channel, grpc_service):
+async def test_exports_and_replays_by_role(grpc_service):
     table = simulate_table(f"grpc-{uuid.uuid4().hex[:10]}", Variant.STUD_HI_LO, 3, seed=12)
     await store_table(grpc_service.store, table)  # the log the server reads
-    audit = stub(audit_channel)
+    audit = stub(grpc_service.channel)
     name = f"tables/{table.table_id}/hands/2"
     auditor = auth("eve", Role.AUDITOR)
     phh = await audit.ExportHandHistory(

@@ -20,7 +20,7 @@ FULL = audit_service_pb2.MONEY_RECONCILIATION_VIEW_FULL
 @pytest_asyncio.fixture
 async def money_service(make_database):
     url = await make_database(migrated=True)
-    async with service_under_test(url, RuntimeSettings(), audit=True) as service:
+    async with service_under_test(url, RuntimeSettings()) as service:
         await store_log(service.store, money_log(seed=30, tables=2, hands=3, play_chip_tables=1))
         yield service
 

@@ -330,16 +330,16 @@ async def _fold_out(clients: list[StudClient], table_id: str) -> None:
     await wait_for_view(clients[0], table_id, lambda v: v.hand.hand_number > 1 or v.hand.complete)
 
 
-async def test_a_client_following_the_readme_checks_a_real_hand(both_services):
+async def test_a_client_following_the_readme_checks_a_real_hand(grpc_service):
     """§1: the commitment comes before the client seed and the deal; §2-3: the seed an auditor gets fixes
     the deck, its root is HandStarted's deck_root, and every card dealt is the deck's card at its position;
     §4-5: a player gets no seed, and proofs of exactly the cards they saw."""
     table_id = f"spec-{uuid.uuid4().hex[:10]}"
-    clients = {name: StudClient(both_services, mint_token(TOKEN_SECRET, name)) for name in ("alice", "bob")}
-    await StudClient(both_services, mint_token(TOKEN_SECRET, "house", Role.OPERATOR)).create_table(
+    clients = {name: grpc_service.client(name) for name in ("alice", "bob")}
+    await grpc_service.client("house", Role.OPERATOR).create_table(
         table_id, table_spec()
     )
-    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     await clients["alice"].sit_down(table_id, 1, 10_000)
     await audit.SetClientSeed(
         audit_service_pb2.SetClientSeedRequest(name=f"tables/{table_id}", seed="alice's seed ♠"),

@@ -330,7 +330,7 @@ async def test_down_cards_swapped_fail_the_auditors_verify_shuffle(event_store, 
     await set_payload(db_pool, table_id, v1, {**p1, "card": p2["card"]})
     await set_payload(db_pool, table_id, v2, {**p2, "card": p1["card"]})
     await rehash(db_pool, table_id)
-    async with service_under_test(database_url, RuntimeSettings(auto_deal=False), audit=True) as service:
+    async with service_under_test(database_url, RuntimeSettings(auto_deal=False)) as service:
         audit = audit_service_pb2_grpc.AuditServiceStub(service.channel)
         auditor = [("authorization", f"Bearer {mint_token(TOKEN_SECRET, 'inspector', Role.AUDITOR)}")]
         reply = await audit.VerifyShuffle(

@@ -111,7 +111,7 @@ async def test_the_demo_books_read_an_unraked_house_as_nothing_taken(
     from stud_service.server.runtime import RuntimeSettings
 
     url = await make_database(migrated=True)
-    async with service_under_test(url, RuntimeSettings(), audit=True) as served:
+    async with service_under_test(url, RuntimeSettings()) as served:
         operator = served.client("house", Role.OPERATOR)
         await operator.deposit("alice", DEPOSIT, reference="demo-books-alice")
         assert await _books(operator, served.client("inspector", Role.AUDITOR), ("alice",)) == 0

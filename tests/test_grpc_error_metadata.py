@@ -61,12 +61,12 @@ async def test_a_seat_out_of_range_names_the_seats(new_table, make_player) -> No
 
 @pytest.mark.parametrize("seed", ["", "x" * 65])
 async def test_a_bad_client_seed_is_malformed_with_its_field(
-    new_table, make_player, both_services, seed: str
+    new_table, make_player, grpc_service, seed: str
 ) -> None:
     """It was INVALID_ARGUMENT with the reason "INVALID_ARGUMENT": a code, not a reason."""
     table_id = await new_table()
     await make_player("alice").sit_down(table_id, 1, 5_000)
-    stub = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    stub = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     token = mint_token(TOKEN_SECRET, "alice", Role.PLAYER)
     code, reason, metadata = await refusal(stub.SetClientSeed(
         audit_service_pb2.SetClientSeedRequest(name=f"tables/{table_id}", seed=seed),

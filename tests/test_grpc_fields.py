@@ -13,7 +13,6 @@ from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_turn
 from test_audit_grpc import play_out
 
 from stud_service.auth import Role, mint_token
-from stud_service.bots import StudClient
 from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.server.runtime import stream_id_for
@@ -34,14 +33,14 @@ async def test_a_table_has_the_time_it_was_created(grpc_service, operator, make_
     assert (await make_player("alice").view(table_id)).table.create_time == created.create_time
 
 
-async def test_list_hands_gives_each_players_starting_stack(both_services, new_table):
+async def test_list_hands_gives_each_players_starting_stack(grpc_service, new_table):
     table_id = await new_table()
     buy_ins = {"alice": 10_000, "bob": 7_000}
-    players = [StudClient(both_services, mint_token(TOKEN_SECRET, player, Role.PLAYER)) for player in buy_ins]
+    players = [grpc_service.client(player, Role.PLAYER) for player in buy_ins]
     for seat, (player, buy_in) in enumerate(zip(players, buy_ins.values(), strict=True), start=1):
         await player.sit_down(table_id, seat, buy_in)
     await play_out(players, table_id, 1)  # GetHand shows a player finished hands only
-    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     listed = await audit.ListHands(
         audit_service_pb2.ListHandsRequest(parent=f"tables/{table_id}"), metadata=metadata_for("alice")
     )

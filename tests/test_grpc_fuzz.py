@@ -31,22 +31,15 @@ import psycopg
 import pytest_asyncio
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
-from grpc_fixtures import TOKEN_SECRET, table_spec, wait_for_view
+from grpc_fixtures import TOKEN_SECRET, service_under_test, table_spec, wait_for_view
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sealing_keys import TEST_KEYRING
 
 from stud_service.auth import Role, mint_token
-from stud_service.bots import StudClient
-from stud_service.db import open_pool
-from stud_service.sealing import open_sealed_store
-from stud_service.server.app import start_server
-from stud_service.server.audit_service import AuditService
 from stud_service.server.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, table_service_pb2
-from stud_service.server.runtime import RuntimeSettings, TableRuntime
-from stud_service.server.service import TableService
+from stud_service.server.runtime import RuntimeSettings
 
 SERVICES = [
     table_service_pb2.DESCRIPTOR.services_by_name["TableService"],
@@ -183,31 +176,18 @@ async def fuzz_target(make_database) -> AsyncIterator[Target]:
     """A server with both services on its own database: one table with a finished hand (alice and bob,
     both sitting out since), one empty; then dealing is turned off, so only calls write."""
     url = await make_database(migrated=True)
-    pool = await open_pool(url, max_size=10)
-    store = await open_sealed_store(pool, TEST_KEYRING)
-    runtime = TableRuntime(store, RuntimeSettings(next_hand_pause=0.05))
-    running = await start_server(
-        TableService(runtime, TOKEN_SECRET), "127.0.0.1:0", audit_service=AuditService(runtime, TOKEN_SECRET)
-    )
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
-    try:
-        operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+    async with service_under_test(url, RuntimeSettings(next_hand_pause=0.05)) as service:
+        operator = service.client("house", Role.OPERATOR)
         await operator.create_table(EMPTY, table_spec())
         await operator.create_table(PLAYED, table_spec(action_clock=1))
-        alice, bob = (StudClient(channel, mint_token(TOKEN_SECRET, name)) for name in ("alice", "bob"))
+        alice, bob = service.client("alice"), service.client("bob")
         await alice.sit_down(PLAYED, 1, 10_000)
         await bob.sit_down(PLAYED, 2, 10_000)
         # Nobody acts: the clocks fold them and sit them out, and the hand ends.
         await wait_for_view(operator, PLAYED, lambda v: v.table.hands_started == 1 and not v.HasField("hand")
                             or v.hand.complete, timeout=20)
-        runtime.settings = replace(runtime.settings, auto_deal=False)
-        yield Target(f"127.0.0.1:{running.port}", url)
-    finally:
-        await channel.close()
-        await running.shutdown(0)
-        await runtime.close()
-        await store.close()
-        await pool.close()
+        service.runtime.settings = replace(service.runtime.settings, auto_deal=False)
+        yield Target(service.address, url)
 
 
 def call(channel: grpc.Channel, method: Any, data: bytes, metadata: tuple) -> grpc.RpcError | None:

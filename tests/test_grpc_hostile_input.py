@@ -71,14 +71,14 @@ async def first_reply_or_error(call) -> grpc.aio.AioRpcError | None:
 
 @pytest.mark.parametrize("method", METHODS, ids=lambda method: method.name)
 async def test_bytes_that_are_no_message_are_malformed_request_with_at_most_a_log_line(
-    both_services, method, caplog
+    grpc_service, method, caplog
 ) -> None:
     """Before auth, a request that does not parse is INVALID_ARGUMENT / MALFORMED_REQUEST, not UNKNOWN,
     and logs no traceback: at most one throttled line for any number of them."""
     with caplog.at_level(logging.INFO):
         for _ in range(10):
             for data in not_messages(method.input_type):
-                error = await first_reply_or_error(raw_call(both_services, method)(data, timeout=30))
+                error = await first_reply_or_error(raw_call(grpc_service.channel, method)(data, timeout=30))
                 assert error is not None and error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
                 info = error_info(error)
                 assert info is not None and info.reason == "MALFORMED_REQUEST"
@@ -108,10 +108,10 @@ async def assert_malformed(call, field: str, reason: str = "MALFORMED_REQUEST") 
     return error
 
 
-async def test_a_huge_name_is_quoted_by_a_short_prefix_only(both_services) -> None:
+async def test_a_huge_name_is_quoted_by_a_short_prefix_only(grpc_service) -> None:
     """A megabyte of bad input is refused as INVALID_ARGUMENT, not echoed (RESOURCE_EXHAUSTED)."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
-    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     huge = "x" * 1_000_000
     for call, field in (
         (tables.GetTable(table_service_pb2.GetTableRequest(name=huge), metadata=OPERATOR), "name"),
@@ -124,11 +124,11 @@ async def test_a_huge_name_is_quoted_by_a_short_prefix_only(both_services) -> No
         assert len(error.details()) < 400 and " characters)" in error.details()
 
 
-async def test_text_the_log_cannot_hold_is_refused_naming_the_field(both_services, grpc_service) -> None:
+async def test_text_the_log_cannot_hold_is_refused_naming_the_field(grpc_service) -> None:
     """NUL (and other control characters) in a display name, a player id filter, a request id, a table
     name or a token's subject never reach PostgreSQL: INVALID_ARGUMENT with the field, nothing appended."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
-    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     for index, name in enumerate(["a\x00b", "tab\there", "line\nbreak"]):
         table_id = f"t-nul-{index}-{time.monotonic_ns()}"
         request = table_service_pb2.CreateTableRequest(table_id=table_id, table=table_spec(display_name=name))
@@ -165,14 +165,14 @@ async def test_text_the_log_cannot_hold_is_refused_naming_the_field(both_service
     ids=["far-future", "far-past", "year-10000", "negative-nanos", "nanos-overflow"],
 )
 @pytest.mark.parametrize("field", ["start_time", "end_time"])
-async def test_a_timestamp_out_of_range_in_list_hands_is_malformed(both_services, stamp, field) -> None:
-    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+async def test_a_timestamp_out_of_range_in_list_hands_is_malformed(grpc_service, stamp, field) -> None:
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     request = audit_service_pb2.ListHandsRequest(**{field: stamp})
     await assert_malformed(audit.ListHands(request, metadata=AUDITOR), field)
 
 
-async def test_the_edges_of_the_timestamp_range_are_accepted(both_services) -> None:
-    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+async def test_the_edges_of_the_timestamp_range_are_accepted(grpc_service) -> None:
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     request = audit_service_pb2.ListHandsRequest(
         start_time=timestamp_pb2.Timestamp(seconds=-62_135_596_800),
         end_time=timestamp_pb2.Timestamp(seconds=253_402_300_799, nanos=999_999_999),
@@ -202,9 +202,9 @@ def unsigned(payload: object) -> str:
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode()
 
 
-async def test_list_tables_page_tokens_are_checked(both_services, new_table) -> None:
+async def test_list_tables_page_tokens_are_checked(grpc_service, new_table) -> None:
     """AIP-158: the next page's token works; an altered, forged or foreign one is INVALID_ARGUMENT."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
     await new_table()
     await new_table()
     first = await tables.ListTables(table_service_pb2.ListTablesRequest(page_size=1), metadata=OPERATOR)
@@ -224,12 +224,12 @@ async def test_list_tables_page_tokens_are_checked(both_services, new_table) -> 
 
 
 async def test_list_hands_page_tokens_are_checked_and_bound_to_the_filters(
-    both_services, new_table, make_player
+    grpc_service, new_table, make_player
 ) -> None:
     """A ListHands token continues the same listing only: other filters, another listing's token, an
     altered token, or one decoding to Infinity / NaN / a huge number are INVALID_ARGUMENT."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
-    audit = audit_service_pb2_grpc.AuditServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     since = timestamp_pb2.Timestamp(seconds=int(time.time()) - 1)
     for _ in range(2):
         table_id = await new_table()
@@ -311,11 +311,11 @@ async def test_a_watch_after_a_version_beyond_the_head_is_out_of_range(operator,
     ids=["stakes-2^62", "default-buy-in", "buy-in-2^63-1", "min-buy-in", "clock-10^12s", "clock-a-day+1"],
 )
 async def test_operator_configs_beyond_the_bounds_are_invalid_config_naming_the_field(
-    both_services, grpc_service, fields, field
+    grpc_service, fields, field
 ) -> None:
     """Issue 13 point 5: such tables used to be created and then fail every view; now CreateTable refuses
     them with INVALID_CONFIG naming the Table field, and nothing is appended."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
     table_id = f"t-big-{time.monotonic_ns()}"
     spec = table_spec(**{name: value for name, value in fields.items() if name != "stakes"})
     if "stakes" in fields:
@@ -344,10 +344,10 @@ async def test_operator_configs_beyond_the_bounds_are_invalid_config_naming_the_
          "cap-over-10^12"],
 )
 async def test_a_bad_currency_or_rake_rule_is_invalid_config_naming_the_field(
-    both_services, grpc_service, currency, rake, field, play_money
+    grpc_service, currency, rake, field, play_money
 ) -> None:
     """RULES.md §10 and ISO 4217: refused with the Table field named, nothing appended."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
     table_id = f"t-money-{time.monotonic_ns()}"
     spec = table_spec(currency_code=currency, play_money=play_money)
     if rake is not None:
@@ -357,9 +357,9 @@ async def test_a_bad_currency_or_rake_rule_is_invalid_config_naming_the_field(
     assert await grpc_service.store.head(stream_id_for(table_id)) == 0
 
 
-async def test_a_table_without_a_currency_code_plays_for_usd_and_shows_its_rake_rule(both_services) -> None:
+async def test_a_table_without_a_currency_code_plays_for_usd_and_shows_its_rake_rule(grpc_service) -> None:
     """CreateTable without currency_code: USD; the table's currency and rake rule read back as created."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
     plain, raked = f"t-usd-{time.monotonic_ns()}", f"t-raked-{time.monotonic_ns()}"
     rule = table_pb2.RakeRule(basis_points=500, cap_2_players=50, cap_3_to_4_players=100,
                               cap_5_or_more_players=300)
@@ -376,9 +376,9 @@ async def test_a_table_without_a_currency_code_plays_for_usd_and_shows_its_rake_
     assert shown.currency_code == "EUR" and shown.rake == rule
 
 
-async def test_a_table_at_every_bound_serves_its_views(both_services, make_player) -> None:
+async def test_a_table_at_every_bound_serves_its_views(grpc_service, make_player) -> None:
     """The largest settings the bounds allow make a table whose every view works, with a hand dealt."""
-    tables = table_service_pb2_grpc.TableServiceStub(both_services)
+    tables = table_service_pb2_grpc.TableServiceStub(grpc_service.channel)
     table_id = f"t-edge-{time.monotonic_ns()}"
     spec = table_pb2.Table(
         stakes=table_pb2.Stakes(small_bet=10**12, big_bet=10**12, ante=10**12, bring_in=10**12 - 1),

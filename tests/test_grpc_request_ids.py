@@ -35,7 +35,7 @@ pytestmark = pytest.mark.parametrize("transport", ALL_TRANSPORTS)
 async def service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[ServiceUnderTest]:
     url = await make_database(migrated=True)
     settings = RuntimeSettings(auto_deal=False)
-    async with service_under_test(url, settings, audit=True) as running:
+    async with service_under_test(url, settings) as running:
         yield running
 
 

@@ -132,7 +132,7 @@ class Viewer:
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def service(make_database: Callable[..., Awaitable[str]]) -> AsyncIterator[ServiceUnderTest]:
     url = await make_database(migrated=True)
-    async with service_under_test(url, RuntimeSettings(next_hand_pause=0.02), audit=True) as running:
+    async with service_under_test(url, RuntimeSettings(next_hand_pause=0.02)) as running:
         yield running
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest_asyncio
-from grpc_fixtures import TOKEN_SECRET, audit_server
+from grpc_fixtures import TOKEN_SECRET
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot
@@ -19,12 +18,6 @@ from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_g
 
 HANDS_BEFORE = 4  # older hands to read: more than the sealer keeps keys for
 HANDS_WHILE_READING = 8
-
-
-@pytest_asyncio.fixture(scope="module")
-async def audit_channel(grpc_service):
-    async with audit_server(grpc_service.runtime) as channel:
-        yield channel
 
 
 async def read_history(audit: audit_service_pb2_grpc.AuditServiceStub, table_id: str, hands: int,
@@ -47,7 +40,7 @@ async def read_history(audit: audit_service_pb2_grpc.AuditServiceStub, table_id:
 
 
 async def test_opening_older_hands_of_a_live_table_never_stops_its_play(
-    grpc_service, audit_channel, new_table, make_player
+    grpc_service, new_table, make_player
 ):
     """Reading history never changes what the live table can do: while an auditor keeps opening its older
     hands, the table deals and plays hand after hand, and no background task of it fails."""
@@ -59,9 +52,8 @@ async def test_opening_older_hands_of_a_live_table_never_stops_its_play(
     await asyncio.wait_for(asyncio.gather(*(bot.run(HANDS_BEFORE) for bot in bots)), timeout=120)
 
     stop = asyncio.Event()
-    reader = asyncio.ensure_future(
-        read_history(audit_service_pb2_grpc.AuditServiceStub(audit_channel), table_id, HANDS_BEFORE, stop)
-    )
+    audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
+    reader = asyncio.ensure_future(read_history(audit, table_id, HANDS_BEFORE, stop))
     for bot in bots:
         bot.stats.hands_seen = 0
     try:

@@ -150,10 +150,10 @@ def _reflection_v1() -> tuple[type[Message], type[Message]]:
     )
 
 
-async def test_reflection_v1_lists_the_services_and_serves_their_files(both_services) -> None:
+async def test_reflection_v1_lists_the_services_and_serves_their_files(grpc_service) -> None:
     """grpcurl, Postman and grpc-js tools ask grpc.reflection.v1 first; v1alpha is still served."""
     request_type, response_type = _reflection_v1()
-    info = both_services.stream_stream(
+    info = grpc_service.channel.stream_stream(
         "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
         request_serializer=request_type.SerializeToString,
         response_deserializer=response_type.FromString,

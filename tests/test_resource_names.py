@@ -105,7 +105,7 @@ async def service(make_database) -> AsyncIterator[ServiceUnderTest]:
     writes are the calls')."""
     url = await make_database(migrated=True)
     settings = RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE)
-    async with service_under_test(url, settings, audit=True) as served:
+    async with service_under_test(url, settings) as served:
         yield served
 
 

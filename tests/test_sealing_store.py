@@ -385,14 +385,12 @@ async def test_recalling_keys_from_the_log_keeps_the_newest_hands(db_pool, strea
 
 
 async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_internal(
-    grpc_service, both_services, new_table, make_player
+    grpc_service, new_table, make_player
 ):
     """A sealed deck altered in the database: the auditor's GetHand is DATA_LOSS / SEALED_DATA_UNREADABLE
     naming the stream and hand, never INTERNAL, and nothing of the hand is answered."""
-    from grpc_fixtures import TOKEN_SECRET
-
-    from stud_service.auth import Role, mint_token
-    from stud_service.bots import StudClient, error_reason
+    from stud_service.auth import Role
+    from stud_service.bots import error_reason
     from stud_service.server.proto_gen import audit_service_pb2
     from stud_service.server.runtime import stream_id_for
 
@@ -411,7 +409,7 @@ async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_interna
             "UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
             (Jsonb(payload), stream_id, version),
         )
-    auditor = StudClient(both_services, mint_token(TOKEN_SECRET, "judge", Role.AUDITOR))
+    auditor = grpc_service.client("judge", Role.AUDITOR)
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await auditor.audit.GetHand(
             audit_service_pb2.GetHandRequest(name=f"tables/{table_id}/hands/1"), metadata=auditor.metadata

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 from engine_helpers import Table
-from grpc_fixtures import audit_server, table_spec
+from grpc_fixtures import NEXT_HAND_PAUSE, service_under_test, table_spec
 from test_audit_grpc import auth, play_out, stub
 
 from stud_service.auth import Role
@@ -17,6 +17,7 @@ from stud_service.engine import CommitShuffle, CreateTable, NoTable, TableConfig
 from stud_service.engine import initial_state as empty_table
 from stud_service.engine.errors import MalformedCommand
 from stud_service.server.proto_gen import audit_service_pb2
+from stud_service.server.runtime import RuntimeSettings
 from stud_service.shuffle import new_commitment
 
 
@@ -57,34 +58,40 @@ def test_a_bad_reveal_setting_is_refused(text):
         reveal_seeds_after(text)
 
 
-async def test_a_seed_is_the_auditors_unless_the_operator_reveals_it_after_a_delay(grpc_service, operator):
+async def test_a_seed_is_the_auditors_unless_the_operator_reveals_it_after_a_delay(make_database):
+    """The hand is played on a service without a public reveal, then its log is served again with the
+    operator's reveal delay set: an hour (not yet public), then none (public at once)."""
+    url = await make_database(migrated=True)
     table_id = f"reveal-{uuid.uuid4().hex[:8]}"
-    await operator.create_table(table_id, table_spec())
-    players = [grpc_service.client("ann"), grpc_service.client("bob")]
-    for seat, player in enumerate(players, start=1):
-        await player.sit_down(table_id, seat, 5_000)
-    await play_out(players, table_id, 1)
     name = f"tables/{table_id}/hands/1"
     request = audit_service_pb2.VerifyShuffleRequest(name=name)
 
-    async with audit_server(grpc_service.runtime) as channel:
-        audited = await stub(channel).VerifyShuffle(request, metadata=auth("judge", Role.AUDITOR))
+    async with service_under_test(url, RuntimeSettings(next_hand_pause=NEXT_HAND_PAUSE)) as service:
+        await service.client("house", Role.OPERATOR).create_table(table_id, table_spec())
+        players = [service.client("ann"), service.client("bob")]
+        for seat, player in enumerate(players, start=1):
+            await player.sit_down(table_id, seat, 5_000)
+        await play_out(players, table_id, 1)
+        audit = stub(service.channel)
+        audited = await audit.VerifyShuffle(request, metadata=auth("judge", Role.AUDITOR))
         assert audited.passed and len(audited.server_seed) == 64
         assert hashlib.sha256(bytes.fromhex(audited.server_seed)).hexdigest() == audited.deck_commitment
         for caller in ("eve", "ann"):  # a stranger, a player of the hand
-            shown = await stub(channel).VerifyShuffle(request, metadata=auth(caller))
+            shown = await audit.VerifyShuffle(request, metadata=auth(caller))
             assert shown.passed and not shown.server_seed and not shown.HasField("public_reveal_time")
-        hand = await stub(channel).GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("ann"))
+        hand = await audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("ann"))
         assert not hand.server_seed and hand.deck_root == audited.deck_root
 
-    async with audit_server(grpc_service.runtime, reveal_seeds_after=3600.0) as channel:  # not yet
-        later = await stub(channel).VerifyShuffle(request, metadata=auth("eve"))
+    served_again = RuntimeSettings(auto_deal=False)
+    async with service_under_test(url, served_again, reveal_seeds_after=3600.0) as service:  # not yet
+        later = await stub(service.channel).VerifyShuffle(request, metadata=auth("eve"))
         assert not later.server_seed and later.HasField("public_reveal_time")
 
-    async with audit_server(grpc_service.runtime, reveal_seeds_after=0.0) as channel:  # public at once
-        public = await stub(channel).VerifyShuffle(request, metadata=auth("eve"))
+    async with service_under_test(url, served_again, reveal_seeds_after=0.0) as service:  # public at once
+        audit = stub(service.channel)
+        public = await audit.VerifyShuffle(request, metadata=auth("eve"))
         assert public.passed and public.server_seed == audited.server_seed
-        hand = await stub(channel).GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("ann"))
+        hand = await audit.GetHand(audit_service_pb2.GetHandRequest(name=name), metadata=auth("ann"))
         assert hand.server_seed == audited.server_seed
         delay_ms = later.public_reveal_time.ToMilliseconds() - public.public_reveal_time.ToMilliseconds()
         assert delay_ms == 3_600_000
