@@ -22,7 +22,7 @@ from connectrpc.errors import ConnectError
 from google.protobuf import timestamp_pb2
 from google.rpc import error_details_pb2
 from grpc_fixtures import TOKEN_SECRET, ServiceUnderTest, service_under_test, table_spec
-from web_fixtures import ConnectCaller, method_named, web_port_on
+from web_fixtures import ConnectCaller, method_named
 
 from stud_service.access import AccessLog, AccessRecord, Outcome
 from stud_service.audit.checkpoint import make_checkpoint
@@ -46,19 +46,18 @@ class World:
     table_id: str  # a table with finished hands in the log
     hand: str  # tables/{table}/hands/1 of it
     live_table: str  # a table created through the API
-    web_url: str  # the web port on the same runtime
+    web_url: str  # the service's web port
 
 
 @pytest_asyncio.fixture(scope="module")
 async def world(make_database: Callable[..., Awaitable[str]]) -> Any:
     url = await make_database(migrated=True)
-    async with service_under_test(url, RuntimeSettings(next_hand_pause=0.05), audit=True) as service:
+    async with service_under_test(url, RuntimeSettings(next_hand_pause=0.05)) as service:
         table = simulate_table(f"acc-{uuid.uuid4().hex[:8]}", Variant.STUD, 2, seed=5)
         await store_table(service.store, table)
         live = f"t-{uuid.uuid4().hex[:10]}"
         await service.client("house", Role.OPERATOR).create_table(live, table_spec())
-        async with web_port_on(service.runtime) as web_url:
-            yield World(service, table.table_id, f"tables/{table.table_id}/hands/1", live, web_url)
+        yield World(service, table.table_id, f"tables/{table.table_id}/hands/1", live, service.web_url)
 
 
 async def access_rows(store: Any) -> list[tuple[str, int, dict[str, Any]]]:
