@@ -1,7 +1,7 @@
 """The provably fair shuffle: a deck order fixed by seeds, the server's committed before any player's.
 
-The README's section "The provably fair shuffle" is the specification (with test vectors); this module is
-its deck, ``stud_service.deck_proof`` its Merkle tree of salted cards and the per-card proofs.
+The specification, with test vectors, is docs/fairness.md ("The specification"); this module is its
+deck, ``stud_service.deck_proof`` its Merkle tree of salted cards and the per-card proofs.
 
 For every hand the service draws a fresh 32-byte **server seed** from the operating system's CSPRNG
 (``secrets.token_bytes``) and publishes its **commitment** (in ``ShuffleCommitted``) before any client

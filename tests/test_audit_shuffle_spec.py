@@ -1,11 +1,11 @@
-"""The README's shuffle specification, reimplemented from its text alone, agrees with the service.
+"""The shuffle specification (docs/fairness.md), reimplemented from its text alone, agrees with the service.
 
-This is what an outside verifier would write from the README's section "The provably fair shuffle":
+This is what an outside verifier would write from the section "The specification" of docs/fairness.md:
 ``hashlib`` and ``hmac`` only, nothing of ``stud_service`` in the computation.  The test vectors and the
-spec's constants (card names, the salt label) are read out of the README itself, so the text, its vectors
+spec's constants (card names, the salt label) are read out of that text itself, so the text, its vectors
 and the service cannot drift apart: the vectors must come out of this reimplementation and out of the
 service, and for random seeds the two must agree on the deck, the salts, the root and every card proof.
-Last, a client that knows only the README follows one hand on a real server and checks its commitments.
+Last, a client that knows only the specification follows one hand on a real server and checks its commitments.
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots.client import StudClient, events_of
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("### The provably fair shuffle\n"):README.index("### Verifying hands\n")]
+FAIRNESS = (Path(__file__).resolve().parent.parent / "docs" / "fairness.md").read_text(encoding="utf-8")
+SECTION = FAIRNESS[FAIRNESS.index("## The specification\n"):]
 
 DECK_SIZE = 52
 
 
 def _spec_constants() -> tuple[list[str], bytes]:
-    """The card names (§1.1) and the salt label (§3.12), as the README writes them."""
+    """The card names (§1.1) and the salt label (§3.12), as the specification writes them."""
     names = re.search(r"ranks `([^`]+)` = 0\.\.12, suits\s+`([^`]+)` = 0\.\.3", SECTION)
     label = re.search(r'message = "([^"]+)" \|\| u8\(p\)', SECTION)
-    assert names and label, "the README's shuffle section no longer says the card codes or the salt label"
+    assert names and label, "the shuffle specification no longer says the card codes or the salt label"
     ranks, suits = names.group(1).split(), names.group(2).split()
     return [rank + suit for rank in ranks for suit in suits], label.group(1).encode("ascii")
 
@@ -46,7 +46,7 @@ def _spec_constants() -> tuple[list[str], bytes]:
 CARD_NAMES, SALT_LABEL = _spec_constants()
 
 
-# --- the specification, from the README's text -------------------------------------------------------------
+# --- the specification, from its text -----------------------------------------------------------------------
 
 def message(client_seeds: dict[int, str]) -> bytes:
     """§2.7: u32be(seat) || u32be(len) || seed, seats ascending."""
@@ -117,7 +117,7 @@ def path_of(hashes: list[bytes], m: int) -> list[bytes]:
 
 
 def proof_checks(proof: dict[str, Any], root_hex: str) -> bool:
-    """§3.16: the README's check of a JSON card proof against deck_root."""
+    """§3.16: the specification's check of a JSON card proof against deck_root."""
     position, card = proof["position"], proof["card"]
     try:
         salt = bytes.fromhex(proof["salt"])
@@ -151,7 +151,7 @@ Tree = tuple[list[int], list[bytes], str, list[dict[str, Any]]]
 
 
 def outsider_tree(server_seed: bytes, client_seeds: dict[int, str]) -> Tree:
-    """Deck, salts, deck_root and the 52 JSON card proofs, all from the README's text."""
+    """Deck, salts, deck_root and the 52 JSON card proofs, all from the specification's text."""
     deck = deck_of(server_seed, client_seeds)
     salts = [salt_of(server_seed, p) for p in range(DECK_SIZE)]
     leaves = [leaf_hash_of(p, deck[p], salts[p]) for p in range(DECK_SIZE)]
@@ -162,7 +162,7 @@ def outsider_tree(server_seed: bytes, client_seeds: dict[int, str]) -> Tree:
     return deck, salts, mth(leaves).hex(), proofs
 
 
-# --- the README's vectors -----------------------------------------------------------------------------------
+# --- the specification's vectors ----------------------------------------------------------------------------
 
 def readme_vectors() -> list[dict[str, list[str]]]:
     """Each ```text block of the section that starts with `vector`: name -> value lines."""
@@ -191,7 +191,7 @@ def _seeds(vector: dict[str, list[str]]) -> tuple[bytes, dict[int, str]]:
 
 
 def _cards(value: str) -> list[int]:
-    """`43 50 47 = Qs Ah Ks`: the codes, checked against the names the README gives them."""
+    """`43 50 47 = Qs Ah Ks`: the codes, checked against the names the specification gives them."""
     codes, _, names = value.partition(" = ")
     cards = [int(code) for code in codes.split()]
     assert [CARD_NAMES[c] for c in cards] == names.split()
@@ -300,7 +300,7 @@ def test_the_readme_text_and_the_service_agree(server_seed: bytes, client_seeds:
         assert deck_proof.check_card_proof(deck_proof.CardProof.from_json(proofs[position]), root)
 
 
-# --- a client that knows only the README, against a real server ---------------------------------------------
+# --- a client that knows only the specification, against a real server --------------------------------------
 
 def _metadata(player: str, role: Role = Role.PLAYER) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {mint_token(TOKEN_SECRET, player, role)}")]

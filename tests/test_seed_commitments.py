@@ -1,4 +1,4 @@
-"""Each hand's server seed is committed before any client seed for it (README "The provably fair shuffle"),
+"""Each hand's server seed is committed before any client seed for it (docs/fairness.md, "The specification"),
 and the seed goes to auditors only, or to everyone once the operator's delayed public reveal has passed."""
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ def test_prepare_deal_fixes_the_deck_and_publishes_its_root() -> None:
 
 
 def test_prepare_deal_known_answer() -> None:
-    """The root of the known-answer deck, for reimplementations of the README's specification."""
+    """The root of the known-answer deck, for reimplementations of the specification (docs/fairness.md)."""
     from stud_service.shuffle import prepare_deal
 
     deal = prepare_deal(SEED, {1: "alice", 3: "bob"}, 1)
