@@ -1,7 +1,7 @@
-"""Write the README's table of error reasons from ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto).
+"""Write the client guide's table of error reasons from ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto).
 
-    python scripts/gen_error_reasons.py           # rewrite the table in README.md
-    python scripts/gen_error_reasons.py --check   # exit 1 if README.md's table is not the generated one
+    python scripts/gen_error_reasons.py           # rewrite the table in docs/clients.md
+    python scripts/gen_error_reasons.py --check   # exit 1 if docs/clients.md's table is not the generated one
 
 The enum is the one list of reasons: each value's name is the ErrorInfo reason, its ``grpc_code`` option
 the status code, and its comment says when it is sent and (after "Metadata:") its ErrorInfo metadata.
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from gen_protos import INCLUDE_PATHS, PROTO_ROOT  # noqa: E402
 
 ERRORS_PROTO = PROTO_ROOT / "stud" / "v1" / "errors.proto"
-README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "clients.md"
 BEGIN = "<!-- error reasons: generated from proto/stud/v1/errors.proto by scripts/gen_error_reasons.py -->"
 END = "<!-- end of error reasons -->"
 _ENUM_TYPE, _ENUM_VALUE = 5, 2  # field numbers in FileDescriptorProto / EnumDescriptorProto (source paths)
@@ -60,29 +60,29 @@ def table() -> str:
             continue  # ERROR_REASON_UNSPECIFIED: never sent
         when, _, metadata = comment.partition("Metadata:")
         lines.append(f"| {name} | {code_of(name).name} | {when.strip()} | {metadata.strip()} |")
-    return "\n".join(f"  {line}" for line in lines)  # indented: the table is inside a README list item
+    return "\n".join(lines)
 
 
-def with_table(readme: str) -> str:
-    before, begin, rest = readme.partition(BEGIN)
+def with_table(guide: str) -> str:
+    before, begin, rest = guide.partition(BEGIN)
     _old, end, after = rest.partition(END)
     if not begin or not end:
-        raise SystemExit(f"README.md has no {BEGIN!r} ... {END!r} block")
-    return f"{before}{BEGIN}\n{table()}\n  {END}{after}"
+        raise SystemExit(f"docs/clients.md has no {BEGIN!r} ... {END!r} block")
+    return f"{before}{BEGIN}\n{table()}\n{END}{after}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only check README.md")
+    parser.add_argument("--check", action="store_true", help="only check docs/clients.md")
     args = parser.parse_args(argv)
-    current = README.read_text()
+    current = GUIDE.read_text()
     fresh = with_table(current)
     if args.check:
         if fresh != current:
-            print("README.md's error reasons are stale: run scripts/gen_error_reasons.py", file=sys.stderr)
+            print("docs/clients.md: error reasons stale, run scripts/gen_error_reasons.py", file=sys.stderr)
             return 1
         return 0
-    README.write_text(fresh)
+    GUIDE.write_text(fresh)
     return 0
 
 

@@ -16,9 +16,12 @@ import pytest
 from google.protobuf import descriptor_pool
 from grpc_fixtures import TOKEN_SECRET, free_port, table_spec, wait_for_view
 
+import stud_service.engine as engine
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
-from stud_service.server.proto_gen import (  # noqa: F401  (events_pb2, table_pb2: their types in POOL)
+from stud_service.engine import config as engine_config
+from stud_service.server.proto_gen import (  # noqa: F401  (events_pb2, table_pb2, ...: their types in POOL)
+    cashier_service_pb2,
     errors_pb2,
     events_pb2,
     table_pb2,
@@ -174,15 +177,21 @@ def test_the_readme_links_the_guide() -> None:
 def test_every_method_the_guide_names_exists() -> None:
     methods = {method.name for method in SERVICE.methods}
     audit = {method.name for method in POOL.FindServiceByName("stud.v1.AuditService").methods}
+    cashier = {method.name for method in POOL.FindServiceByName("stud.v1.CashierService").methods}
     named = set(re.findall(r"`([A-Z][a-z][A-Za-z]*)`", _guide()))
     called = set(re.findall(r"stub\.([A-Z][A-Za-z]+)\(", _guide() + CLIENT.read_text()))
     assert called <= methods, called - methods
     built = set(re.findall(r"table_service_pb2\.([A-Z][A-Za-z]+)", _guide() + CLIENT.read_text()))
     assert built and all(hasattr(table_service_pb2, name) for name in built), built
-    # Every backquoted CamelCase word is a method, a message, an enum or a known non-proto name.
-    known = methods | audit | {"ErrorInfo", "RetryInfo", "Status", "Timestamp", "Duration"}
+    # Every backquoted CamelCase word is a method, a message, an enum, a known non-proto name or, where the
+    # reference says how a table runs, a command of the engine.
+    services = {POOL.FindServiceByName(f"stud.v1.{name}").name
+                for name in ("TableService", "AuditService", "CashierService")}
+    known = methods | audit | cashier | services
+    known |= {"ErrorInfo", "RetryInfo", "Status", "Timestamp", "Duration"}
     for word in named - known:
-        assert _is_proto_type(word), f"docs/clients.md names `{word}`, which is no method, message or enum"
+        assert _is_proto_type(word) or isinstance(getattr(engine, word, None), type), (
+            f"docs/clients.md names `{word}`, which is no method, message, enum or engine command")
 
 
 def _is_proto_type(word: str) -> bool:
@@ -213,6 +222,9 @@ def test_every_field_and_reason_the_guide_names_exists() -> None:
             assert f"`{word}`" in readme, f"docs/clients.md names the setting {word}, which the README lacks"
             continue
         if word.startswith(("ACTION_TYPE_", "VARIANT_", "STREET_", "SIT_OUT_REASON_", "WAITING_LIST_LEFT_")):
+            continue
+        if word.startswith("MAX_"):  # a bound of a table's settings, as the engine names it
+            assert hasattr(engine_config, word), f"docs/clients.md names `{word}`, not in engine/config.py"
             continue
         assert word in reasons, f"docs/clients.md names `{word}`, which is no stud.v1.ErrorReason"
 

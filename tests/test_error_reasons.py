@@ -2,8 +2,8 @@
 
 The code is read, not a copy of the list: every engine and audit error class that is built somewhere, and
 every ``RequestError(...)``, ``AuthError(...)`` and ``rich_status(...)`` call, names a reason the enum has
-and the status code the enum gives it; every reason in the enum is one of those; and the README's table
-is the one generated from the enum.
+and the status code the enum gives it; every reason in the enum is one of those; and the client guide's table
+(docs/clients.md) is the one generated from the enum.
 """
 
 from __future__ import annotations
@@ -146,15 +146,15 @@ def test_a_status_is_built_only_for_an_enum_reason_with_its_code() -> None:
         rich_status(grpc.StatusCode.ABORTED, "STALE_TURN", "old")
 
 
-def test_the_readme_table_is_generated_from_the_enum() -> None:
+def test_the_client_guide_table_is_generated_from_the_enum() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "gen_error_reasons.py"), "--check"],
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    readme = (ROOT / "README.md").read_text()
+    guide = (ROOT / "docs" / "clients.md").read_text()
     for reason in reasons.REASONS:
-        assert f"| {reason} | {reasons.code_of(reason).name} |" in readme
+        assert f"| {reason} | {reasons.code_of(reason).name} |" in guide
 
 
 def test_the_engine_errors_carry_their_metadata() -> None:

@@ -4,7 +4,7 @@ Every refusal the service sends has ``ErrorInfo(domain="stud-service", reason=..
 ``grpc-status-details-bin`` trailer, so clients switch on the reason rather than parse messages.
 Every reason is a value of ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto), which documents
 its status code (the value's ``grpc_code`` option), when it is sent and its metadata keys; the
-README's table is generated from it and tests/test_error_reasons.py fails on a reason the code can
+table in docs/clients.md is generated from it and tests/test_error_reasons.py fails on a reason the code can
 raise that the enum lacks. Reasons come from five places: the engine's ``DomainError``, the ledger's
 ``LedgerError`` and the audit's ``AuditError`` (``reason``, ``grpc_code_name`` and ``metadata``
 attributes), ``AuthError``
