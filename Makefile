@@ -39,9 +39,11 @@ test-loaded: $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check stud_service tests benchmarks examples scripts
 
-## bench: run every benchmark (installs the peers they compare against)
+## bench: run every benchmark (installs the peers they compare against), then print the table of their
+## headlines and write it into docs/benchmarks.md; a benchmark that fails its checks fails the target at the end
 bench: $(VENV)/.installed-bench
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@status=0; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || status=1; done; \
+	$(BIN)/python benchmarks/headline.py --write && exit $$status
 
 ## web: rebuild the web table's assets (stud_service/web/static/) from web/; needs Node 20+
 web: $(VENV)/.installed-test

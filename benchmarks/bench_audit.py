@@ -43,6 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import headline  # benchmarks/headline.py, as timing
 from pokerkit import HandHistory
 from timing import best_microseconds  # benchmarks/timing.py: the script's own folder is on sys.path
 
@@ -257,6 +258,7 @@ def main() -> None:
     before = [as_logged_before_proofs(record) for record in records]
     peer = best_microseconds(each(lambda i: check_record(before[i])), 1) / count
     rows.append(("verify one hand (no DB)", ours, peer, BEFORE))
+    verify_us, pokerkit_us, before_us = ours, rows[0][2], peer
     before_items = [[(s.version, s.payload) for s in record.events] for record in before]
     ours = best_microseconds(each(lambda i: replay_hand(items[i], records[i].hand)), 1) / count
     peer = best_microseconds(each(lambda i: replay_hand(before_items[i], records[i].hand)), 1) / count
@@ -274,6 +276,15 @@ def main() -> None:
 
     print_rows(f"{count} hands (Seven Card Stud, Stud Hi-Lo, Razz); microseconds per operation,"
                " best of 5 (with DB: of 3)", rows)
+    headline.record(
+        __file__,
+        what=f"verify one finished hand in memory (shuffle with deck proofs, replay, chips), {count} hands",
+        figure=f"{verify_us:,.0f} µs a hand",
+        peer=f"PokerKit replaying the same hand's PHH: {pokerkit_us:,.0f} µs",
+        ratio=f"{verify_us / pokerkit_us:.2f}× the time",
+        goal=f"≤ 1.2× the hands as logged before proofs ({before_us:,.0f} µs): {verify_us / before_us:.2f}×",
+        met=verify_us <= 1.2 * before_us,
+    )
 
 
 def print_rows(title: str, rows: list[tuple[str, float, float, str]]) -> None:

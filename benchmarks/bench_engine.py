@@ -36,6 +36,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import headline  # noqa: E402  (benchmarks/headline.py: the script's own folder is on sys.path)
+
 from stud_service.engine import (  # noqa: E402
     ActionKind,
     PlayerSeated,
@@ -252,6 +254,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{ours_rhps / peer_rhps:>8.1f}x")
     print(f"goals: >= 20x PokerKit's hands per second ({'met' if ours_hps >= 20 * peer_hps else 'NOT met'}); "
           f">= 200,000 events replayed per second ({'met' if ours_eps >= 200_000 else 'NOT met'})")
+    headline.record(
+        __file__,
+        what=f"full hands of {NAMES[variant]}, {PLAYERS} players, random legal play ({engine_build()})",
+        figure=f"{ours_hps:,.0f} hands/s",
+        peer=f"PokerKit with automations, same policy: {peer_hps:,.0f} hands/s",
+        ratio=f"{ours_hps / peer_hps:.1f}× (rounds {round_ratios[0]:.1f}–{round_ratios[-1]:.1f}×)",
+        goal="≥ 20× PokerKit",
+        met=ours_hps >= 20 * peer_hps,
+    )
     return 0
 
 

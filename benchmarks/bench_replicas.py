@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import headline  # noqa: E402  (benchmarks/headline.py)
 from bench_service import SERVE_OPTIONS, Database, LoadResult, Server, cpu_seconds, play  # noqa: E402
 
 SETTLE_SECONDS = 3.0  # after the tables exist: the replicas' lease rounds share them out
@@ -130,6 +131,19 @@ def main() -> int:
         )
     finally:
         db.stop()
+    most = max(per_action)
+    if 1 in per_action and most > 1:
+        headline.record(
+            __file__,
+            what=f"total server CPU per action, {args.tables} money tables, the same bots spread over {most}"
+                 " replicas on one database (each table owned where its bots play)",
+            figure=f"{per_action[most]:.2f} ms per action at {most} replicas",
+            peer=f"1 replica, same run: {per_action[1]:.2f} ms; an idle replica beside a busy one:"
+                 f" {idle_cpu / max(busy_cpu, 1e-9):.1%} of its CPU",
+            ratio=f"{per_action[most] / per_action[1]:.2f}× at {most}",
+            goal=f"≤ 1.15× at {most}; idle < 5 %",
+            met=per_action[most] <= 1.15 * per_action[1] and idle_cpu < 0.05 * busy_cpu,
+        )
     return 0
 
 

@@ -75,6 +75,7 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
 
 import grpc  # noqa: E402
+import headline  # noqa: E402  (benchmarks/headline.py: the script's own folder is on sys.path)
 import psycopg  # noqa: E402
 from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
 
@@ -953,7 +954,43 @@ def main() -> int:
             f" over {IDLE_SECONDS:.0f} s"
         )
     print("goals: actions/s >= 0.5 x pgbench, p99 < 50 ms at 64 tables, < 100 KB per open table")
+    record_headlines(rows[0], history_runs if args.history_rounds else None, passed)
     return 0 if passed else 1
+
+
+def record_headlines(first: Row, history_runs: dict[bool, list[LoadResult]] | None, passed: bool) -> None:
+    """The throughput at the first table count against pgbench and the floor, and the history soak's."""
+    ours = first.ours
+    p99 = percentile(ours.latencies, 0.99) * 1000
+    headline.record(
+        __file__,
+        what=f"{first.tables} money tables, {BOTS_PER_TABLE} bots each over gRPC (batch_events), actions/s",
+        figure=f"{ours.rate:,.0f} actions/s; p99 Act {p99:.0f} ms;"
+               f" {ours.server_cpu / max(ours.actions, 1) * 1000:.2f} ms server CPU per action",
+        peer=f"pgbench durable 1-row INSERT at the same concurrency: {first.pgbench:,.0f} tps; the bare-gRPC"
+             f" floor: {first.floor.rate:,.0f} actions/s",
+        ratio=f"{ours.rate / first.pgbench:.2f}× pgbench; {ours.rate / first.floor.rate:.2f}× the floor",
+        goal="≥ 0.5× pgbench",
+        met=ours.rate >= 0.5 * first.pgbench,
+    )
+    if history_runs is None:
+        return
+    rates = {reading: sum(run.actions for run in runs) / sum(run.seconds for run in runs)
+             for reading, runs in history_runs.items()}
+    reads = [run.history for run in history_runs[True] if run.history is not None]
+    read_rate = sum(outcome.reads for outcome in reads) / max(sum(outcome.seconds for outcome in reads), 1e-9)
+    headline.record(
+        __file__,
+        part="history soak",
+        what=f"{first.tables} tables played while an auditor reads their finished hands every way"
+             f" (ReplayHand, VerifyShuffle, PHH and PokerStars exports), {len(history_runs[True])} rounds"
+             " alternating",
+        figure=f"{rates[True]:,.0f} actions/s with the reader; {read_rate:.1f} history calls/s",
+        peer=f"the same play without it: {rates[False]:,.0f} actions/s",
+        ratio=f"{rates[True] / rates[False]:.2f}×",
+        goal="every table keeps dealing, no bot stalls, no read fails",
+        met=passed,
+    )
 
 
 def measure_memory(url: str, count: int) -> tuple[int, int, float, float]:

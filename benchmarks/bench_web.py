@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_service as bench  # noqa: E402  (puts the project on sys.path)
 import grpc  # noqa: E402
+import headline  # noqa: E402  (benchmarks/headline.py)
 
 from stud_service.auth import Role, mint_token  # noqa: E402
 from stud_service.bots import Bot, StudClient, random_strategy  # noqa: E402
@@ -228,6 +229,17 @@ def main() -> int:
         for name, values in watch.items():
             p50, p99 = (bench.percentile(values, fraction) * 1000 for fraction in (0.5, 0.99))
             print(f"{name:<16} p50 {p50:>6.2f} ms  p99 {p99:>6.2f} ms   ({len(values)} actions)")
+    web, grpc_run = merged(runs["Connect binary"]), merged(baseline)
+    headline.record(
+        __file__,
+        what=f"the same bots over the web port, Connect binary over HTTP/1.1, {args.tables} tables,"
+             f" {args.rounds} rounds interleaved with gRPC",
+        figure=f"{web.rate:,.0f} actions/s; {web.server_cpu / max(web.actions, 1) * 1000:.1f} ms server CPU"
+               " per action",
+        peer=f"native gRPC, same server and run: {grpc_run.rate:,.0f} actions/s;"
+             f" {grpc_run.server_cpu / max(grpc_run.actions, 1) * 1000:.1f} ms",
+        ratio=f"{web.rate / grpc_run.rate:.2f}× the actions/s",
+    )
     return 0
 
 
