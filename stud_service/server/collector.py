@@ -5,7 +5,7 @@ found have survived two young collections. A served table's state lives for seco
 actions, so it survives them and is promoted, then freed by its reference count; with a thousand tables
 a full collection (over every tracked object of the process: each call, watch stream and table) ran every
 few seconds, stopping the event loop for tens to hundreds of milliseconds while it found next to nothing
-(README "Human pace"). Here ``gc.freeze`` moves what startup made (modules, classes, the server) out of
+(docs/benchmarks-log.md). Here ``gc.freeze`` moves what startup made (modules, classes, the server) out of
 every later collection's walk, and the thresholds keep each pause short:
 
 - young (1,000): each young collection frees the cycles gRPC leaves per call (a handler lookup's
