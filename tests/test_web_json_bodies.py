@@ -149,3 +149,19 @@ async def test_every_connect_refusal_has_the_debug_copy_the_routes_give(web_worl
     streamed = await watch_error(web_world, b'{"name": "tables/t-never-created"}')
     assert error_info(streamed).reason == "NO_TABLE"
     assert [sorted(detail) for detail in streamed["details"]] == [["debug", "type", "value"]]
+
+
+@pytest.mark.parametrize("body", [b'{"name": "tables/t-\\ud800"}', b'{"\\udfff": 1}',
+                                  b'{"requestId": "\\ud800"}', b'{"name": ["\\ud83c"]}'],
+                         ids=["in-a-value", "as-a-key", "in-a-route-body", "in-an-array"])
+async def test_a_lone_surrogate_escape_is_malformed_not_internal(web_world: WebWorld, body: bytes) -> None:
+    """JSON can escape half of a UTF-16 pair (``\\ud800``), which no UTF-8 text holds: INVALID_ARGUMENT over
+    Connect JSON and the routes, never INTERNAL (an error message quoting it could not be sent)."""
+    table_id = await web_world.new_table()
+    head = await web_world.head(table_id)
+    response = await connect_json(web_world, "SitOut", body, bearer("alice"))
+    assert_refused(response, 400, "invalid_argument", "MALFORMED_REQUEST")
+    routed = await raw_request(web_world.port, "POST", f"/v1/tables/{table_id}:sitOut", body,
+                               {"authorization": bearer("alice")})
+    assert_refused(routed, 400, "invalid_argument", "MALFORMED_REQUEST")
+    assert await web_world.head(table_id) == head

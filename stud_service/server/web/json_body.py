@@ -13,6 +13,7 @@ The protobuf JSON mapping, with two differences from ``json_format.Parse`` as it
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from google.protobuf import json_format, message_factory
@@ -61,11 +62,26 @@ def parse_json_body(data: bytes, message: Message, prefix: str = "") -> None:
         raise malformed(f"the body is not JSON: {problem}") from None
     if not isinstance(document, dict):
         raise malformed(f"the body is not a JSON object (a {kind})")
+    if _SURROGATE_ESCAPE.search(data) and not _is_unicode(document):
+        raise malformed("the body escapes half of a UTF-16 surrogate pair (\\ud800-\\udfff alone): not text")
     _drop_unknown(document, message.DESCRIPTOR)
     try:
         json_format.ParseDict(document, message)
     except (json_format.ParseError, ValueError, TypeError, RecursionError):
         raise _explained(document, message.DESCRIPTOR, prefix) from None
+
+
+# JSON may escape one half of a UTF-16 pair alone; Python reads it into a str no UTF-8 can encode, which no
+# field, lookup or refusal message (quoting it) could then take.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def _is_unicode(document: Any) -> bool:
+    try:
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _field(descriptor: Descriptor, key: str) -> FieldDescriptor | None:
