@@ -363,6 +363,9 @@ async def test_list_pages_and_filters_by_time_principal_and_method(world) -> Non
         audit_service_pb2.ListAccessRecordsRequest(page_token="v1.made-up.token"),
         audit_service_pb2.ListAccessRecordsRequest(page_size=-1),
         audit_service_pb2.ListAccessRecordsRequest(start_time=timestamp_pb2.Timestamp(seconds=-10**12)),
+        # Text PostgreSQL cannot hold or no method name has: refused, not INTERNAL.
+        audit_service_pb2.ListAccessRecordsRequest(method="ListHands\x00"),
+        audit_service_pb2.ListAccessRecordsRequest(method="List\nHands"),
     ):
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await auditor.audit.ListAccessRecords(other, metadata=auditor.metadata)

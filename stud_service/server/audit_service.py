@@ -448,8 +448,8 @@ class AuditService:
     async def ListAccessRecords(self, request: Any, call: Call) -> Any:
         _AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
         principal_id = _access_records_of(request)
-        if len(request.method) > MAX_FIELD_CHARS:
-            raise malformed(f"method must be at most {MAX_FIELD_CHARS} characters", "method")
+        if len(request.method) > MAX_FIELD_CHARS or not request.method.isprintable():
+            raise malformed(f"method must be at most {MAX_FIELD_CHARS} printable characters", "method")
         filters = (principal_id, request.method or None)
         since, until, binding, position = _page_request(request, self._access_tokens, filters)
         try:
