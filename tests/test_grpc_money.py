@@ -254,6 +254,18 @@ async def test_suspending_needs_an_operator(grpc_service, names):
     assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
 
 
+@pytest.mark.parametrize("reason", ["review\x00", "line\nbreak", "\x1b[31mred"])
+async def test_a_suspension_reason_with_control_characters_is_malformed_and_appends_nothing(
+    grpc_service, operator, names, reason
+):
+    """NUL reached PostgreSQL (INTERNAL and a traceback); no control character belongs in the record."""
+    code, refused = await refusal(operator.cashier.SuspendPlayer(
+        cashier_service_pb2.SuspendPlayerRequest(name=f"players/{names[0]}", reason=reason),
+        metadata=operator.metadata))
+    assert (code, refused) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+    assert await grpc_service.store.head(f"players/{names[0]}") == 0
+
+
 async def test_the_tables_rake_is_swept_into_the_house_account_once(grpc_service, operator, names):
     rake = table_pb2.RakeRule(
         basis_points=500, cap_2_players=300, cap_3_to_4_players=300, cap_5_or_more_players=300

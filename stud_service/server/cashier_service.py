@@ -186,6 +186,8 @@ class CashierService:
         principal = self._principal(call)
         _SUSPENDING(principal)
         player = PLAYERS.parse(request.name)
+        if not request.reason.isprintable():  # NUL above all: the log cannot hold it
+            raise malformed("reason must be printable text, without control characters", "reason")
         standing = await self.ledger.set_suspended(
             player, True, request.reason, principal.player_id, now_ms()
         )
