@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py \
            $(wildcard stud_service/engine/*.py stud_service/engine/rules/*.py)
 
-.PHONY: demo test test-loaded lint bench web clean
+.PHONY: demo test test-loaded lint fuzz bench web clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,14 @@ test: $(VENV)/.installed-test
 ## test-loaded: the whole suite with a CPU hog of its own beside it (one core busy, an hour at most)
 test-loaded: $(VENV)/.installed-test
 	$(BIN)/python scripts/cpu_hog.py --cores 1 --max-minutes 60 -- $(BIN)/pytest
+
+## fuzz: the hostile-input suite at a large size (minutes; CI runs it small): STUD_HOSTILE_CASES cases per
+## method and transport, drawn with STUD_HOSTILE_SEED (make fuzz STUD_HOSTILE_SEED=7 for another draw)
+STUD_HOSTILE_CASES ?= 150
+STUD_HOSTILE_SEED ?= 37
+fuzz: $(VENV)/.installed-test
+	STUD_HOSTILE_CASES=$(STUD_HOSTILE_CASES) STUD_HOSTILE_SEED=$(STUD_HOSTILE_SEED) \
+		$(BIN)/pytest tests/test_hostile_input.py tests/test_hostile_http.py
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check stud_service tests benchmarks examples scripts
