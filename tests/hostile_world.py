@@ -319,10 +319,11 @@ async def usual_callers(world: World) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def hostile_world(database_url: str) -> AsyncIterator[World]:
+async def hostile_world(database_url: str, **options: Any) -> AsyncIterator[World]:
+    """The world on ``database_url``; ``options``: ServiceOptions of the test's own."""
     log = LogLines()
     async with whole_service(database_url, TOKEN_SECRET, log, web_listen="127.0.0.1:0",
-                             rake_sweep_seconds=3_600.0) as service:
+                             rake_sweep_seconds=3_600.0, **options) as service:
         host = service.host
         await set_up_tables(service.channel, host.runtime)
         names = Names(tables=(MONEY_TABLE, CHIPS_TABLE, FULL_TABLE, PLAYED_TABLE), hand_table=PLAYED_TABLE,
