@@ -37,12 +37,13 @@ test-loaded: $(VENV)/.installed-test
 	$(BIN)/python scripts/cpu_hog.py --cores 1 --max-minutes 60 -- $(BIN)/pytest
 
 ## fuzz: the hostile-input suite at a large size (minutes; CI runs it small): STUD_HOSTILE_CASES cases per
-## method and transport, drawn with STUD_HOSTILE_SEED (make fuzz STUD_HOSTILE_SEED=7 for another draw)
-STUD_HOSTILE_CASES ?= 150
-STUD_HOSTILE_SEED ?= 37
+## method and transport, once for each seed of STUD_HOSTILE_SEEDS (make fuzz STUD_HOSTILE_SEEDS="7 8")
+STUD_HOSTILE_CASES ?= 400
+STUD_HOSTILE_SEEDS ?= 37 1 2
 fuzz: $(VENV)/.installed-test
-	STUD_HOSTILE_CASES=$(STUD_HOSTILE_CASES) STUD_HOSTILE_SEED=$(STUD_HOSTILE_SEED) \
-		$(BIN)/pytest tests/test_hostile_input.py tests/test_hostile_http.py
+	@for seed in $(STUD_HOSTILE_SEEDS); do echo "== seed $$seed"; \
+		STUD_HOSTILE_CASES=$(STUD_HOSTILE_CASES) STUD_HOSTILE_SEED=$$seed \
+		$(BIN)/pytest tests/test_hostile_input.py tests/test_hostile_http.py || exit 1; done
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check stud_service tests benchmarks examples scripts

@@ -33,7 +33,7 @@ import re
 import struct
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from google.api import annotations_pb2
@@ -55,7 +55,7 @@ from hostile_values import (
 )
 
 SEED = int(os.environ.get("STUD_HOSTILE_SEED", "37"))
-DEFAULT_PER_METHOD = 30
+DEFAULT_PER_METHOD = 60
 CASES_ENV = "STUD_HOSTILE_CASES"
 
 
@@ -540,7 +540,6 @@ class Sampler:
 
     per_method: int
     seed: int = SEED
-    drawn: dict[str, int] = field(default_factory=dict)
 
     def sample(self, cases: list[Case], transport: str, json_transport: bool) -> list[Case]:
         usable = [case for case in cases if speaks(case, transport, json_transport)]
@@ -560,9 +559,3 @@ class Sampler:
                 if families[family] and len(picked) < self.per_method:
                     picked.append(families[family].pop())
         return picked
-
-
-def describe(document: Any) -> str:
-    """A short form of a request for a failure message."""
-    text = document if isinstance(document, str) else json.dumps(document, default=str)
-    return text if len(text) < 200 else f"{text[:160]}... ({len(text)} characters)"

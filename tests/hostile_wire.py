@@ -13,7 +13,6 @@ import json
 import struct
 import time
 import urllib.parse
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,7 +211,7 @@ def envelopes(body: bytes) -> list[tuple[int, bytes]]:
     return found
 
 
-def _reason_of_details(details: Any) -> str | None:
+def reason_of_details(details: Any) -> str | None:
     """The ErrorInfo reason among Connect error JSON details (each with "type" and base64 "value")."""
     if not isinstance(details, list):
         return None
@@ -228,7 +227,7 @@ def _connect_error(document: Any, http_status: int) -> Outcome:
     if not isinstance(document, dict) or "code" not in document:
         return Outcome("UNKNOWN", None, f"not Connect error JSON: {str(document)[:120]}", http_status)
     code = str(document["code"]).upper().replace("CANCELED", "CANCELLED")
-    return Outcome(code, _reason_of_details(document.get("details")), str(document.get("message", "")),
+    return Outcome(code, reason_of_details(document.get("details")), str(document.get("message", "")),
                    http_status)
 
 
@@ -237,6 +236,12 @@ def _json_or_none(body: bytes) -> Any:
         return json.loads(body)
     except ValueError:
         return None
+
+
+def reason_of(response: HttpResponse) -> str | None:
+    """The ErrorInfo reason of a response whose body is Connect error JSON, if it has one."""
+    document = _json_or_none(response.body)
+    return reason_of_details(document.get("details")) if isinstance(document, dict) else None
 
 
 def _bare(response: HttpResponse) -> Outcome:
@@ -447,12 +452,3 @@ def _grpc_web_outcome(response: HttpResponse) -> Outcome:
     if outcome.code == "DEADLINE_EXCEEDED" and not outcome.reason:
         return Outcome(outcome.code, None, outcome.message, outcome.http_status, waiting=True)
     return outcome
-
-
-@contextlib.asynccontextmanager
-async def http_to(port: int) -> AsyncIterator[Http1]:
-    http = Http1(port)
-    try:
-        yield http
-    finally:
-        await http.close()
