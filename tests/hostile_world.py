@@ -34,7 +34,7 @@ import psutil
 import psycopg
 from google.protobuf import duration_pb2
 from google.protobuf.descriptor import MethodDescriptor
-from grpc_fixtures import TOKEN_SECRET, table_spec, whole_service
+from grpc_fixtures import TOKEN_SECRET, settle_table, table_spec, whole_service
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 from hostile_cases import Case, Names, cases_for
@@ -259,11 +259,13 @@ def client(world_channel: grpc.aio.Channel, who: str, role: Role = Role.PLAYER) 
     return StudClient(world_channel, mint_token(TOKEN_SECRET, who, role))
 
 
-async def play_hands(channel: grpc.aio.Channel, table_id: str, players: list[tuple[str, int]],
-                     hands: int = 1, timeout: float = 60.0) -> None:
-    """Bots for ``players`` (id, seat), seated already, play ``hands`` hands at the table."""
-    bots = [Bot(client(channel, player), table_id, seat, strategy=cautious_strategy, seed=seat)
+def bots_for(channel: grpc.aio.Channel, table_id: str, players: list[tuple[str, int]]) -> list[Bot]:
+    """Bots for ``players`` (id, seat), seated already at the table."""
+    return [Bot(client(channel, player), table_id, seat, strategy=cautious_strategy, seed=seat)
             for player, seat in players]
+
+
+async def play_hands(bots: list[Bot], hands: int = 1, timeout: float = 60.0) -> None:
     async with asyncio.timeout(timeout):
         await asyncio.gather(*(bot.run(hands) for bot in bots))
 
@@ -275,32 +277,21 @@ async def set_up_tables(channel: grpc.aio.Channel, runtime: Any) -> None:
     await operator.create_table(PLAYED_TABLE, table_spec())
     await operator.create_table(MONEY_TABLE, table_spec(play_money=False, currency_code="USD", max_seats=6))
     await operator.create_table(CHIPS_TABLE, table_spec())
-    offer = duration_pb2.Duration(seconds=3_600)
+    offer = duration_pb2.Duration(seconds=3_600)  # no offer runs out while the suite sprays
     await operator.create_table(FULL_TABLE, table_spec(max_seats=2, seat_offer_time=offer))
     alice, bob = client(channel, PLAYER), client(channel, "bob")
     await alice.sit_down(PLAYED_TABLE, 1, 5_000)
     await bob.sit_down(PLAYED_TABLE, 2, 5_000)
-    await play_hands(channel, PLAYED_TABLE, [(PLAYER, 1), ("bob", 2)])
+    bots = bots_for(channel, PLAYED_TABLE, [(PLAYER, 1), ("bob", 2)])
+    await play_hands(bots)
     runtime.settings = replace(runtime.settings, auto_deal=False)  # from here on only calls write
-    for player in (alice, bob):
-        await player.sit_out(PLAYED_TABLE)
-    await _until_no_hand(operator, PLAYED_TABLE)
+    await settle_table(bots, operator, PLAYED_TABLE)  # a hand dealt meanwhile is played out
     await alice.sit_down(MONEY_TABLE, 1, 5_000)
     await bob.sit_down(MONEY_TABLE, 2, 5_000)
     await alice.sit_down(CHIPS_TABLE, 1, 5_000)
     await alice.sit_down(FULL_TABLE, 1, 5_000)
     await bob.sit_down(FULL_TABLE, 2, 5_000)
     await client(channel, "carol").join_waiting_list(FULL_TABLE)
-
-
-async def _until_no_hand(observer: StudClient, table_id: str, timeout: float = 60.0) -> None:
-    """A hand dealt before dealing was turned off is played out (its players sat out: clocks fold them)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            view = await observer.view(table_id)
-            if not view.HasField("hand") or view.hand.complete:
-                return
-            await asyncio.sleep(0.1)
 
 
 async def usual_callers(world: World) -> dict[str, str]:
@@ -413,7 +404,7 @@ async def _play_on(world: World, operator: StudClient, table_id: str, view: Any)
         player = client(world.channel, next(iter(players)))
         await player.sit_out(table_id)
         await player.sit_in(table_id)
-    await play_hands(world.channel, table_id, list(players.items()))
+    await play_hands(bots_for(world.channel, table_id, list(players.items())))
 
 
 def rss() -> int:
