@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import grpc  # noqa: E402
 
-from stud_service.server.app import serve_until_signalled, start_server  # noqa: E402
-from stud_service.server.errors import abort_with, rich_status  # noqa: E402
+from stud_service.server.api.errors import abort_with, rich_status  # noqa: E402
+from stud_service.server.grpc.app import serve_until_signalled, start_server  # noqa: E402
 from stud_service.server.proto_gen import (  # noqa: E402
     events_pb2,
     table_pb2,

@@ -52,7 +52,7 @@ def reason_comments() -> dict[str, str]:
 
 def table() -> str:
     """The markdown table: reason, code, when, metadata, in the enum's order (UNSPECIFIED left out)."""
-    from stud_service.server.reasons import REASONS, code_of
+    from stud_service.server.api.reasons import REASONS, code_of
 
     lines = ["| reason | code | when | ErrorInfo metadata |", "|---|---|---|---|"]
     for name, comment in reason_comments().items():

@@ -1,5 +1,5 @@
 """Test helpers for typed event messages: the cards a message shows, and a message read back as the
-engine's event JSON (the inverse of ``stud_service.server.events_proto``, to check nothing is lost)."""
+engine's event JSON (the inverse of ``stud_service.server.api.events_proto``, to check nothing is lost)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from google.protobuf.message import Message
 
 from stud_service.engine.config import config_to_json
 from stud_service.engine.events import EVENT_TYPES
-from stud_service.server.convert import SIT_OUT_REASONS, config_from_proto
+from stud_service.server.api.convert import SIT_OUT_REASONS, config_from_proto
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 

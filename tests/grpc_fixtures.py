@@ -49,13 +49,13 @@ from stud_service.bots.connect_stub import WebChannel
 from stud_service.db import open_pool
 from stud_service.observability.logging import configure_logging
 from stud_service.sealing import open_sealed_store
-from stud_service.server.app import RunningServer, TlsFiles, start_server
-from stud_service.server.audit_service import AuditService
-from stud_service.server.cashier_service import CashierService
+from stud_service.server.api.audit_service import AuditService
+from stud_service.server.api.cashier_service import CashierService
+from stud_service.server.api.table_service import TableService
+from stud_service.server.grpc.app import RunningServer, TlsFiles, start_server
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import table_pb2
-from stud_service.server.runtime import RuntimeSettings, TableRuntime
-from stud_service.server.service import TableService
+from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
 from stud_service.server.web.app import WebApplication, WebSettings
 from stud_service.server.web.server import WebServer, start_web_server
 from stud_service.store import EventStore

@@ -24,7 +24,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_fixtures import TOKEN_SECRET
 
 from stud_service.auth import Role, mint_token
-from stud_service.server.errors import error_info
+from stud_service.server.api.errors import error_info
 
 CALL_SECONDS = 15.0
 # A watch that got nothing this long is waiting for news (its deadline, which the client sets).

@@ -54,10 +54,10 @@ from hostile_wire import (
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
 from stud_service.bots.player import cautious_strategy
-from stud_service.server.audit_service import AuditService
-from stud_service.server.cashier_service import CashierService
-from stud_service.server.reflection import V1_SERVICE_NAME
-from stud_service.server.service import TableService
+from stud_service.server.api.audit_service import AuditService
+from stud_service.server.api.cashier_service import CashierService
+from stud_service.server.api.table_service import TableService
+from stud_service.server.grpc.reflection import V1_SERVICE_NAME
 
 NEVER = frozenset({"UNKNOWN", "INTERNAL", "DATA_LOSS"})
 MONEY_TABLE, CHIPS_TABLE, FULL_TABLE, PLAYED_TABLE = "hz-money", "hz-chips", "hz-full", "hz-played"

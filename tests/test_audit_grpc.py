@@ -20,7 +20,7 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots.client import StudClient
 from stud_service.deck_proof import CardProof, check_card_proof
 from stud_service.engine import Variant
-from stud_service.server.errors import error_info
+from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
 from stud_service.shuffle import commitment
 

@@ -303,7 +303,7 @@ def test_serve_accepts_hs256_only_when_turned_on(monkeypatch: pytest.MonkeyPatch
 def test_page_tokens_get_their_own_key_when_there_is_no_shared_secret(tmp_path) -> None:
     from stud_service.dev_keys import SigningKey
     from stud_service.jwks import JwksKeys
-    from stud_service.server.caller import CallerKeys
+    from stud_service.server.api.caller import CallerKeys
 
     jwks = JwksKeys.fixed(SigningKey.generate().jwks())
     settings = auth.TokenSettings(jwks=jwks, issuer=ISSUER, audience=AUDIENCE)
@@ -329,7 +329,7 @@ def test_a_calls_token_is_verified_once_however_often_its_principal_is_asked_for
     import asyncio
 
     from stud_service.auth import TokenSettings, TokenVerifier
-    from stud_service.server.caller import principal_of
+    from stud_service.server.api.caller import principal_of
 
     secret = "caller-tests-secret-of-32-bytes-or-more"
     tokens = TokenVerifier(TokenSettings(hs256_secret=secret))

@@ -9,8 +9,8 @@ from test_events_proto import RECORDED, _as_logged, _played
 from stud_service.bots.narrator import HIDDEN, Narrator
 from stud_service.engine import Variant
 from stud_service.engine.events import HandEnded, HandStarted
-from stud_service.server.events_proto import event_proto
-from stud_service.server.redact import EventRedactor
+from stud_service.server.api.events_proto import event_proto
+from stud_service.server.api.redact import EventRedactor
 
 
 def test_the_narrator_tells_every_hand_a_spectator_watches() -> None:

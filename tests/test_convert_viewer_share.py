@@ -7,7 +7,7 @@ from __future__ import annotations
 from engine_helpers import deal_table, options
 
 from stud_service.engine import SitOut, event_to_json, to_act
-from stud_service.server.convert import view_to_proto
+from stud_service.server.api.convert import view_to_proto
 from stud_service.server.proto_gen import table_pb2
 
 HANDS = {1: "Kc Kd Kh Qs Jc 9d 9h", 2: "Ac 2d 4h 7s 5c Qd Jh", 3: "2h 3s 6h 8d Td Js Ts"}

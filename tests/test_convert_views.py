@@ -8,7 +8,7 @@ from engine_helpers import deal_table, play_passively
 from test_rules_side_pots import WORKED_CASE_HANDS, short_all_in_bring_in_table
 
 from stud_service.engine import SitIn, SitOut, TableConfig, TopUp, Variant, event_to_json
-from stud_service.server.convert import view_to_proto
+from stud_service.server.api.convert import view_to_proto
 from stud_service.server.proto_gen import table_pb2
 
 WHOLE, HIGH, LOW = table_pb2.POT_HALF_WHOLE, table_pb2.POT_HALF_HIGH, table_pb2.POT_HALF_LOW

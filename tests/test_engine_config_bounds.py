@@ -26,7 +26,7 @@ from stud_service.engine import (
     TableConfig,
 )
 from stud_service.engine.config import MAX_ACTION_CLOCK_SECONDS, MAX_CHIPS, BringInTiebreak, Variant
-from stud_service.server.convert import table_to_proto, view_to_proto
+from stud_service.server.api.convert import table_to_proto, view_to_proto
 
 CHIP_FIELDS = ["ante", "bring_in", "small_bet", "big_bet", "min_buy_in", "max_buy_in"]
 # Every chip setting at its largest at once (bring-in just under the small bet, as the rules want).

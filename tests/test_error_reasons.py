@@ -21,8 +21,8 @@ from stud_service.audit.errors import AuditError
 from stud_service.engine import errors as engine_errors
 from stud_service.engine.errors import DomainError
 from stud_service.ledger.errors import LedgerError
-from stud_service.server import reasons
-from stud_service.server.errors import rich_status
+from stud_service.server.api import reasons
+from stud_service.server.api.errors import rich_status
 from stud_service.server.proto_gen import errors_pb2
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,9 +18,9 @@ from test_engine_properties import Run, random_config
 
 from stud_service.engine import CommitShuffle, CreateTable, SetClientSeed, SitDown, event_to_json
 from stud_service.engine.events import EVENT_TYPES, CardDealt, HandEnded, HandShown, HandStarted
-from stud_service.server.events_proto import EVENT_FIELDS, UnknownEventType, event_proto
+from stud_service.server.api.events_proto import EVENT_FIELDS, UnknownEventType, event_proto
+from stud_service.server.api.redact import EventRedactor
 from stud_service.server.proto_gen import events_pb2
-from stud_service.server.redact import EventRedactor
 
 RECORDED = datetime(2026, 1, 2, 3, 4, 5, 678_000, tzinfo=UTC)
 SERVER_SEED = "5e" * 32

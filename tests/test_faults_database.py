@@ -48,11 +48,11 @@ from stud_service.bots import StudClient
 from stud_service.bots.client import error_reason
 from stud_service.db import open_pool
 from stud_service.engine import chips_in_play
-from stud_service.server.app import AUDIT_SERVICE_NAME, CASHIER_SERVICE_NAME, TABLE_SERVICE_NAME
-from stud_service.server.errors import store_wait_limit
+from stud_service.server.api.errors import store_wait_limit
+from stud_service.server.grpc.app import AUDIT_SERVICE_NAME, CASHIER_SERVICE_NAME, TABLE_SERVICE_NAME
+from stud_service.server.grpc.readiness import LIVENESS_SERVICE
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import audit_service_pb2, cashier_service_pb2, table_pb2, table_service_pb2
-from stud_service.server.readiness import LIVENESS_SERVICE
 from stud_service.server.web.connect import method_info
 from stud_service.store.tables import load_table
 

@@ -18,8 +18,8 @@ from grpc_fixtures import ServiceUnderTest
 
 from stud_service.bots.client import events_of
 from stud_service.engine import NoTable
-from stud_service.server import service as service_module
-from stud_service.server.runtime import RuntimeSettings, TableRuntime
+from stud_service.server.api import table_service as service_module
+from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
 
 LOOKUPS = 100_000
 CONCURRENCY = 32

@@ -16,10 +16,10 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots.client import StudClient
 from stud_service.observability.metrics import Metrics
 from stud_service.sealing import EventSealer
-from stud_service.server.app import start_server
+from stud_service.server.api.table_service import TableService
+from stud_service.server.grpc.app import start_server
 from stud_service.server.proto_gen import table_pb2
-from stud_service.server.runtime import RuntimeSettings, TableRuntime, stream_id_for
-from stud_service.server.service import TableService
+from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime, stream_id_for
 from stud_service.store import EventStore
 
 

@@ -8,7 +8,7 @@ import pytest
 from grpc_fixtures import TOKEN_SECRET, wait_for_turn
 
 from stud_service.auth import Role, mint_token
-from stud_service.server.errors import error_info
+from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
 
 

@@ -22,7 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from stud_service.auth import Role, mint_token
-from stud_service.server.errors import error_info
+from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import (
     audit_service_pb2,
     audit_service_pb2_grpc,
@@ -30,7 +30,7 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.runtime import stream_id_for
+from stud_service.server.tables.runtime import stream_id_for
 
 SERVICES = [
     table_service_pb2.DESCRIPTOR.services_by_name["TableService"],
@@ -120,7 +120,7 @@ async def test_a_huge_name_is_quoted_by_a_short_prefix_only(grpc_service) -> Non
         (audit.ListHands(audit_service_pb2.ListHandsRequest(parent=huge), metadata=AUDITOR), "parent"),
     ):
         error = await assert_malformed(call, field)
-        # the name's first characters and the rule of the kind (server.names), nothing more
+        # the name's first characters and the rule of the kind (server.api.names), nothing more
         assert len(error.details()) < 400 and " characters)" in error.details()
 
 

@@ -25,10 +25,10 @@ from grpc_fixtures import CREATED_VERSION, TOKEN_SECRET, ServerProcess, ServiceU
 from stud_service.auth import mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import events_of
-from stud_service.server.app import RunningServer, start_server
-from stud_service.server.keepalive import KeepalivePolicy
-from stud_service.server.runtime import RuntimeSettings, TableRuntime
-from stud_service.server.service import TableService
+from stud_service.server.api.table_service import TableService
+from stud_service.server.grpc.app import RunningServer, start_server
+from stud_service.server.grpc.keepalive import KeepalivePolicy
+from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
 
 CLIENT_PING_MS = 1_000  # grpc's client sends keepalive pings a second apart at the most
 # A client pinging every second and waiting for no data (max_pings_without_data 0 lets it keep pinging a

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 from google.protobuf import timestamp_pb2
 
+from stud_service.server.api.replies import ReplyCache, timestamp
 from stud_service.server.proto_gen import events_pb2, table_pb2
-from stud_service.server.replies import ReplyCache, timestamp
 
 
 def test_a_public_event_is_converted_once_per_version() -> None:

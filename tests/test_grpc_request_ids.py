@@ -22,9 +22,9 @@ import pytest_asyncio
 from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, ServiceUnderTest, service_under_test, table_spec
 
 from stud_service.auth import Role
-from stud_service.server.errors import error_info
+from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_service_pb2
-from stud_service.server.runtime import RuntimeSettings, deal_commands, stream_id_for
+from stud_service.server.tables.runtime import RuntimeSettings, deal_commands, stream_id_for
 
 PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)
 

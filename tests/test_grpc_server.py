@@ -11,8 +11,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from stud_service.engine.errors import IllegalAmount, NotYourTurn
-from stud_service.server.app import TABLE_SERVICE_NAME, TlsFiles, start_server
-from stud_service.server.errors import RequestError, abort_with, error_info, status_for
+from stud_service.server.api.errors import RequestError, abort_with, error_info, status_for
+from stud_service.server.grpc.app import TABLE_SERVICE_NAME, TlsFiles, start_server
 from stud_service.server.proto_gen import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 

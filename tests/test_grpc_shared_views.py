@@ -1,4 +1,4 @@
-"""Views built once per table version and viewer and shared between calls (stud_service.server.replies):
+"""Views built once per table version and viewer and shared between calls (stud_service.server.api.replies):
 over a real server, the watchers of one version each get their own view of it, never another's (a
 seat's down cards go to that seat's player only; spectators and auditors get the observers' view), the
 Act reply shows the actor what the actor's watch stream shows for that version, and the next version

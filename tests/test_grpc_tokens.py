@@ -30,9 +30,9 @@ from stud_service.bots import StudClient
 from stud_service.bots.client import error_reason
 from stud_service.dev_keys import SigningKey
 from stud_service.jwks import JwksKeys
-from stud_service.server.app import start_server
-from stud_service.server.caller import CallerKeys
-from stud_service.server.service import TableService
+from stud_service.server.api.caller import CallerKeys
+from stud_service.server.api.table_service import TableService
+from stud_service.server.grpc.app import start_server
 
 ISSUER, AUDIENCE = "https://login.example.test/", "stud-service"
 MAX_AGE, MIN_INTERVAL = 300.0, 30.0

@@ -35,7 +35,7 @@ from test_grpc_request_ids import (
 )
 
 from stud_service.auth import Role
-from stud_service.server.errors import error_info
+from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_service_pb2
 
 # That module's server (no dealer, 30 s clocks), callers and tables, for this module too.

@@ -16,7 +16,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from stud_service.bots.client import OWN_CONNECTION
-from stud_service.server.app import DEFAULT_MAX_WAITING_CALLS, start_server, waiting_call_options
+from stud_service.server.grpc.app import DEFAULT_MAX_WAITING_CALLS, start_server, waiting_call_options
 from stud_service.server.proto_gen import table_service_pb2_grpc
 
 BURST = 3_000  # watch streams opened at once: a replica's 1,000 tables with three players each

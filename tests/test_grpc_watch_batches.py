@@ -16,7 +16,7 @@ from grpc_fixtures import CREATED_VERSION, TRANSPORTS, settle_table
 
 from stud_service.bots import Bot, StudClient, events_of
 from stud_service.server.proto_gen import table_service_pb2
-from stud_service.server.runtime import stream_id_for
+from stud_service.server.tables.runtime import stream_id_for
 
 Message = table_service_pb2.WatchTableResponse
 
@@ -187,7 +187,7 @@ async def test_a_batched_watcher_that_falls_behind_catches_up_from_the_log(
     grpc_service, new_table, make_player, monkeypatch, buffer
 ) -> None:
     """A buffer of 0 sends everything through the log; one of 4 mixes live bursts with catch-ups."""
-    monkeypatch.setattr("stud_service.server.runtime.WATCH_BUFFER", buffer)
+    monkeypatch.setattr("stud_service.server.tables.runtime.WATCH_BUFFER", buffer)
     table_id = await new_table()
     watcher = make_player("spectator")
     stream = watcher.watch(table_id, include_views=True, batch_events=True)
@@ -210,7 +210,7 @@ async def test_a_batched_watcher_that_falls_behind_catches_up_from_the_log(
 async def test_a_batched_catch_up_from_the_log_comes_in_bounded_messages_with_the_view_on_the_last(
     grpc_service, new_table, make_player, monkeypatch
 ) -> None:
-    monkeypatch.setattr("stud_service.server.service.MAX_EVENTS_PER_MESSAGE", 7)
+    monkeypatch.setattr("stud_service.server.api.table_service.MAX_EVENTS_PER_MESSAGE", 7)
     table_id = await new_table()
     bots = await seat_bots(make_player, table_id)
     await asyncio.wait_for(asyncio.gather(*(bot.run(1) for bot in bots)), timeout=60)

@@ -78,7 +78,6 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient, cautious_strategy
 from stud_service.bots.client import account_name, new_request_id
 from stud_service.cards import RANKS, SUIT_SYMBOLS, SUITS, card_pretty, card_str
-from stud_service.server import runtime as runtime_module
 from stud_service.server.host import ServiceHost
 from stud_service.server.proto_gen import (
     audit_service_pb2,
@@ -89,7 +88,8 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.runtime import LiveTable
+from stud_service.server.tables import runtime as runtime_module
+from stud_service.server.tables.runtime import LiveTable
 
 TOKEN_SECRET = "insider-tests-token-secret-0123456789ab"
 BUY_IN = 10_000

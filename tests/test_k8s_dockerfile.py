@@ -255,7 +255,7 @@ def test_the_build_context_leaves_out_local_secrets_at_any_depth(path: str) -> N
 
 def test_the_matcher_keeps_what_the_build_needs() -> None:
     lines = DOCKERIGNORE.read_text().splitlines()
-    for needed in ("pyproject.toml", "stud_service/jwks.py", "stud_service/server/app.py",
+    for needed in ("pyproject.toml", "stud_service/jwks.py", "stud_service/server/grpc/app.py",
                    "proto/stud/v1/table.proto"):
         assert not dockerignored(needed, lines), needed
     assert dockerignored("a/b/c.pem", ["**/*.pem"]) and not dockerignored("a/c.pem", ["*.pem"])

@@ -29,7 +29,7 @@ import pytest
 import yaml
 from kubernetes_validate.utils import latest_version
 
-from stud_service.server.readiness import LIVENESS_SERVICE
+from stud_service.server.grpc.readiness import LIVENESS_SERVICE
 
 ROOT = Path(__file__).resolve().parents[1]
 K8S = ROOT / "k8s"
@@ -47,7 +47,7 @@ GRPC_PORT = 50051  # the serve default (STUD_LISTEN) and the port the health ser
 WEB_PORT = 8080
 METRICS_PORT = 9090
 PRESTOP_SLEEP_SECONDS = 5
-# stud_service.server.app.DEFAULT_GRACE_SECONDS: how long serve lets in-flight calls finish after SIGTERM.
+# server.grpc.app.DEFAULT_GRACE_SECONDS: how long serve lets in-flight calls finish after SIGTERM.
 SERVER_SHUTDOWN_GRACE_SECONDS = 5
 SECRET_SETTINGS = {"DATABASE_URL", "STUD_PAGE_TOKEN_KEY"}
 CNPG_KINDS = {("postgresql.cnpg.io/v1", "Cluster")}
@@ -477,7 +477,7 @@ def test_the_grace_period_covers_the_prestop_pause_and_the_servers_graceful_stop
 
 
 def test_the_documented_grace_is_the_servers_own():
-    from stud_service.server import app as server_app  # installed with the tests: a failed import fails
+    from stud_service.server.grpc import app as server_app  # installed with the tests: a failed import fails
 
     assert server_app.DEFAULT_GRACE_SECONDS == SERVER_SHUTDOWN_GRACE_SECONDS
 

@@ -62,7 +62,7 @@ async def churn(clients: dict[str, StudClient], rng: random.Random) -> None:
             await asyncio.sleep(0.005)
 
 
-# The killed replica's lease on the table lapses soon, so the next one deals (server.ownership).
+# The killed replica's lease on the table lapses soon, so the next one deals (server.tables.ownership).
 SHORT_LEASE = ("--lease-seconds", "0.3")
 
 

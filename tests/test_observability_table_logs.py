@@ -18,8 +18,8 @@ from grpc_fixtures import table_spec
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
 from stud_service.observability.logging import configure_logging
-from stud_service.server import runtime
 from stud_service.server.host import ServiceHost, ServiceOptions
+from stud_service.server.tables import runtime
 
 TOKEN_SECRET = "table-log-tests-secret-0123456789abcdef"
 HANDS = 2

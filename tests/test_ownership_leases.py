@@ -1,5 +1,6 @@
-"""Table leases on the real PostgreSQL (server.ownership): batch renewal, taking up to the fair share, expiry
-by the database clock with a new epoch, release, the live-replica count, and the fence on owners' appends.
+"""Table leases on the real PostgreSQL (server.tables.ownership): batch renewal, taking up to the fair share,
+expiry by the database clock with a new epoch, release, the live-replica count, and the fence on owners'
+appends.
 
 Each test has a database of its own: the share counts every table in the log. Two "replicas" are two
 ``Leases`` objects with different ids in one process.
@@ -15,7 +16,7 @@ import pytest_asyncio
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db import open_pool
-from stud_service.server.ownership import _PLAN_SQL, _TAKE_SQL, Leases, fair_share
+from stud_service.server.tables.ownership import _PLAN_SQL, _TAKE_SQL, Leases, fair_share
 from stud_service.store import EventStore, Fence, LeaseLost, StreamAppend
 
 SHORT_LEASE = 0.4  # seconds: the expiry tests wait past it

@@ -1,4 +1,4 @@
-"""Ownership in the runtime (server.runtime with server.ownership): only the owner of a table deals and
+"""Ownership in the runtime (server.tables with server.tables.ownership): only the owner of a table deals and
 runs its clocks; a table whose lease another replica takes is armed there; a stale owner's own commands
 are refused by the fence in the append's transaction and it stops the table's work. A real server on a
 loopback port, real clients, the real PostgreSQL; the "other replica" is a lease row written directly.
@@ -15,8 +15,8 @@ import pytest_asyncio
 from grpc_fixtures import NEXT_HAND_PAUSE, ServiceUnderTest, service_under_test, table_spec, wait_for_turn
 
 from stud_service.auth import Role
-from stud_service.server.ownership import Leases
-from stud_service.server.runtime import RuntimeSettings, stream_id_for
+from stud_service.server.tables.ownership import Leases
+from stud_service.server.tables.runtime import RuntimeSettings, stream_id_for
 
 OTHER = "other-replica"
 

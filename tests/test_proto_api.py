@@ -140,7 +140,7 @@ def test_the_table_service_comments_name_the_role_and_turn_reasons() -> None:
 
 def _reflection_v1() -> tuple[type[Message], type[Message]]:
     """The grpc.reflection.v1 messages, as a v1 client has them."""
-    from stud_service.server import reflection
+    from stud_service.server.grpc import reflection
 
     pool = descriptor_pool.Default()
     assert reflection.V1_SERVICE_NAME == "grpc.reflection.v1.ServerReflection"

@@ -41,15 +41,15 @@ from web_fixtures import METHODS, assert_refused, raw_request
 from stud_service.auth import AuthError, Role, TokenVerifier, mint_token, valid_player_id
 from stud_service.bots.connect_stub import WebChannel
 from stud_service.ledger.names import account_name_of_stream
-from stud_service.server.errors import RequestError, error_info
-from stud_service.server.names import ACCOUNTS, HANDS, PLAYER_ID, PLAYERS, TABLES
+from stud_service.server.api.errors import RequestError, error_info
+from stud_service.server.api.names import ACCOUNTS, HANDS, PLAYER_ID, PLAYERS, TABLES
 from stud_service.server.proto_gen import (
     cashier_service_pb2,
     cashier_service_pb2_grpc,
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.runtime import RuntimeSettings
+from stud_service.server.tables.runtime import RuntimeSettings
 
 TRANSPORTS = ("grpc", "connect-json", "grpc-web")  # connect-proto shares connect-json's path
 ROLES = (Role.PLAYER, Role.OPERATOR, Role.AUDITOR)

@@ -39,7 +39,7 @@ from web_fixtures import (
 )
 
 from stud_service.auth import Role
-from stud_service.server.app import TlsFiles
+from stud_service.server.grpc.app import TlsFiles
 from stud_service.server.host import ServiceHost
 from stud_service.server.proto_gen import audit_service_pb2, table_service_pb2
 from stud_service.server.web.app import MAX_REQUEST_BYTES

@@ -48,11 +48,11 @@ from stud_service.audit.simulate import simulate_table, store_table
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.engine import Variant
-from stud_service.server.audit_service import AuditService
-from stud_service.server.cashier_service import CashierService
+from stud_service.server.api.audit_service import AuditService
+from stud_service.server.api.cashier_service import CashierService
+from stud_service.server.api.table_service import TableService
 from stud_service.server.host import ServiceHost, ServiceOptions
-from stud_service.server.runtime import TableRuntime
-from stud_service.server.service import TableService
+from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.web.app import WebApplication, WebSettings
 from stud_service.server.web.connect import method_info
 from stud_service.server.web.server import start_web_server

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from stud_service.server.errors import error_info
+from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import (
     account_pb2,
     audit_service_pb2,

@@ -23,9 +23,9 @@ from stud_service.auth import (
     TokenSettings,
 )
 from stud_service.jwks import DEFAULT_MAX_AGE_SECONDS, DEFAULT_MIN_INTERVAL_SECONDS, JwksError, JwksKeys
-from stud_service.server.app import DEFAULT_MAX_WAITING_CALLS, TlsFiles, waiting_call_options
 from stud_service.server.collector import DEFAULT_THRESHOLDS, parse_thresholds
-from stud_service.server.keepalive import (
+from stud_service.server.grpc.app import DEFAULT_MAX_WAITING_CALLS, TlsFiles, waiting_call_options
+from stud_service.server.grpc.keepalive import (
     DEFAULT_MIN_CLIENT_PING_SECONDS,
     DEFAULT_PING_SECONDS,
     DEFAULT_PING_TIMEOUT_SECONDS,

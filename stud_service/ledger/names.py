@@ -11,7 +11,7 @@ a player (suspension)      ``players/{player}``                ``players/{player
 Player ids are what a token's ``sub`` may be (1..64 printable characters: they come from the identity
 provider) and may hold ``/``, so a stream id puts the player last, and a resource name is read from its
 right end: the currency is three letters. The three prefixes differ, so no player id can make one kind of
-stream collide with another. Names from clients are parsed by ``stud_service.server.names``.
+stream collide with another. Names from clients are parsed by ``stud_service.server.api.names``.
 """
 
 from __future__ import annotations

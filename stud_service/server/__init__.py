@@ -1,22 +1,35 @@
-"""The service: protobuf <-> engine commands and views, auth, streaming, action clocks, on two transports.
+"""The service: the ``stud.v1`` API over the engine and the event log, on two ports, for one replica.
 
-Modules, from the wire inwards:
+The package is cut by role, from the wire inwards: the ports import the services, the services the
+tables, never the other way round.
 
-``proto_gen``   code generated from ``proto/stud/v1`` (``scripts/gen_protos.py``; a test checks it is current)
-``app``         the ``grpc.aio`` server: TableService, health checking, reflection, TLS, graceful shutdown
-``handlers``    the gRPC transport: method handlers from the descriptors, a ``Refused`` as the call's status
-``web``         the web port: Connect, gRPC-Web, the JSON routes, CORS and the web table (hypercorn)
-``call``        what a method knows of its call on either transport (metadata, deadline, peer)
-``reflection``  server reflection as ``grpc.reflection.v1`` and ``v1alpha``
-``host``        one service process wired together (database, event log, tables, gRPC, metrics)
-``service``     ``stud.v1.TableService``: authenticate, map requests to engine commands, answer with views
-``convert``     protobuf <-> engine: table configs in, tables and per-viewer table views out
-``redact``      what one viewer may see of an event
-``events_proto`` an event's JSON (as redacted for the viewer) as the typed ``TableEvent``
-``replies``     reply parts built once per table version and shared (views per viewer, public events)
-``runtime``     live tables on this replica: optimistic writes, the dealer, action clocks, watcher fan-out
-``errors``      refusals as ``google.rpc.Status`` with ``google.rpc.ErrorInfo`` reasons (``Refused``)
-``reasons``     the reasons a refusal may give: ``stud.v1.ErrorReason``, with each one's status code
+**The ports** take calls off the wire and hand them to the application services; they know the
+transport, not the game. :mod:`.grpc` is the native port (``grpc.aio``: handlers built from the
+services' descriptors, health checking, reflection, keepalive, readiness that follows the store).
+:mod:`.web` serves the very same methods as Connect, gRPC-Web and JSON routes over HTTP/1.1 and HTTP/2,
+with CORS and the web table's files (hypercorn). A refusal leaves a method as one ``Refused`` status and
+each port writes it in its own wire form.
 
-Bearer tokens are checked with :mod:`stud_service.auth`; the deck is shuffled by :mod:`stud_service.shuffle`.
+**The application services** (:mod:`.api`) say what each method does: TableService, AuditService and
+CashierService authenticate the caller, check the request (resource names, request ids, page tokens),
+record privileged calls, turn requests into engine commands and answer with what the caller may see.
+What they share sits beside them: the refusal vocabulary (``errors`` and ``reasons``: a canonical code
+and a ``stud.v1.ErrorReason`` for every refusal), and the conversions between the engine's values and
+the protobuf messages, redacted per viewer and built once per table version where every caller sees
+the same.
+
+**The tables** (:mod:`.tables`) are the live tables of this replica: each table's state folded from
+the log and followed as other replicas write, the optimistic write path, the dealer, the action clocks
+and seat offers, the fan-out to watch streams, and which replica owns which table (leases in
+PostgreSQL, following where the clients are). It raises the API's refusals (a stale turn, a reused
+request id) and keeps each table's shared reply parts, so it imports those few pieces of :mod:`.api`;
+nothing else of it.
+
+At the top, :mod:`.host` wires one process together (database, event log, tables, both ports,
+metrics) for ``stud-service serve`` and ``demo``, and :mod:`.collector` tunes the garbage collector for
+a long-running server. :mod:`.proto_gen` is generated from ``proto/stud/v1`` (``scripts/gen_protos.py``;
+a test checks it is current).
+
+Bearer tokens are checked with :mod:`stud_service.auth`; the deck is shuffled by
+:mod:`stud_service.shuffle`.
 """

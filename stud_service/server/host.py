@@ -20,7 +20,13 @@ from stud_service.auth import TokenSettings
 from stud_service.db import DatabaseSettings, open_database
 from stud_service.db.connect import DEFAULT_STORE_TIMEOUT_SECONDS
 from stud_service.sealing import Keyring, open_sealed_store, resolve_keyring
-from stud_service.server.app import (
+from stud_service.server.api.audit_service import AuditService
+from stud_service.server.api.caller import CallerKeys
+from stud_service.server.api.cashier_service import CashierService
+from stud_service.server.api.money_gate import REFUSED_UNDER_DEVELOPMENT_KEYRING
+from stud_service.server.api.table_service import TableService
+from stud_service.server.collector import tune_collector
+from stud_service.server.grpc.app import (
     DEFAULT_GRACE_SECONDS,
     DEFAULT_MAX_WAITING_CALLS,
     RunningServer,
@@ -28,16 +34,10 @@ from stud_service.server.app import (
     serve_until_signalled,
     start_server,
 )
-from stud_service.server.audit_service import AuditService
-from stud_service.server.caller import CallerKeys
-from stud_service.server.cashier_service import CashierService
-from stud_service.server.collector import tune_collector
-from stud_service.server.keepalive import KeepalivePolicy
-from stud_service.server.money_gate import REFUSED_UNDER_DEVELOPMENT_KEYRING
-from stud_service.server.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
-from stud_service.server.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
-from stud_service.server.runtime import RuntimeSettings, TableRuntime
-from stud_service.server.service import TableService
+from stud_service.server.grpc.keepalive import KeepalivePolicy
+from stud_service.server.grpc.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
+from stud_service.server.tables.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
+from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
 from stud_service.store import DEFAULT_SPIN_WAIT, EventStore, spans
 
 if TYPE_CHECKING:
@@ -59,19 +59,19 @@ class ServiceOptions:
     action_clock_seconds: int = 30
     hand_pause_seconds: float = 5.0
     rake_sweep_seconds: float = 30.0
-    lease_seconds: float = DEFAULT_LEASE_SECONDS  # table ownership (server.ownership)
+    lease_seconds: float = DEFAULT_LEASE_SECONDS  # table ownership (server.tables.ownership)
     metrics_listen: str = "off"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     pool_size: int = 20
     append_spin_seconds: float = DEFAULT_SPIN_WAIT
     keepalive: KeepalivePolicy = KeepalivePolicy()
-    max_waiting_calls: int = DEFAULT_MAX_WAITING_CALLS  # received calls kept waiting to start (server.app)
+    max_waiting_calls: int = DEFAULT_MAX_WAITING_CALLS  # received calls kept waiting to start (grpc.app)
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
     unready_after_seconds: float = DEFAULT_UNREADY_AFTER_SECONDS
     reveal_seeds_after: float | None = None  # seconds after a hand ends its seed is public; None: never
     keys_file: str | None = None  # none: $STUD_KEYS_FILE, $STUD_KEYS, or the embedded database's own
     keyring: Keyring | None = None  # given directly (tests), instead of keys_file
-    # Real money under the embedded database's development keyring (server.money_gate): refused unless set.
+    # Real money under the embedded database's development keyring (api.money_gate): refused unless set.
     accept_development_keyring: bool = False
     # False only for the service benchmark's baseline (benchmarks/serve_unsealed.py): no command line or
     # setting turns sealing off, so no deployment can store a secret in the clear by mistake.

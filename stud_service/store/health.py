@@ -1,5 +1,5 @@
 """Whether the database is reachable, and takes writes, as this process sees it: for readiness
-(``server.readiness``).
+(``server.grpc.readiness``).
 
 Observed for free from what the store already does: every read and append reports its outcome here,
 and so does the notification listener's connection. Nothing is probed while the store is busy and

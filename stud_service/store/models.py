@@ -40,7 +40,7 @@ class StreamAppend:
 class Fence:
     """An append only the owner of a lease may make: written only if ``owner`` still holds the lease of
     ``lease`` (a stream id) at ``epoch``, unexpired by the database's clock, in the same transaction
-    (server.ownership). Refused: :class:`~stud_service.store.errors.LeaseLost`, nothing written."""
+    (server.tables.ownership). Refused: :class:`~stud_service.store.errors.LeaseLost`, nothing written."""
 
     lease: str
     owner: str

@@ -14,7 +14,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import ServiceDescriptor
 from google.rpc import status_pb2
 
-from stud_service.server.errors import RequestError, malformed, refusal_for
+from stud_service.server.api.errors import RequestError, malformed, refusal_for
 from stud_service.server.web import routes as json_routes
 from stud_service.server.web.body import RequestBody
 from stud_service.server.web.call import WebCall

@@ -1,4 +1,4 @@
-"""An HTTP request as a service method sees it: a :class:`stud_service.server.call.Call`."""
+"""An HTTP request as a service method sees it: a :class:`stud_service.server.api.call.Call`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Connect and gRPC-Web for our services, with the ``connectrpc`` package: the web port's RPC transport.
 
-Each endpoint calls the same servicer method the native gRPC port calls (server.handlers), with a
-:class:`WebCall` for the call; a :class:`~stud_service.server.errors.Refused` becomes a ``ConnectError``
+Each endpoint calls the same servicer method the native gRPC port calls (server.grpc.handlers), with a
+:class:`WebCall` for the call; a :class:`~stud_service.server.api.errors.Refused` becomes a ``ConnectError``
 carrying the same ``google.rpc`` details (the ErrorInfo reason, a RetryInfo). A request that does not
 decode is refused INVALID_ARGUMENT / MALFORMED_REQUEST, as on the gRPC port, not with the library's
 plain message; a JSON one names the field at fault (web.json_body).
@@ -26,8 +26,8 @@ from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
 
 from stud_service.observability.logging import RateLimitedLog
-from stud_service.server.errors import Refused, RequestError, malformed, refusal_for, rich_refusal
-from stud_service.server.handlers import UNPARSED_LOG_INTERVAL_SECONDS
+from stud_service.server.api.errors import Refused, RequestError, malformed, refusal_for, rich_refusal
+from stud_service.server.grpc.handlers import UNPARSED_LOG_INTERVAL_SECONDS
 from stud_service.server.web.call import WebCall
 from stud_service.server.web.json_body import parse_json_body
 from stud_service.server.web.limits import request_too_large

@@ -27,7 +27,7 @@ import grpc
 from google.rpc import status_pb2
 
 from stud_service.auth import AuthError
-from stud_service.server.errors import malformed, refusal_for, rich_refusal
+from stud_service.server.api.errors import malformed, refusal_for, rich_refusal
 from stud_service.server.web import routes as json_routes
 
 _CONNECT_TIMEOUT = re.compile(r"[0-9]{1,10}")  # connectrpc.com/docs/protocol: at most 10 digits

@@ -20,7 +20,7 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from stud_service.server.errors import QUOTED_CHARS, RequestError, malformed, quoted
+from stud_service.server.api.errors import QUOTED_CHARS, RequestError, malformed, quoted
 
 _INT32 = frozenset({FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32})
 _UINT32 = frozenset({FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_FIXED32})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 from google.rpc import status_pb2
 
-from stud_service.server.errors import rich_refusal
+from stud_service.server.api.errors import rich_refusal
 
 # As the gRPC port's default largest message.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024

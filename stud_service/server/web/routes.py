@@ -29,7 +29,7 @@ from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor, Servic
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
-from stud_service.server.errors import Refused, malformed, refusal_for, rich_refusal
+from stud_service.server.api.errors import Refused, malformed, refusal_for, rich_refusal
 from stud_service.server.web.json_body import parse_json_body
 
 # A path variable: `{name}` or `{name=tables/*/hands/*}`.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from hypercorn.asyncio import serve
 
-from stud_service.server.app import TlsFiles
+from stud_service.server.grpc.app import TlsFiles
 from stud_service.server.web import wire
 from stud_service.server.web.wire import PortConfig, PortLimits
 

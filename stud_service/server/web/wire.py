@@ -51,7 +51,7 @@ from hypercorn.protocol.h2 import H2Protocol
 from hypercorn.protocol.h11 import H11Protocol
 from hyperframe.frame import Frame
 
-from stud_service.server.errors import malformed, refusal_for
+from stud_service.server.api.errors import malformed, refusal_for
 from stud_service.server.web import routes as json_routes
 from stud_service.server.web.early import error_document
 from stud_service.server.web.limits import MAX_REQUEST_BYTES, request_timeout, request_too_large

@@ -20,7 +20,7 @@ import hmac
 import json
 from collections.abc import Sequence
 
-from stud_service.server.errors import malformed
+from stud_service.server.api.errors import malformed
 
 VERSION = "v1"
 # Longer than any token we issue (a position is a stream id and a time, under 200 characters).

@@ -15,7 +15,7 @@ import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
-from stud_service.server.handlers import MalformedCounter, add_generated, register
+from stud_service.server.grpc.handlers import MalformedCounter, add_generated, register
 
 V1ALPHA_SERVICE_NAME: str = reflection.SERVICE_NAME
 V1_PACKAGE = "grpc.reflection.v1"
@@ -58,7 +58,7 @@ _add_v1_to_default_pool()
 def enable_reflection(service_names: Iterable[str], server: grpc.aio.Server,
                       malformed_requests: MalformedCounter | None = None) -> None:
     """Serve reflection of ``service_names`` (and of reflection itself) under v1alpha and v1, requests
-    that do not parse refused and counted as every service's are (server.handlers)."""
+    that do not parse refused and counted as every service's are (server.grpc.handlers)."""
     servicer = reflection.aio.ReflectionServicer((*service_names, V1ALPHA_SERVICE_NAME, V1_SERVICE_NAME))
     add_generated(server, reflection_pb2_grpc.add_ServerReflectionServicer_to_server, servicer,
                   malformed_requests)

@@ -1,9 +1,10 @@
 """``stud.v1.CashierService``: deposits, withdrawals, statements, and suspending players.
 
 Each method checks the caller's role, parses the resource name, and hands the work to the runtime's
-:class:`~stud_service.ledger.book.Ledger`; refusals leave as rich statuses (``server.errors``), and a refused
-call appends nothing. A suspension also removes the player from the tables this replica runs (every replica's
-dealer also removes a suspended player before the next deal, so tables elsewhere follow within a hand).
+:class:`~stud_service.ledger.book.Ledger`; refusals leave as rich statuses (``server.api.errors``), and a
+refused call appends nothing. A suspension also removes the player from the tables this replica runs (every
+replica's dealer also removes a suspended player before the next deal, so tables elsewhere follow within a
+hand).
 """
 
 from __future__ import annotations
@@ -19,18 +20,18 @@ from stud_service.ledger.book import Written
 from stud_service.ledger.errors import CurrencyMismatch, LedgerError, NoAccount, NotYourAccount
 from stud_service.ledger.names import AccountName
 from stud_service.ledger.players import PlayerStanding
-from stud_service.server.access import operator_only, recorded
-from stud_service.server.app import CASHIER_SERVICE_NAME
-from stud_service.server.call import Call
-from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.errors import malformed, quoted, refusals_as_statuses
-from stud_service.server.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
-from stud_service.server.money_gate import check_real_money
-from stud_service.server.names import ACCOUNTS, PLAYERS
-from stud_service.server.page_tokens import PageTokens
+from stud_service.server.api.access import operator_only, recorded
+from stud_service.server.api.call import Call
+from stud_service.server.api.caller import CallerKeys, principal_of
+from stud_service.server.api.errors import malformed, quoted, refusals_as_statuses
+from stud_service.server.api.ledger_convert import account_to_proto, entry_to_proto, standing_to_proto
+from stud_service.server.api.money_gate import check_real_money
+from stud_service.server.api.names import ACCOUNTS, PLAYERS
+from stud_service.server.api.page_tokens import PageTokens
+from stud_service.server.api.request_ids import RequestKey, check_same_request, request_key
+from stud_service.server.grpc.app import CASHIER_SERVICE_NAME
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2
-from stud_service.server.request_ids import RequestKey, check_same_request, request_key
-from stud_service.server.runtime import TableRuntime, now_ms
+from stud_service.server.tables.runtime import TableRuntime, now_ms
 
 _log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ _REINSTATING = operator_only("reinstating a player")
 
 class CashierService:
     DESCRIPTOR = cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"]  # both ports serve it
-    SERVICE_NAME = CASHIER_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
+    SERVICE_NAME = CASHIER_SERVICE_NAME  # every call by an operator or auditor is recorded (api.access)
 
     def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
         self.runtime = runtime

@@ -5,7 +5,7 @@ from __future__ import annotations
 from stud_service.ledger.accounts import Account
 from stud_service.ledger.names import player_stream
 from stud_service.ledger.players import PlayerStanding
-from stud_service.server.convert import timestamp, timestamp_ms
+from stud_service.server.api.convert import timestamp, timestamp_ms
 from stud_service.server.proto_gen import account_pb2
 from stud_service.store import StoredEvent
 

@@ -7,7 +7,7 @@ resource name, peer, role decision) and only then runs; if the role may not make
 refused with the reason the record names. A record that cannot be written refuses the call
 (STORE_UNAVAILABLE, through the servicer's refusals decorator) before anything else happens.
 
-``resource`` reads the name a request carries, and parses it (``server.names``): an allowed role's request
+``resource`` reads the name a request carries, and parses it (``server.api.names``): an allowed role's request
 whose name is not one is refused MALFORMED_REQUEST before its record, since it touched nothing; a role
 refused is recorded whatever its request names.
 
@@ -29,10 +29,10 @@ import grpc
 
 from stud_service.access import AccessLog, AccessRecord, Outcome
 from stud_service.auth import Principal, Role
-from stud_service.server.call import Call
-from stud_service.server.caller import principal_of
-from stud_service.server.errors import RequestError
-from stud_service.server.runtime import now_ms
+from stud_service.server.api.call import Call
+from stud_service.server.api.caller import principal_of
+from stud_service.server.api.errors import RequestError
+from stud_service.server.tables.runtime import now_ms
 
 Reply = TypeVar("Reply")
 Gate = Callable[[Principal], None]  # raises the RequestError a role is refused with

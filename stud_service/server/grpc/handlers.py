@@ -1,6 +1,6 @@
 """The native gRPC transport: method handlers for our services, built from their proto descriptors, and for
 the standard ones (health checking, reflection), all with request parsing of our own. A method's
-:class:`~stud_service.server.errors.Refused` ends the call with its status (the web port's transport is
+:class:`~stud_service.server.api.errors.Refused` ends the call with its status (the web port's transport is
 :mod:`stud_service.server.web.connect`).
 
 ``grpc.aio`` parses a request before any servicer code runs. With the generated handlers, bytes that do
@@ -25,7 +25,7 @@ from google.protobuf.descriptor import Descriptor, ServiceDescriptor
 from google.protobuf.message import Message
 
 from stud_service.observability.logging import RateLimitedLog
-from stud_service.server.errors import Refused, abort_with, rich_status
+from stud_service.server.api.errors import Refused, abort_with, rich_status
 
 _log = logging.getLogger(__name__)
 

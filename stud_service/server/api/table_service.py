@@ -1,7 +1,7 @@
 """``stud.v1.TableService``: each method authenticates, maps the request to an engine command and
 answers with what the caller may see.
 
-Refusals leave through :mod:`stud_service.server.errors` (a canonical code and an ErrorInfo reason);
+Refusals leave through :mod:`stud_service.server.api.errors` (a canonical code and an ErrorInfo reason);
 nothing is appended for a refused request. Never log a request or a view: they hold tokens and cards.
 """
 
@@ -35,18 +35,17 @@ from stud_service.engine import (
 )
 from stud_service.engine.state import hands_ended
 from stud_service.observability.logging import log_context
-from stud_service.server.access import operator_only, record_access, recorded
-from stud_service.server.app import TABLE_SERVICE_NAME
-from stud_service.server.call import Call, heartbeat_seconds
-from stud_service.server.caller import CallerKeys, optional_principal_of, principal_of
-from stud_service.server.convert import (
+from stud_service.server.api.access import operator_only, record_access, recorded
+from stud_service.server.api.call import Call, heartbeat_seconds
+from stud_service.server.api.caller import CallerKeys, optional_principal_of, principal_of
+from stud_service.server.api.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
     config_from_proto,
     table_to_proto,
     view_to_proto,
 )
-from stud_service.server.errors import (
+from stud_service.server.api.errors import (
     Refused,
     RequestError,
     answer,
@@ -55,14 +54,15 @@ from stud_service.server.errors import (
     refusal_for,
     within_deadline,
 )
-from stud_service.server.events_proto import event_proto
-from stud_service.server.money_gate import check_real_money
-from stud_service.server.names import TABLE_ID, TABLES
-from stud_service.server.page_tokens import PageTokens
+from stud_service.server.api.events_proto import event_proto
+from stud_service.server.api.money_gate import check_real_money
+from stud_service.server.api.names import TABLE_ID, TABLES
+from stud_service.server.api.page_tokens import PageTokens
+from stud_service.server.api.redact import EventRedactor
+from stud_service.server.api.request_ids import RequestKey, request_key
+from stud_service.server.grpc.app import TABLE_SERVICE_NAME
 from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2
-from stud_service.server.redact import EventRedactor
-from stud_service.server.request_ids import RequestKey, request_key
-from stud_service.server.runtime import LAGGING, AppliedEvent, LiveTable, TableAt, TableRuntime, now_ms
+from stud_service.server.tables.runtime import LAGGING, AppliedEvent, LiveTable, TableAt, TableRuntime, now_ms
 
 _log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
 from stud_service.engine.rules.waiting import open_seats
 from stud_service.engine.state import TableState, action_deadline_ms, sit_out_reason, to_act, turn_number
-from stud_service.server.errors import malformed
+from stud_service.server.api.errors import malformed
 from stud_service.server.proto_gen import table_pb2
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

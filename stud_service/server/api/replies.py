@@ -16,8 +16,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from stud_service.server.convert import timestamp
-from stud_service.server.events_proto import event_proto
+from stud_service.server.api.convert import timestamp
+from stud_service.server.api.events_proto import event_proto
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 MAX_VIEWERS = 32  # cached views per table: the seated players and a few observer classes

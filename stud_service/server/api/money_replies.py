@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from stud_service.audit.money import MoneyReport
-from stud_service.server.convert import timestamp
+from stud_service.server.api.convert import timestamp
 from stud_service.server.proto_gen import audit_pb2
 
 CURRENCY_CODE = re.compile(r"[A-Z]{3}")  # ISO 4217

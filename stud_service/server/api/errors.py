@@ -37,8 +37,8 @@ from grpc_status import rpc_status
 
 from stud_service.observability.logging import RateLimitedLog
 from stud_service.sealing.errors import SealingError
-from stud_service.server import reasons
-from stud_service.server.call import Call
+from stud_service.server.api import reasons
+from stud_service.server.api.call import Call
 from stud_service.store import EventStore
 from stud_service.store.errors import is_store_fault
 
@@ -283,7 +283,7 @@ def raise_if_store_refusal(error: BaseException) -> None:
 
 
 async def abort_with(context: grpc.aio.ServicerContext, status: grpc.Status) -> NoReturn:
-    """The native gRPC port's way to end a call with ``status`` (see server.handlers)."""
+    """The native gRPC port's way to end a call with ``status`` (see server.grpc.handlers)."""
     await context.abort(status.code, status.details, status.trailing_metadata)
     raise AssertionError("unreachable: context.abort raises")
 

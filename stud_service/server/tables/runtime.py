@@ -13,7 +13,7 @@ request is refused with STALE_TURN, unless its request id was already recorded, 
 it is a retry of a request that succeeded and is answered as such: with the first call's result,
 the table as of the versions that call appended (folded again from the log when the table has moved
 on since), or REQUEST_ID_REUSED when the id was recorded for a different request
-(:mod:`stud_service.server.request_ids`).
+(:mod:`stud_service.server.api.request_ids`).
 
 Every event is applied exactly once per replica, in version order, by :meth:`TableRuntime._apply`,
 whichever path (own write or followed stream) brings it first. After each event:
@@ -33,7 +33,7 @@ whichever path (own write or followed stream) brings it first. After each event:
 - log lines about the table carry its id, and the hand's id (``{table}/h-{n}``) while a hand runs:
   each table's work runs inside :meth:`LiveTable.log_scope`.
 
-Clocks, seat offers and the dealer run only on the table's **owner** (:mod:`stud_service.server.ownership`):
+Clocks, seat offers and the dealer run only on the table's **owner** (:mod:`~.tables.ownership`):
 with :meth:`TableRuntime.keep_ownership` a replica loads and arms the tables whose leases it takes, and
 its own commands (the deals, timeouts, expired offers, suspended players' leaving) are fenced by the lease's
 epoch in the append's transaction: a replica that lost a lease (paused past its expiry) writes none of them
@@ -95,10 +95,10 @@ from stud_service.ledger.errors import LedgerError
 from stud_service.ledger.transfers import table_transfers
 from stud_service.observability.logging import log_context
 from stud_service.observability.metrics import Metrics
-from stud_service.server.errors import RequestError
-from stud_service.server.ownership import Leases, OwnershipEvents, OwnershipKeeper
-from stud_service.server.replies import ReplyCache
-from stud_service.server.request_ids import RequestKey, check_same_request
+from stud_service.server.api.errors import RequestError
+from stud_service.server.api.replies import ReplyCache
+from stud_service.server.api.request_ids import RequestKey, check_same_request
+from stud_service.server.tables.ownership import Leases, OwnershipEvents, OwnershipKeeper
 from stud_service.shuffle import new_commitment, prepare_deal, seed_from_secret, seed_secret
 from stud_service.store import AppendResult, ConcurrencyError, EventStore, Fence, LeaseLost, spans
 from stud_service.store.errors import is_store_fault
@@ -308,7 +308,7 @@ class RuntimeSettings:
     # clients' last call, once nobody here watches it.
     unload_unused_after: float = 60.0
     # Why real-currency play (tables with a currency, the cashier's deposits and withdrawals) is refused on
-    # this replica; None: it is not (server.money_gate).
+    # this replica; None: it is not (server.api.money_gate).
     real_money_refused: str | None = None
 
 
@@ -320,7 +320,7 @@ class TableRuntime:
     ) -> None:
         self.store = store
         self.ledger = Ledger(store)
-        self.access = AccessLog(store)  # privileged calls' records (server.access)
+        self.access = AccessLog(store)  # privileged calls' records (server.api.access)
         self.settings = settings or RuntimeSettings()
         self.metrics = metrics
         self._tables: dict[str, LiveTable] = {}
@@ -415,7 +415,7 @@ class TableRuntime:
         return [stream_id for _watched, stream_id in sorted(idle)]
 
     def _interest(self) -> dict[str, int]:
-        """How much this replica's clients use each table (what it claims, server.ownership): its watch
+        """How much this replica's clients use each table (what it claims, server.tables.ownership): its watch
         streams, plus one if a client called it within the last lease period."""
         assert self._ownership is not None
         recently = time.monotonic() - self._ownership.lease_seconds

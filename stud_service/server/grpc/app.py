@@ -18,15 +18,15 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from stud_service.server.handlers import MalformedCounter, add_generated, add_service
-from stud_service.server.keepalive import KeepalivePolicy
+from stud_service.server.grpc.handlers import MalformedCounter, add_generated, add_service
+from stud_service.server.grpc.keepalive import KeepalivePolicy
+from stud_service.server.grpc.readiness import LIVENESS_SERVICE
+from stud_service.server.grpc.reflection import enable_reflection
 from stud_service.server.proto_gen import (
     audit_service_pb2,
     cashier_service_pb2,
     table_service_pb2,
 )
-from stud_service.server.readiness import LIVENESS_SERVICE
-from stud_service.server.reflection import enable_reflection
 
 _log = logging.getLogger(__name__)
 
@@ -109,13 +109,13 @@ async def start_server(
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start.
     ``interceptors``: ``grpc.aio`` server interceptors (tracing's). ``max_waiting_calls``: see
     :func:`waiting_call_options`. ``malformed_requests`` counts, by method, the requests of any service
-    (health and reflection too) that do not parse (server.handlers)."""
+    (health and reflection too) that do not parse (server.grpc.handlers)."""
     keepalive_options = (keepalive or KeepalivePolicy()).server_options()
     server = grpc.aio.server(
         interceptors=list(interceptors) or None,  # type: ignore[arg-type]
         options=[("grpc.so_reuseport", 0), *keepalive_options, *waiting_call_options(max_waiting_calls)],
     )
-    # Our own handlers for every service (server.handlers): a request that does not parse is refused, not
+    # Our own handlers for every service (server.grpc.handlers): a request that does not parse is refused, not
     # UNKNOWN, and counted.
     count = malformed_requests
     add_service(server, table_service, table_service_pb2.DESCRIPTOR.services_by_name["TableService"], count)

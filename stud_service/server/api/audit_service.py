@@ -27,24 +27,24 @@ from stud_service.audit.verify import verify_loaded
 from stud_service.auth import Principal, Role
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
-from stud_service.server.access import recorded, roles_only
-from stud_service.server.app import AUDIT_SERVICE_NAME
-from stud_service.server.call import Call
-from stud_service.server.caller import CallerKeys, principal_of
-from stud_service.server.convert import (
+from stud_service.server.api.access import recorded, roles_only
+from stud_service.server.api.call import Call
+from stud_service.server.api.caller import CallerKeys, principal_of
+from stud_service.server.api.convert import (
     VARIANT_PROTOS,
     timestamp,
     timestamp_ms,
     view_to_proto,
 )
-from stud_service.server.errors import RequestError, malformed, refusals_as_statuses
-from stud_service.server.events_proto import event_proto
-from stud_service.server.money_replies import CURRENCY_CODE, reconciliation_proto
-from stud_service.server.names import HANDS, PLAYER_ID, TABLES
-from stud_service.server.page_tokens import PageTokens
+from stud_service.server.api.errors import RequestError, malformed, refusals_as_statuses
+from stud_service.server.api.events_proto import event_proto
+from stud_service.server.api.money_replies import CURRENCY_CODE, reconciliation_proto
+from stud_service.server.api.names import HANDS, PLAYER_ID, TABLES
+from stud_service.server.api.page_tokens import PageTokens
+from stud_service.server.api.request_ids import request_key
+from stud_service.server.grpc.app import AUDIT_SERVICE_NAME
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
-from stud_service.server.request_ids import request_key
-from stud_service.server.runtime import TableRuntime, now_ms
+from stud_service.server.tables.runtime import TableRuntime, now_ms
 
 ALL_TABLES = "tables/-"
 DEFAULT_PAGE_SIZE = 50
@@ -183,7 +183,7 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
 
 class AuditService:
     DESCRIPTOR = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"]  # both ports serve its methods
-    SERVICE_NAME = AUDIT_SERVICE_NAME  # every call by an operator or auditor is recorded (server.access)
+    SERVICE_NAME = AUDIT_SERVICE_NAME  # every call by an operator or auditor is recorded (server.api.access)
 
     def __init__(
         self, runtime: TableRuntime, keys: CallerKeys | str, *, reveal_seeds_after: float | None = None

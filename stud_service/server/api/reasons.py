@@ -1,7 +1,7 @@
 """The reasons a refusal may give: the values of ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto).
 
 The enum is the one list: each value's name is an ``ErrorInfo.reason`` and its ``grpc_code`` option the
-status code sent with it. :func:`stud_service.server.errors.rich_status` refuses to build a status whose
+status code sent with it. :func:`stud_service.server.api.errors.rich_status` refuses to build a status whose
 reason or code disagrees with it, so a new reason is documented in the proto before it can be sent.
 """
 

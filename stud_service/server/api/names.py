@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 from stud_service.auth import valid_player_id
 from stud_service.currency import is_currency
 from stud_service.ledger.names import AccountName
-from stud_service.server.errors import malformed, quoted
+from stud_service.server.api.errors import malformed, quoted
 
 Parsed = TypeVar("Parsed")
 _VARIABLE = re.compile(r"\{([a-z_]+)\}")
@@ -111,7 +111,7 @@ class Kind(Generic[Parsed]):
 
     def checked(self, field: str) -> Callable[[Any], str]:
         """A request's ``field``, parsed as a name of this kind: the resource an access record names, so
-        a name that does not parse is refused before anything is recorded (server.access)."""
+        a name that does not parse is refused before anything is recorded (server.api.access)."""
 
         def resource(request: Any) -> str:
             name = str(getattr(request, field))

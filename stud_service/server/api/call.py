@@ -3,7 +3,7 @@
 The application services (TableService, AuditService, CashierService) take ``(request, call)``. The native
 gRPC port hands them its ``grpc.aio.ServicerContext``, which has these methods; the web port
 (:mod:`stud_service.server.web`) hands them a :class:`~stud_service.server.web.connect.WebCall` built from
-the HTTP request. A refusal leaves a method as :class:`stud_service.server.errors.Refused`, which each
+the HTTP request. A refusal leaves a method as :class:`stud_service.server.api.errors.Refused`, which each
 transport writes in its own wire form; no method aborts a call itself.
 """
 

@@ -25,8 +25,8 @@ import grpc
 from google.protobuf.message import Message
 
 from stud_service.auth import Principal
-from stud_service.server.convert import checked_request_id
-from stud_service.server.errors import RequestError
+from stud_service.server.api.convert import checked_request_id
+from stud_service.server.api.errors import RequestError
 from stud_service.store import RecordedRequest
 
 

@@ -1,7 +1,7 @@
 """An event's JSON (the log's canonical form) as the typed ``stud.v1.TableEvent`` clients get.
 
 The log and its hash chain keep the engine's JSON; this is the one place it becomes protobuf, after
-``server.redact`` (or ``audit.history``) has decided what the viewer may see: the converter shows
+``server.api.redact`` (or ``audit.history``) has decided what the viewer may see: the converter shows
 what it is given and adds nothing.  A key the redaction removed or nulled (a hidden card, the deck,
 the server seed) stays unset.
 
@@ -19,7 +19,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from stud_service.engine.config import config_from_json
-from stud_service.server.convert import (
+from stud_service.server.api.convert import (
     ACTION_PROTOS,
     SIT_OUT_REASONS,
     awards_to_proto,
@@ -118,7 +118,7 @@ def _hand_started(target: Any, data: dict[str, Any]) -> None:
         target.deck.extend(data["deck"])
     target.commitment = data["commitment"]
     extra = data.get("extra")
-    if isinstance(extra, dict):  # audit data (server.runtime writes it): seeds, the deck root, nothing secret
+    if isinstance(extra, dict):  # audit data (the table runtime writes it): seeds, deck root, nothing secret
         for seat, seed in (extra.get("client_seeds") or {}).items():
             target.client_seeds[int(seat)] = seed
         if extra.get("server_seed"):  # an auditor's view of a hand logged before seeds were sealed

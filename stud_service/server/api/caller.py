@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from stud_service.auth import Principal, TokenSettings, TokenVerifier, bearer_token
-from stud_service.server.call import Call
+from stud_service.server.api.call import Call
 
 
 @dataclass(frozen=True)

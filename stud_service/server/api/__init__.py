@@ -1,0 +1,29 @@
+"""The application services: what each method of ``stud.v1`` does, whatever port the call came in on.
+
+The servicers:
+
+``table_service``    ``stud.v1.TableService``: tables, seats, the game and its watch streams
+``audit_service``    ``stud.v1.AuditService``: hand histories, replays, verification, client seeds
+``cashier_service``  ``stud.v1.CashierService``: deposits, withdrawals, statements, suspensions
+
+What they share, about the call:
+
+``call``         what a method knows of its call on either transport (metadata, deadline, peer)
+``caller``       who is calling: the principal of the call's bearer token
+``access``       privileged calls recorded in the access log before they run
+``money_gate``   real money refused under the development keyring
+``names``        resource names and ids, parsed and checked
+``request_ids``  request ids scoped to the caller and bound to the request (AIP-155)
+``page_tokens``  opaque, authenticated page tokens
+``errors``       refusals as ``google.rpc.Status`` with ``ErrorInfo`` reasons (``Refused``)
+``reasons``      the reasons a refusal may give (``stud.v1.ErrorReason``), each with its status code
+
+and about the messages, to and from proto:
+
+``convert``         table configs in, tables and per-viewer table views out
+``redact``          what one viewer may see of an event
+``events_proto``    an event's JSON (as redacted for the viewer) as the typed ``TableEvent``
+``replies``         reply parts built once per table version and shared (views per viewer, public events)
+``ledger_convert``  accounts, entries and standings
+``money_replies``   the money reconciliation report
+"""
