@@ -42,7 +42,6 @@ from stud_service.server.api.money_replies import CURRENCY_CODE, reconciliation_
 from stud_service.server.api.names import HANDS, PLAYER_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import request_key
-from stud_service.server.grpc.app import AUDIT_SERVICE_NAME
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
 from stud_service.server.tables.runtime import TableRuntime, now_ms
 
@@ -183,7 +182,7 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
 
 class AuditService:
     DESCRIPTOR = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"]  # both ports serve its methods
-    SERVICE_NAME = AUDIT_SERVICE_NAME  # every call by an operator or auditor is recorded (server.api.access)
+    SERVICE_NAME = DESCRIPTOR.full_name  # every call by an operator or auditor is recorded (api.access)
 
     def __init__(
         self, runtime: TableRuntime, keys: CallerKeys | str, *, reveal_seeds_after: float | None = None

@@ -29,7 +29,6 @@ from stud_service.server.api.money_gate import check_real_money
 from stud_service.server.api.names import ACCOUNTS, PLAYERS
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import RequestKey, check_same_request, request_key
-from stud_service.server.grpc.app import CASHIER_SERVICE_NAME
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2
 from stud_service.server.tables.runtime import TableRuntime, now_ms
 
@@ -46,7 +45,7 @@ _REINSTATING = operator_only("reinstating a player")
 
 class CashierService:
     DESCRIPTOR = cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"]  # both ports serve it
-    SERVICE_NAME = CASHIER_SERVICE_NAME  # every call by an operator or auditor is recorded (api.access)
+    SERVICE_NAME = DESCRIPTOR.full_name  # every call by an operator or auditor is recorded (api.access)
 
     def __init__(self, runtime: TableRuntime, keys: CallerKeys | str) -> None:
         self.runtime = runtime

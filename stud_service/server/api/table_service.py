@@ -60,7 +60,6 @@ from stud_service.server.api.names import TABLE_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.redact import EventRedactor
 from stud_service.server.api.request_ids import RequestKey, request_key
-from stud_service.server.grpc.app import TABLE_SERVICE_NAME
 from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2
 from stud_service.server.tables.runtime import LAGGING, AppliedEvent, LiveTable, TableAt, TableRuntime, now_ms
 
@@ -104,7 +103,7 @@ def _created_table(request: table_service_pb2.CreateTableRequest) -> str:
 
 class TableService:
     DESCRIPTOR = table_service_pb2.DESCRIPTOR.services_by_name["TableService"]  # both ports serve its methods
-    SERVICE_NAME = TABLE_SERVICE_NAME  # operators' and auditors' calls named in the access log
+    SERVICE_NAME = DESCRIPTOR.full_name  # operators' and auditors' calls named in the access log
 
     def __init__(
         self, runtime: TableRuntime, keys: CallerKeys | str, default_action_clock_seconds: int = 30
