@@ -18,7 +18,7 @@ from grpc_fixtures import ServiceUnderTest
 
 from stud_service.bots.client import events_of
 from stud_service.engine import NoTable
-from stud_service.server.api import table_service as service_module
+from stud_service.server.api import table_watch
 from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
 
 LOOKUPS = 100_000
@@ -118,7 +118,7 @@ async def test_a_resumed_watch_reads_the_log_a_page_at_a_time(
         await alice.sit_out(table_id)
         await alice.sit_in(table_id)
     head = (await alice.view(table_id)).version  # 10 events: the table, a seat, 8 sit-outs and -ins
-    monkeypatch.setattr(service_module, "LOG_PAGE", 3, raising=False)
+    monkeypatch.setattr(table_watch, "LOG_PAGE", 3)
     rows_read: list[int] = []
     store = grpc_service.store
     real_read = store.read_stream

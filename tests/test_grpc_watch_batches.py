@@ -210,7 +210,7 @@ async def test_a_batched_watcher_that_falls_behind_catches_up_from_the_log(
 async def test_a_batched_catch_up_from_the_log_comes_in_bounded_messages_with_the_view_on_the_last(
     grpc_service, new_table, make_player, monkeypatch
 ) -> None:
-    monkeypatch.setattr("stud_service.server.api.table_service.MAX_EVENTS_PER_MESSAGE", 7)
+    monkeypatch.setattr("stud_service.server.api.table_watch.MAX_EVENTS_PER_MESSAGE", 7)
     table_id = await new_table()
     bots = await seat_bots(make_player, table_id)
     await asyncio.wait_for(asyncio.gather(*(bot.run(1) for bot in bots)), timeout=60)

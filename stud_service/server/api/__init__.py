@@ -3,6 +3,7 @@
 The servicers:
 
 ``table_service``    ``stud.v1.TableService``: tables, seats, the game and its watch streams
+``table_watch``      TableService's watch streams: from the log, then live, redacted per viewer
 ``audit_service``    ``stud.v1.AuditService``: hand histories, replays, verification, client seeds
 ``cashier_service``  ``stud.v1.CashierService``: deposits, withdrawals, statements, suspensions
 
@@ -21,6 +22,7 @@ What they share, about the call:
 and about the messages, to and from proto:
 
 ``convert``         table configs in, tables and per-viewer table views out
+``table_views``     a caller's view of a table and the ``Table`` resource, shared per version
 ``redact``          what one viewer may see of an event
 ``events_proto``    an event's JSON (as redacted for the viewer) as the typed ``TableEvent``
 ``replies``         reply parts built once per table version and shared (views per viewer, public events)
