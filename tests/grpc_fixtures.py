@@ -55,7 +55,8 @@ from stud_service.server.api.table_service import TableService
 from stud_service.server.grpc.app import RunningServer, TlsFiles, start_server
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import table_pb2
-from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
+from stud_service.server.tables.runtime import TableRuntime
+from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.web.app import WebApplication, WebSettings
 from stud_service.server.web.server import WebServer, start_web_server
 from stud_service.store import EventStore

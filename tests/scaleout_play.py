@@ -10,7 +10,7 @@ from stud_service.audit import verify_hand
 from stud_service.bots.failover import Replica, SeatDriver
 from stud_service.engine import TableState, chips_in_play, event_from_json, initial_state
 from stud_service.engine.evolve import apply_in_place
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 from stud_service.store import EventStore
 
 __all__ = ["LoggedTable", "Replica", "SeatDriver", "check_hands_and_chips"]

@@ -33,7 +33,7 @@ from stud_service.bots.client import account_name, error_reason
 from stud_service.cli import main
 from stud_service.engine import Variant
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, cashier_service_pb2, table_service_pb2
-from stud_service.server.tables.runtime import RuntimeSettings
+from stud_service.server.tables.settings import RuntimeSettings
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -11,7 +11,7 @@ from test_audit_grpc import auth, refused, stub
 
 from stud_service.auth import Role
 from stud_service.server.proto_gen import audit_service_pb2
-from stud_service.server.tables.runtime import RuntimeSettings
+from stud_service.server.tables.settings import RuntimeSettings
 
 AUDITOR = auth("auditor-1", Role.AUDITOR)
 FULL = audit_service_pb2.MONEY_RECONCILIATION_VIEW_FULL

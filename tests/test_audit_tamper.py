@@ -29,7 +29,7 @@ from stud_service.deck_proof import DeckTree
 from stud_service.engine import StartHand, Variant, decide
 from stud_service.sealing import EventSealer
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc
-from stud_service.server.tables.runtime import RuntimeSettings
+from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.shuffle import commitment, shuffle_deck
 from stud_service.store import GENESIS_HASH, canonical_json, chain_hash
 

@@ -108,7 +108,7 @@ async def test_the_demo_books_read_an_unraked_house_as_nothing_taken(
 
     from stud_service.auth import Role
     from stud_service.commands.demo import DEPOSIT, _books
-    from stud_service.server.tables.runtime import RuntimeSettings
+    from stud_service.server.tables.settings import RuntimeSettings
 
     url = await make_database(migrated=True)
     async with service_under_test(url, RuntimeSettings()) as served:

@@ -19,7 +19,8 @@ from grpc_fixtures import ServiceUnderTest
 from stud_service.bots.client import events_of
 from stud_service.engine import NoTable
 from stud_service.server.api import table_watch
-from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
+from stud_service.server.tables.runtime import TableRuntime
+from stud_service.server.tables.settings import RuntimeSettings
 
 LOOKUPS = 100_000
 CONCURRENCY = 32

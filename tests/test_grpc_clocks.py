@@ -19,7 +19,9 @@ from stud_service.sealing import EventSealer
 from stud_service.server.api.table_service import TableService
 from stud_service.server.grpc.app import start_server
 from stud_service.server.proto_gen import table_pb2
-from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime, stream_id_for
+from stud_service.server.tables.live import stream_id_for
+from stud_service.server.tables.runtime import TableRuntime
+from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.store import EventStore
 
 

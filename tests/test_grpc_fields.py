@@ -15,7 +15,7 @@ from test_audit_grpc import play_out
 from stud_service.auth import Role, mint_token
 from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc, table_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 FOLD = table_pb2.ACTION_TYPE_FOLD
 

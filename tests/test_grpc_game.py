@@ -26,7 +26,7 @@ from stud_service.engine import (
 )
 from stud_service.engine.evolve import apply_in_place
 from stud_service.server.proto_gen import table_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 HANDS = 4
 BUY_IN = 10_000

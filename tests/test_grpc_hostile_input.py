@@ -30,7 +30,7 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 SERVICES = [
     table_service_pb2.DESCRIPTOR.services_by_name["TableService"],

@@ -28,7 +28,8 @@ from stud_service.bots.client import events_of
 from stud_service.server.api.table_service import TableService
 from stud_service.server.grpc.app import RunningServer, start_server
 from stud_service.server.grpc.keepalive import KeepalivePolicy
-from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
+from stud_service.server.tables.runtime import TableRuntime
+from stud_service.server.tables.settings import RuntimeSettings
 
 CLIENT_PING_MS = 1_000  # grpc's client sends keepalive pings a second apart at the most
 # A client pinging every second and waiting for no data (max_pings_without_data 0 lets it keep pinging a

@@ -27,7 +27,7 @@ from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, Strategy, StudClient, cautious_strategy, events_of, random_strategy
 from stud_service.bots.connect_stub import WebChannel
 from stud_service.server.proto_gen import events_pb2, table_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 BUY_IN = 10_000
 CARD_TEXT = re.compile(r"\b(?:[2-9TJQKA]|10)[cdhs]\b|[♣♦♥♠]")

@@ -20,7 +20,7 @@ from stud_service.db import open_pool
 from stud_service.engine import HandEnded, chips_in_play, event_from_json, initial_state
 from stud_service.engine.evolve import apply_in_place
 from stud_service.server.proto_gen import events_pb2, table_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 BUY_IN = 10_000
 PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)

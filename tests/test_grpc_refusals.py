@@ -14,7 +14,7 @@ from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, TOKEN_SECRET, table_s
 from stud_service.auth import Role, mint_token
 from stud_service.bots import error_reason
 from stud_service.server.proto_gen import table_pb2, table_service_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 FOLD, CALL, BET = table_pb2.ACTION_TYPE_FOLD, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BET
 

@@ -24,7 +24,9 @@ from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, ServiceUnderTest, ser
 from stud_service.auth import Role
 from stud_service.server.api.errors import error_info
 from stud_service.server.proto_gen import audit_service_pb2, table_pb2, table_service_pb2
-from stud_service.server.tables.runtime import RuntimeSettings, deal_commands, stream_id_for
+from stud_service.server.tables.live import stream_id_for
+from stud_service.server.tables.seeds import deal_commands
+from stud_service.server.tables.settings import RuntimeSettings
 
 PASSIVE = (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL)
 

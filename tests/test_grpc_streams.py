@@ -12,7 +12,7 @@ from grpc_fixtures import ALL_TRANSPORTS, CREATED_VERSION, settle_table, table_s
 from stud_service.bots import Bot
 from stud_service.bots.client import events_of
 from stud_service.server.proto_gen import table_pb2, table_service_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 pytestmark = pytest.mark.parametrize("transport", ALL_TRANSPORTS)
 
@@ -209,7 +209,7 @@ async def test_a_watcher_that_falls_behind_catches_up_from_the_log(
     grpc_service, new_table, make_player, monkeypatch
 ) -> None:
     """With no buffer at all every event overflows it: the watcher must still see the log exactly."""
-    monkeypatch.setattr("stud_service.server.tables.runtime.WATCH_BUFFER", 0)
+    monkeypatch.setattr("stud_service.server.tables.fanout.WATCH_BUFFER", 0)
     table_id = await new_table()
     watcher = make_player("spectator")
     stream = watcher.watch(table_id, include_views=True)

@@ -16,7 +16,7 @@ from grpc_fixtures import CREATED_VERSION, TRANSPORTS, settle_table
 
 from stud_service.bots import Bot, StudClient, events_of
 from stud_service.server.proto_gen import table_service_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 Message = table_service_pb2.WatchTableResponse
 
@@ -187,7 +187,7 @@ async def test_a_batched_watcher_that_falls_behind_catches_up_from_the_log(
     grpc_service, new_table, make_player, monkeypatch, buffer
 ) -> None:
     """A buffer of 0 sends everything through the log; one of 4 mixes live bursts with catch-ups."""
-    monkeypatch.setattr("stud_service.server.tables.runtime.WATCH_BUFFER", buffer)
+    monkeypatch.setattr("stud_service.server.tables.fanout.WATCH_BUFFER", buffer)
     table_id = await new_table()
     watcher = make_player("spectator")
     stream = watcher.watch(table_id, include_views=True, batch_events=True)

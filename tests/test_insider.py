@@ -88,8 +88,8 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.tables import runtime as runtime_module
-from stud_service.server.tables.runtime import LiveTable
+from stud_service.server.tables import seeds
+from stud_service.server.tables.live import LiveTable, SeedCommitment
 
 TOKEN_SECRET = "insider-tests-token-secret-0123456789ab"
 BUY_IN = 10_000
@@ -227,15 +227,15 @@ class CommittedSeeds:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.seeds: dict[str, bytes] = {}
-        read = runtime_module._seed_commitment
+        read = seeds.committed_seed
 
-        def spy(payload: dict[str, Any], version: int) -> runtime_module.SeedCommitment | None:
+        def spy(payload: dict[str, Any], version: int) -> SeedCommitment | None:
             committed = read(payload, version)
             if committed is not None:
                 self.seeds[committed.commitment] = committed.server_seed
             return committed
 
-        monkeypatch.setattr(runtime_module, "_seed_commitment", spy)
+        monkeypatch.setattr(seeds, "committed_seed", spy)
 
 
 def dealer_secrets(live: LiveTable, store: Any, committed: CommittedSeeds) -> dict[str, bytes]:

@@ -50,7 +50,8 @@ from grpc_fixtures import TOKEN_SECRET, ServiceUnderTest, service_under_test, se
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient, events_of, random_strategy
 from stud_service.server.proto_gen import audit_service_pb2
-from stud_service.server.tables.runtime import RuntimeSettings, stream_id_for
+from stud_service.server.tables.live import stream_id_for
+from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.shuffle import commitment, deck_order
 
 HANDS = 20

@@ -18,8 +18,8 @@ from grpc_fixtures import table_spec
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
 from stud_service.observability.logging import configure_logging
+from stud_service.server import tables
 from stud_service.server.host import ServiceHost, ServiceOptions
-from stud_service.server.tables import runtime
 
 TOKEN_SECRET = "table-log-tests-secret-0123456789abcdef"
 HANDS = 2
@@ -31,7 +31,7 @@ async def served_game(make_database: Callable[..., Awaitable[str]]) -> AsyncIter
     logs = io.StringIO()
     root = logging.getLogger()
     level = root.level
-    runtime_logger = logging.getLogger(runtime.__name__)
+    runtime_logger = logging.getLogger(tables.__name__)  # the runtime's modules log under it
     handler = configure_logging("json", "INFO", logs)
     runtime_logger.setLevel(logging.DEBUG)  # every applied event gets a line
     options = ServiceOptions(

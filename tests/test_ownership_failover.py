@@ -24,7 +24,7 @@ from sealing_keys import sealed_store
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.db import open_pool
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 from stud_service.store import EventStore
 
 LEASE_SECONDS = 1.5  # short, so takeovers come within the test

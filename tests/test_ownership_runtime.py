@@ -15,8 +15,9 @@ import pytest_asyncio
 from grpc_fixtures import NEXT_HAND_PAUSE, ServiceUnderTest, service_under_test, table_spec, wait_for_turn
 
 from stud_service.auth import Role
+from stud_service.server.tables.live import LiveTable, stream_id_for
 from stud_service.server.tables.ownership import Leases
-from stud_service.server.tables.runtime import RuntimeSettings, stream_id_for
+from stud_service.server.tables.settings import RuntimeSettings
 
 OTHER = "other-replica"
 
@@ -49,6 +50,13 @@ async def lease_to_other(service: ServiceUnderTest, table_id: str, seconds: floa
         )
 
 
+def live_table(service: ServiceUnderTest, table_id: str) -> LiveTable:
+    """The table as this replica has it loaded (never loading it)."""
+    live = service.runtime.cache.get(table_id)
+    assert live is not None, f"{table_id} is not loaded here"
+    return live
+
+
 async def seat_two(service: ServiceUnderTest, table_id: str) -> None:
     for seat, player in ((1, "alice"), (2, "bob")):
         await service.client(player).sit_down(table_id, seat, 5_000)
@@ -60,10 +68,10 @@ async def test_only_the_owner_deals_and_a_taken_lease_arms_the_table(service: Se
     await lease_to_other(service, table_id)  # owned elsewhere before it even exists
     await service.client("house", Role.OPERATOR).create_table(table_id, table_spec(action_clock=30))
     await seat_two(service, table_id)
-    seated = service.runtime._tables[table_id].version
+    seated = live_table(service, table_id).version
     await asyncio.sleep(1.5)  # many pauses between hands, and lease rounds: nothing is dealt here
-    assert service.runtime._tables[table_id].version == seated
-    assert service.runtime._tables[table_id].dealer is None
+    assert live_table(service, table_id).version == seated
+    assert live_table(service, table_id).dealer is None
     async with service.store.pool.connection() as conn:  # the other replica stops renewing
         await conn.execute("UPDATE table_leases SET expires_at = now()")
     await wait_for_turn([service.client("alice"), service.client("bob")], table_id)  # dealt here now
@@ -80,7 +88,7 @@ async def test_a_stale_owner_fires_no_clock_and_stops(service: ServiceUnderTest)
     _, view = await wait_for_turn([service.client("alice"), service.client("bob")], table_id)
     await lease_to_other(service, table_id)  # taken while "me" was not looking (paused, cut off)
     await asyncio.sleep(2.0)  # the action clock (1 s) is due and fires here
-    live = service.runtime._tables[table_id]
+    live = live_table(service, table_id)
     assert await service.store.head(live.stream_id) == view.version  # no Timeout written
     assert keeper.epoch(live.stream_id) is None  # the table's work stopped here
     assert live.clock.timer is None and (live.clock.task is None or live.clock.task.done())
@@ -103,14 +111,15 @@ async def test_a_table_owned_elsewhere_is_followed_only_while_used_here(
         watch = service.client("carol").watch(theirs)
         await asyncio.wait_for(watch.read(), 10)  # watched: loaded and followed for its watcher
         await asyncio.sleep(1.0)
-        assert {mine, theirs} <= set(service.runtime._tables)
+        assert {live.table_id for live in service.runtime.loaded_tables()} >= {mine, theirs}
         watch.cancel()
-        followed = service.runtime._tables[theirs].follower
+        followed = live_table(service, theirs).follower
         unwatched = time.monotonic()
-        while theirs in service.runtime._tables:  # no watcher, no call for longer than unload_unused_after
+        # No watcher, no call for longer than unload_unused_after: unloaded.
+        while service.runtime.cache.get(theirs) is not None:
             assert time.monotonic() - unwatched < 20, "a table nobody uses here stayed loaded"
             await asyncio.sleep(0.1)
         assert followed is not None and followed.done()
-        assert mine in service.runtime._tables  # its owner keeps it, used or not
+        assert service.runtime.cache.get(mine) is not None  # its owner keeps it, used or not
         await service.client("alice").sit_down(theirs, 1, 5_000)  # used again: loaded again, written here
-        assert service.runtime._tables[theirs].state.seats[1].player_id == "alice"
+        assert live_table(service, theirs).state.seats[1].player_id == "alice"

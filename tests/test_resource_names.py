@@ -49,7 +49,7 @@ from stud_service.server.proto_gen import (
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from stud_service.server.tables.runtime import RuntimeSettings
+from stud_service.server.tables.settings import RuntimeSettings
 
 TRANSPORTS = ("grpc", "connect-json", "grpc-web")  # connect-proto shares connect-json's path
 ROLES = (Role.PLAYER, Role.OPERATOR, Role.AUDITOR)

@@ -210,7 +210,7 @@ async def test_sealing_a_card_of_a_hand_without_a_data_key_appends_nothing(db_po
 async def test_a_running_server_stores_no_deck_no_seed_and_no_down_card(grpc_service, new_table, make_player):
     """The suite's own servers seal: after real hands, no HandStarted row holds its deck, no face-down
     CardDealt its card, and every hand's rows verify."""
-    from stud_service.server.tables.runtime import stream_id_for
+    from stud_service.server.tables.live import stream_id_for
 
     table_id = await bots_play(new_table, make_player, hands=2)
     stream_id = stream_id_for(table_id)
@@ -392,7 +392,7 @@ async def test_a_tampered_box_is_data_loss_over_grpc_naming_the_hand_not_interna
     from stud_service.auth import Role
     from stud_service.bots import error_reason
     from stud_service.server.proto_gen import audit_service_pb2
-    from stud_service.server.tables.runtime import stream_id_for
+    from stud_service.server.tables.live import stream_id_for
 
     table_id = await bots_play(new_table, make_player, hands=1)
     stream_id = stream_id_for(table_id)

@@ -17,7 +17,7 @@ from stud_service.engine import CommitShuffle, CreateTable, NoTable, TableConfig
 from stud_service.engine import initial_state as empty_table
 from stud_service.engine.errors import MalformedCommand
 from stud_service.server.proto_gen import audit_service_pb2
-from stud_service.server.tables.runtime import RuntimeSettings
+from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.shuffle import new_commitment
 
 

@@ -14,7 +14,7 @@ from tcp_proxy import tcp_proxy
 from stud_service.auth import mint_token
 from stud_service.bots import Bot, StudClient
 from stud_service.server.proto_gen import events_pb2
-from stud_service.server.tables.runtime import stream_id_for
+from stud_service.server.tables.live import stream_id_for
 
 pytestmark = pytest.mark.parametrize("transport", list(WEB_TRANSPORTS))
 

@@ -37,7 +37,8 @@ from stud_service.server.grpc.app import (
 from stud_service.server.grpc.keepalive import KeepalivePolicy
 from stud_service.server.grpc.readiness import DEFAULT_UNREADY_AFTER_SECONDS, ReadinessMonitor
 from stud_service.server.tables.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
-from stud_service.server.tables.runtime import RuntimeSettings, TableRuntime
+from stud_service.server.tables.runtime import TableRuntime
+from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.store import DEFAULT_SPIN_WAIT, EventStore, spans
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from stud_service.auth import Principal, Role
 from stud_service.server.api.call import Call
 from stud_service.server.api.caller import principal_of
 from stud_service.server.api.errors import RequestError
-from stud_service.server.tables.runtime import now_ms
+from stud_service.server.tables.live import now_ms
 
 Reply = TypeVar("Reply")
 Gate = Callable[[Principal], None]  # raises the RequestError a role is refused with

@@ -43,7 +43,8 @@ from stud_service.server.api.names import HANDS, PLAYER_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import request_key
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
-from stud_service.server.tables.runtime import TableRuntime, now_ms
+from stud_service.server.tables.live import now_ms
+from stud_service.server.tables.runtime import TableRuntime
 
 ALL_TABLES = "tables/-"
 DEFAULT_PAGE_SIZE = 50

@@ -30,7 +30,8 @@ from stud_service.server.api.names import ACCOUNTS, PLAYERS
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import RequestKey, check_same_request, request_key
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2
-from stud_service.server.tables.runtime import TableRuntime, now_ms
+from stud_service.server.tables.live import now_ms
+from stud_service.server.tables.runtime import TableRuntime
 
 _log = logging.getLogger(__name__)
 

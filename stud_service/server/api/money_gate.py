@@ -10,7 +10,7 @@ from __future__ import annotations
 import grpc
 
 from stud_service.server.api.errors import RequestError
-from stud_service.server.tables.runtime import RuntimeSettings
+from stud_service.server.tables.settings import RuntimeSettings
 
 REFUSED_UNDER_DEVELOPMENT_KEYRING = (
     "real money is refused: cards are sealed with the development keyring ({source}), which lies beside the"

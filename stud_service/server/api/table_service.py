@@ -58,7 +58,8 @@ from stud_service.server.api.request_ids import RequestKey, request_key
 from stud_service.server.api.table_views import table_resource, table_view, view_at
 from stud_service.server.api.table_watch import TableWatches
 from stud_service.server.proto_gen import table_pb2, table_service_pb2
-from stud_service.server.tables.runtime import LiveTable, TableRuntime, now_ms
+from stud_service.server.tables.live import LiveTable, now_ms
+from stud_service.server.tables.runtime import TableRuntime
 
 _log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from stud_service.auth import Principal, Role
 from stud_service.engine import TableState
 from stud_service.server.api.convert import table_to_proto, view_to_proto
 from stud_service.server.proto_gen import table_pb2
-from stud_service.server.tables.runtime import LiveTable, TableAt
+from stud_service.server.tables.live import LiveTable, TableAt
 
 
 def table_view(

@@ -2,7 +2,7 @@
 
 A stream starts with the caller's view (or, resuming at ``after_version``, with the events after it,
 read from the log a page at a time), then follows the table: each event the runtime applies reaches the
-stream's queue (its watcher, :mod:`stud_service.server.tables`), and is sent redacted for the
+stream's queue (its watcher, :mod:`stud_service.server.tables.fanout`), and is sent redacted for the
 viewer, one to a message or, with ``batch_events``, every event that was waiting in one. A watcher whose
 queue filled up (a client that stopped reading) reads what it missed from the log. With a heartbeat
 interval, a silent table sends a heartbeat with the version the stream is at.
@@ -22,7 +22,9 @@ from stud_service.server.api.events_proto import event_proto
 from stud_service.server.api.redact import EventRedactor
 from stud_service.server.api.table_views import table_view
 from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2
-from stud_service.server.tables.runtime import LAGGING, AppliedEvent, LiveTable, TableRuntime
+from stud_service.server.tables.fanout import LAGGING, AppliedEvent
+from stud_service.server.tables.live import LiveTable
+from stud_service.server.tables.runtime import TableRuntime
 
 # With batch_events, at most this many events go in one message (a few hundred KB), so a long catch-up
 # from the log never builds one huge message; a single command causes far fewer.

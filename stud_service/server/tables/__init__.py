@@ -1,5 +1,16 @@
 """The tables this replica runs: their live state, writes, the dealer, clocks, watchers and ownership.
 
-``runtime``    live tables on this replica: optimistic writes, the dealer, action clocks, watcher fan-out
-``ownership``  table leases in PostgreSQL: which replica owns (deals and times) which table
+``runtime``    :class:`TableRuntime`, what the services use: it hands each job to one of the parts below
+``live``       one table's state on this replica (``LiveTable``), a table as of a version (``TableAt``)
+``cache``      tables loaded on first use and followed in the log, each event applied exactly once
+``writes``     the optimistic write path: turns, request ids, conflicts, money moved with the events
+``deadlines``  the action clock and the waiting list's seat offers, fired by the owner
+``dealer``     the next hand after the pause, by the owner alone
+``seeds``      each hand's server seed, committed a hand ahead and dealt with the client seeds
+``fanout``     every applied event to each watch stream's queue, with a bound for slow readers
+``owned``      which tables this replica owns, its clients' interest in each, unloading the unused
+``ownership``  table leases in PostgreSQL, renewed in rounds, following the clients
+``rake``       the house's rake swept into its accounts
+``tasks``      the background tasks, retried through store outages until done
+``settings``   the pause between hands, dealing, the rake's sweeps, unloading (replaceable while running)
 """

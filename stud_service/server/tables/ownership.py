@@ -45,7 +45,7 @@ from stud_service.store.errors import is_store_fault
 _log = logging.getLogger(__name__)
 
 DEFAULT_LEASE_SECONDS = 5.0
-TABLE_STREAMS = "tables/%"  # the streams that are tables (server.tables.runtime.STREAM_PREFIX)
+TABLE_STREAMS = "tables/%"  # the streams that are tables (server.tables.live.STREAM_PREFIX)
 
 # The heartbeat carries this replica's interest: it replaces what the row held.
 _RENEW_SQL = """

@@ -1,0 +1,94 @@
+"""The dealer: the next hand, a pause after the table became ready, dealt by its owner alone.
+
+The dealer starts the next hand ``next_hand_pause`` seconds after the table became ready
+(``can_start_hand``), with an expected version: of several replicas only one deals. The pause counts from
+when the event that left the table ready was recorded, not from when a dealer was armed: a dealer armed
+again later (the lease taken again after a database outage, a table taken over from another replica)
+deals at once if the pause has already run out. Before it deals, players an operator suspended leave, and
+a table being handed over is released instead (its hand is over; the replica taking it deals next).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from stud_service.engine import Leave, can_start_hand
+from stud_service.ledger.book import Ledger
+from stud_service.server.tables.live import LiveTable
+from stud_service.server.tables.owned import OwnedTables
+from stud_service.server.tables.seeds import commit_next_hand, deal_commands
+from stud_service.server.tables.settings import RuntimeSettings
+from stud_service.server.tables.tasks import TableTasks
+from stud_service.server.tables.writes import TableWrites
+
+
+class Dealer:
+    """Deals the tables this replica owns; none with ``settings.auto_deal`` off (tests that start hands)."""
+
+    def __init__(
+        self,
+        tasks: TableTasks,
+        writes: TableWrites,
+        ledger: Ledger,
+        owned: OwnedTables,
+        settings: RuntimeSettings,
+    ) -> None:
+        self.tasks = tasks
+        self.writes = writes
+        self.ledger = ledger
+        self.owned = owned
+        self.settings = settings
+
+    def arm(self, live: LiveTable) -> None:
+        """Deal the table's next hand after the pause if it is ready (one armed at this version stays)."""
+        if not self.settings.auto_deal or not can_start_hand(live.state):
+            return
+        if live.dealer is not None and not live.dealer.done() and live.dealer_version == live.version:
+            return
+        if live.dealer is not None:
+            live.dealer.cancel()
+        live.dealer_version = live.version
+        live.dealer = self.tasks.spawn(self._deal_after_pause(live, live.version))
+
+    @staticmethod
+    def disarm(live: LiveTable) -> None:
+        if live.dealer is not None:
+            if live.dealer is not asyncio.current_task():  # the dealer handing the table over goes on
+                live.dealer.cancel()
+            live.dealer = None
+
+    async def _deal_after_pause(self, live: LiveTable, version: int) -> None:
+        await asyncio.sleep(max(0.0, live.last_event_at + self.settings.next_hand_pause - time.time()))
+        if await self.owned.hand_over_instead_of_dealing(live.stream_id):
+            return  # between hands: the replica taking it over deals the next one
+        with live.log_scope():
+            await self._deal(live, version)
+
+    async def _deal(self, live: LiveTable, version: int) -> None:
+        async def deal() -> None:
+            if await self._remove_suspended(live, version):
+                return  # their leaving re-arms the dealer
+            committed = live.next_seed
+            if committed is None or committed.hand != live.state.hand_number + 1:
+                # A table from before seeds were committed ahead: commit now, deal after the next pause
+                # (client seeds sent before the commitment do not count: they are cleared).
+                await self.writes.write(live, lambda state, now: commit_next_hand(now), None, version)
+                return
+            await self.writes.write(live, lambda state, now: deal_commands(live, state, now), None, version)
+
+        await self.tasks.until_done(live, "dealing", deal)
+
+    async def _remove_suspended(self, live: LiveTable, version: int) -> bool:
+        """Before a deal: players an operator suspended (on any replica) leave, their stacks going back to
+        their accounts, so none of them is dealt a new hand. Whether any did."""
+        config = live.state.config
+        if config is None or not config.currency:
+            return False
+        suspended = await self.ledger.suspended_among(seat.player_id for seat in live.state.seats.values())
+        for player in sorted(suspended):
+            await self.writes.write(
+                live, lambda state, now, who=player: Leave(who, now_ms=now), None, version
+            )
+            version = live.version
+        return bool(suspended)
