@@ -280,3 +280,48 @@ def test_the_store_writer_and_hub_depend_on_shared_pieces_not_on_the_store() -> 
         if edge.importer in machinery and (edge.imported in owners or edge.imported in machinery)
     ]
     assert not wrong, "the writer or the hub depends on the store (or on each other):\n" + _listed(wrong)
+
+
+# -- the server's folders (stud_service/server/__init__.py) ---------------------------------------
+
+SERVER = "stud_service.server"
+PORTS = {"grpc", "web"}
+# The tables raise the API's refusals, check request ids and keep each table's shared reply parts: of the
+# API they import these only (``stud_service.server.api`` itself: the package's __init__, which they run).
+TABLES_MAY_IMPORT_OF_API = {f"{SERVER}.api", f"{SERVER}.api.errors", f"{SERVER}.api.request_ids",
+                            f"{SERVER}.api.replies"}
+# The size a module of the server may reach (the generated protobuf code excepted): past it, split it.
+MAX_SERVER_MODULE_LINES = 500
+
+
+def _folder(module: str) -> str:
+    """The server folder (or top-level module) a module is in: ``stud_service.server.api.call`` -> ``api``."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == SERVER.split(".") else ""
+
+
+def test_the_server_folders_import_inwards() -> None:
+    """The ports hand calls to the services, the services use the tables, the host wires them all: the
+    services and the tables import no port and not the host; the ports import no table; the tables import
+    only the API's refusals, request ids and reply cache."""
+    def outwards(edge: Import) -> bool:
+        source, target = _folder(edge.importer), _folder(edge.imported)
+        return (
+            (source in {"api", "tables"} and target in PORTS | {"host"})
+            or (source in PORTS and target in {"tables", "host"})
+            or (source == "tables" and target == "api" and edge.imported not in TABLES_MAY_IMPORT_OF_API)
+        )
+
+    wrong = [edge for edge in IMPORTS if outwards(edge)]
+    assert not wrong, "server folders importing outwards:\n" + _listed(wrong)
+
+
+def test_no_module_of_the_server_is_over_500_lines() -> None:
+    sizes = {
+        module: len(path.read_text(encoding="utf-8").splitlines())
+        for module, path in MODULES.items()
+        if _unit(module) == "server" and _folder(module) != "proto_gen"
+    }
+    assert len(sizes) > 40  # the reader found the server's modules
+    long = {module: lines for module, lines in sizes.items() if lines > MAX_SERVER_MODULE_LINES}
+    assert not long, f"server modules over {MAX_SERVER_MODULE_LINES} lines (split them by job): {long}"
