@@ -1,14 +1,16 @@
 """The service: the ``stud.v1`` API over the engine and the event log, on two ports, for one replica.
 
-The package is cut by role, from the wire inwards: the ports import the services, the services the
-tables, never the other way round.
+The package is cut by role, from the wire inwards: the ports hand calls to the services, the services
+use the tables, and the host wires them together. The services and the tables import no port, the ports
+no table (tests/test_import_layers.py checks it, and which few pieces of the services the tables use).
 
 **The ports** take calls off the wire and hand them to the application services; they know the
 transport, not the game. :mod:`.grpc` is the native port (``grpc.aio``: handlers built from the
 services' descriptors, health checking, reflection, keepalive, readiness that follows the store).
 :mod:`.web` serves the very same methods as Connect, gRPC-Web and JSON routes over HTTP/1.1 and HTTP/2,
 with CORS and the web table's files (hypercorn). A refusal leaves a method as one ``Refused`` status and
-each port writes it in its own wire form.
+each port writes it in its own wire form: of the services' folder the ports import only that refusal
+vocabulary; the servicers themselves reach them from the host.
 
 **The application services** (:mod:`.api`) say what each method does: TableService, AuditService and
 CashierService authenticate the caller, check the request (resource names, request ids, page tokens),
