@@ -2,9 +2,9 @@
 
 Each hand's server seed is drawn and committed to (``ShuffleCommitted``) in the append that deals the hand
 before it or, for a table's first hand, in the append that creates the table: before any player can sit
-down and send a client seed for it (README "The provably fair shuffle"). Every replica reads the committed
-seed back from the sealed log into its memory (:class:`SeedCommitment`), so whichever deals the hand deals
-it from that seed and the client seeds sent since.
+down and send a client seed for it (docs/fairness.md, "What is committed, and when"). Every replica reads
+the committed seed back from the sealed log into its memory (:class:`SeedCommitment`), so whichever deals
+the hand deals it from that seed and the client seeds sent since.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _log = logging.getLogger(__name__)
 
 
 def commit_next_hand(now: int) -> CommitShuffle:
-    """A fresh server seed for the next hand, committed to (README "The provably fair shuffle")."""
+    """A fresh server seed for the next hand, committed to (docs/fairness.md, "The specification")."""
     server_seed, commitment = new_commitment()
     return CommitShuffle(commitment, seed_secret(server_seed), now)
 
