@@ -12,8 +12,11 @@ The public API (import from ``stud_service.engine``)::
                 min_buy_in=4000, max_buy_in=40000, seats=8, action_clock_seconds=30,
                 bring_in_tiebreak=BringInTiebreak.SUIT, uncapped_heads_up=False,
                 allow_full_bring_in=False, name="", seat_offer_seconds=60, currency="USD",
-                rake_basis_points=0, rake_cap_2=0, rake_cap_3_4=0, rake_cap_5_plus=0)
+                rake_basis_points=0, rake_cap_2=0, rake_cap_3_4=0, rake_cap_5_plus=0,
+                tournament_id="", tournament_level=0)
                                                  .validate() -> raises InvalidConfig(field)
+    a tournament table (§11: tournament_id set): tournament chips (currency ""), no rake, no top-up,
+    no waiting list, no leaving during a hand; a player sitting out is dealt in and acts at once by §7
     Variant.STUD | STUD_HI_LO | RAZZ;   BringInTiebreak.SUIT | POSITION
 
     # commands (frozen dataclasses; now_ms = caller's clock, ms since the epoch)
@@ -21,7 +24,8 @@ The public API (import from ``stud_service.engine``)::
     Leave(player_id, now_ms)    SitOut(player_id, now_ms)    SitIn(player_id, now_ms)
     TopUp(player_id, amount, now_ms)    SetClientSeed(player_id, seed, now_ms)   (next hand's shuffle)
     CommitShuffle(commitment: hex str, secret: dict, now_ms)   (the next hand's server seed, committed)
-    StartHand(deck: tuple of 52 codes, commitment: hex str, now_ms, extra: dict = {})
+    StartHand(deck: tuple of 52 codes, commitment: hex str, now_ms, extra: dict = {}, stakes=None)
+        stakes: Stakes(ante, bring_in, small_bet, big_bet, level): a tournament table's level (§11)
     Act(player_id, action: ActionKind, amount: int | None, now_ms)
         ActionKind: FOLD CHECK CALL BRING_IN COMPLETE BET RAISE; amount = the total the street bet
         becomes ("raise to"), required for BRING_IN/COMPLETE/BET/RAISE, None otherwise
@@ -100,6 +104,7 @@ from stud_service.engine.commands import (
     SitDown,
     SitIn,
     SitOut,
+    Stakes,
     StartHand,
     Timeout,
     TopUp,
@@ -196,5 +201,5 @@ __all__ = [
     "sit_out_reason", "state_from_json", "state_to_json", "to_act", "turn_number", "view_event", "view_state",
     "AlreadyWaiting", "ExpireSeatOffers", "JoinWaitingList", "LeaveWaitingList", "NotWaiting", "OfferNotDue",
     "SeatOffered", "SeatOnOffer", "TableNotFull", "WaitingListFull", "WaitingListJoined", "WaitingListLeft",
-    "seat_offer_deadline_ms", "CommitShuffle", "ShuffleCommitted",
+    "seat_offer_deadline_ms", "CommitShuffle", "ShuffleCommitted", "Stakes",
 ]

@@ -81,14 +81,28 @@ class CommitShuffle:
 
 
 @dataclass(frozen=True, slots=True)
+class Stakes:
+    """A tournament level's stakes (RULES.md §11: ante, bring-in, small and big bet as in §1), its number."""
+
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    level: int
+
+
+@dataclass(frozen=True, slots=True)
 class StartHand:
     """Deal a new hand from ``deck`` (all 52 codes in shuffled order), committed to by ``commitment``.
-    ``extra`` is audit data (e.g. client seeds) copied verbatim into HandStarted."""
+    ``extra`` is audit data (e.g. client seeds) copied verbatim into HandStarted.  ``stakes``: at a
+    tournament table, the level this hand is dealt at (§11: a level change takes effect from the next
+    hand dealt); None keeps the table's.  A cash table's stakes are fixed: it refuses any."""
 
     deck: tuple[int, ...]
     commitment: str
     now_ms: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    stakes: Stakes | None = None
 
 
 @dataclass(frozen=True, slots=True)

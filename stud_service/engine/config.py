@@ -30,6 +30,11 @@ RAKE_CAP_FIELDS = ("rake_cap_2", "rake_cap_3_4", "rake_cap_5_plus")
 # The currency of a play-money table: its chips are not money, no account is debited or credited for
 # it. A config decoded from JSON without a currency (a table created before money existed) has it too.
 PLAY_CHIPS = ""
+# A tournament table (RULES.md §11): the tournament's id, and the number of the level its hands are dealt
+# at. Written to JSON only when set, so a cash table's config reads exactly as it did before them.
+TOURNAMENT_FIELDS = ("tournament_id", "tournament_level")
+MAX_TOURNAMENT_ID_CHARS = 63
+MAX_TOURNAMENT_LEVEL = 1_000
 
 
 class Variant(enum.StrEnum):
@@ -57,6 +62,11 @@ class TableConfig:
     money; also every table created before money existed).  The rake rule (§10):
     ``rake_basis_points`` (0 = no rake) and a cap per hand for 2, 3-4 and 5 or more players dealt in,
     in the currency's smallest unit.
+
+    ``tournament_id`` (§11): set, the table is one of that tournament's.  Its chips are tournament chips,
+    not money (its currency is "" and it takes no rake: the tournament's fee is the house's), its stakes
+    are the level ``tournament_level`` that ``StartHand.stakes`` deals each hand at, and a player sitting
+    out is still dealt in and acts by the timeout rule at once.
     """
 
     variant: Variant = Variant.STUD
@@ -78,6 +88,14 @@ class TableConfig:
     rake_cap_2: int = 0
     rake_cap_3_4: int = 0
     rake_cap_5_plus: int = 0
+    tournament_id: str = ""
+    tournament_level: int = 0
+
+    @property
+    def tournament(self) -> bool:
+        """A table a tournament drives (§11): its stakes follow the tournament's levels, its chips are the
+        tournament's, and an absent player is dealt in."""
+        return self.tournament_id != ""
 
     @property
     def razz(self) -> bool:
@@ -93,7 +111,7 @@ class TableConfig:
         A currency of "" is play money (and what a table created before money existed replays as).
         """
         for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds", "seat_offer_seconds",
-                      "rake_basis_points", *RAKE_CAP_FIELDS):
+                      "rake_basis_points", *RAKE_CAP_FIELDS, "tournament_level"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise InvalidConfig(field, f"must be an integer, got {str(value)[:40]!r}")
@@ -134,7 +152,24 @@ class TableConfig:
         if not 0 < self.seat_offer_seconds <= MAX_SEAT_OFFER_SECONDS:
             raise InvalidConfig("seat_offer_seconds", f"must be 1..{MAX_SEAT_OFFER_SECONDS} seconds")
         self._validate_money()
+        self._validate_tournament()
         return self
+
+    def _validate_tournament(self) -> None:
+        """A tournament table (§11): an id, tournament chips (no currency, no rake), a level number."""
+        if not isinstance(self.tournament_id, str) or len(self.tournament_id) > MAX_TOURNAMENT_ID_CHARS \
+                or not _plain_text(self.tournament_id):
+            raise InvalidConfig("tournament_id", f"must be text of at most {MAX_TOURNAMENT_ID_CHARS} chars")
+        if not 0 <= self.tournament_level <= MAX_TOURNAMENT_LEVEL:
+            raise InvalidConfig("tournament_level", f"must be 0..{MAX_TOURNAMENT_LEVEL}")
+        if not self.tournament:
+            if self.tournament_level:
+                raise InvalidConfig("tournament_level", "is for a tournament table only")
+            return
+        if self.currency != PLAY_CHIPS:
+            raise InvalidConfig("currency", "must be empty at a tournament table: its chips are not money")
+        if self.rake_basis_points:
+            raise InvalidConfig("rake_basis_points", "must be 0 at a tournament table: it has a fee")
 
     def _validate_money(self) -> None:
         """The currency and the rake rule (§10)."""
@@ -156,8 +191,14 @@ def _plain_text(text: str) -> bool:
 
 
 def config_to_json(config: TableConfig) -> dict[str, Any]:
-    return {f.name: (str(v) if isinstance(v := getattr(config, f.name), enum.Enum) else v)
-            for f in fields(config)}
+    """Every field, but the tournament's only when set: a cash table's JSON is as it always was, so the
+    events of a cash table stay readable by code written before tournaments."""
+    out = {f.name: (str(v) if isinstance(v := getattr(config, f.name), enum.Enum) else v)
+           for f in fields(config)}
+    if not config.tournament_id and not config.tournament_level:
+        for name in TOURNAMENT_FIELDS:
+            del out[name]
+    return out
 
 
 def config_from_json(data: dict[str, Any]) -> TableConfig:

@@ -32,11 +32,16 @@ Decisions where RULES.md is silent (as a well-run online card room does it):
 - Rake (§10): the cap is the one for the players dealt in, folded or not; a hand won by everyone else
   folding is raked like any other once a fourth-street card was dealt; a player who put nothing in
   (no ante, folded before acting) has no contributed rake.
+- A tournament table (§11): a player sitting out is dealt in, pays the ante and, when their turn comes,
+  acts at once by the timeout rule (§7: the bring-in if due, else check if free, else fold) rather than
+  holding the table for a clock they already let run out once.  Its chips are the tournament's: no
+  top-up, no waiting list, and nobody leaves during a hand (the tournament moves players between hands).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
 from stud_service.cards import DECK_SIZE
@@ -53,6 +58,7 @@ from stud_service.engine.commands import (
     SitDown,
     SitIn,
     SitOut,
+    Stakes,
     StartHand,
     Timeout,
     TopUp,
@@ -246,6 +252,8 @@ def _leave(state: TableState, cmd: Leave) -> list[Any] | _Recorder:
         return rec
     if seat_state.leaving:
         return []
+    if state.config is not None and state.config.tournament_id:
+        raise HandRunning("a tournament table's players move only between hands")
     rec = _Recorder(state)
     rec.emit(LeaveRequested(rec.hand.number, cmd.player_id, seat, cmd.now_ms))
     _advance(rec, cmd.now_ms)
@@ -274,6 +282,8 @@ def _sit_in(state: TableState, cmd: SitIn) -> list[Any]:
 def _top_up(state: TableState, cmd: TopUp) -> list[Any]:
     config = _config(state)
     seat = _seat_of(state, cmd.player_id)
+    if config.tournament_id:
+        raise ActionNotAvailable("tournament chips cannot be topped up")
     if _in_hand(state, seat):
         raise HandRunning("top up between hands: you are in the running hand")
     stack = state.seats[seat].stack
@@ -312,6 +322,8 @@ def _commit_shuffle(state: TableState, cmd: CommitShuffle) -> list[Any]:
 def _join_waiting_list(state: TableState, cmd: JoinWaitingList) -> list[Any]:
     config = _config(state)
     player = cmd.player_id
+    if config.tournament_id:
+        raise ActionNotAvailable("a tournament seats its players itself: there is no waiting list")
     if state.seat_of(player) is not None:
         raise AlreadySeated(f"player {player!r} already has seat {state.seat_of(player)}")
     if player in state.waiting:
@@ -378,10 +390,27 @@ def _check_deck(deck: Any) -> tuple[int, ...]:
     return tuple(deck)
 
 
+def _stakes_for_hand(config: TableConfig, stakes: Stakes | None) -> TableConfig:
+    """The config a hand is dealt with: a tournament table's at the level ``stakes`` gives (§11),
+    checked as a table's stakes are; a cash table's own, which no StartHand may change."""
+    if stakes is None:
+        return config
+    if not config.tournament_id:
+        raise ActionNotAvailable("a cash table's stakes are fixed when it is created")
+    if not isinstance(stakes, Stakes):
+        raise MalformedCommand("stakes", "stakes must be a Stakes")
+    try:
+        return replace(config, ante=stakes.ante, bring_in=stakes.bring_in, small_bet=stakes.small_bet,
+                       big_bet=stakes.big_bet, tournament_level=stakes.level).validate()
+    except InvalidConfig as error:
+        raise InvalidConfig(f"stakes.{error.field}", error.message.partition(": ")[2]) from None
+
+
 def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
     config = _config(state)
     if state.hand is not None:
         raise HandRunning(f"hand {state.hand.number} is still running")
+    config = _stakes_for_hand(config, cmd.stakes)
     seats = players_ready(state)
     if len(seats) < 2:
         raise NotEnoughPlayers(f"a hand needs two players sitting in with chips, there are {len(seats)}")
@@ -512,7 +541,7 @@ def _advance(rec: _Recorder, now_ms: int) -> None:
     street, the run-out, the showdown and the end of the hand."""
     while rec.state.hand is not None:
         hand = rec.hand
-        if hand.betting and hand.to_act is not None and not rec.state.seats[hand.to_act].leaving:
+        if hand.betting and hand.to_act is not None and _waits_for(rec.state, hand.to_act):
             return  # wait for the player (next_to_act only names a seat while two are live)
         live = hand.live()
         if len(live) == 1:
@@ -521,9 +550,10 @@ def _advance(rec: _Recorder, now_ms: int) -> None:
         if hand.betting:
             seat = hand.to_act
             assert seat is not None
-            if not rec.state.seats[seat].leaving:
+            if _waits_for(rec.state, seat):
                 return  # wait for the player
-            rec.emit(_auto_action(rec.state, seat, now_ms, timeout=False))
+            absent = not rec.state.seats[seat].leaving  # at a tournament table (§11)
+            rec.emit(_auto_action(rec.state, seat, now_ms, timeout=absent))
             continue
         # Betting on this street is over: a bet nobody can match any more goes back now (§5).
         _return_uncalled(rec)
@@ -531,6 +561,15 @@ def _advance(rec: _Recorder, now_ms: int) -> None:
             _showdown(rec, now_ms)
             return
         _deal_street(rec, hand.street + 1, now_ms)
+
+
+def _waits_for(state: TableState, seat: int) -> bool:
+    """Whether the table waits for ``seat`` to act: not when they asked to leave (they check or fold at
+    once), nor at a tournament table when they sit out (§11: dealt in, they act by the timeout rule)."""
+    seat_state = state.seats[seat]
+    if seat_state.leaving:
+        return False
+    return not (seat_state.sitting_out and state.config is not None and state.config.tournament_id != "")
 
 
 def _deal_street(rec: _Recorder, street: int, now_ms: int) -> None:

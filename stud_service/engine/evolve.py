@@ -112,6 +112,8 @@ def _hand_started(state: TableState, e: HandStarted) -> None:
     if state.config is None:  # replaying this hand alone: HandStarted carries the table
         state.table_id = e.table_id
         state.config = e.config
+    elif e.config.tournament_id and e.config is not state.config:
+        state.config = e.config  # a tournament table deals each hand at its level's stakes (§11)
     players = {}
     for seat, player_id, stack in e.seats:
         seat_state = state.seats.get(seat)

@@ -308,7 +308,11 @@ def chips_in_play(state: TableState) -> int:
 
 
 def players_ready(state: TableState) -> list[int]:
-    """Seats that would be dealt into a hand started now: sitting in, with chips, not leaving."""
+    """Seats that would be dealt into a hand started now: sitting in, with chips, not leaving.  At a
+    tournament table a player sitting out is dealt in too (RULES.md §11: never removed for being absent)."""
+    config = state.config
+    if config is not None and config.tournament_id:
+        return [seat for seat, s in sorted(state.seats.items()) if s.stack > 0 and not s.leaving]
     return [seat for seat, s in sorted(state.seats.items())
             if not s.sitting_out and s.stack > 0 and not s.leaving]
 
