@@ -501,7 +501,7 @@ export type ListAccessRecordsRequest = Message<"stud.v1.ListAccessRecordsRequest
 
   /**
    * Only this method: the full name (`/stud.v1.CashierService/Deposit`), the bare name (`Deposit`), or a
-   * command-line command (`cli:audit checkpoint`).
+   * command-line command (`cli:audit checkpoint`); printable text, else INVALID_ARGUMENT.
    *
    * @generated from field: string method = 4;
    */

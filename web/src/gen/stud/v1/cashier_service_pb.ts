@@ -252,7 +252,7 @@ export type SuspendPlayerRequest = Message<"stud.v1.SuspendPlayerRequest"> & {
   name: string;
 
   /**
-   * Why, for the record (at most 500 characters are kept).
+   * Why, for the record (at most 500 characters are kept): printable text, else INVALID_ARGUMENT.
    *
    * @generated from field: string reason = 2;
    */
