@@ -254,3 +254,20 @@ def test_a_late_entrant_opens_a_table_when_every_table_is_full() -> None:
     assert of_type(events, "TableOpened")[0].table_id == "spring-t3"
     assert of_type(events, "PlayerSeated")[0].table_id == "spring-t3"
 
+
+def test_a_table_broken_in_the_bubble_round_still_plays_its_hand_of_the_round() -> None:
+    """§11 Hand for hand: a player out at a table that is then broken waits for the round's other hands;
+    the round ends when every table that can deal has dealt its hand in it (found by a property test: the
+    broken table once left the round empty, ending hand for hand with that player never placed)."""
+    tourney = Tourney(replace(SIX, max_entrants=15, seats_per_table=3, buy_in=100, fee=10))
+    tourney.register(*(f"p{n:02}" for n in range(15)))
+    down_to(tourney, 4)  # three places are paid
+    assert tourney.state.hand_for_hand and sorted(map(len, tourney.state.tables.values())) == [2, 2]
+    first, second = sorted(tourney.state.tables)
+    loser, winner = tourney.players_at(first)
+    events = tourney.bust(first, [loser], winner)  # the first table's hand of the round
+    assert of_type(events, "TableBroken") and not of_type(events, "PlacesFixed")
+    assert not of_type(events, "HandForHandEnded")
+    events = tourney.hand(second)  # the round's other hand, the moved player not in it
+    assert of_type(events, "PlacesFixed")[0].places == ((loser, 4, 4, 0),)
+    assert of_type(events, "HandForHandEnded")

@@ -138,8 +138,7 @@ def _moved(state: TournamentState, e: PlayerMoved) -> None:
 def _broken(state: TournamentState, e: TableBroken) -> None:
     if state.tables.pop(e.table_id):
         raise InvalidTournamentEvent(f"table {e.table_id} was broken with players at it")
-    state.last_hand.pop(e.table_id, None)
-    state.round_dealt = state.round_dealt - {e.table_id}
+    state.last_hand.pop(e.table_id, None)  # it stays in round_dealt: it played its hand of the round
 
 
 def _hand_for_hand(state: TournamentState, e: HandForHandStarted | HandForHandEnded) -> None:
