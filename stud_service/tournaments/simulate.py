@@ -61,7 +61,9 @@ from stud_service.tournaments.state import initial_state as initial_tournament
 from stud_service.tournaments.structure import TournamentConfig, TournamentKind
 
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
-MAX_STEPS = 200_000
+# A bound on a run, so that a tournament that cannot end fails rather than hangs: far more steps than any
+# tournament here needs per entrant (a few hundred).
+MAX_STEPS_PER_ENTRANT = 5_000
 _PASSIVE = (ActionKind.CHECK, ActionKind.CALL, ActionKind.BRING_IN)
 _AGGRESSIVE = (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE)
 
@@ -89,6 +91,7 @@ class _Driver:
         self.on_step = on_step
         self.cancel_at = cancel_at
         self.next_player = 1
+        self.max_steps = MAX_STEPS_PER_ENTRANT
 
     # -- the tournament and its tables ------------------------------------------------------------------
 
@@ -131,7 +134,7 @@ class _Driver:
 
     def step(self) -> None:
         self.sim.steps += 1
-        assert self.sim.steps < MAX_STEPS, "the tournament did not end"
+        assert self.sim.steps < self.max_steps, "the tournament did not end"
         if self.on_step is not None:
             self.on_step(self.sim)
 
@@ -139,6 +142,7 @@ class _Driver:
 
     def play(self, players: int, late: int) -> None:
         sim = self.sim
+        self.max_steps = MAX_STEPS_PER_ENTRANT * (players + late)
         self.tournament(CreateTournament(sim.tournament_id, sim.config, self.next_draw(), sim.now))
         for _ in range(players):
             self.register()
