@@ -243,6 +243,10 @@ STORE_MODULES_MAY_IMPORT = {"stud_service.store.tables": {"engine"}}
 # service that speak its API through the server's generated messages, error details and web codec.
 MAY_IMPORT_SERVER = {"commands", "cli", "bots"}
 TOP = {"commands", "cli"}
+# Tournaments are a pure domain beside the engine (DESIGN.md "Tournaments"): they drive its tables and draw
+# with the shuffle's stream, and only the layers above them (audit, server, commands, cli, bots) know them.
+TOURNAMENTS_MAY_IMPORT = {"engine", "cards", "native", "currency", "shuffle", "deck_proof"}
+MAY_IMPORT_TOURNAMENTS = {"audit", "server", "commands", "cli", "bots"}
 
 
 def test_engine_imports_only_cards_native_and_plain_data() -> None:
@@ -264,6 +268,20 @@ def test_server_is_imported_only_by_the_commands_and_the_bots() -> None:
         if _unit(edge.imported) == "server" and _unit(edge.importer) not in MAY_IMPORT_SERVER | {"server"}
     ]
     assert not wrong, "below the server, imports of it:\n" + _listed(wrong)
+
+
+def test_tournaments_import_only_the_engine_and_the_shuffle() -> None:
+    wrong = [edge for edge in _leaving("tournaments") if _unit(edge.imported) not in TOURNAMENTS_MAY_IMPORT]
+    assert not wrong, "the tournaments import beyond the engine and the shuffle:\n" + _listed(wrong)
+
+
+def test_nothing_below_the_tournaments_imports_them() -> None:
+    wrong = [
+        edge for edge in IMPORTS
+        if _unit(edge.imported) == "tournaments"
+        and _unit(edge.importer) not in MAY_IMPORT_TOURNAMENTS | {"tournaments"}
+    ]
+    assert not wrong, "below the tournaments, imports of them:\n" + _listed(wrong)
 
 
 def test_nothing_imports_the_commands_or_the_cli() -> None:

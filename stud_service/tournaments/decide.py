@@ -36,7 +36,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from stud_service.shuffle import SERVER_SEED_BYTES
 from stud_service.tournaments.commands import (
     AdvanceLevel,
     CancelTournament,
@@ -50,7 +49,7 @@ from stud_service.tournaments.commands import (
     Unregister,
 )
 from stud_service.tournaments.dealing import Hold, hold_of
-from stud_service.tournaments.draws import Draw, is_commitment, opens, seed_of
+from stud_service.tournaments.draws import SEED_BYTES, Draw, is_commitment, opens, seed_of
 from stud_service.tournaments.errors import (
     AlreadyRegistered,
     AlreadyStarted,
@@ -110,6 +109,7 @@ from stud_service.tournaments.rules.payouts import prize_of_places, prizes_by_pl
 from stud_service.tournaments.rules.places import Place, is_eliminated, places_for_hand, places_for_hands
 from stud_service.tournaments.rules.seating import draw_empty_seat, seating_draw, tables_needed
 from stud_service.tournaments.state import (
+    Group,
     Status,
     TournamentState,
     current_level,
@@ -204,9 +204,9 @@ def _check_next_draw(next_draw: Any, field: str = "next_draw") -> None:
     if not isinstance(next_draw, NextDraw) or not is_commitment(next_draw.commitment):
         raise MalformedTournamentCommand(field, "a draw's commitment is 64 lowercase hex digits")
     seed = seed_of(next_draw.secret)
-    if seed is None or len(seed) != SERVER_SEED_BYTES or not opens(seed, next_draw.commitment):
-        raise MalformedTournamentCommand(
-            field, f"a draw's secret is a {SERVER_SEED_BYTES}-byte seed that opens its commitment")
+    if seed is None or len(seed) != SEED_BYTES or not opens(seed, next_draw.commitment):
+        says = f"a draw's secret is a {SEED_BYTES}-byte seed that opens its commitment"
+        raise MalformedTournamentCommand(field, says)
 
 
 def _text(value: Any, field: str, most: int, required: bool) -> str:
@@ -425,9 +425,8 @@ def _settle(rec: _Recorder, table_id: str | None = None) -> None:
         _balance(rec, table_id, config.seats_per_table)
     if state.hand_for_hand:
         round_over = hand_for_hand_round_over(tables_that_can_deal(state), state.round_dealt, state.in_hand)
-        if round_over and state.unplaced:
-            merged = tuple(entry for group in state.unplaced for entry in group)
-            _fix_places(rec, places_for_hand(merged, players_left(state)))
+        if round_over and state.unplaced:  # §11: the round's players out count as out in one hand
+            _fix_places(rec, places_for_hand(_one_hand(state.unplaced), players_left(state)))
         if (round_over or not state.round_dealt) and hand_for_hand_over(
                 players_left(state), paid_places(state), len(state.tables)):
             rec.emit(HandForHandEnded(players_left(state), rec.now))
@@ -440,6 +439,10 @@ def _settle(rec: _Recorder, table_id: str | None = None) -> None:
 def _entries_close(state: TournamentState, config: TournamentConfig) -> bool:
     """Entries close after their last level, or at the bubble (one player more than the places paid)."""
     return current_level(state) > config.entries_close_level or players_left(state) <= paid_places(state) + 1
+
+
+def _one_hand(groups: tuple[Group, ...]) -> Group:
+    return tuple(entry for group in groups for entry in group)
 
 
 def _fix_prizes(rec: _Recorder) -> None:
@@ -470,8 +473,8 @@ def _finish(rec: _Recorder) -> bool:
     state = rec.state
     if state.status is not Status.RUNNING or players_left(state) != 1 or entries_open(state):
         return False
-    if state.unplaced:  # the last round's players out: one hand, in hand for hand or not
-        _fix_places(rec, places_for_hand(tuple(entry for group in state.unplaced for entry in group), 1))
+    if state.unplaced:  # the last hand-for-hand round's players out, the winner's round too
+        _fix_places(rec, places_for_hand(_one_hand(state.unplaced), 1))
     (winner,) = state.seat_of
     _fix_places(rec, [(winner, 1, 1)])
     rec.emit(TournamentFinished(winner, rec.now))

@@ -25,10 +25,10 @@ import hmac
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from stud_service.shuffle import commitment, fisher_yates, u32_stream, uniform_below
+from stud_service.shuffle import SERVER_SEED_BYTES, commitment, fisher_yates, u32_stream, uniform_below
 
 DRAW_STREAM_LABEL = b"tournament-draw"
-SEED_BYTES = 32
+SEED_BYTES = SERVER_SEED_BYTES  # as the shuffle's: 32 bytes from the operating system's CSPRNG
 T = TypeVar("T")
 
 

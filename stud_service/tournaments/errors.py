@@ -105,7 +105,7 @@ class StillInTournament(TournamentError):
 
 
 class TableOnHold(TournamentError):
-    """The table may not deal now; ``hold`` (metadata too) says why: see ``orders.Hold``."""
+    """The table may not deal now; ``hold`` (metadata too) says why: see ``dealing.Hold``."""
 
     reason = "TABLE_ON_HOLD"
 

@@ -36,7 +36,13 @@ from stud_service.tournaments.events import (
     TournamentStarted,
 )
 from stud_service.tournaments.rules.hand_for_hand import hand_for_hand_round_over
-from stud_service.tournaments.state import Status, TournamentState, initial_state, tables_that_can_deal
+from stud_service.tournaments.state import (
+    Group,
+    Status,
+    TournamentState,
+    initial_state,
+    tables_that_can_deal,
+)
 
 
 def _created(state: TournamentState, e: TournamentCreated) -> None:
@@ -138,8 +144,7 @@ def _moved(state: TournamentState, e: PlayerMoved) -> None:
 def _broken(state: TournamentState, e: TableBroken) -> None:
     if state.tables.pop(e.table_id):
         raise InvalidTournamentEvent(f"table {e.table_id} was broken with players at it")
-    state.last_hand.pop(e.table_id, None)
-    state.round_dealt = state.round_dealt - {e.table_id}
+    state.last_hand.pop(e.table_id, None)  # it stays in round_dealt: it played its hand of the round
 
 
 def _hand_for_hand(state: TournamentState, e: HandForHandStarted | HandForHandEnded) -> None:
@@ -162,7 +167,7 @@ def _cancelled(state: TournamentState, e: TournamentCancelled) -> None:
     state.cancel_payouts = dict(e.payouts)
 
 
-def _without(groups: tuple[tuple[tuple[str, int], ...], ...], players: set[str]) -> tuple:
+def _without(groups: tuple[Group, ...], players: set[str]) -> tuple[Group, ...]:
     kept = (tuple(entry for entry in group if entry[0] not in players) for group in groups)
     return tuple(group for group in kept if group)
 

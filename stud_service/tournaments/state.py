@@ -31,6 +31,11 @@ _FIELDS = (
 )
 
 
+_DICTS = ("entries", "seat_of", "chips", "in_hand", "dealt_in", "last_hand", "places", "prizes_won",
+          "cancel_payouts")
+_SHARED = tuple(name for name in _FIELDS if name not in _DICTS and name != "tables")
+
+
 class TournamentState:
     """``registered``: every player who entered, in order; ``entries``: each one's buy-ins (1 + re-entries).
     ``draw``/``commitment``/``secret``: the draw committed now (``secret`` None once revealed).
@@ -74,10 +79,12 @@ class TournamentState:
         self.cancel_payouts: dict[str, int] = {}
 
     def copy(self) -> TournamentState:
-        other = TournamentState()
-        for name in _FIELDS:
-            value = getattr(self, name)
-            setattr(other, name, value.copy() if isinstance(value, dict) else value)
+        """A copy whose containers are its own (tuples and frozensets are shared: nobody changes them)."""
+        other = TournamentState.__new__(TournamentState)
+        for name in _SHARED:
+            setattr(other, name, getattr(self, name))
+        for name in _DICTS:
+            setattr(other, name, getattr(self, name).copy())
         other.tables = {table_id: seats.copy() for table_id, seats in self.tables.items()}
         return other
 
@@ -121,7 +128,7 @@ def payout_table(state: TournamentState) -> tuple[int, ...]:
 
 
 def paid_places(state: TournamentState) -> int:
-    return len(payout_table(state))
+    return len(state.prizes) if state.prizes is not None else len(payout_table(state))
 
 
 def table_counts(state: TournamentState) -> dict[str, int]:

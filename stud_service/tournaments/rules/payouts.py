@@ -6,6 +6,7 @@ Integer arithmetic only: amounts in the currency's smallest unit, shares in basi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from stud_service.engine.rules.rake import BASIS_POINTS
@@ -33,6 +34,7 @@ def paid_places(players: int) -> int:
     return -(-players * 15 // 100)
 
 
+@lru_cache(maxsize=64)  # a pure function of the players, asked after every hand while entries are open
 def default_payout_table(players: int) -> tuple[int, ...]:
     """§11 Payouts, the default table: up to four places as sit & gos pay (100; 65/35; 50/30/20;
     40/30/20/10), more places falling as 1/(place + 1) does; basis points adding to 10,000, never more
