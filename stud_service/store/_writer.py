@@ -519,17 +519,16 @@ class AppendWriter:
             self._announcements[stream_id] = version
         self._announce_wake.set()
         if self._announcer is None or self._announcer.done():
-            self._announcer = self._spawn(self._announce_forever())
+            self._announcer = self._spawn(self._announce_while_needed())
 
     def _reannounce(self, announcing: dict[str, int]) -> None:
         for stream_id, version in announcing.items():
             self._announce(stream_id, version)
 
-    async def _announce_forever(self) -> None:
-        while not self._closing:
-            await self._announce_wake.wait()
-            if self._closing:
-                return
+    async def _announce_while_needed(self) -> None:
+        """Announce what no batch carried, then end (``_announce`` starts it again): a task left waiting for a
+        wake-up would, in a writer dropped without ``close``, be destroyed pending by the collector."""
+        while not self._closing and self._announce_wake.is_set():
             self._announce_wake.clear()
             carried = self._carried
             await asyncio.sleep(ANNOUNCE_INTERVAL)
