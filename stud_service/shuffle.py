@@ -159,14 +159,16 @@ class PreparedDeal:
     extra: dict[str, Any]
 
 
-def seed_secret(server_seed: bytes) -> dict[str, str]:
-    """What a ShuffleCommitted keeps (sealed at rest) of the seed it commits: ``{"server_seed": hex}``."""
-    return {"server_seed": server_seed.hex()}
+def seed_secret(server_seed: bytes, member: str = "server_seed") -> dict[str, str]:
+    """What a ShuffleCommitted keeps (sealed at rest) of the seed it commits: ``{"server_seed": hex}``
+    (another commit-then-reveal names its own ``member``)."""
+    return {member: server_seed.hex()}
 
 
-def seed_from_secret(secret: Any) -> bytes | None:
-    """The server seed a ShuffleCommitted's ``secret`` holds (``seed_secret``); None when it holds none."""
-    seed = secret.get("server_seed") if isinstance(secret, dict) else None
+def seed_from_secret(secret: Any, member: str = "server_seed") -> bytes | None:
+    """The seed a ShuffleCommitted's ``secret`` holds (``seed_secret``, under ``member``); None when it holds
+    none."""
+    seed = secret.get(member) if isinstance(secret, dict) else None
     if not isinstance(seed, str):
         return None
     try:

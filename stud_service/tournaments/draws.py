@@ -25,10 +25,19 @@ import hmac
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from stud_service.shuffle import SERVER_SEED_BYTES, commitment, fisher_yates, u32_stream, uniform_below
+from stud_service.shuffle import (
+    SERVER_SEED_BYTES,
+    commitment,
+    fisher_yates,
+    seed_from_secret,
+    seed_secret,
+    u32_stream,
+    uniform_below,
+)
 
 DRAW_STREAM_LABEL = b"tournament-draw"
 SEED_BYTES = SERVER_SEED_BYTES  # as the shuffle's: 32 bytes from the operating system's CSPRNG
+DRAW_SECRET_MEMBER = "seed"  # a DrawCommitted's secret: {"seed": hex}
 T = TypeVar("T")
 
 
@@ -52,18 +61,12 @@ class Draw:
 
 def draw_secret(seed: bytes) -> dict[str, str]:
     """What a DrawCommitted keeps of its seed (sealed at rest, like a ShuffleCommitted's)."""
-    return {"seed": seed.hex()}
+    return seed_secret(seed, DRAW_SECRET_MEMBER)
 
 
 def seed_of(secret: Any) -> bytes | None:
     """The seed a DrawCommitted's ``secret`` holds, or None when it holds none."""
-    seed = secret.get("seed") if isinstance(secret, dict) else None
-    if not isinstance(seed, str):
-        return None
-    try:
-        return bytes.fromhex(seed)
-    except ValueError:
-        return None
+    return seed_from_secret(secret, DRAW_SECRET_MEMBER)
 
 
 def is_commitment(text: object) -> bool:
