@@ -83,9 +83,9 @@ def _up(seat, card):
 
 
 def test_each_statistic_counts_what_it_says():
-    # Three players: B (seat 2, an ace up) bets, C calls, A (seat 1, a king up, worse than B's ace) raises over
-    # B with C caught in between; B folds to A's raise though B's board (the ace) beats A's king: a fold with
-    # the better up cards. C calls and wins at showdown: A's and B's chips go to C.
+    # Three players: B (seat 2, an ace up) bets, C calls, A (seat 1, a king up, worse than B's ace) raises
+    # over B with C caught in between; B folds to A's raise though B's board (the ace) beats A's king: a fold
+    # with the better up cards. C calls and wins at showdown: A's and B's chips go to C.
     seats = {1: "a", 2: "b", 3: "c"}
     events = [
         _up(1, 44), _up(2, 48), _up(3, 0), {"type": "AntePosted", "hand": 1, "seat": 1, "amount": 10},

@@ -85,7 +85,8 @@ async def played_database(make_database):
 
 def test_the_command_line_report_json_and_plots(capsys, played_database, tmp_path):
     plots = tmp_path / "pairs.png"
-    code = main(["audit", "integrity", "--plots", str(plots), "--top", "5", "--database-url", played_database])
+    argv = ["audit", "integrity", "--plots", str(plots), "--top", "5", "--database-url", played_database]
+    code = main(argv)
     out = capsys.readouterr().out
     assert code == 1  # pairs are flagged
     assert "dumper & receiver" in out and "soft-1 & soft-2" in out and "FLAGGED" in out

@@ -63,7 +63,7 @@ def write_plots(report: IntegrityReport, path: Path, top: int = 10) -> Path:
             folds.plot([others], [row + offset], marker="|", color="black", markersize=12)
             folds.annotate(soft.actor, (0, row + offset), fontsize="x-small", va="center")
     folds.set_xlim(0, 1)
-    folds.set_xlabel("share of folds with the better up cards (bar: to the other; |: to everyone else)")
+    folds.set_xlabel("folds with the better up cards (bar: to the other; |: to others)")
     folds.set_title("folding to the other's bets")
     figure.suptitle(f"integrity: top {len(pairs)} of {len(report.pairs)} pairs, {report.hands} hands")
     figure.tight_layout()
