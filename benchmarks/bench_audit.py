@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import headline  # benchmarks/headline.py, as timing
+from bulk_log import best_audit, replicated
 from pokerkit import HandHistory
 from timing import best_microseconds  # benchmarks/timing.py: the script's own folder is on sys.path
 
@@ -160,58 +161,14 @@ def _replicated_rows(events: int) -> list[tuple[str, int, str, str, int | None]]
         for stream, version, payload in log_rows(money_log(seed=1, tables=24, hands=60))
     ]
     names = {stream.split("/")[-1] for stream, *_rest in template if not stream.startswith("house/")}
-    ids = [[name for name in names if f'"{name}"' in text] for _s, _v, _t, text, _h in template]
-    rows = []
-    for copy in range(-(-events // len(template))):
-        for (stream, version, kind, text, hand), present in zip(template, ids, strict=True):
-            if copy:
-                if stream.startswith("house/"):
-                    continue
-                stream = f"{stream}.{copy}"
-                for name in present:
-                    text = text.replace(f'"{name}"', f'"{name}.{copy}"')
-            rows.append((stream, version, kind, text, hand))
-    return rows
+    return replicated(template, events, names, skip="house/")
 
 
 async def money_rows(url: str | None, events: int) -> list[tuple[str, float, float, str]]:
-    import hashlib
-
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from stud_service.audit.money_log import audit_money
-    from stud_service.db import DatabaseSettings, open_database
-    from stud_service.store import GENESIS_HASH, EventStore
 
-    built = time.perf_counter()
-    rows = _replicated_rows(events)
-    heads: dict[str, tuple[int, bytes]] = {}
-    with tempfile.TemporaryDirectory() as data_dir:
-        async with open_database(DatabaseSettings.resolve(url=url, data_dir=data_dir), max_size=2) as db:
-            async with db.pool.connection() as conn:
-                cursor = await conn.execute("SELECT EXISTS (SELECT 1 FROM events)")
-                if (await cursor.fetchone())[0]:  # the books cover the whole log: only ours may be in it
-                    raise SystemExit("bench_audit --money needs an empty database (or none: embedded)")
-                async with conn.cursor().copy(
-                    "COPY events (stream_id, version, type, payload, hand, prev_hash, hash) FROM STDIN"
-                ) as copy:
-                    for stream, version, kind, text, hand in rows:
-                        prev = heads[stream][1] if version > 1 else GENESIS_HASH
-                        digest = hashlib.sha256(prev + text.encode()).digest()
-                        heads[stream] = (version, digest)
-                        await copy.write_row((stream, version, kind, text, hand, prev, digest))
-                async with conn.cursor().copy("COPY streams (stream_id, version) FROM STDIN") as copy:
-                    for stream, (version, _digest) in heads.items():
-                        await copy.write_row((stream, version))
-                await conn.execute("ANALYZE events")
-            print(f"money log: {len(rows)} events in {len(heads)} streams, built in"
-                  f" {time.perf_counter() - built:.0f} s", file=sys.stderr)
-            store = EventStore(db.pool)
-            best, report = float("inf"), None
-            for _ in range(3):
-                started = time.perf_counter()
-                report = await audit_money(store)
-                best = min(best, time.perf_counter() - started)
-            await store.close()
+    best, report = await best_audit(url, _replicated_rows(events), audit_money, "money")
     assert report is not None and report.ok, report.discrepancies[:5] if report else None
     usd = report.totals["USD"]
     print(f"audit money: {report.events_in_log} events ({report.events_read} money events read) in"

@@ -124,6 +124,7 @@ def privileged_calls(world: World, player: str) -> list[tuple[str, Role, Any, st
         ("AuditService/VerifyShuffle", op, audit_service_pb2.VerifyShuffleRequest(name=hand), None),
         ("AuditService/ExportHandHistory", aud, audit_service_pb2.ExportHandHistoryRequest(name=hand), None),
         ("AuditService/ReconcileMoney", aud, audit_service_pb2.ReconcileMoneyRequest(), None),
+        ("AuditService/GetIntegrityReport", op, audit_service_pb2.GetIntegrityReportRequest(), None),
         ("AuditService/SetClientSeed",
          aud, audit_service_pb2.SetClientSeedRequest(name=f"tables/{world.live_table}", seed=SEED),
          "AUDITOR_READ_ONLY"),
@@ -145,6 +146,8 @@ def expected_resource(request: Any) -> str:
         return "money"
     if isinstance(request, audit_service_pb2.ListAccessRecordsRequest):
         return "accessRecords"
+    if isinstance(request, audit_service_pb2.GetIntegrityReportRequest):
+        return "integrityReport"
     return getattr(request, "name", "") or getattr(request, "parent", "") or request.account
 
 

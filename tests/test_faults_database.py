@@ -579,6 +579,7 @@ REQUESTS = {
     "ExportHandHistory": audit_service_pb2.ExportHandHistoryRequest(name=HAND),
     "SetClientSeed": audit_service_pb2.SetClientSeedRequest(name=UNLOADED, seed="ab" * 16, request_id="r8"),
     "ReconcileMoney": audit_service_pb2.ReconcileMoneyRequest(),
+    "GetIntegrityReport": audit_service_pb2.GetIntegrityReportRequest(),
     "ListAccessRecords": audit_service_pb2.ListAccessRecordsRequest(),
     "Deposit": cashier_service_pb2.DepositRequest(
         account=ACCOUNT, amount=100, currency_code="USD", payment_reference="pay-1", request_id="r11"

@@ -558,6 +558,7 @@ class Calls:
                 a.ExportHandHistoryRequest(name=n, format=f)
                 for n in hands for f in (a.HISTORY_FORMAT_PHH, a.HISTORY_FORMAT_POKERSTARS)],
             "ReconcileMoney": lambda: [a.ReconcileMoneyRequest(view=a.MONEY_RECONCILIATION_VIEW_FULL)],
+            "GetIntegrityReport": lambda: [a.GetIntegrityReportRequest(page_size=1000)],
             "SetClientSeed": lambda: [
                 a.SetClientSeedRequest(name=first, seed="insider", request_id=new_request_id())],
             "ListAccessRecords": lambda: [_default_request("AuditService", "ListAccessRecords")],

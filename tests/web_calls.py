@@ -279,6 +279,13 @@ async def call_grpc_suspend(world: WebWorld, player: str) -> None:
                                          metadata=operator.metadata)
 
 
+async def get_integrity_report(world: WebWorld, caller: Caller) -> None:
+    reply = await call(caller, "GetIntegrityReport", a.GetIntegrityReportRequest(page_size=3), AUDITOR)
+    # The world's played table: its players sat together, so there are pairs, each with its two players.
+    assert reply.hands > 0 and reply.pair_count > 0 and not reply.sessions_recorded
+    assert 0 < len(reply.pairs) <= 3 and all(len(pair.player_ids) == 2 for pair in reply.pairs)
+
+
 CALLS: dict[str, Scenario] = {
     "CreateTable": create_table, "GetTable": get_table, "ListTables": list_tables, "SitDown": sit_down,
     "Leave": leave, "SitOut": sit_out, "SitIn": sit_in, "TopUp": top_up, "JoinWaitingList": join_waiting_list,
@@ -286,7 +293,8 @@ CALLS: dict[str, Scenario] = {
     "WatchTable": watch_table,
     "ListHands": list_hands, "GetHand": get_hand, "ReplayHand": replay_hand, "VerifyHand": verify_hand,
     "VerifyShuffle": verify_shuffle, "ExportHandHistory": export_hand_history,
-    "ReconcileMoney": reconcile_money, "SetClientSeed": set_client_seed,
+    "ReconcileMoney": reconcile_money, "GetIntegrityReport": get_integrity_report,
+    "SetClientSeed": set_client_seed,
     "ListAccessRecords": list_access_records,
     "Deposit": deposit, "Withdraw": withdraw, "GetAccount": get_account,
     "ListAccountEntries": list_account_entries, "SuspendPlayer": suspend_player,

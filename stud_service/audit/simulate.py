@@ -17,6 +17,7 @@ out, leave mid-hand, sit out, send client seeds or top up, so the log holds ever
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,7 @@ from stud_service.engine import (
     CommitShuffle,
     CreateTable,
     Leave,
+    LegalActions,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -259,6 +261,67 @@ def simulate_table(
         while table.state.hand is not None:
             driver.act()
         played += 1
+    return table
+
+
+# A seated player's choice: (state, seat, legal actions, rng) -> (kind, amount or None); the state is the
+# engine's, which a policy reads only as its player may (stud_service.bots.colluders).
+Policy = Callable[[TableState, int, LegalActions, random.Random], tuple[ActionKind, int | None]]
+
+
+class _RosterDriver(_Driver):
+    """The same players all along, each acting by its own policy; a player below half the buy-in is topped
+    back up to it between hands (a busted one sits back in), so everyone plays every hand."""
+
+    def __init__(self, table: SimulatedTable, rng: random.Random, players: Mapping[str, Policy],
+                 buy_in: int, think_ms: tuple[int, int]) -> None:
+        super().__init__(table, rng)
+        self.players = dict(players)
+        self.buy_in = buy_in
+        self.think_ms = think_ms
+
+    def seat_everyone(self) -> None:
+        for seat, player in enumerate(self.players, start=1):
+            self.run(SitDown(player, seat, self.buy_in, self.tick()))
+
+    def between_hands(self) -> None:
+        for _seat, seated in sorted(self.table.state.seats.items()):
+            if seated.stack < self.buy_in // 2:
+                self.run(TopUp(seated.player_id, self.buy_in - seated.stack, self.tick()))
+        for _seat, seated in sorted(self.table.state.seats.items()):
+            if seated.sitting_out:
+                self.run(SitIn(seated.player_id, self.tick()))
+
+    def act(self) -> None:
+        state = self.table.state
+        seat = to_act(state)
+        assert seat is not None
+        player = state.seats[seat].player_id
+        kind, amount = self.players[player](state, seat, legal_actions(state, player), self.rng)
+        self.now += self.rng.randint(*self.think_ms)
+        self.run(Act(player, kind, amount, self.now))
+
+
+def play_table(
+    table_id: str,
+    config: TableConfig,
+    players: Mapping[str, Policy],
+    hands: int,
+    seed: int = 0,
+    think_ms: tuple[int, int] = (300, 4000),
+) -> SimulatedTable:
+    """Play ``hands`` hands at a new table where ``players`` (in seat order, from seat 1) sit with the
+    maximum buy-in and act by their policies; think times drawn uniformly from ``think_ms``."""
+    rng = random.Random(seed)
+    table = SimulatedTable(table_id, config)
+    driver = _RosterDriver(table, rng, players, config.max_buy_in, think_ms)
+    driver.run(CreateTable(table_id, config, driver.now), driver.commit_next())
+    driver.seat_everyone()
+    for _hand in range(hands):
+        driver.between_hands()
+        driver.start_hand()
+        while table.state.hand is not None:
+            driver.act()
     return table
 
 

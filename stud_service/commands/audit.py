@@ -6,11 +6,14 @@
                                                          do the books balance? (docs/reconciliation.md)
     stud-service audit access [--since TIME] [--until TIME] [--principal WHO] [--method M] [--json]
                                                          the access log, oldest first (docs/access-log.md)
+    stud-service audit integrity [--since TIME] [--until TIME] [--player WHO] [--top N] [--json]
+                                 [--plots FILE.png]      collusion and chip-dumping evidence
+                                                         (docs/integrity.md)
 
 The key is ``$STUD_CHECKPOINT_KEY`` (at least 32 bytes) unless ``--key-file`` names a file holding it.
 Store checkpoints outside the database: a log rewritten and re-hashed after one fails ``verify`` with the
 stream and version.  Exit codes: 0 ok (``money``: the books balance), 1 verification failed (``money``: a
-discrepancy), 2 refused (no key, unreadable file, bad time, ...).
+discrepancy; ``integrity``: a pair flagged), 2 refused (no key, unreadable file, bad time, ...).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from stud_service.db import DatabaseUnavailable, add_database_arguments
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "audit",
-        help="signed checkpoints of the event log; the money reconciliation; the access log",
+        help="signed checkpoints of the event log; the money reconciliation; the access log; integrity",
         description=__doc__.splitlines()[0],
     )
     commands = parser.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
@@ -61,6 +64,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     access.add_argument("--json", action="store_true", help="one JSON object per record")
     add_database_arguments(access)
     access.set_defaults(func=run_access)
+    integrity = commands.add_parser("integrity", help="rank pairs of players by evidence of collusion")
+    integrity.add_argument("--since", help="only hands recorded at or after this ISO-8601 time (default UTC)")
+    integrity.add_argument("--until", help="only hands recorded before this ISO-8601 time (default UTC)")
+    integrity.add_argument("--player", help="only the pairs this player belongs to")
+    integrity.add_argument("--top", type=int, help="pairs shown (default 10; with --json: every pair)")
+    integrity.add_argument("--json", action="store_true", help="the report as JSON")
+    integrity.add_argument("--plots", type=Path, help="draw the top pairs into this PNG (needs matplotlib)")
+    add_database_arguments(integrity)
+    integrity.set_defaults(func=run_integrity)
 
 
 def _key(args: argparse.Namespace) -> bytes | None:
@@ -249,3 +261,48 @@ def run_access(args: argparse.Namespace) -> int:
             print(f"{record.at:%Y-%m-%d %H:%M:%S.%f}"[:-3] + f"  {record.principal_id} ({record.role})"
                   f"  {record.method}  {record.resource or '-'}  from {record.peer}  {verdict}")
     return 0
+
+
+def run_integrity(args: argparse.Namespace) -> int:
+    from stud_service.audit.integrity import integrity_report, report_json, report_text
+
+    def refuse(message: str) -> int:
+        print(f"stud-service audit integrity: {message}", file=sys.stderr)
+        return 2
+
+    bounds = []
+    for flag, text in (("--since", args.since), ("--until", args.until)):
+        try:
+            bounds.append(_as_of(text) if text else None)
+        except ValueError:
+            return refuse(f"{flag} must be an ISO-8601 time, not {text!r}")
+    if args.top is not None and args.top < 1:
+        return refuse(f"--top must be at least 1, not {args.top}")
+    if args.plots is not None:
+        try:
+            import matplotlib  # noqa: F401  (refused before anything is read)
+        except ImportError:
+            return refuse("--plots needs matplotlib: pip install 'stud-service[report]'")
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with recorded_store(args, "audit integrity", "tables/-") as store:
+            return await integrity_report(store, since=bounds[0], until=bounds[1])
+
+    try:
+        report = asyncio.run(main())
+    except DatabaseUnavailable as error:
+        return refuse(str(error))
+    if args.player:
+        report = report.involving(args.player)
+    top = args.top or 10
+    if args.json:
+        print(json.dumps(report_json(report, top=args.top), indent=2))
+    else:
+        sys.stdout.write(report_text(report, top))
+    if args.plots is not None:
+        from stud_service.audit.integrity.plots import write_plots
+
+        write_plots(report, args.plots, top)
+        print(f"plots of the top {min(top, len(report.pairs))} pairs written to {args.plots}",
+              file=sys.stderr)
+    return 1 if report.flagged else 0

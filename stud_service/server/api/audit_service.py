@@ -38,6 +38,7 @@ from stud_service.server.api.convert import (
 )
 from stud_service.server.api.errors import RequestError, malformed, refusals_as_statuses
 from stud_service.server.api.events_proto import event_proto
+from stud_service.server.api.integrity_replies import integrity_reply
 from stud_service.server.api.money_replies import CURRENCY_CODE, reconciliation_proto
 from stud_service.server.api.names import HANDS, PLAYER_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
@@ -425,6 +426,18 @@ class AuditService:
             raise malformed(f"unknown view {request.view}", "view")
         report = await audit_money(self.store, as_of=as_of, currency=request.currency or None)
         return reconciliation_proto(report, request.view == audit_service_pb2.MONEY_RECONCILIATION_VIEW_FULL)
+
+    @refusals_as_statuses
+    @recorded(resource=lambda request: "integrityReport")
+    async def GetIntegrityReport(self, request: Any, call: Call) -> Any:
+        if not self._sees_everything(self._principal(call)):
+            raise RequestError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "AUDITOR_ONLY",
+                "the integrity report is for auditors and operators",
+            )
+        since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
+        return await integrity_reply(self.store, request, since, until)
 
     # -- the shuffle's client seeds --------------------------------------------------------------
 

@@ -212,6 +212,130 @@ class MoneyReconciliation(_message.Message):
     discrepancy_count: int
     def __init__(self, balanced: _Optional[bool] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., events_in_log: _Optional[int] = ..., events_read: _Optional[int] = ..., currencies: _Optional[_Iterable[_Union[CurrencyBooks, _Mapping]]] = ..., tables: _Optional[_Iterable[_Union[TableBooks, _Mapping]]] = ..., accounts: _Optional[_Iterable[_Union[AccountBooks, _Mapping]]] = ..., discrepancies: _Optional[_Iterable[_Union[MoneyDiscrepancy, _Mapping]]] = ..., discrepancy_count: _Optional[int] = ...) -> None: ...
 
+class IntegrityReport(_message.Message):
+    __slots__ = ("events_in_log", "events_read", "hands", "tables", "players", "pair_count", "flagged_count", "flag_score", "sessions_recorded", "heads_up_checked_rate", "raise_wars_per_round", "pairs")
+    EVENTS_IN_LOG_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_READ_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    PAIR_COUNT_FIELD_NUMBER: _ClassVar[int]
+    FLAGGED_COUNT_FIELD_NUMBER: _ClassVar[int]
+    FLAG_SCORE_FIELD_NUMBER: _ClassVar[int]
+    SESSIONS_RECORDED_FIELD_NUMBER: _ClassVar[int]
+    HEADS_UP_CHECKED_RATE_FIELD_NUMBER: _ClassVar[int]
+    RAISE_WARS_PER_ROUND_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    events_in_log: int
+    events_read: int
+    hands: int
+    tables: int
+    players: int
+    pair_count: int
+    flagged_count: int
+    flag_score: float
+    sessions_recorded: bool
+    heads_up_checked_rate: float
+    raise_wars_per_round: float
+    pairs: _containers.RepeatedCompositeFieldContainer[PairEvidence]
+    def __init__(self, events_in_log: _Optional[int] = ..., events_read: _Optional[int] = ..., hands: _Optional[int] = ..., tables: _Optional[int] = ..., players: _Optional[int] = ..., pair_count: _Optional[int] = ..., flagged_count: _Optional[int] = ..., flag_score: _Optional[float] = ..., sessions_recorded: _Optional[bool] = ..., heads_up_checked_rate: _Optional[float] = ..., raise_wars_per_round: _Optional[float] = ..., pairs: _Optional[_Iterable[_Union[PairEvidence, _Mapping]]] = ...) -> None: ...
+
+class PairEvidence(_message.Message):
+    __slots__ = ("player_ids", "hands", "score", "flagged", "reasons", "flow_from", "flow_to", "net_flow", "flow_expected", "flow_at_showdown", "flow_z", "soft_play", "heads_up_rounds", "heads_up_checked", "check_down_z", "raise_wars", "three_way_rounds", "raise_wars_expected", "raise_wars_z", "timing", "sessions")
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    FLAGGED_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    FLOW_FROM_FIELD_NUMBER: _ClassVar[int]
+    FLOW_TO_FIELD_NUMBER: _ClassVar[int]
+    NET_FLOW_FIELD_NUMBER: _ClassVar[int]
+    FLOW_EXPECTED_FIELD_NUMBER: _ClassVar[int]
+    FLOW_AT_SHOWDOWN_FIELD_NUMBER: _ClassVar[int]
+    FLOW_Z_FIELD_NUMBER: _ClassVar[int]
+    SOFT_PLAY_FIELD_NUMBER: _ClassVar[int]
+    HEADS_UP_ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    HEADS_UP_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    CHECK_DOWN_Z_FIELD_NUMBER: _ClassVar[int]
+    RAISE_WARS_FIELD_NUMBER: _ClassVar[int]
+    THREE_WAY_ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    RAISE_WARS_EXPECTED_FIELD_NUMBER: _ClassVar[int]
+    RAISE_WARS_Z_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
+    SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
+    hands: int
+    score: float
+    flagged: bool
+    reasons: _containers.RepeatedScalarFieldContainer[str]
+    flow_from: str
+    flow_to: str
+    net_flow: int
+    flow_expected: int
+    flow_at_showdown: int
+    flow_z: float
+    soft_play: _containers.RepeatedCompositeFieldContainer[SoftPlayEvidence]
+    heads_up_rounds: int
+    heads_up_checked: int
+    check_down_z: float
+    raise_wars: int
+    three_way_rounds: int
+    raise_wars_expected: float
+    raise_wars_z: float
+    timing: _containers.RepeatedCompositeFieldContainer[TimingEvidence]
+    sessions: SessionOverlap
+    def __init__(self, player_ids: _Optional[_Iterable[str]] = ..., hands: _Optional[int] = ..., score: _Optional[float] = ..., flagged: _Optional[bool] = ..., reasons: _Optional[_Iterable[str]] = ..., flow_from: _Optional[str] = ..., flow_to: _Optional[str] = ..., net_flow: _Optional[int] = ..., flow_expected: _Optional[int] = ..., flow_at_showdown: _Optional[int] = ..., flow_z: _Optional[float] = ..., soft_play: _Optional[_Iterable[_Union[SoftPlayEvidence, _Mapping]]] = ..., heads_up_rounds: _Optional[int] = ..., heads_up_checked: _Optional[int] = ..., check_down_z: _Optional[float] = ..., raise_wars: _Optional[int] = ..., three_way_rounds: _Optional[int] = ..., raise_wars_expected: _Optional[float] = ..., raise_wars_z: _Optional[float] = ..., timing: _Optional[_Iterable[_Union[TimingEvidence, _Mapping]]] = ..., sessions: _Optional[_Union[SessionOverlap, _Mapping]] = ...) -> None: ...
+
+class SoftPlayEvidence(_message.Message):
+    __slots__ = ("player_id", "bettor_id", "faced", "folds", "faced_better", "folds_better", "player_others_faced_better", "player_others_folds_better", "bettor_others_faced_better", "bettor_others_folds_better", "z")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    BETTOR_ID_FIELD_NUMBER: _ClassVar[int]
+    FACED_FIELD_NUMBER: _ClassVar[int]
+    FOLDS_FIELD_NUMBER: _ClassVar[int]
+    FACED_BETTER_FIELD_NUMBER: _ClassVar[int]
+    FOLDS_BETTER_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_OTHERS_FACED_BETTER_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_OTHERS_FOLDS_BETTER_FIELD_NUMBER: _ClassVar[int]
+    BETTOR_OTHERS_FACED_BETTER_FIELD_NUMBER: _ClassVar[int]
+    BETTOR_OTHERS_FOLDS_BETTER_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    bettor_id: str
+    faced: int
+    folds: int
+    faced_better: int
+    folds_better: int
+    player_others_faced_better: int
+    player_others_folds_better: int
+    bettor_others_faced_better: int
+    bettor_others_folds_better: int
+    z: float
+    def __init__(self, player_id: _Optional[str] = ..., bettor_id: _Optional[str] = ..., faced: _Optional[int] = ..., folds: _Optional[int] = ..., faced_better: _Optional[int] = ..., folds_better: _Optional[int] = ..., player_others_faced_better: _Optional[int] = ..., player_others_folds_better: _Optional[int] = ..., bettor_others_faced_better: _Optional[int] = ..., bettor_others_folds_better: _Optional[int] = ..., z: _Optional[float] = ...) -> None: ...
+
+class TimingEvidence(_message.Message):
+    __slots__ = ("player_id", "bettor_id", "mean_ms", "others_mean_ms", "actions", "z")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    BETTOR_ID_FIELD_NUMBER: _ClassVar[int]
+    MEAN_MS_FIELD_NUMBER: _ClassVar[int]
+    OTHERS_MEAN_MS_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    bettor_id: str
+    mean_ms: float
+    others_mean_ms: float
+    actions: int
+    z: float
+    def __init__(self, player_id: _Optional[str] = ..., bettor_id: _Optional[str] = ..., mean_ms: _Optional[float] = ..., others_mean_ms: _Optional[float] = ..., actions: _Optional[int] = ..., z: _Optional[float] = ...) -> None: ...
+
+class SessionOverlap(_message.Message):
+    __slots__ = ("shared_network_sessions", "shared_device_sessions")
+    SHARED_NETWORK_SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    SHARED_DEVICE_SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    shared_network_sessions: int
+    shared_device_sessions: int
+    def __init__(self, shared_network_sessions: _Optional[int] = ..., shared_device_sessions: _Optional[int] = ...) -> None: ...
+
 class AccessRecord(_message.Message):
     __slots__ = ("principal_id", "role", "method", "resource", "time", "peer", "outcome", "refusal_reason", "log_stream", "log_version")
     PRINCIPAL_ID_FIELD_NUMBER: _ClassVar[int]

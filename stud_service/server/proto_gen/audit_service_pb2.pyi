@@ -192,6 +192,18 @@ class ReconcileMoneyRequest(_message.Message):
     view: MoneyReconciliationView
     def __init__(self, as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., currency: _Optional[str] = ..., view: _Optional[_Union[MoneyReconciliationView, str]] = ...) -> None: ...
 
+class GetIntegrityReportRequest(_message.Message):
+    __slots__ = ("start_time", "end_time", "player_id", "page_size")
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    player_id: str
+    page_size: int
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., player_id: _Optional[str] = ..., page_size: _Optional[int] = ...) -> None: ...
+
 class ListAccessRecordsRequest(_message.Message):
     __slots__ = ("start_time", "end_time", "principal_id", "method", "page_size", "page_token")
     START_TIME_FIELD_NUMBER: _ClassVar[int]

@@ -98,6 +98,11 @@ class AuditServiceStub:
                 request_serializer=stud_dot_v1_dot_audit__service__pb2.ReconcileMoneyRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_audit__pb2.MoneyReconciliation.FromString,
                 _registered_method=True)
+        self.GetIntegrityReport = channel.unary_unary(
+                '/stud.v1.AuditService/GetIntegrityReport',
+                request_serializer=stud_dot_v1_dot_audit__service__pb2.GetIntegrityReportRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_audit__pb2.IntegrityReport.FromString,
+                _registered_method=True)
         self.SetClientSeed = channel.unary_unary(
                 '/stud.v1.AuditService/SetClientSeed',
                 request_serializer=stud_dot_v1_dot_audit__service__pb2.SetClientSeedRequest.SerializeToString,
@@ -197,6 +202,18 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetIntegrityReport(self, request, context):
+        """Ranks every pair of players who sat together by the evidence of collusion in the log: chips flowing from
+        one to the other, folds to the other's bets while showing the better up cards, heads-up rounds nobody bet
+        in, raise wars with a third player caught in between, action timing (docs/integrity.md). Each statistic is
+        measured against the same players' play with everyone else. Reads events in the clear only (face-up
+        cards, actions, pots): never a face-down card. Auditors and operators only (PERMISSION_DENIED /
+        AUDITOR_ONLY); a call without a valid token is UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SetClientSeed(self, request, context):
         """Sets the caller's client seed for the next hand they are dealt into at the table. Players only.
         """
@@ -255,6 +272,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     servicer.ReconcileMoney,
                     request_deserializer=stud_dot_v1_dot_audit__service__pb2.ReconcileMoneyRequest.FromString,
                     response_serializer=stud_dot_v1_dot_audit__pb2.MoneyReconciliation.SerializeToString,
+            ),
+            'GetIntegrityReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetIntegrityReport,
+                    request_deserializer=stud_dot_v1_dot_audit__service__pb2.GetIntegrityReportRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_audit__pb2.IntegrityReport.SerializeToString,
             ),
             'SetClientSeed': grpc.unary_unary_rpc_method_handler(
                     servicer.SetClientSeed,
@@ -484,6 +506,33 @@ class AuditService:
             '/stud.v1.AuditService/ReconcileMoney',
             stud_dot_v1_dot_audit__service__pb2.ReconcileMoneyRequest.SerializeToString,
             stud_dot_v1_dot_audit__pb2.MoneyReconciliation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetIntegrityReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AuditService/GetIntegrityReport',
+            stud_dot_v1_dot_audit__service__pb2.GetIntegrityReportRequest.SerializeToString,
+            stud_dot_v1_dot_audit__pb2.IntegrityReport.FromString,
             options,
             channel_credentials,
             insecure,

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/audit.proto.
  */
 export const file_stud_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL2F1ZGl0LnByb3RvEgdzdHVkLnYxIosCCgtIYW5kU3VtbWFyeRISCgRuYW1lGAEgASgJQgTiQQEIEhMKC2hhbmRfbnVtYmVyGAIgASgDEi4KCnN0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB3ZhcmlhbnQYBCABKA4yEC5zdHVkLnYxLlZhcmlhbnQSJAoHcGxheWVycxgFIAMoCzITLnN0dWQudjEuSGFuZFBsYXllchIQCghjb21wbGV0ZRgGIAEoCBILCgNwb3QYByABKAM6O+pBOAoMc3R1ZC52MS9IYW5kEht0YWJsZXMve3RhYmxlfS9oYW5kcy97aGFuZH0qBWhhbmRzMgRoYW5kIkUKCkhhbmRQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFgoOc3RhcnRpbmdfc3RhY2sYAyABKAMiiwIKBEhhbmQSDAoEbmFtZRgBIAEoCRIlCgdzdW1tYXJ5GAIgASgLMhQuc3R1ZC52MS5IYW5kU3VtbWFyeRIjCgZldmVudHMYAyADKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSFwoPZGVja19jb21taXRtZW50GAQgASgJEhMKC3NlcnZlcl9zZWVkGAUgASgJEjQKDGNsaWVudF9zZWVkcxgGIAMoCzIeLnN0dWQudjEuSGFuZC5DbGllbnRTZWVkc0VudHJ5EhEKCWRlY2tfcm9vdBgHIAEoCRoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiRwoJQ2FyZFByb29mEhAKCHBvc2l0aW9uGAEgASgFEgwKBGNhcmQYAiABKAUSDAoEc2FsdBgDIAEoCRIMCgRwYXRoGAQgAygJImUKClJlcGxheVN0ZXASIgoFZXZlbnQYASABKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSIQoFc3RhdGUYAyABKAsyEi5zdHVkLnYxLlRhYmxlVmlld0oECAIQA1IKc3RhdGVfanNvbiJUChFWZXJpZmljYXRpb25DaGVjaxINCgVjaGVjaxgBIAEoCRIOCgZwYXNzZWQYAiABKAgSDwoHdmVyc2lvbhgDIAEoAxIPCgdtZXNzYWdlGAQgASgJIuoBCg1DdXJyZW5jeUJvb2tzEhAKCGN1cnJlbmN5GAEgASgJEhAKCGRlcG9zaXRzGAIgASgDEhMKC3dpdGhkcmF3YWxzGAMgASgDEhAKCGJhbGFuY2VzGAQgASgDEhcKD2NoaXBzX2F0X3RhYmxlcxgFIAEoAxISCgpyYWtlX3Rha2VuGAYgASgDEhUKDWhvdXNlX2JhbGFuY2UYByABKAMSFAoMdW5zd2VwdF9yYWtlGAggASgDEhIKCmRpZmZlcmVuY2UYCSABKAMSEAoIYWNjb3VudHMYCiABKAUSDgoGdGFibGVzGAsgASgFIsUBCgpUYWJsZUJvb2tzEg0KBXRhYmxlGAEgASgJEhAKCGN1cnJlbmN5GAIgASgJEg8KB2J1eV9pbnMYAyABKAMSDwoHdG9wX3VwcxgEIAEoAxIRCgljYXNoX291dHMYBSABKAMSEgoKcmFrZV90YWtlbhgGIAEoAxISCgpyYWtlX3N3ZXB0GAcgASgDEg0KBWNoaXBzGAggASgDEhUKDWNoaXBzX2luX2hhbmQYCSABKAMSEwoLaGFuZHNfZW5kZWQYCiABKAMioAEKDEFjY291bnRCb29rcxIPCgdhY2NvdW50GAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIQCghjdXJyZW5jeRgDIAEoCRIQCghkZXBvc2l0cxgEIAEoAxITCgt3aXRoZHJhd2FscxgFIAEoAxIPCgdidXlfaW5zGAYgASgDEhEKCWNhc2hfb3V0cxgHIAEoAxIPCgdiYWxhbmNlGAggASgDIlYKEE1vbmV5RGlzY3JlcGFuY3kSDgoGc3RyZWFtGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSDwoHbWVzc2FnZRgDIAEoCRIQCghjdXJyZW5jeRgEIAEoCSLFAgoTTW9uZXlSZWNvbmNpbGlhdGlvbhIQCghiYWxhbmNlZBgBIAEoCBIpCgVhc19vZhgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZXZlbnRzX2luX2xvZxgDIAEoAxITCgtldmVudHNfcmVhZBgEIAEoAxIqCgpjdXJyZW5jaWVzGAUgAygLMhYuc3R1ZC52MS5DdXJyZW5jeUJvb2tzEiMKBnRhYmxlcxgGIAMoCzITLnN0dWQudjEuVGFibGVCb29rcxInCghhY2NvdW50cxgHIAMoCzIVLnN0dWQudjEuQWNjb3VudEJvb2tzEjAKDWRpc2NyZXBhbmNpZXMYCCADKAsyGS5zdHVkLnYxLk1vbmV5RGlzY3JlcGFuY3kSGQoRZGlzY3JlcGFuY3lfY291bnQYCSABKAUi9gEKDEFjY2Vzc1JlY29yZBIUCgxwcmluY2lwYWxfaWQYASABKAkSDAoEcm9sZRgCIAEoCRIOCgZtZXRob2QYAyABKAkSEAoIcmVzb3VyY2UYBCABKAkSKAoEdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEcGVlchgGIAEoCRInCgdvdXRjb21lGAcgASgOMhYuc3R1ZC52MS5BY2Nlc3NPdXRjb21lEhYKDnJlZnVzYWxfcmVhc29uGAggASgJEhIKCmxvZ19zdHJlYW0YCSABKAkSEwoLbG9nX3ZlcnNpb24YCiABKAMqZwoNQWNjZXNzT3V0Y29tZRIeChpBQ0NFU1NfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFkFDQ0VTU19PVVRDT01FX0FMTE9XRUQQARIaChZBQ0NFU1NfT1VUQ09NRV9SRUZVU0VEEAJiBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp, file_stud_v1_events, file_stud_v1_table]);
+  fileDesc("ChNzdHVkL3YxL2F1ZGl0LnByb3RvEgdzdHVkLnYxIosCCgtIYW5kU3VtbWFyeRISCgRuYW1lGAEgASgJQgTiQQEIEhMKC2hhbmRfbnVtYmVyGAIgASgDEi4KCnN0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB3ZhcmlhbnQYBCABKA4yEC5zdHVkLnYxLlZhcmlhbnQSJAoHcGxheWVycxgFIAMoCzITLnN0dWQudjEuSGFuZFBsYXllchIQCghjb21wbGV0ZRgGIAEoCBILCgNwb3QYByABKAM6O+pBOAoMc3R1ZC52MS9IYW5kEht0YWJsZXMve3RhYmxlfS9oYW5kcy97aGFuZH0qBWhhbmRzMgRoYW5kIkUKCkhhbmRQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFgoOc3RhcnRpbmdfc3RhY2sYAyABKAMiiwIKBEhhbmQSDAoEbmFtZRgBIAEoCRIlCgdzdW1tYXJ5GAIgASgLMhQuc3R1ZC52MS5IYW5kU3VtbWFyeRIjCgZldmVudHMYAyADKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSFwoPZGVja19jb21taXRtZW50GAQgASgJEhMKC3NlcnZlcl9zZWVkGAUgASgJEjQKDGNsaWVudF9zZWVkcxgGIAMoCzIeLnN0dWQudjEuSGFuZC5DbGllbnRTZWVkc0VudHJ5EhEKCWRlY2tfcm9vdBgHIAEoCRoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiRwoJQ2FyZFByb29mEhAKCHBvc2l0aW9uGAEgASgFEgwKBGNhcmQYAiABKAUSDAoEc2FsdBgDIAEoCRIMCgRwYXRoGAQgAygJImUKClJlcGxheVN0ZXASIgoFZXZlbnQYASABKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSIQoFc3RhdGUYAyABKAsyEi5zdHVkLnYxLlRhYmxlVmlld0oECAIQA1IKc3RhdGVfanNvbiJUChFWZXJpZmljYXRpb25DaGVjaxINCgVjaGVjaxgBIAEoCRIOCgZwYXNzZWQYAiABKAgSDwoHdmVyc2lvbhgDIAEoAxIPCgdtZXNzYWdlGAQgASgJIuoBCg1DdXJyZW5jeUJvb2tzEhAKCGN1cnJlbmN5GAEgASgJEhAKCGRlcG9zaXRzGAIgASgDEhMKC3dpdGhkcmF3YWxzGAMgASgDEhAKCGJhbGFuY2VzGAQgASgDEhcKD2NoaXBzX2F0X3RhYmxlcxgFIAEoAxISCgpyYWtlX3Rha2VuGAYgASgDEhUKDWhvdXNlX2JhbGFuY2UYByABKAMSFAoMdW5zd2VwdF9yYWtlGAggASgDEhIKCmRpZmZlcmVuY2UYCSABKAMSEAoIYWNjb3VudHMYCiABKAUSDgoGdGFibGVzGAsgASgFIsUBCgpUYWJsZUJvb2tzEg0KBXRhYmxlGAEgASgJEhAKCGN1cnJlbmN5GAIgASgJEg8KB2J1eV9pbnMYAyABKAMSDwoHdG9wX3VwcxgEIAEoAxIRCgljYXNoX291dHMYBSABKAMSEgoKcmFrZV90YWtlbhgGIAEoAxISCgpyYWtlX3N3ZXB0GAcgASgDEg0KBWNoaXBzGAggASgDEhUKDWNoaXBzX2luX2hhbmQYCSABKAMSEwoLaGFuZHNfZW5kZWQYCiABKAMioAEKDEFjY291bnRCb29rcxIPCgdhY2NvdW50GAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIQCghjdXJyZW5jeRgDIAEoCRIQCghkZXBvc2l0cxgEIAEoAxITCgt3aXRoZHJhd2FscxgFIAEoAxIPCgdidXlfaW5zGAYgASgDEhEKCWNhc2hfb3V0cxgHIAEoAxIPCgdiYWxhbmNlGAggASgDIlYKEE1vbmV5RGlzY3JlcGFuY3kSDgoGc3RyZWFtGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSDwoHbWVzc2FnZRgDIAEoCRIQCghjdXJyZW5jeRgEIAEoCSLFAgoTTW9uZXlSZWNvbmNpbGlhdGlvbhIQCghiYWxhbmNlZBgBIAEoCBIpCgVhc19vZhgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZXZlbnRzX2luX2xvZxgDIAEoAxITCgtldmVudHNfcmVhZBgEIAEoAxIqCgpjdXJyZW5jaWVzGAUgAygLMhYuc3R1ZC52MS5DdXJyZW5jeUJvb2tzEiMKBnRhYmxlcxgGIAMoCzITLnN0dWQudjEuVGFibGVCb29rcxInCghhY2NvdW50cxgHIAMoCzIVLnN0dWQudjEuQWNjb3VudEJvb2tzEjAKDWRpc2NyZXBhbmNpZXMYCCADKAsyGS5zdHVkLnYxLk1vbmV5RGlzY3JlcGFuY3kSGQoRZGlzY3JlcGFuY3lfY291bnQYCSABKAUiqgIKD0ludGVncml0eVJlcG9ydBIVCg1ldmVudHNfaW5fbG9nGAEgASgDEhMKC2V2ZW50c19yZWFkGAIgASgDEg0KBWhhbmRzGAMgASgDEg4KBnRhYmxlcxgEIAEoBRIPCgdwbGF5ZXJzGAUgASgFEhIKCnBhaXJfY291bnQYBiABKAUSFQoNZmxhZ2dlZF9jb3VudBgHIAEoBRISCgpmbGFnX3Njb3JlGAggASgBEhkKEXNlc3Npb25zX3JlY29yZGVkGAkgASgIEh0KFWhlYWRzX3VwX2NoZWNrZWRfcmF0ZRgKIAEoARIcChRyYWlzZV93YXJzX3Blcl9yb3VuZBgLIAEoARIkCgVwYWlycxgMIAMoCzIVLnN0dWQudjEuUGFpckV2aWRlbmNlIoUECgxQYWlyRXZpZGVuY2USEgoKcGxheWVyX2lkcxgBIAMoCRINCgVoYW5kcxgCIAEoAxINCgVzY29yZRgDIAEoARIPCgdmbGFnZ2VkGAQgASgIEg8KB3JlYXNvbnMYBSADKAkSEQoJZmxvd19mcm9tGAYgASgJEg8KB2Zsb3dfdG8YByABKAkSEAoIbmV0X2Zsb3cYCCABKAMSFQoNZmxvd19leHBlY3RlZBgJIAEoAxIYChBmbG93X2F0X3Nob3dkb3duGAogASgDEg4KBmZsb3dfehgLIAEoARIsCglzb2Z0X3BsYXkYDCADKAsyGS5zdHVkLnYxLlNvZnRQbGF5RXZpZGVuY2USFwoPaGVhZHNfdXBfcm91bmRzGA0gASgFEhgKEGhlYWRzX3VwX2NoZWNrZWQYDiABKAUSFAoMY2hlY2tfZG93bl96GA8gASgBEhIKCnJhaXNlX3dhcnMYECABKAUSGAoQdGhyZWVfd2F5X3JvdW5kcxgRIAEoBRIbChNyYWlzZV93YXJzX2V4cGVjdGVkGBIgASgBEhQKDHJhaXNlX3dhcnNfehgTIAEoARInCgZ0aW1pbmcYFCADKAsyFy5zdHVkLnYxLlRpbWluZ0V2aWRlbmNlEikKCHNlc3Npb25zGBUgASgLMhcuc3R1ZC52MS5TZXNzaW9uT3ZlcmxhcCKdAgoQU29mdFBsYXlFdmlkZW5jZRIRCglwbGF5ZXJfaWQYASABKAkSEQoJYmV0dG9yX2lkGAIgASgJEg0KBWZhY2VkGAMgASgFEg0KBWZvbGRzGAQgASgFEhQKDGZhY2VkX2JldHRlchgFIAEoBRIUCgxmb2xkc19iZXR0ZXIYBiABKAUSIgoacGxheWVyX290aGVyc19mYWNlZF9iZXR0ZXIYByABKAUSIgoacGxheWVyX290aGVyc19mb2xkc19iZXR0ZXIYCCABKAUSIgoaYmV0dG9yX290aGVyc19mYWNlZF9iZXR0ZXIYCSABKAUSIgoaYmV0dG9yX290aGVyc19mb2xkc19iZXR0ZXIYCiABKAUSCQoBehgLIAEoASJ7Cg5UaW1pbmdFdmlkZW5jZRIRCglwbGF5ZXJfaWQYASABKAkSEQoJYmV0dG9yX2lkGAIgASgJEg8KB21lYW5fbXMYAyABKAESFgoOb3RoZXJzX21lYW5fbXMYBCABKAESDwoHYWN0aW9ucxgFIAEoBRIJCgF6GAYgASgBIlEKDlNlc3Npb25PdmVybGFwEh8KF3NoYXJlZF9uZXR3b3JrX3Nlc3Npb25zGAEgASgFEh4KFnNoYXJlZF9kZXZpY2Vfc2Vzc2lvbnMYAiABKAUi9gEKDEFjY2Vzc1JlY29yZBIUCgxwcmluY2lwYWxfaWQYASABKAkSDAoEcm9sZRgCIAEoCRIOCgZtZXRob2QYAyABKAkSEAoIcmVzb3VyY2UYBCABKAkSKAoEdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEcGVlchgGIAEoCRInCgdvdXRjb21lGAcgASgOMhYuc3R1ZC52MS5BY2Nlc3NPdXRjb21lEhYKDnJlZnVzYWxfcmVhc29uGAggASgJEhIKCmxvZ19zdHJlYW0YCSABKAkSEwoLbG9nX3ZlcnNpb24YCiABKAMqZwoNQWNjZXNzT3V0Y29tZRIeChpBQ0NFU1NfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFkFDQ0VTU19PVVRDT01FX0FMTE9XRUQQARIaChZBQ0NFU1NfT1VUQ09NRV9SRUZVU0VEEAJiBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp, file_stud_v1_events, file_stud_v1_table]);
 
 /**
  * A hand played at a table: `tables/{table}/hands/{hand}`, hands numbered from 1 per table.
@@ -646,6 +646,368 @@ export const MoneyReconciliationSchema: GenMessage<MoneyReconciliation> = /*@__P
   messageDesc(file_stud_v1_audit, 10);
 
 /**
+ * The result of GetIntegrityReport (docs/integrity.md).
+ *
+ * @generated from message stud.v1.IntegrityReport
+ */
+export type IntegrityReport = Message<"stud.v1.IntegrityReport"> & {
+  /**
+   * Table events in the log, and the ones read (of the types the statistics use; no face-down card).
+   *
+   * @generated from field: int64 events_in_log = 1;
+   */
+  eventsInLog: bigint;
+
+  /**
+   * @generated from field: int64 events_read = 2;
+   */
+  eventsRead: bigint;
+
+  /**
+   * @generated from field: int64 hands = 3;
+   */
+  hands: bigint;
+
+  /**
+   * @generated from field: int32 tables = 4;
+   */
+  tables: number;
+
+  /**
+   * @generated from field: int32 players = 5;
+   */
+  players: number;
+
+  /**
+   * Every pair that sat together, and how many score at or above flag_score.
+   *
+   * @generated from field: int32 pair_count = 6;
+   */
+  pairCount: number;
+
+  /**
+   * @generated from field: int32 flagged_count = 7;
+   */
+  flaggedCount: number;
+
+  /**
+   * @generated from field: double flag_score = 8;
+   */
+  flagScore: number;
+
+  /**
+   * False until the log holds player sessions: no pair then has `sessions` (no network or device evidence).
+   *
+   * @generated from field: bool sessions_recorded = 9;
+   */
+  sessionsRecorded: boolean;
+
+  /**
+   * The log-wide baselines: the share of heads-up rounds nobody bet in; raise wars per pair per round that a
+   * pair began with a third player in the hand.
+   *
+   * @generated from field: double heads_up_checked_rate = 10;
+   */
+  headsUpCheckedRate: number;
+
+  /**
+   * @generated from field: double raise_wars_per_round = 11;
+   */
+  raiseWarsPerRound: number;
+
+  /**
+   * Highest score first, at most the request's page_size.
+   *
+   * @generated from field: repeated stud.v1.PairEvidence pairs = 12;
+   */
+  pairs: PairEvidence[];
+};
+
+/**
+ * Describes the message stud.v1.IntegrityReport.
+ * Use `create(IntegrityReportSchema)` to create a new message.
+ */
+export const IntegrityReportSchema: GenMessage<IntegrityReport> = /*@__PURE__*/
+  messageDesc(file_stud_v1_audit, 11);
+
+/**
+ * Two players and what they did together. z-scores count standard deviations past what chance and their
+ * play with everyone else predict; `score` is the root of the sum of the squared positive ones.
+ *
+ * @generated from message stud.v1.PairEvidence
+ */
+export type PairEvidence = Message<"stud.v1.PairEvidence"> & {
+  /**
+   * The two players, in order.
+   *
+   * @generated from field: repeated string player_ids = 1;
+   */
+  playerIds: string[];
+
+  /**
+   * @generated from field: int64 hands = 2;
+   */
+  hands: bigint;
+
+  /**
+   * @generated from field: double score = 3;
+   */
+  score: number;
+
+  /**
+   * @generated from field: bool flagged = 4;
+   */
+  flagged: boolean;
+
+  /**
+   * The statistics at or past z 3, in words.
+   *
+   * @generated from field: repeated string reasons = 5;
+   */
+  reasons: string[];
+
+  /**
+   * Net chips from `flow_from` to `flow_to` over their hands together, what their play with everyone else
+   * predicts, and how much of it moved in hands that ended with cards shown.
+   *
+   * @generated from field: string flow_from = 6;
+   */
+  flowFrom: string;
+
+  /**
+   * @generated from field: string flow_to = 7;
+   */
+  flowTo: string;
+
+  /**
+   * @generated from field: int64 net_flow = 8;
+   */
+  netFlow: bigint;
+
+  /**
+   * @generated from field: int64 flow_expected = 9;
+   */
+  flowExpected: bigint;
+
+  /**
+   * @generated from field: int64 flow_at_showdown = 10;
+   */
+  flowAtShowdown: bigint;
+
+  /**
+   * @generated from field: double flow_z = 11;
+   */
+  flowZ: number;
+
+  /**
+   * Each player facing the other's bets (the first player's first).
+   *
+   * @generated from field: repeated stud.v1.SoftPlayEvidence soft_play = 12;
+   */
+  softPlay: SoftPlayEvidence[];
+
+  /**
+   * Betting rounds the two played heads-up, and those nobody bet in.
+   *
+   * @generated from field: int32 heads_up_rounds = 13;
+   */
+  headsUpRounds: number;
+
+  /**
+   * @generated from field: int32 heads_up_checked = 14;
+   */
+  headsUpChecked: number;
+
+  /**
+   * @generated from field: double check_down_z = 15;
+   */
+  checkDownZ: number;
+
+  /**
+   * Rounds in which one raised over the other after a third player had called in between.
+   *
+   * @generated from field: int32 raise_wars = 16;
+   */
+  raiseWars: number;
+
+  /**
+   * @generated from field: int32 three_way_rounds = 17;
+   */
+  threeWayRounds: number;
+
+  /**
+   * @generated from field: double raise_wars_expected = 18;
+   */
+  raiseWarsExpected: number;
+
+  /**
+   * @generated from field: double raise_wars_z = 19;
+   */
+  raiseWarsZ: number;
+
+  /**
+   * Each player's think time facing the other's bets (reported, not scored).
+   *
+   * @generated from field: repeated stud.v1.TimingEvidence timing = 20;
+   */
+  timing: TimingEvidence[];
+
+  /**
+   * Sessions the two shared; unset while the log holds no player sessions.
+   *
+   * @generated from field: stud.v1.SessionOverlap sessions = 21;
+   */
+  sessions?: SessionOverlap | undefined;
+};
+
+/**
+ * Describes the message stud.v1.PairEvidence.
+ * Use `create(PairEvidenceSchema)` to create a new message.
+ */
+export const PairEvidenceSchema: GenMessage<PairEvidence> = /*@__PURE__*/
+  messageDesc(file_stud_v1_audit, 12);
+
+/**
+ * @generated from message stud.v1.SoftPlayEvidence
+ */
+export type SoftPlayEvidence = Message<"stud.v1.SoftPlayEvidence"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string bettor_id = 2;
+   */
+  bettorId: string;
+
+  /**
+   * Responses to the bettor's bets, raises and completions, and folds among them.
+   *
+   * @generated from field: int32 faced = 3;
+   */
+  faced: number;
+
+  /**
+   * @generated from field: int32 folds = 4;
+   */
+  folds: number;
+
+  /**
+   * The same while the player's up cards beat the bettor's.
+   *
+   * @generated from field: int32 faced_better = 5;
+   */
+  facedBetter: number;
+
+  /**
+   * @generated from field: int32 folds_better = 6;
+   */
+  foldsBetter: number;
+
+  /**
+   * The baselines: the player facing everyone else's bets with the better up cards, and everyone else facing
+   * the bettor's.
+   *
+   * @generated from field: int32 player_others_faced_better = 7;
+   */
+  playerOthersFacedBetter: number;
+
+  /**
+   * @generated from field: int32 player_others_folds_better = 8;
+   */
+  playerOthersFoldsBetter: number;
+
+  /**
+   * @generated from field: int32 bettor_others_faced_better = 9;
+   */
+  bettorOthersFacedBetter: number;
+
+  /**
+   * @generated from field: int32 bettor_others_folds_better = 10;
+   */
+  bettorOthersFoldsBetter: number;
+
+  /**
+   * @generated from field: double z = 11;
+   */
+  z: number;
+};
+
+/**
+ * Describes the message stud.v1.SoftPlayEvidence.
+ * Use `create(SoftPlayEvidenceSchema)` to create a new message.
+ */
+export const SoftPlayEvidenceSchema: GenMessage<SoftPlayEvidence> = /*@__PURE__*/
+  messageDesc(file_stud_v1_audit, 13);
+
+/**
+ * @generated from message stud.v1.TimingEvidence
+ */
+export type TimingEvidence = Message<"stud.v1.TimingEvidence"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string bettor_id = 2;
+   */
+  bettorId: string;
+
+  /**
+   * Mean think time facing the bettor's bets, and facing everyone else's (ms; 0 with no such action).
+   *
+   * @generated from field: double mean_ms = 3;
+   */
+  meanMs: number;
+
+  /**
+   * @generated from field: double others_mean_ms = 4;
+   */
+  othersMeanMs: number;
+
+  /**
+   * @generated from field: int32 actions = 5;
+   */
+  actions: number;
+
+  /**
+   * @generated from field: double z = 6;
+   */
+  z: number;
+};
+
+/**
+ * Describes the message stud.v1.TimingEvidence.
+ * Use `create(TimingEvidenceSchema)` to create a new message.
+ */
+export const TimingEvidenceSchema: GenMessage<TimingEvidence> = /*@__PURE__*/
+  messageDesc(file_stud_v1_audit, 14);
+
+/**
+ * @generated from message stud.v1.SessionOverlap
+ */
+export type SessionOverlap = Message<"stud.v1.SessionOverlap"> & {
+  /**
+   * @generated from field: int32 shared_network_sessions = 1;
+   */
+  sharedNetworkSessions: number;
+
+  /**
+   * @generated from field: int32 shared_device_sessions = 2;
+   */
+  sharedDeviceSessions: number;
+};
+
+/**
+ * Describes the message stud.v1.SessionOverlap.
+ * Use `create(SessionOverlapSchema)` to create a new message.
+ */
+export const SessionOverlapSchema: GenMessage<SessionOverlap> = /*@__PURE__*/
+  messageDesc(file_stud_v1_audit, 15);
+
+/**
  * One privileged call, as the access log recorded it before the call did its work (docs/access-log.md):
  * every call with an operator or auditor token that reads or changes something, and the operator's
  * command-line audit and hands commands. It names the call, never its content: no token, seed, card or
@@ -736,7 +1098,7 @@ export type AccessRecord = Message<"stud.v1.AccessRecord"> & {
  * Use `create(AccessRecordSchema)` to create a new message.
  */
 export const AccessRecordSchema: GenMessage<AccessRecord> = /*@__PURE__*/
-  messageDesc(file_stud_v1_audit, 11);
+  messageDesc(file_stud_v1_audit, 16);
 
 /**
  * What the service decided about a privileged call, from the caller's role, before the call did its work.

@@ -61,9 +61,9 @@ export enum ErrorReason {
   OPERATOR_ONLY = 10,
 
   /**
-   * The request needs an auditor or operator token: VerifyHand, ReconcileMoney, or ReplayHand with
-   * REPLAY_VIEW_FULL; ListAccessRecords needs an auditor's (operators do not read the record of their own
-   * access).
+   * The request needs an auditor or operator token: VerifyHand, ReconcileMoney, GetIntegrityReport, or
+   * ReplayHand with REPLAY_VIEW_FULL; ListAccessRecords needs an auditor's (operators do not read the record
+   * of their own access).
    *
    * @generated from enum value: AUDITOR_ONLY = 11;
    */
