@@ -79,8 +79,9 @@ def seating(standing: PlayerStanding, now_ms: int, session_too: bool = True) -> 
 
 
 def stake(standing: PlayerStanding, account: Account, amount: int, back: int, now_ms: int) -> None:
-    """Chips into a table: ``amount`` more (a buy-in, a top-up; 0 for sitting in), with ``back`` chips the
-    player has there already. Refused when the loss limits leave less than ``amount`` (for 0: nothing)."""
+    """Chips into a table: ``amount`` more (a buy-in, a top-up: every chip bought in counts as lost until it
+    comes back), or sitting in again (``amount`` 0) with ``back`` chips there, which count as not lost yet.
+    Refused when the loss limits leave less than ``amount`` (for sitting in: nothing)."""
     room = protection.room(standing.limits, "loss", account.currency, account.moves, now_ms, back)
     if room is None:
         return

@@ -39,7 +39,8 @@ class Transfer:
 @dataclass(frozen=True, slots=True)
 class Guarded:
     """A player's own seating call, checked against their protection: ``kind`` "seat", "top_up", "sit_in" or
-    "wait"; ``stake`` the chips it puts on the table; ``back`` the chips they have there already."""
+    "wait"; ``stake`` the chips it puts on the table; ``back`` (sitting in) the chips they have there, which
+    they may still take back."""
 
     player_id: str
     kind: str
@@ -68,8 +69,8 @@ class TableEffects:
 
 def table_effects(events: Sequence[Any], seats: Iterable[Any], money: bool = True) -> TableEffects:
     """What one command's ``events`` cause beyond the table (empty for nearly every command). ``seats``: the
-    table's seats before the command (each with ``player_id`` and ``stack``), read only for a top-up or a
-    sit-in; ``money``: the table plays for a currency."""
+    table's seats before the command (each with ``player_id`` and ``stack``), read only for a sit-in;
+    ``money``: the table plays for a currency."""
     effects = TableEffects()
 
     def stack(player: str) -> int:
@@ -85,8 +86,8 @@ def table_effects(events: Sequence[Any], seats: Iterable[Any], money: bool = Tru
         elif kind is PlayerToppedUp:
             if money:
                 effects.transfers.append(Transfer(offset, event.player_id, event.amount, True, top_up=True))
-            back = stack(event.player_id)
-            effects.guarded.append(Guarded(event.player_id, "top_up", event.amount, back))
+            # The chips already there are at stake too: all of them count against the loss limit.
+            effects.guarded.append(Guarded(event.player_id, "top_up", event.amount))
         elif kind is PlayerLeft:
             if money:
                 effects.transfers.append(Transfer(offset, event.player_id, event.cash_out, False))

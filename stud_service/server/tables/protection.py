@@ -169,9 +169,9 @@ class ProtectionKeeper:
                 if not is_store_fault(error):
                     _log.exception("recording reality checks failed")
 
-    async def record_reality_checks(self) -> int:
-        """A RealityCheck for each player at the tables this replica owns whose interval has come round; how
-        many were recorded."""
+    async def record_reality_checks(self, now: int | None = None) -> int:
+        """A RealityCheck for each player at the tables this replica owns whose interval has come round by
+        ``now`` (default: the clock's now); how many were recorded."""
         players: dict[str, list[LiveTable]] = {}
         for live in self.cache.loaded_tables():
             if self.owned.owns(live):
@@ -180,7 +180,7 @@ class ProtectionKeeper:
         if not players:
             return 0
         recorded = 0
-        now = now_ms()
+        now = now_ms() if now is None else now
         for player, standing in (await self.ledger.standings(players)).items():
             if not protection.reality_check_due(
                 standing.reality_check_s, standing.session, standing.last_reality_check_ms, now
