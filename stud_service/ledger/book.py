@@ -54,15 +54,22 @@ class Ledger:
     async def account(self, stream_id: str) -> Account:
         """The account as its stream stands now (an empty, unopened one for a stream never written).
         The object is this ledger's: read it, never change it."""
-        kept = self._accounts.get(stream_id) or Account.empty(stream_id)
+        return await self._fold(self._accounts, stream_id, lambda: Account.empty(stream_id), accounts.apply)
+
+    async def _fold(
+        self, kept_folds: OrderedDict[str, Any], stream_id: str, empty: Callable[[], Any],
+        apply: Callable[[Any, dict[str, Any]], None],
+    ) -> Any:
+        """The stream's kept fold moved on by what was appended since (a copy, kept in its place)."""
+        kept = kept_folds.get(stream_id) or empty()
         appended = await self.store.read_stream(stream_id, after_version=kept.version)
-        account = kept.copy() if appended else kept
+        fold = kept.copy() if appended else kept
         for stored in appended:
-            if stored.version != account.version + 1:
-                self._accounts.pop(stream_id, None)
-                raise CorruptStream(stream_id, account.version + 1, "event missing from the log")
-            accounts.apply(account, stored.payload)
-        return _keep(self._accounts, stream_id, account)
+            if stored.version != fold.version + 1:
+                kept_folds.pop(stream_id, None)
+                raise CorruptStream(stream_id, fold.version + 1, "event missing from the log")
+            apply(fold, stored.payload)
+        return _keep(kept_folds, stream_id, fold)
 
     async def account_at(self, stream_id: str, version: int) -> Account:
         """The account as it stood at ``version`` (a retry's answer: the account after the first call's
@@ -86,16 +93,9 @@ class Ledger:
 
     async def standing(self, player_id: str) -> PlayerStanding:
         """The player's standing as their stream stands now (read it, never change it): as ``account``."""
-        stream_id = player_stream(player_id)
-        kept = self._standings.get(stream_id) or PlayerStanding(player_id)
-        appended = await self.store.read_stream(stream_id, after_version=kept.version)
-        standing = kept.copy() if appended else kept
-        for stored in appended:
-            if stored.version != standing.version + 1:
-                self._standings.pop(stream_id, None)
-                raise CorruptStream(stream_id, standing.version + 1, "event missing from the log")
-            players.apply(standing, stored.payload)
-        return _keep(self._standings, stream_id, standing)
+        return await self._fold(
+            self._standings, player_stream(player_id), lambda: PlayerStanding(player_id), players.apply
+        )
 
     async def standings(self, player_ids: Iterable[str]) -> dict[str, PlayerStanding]:
         """These players' standings now: one query for the heads of their streams, and a read only of those
