@@ -420,15 +420,6 @@ class EventStore:
         rows = await self._fetch(HEADS_SQL, (list(stream_ids),))
         return {stream_id: version or 0 for stream_id, version in rows}
 
-    async def last_event_types(self, stream_ids: Sequence[str]) -> dict[str, str]:
-        """Each stream's last event type, for the streams that have events (one query for all of them)."""
-        rows = await self._fetch(
-            "SELECT DISTINCT ON (stream_id) stream_id, type FROM events WHERE stream_id = ANY(%s)"
-            " ORDER BY stream_id, version DESC",
-            (list(stream_ids),),
-        )
-        return {stream_id: kind for stream_id, kind in rows}
-
     async def list_streams(
         self, *, prefix: str = "", after: str | None = None, limit: int = 100
     ) -> list[StreamInfo]:
