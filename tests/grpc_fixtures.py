@@ -51,6 +51,7 @@ from stud_service.observability.logging import configure_logging
 from stud_service.sealing import open_sealed_store
 from stud_service.server.api.audit_service import AuditService
 from stud_service.server.api.cashier_service import CashierService
+from stud_service.server.api.protection_service import PlayerProtectionService
 from stud_service.server.api.table_service import TableService
 from stud_service.server.grpc.app import RunningServer, TlsFiles, start_server
 from stud_service.server.host import ServiceHost, ServiceOptions
@@ -114,17 +115,20 @@ async def service_under_test(
 ) -> AsyncIterator[ServiceUnderTest]:
     """A server on a loopback port over the database at ``url``, and the same services on a web port of
     its own: the TableService with the AuditService (``reveal_seeds_after``: its delayed public reveal of
-    seeds) and the CashierService beside it."""
+    seeds), the CashierService and the PlayerProtectionService beside it."""
     pool = await open_pool(url, max_size=20)
     store = await open_sealed_store(pool, TEST_KEYRING)  # the key registry checked, as a server does
     runtime = TableRuntime(store, settings)
     tables = TableService(runtime, TOKEN_SECRET)
     audit = AuditService(runtime, TOKEN_SECRET, reveal_seeds_after=reveal_seeds_after)
     cashier = CashierService(runtime, TOKEN_SECRET)
-    running = await start_server(tables, "127.0.0.1:0", audit_service=audit, cashier_service=cashier)
+    protection = PlayerProtectionService(runtime, TOKEN_SECRET)
+    running = await start_server(tables, "127.0.0.1:0", audit_service=audit, cashier_service=cashier,
+                                 more_services=(protection,))
     running.on_shutdown.append(runtime.close)
     services: dict[Any, object] = {
         TableService.DESCRIPTOR: tables, AuditService.DESCRIPTOR: audit, CashierService.DESCRIPTOR: cashier,
+        PlayerProtectionService.DESCRIPTOR: protection,
     }
     web = await start_web_server(WebApplication(services, WebSettings(serve_page=False)), "127.0.0.1:0",
                                  None, 0)

@@ -178,6 +178,7 @@ def test_every_method_the_guide_names_exists() -> None:
     methods = {method.name for method in SERVICE.methods}
     audit = {method.name for method in POOL.FindServiceByName("stud.v1.AuditService").methods}
     cashier = {method.name for method in POOL.FindServiceByName("stud.v1.CashierService").methods}
+    protection = {method.name for method in POOL.FindServiceByName("stud.v1.PlayerProtectionService").methods}
     named = set(re.findall(r"`([A-Z][a-z][A-Za-z]*)`", _guide()))
     called = set(re.findall(r"stub\.([A-Z][A-Za-z]+)\(", _guide() + CLIENT.read_text()))
     assert called <= methods, called - methods
@@ -186,8 +187,8 @@ def test_every_method_the_guide_names_exists() -> None:
     # Every backquoted CamelCase word is a method, a message, an enum, a known non-proto name or, where the
     # reference says how a table runs, a command of the engine.
     services = {POOL.FindServiceByName(f"stud.v1.{name}").name
-                for name in ("TableService", "AuditService", "CashierService")}
-    known = methods | audit | cashier | services
+                for name in ("TableService", "AuditService", "CashierService", "PlayerProtectionService")}
+    known = methods | audit | cashier | protection | services
     known |= {"ErrorInfo", "RetryInfo", "Status", "Timestamp", "Duration"}
     for word in named - known:
         assert _is_proto_type(word) or isinstance(getattr(engine, word, None), type), (

@@ -17,6 +17,8 @@ from stud_service.server.proto_gen import (
     cashier_service_pb2,
     cashier_service_pb2_grpc,
     events_pb2,
+    player_protection_service_pb2,
+    player_protection_service_pb2_grpc,
     table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
@@ -83,10 +85,14 @@ class StudClient:
             self.stub = table_service_pb2_grpc.TableServiceStub(channel)
             self.cashier = cashier_service_pb2_grpc.CashierServiceStub(channel)
             self.audit = audit_service_pb2_grpc.AuditServiceStub(channel)
+            self.protection = player_protection_service_pb2_grpc.PlayerProtectionServiceStub(channel)
         else:
             self.stub = channel.stub(table_service_pb2.DESCRIPTOR.services_by_name["TableService"])
             self.cashier = channel.stub(cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"])
             self.audit = channel.stub(audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"])
+            self.protection = channel.stub(
+                player_protection_service_pb2.DESCRIPTOR.services_by_name["PlayerProtectionService"]
+            )
         self.use_token(token)
 
     def use_token(self, token: str | None) -> None:

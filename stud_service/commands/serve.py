@@ -145,6 +145,27 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         " (default: $STUD_RAKE_SWEEP_SECONDS or 30)",
     )
     parser.add_argument(
+        "--limit-cooling-off-seconds",
+        type=float,
+        default=float(_env("STUD_LIMIT_COOLING_OFF_SECONDS", "86400") or 86400),
+        help="how long a raise (or removal) of a player's own limit waits before it takes effect"
+        " (default: $STUD_LIMIT_COOLING_OFF_SECONDS or 86400)",
+    )
+    parser.add_argument(
+        "--inactivity-timeout-seconds",
+        type=float,
+        default=float(_env("STUD_INACTIVITY_TIMEOUT_SECONDS", "1800") or 1800),
+        help="a seated player who makes no call for this long is sat out before the next deal, 0 never"
+        " (default: $STUD_INACTIVITY_TIMEOUT_SECONDS or 1800)",
+    )
+    parser.add_argument(
+        "--reality-check-poll-seconds",
+        type=float,
+        default=float(_env("STUD_REALITY_CHECK_POLL_SECONDS", "15") or 15),
+        help="how often each replica records the reality checks due to its tables' players, 0 never"
+        " (default: $STUD_REALITY_CHECK_POLL_SECONDS or 15)",
+    )
+    parser.add_argument(
         "--append-spin-us",
         type=int,
         default=int(_env("STUD_APPEND_SPIN_US", "1000") or 1000),
@@ -350,6 +371,9 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         hand_pause_seconds=args.hand_pause_seconds,
         lease_seconds=max(args.lease_seconds, 0.3),
         rake_sweep_seconds=max(args.rake_sweep_seconds, 0.0),
+        limit_cooling_off_seconds=max(args.limit_cooling_off_seconds, 0.0),
+        inactivity_timeout_seconds=max(args.inactivity_timeout_seconds, 0.0),
+        reality_check_poll_seconds=max(args.reality_check_poll_seconds, 0.0),
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
         keepalive=keepalive,

@@ -42,10 +42,16 @@ class Leave:
     now_ms: int = 0
 
 
+# Why a SitOut sits a player out: they asked, or the service did for their protection (a loss or session limit
+# reached, inactive past the operator's time-out: docs/player-protection.md).
+SIT_OUT_COMMAND_REASONS = ("request", "loss_limit", "session_limit", "inactive")
+
+
 @dataclass(frozen=True, slots=True)
 class SitOut:
     player_id: str
     now_ms: int = 0
+    reason: str = "request"
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,7 @@ from typing import Any, Final
 
 from stud_service.cards import DECK_SIZE
 from stud_service.engine.commands import (
+    SIT_OUT_COMMAND_REASONS,
     Act,
     ActionKind,
     CommitShuffle,
@@ -263,9 +264,11 @@ def _leave(state: TableState, cmd: Leave) -> list[Any] | _Recorder:
 def _sit_out(state: TableState, cmd: SitOut) -> list[Any]:
     _config(state)
     seat = _seat_of(state, cmd.player_id)
+    if cmd.reason not in SIT_OUT_COMMAND_REASONS:
+        raise MalformedCommand("reason", f"a sit-out's reason is one of {', '.join(SIT_OUT_COMMAND_REASONS)}")
     if state.seats[seat].sitting_out:
         return []
-    return [PlayerSatOut(cmd.player_id, seat, "request", cmd.now_ms)]
+    return [PlayerSatOut(cmd.player_id, seat, cmd.reason, cmd.now_ms)]
 
 
 def _sit_in(state: TableState, cmd: SitIn) -> list[Any]:

@@ -87,7 +87,8 @@ class LeaveRequested:
 
 @dataclass(frozen=True, slots=True)
 class PlayerSatOut:
-    """Dealt no new hands until they sit in.  ``reason``: "request", "timeout" or "busted"."""
+    """Dealt no new hands until they sit in.  ``reason``: "request", "timeout", "busted", or the service's
+    for the player's protection: "loss_limit", "session_limit", "inactive" (docs/player-protection.md)."""
 
     player_id: str
     seat: int

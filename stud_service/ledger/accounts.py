@@ -32,6 +32,7 @@ from stud_service.ledger.errors import (
     PaymentReferenceUsed,
 )
 from stud_service.ledger.names import account_name_of_stream
+from stud_service.ledger.protection import Move, recent
 
 MAX_BALANCE = 2**63 - 1  # int64: what every client's integer type holds
 MAX_REFERENCE_CHARS = 128
@@ -43,7 +44,8 @@ Event = dict[str, Any]
 class Account:
     """An account folded from its stream. ``at_tables``: per table, the chips bought in there and not yet
     cashed out (a player's); ``swept``: per table, (its rake total, its last hand) as the last sweep took them
-    (the house's). ``references``: the payment references used, each once."""
+    (the house's). ``references``: the payment references used, each once. ``moves``: the deposits, buy-ins
+    and cash-outs of the last month (the longest window a limit counts, ledger.protection), oldest first."""
 
     stream_id: str
     player_id: str | None
@@ -54,6 +56,7 @@ class Account:
     references: set[str] = field(default_factory=set)
     at_tables: dict[str, int] = field(default_factory=dict)
     swept: dict[str, tuple[int, int]] = field(default_factory=dict)
+    moves: tuple[Move, ...] = ()
 
     @classmethod
     def empty(cls, stream_id: str) -> Account:
@@ -236,10 +239,21 @@ def apply(account: Account, event: Event) -> None:
     account.balance = event["balance"]
     if kind in ("FundsDeposited", "FundsWithdrawn"):
         account.references.add(event["reference"])
+        if kind == "FundsDeposited":
+            _moved(account, event, "deposit")
     elif kind == "BuyInDebited":
         table = event["table_id"]
         account.at_tables[table] = account.at_tables.get(table, 0) + event["amount"]
+        _moved(account, event, "in")
     elif kind == "CashOutCredited":
         account.at_tables.pop(event["table_id"], None)
+        if event["amount"]:
+            _moved(account, event, "back")
     elif kind == "RakeSwept":
         account.swept[event["table_id"]] = (event["table_rake_total"], event["last_hand"])
+
+
+def _moved(account: Account, event: Event, kind: str) -> None:
+    """Keep a move a limit counts, and forget the ones no window reaches any more."""
+    at = event["at_ms"]
+    account.moves = recent((*account.moves, Move(at, kind, event["amount"])), at)

@@ -1,9 +1,9 @@
 """The ledger on the event log: accounts and standings folded from their streams, and every money write.
 
-One :class:`Ledger` per process. It keeps the accounts it has folded (and reads only what was appended since,
-one indexed query). A kept account is never changed: a read or a write that moves it on folds a copy and keeps
-that, so concurrent reads (which take no lock) each see one version, whatever else is folding meanwhile. It
-serialises its own writes per account with a lock, always taken after a table's
+One :class:`Ledger` per process. It keeps the accounts and the players' standings it has folded (and reads
+only what was appended since, one indexed query). A kept fold is never changed: a read or a write that moves
+it on folds a copy and keeps that, so concurrent reads (which take no lock) each see one version, whatever
+else is folding meanwhile. It serialises its own writes per stream with a lock, always taken after a table's
 write lock and in stream-id order, so two commands never wait on each other in a circle. Other processes
 writing the same account meet it at the expected version: the loser's append is refused, nothing written,
 and the caller tries again against what the winner wrote.
@@ -15,19 +15,19 @@ import asyncio
 import contextlib
 import weakref
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from stud_service.ledger import accounts, players
+from stud_service.ledger import accounts, enforce, players
 from stud_service.ledger.accounts import Account, TableRake
-from stud_service.ledger.errors import InsufficientFunds, PlayerSuspended
-from stud_service.ledger.names import account_stream, house_stream, player_stream
+from stud_service.ledger.errors import InsufficientFunds
+from stud_service.ledger.names import account_name_of_stream, account_stream, house_stream, player_stream
 from stud_service.ledger.players import PlayerStanding
-from stud_service.ledger.transfers import Transfer
+from stud_service.ledger.transfers import TableEffects
 from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, EventStore, Fence, StreamAppend
 
-KEPT_ACCOUNTS = 50_000  # accounts whose fold this process keeps (a few hundred bytes each)
+KEPT_ACCOUNTS = 50_000  # accounts (and as many standings) whose folds this process keeps (~hundreds of bytes)
 WRITE_ATTEMPTS = 5  # a write against other processes' writes to the same stream, then ABORTED
 CASHIER_MOVES = {"deposit": accounts.deposit, "withdraw": accounts.withdraw}
 
@@ -46,6 +46,7 @@ class Ledger:
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self._accounts: OrderedDict[str, Account] = OrderedDict()
+        self._standings: OrderedDict[str, PlayerStanding] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # -- reading -------------------------------------------------------------------------------
@@ -53,15 +54,22 @@ class Ledger:
     async def account(self, stream_id: str) -> Account:
         """The account as its stream stands now (an empty, unopened one for a stream never written).
         The object is this ledger's: read it, never change it."""
-        kept = self._accounts.get(stream_id) or Account.empty(stream_id)
+        return await self._fold(self._accounts, stream_id, lambda: Account.empty(stream_id), accounts.apply)
+
+    async def _fold(
+        self, kept_folds: OrderedDict[str, Any], stream_id: str, empty: Callable[[], Any],
+        apply: Callable[[Any, dict[str, Any]], None],
+    ) -> Any:
+        """The stream's kept fold moved on by what was appended since (a copy, kept in its place)."""
+        kept = kept_folds.get(stream_id) or empty()
         appended = await self.store.read_stream(stream_id, after_version=kept.version)
-        account = kept.copy() if appended else kept
+        fold = kept.copy() if appended else kept
         for stored in appended:
-            if stored.version != account.version + 1:
-                self._accounts.pop(stream_id, None)
-                raise CorruptStream(stream_id, account.version + 1, "event missing from the log")
-            accounts.apply(account, stored.payload)
-        return self._keep(account)
+            if stored.version != fold.version + 1:
+                kept_folds.pop(stream_id, None)
+                raise CorruptStream(stream_id, fold.version + 1, "event missing from the log")
+            apply(fold, stored.payload)
+        return _keep(kept_folds, stream_id, fold)
 
     async def account_at(self, stream_id: str, version: int) -> Account:
         """The account as it stood at ``version`` (a retry's answer: the account after the first call's
@@ -76,37 +84,45 @@ class Ledger:
             accounts.apply(account, stored.payload)
         return account
 
-    def _keep(self, account: Account) -> Account:
-        """Keep ``account`` unless a newer fold of it is kept already (another call read further)."""
-        stream_id = account.stream_id
-        kept = self._accounts.get(stream_id)
-        if kept is None or kept.version <= account.version:
-            self._accounts[stream_id] = account
-        self._accounts.move_to_end(stream_id)
-        if len(self._accounts) > KEPT_ACCOUNTS:
-            self._accounts.popitem(last=False)
-        return account
-
     def _moved_on(self, account: Account, events: Iterable[dict[str, Any]]) -> Account:
         """A copy of a kept account with ``events`` (just appended after it) applied, kept in its place."""
         after = account.copy()
         for event in events:
             accounts.apply(after, event)
-        return self._keep(after)
+        return _keep(self._accounts, after.stream_id, after)
 
     async def standing(self, player_id: str) -> PlayerStanding:
-        standing = PlayerStanding(player_id)
-        for stored in await self.store.read_stream(player_stream(player_id)):
-            players.apply(standing, stored.payload)
-        return standing
+        """The player's standing as their stream stands now (read it, never change it): as ``account``."""
+        return await self._fold(
+            self._standings, player_stream(player_id), lambda: PlayerStanding(player_id), players.apply
+        )
+
+    async def standings(self, player_ids: Iterable[str]) -> dict[str, PlayerStanding]:
+        """These players' standings now: one query for the heads of their streams, and a read only of those
+        that moved since this process folded them (the dealer asks before every hand)."""
+        ids = sorted(set(player_ids))
+        if len(ids) <= 1:
+            return {player: await self.standing(player) for player in ids}
+        heads = await self.store.heads([player_stream(player) for player in ids])
+        found = {}
+        for player in ids:
+            kept = self._standings.get(player_stream(player))
+            moved = kept is None or heads.get(player_stream(player), 0) != kept.version
+            found[player] = await self.standing(player) if moved else kept
+        return found
+
+    def _standing_moved_on(
+        self, standing: PlayerStanding, events: Iterable[dict[str, Any]]
+    ) -> PlayerStanding:
+        after = standing.copy()
+        for event in events:
+            players.apply(after, event)
+        return _keep(self._standings, player_stream(after.player_id), after)
 
     async def suspended_among(self, player_ids: Iterable[str]) -> set[str]:
-        """Which of these players are suspended now: one query for all of them (the dealer asks per hand)."""
-        ids = {player_stream(player): player for player in player_ids}
-        if not ids:
-            return set()
-        last = await self.store.last_event_types(list(ids))
-        return {ids[stream] for stream, kind in last.items() if kind == "PlayerSuspended"}
+        """Which of these players are suspended now."""
+        standings = await self.standings(player_ids)
+        return {player for player, standing in standings.items() if standing.suspended}
 
     def _lock(self, stream_id: str) -> asyncio.Lock:
         lock = self._locks.get(stream_id)
@@ -118,6 +134,7 @@ class Ledger:
         """Drop folds that may be stale (a write whose outcome is unknown); the next read refolds them."""
         for stream_id in stream_ids:
             self._accounts.pop(stream_id, None)
+            self._standings.pop(stream_id, None)
 
     # -- the cashier ---------------------------------------------------------------------------
 
@@ -131,12 +148,24 @@ class Ledger:
         request_id: str | None = None,
         fingerprint: bytes | None = None,
     ) -> Written:
-        """A ``"deposit"`` or ``"withdraw"`` (CASHIER_MOVES) of ``amount`` under the payment ``reference``."""
+        """A ``"deposit"`` or ``"withdraw"`` (CASHIER_MOVES) of ``amount`` under the payment ``reference``. A
+        deposit is refused while the player is excluded, or beyond what is left of a deposit limit."""
         decide = CASHIER_MOVES[move]
+        player = account_name_of_stream(stream_id)
+        standing = None
+        if move == "deposit" and player is not None and player.player_id is not None:
+            standing = await self.standing(player.player_id)
+
+        def deciding(account: Account) -> list[dict[str, Any]]:
+            events = decide(account, amount, reference, now_ms)
+            if standing is not None:
+                enforce.deposit(standing, account, amount, now_ms)
+            return events
+
         account, _events, result = await self._write(
             stream_id,
             lambda: self.account(stream_id),
-            lambda account: decide(account, amount, reference, now_ms),
+            deciding,
             self._moved_on,
             request_id,
             fingerprint,
@@ -203,79 +232,121 @@ class Ledger:
                 if suspended
                 else players.reinstate(standing, by, now_ms)
             ),
-            _standing_after,
+            self._standing_moved_on,
         )
         return standing
 
+    async def protect(
+        self, player_id: str, decide: Callable[[PlayerStanding], list[dict[str, Any]]]
+    ) -> tuple[PlayerStanding, list[dict[str, Any]]]:
+        """Record what ``decide`` makes of the player's standing (their protection: limits, exclusions,
+        reality checks); the standing after it and the events recorded."""
+        standing, events, _result = await self._write(
+            player_stream(player_id), lambda: self.standing(player_id), decide, self._standing_moved_on
+        )
+        return standing, events
+
     # -- tables --------------------------------------------------------------------------------
 
-    async def append_with_transfers(
+    async def append_table_command(
         self,
         table_stream: str,
         table_id: str,
         currency: str,
         expected: int,
         payloads: list[dict[str, Any]],
-        transfers: Sequence[Transfer],
+        effects: TableEffects,
         now_ms: int,
         request_id: str | None = None,
         fingerprint: bytes | None = None,
         fence: Fence | None = None,
+        guard: bool = True,
     ) -> AppendResult:
-        """Append a table command's events and its account entries in one transaction (``fence``: only if
-        the table's owner still holds its lease, as :meth:`EventStore.append`).
+        """Append a table command's events with what they cause beyond the table (``effects``): the account
+        entries of the money they move, and the players' TableJoined / TableLeft, in one transaction
+        (``fence``: only if the table's owner still holds its lease, as :meth:`EventStore.append`).
 
-        A debit beyond the balance (or from no account) is INSUFFICIENT_FUNDS and a suspended player's
-        PLAYER_SUSPENDED, nothing appended anywhere. A stale expected version of the table or of an
-        account raises ConcurrencyError, nothing appended: the caller folds what changed and decides again
-        (an account that moved is read again then)."""
-        streams = sorted({account_stream(t.player_id, currency) for t in transfers})
+        Refused, nothing appended anywhere: a debit beyond the balance (or from no account)
+        INSUFFICIENT_FUNDS, a suspended player's PLAYER_SUSPENDED, and (``guard``: a player's own calls, not
+        at a tournament's table) a player's protection (:mod:`stud_service.ledger.enforce`). A stale
+        expected version of the table, an account or a player's stream raises ConcurrencyError, nothing
+        appended: the caller folds what changed and decides again."""
+        involved = effects.players
+        if currency:
+            involved_accounts = sorted({account_stream(p, currency) for p in involved}
+                                       | {account_stream(t.player_id, currency) for t in effects.transfers})
+        else:
+            involved_accounts = []
+        seat_changes = {*effects.joined, *effects.left}
+        written_players = sorted(player_stream(p) for p in seat_changes)
         async with contextlib.AsyncExitStack() as locks:
-            for stream_id in streams:
+            for stream_id in sorted({*involved_accounts, *written_players}):
                 await locks.enter_async_context(self._lock(stream_id))
-            debtors = {t.player_id for t in transfers if t.debit}
-            if debtors and (suspended := await self.suspended_among(debtors)):
-                player = sorted(suspended)[0]
-                raise PlayerSuspended(
-                    f"player {player!r} is suspended: no buy-in or top-up", {"player_id": player}
-                )
-            folded = {stream_id: await self.account(stream_id) for stream_id in streams}
-            balances = {stream_id: account.balance for stream_id, account in folded.items()}
-            entries: dict[str, list[dict[str, Any]]] = {stream_id: [] for stream_id in streams}
-            for transfer in transfers:
-                stream_id = account_stream(transfer.player_id, currency)
-                account = folded[stream_id]
-                view = Account(stream_id, account.player_id, currency, account.version, balances[stream_id])
-                version = expected + transfer.offset + 1
-                if transfer.debit:
-                    if not account.opened:
-                        raise InsufficientFunds(
-                            f"player {transfer.player_id!r} has no {currency} account: deposit first",
-                            {"balance": "0", "currency": currency},
-                        )
-                    entry = accounts.debit_buy_in(
-                        view, table_id, version, transfer.amount, transfer.top_up, now_ms
-                    )
-                else:
-                    entry = accounts.credit_cash_out(view, table_id, version, transfer.amount, now_ms)
-                balances[stream_id] = entry["balance"]
-                entries[stream_id].append(entry)
+            standings = await self.standings(involved)
+            folded = {stream_id: await self.account(stream_id) for stream_id in involved_accounts}
+            for player in sorted({t.player_id for t in effects.transfers if t.debit}):
+                enforce.not_suspended(standings[player])
+            if guard:
+                for call in effects.guarded:
+                    standing = standings[call.player_id]
+                    enforce.seating(standing, now_ms, session_too=call.kind != "top_up")
+                    if currency and call.kind != "wait":
+                        account = folded[account_stream(call.player_id, currency)]
+                        enforce.stake(standing, account, call.stake, call.back, now_ms)
+            entries = self._entries(table_id, currency, expected, effects, folded, now_ms)
+            seats = _seat_events(table_id, effects, now_ms)
             parts = [StreamAppend(table_stream, expected, payloads, request_id, fingerprint)]
             parts += [
                 StreamAppend(stream_id, folded[stream_id].version, entries[stream_id])
-                for stream_id in streams
+                for stream_id in involved_accounts if entries[stream_id]
             ]
+            parts += [
+                StreamAppend(player_stream(player), standings[player].version, seats[player])
+                for player in sorted(seat_changes)
+            ]
+            changed = [part.stream_id for part in parts[1:]]
             try:
                 results = await self.store.append_all(parts, fence)
             except Exception:
-                self.forget(streams)
+                self.forget(changed)
                 raise
             if results[0].duplicate:
-                self.forget(streams)
+                self.forget(changed)
             else:
-                for stream_id in streams:
-                    self._moved_on(folded[stream_id], entries[stream_id])
+                for stream_id in involved_accounts:
+                    if entries[stream_id]:
+                        self._moved_on(folded[stream_id], entries[stream_id])
+                for player in seat_changes:
+                    self._standing_moved_on(standings[player], seats[player])
             return results[0]
+
+    @staticmethod
+    def _entries(
+        table_id: str, currency: str, expected: int, effects: TableEffects, folded: dict[str, Account],
+        now_ms: int,
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Each account's entries for the command's transfers, in event order."""
+        balances = {stream_id: account.balance for stream_id, account in folded.items()}
+        entries: dict[str, list[dict[str, Any]]] = {stream_id: [] for stream_id in folded}
+        for transfer in effects.transfers:
+            stream_id = account_stream(transfer.player_id, currency)
+            account = folded[stream_id]
+            view = Account(stream_id, account.player_id, currency, account.version, balances[stream_id])
+            version = expected + transfer.offset + 1
+            if transfer.debit:
+                if not account.opened:
+                    raise InsufficientFunds(
+                        f"player {transfer.player_id!r} has no {currency} account: deposit first",
+                        {"balance": "0", "currency": currency},
+                    )
+                entry = accounts.debit_buy_in(
+                    view, table_id, version, transfer.amount, transfer.top_up, now_ms
+                )
+            else:
+                entry = accounts.credit_cash_out(view, table_id, version, transfer.amount, now_ms)
+            balances[stream_id] = entry["balance"]
+            entries[stream_id].append(entry)
+        return entries
 
     async def sweep(self, currency: str, tables: list[TableRake], now_ms: int) -> int:
         """Move the rake ``tables`` took since their last sweep into the house's ``currency`` account, in one
@@ -294,8 +365,26 @@ class Ledger:
         return sum(event["amount"] for event in events if event["type"] == "RakeSwept")
 
 
-def _standing_after(standing: PlayerStanding, events: list[dict[str, Any]]) -> PlayerStanding:
-    """A standing (folded afresh for each write, never kept) with ``events`` applied."""
-    for event in events:
-        players.apply(standing, event)
-    return standing
+def _seat_events(table_id: str, effects: TableEffects, now_ms: int) -> dict[str, list[dict[str, Any]]]:
+    """The players' TableJoined / TableLeft for the seats a command took and left (their play sessions)."""
+    seats: dict[str, list[dict[str, Any]]] = {}
+    for player in effects.left:
+        seats.setdefault(player, []).append(
+            {"type": "TableLeft", "v": 1, "table_id": table_id, "at_ms": now_ms}
+        )
+    for player in effects.joined:
+        seats.setdefault(player, []).append(
+            {"type": "TableJoined", "v": 1, "table_id": table_id, "at_ms": now_ms}
+        )
+    return seats
+
+
+def _keep(kept: OrderedDict[str, Any], stream_id: str, fold: Any) -> Any:
+    """Keep ``fold`` unless a newer fold of the stream is kept already (another call read further)."""
+    current = kept.get(stream_id)
+    if current is None or current.version <= fold.version:
+        kept[stream_id] = fold
+    kept.move_to_end(stream_id)
+    if len(kept) > KEPT_ACCOUNTS:
+        kept.popitem(last=False)
+    return fold

@@ -11,6 +11,11 @@ gRPC status code and ErrorInfo ``metadata``, as the engine's errors do; a refuse
     ├── CurrencyMismatch        CURRENCY_MISMATCH       FAILED_PRECONDITION  money of another currency
     ├── InsufficientFunds       INSUFFICIENT_FUNDS      FAILED_PRECONDITION  more than the balance
     ├── PlayerSuspended         PLAYER_SUSPENDED        FAILED_PRECONDITION  an operator suspended the player
+    ├── PlayerExcluded          PLAYER_EXCLUDED         FAILED_PRECONDITION  self-excluded or on a time-out
+    ├── ExclusionNotOver        EXCLUSION_NOT_OVER      FAILED_PRECONDITION  ending one before its period ends
+    ├── DepositLimitReached     DEPOSIT_LIMIT_REACHED   FAILED_PRECONDITION  more than a deposit limit leaves
+    ├── LossLimitReached        LOSS_LIMIT_REACHED      FAILED_PRECONDITION  more than a loss limit leaves
+    ├── SessionLimitReached     SESSION_LIMIT_REACHED   FAILED_PRECONDITION  the session's time is used up
     ├── PaymentReferenceUsed    PAYMENT_REFERENCE_USED  ALREADY_EXISTS       the reference is in the account
     ├── NoAccount               NO_ACCOUNT              NOT_FOUND            nothing was ever deposited
     └── NotYourAccount          NOT_YOUR_ACCOUNT        PERMISSION_DENIED    a player asked for another's
@@ -56,6 +61,31 @@ class InsufficientFunds(LedgerError):
 
 class PlayerSuspended(LedgerError):
     reason = "PLAYER_SUSPENDED"
+    grpc_code_name = "FAILED_PRECONDITION"
+
+
+class PlayerExcluded(LedgerError):
+    reason = "PLAYER_EXCLUDED"
+    grpc_code_name = "FAILED_PRECONDITION"
+
+
+class ExclusionNotOver(LedgerError):
+    reason = "EXCLUSION_NOT_OVER"
+    grpc_code_name = "FAILED_PRECONDITION"
+
+
+class DepositLimitReached(LedgerError):
+    reason = "DEPOSIT_LIMIT_REACHED"
+    grpc_code_name = "FAILED_PRECONDITION"
+
+
+class LossLimitReached(LedgerError):
+    reason = "LOSS_LIMIT_REACHED"
+    grpc_code_name = "FAILED_PRECONDITION"
+
+
+class SessionLimitReached(LedgerError):
+    reason = "SESSION_LIMIT_REACHED"
     grpc_code_name = "FAILED_PRECONDITION"
 
 

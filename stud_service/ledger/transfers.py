@@ -1,18 +1,27 @@
-"""Which table events move money, and the account entries that go with them in one transaction.
+"""Which table events move money or a player's standing, and what goes with them in one transaction.
 
 A buy-in (``PlayerSeated``) and a top-up (``PlayerToppedUp``) debit the player's account; every way of
 leaving a table ends in ``PlayerLeft``, whose cash-out credits it. The table's events and the entries are
 appended together (``EventStore.append_all``), each stream at its expected version, so no crash and no
-concurrent writer can leave one without the other.
+concurrent writer can leave one without the other. Taking a seat and leaving one also go into the player's
+stream (``TableJoined`` / ``TableLeft``: their play session, docs/player-protection.md), and a player's own
+seating calls (sitting down, topping up, sitting in, joining a waiting list) are checked against their
+protection first (:mod:`stud_service.ledger.enforce`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from stud_service.engine.events import PlayerLeft, PlayerSeated, PlayerToppedUp
+from stud_service.engine.events import (
+    PlayerLeft,
+    PlayerSatIn,
+    PlayerSeated,
+    PlayerToppedUp,
+    WaitingListJoined,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,15 +36,64 @@ class Transfer:
     top_up: bool = False
 
 
-def table_transfers(events: Sequence[Any]) -> list[Transfer]:
-    """The transfers one command's table events cause, in event order ([] for nearly every command)."""
-    transfers = []
+@dataclass(frozen=True, slots=True)
+class Guarded:
+    """A player's own seating call, checked against their protection: ``kind`` "seat", "top_up", "sit_in" or
+    "wait"; ``stake`` the chips it puts on the table; ``back`` (sitting in) the chips they have there, which
+    they may still take back."""
+
+    player_id: str
+    kind: str
+    stake: int = 0
+    back: int = 0
+
+
+@dataclass
+class TableEffects:
+    """What one command's events do beyond the table: money moved, seats taken and left, calls to check."""
+
+    transfers: list[Transfer] = field(default_factory=list)
+    joined: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)
+    guarded: list[Guarded] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.transfers or self.joined or self.left or self.guarded)
+
+    @property
+    def players(self) -> list[str]:
+        """Every player whose standing the command reads or writes, sorted."""
+        return sorted({*self.joined, *self.left, *(g.player_id for g in self.guarded),
+                       *(t.player_id for t in self.transfers if t.debit)})
+
+
+def table_effects(events: Sequence[Any], seats: Iterable[Any], money: bool = True) -> TableEffects:
+    """What one command's ``events`` cause beyond the table (empty for nearly every command). ``seats``: the
+    table's seats before the command (each with ``player_id`` and ``stack``), read only for a sit-in;
+    ``money``: the table plays for a currency."""
+    effects = TableEffects()
+
+    def stack(player: str) -> int:
+        return next((seat.stack for seat in seats if seat.player_id == player), 0)
+
     for offset, event in enumerate(events):
         kind = type(event)
         if kind is PlayerSeated:
-            transfers.append(Transfer(offset, event.player_id, event.buy_in, True))
+            if money:
+                effects.transfers.append(Transfer(offset, event.player_id, event.buy_in, True))
+            effects.joined.append(event.player_id)
+            effects.guarded.append(Guarded(event.player_id, "seat", event.buy_in))
         elif kind is PlayerToppedUp:
-            transfers.append(Transfer(offset, event.player_id, event.amount, True, top_up=True))
+            if money:
+                effects.transfers.append(Transfer(offset, event.player_id, event.amount, True, top_up=True))
+            # The chips already there are at stake too: all of them count against the loss limit.
+            effects.guarded.append(Guarded(event.player_id, "top_up", event.amount))
         elif kind is PlayerLeft:
-            transfers.append(Transfer(offset, event.player_id, event.cash_out, False))
-    return transfers
+            if money:
+                effects.transfers.append(Transfer(offset, event.player_id, event.cash_out, False))
+            effects.left.append(event.player_id)
+        elif kind is PlayerSatIn:
+            effects.guarded.append(Guarded(event.player_id, "sit_in", 0, stack(event.player_id)))
+        elif kind is WaitingListJoined:
+            effects.guarded.append(Guarded(event.player_id, "wait"))
+    return effects

@@ -24,6 +24,7 @@ from stud_service.server.api.audit_service import AuditService
 from stud_service.server.api.caller import CallerKeys
 from stud_service.server.api.cashier_service import CashierService
 from stud_service.server.api.money_gate import REFUSED_UNDER_DEVELOPMENT_KEYRING
+from stud_service.server.api.protection_service import PlayerProtectionService
 from stud_service.server.api.table_service import TableService
 from stud_service.server.collector import tune_collector
 from stud_service.server.grpc.app import (
@@ -60,6 +61,11 @@ class ServiceOptions:
     action_clock_seconds: int = 30
     hand_pause_seconds: float = 5.0
     rake_sweep_seconds: float = 30.0
+    # Player protection (server.tables.protection): a limit raise's cooling-off, the inactivity time-out (0:
+    # none), how often reality checks due are looked for (0: never).
+    limit_cooling_off_seconds: float = 86_400.0
+    inactivity_timeout_seconds: float = 1_800.0
+    reality_check_poll_seconds: float = 15.0
     lease_seconds: float = DEFAULT_LEASE_SECONDS  # table ownership (server.tables.ownership)
     metrics_listen: str = "off"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
@@ -131,6 +137,9 @@ class ServiceHost:
             store,
             RuntimeSettings(
                 next_hand_pause=options.hand_pause_seconds, rake_sweep_interval=options.rake_sweep_seconds,
+                limit_cooling_off=options.limit_cooling_off_seconds,
+                inactivity_timeout=options.inactivity_timeout_seconds,
+                reality_check_poll=options.reality_check_poll_seconds,
                 real_money_refused=_real_money_refused(keyring, options.accept_development_keyring),
             ),
             metrics=metrics,
@@ -140,20 +149,24 @@ class ServiceHost:
         replica = new_replica_id()
         self.runtime.keep_ownership(Leases(database.pool, replica, options.lease_seconds))
         self.runtime.sweep_rake_periodically()
+        self.runtime.protection.check_periodically()
         service = TableService(self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
         audit = AuditService(self.runtime, keys, reveal_seeds_after=options.reveal_seeds_after)
         cashier = CashierService(self.runtime, keys)
+        protection = PlayerProtectionService(self.runtime, keys)
         self.running = await start_server(
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,
             cashier_service=cashier, interceptors=self.tracing.interceptors if self.tracing else (),
             max_waiting_calls=options.max_waiting_calls,
             malformed_requests=metrics.malformed_request if metrics is not None else None,
+            more_services=(protection,),
         )
         self.running.on_shutdown.append(self.runtime.close)  # ends watch streams on both ports
         self.web = await self._start_web({
             TableService.DESCRIPTOR: service,
             AuditService.DESCRIPTOR: audit,
             CashierService.DESCRIPTOR: cashier,
+            PlayerProtectionService.DESCRIPTOR: protection,
         })
         self.readiness = ReadinessMonitor(
             self.running.health, self.running.readiness_services, store, options.unready_after_seconds

@@ -39,7 +39,7 @@ from stud_service.store.models import (
     VerifyReport,
 )
 from stud_service.store.sealing import RECALL_EVENTS, KeyNotInMemory, PayloadSealer
-from stud_service.store.subscribe import NotificationHub
+from stud_service.store.subscribe import HEADS_SQL, NotificationHub
 
 READ_PAGE = 10_000
 PREFETCH_SLICE = 500
@@ -415,14 +415,10 @@ class EventStore:
         )
         return [row[0] for row in rows]
 
-    async def last_event_types(self, stream_ids: Sequence[str]) -> dict[str, str]:
-        """Each stream's last event type, for the streams that have events (one query for all of them)."""
-        rows = await self._fetch(
-            "SELECT DISTINCT ON (stream_id) stream_id, type FROM events WHERE stream_id = ANY(%s)"
-            " ORDER BY stream_id, version DESC",
-            (list(stream_ids),),
-        )
-        return {stream_id: kind for stream_id, kind in rows}
+    async def heads(self, stream_ids: Sequence[str]) -> dict[str, int]:
+        """Each stream's version (0 for one never written): one query for all of them."""
+        rows = await self._fetch(HEADS_SQL, (list(stream_ids),))
+        return {stream_id: version or 0 for stream_id, version in rows}
 
     async def list_streams(
         self, *, prefix: str = "", after: str | None = None, limit: int = 100

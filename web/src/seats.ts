@@ -11,10 +11,18 @@ export interface SeatHooks {
   openSeat?: (seat: number) => Node | null;
 }
 
+// Why a seat sits out, as the table says it (the player's own limits: docs/player-protection.md).
+const SIT_OUT_LABELS = new Map<SitOutReason, string>([
+  [SitOutReason.BUSTED, "busted"],
+  [SitOutReason.TIMED_OUT, "sitting out (timed out)"],
+  [SitOutReason.LOSS_LIMIT, "sitting out (loss limit reached)"],
+  [SitOutReason.SESSION_LIMIT, "sitting out (session time limit reached)"],
+  [SitOutReason.INACTIVE, "sitting out (inactive)"],
+]);
+
 function seatStatus(seat: SeatView): string {
   if (seat.sittingOut) {
-    return seat.sitOutReason === SitOutReason.BUSTED ? "busted"
-      : seat.sitOutReason === SitOutReason.TIMED_OUT ? "sitting out (timed out)" : "sitting out";
+    return SIT_OUT_LABELS.get(seat.sitOutReason) ?? "sitting out";
   }
   if (seat.allIn) return "all in";
   if (seat.folded) return "folded";

@@ -64,6 +64,9 @@ SIT_OUT_REASONS = {
     "request": table_pb2.SIT_OUT_REASON_REQUESTED,
     "timeout": table_pb2.SIT_OUT_REASON_TIMED_OUT,
     "busted": table_pb2.SIT_OUT_REASON_BUSTED,
+    "loss_limit": table_pb2.SIT_OUT_REASON_LOSS_LIMIT,
+    "session_limit": table_pb2.SIT_OUT_REASON_SESSION_LIMIT,
+    "inactive": table_pb2.SIT_OUT_REASON_INACTIVE,
 }
 POT_HALVES = {"high": table_pb2.POT_HALF_HIGH, "low": table_pb2.POT_HALF_LOW}
 

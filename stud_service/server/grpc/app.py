@@ -14,6 +14,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -105,11 +106,13 @@ async def start_server(
     interceptors: tuple[object, ...] = (),
     max_waiting_calls: int = DEFAULT_MAX_WAITING_CALLS,
     malformed_requests: MalformedCounter | None = None,
+    more_services: tuple[Any, ...] = (),
 ) -> RunningServer:
     """Register the services, bind ``listen`` ("host:port"; port 0 picks a free one) and start.
     ``interceptors``: ``grpc.aio`` server interceptors (tracing's). ``max_waiting_calls``: see
     :func:`waiting_call_options`. ``malformed_requests`` counts, by method, the requests of any service
-    (health and reflection too) that do not parse (server.grpc.handlers)."""
+    (health and reflection too) that do not parse (server.grpc.handlers). ``more_services``: other servicers
+    (PlayerProtectionService), each with its DESCRIPTOR and SERVICE_NAME."""
     keepalive_options = (keepalive or KeepalivePolicy()).server_options()
     server = grpc.aio.server(
         interceptors=list(interceptors) or None,  # type: ignore[arg-type]
@@ -128,6 +131,9 @@ async def start_server(
         cashier = cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"]
         add_service(server, cashier_service, cashier, count)
         services.append(CASHIER_SERVICE_NAME)
+    for servicer in more_services:  # each names itself: DESCRIPTOR and SERVICE_NAME
+        add_service(server, servicer, servicer.DESCRIPTOR, count)
+        services.append(servicer.SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     add_generated(server, health_pb2_grpc.add_HealthServicer_to_server, health_servicer, count)
     enable_reflection((*services, health.SERVICE_NAME), server, count)  # v1 and v1alpha

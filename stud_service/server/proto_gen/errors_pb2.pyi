@@ -47,6 +47,11 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INSUFFICIENT_FUNDS: _ClassVar[ErrorReason]
     CURRENCY_MISMATCH: _ClassVar[ErrorReason]
     PLAYER_SUSPENDED: _ClassVar[ErrorReason]
+    PLAYER_EXCLUDED: _ClassVar[ErrorReason]
+    EXCLUSION_NOT_OVER: _ClassVar[ErrorReason]
+    DEPOSIT_LIMIT_REACHED: _ClassVar[ErrorReason]
+    LOSS_LIMIT_REACHED: _ClassVar[ErrorReason]
+    SESSION_LIMIT_REACHED: _ClassVar[ErrorReason]
     TABLE_EXISTS: _ClassVar[ErrorReason]
     ALREADY_SEATED: _ClassVar[ErrorReason]
     ALREADY_WAITING: _ClassVar[ErrorReason]
@@ -99,6 +104,11 @@ OFFER_NOT_DUE: ErrorReason
 INSUFFICIENT_FUNDS: ErrorReason
 CURRENCY_MISMATCH: ErrorReason
 PLAYER_SUSPENDED: ErrorReason
+PLAYER_EXCLUDED: ErrorReason
+EXCLUSION_NOT_OVER: ErrorReason
+DEPOSIT_LIMIT_REACHED: ErrorReason
+LOSS_LIMIT_REACHED: ErrorReason
+SESSION_LIMIT_REACHED: ErrorReason
 TABLE_EXISTS: ErrorReason
 ALREADY_SEATED: ErrorReason
 ALREADY_WAITING: ErrorReason

@@ -53,6 +53,9 @@ class SitOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SIT_OUT_REASON_REQUESTED: _ClassVar[SitOutReason]
     SIT_OUT_REASON_TIMED_OUT: _ClassVar[SitOutReason]
     SIT_OUT_REASON_BUSTED: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_LOSS_LIMIT: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_SESSION_LIMIT: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_INACTIVE: _ClassVar[SitOutReason]
 
 class PotHalf(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -86,6 +89,9 @@ SIT_OUT_REASON_UNSPECIFIED: SitOutReason
 SIT_OUT_REASON_REQUESTED: SitOutReason
 SIT_OUT_REASON_TIMED_OUT: SitOutReason
 SIT_OUT_REASON_BUSTED: SitOutReason
+SIT_OUT_REASON_LOSS_LIMIT: SitOutReason
+SIT_OUT_REASON_SESSION_LIMIT: SitOutReason
+SIT_OUT_REASON_INACTIVE: SitOutReason
 POT_HALF_UNSPECIFIED: PotHalf
 POT_HALF_WHOLE: PotHalf
 POT_HALF_HIGH: PotHalf

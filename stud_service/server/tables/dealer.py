@@ -4,8 +4,9 @@ The dealer starts the next hand ``next_hand_pause`` seconds after the table beca
 (``can_start_hand``), with an expected version: of several replicas only one deals. The pause counts from
 when the event that left the table ready was recorded, not from when a dealer was armed: a dealer armed
 again later (the lease taken again after a database outage, a table taken over from another replica)
-deals at once if the pause has already run out. Before it deals, players an operator suspended leave, and
-a table being handed over is released instead (its hand is over; the replica taking it deals next).
+deals at once if the pause has already run out. Before it deals, players an operator suspended or who
+excluded themselves leave, and players at a limit sit out (:mod:`.protection`); a table being handed over is
+released instead (its hand is over; the replica taking it deals next).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from stud_service.engine import Leave, can_start_hand
-from stud_service.ledger.book import Ledger
+from stud_service.engine import can_start_hand
 from stud_service.server.tables.live import LiveTable
 from stud_service.server.tables.owned import OwnedTables
+from stud_service.server.tables.protection import ProtectionKeeper
 from stud_service.server.tables.seeds import commit_next_hand, deal_commands
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tables.tasks import TableTasks
@@ -30,13 +31,13 @@ class Dealer:
         self,
         tasks: TableTasks,
         writes: TableWrites,
-        ledger: Ledger,
+        protection: ProtectionKeeper,
         owned: OwnedTables,
         settings: RuntimeSettings,
     ) -> None:
         self.tasks = tasks
         self.writes = writes
-        self.ledger = ledger
+        self.protection = protection
         self.owned = owned
         self.settings = settings
 
@@ -67,8 +68,8 @@ class Dealer:
 
     async def _deal(self, live: LiveTable, version: int) -> None:
         async def deal() -> None:
-            if await self._remove_suspended(live, version):
-                return  # their leaving re-arms the dealer
+            if await self.protection.before_deal(live, version):
+                return  # their leaving or sitting out re-arms the dealer
             committed = live.next_seed
             if committed is None or committed.hand != live.state.hand_number + 1:
                 # A table from before seeds were committed ahead: commit now, deal after the next pause
@@ -78,17 +79,3 @@ class Dealer:
             await self.writes.write(live, lambda state, now: deal_commands(live, state, now), None, version)
 
         await self.tasks.until_done(live, "dealing", deal)
-
-    async def _remove_suspended(self, live: LiveTable, version: int) -> bool:
-        """Before a deal: players an operator suspended (on any replica) leave, their stacks going back to
-        their accounts, so none of them is dealt a new hand. Whether any did."""
-        config = live.state.config
-        if config is None or not config.currency:
-            return False
-        suspended = await self.ledger.suspended_among(seat.player_id for seat in live.state.seats.values())
-        for player in sorted(suspended):
-            await self.writes.write(
-                live, lambda state, now, who=player: Leave(who, now_ms=now), None, version
-            )
-            version = live.version
-        return bool(suspended)

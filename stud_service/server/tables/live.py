@@ -98,6 +98,9 @@ class LiveTable:
     seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
+    # Per player, when they last made a call here (ms since the epoch, from the events they caused): the
+    # operator's inactivity time-out counts from it (server.tables.protection).
+    last_active: dict[str, int] = field(default_factory=dict)
     last_event_at: float = 0.0  # epoch seconds its last event was recorded: the hand pause counts from it
     # time.monotonic() of the last lookup by a client's call (not the lobby's): a table not owned here is
     # unloaded a while after it, and this replica's interest in the table counts it for a lease period.

@@ -8,6 +8,7 @@ watchers. :class:`TableRuntime` is what the services use; it delegates each job 
 ``writes``  a TableWrites (:mod:`.writes`): the optimistic write path, turns, request ids, conflicts
 ``clocks``  a DeadlineClocks (:mod:`.deadlines`): the action clock and the seat offers
 ``dealer``  a Dealer (:mod:`.dealer`): the next hand after the pause, suspended players leaving first
+``protection``  a ProtectionKeeper (:mod:`.protection`): exclusions, limits and reality checks at the tables
 ``owned``   an OwnedTables (:mod:`.owned`): leases kept, interest, fences, unloading what is not used
 ``rake``    a RakeSweeper (:mod:`.rake`): the house's rake swept into its accounts
 ``tasks``   a TableTasks (:mod:`.tasks`): the background tasks, retried until done
@@ -46,6 +47,7 @@ from stud_service.server.tables.fanout import AppliedEvent, Watcher, end_watches
 from stud_service.server.tables.live import LiveTable, TableAt
 from stud_service.server.tables.owned import OwnedTables
 from stud_service.server.tables.ownership import Leases, OwnershipKeeper
+from stud_service.server.tables.protection import ProtectionKeeper, note_activity
 from stud_service.server.tables.rake import RakeSweeper
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tables.tasks import TableTasks
@@ -70,7 +72,10 @@ class TableRuntime:
         self.owned = OwnedTables(self.cache, self.tasks, settings, arm=self._arm, disarm=self._disarm)
         self.writes = TableWrites(store, self.ledger, self.cache, self.owned, metrics)
         self.clocks = DeadlineClocks(self.tasks, self.writes, metrics)
-        self.dealer = Dealer(self.tasks, self.writes, self.ledger, self.owned, settings)
+        self.protection = ProtectionKeeper(
+            self.ledger, self.writes, self.cache, self.owned, self.tasks, settings
+        )
+        self.dealer = Dealer(self.tasks, self.writes, self.protection, self.owned, settings)
         self.rake = RakeSweeper(self.ledger, self.cache, self.tasks, settings)
         if metrics is not None:
             metrics.tables_past_deadline.set_function(self.tables_past_deadline)
@@ -83,12 +88,13 @@ class TableRuntime:
     def settings(self, settings: RuntimeSettings) -> None:
         """New settings, from now on: the parts that use them read them as they go."""
         self._settings = settings
-        self.owned.settings = self.dealer.settings = self.rake.settings = settings
+        self.owned.settings = self.dealer.settings = self.rake.settings = self.protection.settings = settings
 
     # -- what follows each event, and a lease taken or lost ----------------------------------------
 
     def _after_event(self, live: LiveTable, applied: AppliedEvent) -> None:
         fan_out(live.watchers, applied)
+        note_activity(live, applied.payload)
         if not self.tasks.closed and self.owned.owns(live):
             self._arm(live)
 

@@ -23,3 +23,9 @@ class RuntimeSettings:
     # Why real-currency play (tables with a currency, the cashier's deposits and withdrawals) is refused on
     # this replica; None: it is not (server.api.money_gate).
     real_money_refused: str | None = None
+    # Player protection (docs/player-protection.md): how long a raise of a player's own limit waits before it
+    # takes effect; how long a seated player may make no call before they are sat out (0: never); how often
+    # this replica looks for reality checks due to the players at the tables it runs (0: never).
+    limit_cooling_off: float = 86_400.0
+    inactivity_timeout: float = 1_800.0
+    reality_check_poll: float = 15.0

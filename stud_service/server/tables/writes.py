@@ -39,7 +39,7 @@ from stud_service.engine import (
 )
 from stud_service.ledger.book import Ledger
 from stud_service.ledger.errors import LedgerError
-from stud_service.ledger.transfers import table_transfers
+from stud_service.ledger.transfers import table_effects
 from stud_service.observability.metrics import Metrics
 from stud_service.server.api.errors import RequestError
 from stud_service.server.api.request_ids import RequestKey, check_same_request
@@ -211,16 +211,22 @@ class TableWrites:
         fence: Fence | None = None,
     ) -> AppendResult:
         """Append one command's events (``payloads``: their JSON); money they move (a buy-in, a top-up, a
-        cash-out) moves between the player's account and the table in the same transaction (docs/money.md)."""
-        currency = live.state.config.currency if live.state.config is not None else ""
-        transfers = table_transfers(events) if currency else []
-        if not transfers:
+        cash-out) moves between the player's account and the table in the same transaction (docs/money.md),
+        and seats taken or left go into the players' streams, their own calls checked against their
+        protection first (docs/player-protection.md)."""
+        config = live.state.config
+        currency = config.currency if config is not None else ""
+        effects = table_effects(events, live.state.seats.values(), money=bool(currency))
+        if not effects:
             return await self.store.append(
                 live.stream_id, live.version, payloads, *_stored(request_id), fence
             )
-        return await self.ledger.append_with_transfers(
-            live.stream_id, live.table_id, currency, live.version, payloads, transfers, now,
-            *_stored(request_id), fence,
+        # A tournament seats its own players: its registration is where protection is checked (a hook for
+        # the tournaments' wiring), not each table move.
+        guard = config is not None and not config.tournament_id
+        return await self.ledger.append_table_command(
+            live.stream_id, live.table_id, currency, live.version, payloads, effects, now,
+            *_stored(request_id), fence, guard=guard,
         )
 
     async def _retry_of(self, live: LiveTable, request_id: RequestKey | None) -> int | None:
