@@ -183,6 +183,27 @@ async def wait_balanced(pool: AsyncConnectionPool, ids: list[str], tables: int, 
 # -- one kill -----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Condition:
+    """A table as the log and the leases have it at one moment: who owns it, whether it can deal."""
+
+    owner: str  # the holder of its unexpired lease, "" if nobody holds one
+    ready: int  # players who would be dealt in now: sitting in, with chips, not leaving
+    hand_running: bool
+    last_type: str  # its newest event
+    last_age: float  # seconds since that event was recorded
+
+    def can_deal(self) -> bool:
+        """Whether the table deals again without a player's doing: a hand to finish, or two to deal to."""
+        return self.hand_running or self.ready >= 2
+
+    def describe(self, names: dict[str, str]) -> str:
+        owner = names.get(self.owner, self.owner or "nobody")
+        hand = "a hand running" if self.hand_running else "no hand"
+        return (f"owner {owner}, {self.ready} ready, {hand}, last {self.last_type}"
+                f" {self.last_age:.1f} s before")
+
+
 @dataclass
 class Takeover:
     """One table of a killed replica, each time in seconds after the kill."""
@@ -193,6 +214,8 @@ class Takeover:
     first: float | None = None  # the new owner's first event
     first_type: str = ""
     hand_ended: float | None = None  # the hand running at the kill ended (the bots played it out)
+    before: Condition | None = None  # at the kill
+    after: Condition | None = None  # when the watch ended (its first event seen, or the timeout)
 
 
 @dataclass
@@ -200,12 +223,44 @@ class Kill:
     victim: int
     takeovers: list[Takeover]
     restart_seconds: float = 0.0
+    balancing: float = 0.0  # seconds waited for the shares before it
+    balanced: bool = True
+
+
+LAST_EVENTS_SQL = """
+SELECT DISTINCT ON (stream_id) stream_id, type, extract(epoch FROM now() - recorded_at)
+  FROM events WHERE stream_id = ANY(%(streams)s) ORDER BY stream_id, version DESC
+"""
+OWNERS_SQL = """
+SELECT stream_id, owner FROM table_leases WHERE stream_id = ANY(%(streams)s) AND expires_at > now()
+"""
+OWNED_SQL = "SELECT stream_id FROM table_leases WHERE owner = %(me)s AND expires_at > now()"
+
+
+async def conditions(pool: AsyncConnectionPool, store: Any, streams: list[str]) -> dict[str, Condition]:
+    """Each of ``streams`` now: its lease's holder, and from the log (folded as a replica loads it) how many
+    players it would deal in, whether a hand runs, and its newest event."""
+    from stud_service.engine.state import players_ready
+    from stud_service.store.tables import load_table
+
+    owners = {str(s): str(o) for s, o in await all_rows(pool, OWNERS_SQL, {"streams": streams})}
+    last = {str(s): (str(t), float(age)) for s, t, age in await all_rows(pool, LAST_EVENTS_SQL,
+                                                                         {"streams": streams})}
+    found = {}
+    for stream in streams:
+        state = (await load_table(store, stream)).state
+        last_type, last_age = last.get(stream, ("", 0.0))
+        found[stream] = Condition(owners.get(stream, ""), len(players_ready(state)), state.hand is not None,
+                                  last_type, last_age)
+    return found
 
 
 async def kill_and_watch(
-    pool: AsyncConnectionPool, server: Server, victim_id: str, lease: float, timeout: float
+    pool: AsyncConnectionPool, store: Any, server: Server, victim_id: str, lease: float, timeout: float
 ) -> list[Takeover]:
     """SIGKILL ``server`` (replica ``victim_id``); follow its tables to each one's new owner's first event."""
+    owned = [str(row[0]) for row in await all_rows(pool, OWNED_SQL, {"me": victim_id})]
+    before = await conditions(pool, store, owned)
     async with pool.connection() as conn:
         cur = await conn.execute("SELECT clock_timestamp()")
         row = await cur.fetchone()
@@ -253,6 +308,9 @@ async def kill_and_watch(
                                                             "before": version})
                 takeover.hand_ended = None if ended is None else (ended - killed_at).total_seconds()
         await asyncio.sleep(POLL_SECONDS)
+    after = await conditions(pool, store, list(takeovers))
+    for stream, takeover in takeovers.items():
+        takeover.before, takeover.after = before.get(stream), after[stream]
     return list(takeovers.values())
 
 
@@ -283,6 +341,7 @@ class LeaseRun:
     hands_failed: list[str] = field(default_factory=list)
     money: Any = None  # the MoneyReport
     seconds: float = 0.0
+    names: dict[str, str] = field(default_factory=dict)  # replica id -> "r<index>.<start>", for the report
 
     @property
     def takeovers(self) -> list[Takeover]:
@@ -307,6 +366,7 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
     options = ("--lease-seconds", str(lease), "--hand-pause-seconds", str(args.hand_pause),
                "--rake-sweep-seconds", "5")
     pool = await open_pool(url, max_size=4)
+    store = await open_store(pool)
     known: set[str] = set()
     servers: list[Server] = []
     ids: list[str] = []
@@ -315,32 +375,38 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
     stop, go, results = context.Event(), context.Event(), context.Queue()
     load: list[Any] = []
     try:
-        for _ in range(args.replicas):
+        for index in range(args.replicas):
             servers.append(Server.service(url, options=options))
             await servers[-1].wait_ready()
             ids.append(await new_replica_id(pool, known))
+            run.names[ids[-1]] = f"r{index}.0"
         table_ids = await create_tables(f"127.0.0.1:{servers[0].port}", args.tables)
         addresses = [f"127.0.0.1:{server.port}" for server in servers]
         job = (addresses, table_ids, alive, args.think, stop)
         load = await asyncio.to_thread(start_load_generators, _load_generator, [job], go, results)
         go.set()
         victim = -1
-        for _ in range(args.kills):
+        for number in range(1, args.kills + 1):
             balancing = time.monotonic()
-            if not await wait_balanced(pool, ids, args.tables, timeout=10 * lease + 10):
+            balanced = await wait_balanced(pool, ids, args.tables, timeout=10 * lease + 10)
+            if not balanced:
                 run.unbalanced += 1
             run.balancing.append(time.monotonic() - balancing)
             held = await holdings(pool)
             victim = next_victim(ids, held, victim)
             alive[victim] = 0  # first: a bot that sees its replica fail must find it dead
             watched = takeover_timeout(lease)
-            takeovers = await kill_and_watch(pool, servers[victim], ids[victim], lease, watched)
+            takeovers = await kill_and_watch(pool, store, servers[victim], ids[victim], lease, watched)
             restarting = time.monotonic()
             servers[victim] = Server.service(url, options=options, port=servers[victim].port)
             await servers[victim].wait_ready()
             ids[victim] = await new_replica_id(pool, known)
+            run.names[ids[victim]] = f"r{victim}.{number}"
             alive[victim] = 1
-            run.kills.append(Kill(victim, takeovers, time.monotonic() - restarting))
+            restart_seconds = time.monotonic() - restarting
+            run.kills.append(Kill(victim, takeovers, restart_seconds, run.balancing[-1], balanced))
+            if args.diagnose:
+                print(describe_kill(run, len(run.kills)), flush=True)
     finally:
         stop.set()
         if load:
@@ -349,10 +415,21 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
                 process.join(timeout=30)
         for server in servers:
             server.stop()
+        await store.close()
         await pool.close()
     await audit(url, run)
     run.seconds = time.monotonic() - started
     return run
+
+
+async def open_store(pool: AsyncConnectionPool) -> Any:
+    """The log as the replicas read it (the run's keyring opens its sealed events); registers nothing."""
+    from stud_service.sealing import open_sealed_store
+    from stud_service.sealing.keyring import load_keyring
+
+    keyring = load_keyring(environ={**os.environ, **keys_environment()})
+    assert keyring is not None
+    return await open_sealed_store(pool, keyring, register_active=False, announce=False)
 
 
 async def audit(url: str, run: LeaseRun) -> None:
@@ -360,13 +437,9 @@ async def audit(url: str, run: LeaseRun) -> None:
     from stud_service.audit import verify_hand
     from stud_service.audit.money_log import audit_money
     from stud_service.db import open_pool
-    from stud_service.sealing import open_sealed_store
-    from stud_service.sealing.keyring import load_keyring
 
-    keyring = load_keyring(environ={**os.environ, **keys_environment()})
-    assert keyring is not None
     pool = await open_pool(url, max_size=4)
-    store = await open_sealed_store(pool, keyring, register_active=False, announce=False)
+    store = await open_store(pool)
     try:
         hands = await all_rows(
             pool, "SELECT stream_id, hand FROM events WHERE type = 'HandEnded' AND stream_id LIKE 'tables/%'"
@@ -384,6 +457,23 @@ async def audit(url: str, run: LeaseRun) -> None:
 
 
 # -- the report ---------------------------------------------------------------------------------------
+
+
+def describe_kill(run: LeaseRun, number: int) -> str:
+    """One kill, table by table: at the kill and when its watch ended, and what the new owner wrote."""
+    kill = run.kills[number - 1]
+    waited = f"{kill.balancing:.1f} s" + ("" if kill.balanced else " (no even share: gave up)")
+    lines = [f"kill {number}: r{kill.victim} with {len(kill.takeovers)} tables, after waiting {waited}"
+             " for the shares"]
+    for t in sorted(kill.takeovers, key=lambda t: t.stream_id):
+        taken = "not taken" if t.taken is None else f"taken {t.taken:.2f}"
+        first = "NO EVENT of a new owner" if t.first is None else f"{t.first_type} {t.first:.2f}"
+        lines.append(f"  {t.stream_id}: expiry {t.expiry:.2f}, {taken}, {first}")
+        for when, condition in (("at the kill", t.before), ("after", t.after)):
+            if condition is not None:
+                lines.append(f"    {when:<11} {condition.describe(run.names)}")
+    return "\n".join(lines)
+
 
 
 def stats(values: list[float]) -> str:
@@ -444,10 +534,16 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
                 f" {slowest.taken or 0.0:.2f}, the running hand ended {ended}, first event"
                 f" {slowest.first:.2f} s after the kill"
             )
-        missing = [t.stream_id for t in run.takeovers if t.first is None]
+        missing = [t for t in run.takeovers if t.first is None]
         if missing:
             ok = False
-            print(f"  FAIL: not taken over (no event of a new owner): {missing}")
+            print(f"  FAIL: not taken over (no event of a new owner): {[t.stream_id for t in missing]}")
+            stuck = [t for t in missing if t.after is not None and not t.after.can_deal()]
+            print(f"    of which {len(stuck)} could not deal when their watch ended (fewer than two players"
+                  " ready, no hand running)")
+            for t in missing:
+                if t.after is not None:
+                    print(f"    {t.stream_id}: {t.after.describe(run.names)}")
         if not run.takeovers or any(not kill.takeovers for kill in run.kills):
             ok = False
             print("  FAIL: a killed replica owned no table")
@@ -487,6 +583,8 @@ def main() -> int:
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--hand-pause", type=float, default=0.3, help="the replicas' --hand-pause-seconds")
     parser.add_argument("--think", type=float, default=0.02, help="seconds each bot waits before acting")
+    parser.add_argument("--diagnose", action="store_true",
+                        help="print each kill's tables as they happen: owner, players ready, newest event")
     args = parser.parse_args()
     db = Database()
     db.start()
