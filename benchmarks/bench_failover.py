@@ -5,10 +5,13 @@ dies keeps its leases until they expire by the database's clock, ``--lease-secon
 renewal; another replica takes them at its next round (every third of the lease) and re-arms the tables'
 clocks and dealers from the log. This measures what a player waits for, with ``--replicas`` replicas on one
 PostgreSQL, ``--tables`` money (USD, raked) tables, three bots each playing through the replicas and moving
-to a live one when theirs dies (``stud_service.bots.failover``), ``--kills`` times per lease setting:
+to a live one when theirs dies (``stud_service.bots.failover``; a bot that busts tops up and sits back in,
+so that every table can deal all run long), ``--kills`` times per lease setting:
 
-1. wait until every table is owned and each replica holds its fair share; pick the next replica (round
-   robin) that owns tables; read the database's clock (``clock_timestamp()``) and SIGKILL it at once;
+1. let the bots play ``--play-seconds``, then wait until every table is owned by a live replica (ownership
+   follows the clients: once the bots of a killed replica have moved to another, that one owns every table
+   they play, and the restarted one none); pick the next replica (round robin) that owns tables; read the
+   database's clock (``clock_timestamp()``) and SIGKILL it at once;
 2. for each of its tables, from ``table_leases``: the dead owner's lease expiry (its last renewal plus the
    lease), and when the survivor took it (the new row's ``expires_at`` minus the lease, read before its first
    renewal, i.e. the take's own ``now()``); from ``events``: the first event of the new epoch that only an
@@ -26,18 +29,19 @@ writes players' actions); the new owner deals the next one.
 
 At the end, every ended hand is verified from the log (hash chain, shuffle and deck proofs, replay, chips:
 ``stud_service.audit.verify_hand``) and the books are reconciled to the cent (``audit_money``, as
-``stud-service audit money`` does). The run fails (exit 1) if a table was not taken over, a bot was refused
-by a live replica, a hand does not verify or the money does not balance.
+``stud-service audit money`` does). The run fails (exit 1) if a table was not taken over, a kill found a
+table owned by no live replica, a bot was refused by a live replica, a hand does not verify or the money
+does not balance. ``--diagnose`` prints each kill's tables as it happens: owner, players ready to be dealt
+in and the newest event, at the kill and when the watch ended.
 
 Run: ``.venv/bin/python benchmarks/bench_failover.py [--leases 5 1.5] [--kills 20] [--tables 8]
-[--replicas 2]`` (``DATABASE_URL`` as for ``bench_service.py``).
+[--replicas 2] [--play-seconds 5] [--diagnose]`` (``DATABASE_URL`` as for ``bench_service.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import multiprocessing
 import os
 import statistics
@@ -70,6 +74,8 @@ from stud_service.auth import Role, mint_token  # noqa: E402
 from stud_service.bots import StudClient  # noqa: E402
 
 POLL_SECONDS = 0.02
+# Each bot's account holds its buy-ins at every table and this many top-ups more for each.
+TOP_UPS_PER_TABLE = 10
 # Short reconnect backoff: a restarted replica is usable by the bots as soon as it serves again.
 CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 500)]
 # Events only a table's owner writes (its fenced commands: deals and their commitments, timeouts).
@@ -116,7 +122,7 @@ async def _drive(
             start = (index + seat) % len(replicas)
             await StudClient(channels[start], token).sit_down(table_id, seat, BUY_IN)
             drivers.append(SeatDriver(table_id, seat, token, replicas, start, seed=index * 10 + seat,
-                                      think_seconds=think))
+                                      think_seconds=think, top_up_when_busted=BUY_IN))
     ready.set()
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, go.wait)
@@ -168,19 +174,39 @@ async def holdings(pool: AsyncConnectionPool) -> dict[str, int]:
     return {str(owner): int(count) for owner, count in rows}
 
 
-async def wait_balanced(pool: AsyncConnectionPool, ids: list[str], tables: int, timeout: float) -> bool:
-    """Until every table is owned by one of ``ids`` and none holds more than its fair share."""
-    share = math.ceil(tables / len(ids))
+async def wait_owned(pool: AsyncConnectionPool, ids: list[str], tables: int, timeout: float) -> bool:
+    """Until every table is owned by one of the live replicas ``ids`` (however they share them)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         held = await holdings(pool)
-        if sum(held.get(r, 0) for r in ids) == tables and all(held.get(r, 0) <= share for r in ids):
+        if sum(held.get(r, 0) for r in ids) == tables:
             return True
         await asyncio.sleep(0.1)
     return False
 
 
 # -- one kill -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A table as the log and the leases have it at one moment: who owns it, whether it can deal."""
+
+    owner: str  # the holder of its unexpired lease, "" if nobody holds one
+    ready: int  # players who would be dealt in now: sitting in, with chips, not leaving
+    hand_running: bool
+    last_type: str  # its newest event
+    last_age: float  # seconds since that event was recorded
+
+    def can_deal(self) -> bool:
+        """Whether the table deals again without a player's doing: a hand to finish, or two to deal to."""
+        return self.hand_running or self.ready >= 2
+
+    def describe(self, names: dict[str, str]) -> str:
+        owner = names.get(self.owner, self.owner or "nobody")
+        hand = "a hand running" if self.hand_running else "no hand"
+        return (f"owner {owner}, {self.ready} ready, {hand}, last {self.last_type}"
+                f" {self.last_age:.1f} s before")
 
 
 @dataclass
@@ -193,6 +219,8 @@ class Takeover:
     first: float | None = None  # the new owner's first event
     first_type: str = ""
     hand_ended: float | None = None  # the hand running at the kill ended (the bots played it out)
+    before: Condition | None = None  # at the kill
+    after: Condition | None = None  # when the watch ended (its first event seen, or the timeout)
 
 
 @dataclass
@@ -200,12 +228,44 @@ class Kill:
     victim: int
     takeovers: list[Takeover]
     restart_seconds: float = 0.0
+    owning: float = 0.0  # seconds waited for every table to be owned by a live replica before it
+    owned: bool = True  # whether they were, or the wait timed out
+
+
+LAST_EVENTS_SQL = """
+SELECT DISTINCT ON (stream_id) stream_id, type, extract(epoch FROM now() - recorded_at)
+  FROM events WHERE stream_id = ANY(%(streams)s) ORDER BY stream_id, version DESC
+"""
+OWNERS_SQL = """
+SELECT stream_id, owner FROM table_leases WHERE stream_id = ANY(%(streams)s) AND expires_at > now()
+"""
+OWNED_SQL = "SELECT stream_id FROM table_leases WHERE owner = %(me)s AND expires_at > now()"
+
+
+async def conditions(pool: AsyncConnectionPool, store: Any, streams: list[str]) -> dict[str, Condition]:
+    """Each of ``streams`` now: its lease's holder, and from the log (folded as a replica loads it) how many
+    players it would deal in, whether a hand runs, and its newest event."""
+    from stud_service.engine.state import players_ready
+    from stud_service.store.tables import load_table
+
+    owners = {str(s): str(o) for s, o in await all_rows(pool, OWNERS_SQL, {"streams": streams})}
+    last = {str(s): (str(t), float(age)) for s, t, age in await all_rows(pool, LAST_EVENTS_SQL,
+                                                                         {"streams": streams})}
+    found = {}
+    for stream in streams:
+        state = (await load_table(store, stream)).state
+        last_type, last_age = last.get(stream, ("", 0.0))
+        found[stream] = Condition(owners.get(stream, ""), len(players_ready(state)), state.hand is not None,
+                                  last_type, last_age)
+    return found
 
 
 async def kill_and_watch(
-    pool: AsyncConnectionPool, server: Server, victim_id: str, lease: float, timeout: float
+    pool: AsyncConnectionPool, store: Any, server: Server, victim_id: str, lease: float, timeout: float
 ) -> list[Takeover]:
     """SIGKILL ``server`` (replica ``victim_id``); follow its tables to each one's new owner's first event."""
+    owned = [str(row[0]) for row in await all_rows(pool, OWNED_SQL, {"me": victim_id})]
+    before = await conditions(pool, store, owned)
     async with pool.connection() as conn:
         cur = await conn.execute("SELECT clock_timestamp()")
         row = await cur.fetchone()
@@ -253,6 +313,9 @@ async def kill_and_watch(
                                                             "before": version})
                 takeover.hand_ended = None if ended is None else (ended - killed_at).total_seconds()
         await asyncio.sleep(POLL_SECONDS)
+    after = await conditions(pool, store, list(takeovers))
+    for stream, takeover in takeovers.items():
+        takeover.before, takeover.after = before.get(stream), after[stream]
     return list(takeovers.values())
 
 
@@ -274,8 +337,6 @@ def next_victim(ids: list[str], held: dict[str, int], last: int) -> int:
 class LeaseRun:
     lease: float
     kills: list[Kill] = field(default_factory=list)
-    unbalanced: int = 0  # kills that went ahead without a fair share everywhere (rebalancing stalled)
-    balancing: list[float] = field(default_factory=list)  # seconds waited for fair shares before each kill
     actions: int = 0
     failovers: int = 0
     bot_failures: list[str] = field(default_factory=list)
@@ -283,6 +344,7 @@ class LeaseRun:
     hands_failed: list[str] = field(default_factory=list)
     money: Any = None  # the MoneyReport
     seconds: float = 0.0
+    names: dict[str, str] = field(default_factory=dict)  # replica id -> "r<index>.<start>", for the report
 
     @property
     def takeovers(self) -> list[Takeover]:
@@ -293,7 +355,8 @@ async def create_tables(address: str, tables: int) -> list[str]:
     table_ids = [f"failover-{index}" for index in range(tables)]
     async with grpc.aio.insecure_channel(address) as channel:
         operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
-        await fund(operator, [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)], BUY_IN * tables)
+        await fund(operator, [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)],
+                   BUY_IN * tables * (1 + TOP_UPS_PER_TABLE))
         for table_id in table_ids:
             await operator.create_table(table_id, table_spec(raked=True))
     return table_ids
@@ -307,6 +370,7 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
     options = ("--lease-seconds", str(lease), "--hand-pause-seconds", str(args.hand_pause),
                "--rake-sweep-seconds", "5")
     pool = await open_pool(url, max_size=4)
+    store = await open_store(pool)
     known: set[str] = set()
     servers: list[Server] = []
     ids: list[str] = []
@@ -315,32 +379,37 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
     stop, go, results = context.Event(), context.Event(), context.Queue()
     load: list[Any] = []
     try:
-        for _ in range(args.replicas):
+        for index in range(args.replicas):
             servers.append(Server.service(url, options=options))
             await servers[-1].wait_ready()
             ids.append(await new_replica_id(pool, known))
+            run.names[ids[-1]] = f"r{index}.0"
         table_ids = await create_tables(f"127.0.0.1:{servers[0].port}", args.tables)
         addresses = [f"127.0.0.1:{server.port}" for server in servers]
         job = (addresses, table_ids, alive, args.think, stop)
         load = await asyncio.to_thread(start_load_generators, _load_generator, [job], go, results)
         go.set()
         victim = -1
-        for _ in range(args.kills):
-            balancing = time.monotonic()
-            if not await wait_balanced(pool, ids, args.tables, timeout=10 * lease + 10):
-                run.unbalanced += 1
-            run.balancing.append(time.monotonic() - balancing)
+        for number in range(1, args.kills + 1):
+            await asyncio.sleep(args.play_seconds)  # the kill lands in ordinary play, not at a new deal
+            owning = time.monotonic()
+            owned = await wait_owned(pool, ids, args.tables, timeout=10 * lease + 10)
+            owning = time.monotonic() - owning
             held = await holdings(pool)
             victim = next_victim(ids, held, victim)
             alive[victim] = 0  # first: a bot that sees its replica fail must find it dead
             watched = takeover_timeout(lease)
-            takeovers = await kill_and_watch(pool, servers[victim], ids[victim], lease, watched)
+            takeovers = await kill_and_watch(pool, store, servers[victim], ids[victim], lease, watched)
             restarting = time.monotonic()
             servers[victim] = Server.service(url, options=options, port=servers[victim].port)
             await servers[victim].wait_ready()
             ids[victim] = await new_replica_id(pool, known)
+            run.names[ids[victim]] = f"r{victim}.{number}"
             alive[victim] = 1
-            run.kills.append(Kill(victim, takeovers, time.monotonic() - restarting))
+            restart_seconds = time.monotonic() - restarting
+            run.kills.append(Kill(victim, takeovers, restart_seconds, owning, owned))
+            if args.diagnose:
+                print(describe_kill(run, len(run.kills)), flush=True)
     finally:
         stop.set()
         if load:
@@ -349,10 +418,21 @@ async def run_lease(url: str, lease: float, args: argparse.Namespace) -> LeaseRu
                 process.join(timeout=30)
         for server in servers:
             server.stop()
+        await store.close()
         await pool.close()
     await audit(url, run)
     run.seconds = time.monotonic() - started
     return run
+
+
+async def open_store(pool: AsyncConnectionPool) -> Any:
+    """The log as the replicas read it (the run's keyring opens its sealed events); registers nothing."""
+    from stud_service.sealing import open_sealed_store
+    from stud_service.sealing.keyring import load_keyring
+
+    keyring = load_keyring(environ={**os.environ, **keys_environment()})
+    assert keyring is not None
+    return await open_sealed_store(pool, keyring, register_active=False, announce=False)
 
 
 async def audit(url: str, run: LeaseRun) -> None:
@@ -360,13 +440,9 @@ async def audit(url: str, run: LeaseRun) -> None:
     from stud_service.audit import verify_hand
     from stud_service.audit.money_log import audit_money
     from stud_service.db import open_pool
-    from stud_service.sealing import open_sealed_store
-    from stud_service.sealing.keyring import load_keyring
 
-    keyring = load_keyring(environ={**os.environ, **keys_environment()})
-    assert keyring is not None
     pool = await open_pool(url, max_size=4)
-    store = await open_sealed_store(pool, keyring, register_active=False, announce=False)
+    store = await open_store(pool)
     try:
         hands = await all_rows(
             pool, "SELECT stream_id, hand FROM events WHERE type = 'HandEnded' AND stream_id LIKE 'tables/%'"
@@ -384,6 +460,23 @@ async def audit(url: str, run: LeaseRun) -> None:
 
 
 # -- the report ---------------------------------------------------------------------------------------
+
+
+def describe_kill(run: LeaseRun, number: int) -> str:
+    """One kill, table by table: at the kill and when its watch ended, and what the new owner wrote."""
+    kill = run.kills[number - 1]
+    waited = f"{kill.owning:.1f} s" + ("" if kill.owned else " (a table owned by no live replica: gave up)")
+    lines = [f"kill {number}: r{kill.victim} with {len(kill.takeovers)} tables, after waiting {waited}"
+             " for every table to be owned"]
+    for t in sorted(kill.takeovers, key=lambda t: t.stream_id):
+        taken = "not taken" if t.taken is None else f"taken {t.taken:.2f}"
+        first = "NO EVENT of a new owner" if t.first is None else f"{t.first_type} {t.first:.2f}"
+        lines.append(f"  {t.stream_id}: expiry {t.expiry:.2f}, {taken}, {first}")
+        for when, condition in (("at the kill", t.before), ("after", t.after)):
+            if condition is not None:
+                lines.append(f"    {when:<11} {condition.describe(run.names)}")
+    return "\n".join(lines)
+
 
 
 def stats(values: list[float]) -> str:
@@ -432,8 +525,9 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
             f" {len(run.takeovers)} tables taken over, first events {', '.join(kinds)};"
             f" the service's part at most {added:.2f} s against one round + hand pause"
             f" = {round_seconds + args.hand_pause:.2f} s; restarts took"
-            f" {statistics.median([k.restart_seconds for k in run.kills] or [0]):.1f} s and rebalancing"
-            f" {statistics.median(run.balancing or [0]):.1f} s (medians);"
+            f" {statistics.median([k.restart_seconds for k in run.kills] or [0]):.1f} s and waiting for"
+            f" every table to be owned {statistics.median([k.owning for k in run.kills] or [0]):.1f} s"
+            " (medians);"
             f" {run.actions} actions, {run.failovers} bot failovers; {run.seconds:.0f} s in all"
         )
         if taken:
@@ -444,15 +538,24 @@ def report(runs: list[LeaseRun], args: argparse.Namespace) -> bool:
                 f" {slowest.taken or 0.0:.2f}, the running hand ended {ended}, first event"
                 f" {slowest.first:.2f} s after the kill"
             )
-        missing = [t.stream_id for t in run.takeovers if t.first is None]
+        missing = [t for t in run.takeovers if t.first is None]
         if missing:
             ok = False
-            print(f"  FAIL: not taken over (no event of a new owner): {missing}")
+            print(f"  FAIL: not taken over (no event of a new owner): {[t.stream_id for t in missing]}")
+            stuck = [t for t in missing if t.after is not None and not t.after.can_deal()]
+            print(f"    of which {len(stuck)} could not deal when their watch ended (fewer than two players"
+                  " ready, no hand running)")
+            for t in missing:
+                if t.after is not None:
+                    print(f"    {t.stream_id}: {t.after.describe(run.names)}")
         if not run.takeovers or any(not kill.takeovers for kill in run.kills):
             ok = False
             print("  FAIL: a killed replica owned no table")
-        if run.unbalanced:
-            print(f"  note: {run.unbalanced} kills came before the tables were evenly shared")
+        unowned = sum(not kill.owned for kill in run.kills)
+        if unowned:
+            ok = False
+            print(f"  FAIL: {unowned} kills went ahead with a table owned by no live replica after waiting"
+                  f" {10 * run.lease + 10:g} s")
         for failure in run.bot_failures:
             ok = False
             print(f"  FAIL: a bot was refused by a live replica: {failure}")
@@ -487,6 +590,10 @@ def main() -> int:
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--hand-pause", type=float, default=0.3, help="the replicas' --hand-pause-seconds")
     parser.add_argument("--think", type=float, default=0.02, help="seconds each bot waits before acting")
+    parser.add_argument("--play-seconds", type=float, default=5.0,
+                        help="seconds the bots play between one kill's restart and the next kill")
+    parser.add_argument("--diagnose", action="store_true",
+                        help="print each kill's tables as they happen: owner, players ready, newest event")
     args = parser.parse_args()
     db = Database()
     db.start()

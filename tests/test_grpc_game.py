@@ -100,3 +100,44 @@ async def test_bots_play_full_hands_of_each_variant(
     }
     assert sum(seat.stack for seat in view.seats) == BUY_IN * len(PLAYERS)
     assert view.hand.deck_commitment and len(view.hand.awards) >= 1
+
+
+def _raise_whenever_possible(view: table_pb2.TableView, rng: object) -> table_pb2.LegalAction:
+    """Bets, completes or raises to the most it may, else calls: a hand runs one out of chips."""
+    legal = list(view.legal_actions)
+    aggressive = [a for a in legal if a.type in (table_pb2.ACTION_TYPE_BET, table_pb2.ACTION_TYPE_RAISE,
+                                                 table_pb2.ACTION_TYPE_COMPLETE)]
+    if aggressive:
+        return max(aggressive, key=lambda action: action.amount)
+    calls = [a for a in legal if a.type in (table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_CHECK,
+                                            table_pb2.ACTION_TYPE_BRING_IN)]
+    return (calls or legal)[0]
+
+
+async def test_a_busted_bot_tops_up_once_and_sits_back_in_so_its_table_deals_on(
+    grpc_service, new_table, make_player
+) -> None:
+    table_id = await new_table()
+    bots = [
+        Bot(make_player(name), table_id, seat, strategy=_raise_whenever_possible, seed=seat,
+            top_up_when_busted=2_000)
+        for seat, name in enumerate(("eve", "fay", "gus"), 1)
+    ]
+    for bot in bots:
+        await bot.sit(2_000)
+    # All in every hand at a 2,000 buy-in: without top-ups the table stops once two have busted. The one
+    # who busts tops up while the others play the next hand, whose views still show it busted.
+    hands = 8
+    await asyncio.wait_for(asyncio.gather(*(bot.run(hands) for bot in bots)), timeout=60)
+    stored = [event.payload for event in await grpc_service.store.read_stream(stream_id_for(table_id))]
+    assert sum(p["type"] == "HandStarted" for p in stored) >= hands
+    busts = 0
+    for name in ("eve", "fay", "gus"):
+        # Each time: busted, topped up once (the views sent meanwhile still showed it busted), sat in.
+        steps = [p["type"] for p in stored if p.get("player_id") == name
+                 and (p["type"] in ("PlayerToppedUp", "PlayerSatIn")
+                      or (p["type"] == "PlayerSatOut" and p["reason"] == "busted"))]
+        busts += steps.count("PlayerSatOut")
+        cycle = ["PlayerSatOut", "PlayerToppedUp", "PlayerSatIn"]
+        assert steps == (cycle * len(steps))[:len(steps)], (name, steps)
+    assert busts >= 2, "fewer than two busts: the table would have dealt on without top-ups"

@@ -38,6 +38,7 @@ class SeatDriver:
     silent_after_failure: bool = False
     cautious: bool = False
     think_seconds: float = 0.0
+    top_up_when_busted: int = 0  # Bot.top_up_when_busted
     stats: BotStats = field(default_factory=BotStats)
     connected_to: str = ""
     failovers: int = 0
@@ -55,6 +56,7 @@ class SeatDriver:
                 strategy=cautious_strategy if self.cautious else random_strategy,
                 seed=self.seed + self.failovers,
                 think_seconds=self.think_seconds,
+                top_up_when_busted=self.top_up_when_busted,
                 stats=self.stats,
             )
             try:

@@ -68,11 +68,16 @@ class Bot:
     seed: int | None = None
     # Sit back in when the table sat the bot out (after a timeout).
     sit_in_when_out: bool = True
+    # Chips to top up with when the bot has none left, before sitting back in (0: a busted bot stays out).
+    # Play that goes on for long needs it: players bust, the rake drains the rest, and a table left with
+    # fewer than two players who can post deals no more.
+    top_up_when_busted: int = 0
     # Seconds to wait before each action: 0 for tests and benchmarks; a person watching needs a pause.
     think_seconds: float = 0.0
     # Or a think time drawn anew before each action, uniformly between these seconds (a person's pace).
     think_range: tuple[float, float] | None = None
     stats: BotStats = field(default_factory=BotStats)
+    _topped_up_at: int = field(default=0, init=False, repr=False)  # the table's version after its last top-up
 
     async def sit(self, buy_in: int) -> None:
         await self.client.sit_down(self.table_id, self.seat, buy_in)
@@ -95,7 +100,7 @@ class Bot:
                 if not view.legal_actions or view.viewer_seat != self.seat:
                     sat_out = view.viewer_seat == self.seat and _sitting_out(view, self.seat)
                     if sat_out and self.sit_in_when_out:
-                        await self._sit_back_in()
+                        await self._sit_back_in(view)
                     continue
                 await self._act(view, rng)
         finally:
@@ -118,10 +123,19 @@ class Bot:
         self.stats.latencies.append(time.perf_counter() - started)
         self.stats.actions += 1
 
-    async def _sit_back_in(self) -> None:
+    async def _sit_back_in(self, view: table_pb2.TableView) -> None:
+        # Views sent before this bot's top-up still show it busted: it tops up once for that.
+        busted = _stack(view, self.seat) == 0 and view.version > self._topped_up_at
+        if busted and self.top_up_when_busted:
+            topped_up = await self.client.top_up(self.table_id, self.top_up_when_busted)
+            self._topped_up_at = topped_up.version
         with contextlib.suppress(grpc.aio.AioRpcError):  # already back in: the next view says so
             await self.client.sit_in(self.table_id)
 
 
 def _sitting_out(view: table_pb2.TableView, seat: int) -> bool:
     return any(seat_view.seat == seat and seat_view.sitting_out for seat_view in view.seats)
+
+
+def _stack(view: table_pb2.TableView, seat: int) -> int | None:
+    return next((seat_view.stack for seat_view in view.seats if seat_view.seat == seat), None)
