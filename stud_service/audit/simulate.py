@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service.audit.records import SEED_LOOKBACK, HandRecord
+from stud_service.audit.tournament_log import tournament_stream_id
 from stud_service.engine import (
     Act,
     ActionKind,
@@ -50,6 +51,8 @@ from stud_service.engine import (
     to_act,
 )
 from stud_service.shuffle import SERVER_SEED_BYTES, commitment, prepare_deal, seed_secret
+from stud_service.tournaments import event_to_json as tournament_event_json
+from stud_service.tournaments.simulate import SimulatedTournament
 
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -360,3 +363,25 @@ def as_logged_before_proofs(record: HandRecord) -> HandRecord:
     return HandRecord.from_payloads(
         record.table_id, record.hand, payloads, first_version=record.first_version
     )
+
+
+async def store_tournament(store: Any, sim: SimulatedTournament) -> None:
+    """Append a simulated tournament through the real event log: each command's events to
+    ``tournaments/{id}``, each table's to ``tables/{table id}`` one append per hand, as ``store_table``
+    does (deal it with ``committed_shuffle`` for hands whose shuffle verifies)."""
+    version = 0
+    stream_id = tournament_stream_id(sim.tournament_id)
+    for events in sim.commands:
+        if events:
+            payloads = [tournament_event_json(event) for event in events]
+            version = (await store.append(stream_id, version, payloads)).version
+    for table_id, log in sim.table_logs.items():
+        version = 0
+        batch: list[dict[str, Any]] = []
+        for event in log:
+            batch.append(event_to_json(event))
+            if type(event).__name__ == "HandEnded":
+                version = (await store.append(f"tables/{table_id}", version, batch)).version
+                batch = []
+        if batch:
+            await store.append(f"tables/{table_id}", version, batch)
