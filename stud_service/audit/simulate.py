@@ -52,6 +52,7 @@ from stud_service.engine import (
 )
 from stud_service.shuffle import SERVER_SEED_BYTES, commitment, prepare_deal, seed_secret
 from stud_service.tournaments import event_to_json as tournament_event_json
+from stud_service.tournaments import table_config as tournament_table_config
 from stud_service.tournaments.simulate import SimulatedTournament
 
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
@@ -385,3 +386,14 @@ async def store_tournament(store: Any, sim: SimulatedTournament) -> None:
                 batch = []
         if batch:
             await store.append(f"tables/{table_id}", version, batch)
+
+
+def tournament_hand_records(sim: SimulatedTournament) -> dict[tuple[str, int], HandRecord]:
+    """Every finished hand of the tournament's tables by (table id, hand), as ``store_tournament`` logs
+    them (no database)."""
+    records: dict[tuple[str, int], HandRecord] = {}
+    for table_id, log in sim.table_logs.items():
+        config = tournament_table_config(sim.config, sim.tournament_id, table_id)
+        table = SimulatedTable(table_id, config, commands=[[event] for event in log])
+        records.update(((table_id, record.hand), record) for record in table.hand_records())
+    return records
