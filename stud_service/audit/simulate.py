@@ -71,21 +71,30 @@ class SimulatedTable:
     def hand_records(self) -> list[HandRecord]:
         """Each finished hand's events as the log holds them (``store_table`` appends them from version
         1): HandStarted to the end of the command that ended it (so table events that command caused
-        ride along), with the hand's ShuffleCommitted and the ClientSeedSet events before it."""
+        ride along), with the hand's ShuffleCommitted and the ClientSeedSet events before it, and at a
+        tournament table the seats sitting out when it started (as ``load_hand`` reads them)."""
         records: list[HandRecord] = []
         current: list[dict[str, Any]] | None = None
         first = version = 0
         commitments: dict[int, tuple[int, dict[str, Any]]] = {}
         seeds: list[tuple[int, dict[str, Any]]] = []
+        sat_out: set[int] = set()
+        sitting_out: tuple[int, ...] = ()
         for payloads in self.payloads():
             if payloads[0]["type"] == "HandStarted":
                 current, first = [], version + 1
+                tournament = payloads[0]["config"].get("tournament_id")
+                sitting_out = tuple(sorted(sat_out)) if tournament else ()
             for payload in payloads:
                 version += 1
                 if payload["type"] == "ShuffleCommitted":
                     commitments[payload["next_hand"]] = (version, payload)
                 elif payload["type"] == "ClientSeedSet":
                     seeds.append((version, payload))
+                elif payload["type"] == "PlayerSatOut":
+                    sat_out.add(payload["seat"])
+                elif payload["type"] in ("PlayerSatIn", "PlayerSeated", "PlayerLeft"):
+                    sat_out.discard(payload["seat"])
             if current is not None:
                 current.extend(payloads)
                 if any(payload["type"] == "HandEnded" for payload in payloads):
@@ -95,6 +104,7 @@ class SimulatedTable:
                     records.append(HandRecord.from_payloads(
                         self.table_id, hand, current, first_version=first, commitment=committed,
                         seed_events=tuple((v, p) for v, p in seeds if low < v < first),
+                        sitting_out=sitting_out,
                     ))
                     current = None
         return records
@@ -392,8 +402,8 @@ def tournament_hand_records(sim: SimulatedTournament) -> dict[tuple[str, int], H
     """Every finished hand of the tournament's tables by (table id, hand), as ``store_tournament`` logs
     them (no database)."""
     records: dict[tuple[str, int], HandRecord] = {}
-    for table_id, log in sim.table_logs.items():
+    for table_id in sim.table_logs:
         config = tournament_table_config(sim.config, sim.tournament_id, table_id)
-        table = SimulatedTable(table_id, config, commands=[[event] for event in log])
+        table = SimulatedTable(table_id, config, commands=sim.table_commands[table_id])
         records.update(((table_id, record.hand), record) for record in table.hand_records())
     return records

@@ -81,6 +81,7 @@ class SimulatedTournament:
     commands: list[list[Any]] = field(default_factory=list)  # each tournament command's events
     tables: dict[str, TableState] = field(default_factory=dict)
     table_logs: dict[str, list[Any]] = field(default_factory=dict)
+    table_commands: dict[str, list[list[Any]]] = field(default_factory=dict)  # each table command's events
     closed: dict[str, TableState] = field(default_factory=dict)  # broken tables, as they closed
     now: int = T0_MS
     steps: int = 0
@@ -123,6 +124,8 @@ class _Driver:
         sim = self.sim
         events, sim.tables[table_id] = execute_table(sim.tables.get(table_id, initial_state()), command)
         sim.table_logs.setdefault(table_id, []).extend(events)
+        if events:
+            sim.table_commands.setdefault(table_id, []).append(events)
         return events
 
     def commit_shuffle(self, table_id: str) -> None:
