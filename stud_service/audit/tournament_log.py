@@ -8,12 +8,13 @@ A tournament's tables are ordinary table streams (``tables/{tournament id}-t{n}`
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service.audit.errors import TournamentNotFound
-from stud_service.audit.records import HandRecord
+from stud_service.audit.records import HandRecord, fetch
 from stud_service.store import EventStore, StoredEvent
 
 TOURNAMENT_PREFIX = "tournaments/"
@@ -81,21 +82,20 @@ class TournamentInfo:
         config = created.get("config") or {}
         out_in: dict[str, tuple[str, int]] = {}  # the last elimination: a re-entry's earlier one has no place
         places: dict[str, Finish] = {}
-        last_hand: tuple[str, int] | None = None
+        last_out: tuple[str, int] | None = None
         winner: str | None = None
         decided: tuple[str, int] | None = None
         for event in events:
             kind = event.get("type")
-            if kind == "TableHandEnded":
-                last_hand = (str(event["table_id"]), int(event["hand"]))
-            elif kind == "PlayersEliminated":
+            if kind == "PlayersEliminated":
+                last_out = (str(event["table_id"]), int(event["hand"]))
                 for player, _chips in event["players"]:
-                    out_in[str(player)] = (str(event["table_id"]), int(event["hand"]))
+                    out_in[str(player)] = last_out
             elif kind == "PlacesFixed":
                 for player, place, last, prize in event["places"]:
                     places[str(player)] = Finish(str(player), int(place), int(last), int(prize))
-            elif kind == "TournamentFinished":
-                winner, decided = str(event["winner"]), last_hand
+            elif kind == "TournamentFinished":  # decided by the hand its last opponents went out in
+                winner, decided = str(event["winner"]), last_out
         finishes: dict[tuple[str, int], list[Finish]] = {}
         for player, finish in places.items():
             hand = decided if player == winner else out_in.get(player)
@@ -121,9 +121,20 @@ async def load_tournament(store: EventStore, tournament_id: str) -> list[StoredE
     return events
 
 
+# The events TournamentInfo reads (none holds a secret): a hand's export reads these, not the whole stream.
+INFO_EVENTS = ["TournamentCreated", "PlayersEliminated", "PlacesFixed", "TournamentFinished"]
+
+
 async def tournament_info(store: EventStore, tournament_id: str) -> TournamentInfo:
-    events = await load_tournament(store, tournament_id)
-    return TournamentInfo.from_payloads(stored.payload for stored in events)
+    """The tournament's info, read from its stream's events of the kinds it needs (TournamentNotFound)."""
+    rows = await fetch(
+        store,
+        "SELECT payload::text FROM events WHERE stream_id = %s AND type = ANY(%s) ORDER BY version",
+        (tournament_stream_id(tournament_id), INFO_EVENTS),
+    )
+    if not rows:
+        raise TournamentNotFound(f"there is no tournament {tournament_id!r}")
+    return TournamentInfo.from_payloads(json.loads(text) for (text,) in rows)
 
 
 async def tournament_info_for(store: EventStore, record: HandRecord) -> TournamentInfo | None:
