@@ -17,18 +17,23 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from money_logs import edit, rows
+from money_logs import edit, rehash, rows
 from pokerkit import HandHistory
 from psycopg.types.json import Jsonb
 from sealing_keys import TEST_KEYRING
 from tournament_logs import SUNDAY_RAZZ, played
 
 from stud_service.audit.errors import TournamentNotFound
-from stud_service.audit.pokerstars import ordinal
+from stud_service.audit.pokerstars import ordinal, to_pokerstars
 from stud_service.audit.records import load_hand
 from stud_service.audit.simulate import store_tournament
 from stud_service.audit.tournament_export import tournament_histories
-from stud_service.audit.tournament_log import tournament_number, tournament_stream_id
+from stud_service.audit.tournament_log import (
+    TournamentInfo,
+    tournament_info_for,
+    tournament_number,
+    tournament_stream_id,
+)
 from stud_service.audit.tournament_summary import tournament_summary
 from stud_service.audit.tournament_verify import verify_tournament
 from stud_service.cli import main
@@ -183,8 +188,6 @@ async def test_draw_secrets_need_not_be_readable(store):
             async with store.pool.connection() as conn:
                 await conn.execute("UPDATE events SET payload = %s WHERE stream_id = %s AND version = %s",
                                    (Jsonb(sealed), stream, version))
-    from money_logs import rehash
-
     await rehash(store, stream)
     without_keys = EventStore(store.pool, announce=False)
     report = await verify_tournament(without_keys, sim.tournament_id, hands=False)
@@ -259,3 +262,30 @@ async def test_a_summary_of_a_running_and_of_a_cancelled_tournament(store):
     assert "still playing" in text and text.endswith("You are still playing.\n")
     record = await load_hand(store, f"{sim.tournament_id}-t1", 1)
     assert record.complete
+
+
+def test_a_tournament_hand_exported_alone_carries_its_tournament_s_header(capsys, own_database, sunday):
+    """``hands export`` (as ``AuditService.ExportHandHistory``) reads the tournament's info for the hand."""
+    winner_out = max((e for e in sunday.log if type(e).__name__ == "PlayersEliminated"), key=sunday.log.index)
+    code, out, _ = run(capsys, own_database, "hands", "export", winner_out.table_id, str(winner_out.hand),
+                       "--format", "pokerstars")
+    number = tournament_number(sunday.tournament_id)
+    assert code == 0 and f": Tournament #{number}, $10+$1 USD Razz Limit - Level " in out.splitlines()[0]
+    assert f"{sunday.state.winner} wins the tournament and receives $60.00 - congratulations!" in out
+    code, out, _ = run(capsys, own_database, "hands", "export", winner_out.table_id, str(winner_out.hand))
+    assert code == 0 and 'event = "Sunday Razz"' in out and "_buy_in = 1000" in out
+
+
+async def test_the_info_of_a_hand_s_tournament(store):
+    sim = await stored_tournament(store, seed=1)
+    record = await load_hand(store, f"{sim.tournament_id}-t1", 1)
+    info = await tournament_info_for(store, record)
+    assert info is not None
+    assert (info.name, info.buy_in, info.fee, info.currency) == ("Sunday Razz", 1000, 100, "USD")
+    assert info.winner == sim.state.winner and sum(len(f) for f in info.finishes.values()) == 12
+    async with store.pool.connection() as conn:  # a table whose tournament's stream is gone
+        stream = tournament_stream_id(sim.tournament_id)
+        await conn.execute("DELETE FROM events WHERE stream_id = %s", (stream,))
+    alone = await tournament_info_for(store, record)
+    assert alone == TournamentInfo(sim.tournament_id) and alone.buy_in is None
+    assert "Tournament #" in to_pokerstars(record, tournament=alone).splitlines()[0]
