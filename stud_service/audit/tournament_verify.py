@@ -70,6 +70,16 @@ class TournamentReport:
         }
 
 
+def _slim(record: HandRecord | None) -> HandRecord | None:
+    """What the tournament's check reads of a hand (its HandStarted and HandEnded): a tournament of a
+    thousand players deals tens of thousands of hands, which need not all stay in memory whole."""
+    if record is None:
+        return None
+    kept = tuple(stored for stored in record.events
+                 if stored.type in ("HandStarted", "HandEnded") and stored.payload.get("hand") == record.hand)
+    return HandRecord(record.table_id, record.hand, kept)
+
+
 async def _hand_or_none(store: EventStore, table_id: str, hand: int) -> HandRecord | None:
     try:
         return await load_hand(store, table_id, hand)
@@ -80,8 +90,8 @@ async def _hand_or_none(store: EventStore, table_id: str, hand: int) -> HandReco
 async def verify_tournament(store: EventStore, tournament_id: str, hands: bool = True) -> TournamentReport:
     """Verify the tournament (see the module); TournamentNotFound when it has no events."""
     events = await load_tournament(store, tournament_id)
-    chain = await store.verify(tournament_stream_id(tournament_id))
     stream = tournament_stream_id(tournament_id)
+    chain = await store.verify(stream)
     problems: list[TournamentProblem] = []
     if not chain.ok:
         problems.append(TournamentProblem("chain", stream, chain.first_bad_version,
@@ -92,16 +102,13 @@ async def verify_tournament(store: EventStore, tournament_id: str, hands: bool =
         if payload.get("type") in ("TableHandDealt", "TableHandEnded")
         and isinstance(payload.get("table_id"), str) and isinstance(payload.get("hand"), int)))
     records: dict[tuple[str, int], HandRecord | None] = {}
+    reports: list[HandReport] = []
     for start in range(0, len(named), HANDS_AT_ONCE):
         chunk = named[start:start + HANDS_AT_ONCE]
-        for key, record in zip(chunk, await asyncio.gather(*(_hand_or_none(store, *key) for key in chunk)),
-                               strict=True):
-            records[key] = record
+        loaded = await asyncio.gather(*(_hand_or_none(store, *key) for key in chunk))
+        if hands:
+            finished = [record for record in loaded if record is not None and record.complete]
+            reports.extend(await asyncio.gather(*(verify_loaded(store, record) for record in finished)))
+        records.update(zip(chunk, (_slim(record) for record in loaded), strict=True))
     problems.extend(check_tournament(tournament_id, items, records))
-    reports: list[HandReport] = []
-    if hands:
-        finished = [record for record in records.values() if record is not None and record.complete]
-        for start in range(0, len(finished), HANDS_AT_ONCE):
-            chunk = finished[start:start + HANDS_AT_ONCE]
-            reports.extend(await asyncio.gather(*(verify_loaded(store, record) for record in chunk)))
     return TournamentReport(tournament_id, len(items), tuple(problems), tuple(reports))
