@@ -23,7 +23,6 @@ from psycopg.types.json import Jsonb
 from sealing_keys import TEST_KEYRING
 from tournament_logs import SUNDAY_RAZZ, played
 
-from stud_service.audit.errors import TournamentNotFound
 from stud_service.audit.pokerstars import ordinal, to_pokerstars
 from stud_service.audit.records import load_hand
 from stud_service.audit.simulate import store_tournament
@@ -40,6 +39,7 @@ from stud_service.cli import main
 from stud_service.db import open_pool
 from stud_service.sealing import EventSealer
 from stud_service.store import EventStore
+from stud_service.tournaments.errors import NoTournament
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -96,7 +96,7 @@ def test_the_cli_verifies_a_tournament_and_refuses_an_unknown_one(capsys, own_da
 
 
 async def test_an_unknown_tournament_is_refused(store):
-    with pytest.raises(TournamentNotFound):
+    with pytest.raises(NoTournament):
         await verify_tournament(store, "no-such-one")
 
 

@@ -41,8 +41,8 @@ Public API (import from ``stud_service.audit``)::
     report = reconcile(rows)    the same fold over (stream, version, payload) rows, no database
 
 Errors (``stud_service.audit.errors``): HandNotFound (NOT_FOUND), HandStillRunning (FAILED_PRECONDITION),
-NotYourHand (PERMISSION_DENIED), TournamentNotFound (NOT_FOUND).  Running hands are never exported or
-revealed.
+NotYourHand (PERMISSION_DENIED); a tournament that does not exist is the tournaments' own NoTournament
+(NOT_FOUND).  Running hands are never exported or revealed.
 """
 
 from stud_service.audit.catalog import HandPage, HandSummary, list_hands

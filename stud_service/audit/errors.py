@@ -5,8 +5,7 @@
     AuditError
     ├── HandNotFound        NOT_FOUND            the table or hand does not exist
     ├── HandStillRunning    FAILED_PRECONDITION  a running hand is neither exported nor revealed
-    ├── NotYourHand         PERMISSION_DENIED    a player asked for a hand they were not dealt into
-    └── TournamentNotFound  NOT_FOUND            no tournament has that id
+    └── NotYourHand         PERMISSION_DENIED    a player asked for a hand they were not dealt into
 
 Each carries ``reason`` (for ErrorInfo) and ``grpc_code_name``, as the engine's errors do.
 """
@@ -36,8 +35,3 @@ class HandStillRunning(AuditError):
 class NotYourHand(AuditError):
     reason = "NOT_YOUR_HAND"
     grpc_code_name = "PERMISSION_DENIED"
-
-
-class TournamentNotFound(AuditError):
-    reason = "NO_TOURNAMENT"
-    grpc_code_name = "NOT_FOUND"

@@ -19,7 +19,7 @@ FORMATS = ("phh", "pokerstars")
 async def tournament_histories(
     store: EventStore, tournament_id: str, fmt: str, player_id: str | None = None
 ) -> str:
-    """The tournament's hands in ``fmt`` (``phh`` or ``pokerstars``); TournamentNotFound, HandNotFound."""
+    """The tournament's hands in ``fmt`` (``phh`` or ``pokerstars``); NoTournament, HandNotFound."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     payloads = [stored.payload for stored in await load_tournament(store, tournament_id)]

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stud_service.audit.errors import TournamentNotFound
 from stud_service.audit.records import HandRecord, fetch
 from stud_service.store import EventStore, StoredEvent
+from stud_service.tournaments.errors import NoTournament
 
 TOURNAMENT_PREFIX = "tournaments/"
 
@@ -73,11 +73,11 @@ class TournamentInfo:
 
     @classmethod
     def from_payloads(cls, payloads: Iterable[Mapping[str, Any]]) -> TournamentInfo:
-        """The info the tournament's events (JSON, in order) give; TournamentNotFound without a
+        """The info the tournament's events (JSON, in order) give; NoTournament without a
         TournamentCreated first."""
         events = list(payloads)
         if not events or events[0].get("type") != "TournamentCreated":
-            raise TournamentNotFound("the stream holds no tournament")
+            raise NoTournament("the stream holds no tournament")
         created = events[0]
         config = created.get("config") or {}
         out_in: dict[str, tuple[str, int]] = {}  # the last elimination: a re-entry's earlier one has no place
@@ -114,10 +114,10 @@ class TournamentInfo:
 
 
 async def load_tournament(store: EventStore, tournament_id: str) -> list[StoredEvent]:
-    """The tournament's events in order; TournamentNotFound for a stream that holds none."""
+    """The tournament's events in order; NoTournament for a stream that holds none."""
     events = await store.read_stream(tournament_stream_id(tournament_id))
     if not events:
-        raise TournamentNotFound(f"there is no tournament {tournament_id!r}")
+        raise NoTournament(f"there is no tournament {tournament_id!r}")
     return events
 
 
@@ -126,14 +126,14 @@ INFO_EVENTS = ["TournamentCreated", "PlayersEliminated", "PlacesFixed", "Tournam
 
 
 async def tournament_info(store: EventStore, tournament_id: str) -> TournamentInfo:
-    """The tournament's info, read from its stream's events of the kinds it needs (TournamentNotFound)."""
+    """The tournament's info, read from its stream's events of the kinds it needs (NoTournament)."""
     rows = await fetch(
         store,
         "SELECT payload::text FROM events WHERE stream_id = %s AND type = ANY(%s) ORDER BY version",
         (tournament_stream_id(tournament_id), INFO_EVENTS),
     )
     if not rows:
-        raise TournamentNotFound(f"there is no tournament {tournament_id!r}")
+        raise NoTournament(f"there is no tournament {tournament_id!r}")
     return TournamentInfo.from_payloads(json.loads(text) for (text,) in rows)
 
 
@@ -146,7 +146,7 @@ async def tournament_info_for(store: EventStore, record: HandRecord) -> Tourname
         return None
     try:
         return await tournament_info(store, str(tournament_id))
-    except TournamentNotFound:
+    except NoTournament:
         return TournamentInfo(str(tournament_id))
 
 

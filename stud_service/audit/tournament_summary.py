@@ -141,7 +141,7 @@ def _hand_name(hand: tuple[str, int] | None) -> str | None:
 
 
 def tournament_summary(payloads: Iterable[Mapping[str, Any]]) -> TournamentSummary:
-    """The summary of the tournament whose events (JSON, in order) are ``payloads``; TournamentNotFound
+    """The summary of the tournament whose events (JSON, in order) are ``payloads``; NoTournament
     when they hold no tournament, EventDecodeError for an event the codec cannot read."""
     events = [readable(payload) for payload in payloads]
     info = TournamentInfo.from_payloads(events)

@@ -88,7 +88,7 @@ async def _hand_or_none(store: EventStore, table_id: str, hand: int) -> HandReco
 
 
 async def verify_tournament(store: EventStore, tournament_id: str, hands: bool = True) -> TournamentReport:
-    """Verify the tournament (see the module); TournamentNotFound when it has no events."""
+    """Verify the tournament (see the module); NoTournament when it has no events."""
     events = await load_tournament(store, tournament_id)
     stream = tournament_stream_id(tournament_id)
     chain = await store.verify(stream)

@@ -340,10 +340,13 @@ def run_integrity(args: argparse.Namespace) -> int:
 
 def _on_tournament(args: argparse.Namespace, command: str, action: Any, keys: bool = True) -> int:
     """Run ``action(store)`` on the event log, the access to ``tournaments/{id}`` recorded first; the
-    refusals (no such tournament or hand, no database, no keys) print and exit 2."""
+    refusals (no such tournament or hand, an event the code cannot read, no database, no keys) print and
+    exit 2."""
     from stud_service.audit.errors import AuditError
+    from stud_service.engine.codec import EventDecodeError
     from stud_service.sealing import SealingError, resolve_keyring
     from stud_service.store import StoreError
+    from stud_service.tournaments import TournamentError
 
     async def main() -> int:
         keyring = resolve_keyring(args.keys_file, settings_from_args(args)) if keys else None
@@ -353,7 +356,8 @@ def _on_tournament(args: argparse.Namespace, command: str, action: Any, keys: bo
 
     try:
         return asyncio.run(main())
-    except (AuditError, DatabaseUnavailable, StoreError, SealingError) as error:
+    except (AuditError, TournamentError, EventDecodeError, DatabaseUnavailable, StoreError,
+            SealingError) as error:
         print(f"stud-service audit {command}: {error}", file=sys.stderr)
         return 2
 
