@@ -340,7 +340,11 @@ def strict_replay(text: str) -> list[int]:
     between two actions PokerKit only does what it does by itself, never what its loader makes up to
     repair a history (dealing, checking, folding, showing or mucking for a player)."""
     rake = RAKES.get(tomllib.loads(text)["_table_id"])
-    history = HandHistory.loads(text, **({"rake": rake} if rake else {}))
+    return strict_replay_history(HandHistory.loads(text, **({"rake": rake} if rake else {})))
+
+
+def strict_replay_history(history: HandHistory) -> list[int]:
+    """``strict_replay`` of a history PokerKit has loaded (one of a ``.phhs`` file's, say)."""
     state = history.create_state()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PokerKit warns about folds when a check is free (§7 allows them)

@@ -23,6 +23,14 @@ Public API (import from ``stud_service.audit``)::
     # exports (finished hands only; ``player_id`` redacts to that player's view)
     to_phh(record, player_id=None) -> str (TOML)       to_pokerstars(record, player_id=None) -> str
 
+    # tournaments (docs/tournaments.md, "Histories and audit")
+    to_phh(record, player_id, tournament) / to_pokerstars(record, player_id, tournament)
+        a tournament table's hand with its tournament's header: tournament_info_for(store, record)
+    report = await verify_tournament(store, tournament_id)    -> TournamentReport(.ok, .problems, .hands)
+    check_tournament(tournament_id, items, hands)             the same check, no database
+    tournament_summary(payloads).to_text(player_id) / .to_json()
+    await tournament_histories(store, tournament_id, "phh" | "pokerstars", player_id=None)
+
     # external checkpoints (HMAC-SHA256 signed heads of every table, account, house and player stream)
     checkpoint = await make_checkpoint(store, key)
     report = await verify_checkpoint(store, checkpoint, key)
@@ -33,7 +41,8 @@ Public API (import from ``stud_service.audit``)::
     report = reconcile(rows)    the same fold over (stream, version, payload) rows, no database
 
 Errors (``stud_service.audit.errors``): HandNotFound (NOT_FOUND), HandStillRunning (FAILED_PRECONDITION),
-NotYourHand (PERMISSION_DENIED).  Running hands are never exported or revealed.
+NotYourHand (PERMISSION_DENIED); a tournament that does not exist is the tournaments' own NoTournament
+(NOT_FOUND).  Running hands are never exported or revealed.
 """
 
 from stud_service.audit.catalog import HandPage, HandSummary, list_hands

@@ -113,7 +113,7 @@ def replay_steps(record: HandRecord, mode: str = FULL, render: Render | None = N
     own = _own_seat(record, mode)
     raw = {s.version: s.payload for s in record.events}
     started = event_from_json(raw[events[0][0]])
-    state = state_before_hand(started)
+    state = state_before_hand(started, record.sitting_out)
     viewer = Viewer.observer() if own is None else Viewer.seat(mode)
     steps = []
     for version, shown in events:

@@ -31,6 +31,13 @@ export (``player_id``; ``"public"``: an observer's) holds only what that player 
 the face-up and shown cards, and the proofs of exactly those; never the server seed, which only the
 auditor's export (no ``player_id``) carries in ``_server_seed``.  Hands logged before the Merkle
 commitment revealed their seed in the log, so every export of one carries it and no proofs.
+
+A tournament table's hand uses the spec's tournament fields: ``event`` (the tournament's name, else its
+id) and ``level`` (the level the hand was dealt at); its stacks are tournament chips, so it has no
+``currency``.  The spec has no field for the tournament itself: ``_tournament_id``, and when the
+tournament's events are passed in (``TournamentInfo``) ``_buy_in`` and ``_fee`` (in the smallest unit of
+``_buy_in_currency``, absent for play money) and ``_finishes``: the players who finished the tournament
+in this hand (``player``, ``place``, ``last_place`` when shared, ``prize``; the winner's place is 1).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from typing import Any
 from stud_service.audit.fairness import CommitmentOrder, ShuffleEvidence, all_dealt_proofs, shown_positions
 from stud_service.audit.history import FULL, hand_events, shuffle_evidence
 from stud_service.audit.records import HandRecord
+from stud_service.audit.tournament_log import TournamentInfo
 from stud_service.cards import card_str, parse_card
 from stud_service.deck_proof import CardProof
 
@@ -125,8 +133,9 @@ def _face_up_showdown(
     return [f"{label} sm {_cards(on_table[seat])}" for seat, label in players.items() if seat not in folded]
 
 
-def to_phh(record: HandRecord, player_id: str | None = None) -> str:
-    """The finished hand as PHH text; ``player_id``: only what that player saw."""
+def to_phh(record: HandRecord, player_id: str | None = None, tournament: TournamentInfo | None = None) -> str:
+    """The finished hand as PHH text; ``player_id``: only what that player saw; ``tournament``: the
+    tournament a tournament table's hand was dealt for."""
     events = [payload for _version, payload in hand_events(record, player_id or FULL)]
     started, ended = events[0], events[-1]
     config = started["config"]
@@ -145,6 +154,7 @@ def to_phh(record: HandRecord, player_id: str | None = None) -> str:
         ("actions", phh_actions(events, numbers)),
         ("table", record.table_id),
         ("hand", record.hand),
+        *_tournament_fields(record, config, tournament),
         ("seat_count", config["seats"]),
         ("seats", [seat for seat, _player, _stack in seats]),
         ("players", [player for _seat, player, _stack in seats]),
@@ -169,6 +179,34 @@ def to_phh(record: HandRecord, player_id: str | None = None) -> str:
         if name == "day":
             lines.append("time = " + at.strftime("%H:%M:%S"))  # a TOML local time
     return "\n".join(lines) + "\n"
+
+
+def _tournament_fields(
+    record: HandRecord, config: dict[str, Any], tournament: TournamentInfo | None
+) -> list[tuple[str, Any]]:
+    """A tournament hand's ``event`` and ``level`` and our fields of the tournament (none at a cash table)."""
+    tournament_id = config.get("tournament_id")
+    if not tournament_id:
+        return []
+    if tournament is not None and tournament.tournament_id != tournament_id:
+        tournament = None
+    fields: list[tuple[str, Any]] = [
+        ("event", tournament.name if tournament is not None and tournament.name else tournament_id),
+        ("level", config.get("tournament_level", 0)),
+        ("_tournament_id", tournament_id),
+    ]
+    if tournament is None or tournament.buy_in is None:
+        return fields
+    fields += [("_buy_in", tournament.buy_in), ("_fee", tournament.fee)]
+    if tournament.currency:
+        fields.append(("_buy_in_currency", tournament.currency))
+    finishes = tournament.finishers(record.table_id, record.hand)
+    if finishes:
+        fields.append(("_finishes", [
+            {"player": f.player_id, "place": f.place, "last_place": f.last_place, "prize": f.prize}
+            for f in finishes
+        ]))
+    return fields
 
 
 def _evidence_fields(record: HandRecord, mode: str) -> list[tuple[str, Any]]:

@@ -14,6 +14,15 @@ the time in that zone (here UTC), then Eastern time in brackets, which hand-hist
 
 An auditor's export (no ``player_id``) deals every card face up on the page; a player's export shows
 their own down cards and everyone's up cards, as PokerStars does for the hero.
+
+A tournament table's hand (its ``HandStarted`` config names the tournament and the level) gets the
+header PokerStars writes for tournaments: ``PokerStars Hand #N: Tournament #T, $10+$1 USD 7 Card Stud
+Limit - Level III (50/100) - <time>`` (the buy-in and fee in the room's way: whole amounts without
+cents; ``Freeroll`` without either), the table line ``Table 'T 2' 8-max`` (the tournament's number and
+the table's), amounts in chips, and, before the summary, the players who finished the tournament in
+that hand with their places and prizes.  ``T`` is the tournament's stable number
+(``tournament_log.tournament_number``); the buy-in, fee and places come from the tournament's own
+events (``TournamentInfo``), which the caller passes in.
 """
 
 from __future__ import annotations
@@ -26,8 +35,9 @@ from zoneinfo import ZoneInfo
 
 from stud_service.audit.history import FULL, hand_events
 from stud_service.audit.records import HandRecord
+from stud_service.audit.tournament_log import TournamentInfo, table_number, tournament_number
 from stud_service.cards import card_str
-from stud_service.currency import format_amount
+from stud_service.currency import format_amount, minor_units
 
 GAME_NAMES = {"STUD": "7 Card Stud Limit", "STUD_HI_LO": "7 Card Stud Hi/Lo Limit", "RAZZ": "Razz Limit"}
 STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
@@ -64,6 +74,38 @@ def money_formatter(currency: str) -> Callable[[int], str]:
     return lambda amount: sign + format_amount(amount, currency)
 
 
+def roman(number: int) -> str:
+    """A level's number as PokerStars writes it (``Level XIV``)."""
+    out = []
+    for value, letters in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
+                           (4, "IV"), (1, "I")):
+        count, number = divmod(number, value)
+        out.append(letters * count)
+    return "".join(out)
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def entry_fee_text(buy_in: int, fee: int, currency: str) -> str:
+    """The buy-in and fee as a tournament hand's header writes them: ``$10+$1 USD``, ``$0.98+$0.12
+    USD`` (cents only when there are some), ``Freeroll`` when both are 0."""
+    if not buy_in and not fee:
+        return "Freeroll"
+    if not currency:
+        return f"{buy_in}+{fee}"
+    sign = CURRENCY_SIGNS.get(currency, "")
+    unit = 10 ** minor_units(currency)
+
+    def written(amount: int) -> str:
+        return sign + (str(amount // unit) if amount % unit == 0 else format_amount(amount, currency))
+
+    return f"{written(buy_in)}+{written(fee)} {currency}"
+
+
 def _pot_name(index: int, pots: int) -> str:
     if pots == 1:
         return "pot"
@@ -71,11 +113,15 @@ def _pot_name(index: int, pots: int) -> str:
 
 
 class _Writer:
-    def __init__(self, record: HandRecord, player_id: str | None) -> None:
+    def __init__(self, record: HandRecord, player_id: str | None, tournament: TournamentInfo | None) -> None:
         self.events = [payload for _version, payload in hand_events(record, player_id or FULL)]
         self.record = record
         started = self.events[0]
         self.config = started["config"]
+        tournament_id = self.config.get("tournament_id")
+        if tournament_id and (tournament is None or tournament.tournament_id != tournament_id):
+            tournament = TournamentInfo(str(tournament_id))  # its id alone: no buy-in to write
+        self.tournament = tournament if tournament_id else None
         self.currency = str(self.config.get("currency", ""))
         self.money = money_formatter(self.currency)
         self.names = {int(seat): str(player) for seat, player, _stack in started["seats"]}
@@ -97,13 +143,24 @@ class _Writer:
         at = datetime.fromtimestamp(started["at_ms"] / 1000, UTC)
         money = self.money
         stakes = f"{money(config['small_bet'])}/{money(config['big_bet'])}"
-        if self.currency:  # PokerStars writes the code once, after the stakes
-            stakes += f" {self.currency}"
-        self.say(
-            f"PokerStars Hand #{hand_number(self.record.table_id, self.record.hand)}:  "
-            f"{GAME_NAMES[config['variant']]} ({stakes}) - {room_time(at)}"
-        )
-        self.say(f"Table '{self.record.table_id}' {config['seats']}-max")
+        number = hand_number(self.record.table_id, self.record.hand)
+        tournament = self.tournament
+        if tournament is not None:
+            entry = "" if tournament.buy_in is None else entry_fee_text(
+                tournament.buy_in, tournament.fee, tournament.currency) + " "
+            level = f"Level {roman(int(config.get('tournament_level', 0)))}"
+            self.say(
+                f"PokerStars Hand #{number}: Tournament #{tournament_number(tournament.tournament_id)}, "
+                f"{entry}{GAME_NAMES[config['variant']]} - {level} ({stakes}) - {room_time(at)}"
+            )
+            table = table_number(tournament.tournament_id, self.record.table_id)
+            self.say(f"Table '{tournament_number(tournament.tournament_id)} {table}' {config['seats']}-max")
+        else:
+            if self.currency:  # PokerStars writes the code once, after the stakes
+                stakes += f" {self.currency}"
+            game = GAME_NAMES[config["variant"]]
+            self.say(f"PokerStars Hand #{number}:  {game} ({stakes}) - {room_time(at)}")
+            self.say(f"Table '{self.record.table_id}' {config['seats']}-max")
         for seat, name in sorted(self.names.items()):
             self.say(f"Seat {seat}: {name} ({self.money(self.stacks[seat])} in chips)")
 
@@ -198,6 +255,20 @@ class _Writer:
                 self.result(payload)
         return "\n".join(self.lines) + "\n"
 
+    def finished(self) -> None:
+        """A tournament hand: the players who finished the tournament in it, as PokerStars writes them."""
+        tournament = self.tournament
+        if tournament is None:
+            return
+        money = money_formatter(tournament.currency)
+        for finish in tournament.finishers(self.record.table_id, self.record.hand):
+            if finish.player_id == tournament.winner:
+                self.say(f"{finish.player_id} wins the tournament and receives {money(finish.prize)}"
+                         " - congratulations!")
+                continue
+            line = f"{finish.player_id} finished the tournament in {ordinal(finish.place)} place"
+            self.say(line + (f" and received {money(finish.prize)}." if finish.prize else ""))
+
     @staticmethod
     def _made(shown: dict[str, Any]) -> str:
         high, low = shown.get("high"), shown.get("low")
@@ -216,6 +287,7 @@ class _Writer:
                         f" from {_pot_name(pot['pot'], len(pots))}"
                     )
                 won[award["seat"]] = won.get(award["seat"], 0) + award["amount"]
+        self.finished()
         self.say("*** SUMMARY ***")
         money = self.money
         total = sum(pot["amount"] for pot in pots)
@@ -252,6 +324,10 @@ class _Writer:
             self.say(line)
 
 
-def to_pokerstars(record: HandRecord, player_id: str | None = None) -> str:
-    """The finished hand as PokerStars-style text; ``player_id``: only what that player saw."""
-    return _Writer(record, player_id).write()
+def to_pokerstars(
+    record: HandRecord, player_id: str | None = None, tournament: TournamentInfo | None = None
+) -> str:
+    """The finished hand as PokerStars-style text; ``player_id``: only what that player saw;
+    ``tournament``: the tournament a tournament table's hand was dealt for (its header's buy-in, the
+    players who finished in the hand)."""
+    return _Writer(record, player_id, tournament).write()

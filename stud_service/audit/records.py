@@ -38,13 +38,15 @@ class HandRecord:
     """``events``: the stored events from HandStarted to the end of the hand's last command;
     ``commitment``: the ShuffleCommitted that committed the hand's server seed (None for hands logged
     before it existed); ``seed_events``: ``(version, payload)`` of the ClientSeedSet events read before
-    the deal."""
+    the deal; ``sitting_out``: the seats dealt in whose players sat out when it started (only at a
+    tournament table, which deals them in: RULES.md §11)."""
 
     table_id: str
     hand: int
     events: tuple[StoredEvent, ...]
     commitment: StoredEvent | None = None
     seed_events: tuple[tuple[int, dict[str, Any]], ...] = ()
+    sitting_out: tuple[int, ...] = ()
 
     @property
     def started(self) -> dict[str, Any]:
@@ -137,6 +139,7 @@ class HandRecord:
         first_version: int = 1,
         commitment: tuple[int, dict[str, Any]] | None = None,
         seed_events: tuple[tuple[int, dict[str, Any]], ...] = (),
+        sitting_out: tuple[int, ...] = (),
     ) -> HandRecord:
         """A record from event JSON held outside a store (an export, a test); hashes are left empty.
         ``commitment``: ``(version, payload)`` of the hand's ShuffleCommitted."""
@@ -149,7 +152,8 @@ class HandRecord:
             )
 
         events = tuple(stored(first_version + index, payload) for index, payload in enumerate(payloads))
-        return cls(table_id, hand, events, stored(*commitment) if commitment else None, tuple(seed_events))
+        committed = stored(*commitment) if commitment else None
+        return cls(table_id, hand, events, committed, tuple(seed_events), tuple(sitting_out))
 
     def require_complete(self) -> HandRecord:
         if not self.complete:
@@ -164,15 +168,16 @@ async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
     # seeds), so that the hand, its ShuffleCommitted and the client seeds' events are then read at once.
     rows = await fetch(
         store,
-        "SELECT min(version), max(version), (SELECT (s.payload -> 'extra')::text"
+        "SELECT min(version), max(version), (SELECT jsonb_build_array(s.payload -> 'extra',"
+        " s.payload -> 'config' -> 'tournament_id')::text"
         " FROM events s WHERE s.stream_id = %s AND s.hand = %s AND s.type = 'HandStarted' LIMIT 1)"
         " FROM events WHERE stream_id = %s AND hand = %s",
         (stream_id, hand, stream_id, hand),
     )
-    low, high, extra_text = rows[0] if rows else (None, None, None)
+    low, high, started_text = rows[0] if rows else (None, None, None)
     if low is None:
         raise HandNotFound(f"table {table_id!r} has no hand {hand}")
-    extra = json.loads(extra_text) if extra_text else None
+    extra, tournament_id = json.loads(started_text) if started_text else (None, None)
     extra = extra if isinstance(extra, dict) else {}
     named = extra.get("commitment_version")
     version = named if isinstance(named, int) and not isinstance(named, bool) and 0 < named < low else None
@@ -190,7 +195,10 @@ async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
                 " AND version < %s AND type = 'ClientSeedSet' ORDER BY version",
                 (stream_id, max(0, version - SEED_LOOKBACK), low),
             ))
-    results = await asyncio.gather(*reads)
+    if tournament_id:
+        reads.append(_sitting_out_before(store, stream_id, low))
+    results = list(await asyncio.gather(*reads))
+    sitting_out: tuple[int, ...] = results.pop() if tournament_id else ()
     events = results[0]
     committed = results[1] if len(results) > 1 else []
     seeds = results[2] if len(results) > 2 else []
@@ -206,7 +214,23 @@ async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
         tuple(kept),
         committed[0] if committed else None,
         tuple((int(v), json.loads(text)) for v, text in seeds),
+        sitting_out,
     )
+
+
+async def _sitting_out_before(store: EventStore, stream_id: str, version: int) -> tuple[int, ...]:
+    """The seats whose last PlayerSatOut / PlayerSatIn / PlayerSeated / PlayerLeft before ``version`` sat
+    them out (events without secrets: read as stored).  A cash table deals no such seat in, so only a
+    tournament table's hand needs them."""
+    rows = await fetch(
+        store,
+        "SELECT DISTINCT ON (payload ->> 'seat') (payload ->> 'seat')::int, type FROM events"
+        " WHERE stream_id = %s AND version < %s"
+        " AND type IN ('PlayerSatOut', 'PlayerSatIn', 'PlayerSeated', 'PlayerLeft')"
+        " ORDER BY payload ->> 'seat', version DESC",
+        (stream_id, version),
+    )
+    return tuple(sorted(seat for seat, kind in rows if kind == "PlayerSatOut"))
 
 
 async def fetch(store: EventStore, query: str, params: Any) -> list[tuple[Any, ...]]:

@@ -11,7 +11,7 @@ hand's business and are skipped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,12 +54,15 @@ class ReplayProblem:
     message: str
 
 
-def state_before_hand(started: HandStarted) -> TableState:
-    """The table as the hand found it, as far as the hand can tell: its config and the players dealt in."""
+def state_before_hand(started: HandStarted, sitting_out: Collection[int] = ()) -> TableState:
+    """The table as the hand found it, as far as the hand can tell: its config and the players dealt in;
+    ``sitting_out``: the seats among them that sat out (at a tournament table they are dealt in and act at
+    once by the timeout rule, RULES.md §11; the table's events before the hand say who they are)."""
     state = initial_state()
     state.table_id = started.table_id
     state.config = started.config
-    state.seats = {seat: SeatState(player, stack) for seat, player, stack in started.seats}
+    state.seats = {seat: SeatState(player, stack, sitting_out=seat in sitting_out)
+                   for seat, player, stack in started.seats}
     state.hand_number = started.hand - 1
     return state
 
@@ -113,8 +116,11 @@ def _describe(payload: dict[str, Any]) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> ReplayProblem | None:
-    """Re-decide the hand whose events (``(version, payload)`` from its HandStarted on) are ``items``.
+def replay_hand(
+    items: Sequence[tuple[int, dict[str, Any]]], hand: int, sitting_out: Collection[int] = ()
+) -> ReplayProblem | None:
+    """Re-decide the hand whose events (``(version, payload)`` from its HandStarted on) are ``items``;
+    ``sitting_out``: the seats dealt in that sat out when it started (``state_before_hand``).
 
     None when every command is legal, every recorded event is what ``decide`` returns, and the chips
     on the table stay constant; otherwise the first problem, with the version where it shows.
@@ -131,7 +137,7 @@ def replay_hand(items: Sequence[tuple[int, dict[str, Any]]], hand: int) -> Repla
     started = decoded[0]
     if not isinstance(started, HandStarted) or started.hand != hand:
         return ReplayProblem(first_version, "replay", f"hand {hand} does not begin with its HandStarted")
-    state = state_before_hand(started)
+    state = state_before_hand(started, sitting_out)
     total = chips_in_play(state)
     dealt_in = {seat for seat, _player, _stack in started.seats}
     command: Any = StartHand(started.deck, started.commitment, started.at_ms, started.extra)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service.audit.records import SEED_LOOKBACK, HandRecord
+from stud_service.audit.tournament_log import tournament_stream_id
 from stud_service.engine import (
     Act,
     ActionKind,
@@ -50,6 +51,9 @@ from stud_service.engine import (
     to_act,
 )
 from stud_service.shuffle import SERVER_SEED_BYTES, commitment, prepare_deal, seed_secret
+from stud_service.tournaments import event_to_json as tournament_event_json
+from stud_service.tournaments import table_config as tournament_table_config
+from stud_service.tournaments.simulate import SimulatedTournament
 
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -67,21 +71,30 @@ class SimulatedTable:
     def hand_records(self) -> list[HandRecord]:
         """Each finished hand's events as the log holds them (``store_table`` appends them from version
         1): HandStarted to the end of the command that ended it (so table events that command caused
-        ride along), with the hand's ShuffleCommitted and the ClientSeedSet events before it."""
+        ride along), with the hand's ShuffleCommitted and the ClientSeedSet events before it, and at a
+        tournament table the seats sitting out when it started (as ``load_hand`` reads them)."""
         records: list[HandRecord] = []
         current: list[dict[str, Any]] | None = None
         first = version = 0
         commitments: dict[int, tuple[int, dict[str, Any]]] = {}
         seeds: list[tuple[int, dict[str, Any]]] = []
+        sat_out: set[int] = set()
+        sitting_out: tuple[int, ...] = ()
         for payloads in self.payloads():
             if payloads[0]["type"] == "HandStarted":
                 current, first = [], version + 1
+                tournament = payloads[0]["config"].get("tournament_id")
+                sitting_out = tuple(sorted(sat_out)) if tournament else ()
             for payload in payloads:
                 version += 1
                 if payload["type"] == "ShuffleCommitted":
                     commitments[payload["next_hand"]] = (version, payload)
                 elif payload["type"] == "ClientSeedSet":
                     seeds.append((version, payload))
+                elif payload["type"] == "PlayerSatOut":
+                    sat_out.add(payload["seat"])
+                elif payload["type"] in ("PlayerSatIn", "PlayerSeated", "PlayerLeft"):
+                    sat_out.discard(payload["seat"])
             if current is not None:
                 current.extend(payloads)
                 if any(payload["type"] == "HandEnded" for payload in payloads):
@@ -91,6 +104,7 @@ class SimulatedTable:
                     records.append(HandRecord.from_payloads(
                         self.table_id, hand, current, first_version=first, commitment=committed,
                         seed_events=tuple((v, p) for v, p in seeds if low < v < first),
+                        sitting_out=sitting_out,
                     ))
                     current = None
         return records
@@ -360,3 +374,36 @@ def as_logged_before_proofs(record: HandRecord) -> HandRecord:
     return HandRecord.from_payloads(
         record.table_id, record.hand, payloads, first_version=record.first_version
     )
+
+
+async def store_tournament(store: Any, sim: SimulatedTournament) -> None:
+    """Append a simulated tournament through the real event log: each command's events to
+    ``tournaments/{id}``, each table's to ``tables/{table id}`` one append per hand, as ``store_table``
+    does (deal it with ``committed_shuffle`` for hands whose shuffle verifies)."""
+    version = 0
+    stream_id = tournament_stream_id(sim.tournament_id)
+    for events in sim.commands:
+        if events:
+            payloads = [tournament_event_json(event) for event in events]
+            version = (await store.append(stream_id, version, payloads)).version
+    for table_id, log in sim.table_logs.items():
+        version = 0
+        batch: list[dict[str, Any]] = []
+        for event in log:
+            batch.append(event_to_json(event))
+            if type(event).__name__ == "HandEnded":
+                version = (await store.append(f"tables/{table_id}", version, batch)).version
+                batch = []
+        if batch:
+            await store.append(f"tables/{table_id}", version, batch)
+
+
+def tournament_hand_records(sim: SimulatedTournament) -> dict[tuple[str, int], HandRecord]:
+    """Every finished hand of the tournament's tables by (table id, hand), as ``store_tournament`` logs
+    them (no database)."""
+    records: dict[tuple[str, int], HandRecord] = {}
+    for table_id in sim.table_logs:
+        config = tournament_table_config(sim.config, sim.tournament_id, table_id)
+        table = SimulatedTable(table_id, config, commands=sim.table_commands[table_id])
+        records.update(((table_id, record.hand), record) for record in table.hand_records())
+    return records

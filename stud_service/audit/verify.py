@@ -110,7 +110,7 @@ def check_record(record: HandRecord) -> list[CheckResult]:
                 (v for v, p in items if p.get("type") == "HandEnded"), record.first_version
             )
         results.append(CheckResult("shuffle", Problem("shuffle", version, shuffle_problem.message)))
-    replayed = replay_hand(items, record.hand)
+    replayed = replay_hand(items, record.hand, record.sitting_out)
     chips_problem = None
     replay_problem = None
     if replayed is not None:

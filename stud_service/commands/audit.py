@@ -1,7 +1,12 @@
-"""``stud-service audit``: signed external checkpoints of the event log, and the money reconciliation.
+"""``stud-service audit``: checkpoints of the event log, the money reconciliation, integrity, tournaments.
 
     stud-service audit checkpoint [-o FILE] [--key-file FILE]      every stream's head and hash, signed
     stud-service audit verify --checkpoint FILE [--key-file FILE]  does the log still extend that checkpoint?
+    stud-service audit verify --tournament ID [--json]   a tournament against the rules: every event what its
+                                                         command implies, every draw, every hand of its tables
+    stud-service audit tournament-summary ID [--as PLAYER] [--json]    places and prizes, as rooms give them
+    stud-service audit tournament-hands ID [--format phh|pokerstars] [--as PLAYER] [-o FILE]
+                                                         every hand of a tournament in one file
     stud-service audit money [--as-of TIME | --checkpoint FILE [--key-file FILE]] [--currency CUR] [--json]
                                                          do the books balance? (docs/reconciliation.md)
     stud-service audit access [--since TIME] [--until TIME] [--principal WHO] [--method M] [--json]
@@ -13,7 +18,9 @@
 The key is ``$STUD_CHECKPOINT_KEY`` (at least 32 bytes) unless ``--key-file`` names a file holding it.
 Store checkpoints outside the database: a log rewritten and re-hashed after one fails ``verify`` with the
 stream and version.  Exit codes: 0 ok (``money``: the books balance), 1 verification failed (``money``: a
-discrepancy; ``integrity``: a pair flagged), 2 refused (no key, unreadable file, bad time, ...).
+discrepancy; ``integrity``: a pair flagged), 2 refused (no key, unreadable file, bad time, no such
+tournament, ...).  The tournament commands read sealed hands with the keyring (``--keys-file``, as
+``stud-service hands`` does).
 """
 
 from __future__ import annotations
@@ -25,15 +32,18 @@ import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from stud_service.commands.recorded import recorded_store
-from stud_service.db import DatabaseUnavailable, add_database_arguments
+from stud_service.db import DatabaseUnavailable, add_database_arguments, settings_from_args
+from stud_service.sealing.startup import add_keys_argument
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "audit",
-        help="signed checkpoints of the event log; the money reconciliation; the access log; integrity",
+        help="signed checkpoints of the event log; the money reconciliation; the access log; integrity;"
+        " tournaments",
         description=__doc__.splitlines()[0],
     )
     commands = parser.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
@@ -42,11 +52,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     checkpoint.add_argument("--key-file", help="file holding the signing key")
     add_database_arguments(checkpoint)
     checkpoint.set_defaults(func=run_checkpoint)
-    verify = commands.add_parser("verify", help="check the log against a checkpoint")
-    verify.add_argument("--checkpoint", type=Path, required=True, help="a file made by 'audit checkpoint'")
+    verify = commands.add_parser("verify", help="check the log against a checkpoint; verify a tournament")
+    what = verify.add_mutually_exclusive_group(required=True)
+    what.add_argument("--checkpoint", type=Path, help="a file made by 'audit checkpoint'")
+    what.add_argument("--tournament", metavar="ID", help="verify this tournament and its tables' hands")
     verify.add_argument("--key-file", help="file holding the signing key")
+    verify.add_argument("--json", action="store_true", help="the tournament's report as JSON")
     add_database_arguments(verify)
+    add_keys_argument(verify)
     verify.set_defaults(func=run_verify)
+    summary = commands.add_parser("tournament-summary", help="a tournament's places and prizes")
+    summary.add_argument("tournament", metavar="ID", help="the tournament's id")
+    summary.add_argument("--as", dest="viewer", help="the summary this player gets (where they finished)")
+    summary.add_argument("--json", action="store_true", help="the summary as JSON")
+    add_database_arguments(summary)
+    summary.set_defaults(func=run_tournament_summary)
+    histories = commands.add_parser("tournament-hands", help="every hand of a tournament in one file")
+    histories.add_argument("tournament", metavar="ID", help="the tournament's id")
+    histories.add_argument("--format", choices=("phh", "pokerstars"), default="pokerstars")
+    histories.add_argument("--as", dest="viewer", help="only this player's hands, as they saw them")
+    histories.add_argument("-o", "--output", type=Path, help="write to this file (default: standard output)")
+    add_database_arguments(histories)
+    add_keys_argument(histories)
+    histories.set_defaults(func=run_tournament_hands)
     money = commands.add_parser("money", help="reconcile every unit of money in the log")
     cut = money.add_mutually_exclusive_group()
     cut.add_argument("--as-of", help="reconcile the log as it was at this ISO-8601 time (default UTC)")
@@ -126,6 +154,8 @@ def _key_and_checkpoint(args: argparse.Namespace) -> tuple[bytes, dict] | None:
 def run_verify(args: argparse.Namespace) -> int:
     from stud_service.audit.checkpoint import verify_checkpoint
 
+    if args.tournament is not None:
+        return run_verify_tournament(args)
     read = _key_and_checkpoint(args)
     if read is None:
         return 2
@@ -306,3 +336,75 @@ def run_integrity(args: argparse.Namespace) -> int:
         print(f"plots of the top {min(top, len(report.pairs))} pairs written to {args.plots}",
               file=sys.stderr)
     return 1 if report.flagged else 0
+
+
+def _on_tournament(args: argparse.Namespace, command: str, action: Any, keys: bool = True) -> int:
+    """Run ``action(store)`` on the event log, the access to ``tournaments/{id}`` recorded first; the
+    refusals (no such tournament or hand, an event the code cannot read, no database, no keys) print and
+    exit 2."""
+    from stud_service.audit.errors import AuditError
+    from stud_service.engine.codec import EventDecodeError
+    from stud_service.sealing import SealingError, resolve_keyring
+    from stud_service.store import StoreError
+    from stud_service.tournaments import TournamentError
+
+    async def main() -> int:
+        keyring = resolve_keyring(args.keys_file, settings_from_args(args)) if keys else None
+        resource = f"tournaments/{args.tournament}"
+        async with recorded_store(args, f"audit {command}", resource, keyring=keyring) as store:
+            return await action(store)
+
+    try:
+        return asyncio.run(main())
+    except (AuditError, TournamentError, EventDecodeError, DatabaseUnavailable, StoreError,
+            SealingError) as error:
+        print(f"stud-service audit {command}: {error}", file=sys.stderr)
+        return 2
+
+
+def run_verify_tournament(args: argparse.Namespace) -> int:
+    from stud_service.audit.tournament_verify import verify_tournament
+
+    async def action(store: Any) -> int:
+        report = await verify_tournament(store, args.tournament)
+        if args.json:
+            print(json.dumps(report.to_json(), indent=2))
+        else:
+            for problem in report.problems:
+                print(f"FAIL {problem}")
+            for hand in report.failed_hands:
+                print(f"FAIL {hand.summary()}")
+            print(report.summary())
+        return 0 if report.ok else 1
+
+    return _on_tournament(args, "verify", action)
+
+
+def run_tournament_summary(args: argparse.Namespace) -> int:
+    from stud_service.audit.tournament_log import load_tournament
+    from stud_service.audit.tournament_summary import tournament_summary
+
+    async def action(store: Any) -> int:
+        events = await load_tournament(store, args.tournament)
+        summary = tournament_summary(stored.payload for stored in events)
+        if args.json:
+            print(json.dumps(summary.to_json(), indent=2))
+        else:
+            sys.stdout.write(summary.to_text(args.viewer))
+        return 0
+
+    return _on_tournament(args, "tournament-summary", action, keys=False)
+
+
+def run_tournament_hands(args: argparse.Namespace) -> int:
+    from stud_service.audit.tournament_export import tournament_histories
+
+    async def action(store: Any) -> int:
+        text = await tournament_histories(store, args.tournament, args.format, args.viewer)
+        if args.output is not None:
+            args.output.write_text(text)
+        else:
+            sys.stdout.write(text)
+        return 0
+
+    return _on_tournament(args, "tournament-hands", action)

@@ -291,9 +291,11 @@ async def _export(store: Any, args: argparse.Namespace, out: TextIO) -> int:
     from stud_service.audit.phh import to_phh
     from stud_service.audit.pokerstars import to_pokerstars
     from stud_service.audit.records import load_hand
+    from stud_service.audit.tournament_log import tournament_info_for
 
     record = await load_hand(store, args.table, args.hand)
-    text = (to_phh if args.format == "phh" else to_pokerstars)(record, args.viewer)
+    tournament = await tournament_info_for(store, record)  # a tournament table's hand: its header
+    text = (to_phh if args.format == "phh" else to_pokerstars)(record, args.viewer, tournament)
     if args.output is not None:
         args.output.write_text(text)
     else:

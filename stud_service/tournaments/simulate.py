@@ -6,7 +6,10 @@ Everything random comes from one seeded generator (seeds of the draws, decks, th
 the clock), so a run is reproducible from its seed.  Players mostly check and call, sometimes bet or
 raise, now and then fold or let their clock run out (then they sit out, are dealt in and act by the
 timeout rule, and come back later); the clock moves a few seconds per action and the levels follow it.
-``on_step`` is called after every step with the simulation, for invariant checks.
+``on_step`` is called after every step with the simulation, for invariant checks.  With
+``committed_shuffle`` each hand is dealt as the service's dealer deals it: from a server seed committed
+(ShuffleCommitted) before the hand, through ``shuffle.prepare_deal``, so that every hand's shuffle
+verifies; without it a deck is simply shuffled by the generator (faster, for the rules' tests).
 
 >>> from stud_service.tournaments.structure import Level, TournamentConfig
 >>> fast = TournamentConfig(levels=(Level(5, 10, 20, 40, 1), Level(20, 50, 100, 200, 1)), starting_stack=300,
@@ -26,6 +29,7 @@ from typing import Any
 from stud_service.engine import (
     Act,
     ActionKind,
+    CommitShuffle,
     CreateTable,
     SitIn,
     StartHand,
@@ -38,7 +42,7 @@ from stud_service.engine import (
 )
 from stud_service.engine import execute as execute_table
 from stud_service.engine.events import HandStarted
-from stud_service.shuffle import commitment
+from stud_service.shuffle import SERVER_SEED_BYTES, commitment, prepare_deal, seed_secret
 from stud_service.tournaments.commands import (
     AdvanceLevel,
     CancelTournament,
@@ -77,9 +81,13 @@ class SimulatedTournament:
     commands: list[list[Any]] = field(default_factory=list)  # each tournament command's events
     tables: dict[str, TableState] = field(default_factory=dict)
     table_logs: dict[str, list[Any]] = field(default_factory=dict)
+    table_commands: dict[str, list[list[Any]]] = field(default_factory=dict)  # each table command's events
     closed: dict[str, TableState] = field(default_factory=dict)  # broken tables, as they closed
     now: int = T0_MS
     steps: int = 0
+    committed_shuffle: bool = False
+    # table -> (the server seed committed for its next hand, the version of that ShuffleCommitted)
+    committed: dict[str, tuple[bytes, int]] = field(default_factory=dict)
 
 
 class _Driver:
@@ -108,6 +116,7 @@ class _Driver:
             if isinstance(event, TableOpened):
                 self.table(event.table_id, CreateTable(
                     event.table_id, table_config(sim.config, sim.tournament_id, event.table_id), sim.now))
+                self.commit_shuffle(event.table_id)
         self.follow_orders()
         return events
 
@@ -115,7 +124,19 @@ class _Driver:
         sim = self.sim
         events, sim.tables[table_id] = execute_table(sim.tables.get(table_id, initial_state()), command)
         sim.table_logs.setdefault(table_id, []).extend(events)
+        if events:
+            sim.table_commands.setdefault(table_id, []).append(events)
         return events
+
+    def commit_shuffle(self, table_id: str) -> None:
+        """With committed shuffles: commit the seed of the table's next hand (its version in the table's
+        log, counted from 1, is what the deal names)."""
+        sim = self.sim
+        if not sim.committed_shuffle:
+            return
+        seed = self.rng.randbytes(SERVER_SEED_BYTES)
+        self.table(table_id, CommitShuffle(commitment(seed), seed_secret(seed), sim.now))
+        sim.committed[table_id] = (seed, len(sim.table_logs[table_id]))
 
     def follow_orders(self) -> None:
         """Every table in line with the tournament: leaving players between hands, joining ones at once."""
@@ -200,9 +221,16 @@ class _Driver:
         for _seat, seated in sorted(table.seats.items()):
             if seated.sitting_out and self.rng.random() < 0.5:
                 self.table(table_id, SitIn(seated.player_id, sim.now))
-        deck = list(range(52))
-        self.rng.shuffle(deck)
-        events = self.table(table_id, StartHand(tuple(deck), "00" * 32, sim.now, {}, orders.stakes))
+        if sim.committed_shuffle:
+            seed, version = sim.committed[table_id]
+            prepared = prepare_deal(seed, {}, version)
+            start = StartHand(prepared.cards, prepared.commitment, sim.now, prepared.extra, orders.stakes)
+            events = self.table(table_id, start)
+            self.commit_shuffle(table_id)
+        else:
+            deck = list(range(52))
+            self.rng.shuffle(deck)
+            events = self.table(table_id, StartHand(tuple(deck), "00" * 32, sim.now, {}, orders.stakes))
         self.after_events(table_id, events)
 
     def act(self, table_id: str) -> None:
@@ -249,11 +277,12 @@ class _Driver:
 def simulate_tournament(config: TournamentConfig, seed: int, players: int | None = None, late: int = 0,
                         absent: float = 0.03, tournament_id: str = "sim",
                         on_step: Callable[[SimulatedTournament], None] | None = None,
-                        cancel_at: int | None = None) -> SimulatedTournament:
+                        cancel_at: int | None = None, committed_shuffle: bool = False) -> SimulatedTournament:
     """Play a tournament of ``players`` (default: ``config.max_entrants``) to its end; ``late``: how many late
     registrations and re-entries to try while entries are open; ``absent``: how often a player lets the
-    clock run out; ``cancel_at``: the operator cancels it at that step, if it is still running."""
-    sim = SimulatedTournament(tournament_id, config.validate())
+    clock run out; ``cancel_at``: the operator cancels it at that step, if it is still running;
+    ``committed_shuffle``: deal every hand from a committed seed (see the module's docstring)."""
+    sim = SimulatedTournament(tournament_id, config.validate(), committed_shuffle=committed_shuffle)
     entrants = config.max_entrants if players is None else players
     _Driver(sim, random.Random(seed), absent, on_step, cancel_at).play(entrants, late)
     return sim

@@ -23,6 +23,7 @@ from stud_service.audit.money_log import audit_money
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
+from stud_service.audit.tournament_log import tournament_info_for
 from stud_service.audit.verify import verify_loaded
 from stud_service.auth import Principal, Role
 from stud_service.engine import SetClientSeed
@@ -400,10 +401,11 @@ class AuditService:
         mode = self._mode(principal, record)
         viewer = None if mode == FULL else mode
         fmt = request.format or audit_service_pb2.HISTORY_FORMAT_PHH
+        tournament = await tournament_info_for(self.store, record)  # a tournament table's: its buy-in
         if fmt == audit_service_pb2.HISTORY_FORMAT_PHH:
-            text = to_phh(record, viewer)
+            text = to_phh(record, viewer, tournament)
         elif fmt == audit_service_pb2.HISTORY_FORMAT_POKERSTARS:
-            text = to_pokerstars(record, viewer)
+            text = to_pokerstars(record, viewer, tournament)
         else:
             raise malformed(f"unknown format {fmt}", "format")
         return audit_service_pb2.ExportHandHistoryResponse(name=request.name, format=fmt, text=text)
