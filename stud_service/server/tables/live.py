@@ -110,6 +110,11 @@ class LiveTable:
     def stream_id(self) -> str:
         return stream_id_for(self.table_id)
 
+    @property
+    def log_extra(self) -> dict[str, str]:
+        """The fields a log line about the table carries."""
+        return {"table": self.table_id}
+
     def log_scope(self) -> contextlib.AbstractContextManager[None]:
         """Log lines written inside carry this table's id and, while a hand runs, the hand's."""
         hand = self.state.hand
