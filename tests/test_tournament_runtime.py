@@ -43,10 +43,15 @@ async def rows(runtime, stream_id: str) -> list[tuple[int, str, str, object]]:
     """The stored rows of a stream as the database holds them: version, type, payload text, recorded_at."""
     async with runtime.store.pool.connection() as conn:
         cursor = await conn.execute(
-            "SELECT version, type, payload::text, recorded_at FROM events WHERE stream_id = %s ORDER BY version",
+            "SELECT version, type, payload::text, recorded_at FROM events WHERE stream_id = %s"
+            " ORDER BY version",
             (stream_id,),
         )
         return await cursor.fetchall()
+
+
+async def rows_of(runtime, stream_id: str, kind: str) -> list[tuple[int, str, str, object]]:
+    return [row for row in await rows(runtime, stream_id) if row[1] == kind]
 
 
 async def test_a_registration_debits_buy_in_and_fee_in_the_transaction_of_its_event(database):
@@ -60,9 +65,9 @@ async def test_a_registration_debits_buy_in_and_fee_in_the_transaction_of_its_ev
         assert await balance(runtime, "ann") == 5_000 - 1_100
         pool = await runtime.ledger.pool(tournament, "USD")
         assert (pool.pool, pool.fees) == (1_000, 100)
-        registered = [row for row in await rows(runtime, stream_id_for(tournament)) if row[1] == "PlayerRegistered"]
-        (entry,) = [row for row in await rows(runtime, account_stream("ann", "USD")) if row[1] == "EntryDebited"]
-        pooled = [row for row in await rows(runtime, pool_stream(tournament, "USD")) if row[1] == "EntryPooled"]
+        registered = await rows_of(runtime, stream_id_for(tournament), "PlayerRegistered")
+        (entry,) = await rows_of(runtime, account_stream("ann", "USD"), "EntryDebited")
+        pooled = await rows_of(runtime, pool_stream(tournament, "USD"), "EntryPooled")
         assert json.loads(entry[2])["tournament_version"] == registered[0][0]
         # One transaction: PostgreSQL's now() is the transaction's, and every row of it carries it.
         assert registered[0][3] == entry[3] == pooled[0][3]
@@ -129,7 +134,8 @@ async def test_a_retried_request_is_answered_once_and_an_id_reused_for_another_i
         assert await balance(runtime, "ann") == 5_000 - 1_100  # debited once
         with pytest.raises(RequestError) as reused:
             await tournaments.unregister(tournament, "ann", request_key=key("r1", "unregister ann"))
-        assert reused.value.code is grpc.StatusCode.INVALID_ARGUMENT and reused.value.reason == "REQUEST_ID_REUSED"
+        assert reused.value.code is grpc.StatusCode.INVALID_ARGUMENT
+        assert reused.value.reason == "REQUEST_ID_REUSED"
         with pytest.raises(AlreadyRegistered):
             await tournaments.register(tournament, "ann", request_key=key("r2", "ann"))
         assert (await tournaments.state(tournament)).registered == ("ann", "bob")
@@ -173,10 +179,9 @@ async def test_a_thousand_registrations_at_once_are_served_or_refused_for_real_r
         await fund(runtime, [player for player in players if player not in unfunded], 1_100)
         tournament = new_id()
         await tournaments.create(tournament, scheduled(max_entrants=900), by="house")
-        outcomes = await asyncio.gather(
-            *(tournaments.register(tournament, player, request_key=key(f"burst-{player}")) for player in players),
-            return_exceptions=True,
-        )
+        registrations = [tournaments.register(tournament, player, request_key=key(f"burst-{player}"))
+                         for player in players]
+        outcomes = await asyncio.gather(*registrations, return_exceptions=True)
         refused = {player: outcome for player, outcome in zip(players, outcomes, strict=True)
                    if isinstance(outcome, BaseException)}
         assert all(isinstance(error, TournamentFull | InsufficientFunds) for error in refused.values()), {
@@ -261,7 +266,8 @@ async def test_a_refused_command_is_the_domains_refusal_and_changes_nothing(data
     async with replica(database) as runtime:
         tournaments = runtime.tournaments
         tournament = new_id()
-        await tournaments.create(tournament, scheduled(currency="", buy_in=0, fee=0, max_entrants=2), by="house")
+        play_money = scheduled(currency="", buy_in=0, fee=0, max_entrants=2)
+        await tournaments.create(tournament, play_money, by="house")
         await tournaments.register(tournament, "ann")
         await tournaments.register(tournament, "bob")
         version = await tournaments.version(tournament)
