@@ -5,7 +5,8 @@ A followed stream's live object (a :class:`Followed`) holds the version applied 
 stream into it on first lookup (one caller loads, the others wait for it), then follows the stream through
 the store's subscription, applying each event other writers append. The writer's own appends are applied
 as they commit (``position`` tells the subscription so: their announcements cost no read). What applying an
-event means is the subclass's :meth:`FollowedStreams.apply_stored`.
+event means is the subclass's :meth:`FollowedStreams.apply_stored`. A write's request id is looked up here
+too (:meth:`FollowedStreams.retry_of`): a retry is answered with the version its first call appended.
 """
 
 from __future__ import annotations
@@ -17,12 +18,21 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
+import grpc
+
 from stud_service.backoff import Backoff
+from stud_service.server.api.errors import RequestError
+from stud_service.server.api.request_ids import RequestKey, check_same_request
 from stud_service.server.tables.tasks import TableTasks, wait_for_store
-from stud_service.store import EventStore, StoredEvent
+from stud_service.store import AppendResult, EventStore, StoredEvent
 from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
+
+
+def kept_conflicting(what: str) -> RequestError:
+    """The refusal of a write that lost to other writers every time it tried (ABORTED: the client retries)."""
+    return RequestError(grpc.StatusCode.ABORTED, "CONFLICT", f"other writers kept changing the {what}; retry")
 
 
 class Followed(Protocol):
@@ -131,6 +141,34 @@ class FollowedStreams(Generic[F]):
     def apply_stored(self, live: F, stored: StoredEvent) -> None:
         """Apply one stored event (the next version, or one already applied by the other path)."""
         raise NotImplementedError
+
+    async def retry_of(self, live: F, request_id: RequestKey | None) -> int | None:
+        """The last version a request's first call appended if ``request_id`` is recorded in the stream (this
+        call is a retry); None if it is not; REQUEST_ID_REUSED if it was recorded for a different request.
+        The live object has caught up to that version when this returns."""
+        if request_id is None:
+            return None
+        recorded = await self.store.find_request(live.stream_id, request_id.key)
+        if recorded is None:
+            return None
+        check_same_request(recorded, request_id)
+        if recorded.last_version > live.version:
+            await self.catch_up(live)  # another replica wrote it
+        return recorded.last_version
+
+    async def appended(
+        self, live: F, result: AppendResult, request_id: RequestKey | None, apply: Callable[[], None]
+    ) -> int:
+        """The version a write answers with once its append returned ``result``: ``apply()`` applies its
+        events (it appended them); a duplicate is a retry of ``request_id``'s first call (its version), or
+        another writer's (caught up to)."""
+        if not result.duplicate:
+            apply()
+        elif (retry := await self.retry_of(live, request_id)) is not None:
+            return retry
+        else:
+            await self.catch_up(live)
+        return live.version
 
     async def _follow(self, live: F) -> None:
         """Apply what other writers append to the stream."""

@@ -20,7 +20,7 @@ from stud_service.server.tournaments.live import Applied, LiveTournament, shown_
 from stud_service.store import EventStore, StoredEvent
 from stud_service.tournaments import event_from_json, evolve
 from stud_service.tournaments.errors import NoTournament
-from stud_service.tournaments.events import DrawCommitted, TournamentCreated
+from stud_service.tournaments.events import DrawCommitted
 
 _log = logging.getLogger(__name__)
 
@@ -59,8 +59,6 @@ class TournamentCache(FollowedStreams[LiveTournament]):
         live.state = evolve(live.state, event)
         live.shown = shown_state(live.state)
         live.version = version
-        if isinstance(event, TournamentCreated):
-            live.created_ms = event.at_ms
         if _log.isEnabledFor(logging.DEBUG):
             kind = type(event).__name__
             _log.debug("event applied", extra={**live.log_extra, "version": version, "type": kind})

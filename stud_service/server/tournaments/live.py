@@ -7,13 +7,12 @@ its watchers' queues). A :class:`Applied` is one event as a watcher gets it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from stud_service.server.tables.fanout import Watcher
+from stud_service.server.tables.live import LiveStream
 from stud_service.tournaments import TournamentState, initial_state
 
 STREAM_PREFIX = "tournaments/"
@@ -48,17 +47,12 @@ class Applied:
 
 
 @dataclass(eq=False)
-class LiveTournament:
+class LiveTournament(LiveStream):
     """One tournament's state on this replica (``shown``: the same without the committed seed)."""
 
     tournament_id: str
-    version: int = 0
     state: TournamentState = field(default_factory=initial_state)
     shown: TournamentState = field(default_factory=initial_state)
-    created_ms: int = 0  # TournamentCreated's time: the lobby orders sit & gos by it
-    watchers: set[Watcher] = field(default_factory=set)
-    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    follower: asyncio.Task[None] | None = None
 
     @property
     def stream_id(self) -> str:

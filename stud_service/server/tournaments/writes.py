@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
-
-import grpc
 
 from stud_service.ledger.book import Ledger
 from stud_service.ledger.errors import LedgerError
-from stud_service.server.api.errors import RequestError
-from stud_service.server.api.request_ids import RequestKey, check_same_request
+from stud_service.server.api.request_ids import RequestKey
+from stud_service.server.tables.followed import kept_conflicting
 from stud_service.server.tournaments.cache import TournamentCache
 from stud_service.server.tournaments.live import LiveTournament, now_ms, stream_id_for
 from stud_service.server.tournaments.money import pool_transfers
@@ -114,16 +113,12 @@ class TournamentWrites:
                 except ConcurrencyError:
                     await self.cache.catch_up(live)
                     continue
-                if result.duplicate:
-                    if (retry := await self._retry_of(live, request_id)) is not None:
-                        return Written(retry, [])
-                    await self.cache.catch_up(live)
-                    return Written(live.version, [])
-                self.cache.apply_appended(live, events, result.first_version)
-                return Written(live.version, events)
-        raise RequestError(
-            grpc.StatusCode.ABORTED, "CONFLICT", "other writers kept changing the tournament; retry"
-        )
+                version = await self.cache.appended(
+                    live, result, request_id,
+                    partial(self.cache.apply_appended, live, events, result.first_version),
+                )
+                return Written(version, [] if result.duplicate else events)
+        raise kept_conflicting("tournament")
 
     async def _append(
         self,
@@ -147,17 +142,7 @@ class TournamentWrites:
         )
 
     async def _retry_of(self, live: LiveTournament, request_id: RequestKey | None) -> int | None:
-        """The last version the first call appended if ``request_id`` is recorded (this is a retry); None
-        if it is not; REQUEST_ID_REUSED if it was recorded for a different request."""
-        if request_id is None:
-            return None
-        recorded = await self.store.find_request(live.stream_id, request_id.key)
-        if recorded is None:
-            return None
-        check_same_request(recorded, request_id)
-        if recorded.last_version > live.version:
-            await self.cache.catch_up(live)  # another replica wrote it
-        return recorded.last_version
+        return await self.cache.retry_of(live, request_id)
 
     async def state_at(self, live: LiveTournament, version: int) -> TournamentState:
         """The tournament as of ``version``: the live one, or folded again from the log (retries only)."""
