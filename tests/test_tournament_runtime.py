@@ -17,7 +17,7 @@ from stud_service.ledger.errors import InsufficientFunds, PlayerSuspended
 from stud_service.ledger.names import account_stream, pool_stream
 from stud_service.server.api.errors import RequestError
 from stud_service.server.api.request_ids import RequestKey
-from stud_service.server.tournaments.live import stream_id_for
+from stud_service.server.tournaments.live import seed_shown, stream_id_for
 from stud_service.tournaments import Status, TournamentConfig, TournamentKind
 from stud_service.tournaments.errors import (
     AlreadyRegistered,
@@ -26,6 +26,7 @@ from stud_service.tournaments.errors import (
     TournamentExists,
     TournamentFull,
 )
+from stud_service.tournaments.events import DrawRevealed, PlayerRegistered
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -277,3 +278,13 @@ async def test_a_refused_command_is_the_domains_refusal_and_changes_nothing(data
         with pytest.raises(NoTournament):
             await tournaments.register("no-such-tournament", "cy")
         assert await tournaments.version(tournament) == version
+
+
+def test_a_revealed_draw_seed_is_shown_as_a_finished_hands_seed_is():
+    revealed = DrawRevealed(3, "ab" * 32, 1_000)
+    assert seed_shown(revealed, sees_seeds=True, now=1_000, reveal_after_seconds=None) == revealed
+    assert seed_shown(revealed, sees_seeds=False, now=10**12, reveal_after_seconds=None).seed == ""
+    assert seed_shown(revealed, sees_seeds=False, now=60_999, reveal_after_seconds=60).seed == ""
+    assert seed_shown(revealed, sees_seeds=False, now=61_000, reveal_after_seconds=60) == revealed
+    registered = PlayerRegistered("ann", 1_000)
+    assert seed_shown(registered, sees_seeds=False, now=0, reveal_after_seconds=None) is registered
