@@ -53,7 +53,6 @@ async def played(database: str, config: TournamentConfig, seed: int, players: in
         yield runtime, sim, tournament
 
 
-@pytest.mark.asyncio(loop_scope="session")
 async def test_a_whole_tournament_pays_every_prize_from_its_pool_and_reconciles_to_the_unit(database):
     two_minutes = tuple(replace(level, minutes=2) for level in FAST_LEVELS)
     config = scheduled(max_entrants=12, seats_per_table=3, late_registration_levels=2, re_entries=2,
@@ -80,7 +79,6 @@ async def test_a_whole_tournament_pays_every_prize_from_its_pool_and_reconciles_
         assert (figures.entries, figures.prizes, figures.over) == (entries * 1_100, entries * 1_000, True)
 
 
-@pytest.mark.asyncio(loop_scope="session")
 async def test_a_tournament_cancelled_while_running_pays_its_pool_out_and_keeps_the_fees(database):
     config = scheduled(max_entrants=6, seats_per_table=3)
     async with played(database, config, seed=3, players=6, cancel_at=40) as (runtime, _sim, tournament):
@@ -95,7 +93,6 @@ async def test_a_tournament_cancelled_while_running_pays_its_pool_out_and_keeps_
         assert report.totals["USD"].fees == 600
 
 
-@pytest.mark.asyncio(loop_scope="session")
 async def test_the_reconciliation_names_a_prize_or_an_entry_that_lost_its_pair(database):
     config = scheduled(max_entrants=4, seats_per_table=2)
     async with played(database, config, seed=5, players=4) as (runtime, _sim, tournament):
@@ -165,4 +162,4 @@ async def _conserved(url: str, funds: list[int], steps: list[tuple[str, int]], c
 def test_money_is_conserved_across_registrations_withdrawals_and_a_cancellation(
         property_database, funds, steps, cancel):
     with ThreadPoolExecutor(1) as thread:  # a loop of its own, beside the session's
-        thread.submit(asyncio.run, _conserved(property_database, funds, steps, cancel)).result()
+        thread.submit(asyncio.run, _conserved(property_database, funds, steps, cancel)).result(timeout=120)

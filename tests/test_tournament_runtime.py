@@ -28,8 +28,6 @@ from stud_service.tournaments.errors import (
 )
 from stud_service.tournaments.events import DrawRevealed, PlayerRegistered
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
-
 
 def key(name: str, request: str = "") -> RequestKey:
     return RequestKey(hashlib.sha256(name.encode()).hexdigest(), hashlib.sha256(request.encode()).digest())
