@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
@@ -161,5 +161,23 @@ async def _conserved(url: str, funds: list[int], steps: list[tuple[str, int]], c
        cancel=st.booleans())
 def test_money_is_conserved_across_registrations_withdrawals_and_a_cancellation(
         property_database, funds, steps, cancel):
-    with ThreadPoolExecutor(1) as thread:  # a loop of its own, beside the session's
-        thread.submit(asyncio.run, _conserved(property_database, funds, steps, cancel)).result(timeout=120)
+    in_a_loop_of_its_own(_conserved(property_database, funds, steps, cancel), timeout=120)
+
+
+def in_a_loop_of_its_own(coroutine, timeout: float) -> None:
+    """Run ``coroutine`` to its end in a thread with its own event loop, beside the session's (a daemon
+    thread: an example that never ends fails the test rather than holding the run)."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(coroutine)
+        except BaseException as error:  # handed to the test's thread
+            failed.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), f"the example did not end within {timeout} s"
+    if failed:
+        raise failed[0]
