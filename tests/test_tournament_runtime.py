@@ -17,7 +17,7 @@ from stud_service.ledger.errors import InsufficientFunds, PlayerSuspended
 from stud_service.ledger.names import account_stream, pool_stream
 from stud_service.server.api.errors import RequestError
 from stud_service.server.api.request_ids import RequestKey
-from stud_service.server.tournaments.live import seed_shown, stream_id_for
+from stud_service.server.tournaments.live import stream_id_for
 from stud_service.tournaments import Status, TournamentConfig, TournamentKind
 from stud_service.tournaments.errors import (
     AlreadyRegistered,
@@ -26,7 +26,6 @@ from stud_service.tournaments.errors import (
     TournamentExists,
     TournamentFull,
 )
-from stud_service.tournaments.events import DrawRevealed, PlayerRegistered
 
 
 def key(name: str, request: str = "") -> RequestKey:
@@ -234,13 +233,21 @@ async def test_a_sit_and_go_starts_with_its_last_registration_and_no_seed_is_sto
         assert [version for version, _e, _s in watched] == list(range(1, len(watched) + 1))
         assert all(state.secret is None for _v, _e, state in watched)
         assert all(getattr(event, "secret", {}) == {} for _v, event, _s in watched)
-        # The seeds, as the store opens them for the server, are nowhere in the stored rows.
+        # A committed seed, as the store opens it for the server, is in no stored row before the row that
+        # reveals it (and the one committed now in none at all); a revealed seed is public there.
         opened = [stored.payload for stored in await runtime.store.read_stream(stream_id_for(tournament))]
-        seeds = [payload["secret"]["seed"] for payload in opened if payload["type"] == "DrawCommitted"]
-        seeds += [payload["seed"] for payload in opened if payload["type"] == "DrawRevealed"]
-        assert len(seeds) >= 3 and all(len(seed) == 64 for seed in seeds)
-        stored = " ".join(text for _v, _t, text, _at in await rows(runtime, stream_id_for(tournament)))
-        assert not any(seed in stored for seed in seeds)
+        committed = {payload["draw"]: payload["secret"]["seed"] for payload in opened
+                     if payload["type"] == "DrawCommitted"}
+        revealed = {payload["draw"]: version for version, payload in enumerate(opened, 1)
+                    if payload["type"] == "DrawRevealed"}
+        assert len(committed) >= 2 and all(len(seed) == 64 for seed in committed.values())
+        assert max(committed) not in revealed  # the next draw's seed: committed, not yet drawn from
+        stored = await rows(runtime, stream_id_for(tournament))
+        for draw, seed in committed.items():
+            before = revealed.get(draw, len(stored) + 1)
+            assert not any(seed in text for version, _t, text, _at in stored if version < before), draw
+        commitments = [json.loads(text) for _v, kind, text, _at in stored if kind == "DrawCommitted"]
+        assert all(payload["secret"] is None and payload["sealed"] for payload in commitments)
 
 
 async def test_the_lobby_lists_scheduled_tournaments_by_start_and_sit_and_gos_by_creation(database):
@@ -277,12 +284,3 @@ async def test_a_refused_command_is_the_domains_refusal_and_changes_nothing(data
             await tournaments.register("no-such-tournament", "cy")
         assert await tournaments.version(tournament) == version
 
-
-def test_a_revealed_draw_seed_is_shown_as_a_finished_hands_seed_is():
-    revealed = DrawRevealed(3, "ab" * 32, 1_000)
-    assert seed_shown(revealed, sees_seeds=True, now=1_000, reveal_after_seconds=None) == revealed
-    assert seed_shown(revealed, sees_seeds=False, now=10**12, reveal_after_seconds=None).seed == ""
-    assert seed_shown(revealed, sees_seeds=False, now=60_999, reveal_after_seconds=60).seed == ""
-    assert seed_shown(revealed, sees_seeds=False, now=61_000, reveal_after_seconds=60) == revealed
-    registered = PlayerRegistered("ann", 1_000)
-    assert seed_shown(registered, sees_seeds=False, now=0, reveal_after_seconds=None) is registered

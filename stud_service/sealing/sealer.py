@@ -2,8 +2,8 @@
 
 Secret at rest: ``ShuffleCommitted.secret`` (the committed server seed), ``HandStarted.deck`` (and a
 ``HandStarted.extra.server_seed``, should one be present) and ``CardDealt.card`` when ``face_up`` is false;
-on a tournament's stream, a draw's seed: ``DrawCommitted.secret`` and, once drawn from, ``DrawRevealed.seed``
-(auditors see it, as they see a finished hand's seed: docs/tournaments.md).
+on a tournament's stream, the committed draw seed ``DrawCommitted.secret`` (its ``DrawRevealed`` is public:
+what it draws is, docs/tournaments.md "Who sees a draw's seed").
 A sealed event has those fields set to ``null`` and a ``"sealed"`` member::
 
     {"kid": "k2", "key": "<base64 wrapped data key>", "box": "<base64 nonce||ct of removed fields>", "v": 2}
@@ -76,26 +76,21 @@ def _card_secrets(payload: Mapping[str, Any]) -> list[Path]:
     return [("card",)] if payload.get("face_up") is False and payload.get("card") is not None else []
 
 
-def _revealed_seed(payload: Mapping[str, Any]) -> list[Path]:
-    return [("seed",)] if payload.get("seed") is not None else []
-
-
 # Event type -> the paths of its secret fields present in this payload. Any other type has none.
 SECRET_FIELDS: dict[str, Callable[[Mapping[str, Any]], list[Path]]] = {
     COMMIT_EVENT: _commit_secrets,
     START_EVENT: _deal_secrets,
     "CardDealt": _card_secrets,
     DRAW_COMMIT_EVENT: _commit_secrets,
-    "DrawRevealed": _revealed_seed,
 }
 # The member that numbers the data key of an event without ``hand``: the hand a ShuffleCommitted commits
-# to, the draw a DrawCommitted or DrawRevealed belongs to.
-_KEY_NUMBER = {COMMIT_EVENT: "next_hand", DRAW_COMMIT_EVENT: "draw", "DrawRevealed": "draw"}
+# to, the draw a DrawCommitted commits to.
+_KEY_NUMBER = {COMMIT_EVENT: "next_hand", DRAW_COMMIT_EVENT: "draw"}
 
 
 def hand_of(payload: Mapping[str, Any]) -> Any:
     """The hand an event's secrets belong to: ``hand``, or ``next_hand`` for a ShuffleCommitted, or the
-    ``draw`` of a tournament's DrawCommitted or DrawRevealed."""
+    ``draw`` of a tournament's DrawCommitted."""
     hand = payload.get("hand")
     member = _KEY_NUMBER.get(payload.get("type"))  # type: ignore[arg-type]
     return payload.get(member) if hand is None and member is not None else hand

@@ -30,8 +30,8 @@ def _no_tournament(tournament_id: str) -> NoTournament:
 
 
 def shown_event(event: Any) -> Any:
-    """The event as the facade hands it out: a commitment without its secret seed (a revealed seed stays:
-    who may see it is the API's to decide, docs/tournaments.md)."""
+    """The event as the facade hands it out: a commitment without its secret seed (a revealed seed is
+    public, docs/tournaments.md "Who sees a draw's seed")."""
     return replace(event, secret={}) if isinstance(event, DrawCommitted) else event
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service.server.tables.live import LiveStream
 from stud_service.tournaments import TournamentState, initial_state
-from stud_service.tournaments.events import DrawRevealed
 
 STREAM_PREFIX = "tournaments/"
 
@@ -36,18 +35,6 @@ def shown_state(state: TournamentState) -> TournamentState:
     shown = state.copy()
     shown.secret = None
     return shown
-
-
-def seed_shown(event: Any, *, sees_seeds: bool, now: int, reveal_after_seconds: float | None) -> Any:
-    """The event as one viewer may see it: a draw's revealed seed (``DrawRevealed.seed``) as a finished
-    hand's seed is shown (docs/fairness.md): to auditors and operators (``sees_seeds``), and to everyone
-    once the operator's delayed public reveal (``--reveal-seeds-after``) has passed since it was revealed;
-    to anyone else the event comes without it. Every other event is public as it is."""
-    if not isinstance(event, DrawRevealed) or sees_seeds:
-        return event
-    if reveal_after_seconds is not None and event.at_ms + int(reveal_after_seconds * 1000) <= now:
-        return event
-    return replace(event, seed="")
 
 
 @dataclass(frozen=True, slots=True)

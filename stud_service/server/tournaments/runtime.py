@@ -8,8 +8,8 @@ idempotent: a retry is answered with the tournament as the first call left it. D
 (the shuffle's CSPRNG) and committed with the command that needs them (``NextDraw``).
 
 The states and events handed out never hold a seed that was committed and not yet drawn from (nobody may
-see it); a revealed seed (``DrawRevealed.seed``) is the caller's to show to those allowed
-(docs/tournaments.md, "Who sees a draw's seed").
+see it); a revealed one (``DrawRevealed.seed``) is public, as everything it draws is (docs/tournaments.md,
+"Who sees a draw's seed").
 """
 
 from __future__ import annotations
