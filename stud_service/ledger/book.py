@@ -319,21 +319,14 @@ class Ledger:
                 StreamAppend(player_stream(player), standings[player].version, seats[player])
                 for player in sorted(seat_changes)
             ]
-            changed = [part.stream_id for part in parts[1:]]
-            try:
-                results = await self.store.append_all(parts, fence)
-            except Exception:
-                self.forget(changed)
-                raise
-            if results[0].duplicate:
-                self.forget(changed)
-            else:
+            result = await self._append_all(parts, fence)
+            if not result.duplicate:
                 for stream_id in involved_accounts:
                     if entries[stream_id]:
                         self._moved_on(folded[stream_id], entries[stream_id])
                 for player in seat_changes:
                     self._standing_moved_on(standings[player], seats[player])
-            return results[0]
+            return result
 
     @staticmethod
     def _entries(
@@ -409,19 +402,26 @@ class Ledger:
             parts = [StreamAppend(tournament_stream, expected, payloads, request_id, fingerprint)]
             parts += [StreamAppend(stream_id, before[stream_id], entries[stream_id])
                       for stream_id in sorted(entries) if entries[stream_id]]
-            changed = [part.stream_id for part in parts[1:]]
-            try:
-                results = await self.store.append_all(parts, fence)
-            except Exception:
-                self.forget(changed)
-                raise
-            if results[0].duplicate:
-                self.forget(changed)
-            else:
-                for stream_id in changed:
-                    kept = self._pools if stream_id == pool_id else self._accounts
-                    _keep(kept, stream_id, folded[stream_id])
-            return results[0]
+            result = await self._append_all(parts, fence)
+            if not result.duplicate:
+                for part in parts[1:]:
+                    kept = self._pools if part.stream_id == pool_id else self._accounts
+                    _keep(kept, part.stream_id, folded[part.stream_id])
+            return result
+
+    async def _append_all(self, parts: list[StreamAppend], fence: Fence | None) -> AppendResult:
+        """Append a command's ``parts`` in one transaction; the first part's result. The folds of the other
+        parts' streams are forgotten when this call did not write them (a duplicate request) or its outcome
+        is unknown: the next read refolds them."""
+        changed = [part.stream_id for part in parts[1:]]
+        try:
+            results = await self.store.append_all(parts, fence)
+        except Exception:
+            self.forget(changed)
+            raise
+        if results[0].duplicate:
+            self.forget(changed)
+        return results[0]
 
     async def sweep(self, currency: str, tables: list[TableRake], now_ms: int) -> int:
         """Move the rake ``tables`` took since their last sweep into the house's ``currency`` account, in one
