@@ -334,6 +334,35 @@ def test_the_server_folders_import_inwards() -> None:
     assert not wrong, "server folders importing outwards:\n" + _listed(wrong)
 
 
+# The tournaments (stud_service/server/tournaments) sit beside the tables and build on their generic pieces;
+# of the API they import the refusals and request ids, as the tables do. The tables hold the tournaments'
+# runtime (``TableRuntime.tournaments``) and know nothing else of them.
+TOURNAMENTS_MAY_IMPORT_OF_TABLES = {
+    f"{SERVER}.tables", f"{SERVER}.tables.followed", f"{SERVER}.tables.fanout", f"{SERVER}.tables.tasks",
+    f"{SERVER}.tables.live",
+}
+TABLES_MAY_IMPORT_OF_TOURNAMENTS = {f"{SERVER}.tournaments", f"{SERVER}.tournaments.runtime"}
+
+
+def test_the_server_tournaments_use_the_tables_generic_pieces_and_the_tables_only_their_runtime() -> None:
+    def wrong_way(edge: Import) -> bool:
+        source, target = _folder(edge.importer), _folder(edge.imported)
+        return (
+            (source == "tournaments" and target in PORTS | {"host"})
+            or (source in PORTS and target == "tournaments")
+            or (source == "tournaments" and target == "api" and edge.imported not in TABLES_MAY_IMPORT_OF_API)
+            or (source == "tournaments" and target == "tables"
+                and edge.imported not in TOURNAMENTS_MAY_IMPORT_OF_TABLES)
+            or (source == "tables" and target == "tournaments"
+                and (edge.importer != f"{SERVER}.tables.runtime"
+                     or edge.imported not in TABLES_MAY_IMPORT_OF_TOURNAMENTS))
+        )
+
+    wrong = [edge for edge in IMPORTS if wrong_way(edge)]
+    assert not wrong, "the server's tournaments and tables importing beyond their pieces:\n" + _listed(wrong)
+    assert any(_folder(edge.importer) == "tournaments" for edge in IMPORTS)  # the reader found them
+
+
 def test_no_module_of_the_server_is_over_500_lines() -> None:
     sizes = {
         module: len(path.read_text(encoding="utf-8").splitlines())

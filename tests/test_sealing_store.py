@@ -123,6 +123,34 @@ async def test_events_read_back_as_written_while_the_rows_hold_only_ciphertext(d
     await store.close()
 
 
+async def test_a_tournaments_committed_draw_seed_is_sealed_and_opens_on_another_store(db_pool, stream_id):
+    """A DrawCommitted's secret is sealed with its draw's own data key; the DrawRevealed that draws from it
+    is public (what it draws is) and stays in the clear."""
+    ring = keyring()
+    seeds = [random.Random(draw).randbytes(32).hex() for draw in (1, 2)]
+
+    def committed(draw: int) -> dict:
+        return {"type": "DrawCommitted", "v": 1, "draw": draw, "commitment": f"{draw:02x}" * 32,
+                "secret": {"seed": seeds[draw - 1]}, "at_ms": 1}
+
+    revealed = {"type": "DrawRevealed", "v": 1, "draw": 1, "seed": seeds[0], "at_ms": 2}
+    first = EventStore(db_pool, sealer=EventSealer(ring))
+    await first.append(stream_id, 0, [committed(1)])
+    later = EventStore(db_pool, sealer=EventSealer(ring))
+    await later.append(stream_id, 1, [revealed, committed(2)])
+    events = [committed(1), revealed, committed(2)]
+    third = EventStore(db_pool, sealer=EventSealer(ring))  # a replica that saw none of it written
+    assert [e.payload for e in await third.read_stream(stream_id)] == events
+    rows = await raw_rows(db_pool, stream_id)
+    by_version = {version: payload for version, _t, payload in rows}
+    assert seeds[0] not in rows[0][1] and seeds[1] not in " ".join(text for _v, text, _p in rows)
+    assert by_version[1]["secret"] is None and by_version[3]["secret"] is None
+    assert by_version[2] == revealed  # public: not sealed
+    assert by_version[1]["sealed"]["key"] != by_version[3]["sealed"]["key"]  # a data key per draw
+    for store in (first, later, third):
+        await store.close()
+
+
 def test_an_event_without_secrets_is_passed_through_not_copied():
     sealer = EventSealer(keyring())
     for payload in ({"type": "BetPlaced", "hand": 1}, dealt(1, 7, True), {"type": "TableCreated"}):

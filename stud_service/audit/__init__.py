@@ -31,7 +31,8 @@ Public API (import from ``stud_service.audit``)::
     tournament_summary(payloads).to_text(player_id) / .to_json()
     await tournament_histories(store, tournament_id, "phh" | "pokerstars", player_id=None)
 
-    # external checkpoints (HMAC-SHA256 signed heads of every table, account, house and player stream)
+    # external checkpoints (HMAC-SHA256 signed heads of every table, account, house, player, tournament and
+    # tournament money stream)
     checkpoint = await make_checkpoint(store, key)
     report = await verify_checkpoint(store, checkpoint, key)
 

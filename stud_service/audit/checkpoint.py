@@ -12,10 +12,11 @@ The signed body is the canonical JSON (``stud_service.store.canonical``) of::
     {"format": "stud-service-checkpoint/2", "created_at": ISO-8601 UTC,
      "tables": [{"table": id, "version": n, "hash": hex}, ...],          (tables ordered by id)
      "streams": [{"stream": stream id, "version": n, "hash": hex}, ...]} (accounts/, house/, players/,
-                                                                          access/)
+                                                                          access/, tournaments/, pools/)
 
 All heads are read in one statement, so a checkpoint is a consistent position of the whole log (money
-moves in one transaction across a table and an account): ``audit money --checkpoint`` reconciles at it.
+moves in one transaction across a table, or a tournament and its pool, and the accounts): ``audit money
+--checkpoint`` reconciles at it.
 Format 1 (tables only, no "streams") is still verified.
 
 and the file is that body plus ``"signature": {"alg": "HMAC-SHA256", "key_id": first 16 hex of
@@ -42,8 +43,8 @@ SIGNED_FIELDS = {
     FORMAT: ("format", "created_at", "tables", "streams"),
 }
 # The streams besides tables a checkpoint covers: player accounts, the house's rake, operator controls,
-# the access log (a record cut off its stream's tail is then named too).
-OTHER_PREFIXES = ("accounts/", "house/", "players/", "access/")
+# the access log (a record cut off its stream's tail is then named too), tournaments and their money.
+OTHER_PREFIXES = ("accounts/", "house/", "players/", "access/", "tournaments/", "pools/")
 KEY_ENV = "STUD_CHECKPOINT_KEY"
 MIN_KEY_BYTES = 32
 

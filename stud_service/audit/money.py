@@ -10,6 +10,9 @@ events of every money stream, each stream's in version order, and ``finish`` ret
 ``accounts/{CUR}/{player}`` a player's account: AccountOpened, FundsDeposited, FundsWithdrawn, BuyInDebited,
                             CashOutCredited, each after the first carrying the ``balance`` after it.
 ``house/{CUR}``             the house's rake account: HouseAccountOpened, then RakeSwept batches.
+``tournaments/{id}``        a tournament's entries, refunds and prizes (``audit.money_tournaments``);
+``pools/{CUR}/{id}``        its prize pool and fees; a player's account pairs with them (EntryDebited,
+                            EntryRefunded, PrizeCredited).
 
 What is proved (each failure is a :class:`Discrepancy` naming the stream and version where it first shows):
 
@@ -24,7 +27,9 @@ What is proved (each failure is a :class:`Discrepancy` naming the stream and ver
   the same amount, player and currency naming its table version, and every account entry has its table event;
 - the house: each RakeSwept's ``table_rake_total`` is the table's rake taken at ``table_version``, its amount
   is what earlier sweeps of that table left, its balance follows; no table is swept beyond its rake;
-- per currency: deposits - withdrawals = player balances + chips at tables + rake taken at tables.
+- tournaments: as ``audit.money_tournaments`` says (every entry, refund and prize on its three streams);
+- per currency: deposits - withdrawals = player balances + chips at tables + rake taken at tables + prize
+  pools + the fees tournaments took.
 
 Tables whose config has no currency (``""``: play chips) are checked per hand and per table, and stay out
 of the money totals.
@@ -34,10 +39,18 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from stud_service.audit.money_tournaments import (
+    POOLS,
+    TOURNAMENTS,
+    PoolFold,
+    TournamentFigures,
+    TournamentFold,
+    pair_tournaments,
+)
 from stud_service.ledger.names import ACCOUNT_PREFIX, HOUSE_PREFIX, account_name_of_stream
 
 TABLES = "tables/"
@@ -48,6 +61,8 @@ TABLE_MONEY_TYPES = (
     "PlayerActed", "UncalledBetReturned", "HandEnded",
 )
 BUY_IN, TOP_UP, CASH_OUT = "buy-in", "top-up", "cash-out"
+# A player's tournament entries, and the move of the tournament each pairs with (audit.money_tournaments).
+_TOURNAMENT_ENTRIES = {"EntryDebited": "entry", "EntryRefunded": "refund", "PrizeCredited": "prize"}
 
 
 @dataclass(frozen=True, order=True)
@@ -88,6 +103,8 @@ class AccountFigures:
     withdrawals: int = 0
     buy_ins: int = 0  # buy-ins and top-ups
     cash_outs: int = 0
+    tournament_entries: int = 0  # buy-ins + fees of tournament entries
+    tournament_credits: int = 0  # tournament refunds and prizes
     balance: int = 0  # as the last entry recorded it
     version: int = 0
 
@@ -104,11 +121,20 @@ class CurrencyTotals:
     unswept_rake: int = 0
     accounts: int = 0
     tables: int = 0
+    prize_pools: int = 0  # what tournaments' pools hold
+    fees: int = 0  # the fees tournaments took for the house (refunded ones left out)
+    tournaments: int = 0
+
+    @property
+    def held(self) -> int:
+        """Where the money is: balances + chips at tables + rake taken + prize pools + fees."""
+        return self.balances + self.chips_at_tables + self.rake_taken + self.prize_pools + self.fees
 
     @property
     def difference(self) -> int:
-        """deposits - withdrawals - (balances + chips at tables + rake taken): 0 when the books balance."""
-        return self.deposits - self.withdrawals - self.balances - self.chips_at_tables - self.rake_taken
+        """deposits - withdrawals - (balances + chips at tables + rake taken + prize pools + fees): 0 when
+        the books balance."""
+        return self.deposits - self.withdrawals - self.held
 
 
 @dataclass
@@ -120,6 +146,7 @@ class MoneyReport:
     discrepancies: list[Discrepancy]
     events_in_log: int = 0  # every event at the cut, the ones that move no money included
     as_of: datetime | None = None  # the cut's time, or when the snapshot was taken
+    tournaments: dict[str, TournamentFigures] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -135,6 +162,7 @@ class MoneyReport:
             [d for d in self.discrepancies if d.currency == currency],
             self.events_in_log,
             self.as_of,
+            {k: t for k, t in self.tournaments.items() if t.currency == currency},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -148,6 +176,7 @@ class MoneyReport:
             ],
             "tables": [asdict(t) for _k, t in sorted(self.tables.items())],
             "accounts": [asdict(a) for _k, a in sorted(self.accounts.items())],
+            "tournaments": [asdict(t) for _k, t in sorted(self.tournaments.items())],
             "discrepancies": [asdict(d) for d in self.discrepancies],
         }
 
@@ -404,6 +433,17 @@ class _AccountFold:
             figures.cash_outs += amount
             expected = figures.balance + amount
             self.pair(version, CASH_OUT, amount, payload)
+        elif kind in _TOURNAMENT_ENTRIES:
+            debit = kind == "EntryDebited"
+            if debit:
+                figures.tournament_entries += amount
+            else:
+                figures.tournament_credits += amount
+            expected = figures.balance - amount if debit else figures.balance + amount
+            key = (str(payload.get("tournament_id")), payload.get("tournament_version"), figures.player_id,
+                   _TOURNAMENT_ENTRIES[kind])
+            entry = (self.stream_id, version, amount, figures.currency)
+            self.fold.tournament_entries.setdefault(key, []).append(entry)
         else:
             self.problem(version, f"{kind!r} is not an account event")
             return
@@ -469,13 +509,16 @@ class MoneyFold:
         self.tables: dict[str, _TableFold] = {}
         self.accounts: dict[str, _AccountFold] = {}
         self.houses: dict[str, _HouseFold] = {}
+        self.tournaments: dict[str, TournamentFold] = {}
+        self.pools: dict[str, PoolFold] = {}
         self.account_entries: dict[tuple[str, Any], list[_Entry]] = {}
+        self.tournament_entries: dict[tuple[str, Any, str, str], list[tuple[str, int, int, str]]] = {}
         self.events_read = 0
 
     def problem(self, stream_id: str, version: int | None, message: str, currency: str = "") -> None:
         self.discrepancies.append(Discrepancy(stream_id, version, message, currency))
 
-    def stream(self, stream_id: str) -> _TableFold | _AccountFold | _HouseFold | None:
+    def stream(self, stream_id: str) -> Any:
         """The folder for one stream's events (None: a stream that holds no money)."""
         if stream_id.startswith(TABLES):
             folder: Any = self.tables.setdefault(stream_id, _TableFold(stream_id[len(TABLES) :], self))
@@ -483,6 +526,10 @@ class MoneyFold:
             folder = self.accounts.setdefault(stream_id, _AccountFold(stream_id, self))
         elif stream_id.startswith(HOUSE):
             folder = self.houses.setdefault(stream_id, _HouseFold(stream_id, self))
+        elif stream_id.startswith(TOURNAMENTS):
+            folder = self.tournaments.setdefault(stream_id, TournamentFold(stream_id, self.problem))
+        elif stream_id.startswith(POOLS):
+            folder = self.pools.setdefault(stream_id, PoolFold(stream_id, self.problem))
         else:
             return None
         return folder
@@ -507,6 +554,7 @@ class MoneyFold:
         tables = {fold.stream_id: fold.finish() for fold in self.tables.values()}
         accounts = {fold.stream_id: fold.finish() for fold in self.accounts.values()}
         self._pairings()
+        pair_tournaments(self.tournaments, self.pools, self.tournament_entries, self.problem)
         totals: dict[str, CurrencyTotals] = {}
 
         def total(currency: str) -> CurrencyTotals:
@@ -526,17 +574,26 @@ class MoneyFold:
                 sums.chips_at_tables += table.chips
                 sums.rake_taken += table.rake_taken
                 sums.unswept_rake += table.rake_taken - table.rake_swept
+        for pool in self.pools.values():
+            sums = total(pool.currency)
+            sums.prize_pools += pool.pool
+            sums.fees += pool.fees
+        tournaments = {fold.stream_id: fold.figures for fold in self.tournaments.values()}
+        for figures in tournaments.values():
+            if figures.currency:
+                total(figures.currency).tournaments += 1
         for currency, sums in sorted(totals.items()):
             if sums.difference:
                 self.problem(
                     f"{ACCOUNTS}{currency}",
                     None,
                     f"deposits - withdrawals = {sums.deposits - sums.withdrawals}, but balances + chips at"
-                    f" tables + rake = {sums.balances + sums.chips_at_tables + sums.rake_taken}",
+                    f" tables + rake + prize pools + fees = {sums.held}",
                     currency,
                 )
         self.discrepancies.sort(key=lambda d: (d.stream_id, d.version is None, d.version or 0))
-        return MoneyReport(totals, tables, accounts, self.events_read, self.discrepancies)
+        return MoneyReport(totals, tables, accounts, self.events_read, self.discrepancies,
+                           tournaments=tournaments)
 
     def _pairings(self) -> None:
         for fold in self.tables.values():

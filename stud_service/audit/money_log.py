@@ -9,7 +9,8 @@ whatever is being appended meanwhile.  A cut picks an earlier position that is j
   left out (they came later); an event at a listed head whose hash differs is itself a discrepancy.
 
 Table streams are read for their money events only (``money.TABLE_MONEY_TYPES``): cards and seat changes
-move no chips, and skipping them in the query is most of what makes the audit fast.
+move no chips, and skipping them in the query is most of what makes the audit fast. Tournament streams
+likewise (``money_tournaments.TOURNAMENT_MONEY_TYPES``); their money streams (``pools/``) are read whole.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from datetime import datetime
 from typing import Any
 
 from stud_service.audit.money import ACCOUNTS, HOUSE, TABLE_MONEY_TYPES, TABLES, MoneyFold, MoneyReport
+from stud_service.audit.money_tournaments import POOLS, TOURNAMENT_MONEY_TYPES, TOURNAMENTS
 from stud_service.store import EventStore
 from stud_service.store._json import loads
 
-MONEY_PREFIXES = (TABLES, ACCOUNTS, HOUSE)
+MONEY_PREFIXES = (TABLES, ACCOUNTS, HOUSE, TOURNAMENTS, POOLS)
 # Rows fetched at a time: each batch is parsed and folded between two awaits, so in a server the fold
 # holds the event loop for a few milliseconds at a time, never for the whole log.
 BATCH_ROWS = 5_000
@@ -38,7 +40,9 @@ _HEADS = (
 _WHERE_MONEY = (
     " WHERE (%(streams)s::text[] IS NULL OR h.head IS NOT NULL)"
     " AND ((starts_with(e.stream_id, 'tables/') AND e.type = ANY(%(types)s))"
-    " OR starts_with(e.stream_id, 'accounts/') OR starts_with(e.stream_id, 'house/'))"
+    " OR (starts_with(e.stream_id, 'tournaments/') AND e.type = ANY(%(tournament_types)s))"
+    " OR starts_with(e.stream_id, 'accounts/') OR starts_with(e.stream_id, 'house/')"
+    " OR starts_with(e.stream_id, 'pools/'))"
 )
 
 
@@ -83,6 +87,7 @@ async def audit_money(
         "streams": list(heads) if heads is not None else None,
         "versions": [version for version, _hash in heads.values()] if heads is not None else None,
         "types": list(TABLE_MONEY_TYPES),
+        "tournament_types": list(TOURNAMENT_MONEY_TYPES),
     }
     fold = MoneyFold()
     async with store.pool.connection() as conn, conn.transaction():
@@ -131,4 +136,7 @@ def _currency_of(fold: MoneyFold, stream_id: str) -> str:
     if stream_id.startswith(TABLES):
         table = fold.tables.get(stream_id)
         return table.figures.currency if table is not None else ""
+    if stream_id.startswith(TOURNAMENTS):
+        tournament = fold.tournaments.get(stream_id)
+        return tournament.figures.currency if tournament is not None else ""
     return stream_id.split("/")[1] if "/" in stream_id else ""

@@ -232,9 +232,10 @@ def run_money(args: argparse.Namespace) -> int:
         print(
             f"{currency}: deposits {totals.deposits} - withdrawals {totals.withdrawals}"
             f" = balances {totals.balances} + chips at tables {totals.chips_at_tables}"
-            f" + rake taken {totals.rake_taken} (difference {totals.difference});"
-            f" house {totals.house_balance}, unswept rake {totals.unswept_rake};"
-            f" {totals.accounts} accounts, {totals.tables} tables"
+            f" + rake taken {totals.rake_taken} + prize pools {totals.prize_pools} + fees {totals.fees}"
+            f" (difference {totals.difference}); house {totals.house_balance}, unswept rake"
+            f" {totals.unswept_rake}; {totals.accounts} accounts, {totals.tables} tables,"
+            f" {totals.tournaments} tournaments"
         )
     play = sum(1 for table in report.tables.values() if not table.currency)
     if play:

@@ -16,6 +16,10 @@ The events (docs/money.md has the whole model)::
     FundsWithdrawn   amount, reference, balance                           the cashier
     BuyInDebited     table_id, table_version, amount, top_up, balance     with PlayerSeated/PlayerToppedUp
     CashOutCredited  table_id, table_version, amount, balance             with the table's PlayerLeft
+    EntryDebited     tournament_id, tournament_version, amount, buy_in, fee, balance
+                                                              with PlayerRegistered, PlayerReEntered
+    EntryRefunded    tournament_id, tournament_version, amount, balance   with PlayerUnregistered, a refund
+    PrizeCredited    tournament_id, tournament_version, amount, balance   with PlacesFixed, a payout
     HouseAccountOpened  currency                                          the house's first event
     RakeSwept        table_id, table_version, table_rake_total, first_hand, last_hand, amount, balance
 """
@@ -190,6 +194,26 @@ def credit_cash_out(account: Account, table_id: str, table_version: int, amount:
     }
 
 
+def debit_entry(account: Account, tournament_id: str, tournament_version: int, buy_in: int, fee: int,
+                now_ms: int) -> Event:
+    """A tournament entry (registration or re-entry): buy-in + fee, paired with the tournament's event."""
+    balance = _debited(account, buy_in + fee)
+    return {"type": "EntryDebited", "v": 1, "tournament_id": tournament_id,
+            "tournament_version": tournament_version, "amount": buy_in + fee, "buy_in": buy_in, "fee": fee,
+            "balance": balance, "at_ms": now_ms}
+
+
+TOURNAMENT_CREDITS = ("EntryRefunded", "PrizeCredited")
+
+
+def credit_from_tournament(account: Account, kind: str, tournament_id: str, tournament_version: int,
+                           amount: int, now_ms: int) -> Event:
+    """An entry refunded or a prize (a cancellation's payout too) paid, ``kind`` one of TOURNAMENT_CREDITS."""
+    assert kind in TOURNAMENT_CREDITS
+    return {"type": kind, "v": 1, "tournament_id": tournament_id, "tournament_version": tournament_version,
+            "amount": amount, "balance": _credited(account, amount), "at_ms": now_ms}
+
+
 @dataclass(frozen=True, slots=True)
 class TableRake:
     """A table's rake as of one version: ``rake_total`` taken in all, ``hand`` the last hand number."""
@@ -251,6 +275,10 @@ def apply(account: Account, event: Event) -> None:
             _moved(account, event, "back")
     elif kind == "RakeSwept":
         account.swept[event["table_id"]] = (event["table_rake_total"], event["last_hand"])
+    elif kind == "EntryDebited":  # money at stake in a tournament, as a buy-in is at a table
+        _moved(account, event, "in")
+    elif kind in TOURNAMENT_CREDITS:
+        _moved(account, event, "back")
 
 
 def _moved(account: Account, event: Event, kind: str) -> None:

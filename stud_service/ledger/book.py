@@ -1,12 +1,13 @@
 """The ledger on the event log: accounts and standings folded from their streams, and every money write.
 
-One :class:`Ledger` per process. It keeps the accounts and the players' standings it has folded (and reads
-only what was appended since, one indexed query). A kept fold is never changed: a read or a write that moves
-it on folds a copy and keeps that, so concurrent reads (which take no lock) each see one version, whatever
-else is folding meanwhile. It serialises its own writes per stream with a lock, always taken after a table's
-write lock and in stream-id order, so two commands never wait on each other in a circle. Other processes
-writing the same account meet it at the expected version: the loser's append is refused, nothing written,
-and the caller tries again against what the winner wrote.
+One :class:`Ledger` per process. It keeps the accounts, the players' standings and the tournaments' money
+streams it has folded (and reads only what was appended since, one indexed query). A kept fold is never
+changed: a read or a write that moves it on folds a copy and keeps that, so concurrent reads (which take no
+lock) each see one version, whatever else is folding meanwhile. It serialises its own writes per stream with
+a lock, always taken after a table's (or a tournament's) write lock and in stream-id order, so two commands
+never wait on each other in a circle. Other processes writing the same account meet it at the expected
+version: the loser's append is refused, nothing written, and the caller tries again against what the winner
+wrote.
 """
 
 from __future__ import annotations
@@ -15,16 +16,23 @@ import asyncio
 import contextlib
 import weakref
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stud_service.ledger import accounts, enforce, players
+from stud_service.ledger import accounts, enforce, players, pools
 from stud_service.ledger.accounts import Account, TableRake
 from stud_service.ledger.errors import InsufficientFunds
-from stud_service.ledger.names import account_name_of_stream, account_stream, house_stream, player_stream
+from stud_service.ledger.names import (
+    account_name_of_stream,
+    account_stream,
+    house_stream,
+    player_stream,
+    pool_stream,
+)
 from stud_service.ledger.players import PlayerStanding
-from stud_service.ledger.transfers import TableEffects
+from stud_service.ledger.pools import PoolAccount
+from stud_service.ledger.transfers import ENTRY, REFUND, PoolTransfer, TableEffects
 from stud_service.store import AppendResult, ConcurrencyError, CorruptStream, EventStore, Fence, StreamAppend
 
 KEPT_ACCOUNTS = 50_000  # accounts (and as many standings) whose folds this process keeps (~hundreds of bytes)
@@ -47,6 +55,7 @@ class Ledger:
         self.store = store
         self._accounts: OrderedDict[str, Account] = OrderedDict()
         self._standings: OrderedDict[str, PlayerStanding] = OrderedDict()
+        self._pools: OrderedDict[str, PoolAccount] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # -- reading -------------------------------------------------------------------------------
@@ -70,6 +79,11 @@ class Ledger:
                 raise CorruptStream(stream_id, fold.version + 1, "event missing from the log")
             apply(fold, stored.payload)
         return _keep(kept_folds, stream_id, fold)
+
+    async def pool(self, tournament_id: str, currency: str) -> PoolAccount:
+        """A tournament's money stream as it stands now (prize pool and fees): this ledger's, read only."""
+        stream_id = pool_stream(tournament_id, currency)
+        return await self._fold(self._pools, stream_id, lambda: PoolAccount.empty(stream_id), pools.apply)
 
     async def account_at(self, stream_id: str, version: int) -> Account:
         """The account as it stood at ``version`` (a retry's answer: the account after the first call's
@@ -135,6 +149,7 @@ class Ledger:
         for stream_id in stream_ids:
             self._accounts.pop(stream_id, None)
             self._standings.pop(stream_id, None)
+            self._pools.pop(stream_id, None)
 
     # -- the cashier ---------------------------------------------------------------------------
 
@@ -304,21 +319,14 @@ class Ledger:
                 StreamAppend(player_stream(player), standings[player].version, seats[player])
                 for player in sorted(seat_changes)
             ]
-            changed = [part.stream_id for part in parts[1:]]
-            try:
-                results = await self.store.append_all(parts, fence)
-            except Exception:
-                self.forget(changed)
-                raise
-            if results[0].duplicate:
-                self.forget(changed)
-            else:
+            result = await self._append_all(parts, fence)
+            if not result.duplicate:
                 for stream_id in involved_accounts:
                     if entries[stream_id]:
                         self._moved_on(folded[stream_id], entries[stream_id])
                 for player in seat_changes:
                     self._standing_moved_on(standings[player], seats[player])
-            return results[0]
+            return result
 
     @staticmethod
     def _entries(
@@ -348,6 +356,73 @@ class Ledger:
             entries[stream_id].append(entry)
         return entries
 
+    # -- tournaments ---------------------------------------------------------------------------
+
+    async def append_with_pool(
+        self,
+        tournament_stream: str,
+        tournament_id: str,
+        currency: str,
+        expected: int,
+        payloads: list[dict[str, Any]],
+        transfers: Sequence[PoolTransfer],
+        now_ms: int,
+        request_id: str | None = None,
+        fingerprint: bytes | None = None,
+        fence: Fence | None = None,
+    ) -> AppendResult:
+        """Append a tournament command's events with the money they move, in one transaction: each entry's
+        buy-in + fee debited from the player's account into the tournament's money stream (``pools``),
+        refunds and prizes credited back out of it.
+
+        An entry is refused, nothing appended anywhere: beyond the balance (or from no account)
+        INSUFFICIENT_FUNDS; a suspended player PLAYER_SUSPENDED; an excluded one PLAYER_EXCLUDED; beyond what
+        a loss limit leaves LOSS_LIMIT_REACHED (the entry is at stake as a buy-in is). Credits are never
+        refused. A stale expected version raises ConcurrencyError, nothing appended."""
+        pool_id = pool_stream(tournament_id, currency)
+        involved = sorted({account_stream(t.player_id, currency) for t in transfers})
+        async with contextlib.AsyncExitStack() as locks:
+            for stream_id in sorted({pool_id, *involved}):
+                await locks.enter_async_context(self._lock(stream_id))
+            entering = sorted({t.player_id for t in transfers if t.kind == ENTRY})
+            folded: dict[str, Any] = {}
+            for stream_id in involved:
+                folded[stream_id] = (await self.account(stream_id)).copy()
+            before = {stream_id: account.version for stream_id, account in folded.items()}
+            for player, standing in (await self.standings(entering)).items():
+                enforce.not_suspended(standing)
+                enforce.not_excluded(standing, now_ms)
+                account = folded[account_stream(player, currency)]
+                stakes = [t.buy_in + t.fee for t in transfers if t.kind == ENTRY and t.player_id == player]
+                at_stake = sum(stakes)
+                enforce.stake(standing, account, at_stake, 0, now_ms)
+            pool = await self.pool(tournament_id, currency)
+            folded[pool_id], before[pool_id] = pool.copy(), pool.version
+            entries = _pool_entries(tournament_id, currency, expected, transfers, folded, now_ms)
+            parts = [StreamAppend(tournament_stream, expected, payloads, request_id, fingerprint)]
+            parts += [StreamAppend(stream_id, before[stream_id], entries[stream_id])
+                      for stream_id in sorted(entries) if entries[stream_id]]
+            result = await self._append_all(parts, fence)
+            if not result.duplicate:
+                for part in parts[1:]:
+                    kept = self._pools if part.stream_id == pool_id else self._accounts
+                    _keep(kept, part.stream_id, folded[part.stream_id])
+            return result
+
+    async def _append_all(self, parts: list[StreamAppend], fence: Fence | None) -> AppendResult:
+        """Append a command's ``parts`` in one transaction; the first part's result. The folds of the other
+        parts' streams are forgotten when this call did not write them (a duplicate request) or its outcome
+        is unknown: the next read refolds them."""
+        changed = [part.stream_id for part in parts[1:]]
+        try:
+            results = await self.store.append_all(parts, fence)
+        except Exception:
+            self.forget(changed)
+            raise
+        if results[0].duplicate:
+            self.forget(changed)
+        return results[0]
+
     async def sweep(self, currency: str, tables: list[TableRake], now_ms: int) -> int:
         """Move the rake ``tables`` took since their last sweep into the house's ``currency`` account, in one
         command; the amount moved (0 when there was none, or when other replicas kept sweeping first: the next
@@ -363,6 +438,43 @@ class Ledger:
         except ConcurrencyError:
             return 0
         return sum(event["amount"] for event in events if event["type"] == "RakeSwept")
+
+
+def _pool_entries(
+    tournament_id: str, currency: str, expected: int, transfers: Sequence[PoolTransfer],
+    folded: dict[str, Any], now_ms: int,
+) -> dict[str, list[dict[str, Any]]]:
+    """Each stream's entries for a tournament command's transfers, in event order, each folded on into
+    ``folded`` (copies: a later entry of a stream follows an earlier one)."""
+    pool_id = pool_stream(tournament_id, currency)
+    entries: dict[str, list[dict[str, Any]]] = {stream_id: [] for stream_id in folded}
+    for transfer in transfers:
+        player, version = transfer.player_id, expected + transfer.offset + 1
+        account, pool = folded[account_stream(player, currency)], folded[pool_id]
+        if transfer.kind == ENTRY:
+            if not account.opened:
+                raise InsufficientFunds(
+                    f"player {player!r} has no {currency} account: deposit first",
+                    {"balance": "0", "currency": currency},
+                )
+            entry = accounts.debit_entry(account, tournament_id, version, transfer.buy_in, transfer.fee,
+                                         now_ms)
+            moved = pools.pool_entry(pool, player, version, transfer.buy_in, transfer.fee, now_ms)
+        elif transfer.kind == REFUND:
+            amount = transfer.buy_in + transfer.fee
+            entry = accounts.credit_from_tournament(account, "EntryRefunded", tournament_id, version, amount,
+                                                    now_ms)
+            moved = pools.return_entry(pool, player, version, transfer.buy_in, transfer.fee, now_ms)
+        else:
+            entry = accounts.credit_from_tournament(account, "PrizeCredited", tournament_id, version,
+                                                    transfer.buy_in, now_ms)
+            moved = pools.pay_prize(pool, player, version, transfer.buy_in, now_ms)
+        accounts.apply(account, entry)
+        entries[account.stream_id].append(entry)
+        for event in moved:
+            pools.apply(pool, event)
+        entries[pool_id] += moved
+    return entries
 
 
 def _seat_events(table_id: str, effects: TableEffects, now_ms: int) -> dict[str, list[dict[str, Any]]]:

@@ -6,12 +6,15 @@ what                       stream id (the log)                 resource name (th
 a player's account         ``accounts/{CUR}/{player}``         ``players/{player}/accounts/{CUR}``
 the house's rake account   ``house/{CUR}``                     ``house/accounts/{CUR}``
 a player (suspension)      ``players/{player}``                ``players/{player}``
+a tournament's money       ``pools/{CUR}/{tournament}``        ``tournaments/{tournament}/pool``
 =========================  ==================================  ====================================
 
 Player ids are what a token's ``sub`` may be (1..64 printable characters: they come from the identity
 provider) and may hold ``/``, so a stream id puts the player last, and a resource name is read from its
-right end: the currency is three letters. The three prefixes differ, so no player id can make one kind of
-stream collide with another. Names from clients are parsed by ``stud_service.server.api.names``.
+right end: the currency is three letters. The prefixes differ, so no player id can make one kind of
+stream collide with another. A tournament's money stream holds its prize pool and the fees it took for the
+house (``stud_service.ledger.pools``); it is not the tournament's own stream, ``tournaments/{tournament}``.
+Names from clients are parsed by ``stud_service.server.api.names``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 ACCOUNT_PREFIX = "accounts/"
 HOUSE_PREFIX = "house/"
 PLAYER_PREFIX = "players/"
+POOL_PREFIX = "pools/"
 _ACCOUNTS_SEGMENT = "/accounts/"
 HOUSE_NAME_PREFIX = "house/accounts/"
 
@@ -35,6 +39,18 @@ def house_stream(currency: str) -> str:
 
 def player_stream(player_id: str) -> str:
     return f"{PLAYER_PREFIX}{player_id}"
+
+
+def pool_stream(tournament_id: str, currency: str) -> str:
+    return f"{POOL_PREFIX}{currency}/{tournament_id}"
+
+
+def pool_of_stream(stream_id: str) -> tuple[str, str] | None:
+    """(tournament id, currency) of a tournament's money stream, or None for any other stream."""
+    if not stream_id.startswith(POOL_PREFIX):
+        return None
+    currency, _, tournament_id = stream_id[len(POOL_PREFIX) :].partition("/")
+    return tournament_id, currency
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,8 @@ appended together (``EventStore.append_all``), each stream at its expected versi
 concurrent writer can leave one without the other. Taking a seat and leaving one also go into the player's
 stream (``TableJoined`` / ``TableLeft``: their play session, docs/player-protection.md), and a player's own
 seating calls (sitting down, topping up, sitting in, joining a waiting list) are checked against their
-protection first (:mod:`stud_service.ledger.enforce`).
+protection first (:mod:`stud_service.ledger.enforce`). A tournament's money moves have their own shape
+(``PoolTransfer``).
 """
 
 from __future__ import annotations
@@ -97,3 +98,20 @@ def table_effects(events: Sequence[Any], seats: Iterable[Any], money: bool = Tru
         elif kind is WaitingListJoined:
             effects.guarded.append(Guarded(event.player_id, "wait"))
     return effects
+
+
+ENTRY, REFUND, PRIZE = "entry", "refund", "prize"
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTransfer:
+    """Money between ``player_id``'s account and a tournament's money stream, caused by the tournament's event
+    at ``offset`` of its command: an ``ENTRY`` debits ``buy_in + fee`` (the buy-in to the prize pool, the fee
+    to the house's fees), a ``REFUND`` returns both, a ``PRIZE`` pays ``buy_in`` (the amount) from the pool.
+    Which tournament events cause them is the tournament server's business (it knows the tournament)."""
+
+    offset: int
+    player_id: str
+    kind: str
+    buy_in: int
+    fee: int = 0

@@ -29,7 +29,8 @@ from stud_service.store import EventStore
 
 REWRAP_BATCH = 500  # data keys per DataKeysRewrapped event
 _SEALED_SQL = (
-    "SELECT DISTINCT payload->'sealed'->>'kid', stream_id, coalesce(hand, (payload->>'next_hand')::bigint),"
+    "SELECT DISTINCT payload->'sealed'->>'kid', stream_id, coalesce(hand, (payload->>'next_hand')::bigint,"
+    " (payload->>'draw')::bigint),"
     " payload->'sealed'->>'key' FROM events WHERE payload ? 'sealed'"
 )
 

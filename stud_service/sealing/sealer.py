@@ -1,7 +1,9 @@
 """Which fields of which event are secret, and sealing them: ``EventSealer.seal`` / ``EventSealer.open``.
 
 Secret at rest: ``ShuffleCommitted.secret`` (the committed server seed), ``HandStarted.deck`` (and a
-``HandStarted.extra.server_seed``, should one be present) and ``CardDealt.card`` when ``face_up`` is false.
+``HandStarted.extra.server_seed``, should one be present) and ``CardDealt.card`` when ``face_up`` is false;
+on a tournament's stream, the committed draw seed ``DrawCommitted.secret`` (its ``DrawRevealed`` is public:
+what it draws is, docs/tournaments.md "Who sees a draw's seed").
 A sealed event has those fields set to ``null`` and a ``"sealed"`` member::
 
     {"kid": "k2", "key": "<base64 wrapped data key>", "box": "<base64 nonce||ct of removed fields>", "v": 2}
@@ -10,7 +12,8 @@ A box opens only at its own place: the stream, the event's version and its field
 associated data (``v`` 2), so a box copied to another seat, street or event does not open (boxes without
 ``v``, written before, are bound to stream, event type and hand, and still open).
 
-Each hand has its own data key (DEK), made when the hand's ``ShuffleCommitted`` is sealed and wrapped with
+Each hand has its own data key (DEK), made when the hand's ``ShuffleCommitted`` is sealed (a tournament's
+draw, numbered as a hand is, when its ``DrawCommitted`` is) and wrapped with
 the active KEK; the hand's later events are sealed with the same DEK, found in a small per-stream cache that
 sealing a ShuffleCommitted and opening any sealed event fill. The cache keeps the stream's highest hand
 numbers (the running hand and the one committed next), so opening older hands (a replay, a verification, an
@@ -44,6 +47,8 @@ from stud_service.sealing.keyring import Keyring
 _log = logging.getLogger(__name__)
 
 COMMIT_EVENT = "ShuffleCommitted"
+DRAW_COMMIT_EVENT = "DrawCommitted"  # a tournament's draw: its seed is committed, sealed, as a hand's is
+COMMIT_EVENTS = frozenset({COMMIT_EVENT, DRAW_COMMIT_EVENT})
 SNAPSHOT_MEMBER = "sealed_state"
 START_EVENT = "HandStarted"
 HANDS_KEPT = 3  # data keys kept per stream, the highest hands: the running one, the next (committed), a spare
@@ -76,13 +81,19 @@ SECRET_FIELDS: dict[str, Callable[[Mapping[str, Any]], list[Path]]] = {
     COMMIT_EVENT: _commit_secrets,
     START_EVENT: _deal_secrets,
     "CardDealt": _card_secrets,
+    DRAW_COMMIT_EVENT: _commit_secrets,
 }
+# The member that numbers the data key of an event without ``hand``: the hand a ShuffleCommitted commits
+# to, the draw a DrawCommitted commits to.
+_KEY_NUMBER = {COMMIT_EVENT: "next_hand", DRAW_COMMIT_EVENT: "draw"}
 
 
 def hand_of(payload: Mapping[str, Any]) -> Any:
-    """The hand an event's secrets belong to: ``hand``, or ``next_hand`` for a ShuffleCommitted."""
+    """The hand an event's secrets belong to: ``hand``, or ``next_hand`` for a ShuffleCommitted, or the
+    ``draw`` of a tournament's DrawCommitted."""
     hand = payload.get("hand")
-    return payload.get("next_hand") if hand is None else hand
+    member = _KEY_NUMBER.get(payload.get("type"))  # type: ignore[arg-type]
+    return payload.get(member) if hand is None and member is not None else hand
 
 
 class EventSealer:
@@ -118,7 +129,7 @@ class EventSealer:
         event_type = payload["type"]
         hand = _checked_hand(stream_id, payload)
         known = self._hands.get(stream_id, {}).get(hand)
-        if event_type == COMMIT_EVENT or (
+        if event_type in COMMIT_EVENTS or (
             known is None and event_type == START_EVENT and self._recalled(stream_id)
         ):
             kid, wrapped, dek = self._new_data_key(stream_id, hand)

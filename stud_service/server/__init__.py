@@ -27,6 +27,11 @@ PostgreSQL, following where the clients are). It raises the API's refusals (a st
 request id) and keeps each table's shared reply parts, so it imports those few pieces of :mod:`.api`;
 nothing else of it.
 
+**The tournaments** (:mod:`.tournaments`) are the tournaments of this replica: each one's stream folded
+and followed, its commands written with the money they move, the lobby and the watches. The services reach
+them as ``TableRuntime.tournaments``; they build on the tables' generic pieces (following a stream, the
+watchers' queues, the background tasks) and, of :mod:`.api`, import what the tables do.
+
 At the top, :mod:`.host` wires one process together (database, event log, tables, both ports,
 metrics) for ``stud-service serve`` and ``demo``, and :mod:`.collector` tunes the garbage collector for
 a long-running server. :mod:`.proto_gen` is generated from ``proto/stud/v1`` (``scripts/gen_protos.py``;

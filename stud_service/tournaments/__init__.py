@@ -13,7 +13,7 @@ The public API (import from ``stud_service.tournaments``)::
         action_clock_seconds)
 
     # commands (next_draw: NextDraw(commitment, secret), the seed of the draw after the next one)
-    CreateTournament(tournament_id, config, first_draw, now_ms)
+    CreateTournament(tournament_id, config, first_draw, now_ms, by)
     Register(player_id, now_ms, next_draw)   Unregister(player_id, now_ms)
     ReEnter(player_id, now_ms, next_draw)
     StartTournament(now_ms, next_draw)       AdvanceLevel(now_ms, next_draw)

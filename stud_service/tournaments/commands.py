@@ -21,10 +21,13 @@ class NextDraw:
 
 @dataclass(frozen=True, slots=True)
 class CreateTournament:
+    """``by``: who creates it (the operator), recorded with it."""
+
     tournament_id: str
     config: TournamentConfig
     first_draw: NextDraw
     now_ms: int = 0
+    by: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -229,7 +229,8 @@ def _create(state: TournamentState, cmd: CreateTournament) -> list[Any]:
     if cmd.first_draw is None:
         raise MalformedTournamentCommand("first_draw", "the seating draw is committed when the tournament is")
     _check_next_draw(cmd.first_draw, "first_draw")
-    return [TournamentCreated(cmd.tournament_id, cmd.config, cmd.now_ms),
+    by = _text(cmd.by, "by", MAX_BY_CHARS, required=False)
+    return [TournamentCreated(cmd.tournament_id, cmd.config, cmd.now_ms, by),
             DrawCommitted(1, cmd.first_draw.commitment, dict(cmd.first_draw.secret), cmd.now_ms)]
 
 

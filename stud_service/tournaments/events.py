@@ -21,9 +21,12 @@ from stud_service.tournaments.structure import TournamentConfig
 
 @dataclass(frozen=True, slots=True)
 class TournamentCreated:
+    """``by``: who created it (the operator's id; "" when not said)."""
+
     tournament_id: str
     config: TournamentConfig
     at_ms: int
+    by: str = ""
 
 
 @dataclass(frozen=True, slots=True)

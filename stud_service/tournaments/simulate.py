@@ -10,6 +10,8 @@ timeout rule, and come back later); the clock moves a few seconds per action and
 ``committed_shuffle`` each hand is dealt as the service's dealer deals it: from a server seed committed
 (ShuffleCommitted) before the hand, through ``shuffle.prepare_deal``, so that every hand's shuffle
 verifies; without it a deck is simply shuffled by the generator (faster, for the rules' tests).
+``execute`` decides each tournament command (the pure ``decide.execute`` by default; a server's write
+path, to drive a stored tournament the same way).
 
 >>> from stud_service.tournaments.structure import Level, TournamentConfig
 >>> fast = TournamentConfig(levels=(Level(5, 10, 20, 40, 1), Level(20, 50, 100, 200, 1)), starting_stack=300,
@@ -90,10 +92,15 @@ class SimulatedTournament:
     committed: dict[str, tuple[bytes, int]] = field(default_factory=dict)
 
 
+Execute = Callable[[TournamentState, Any], tuple[list[Any], TournamentState]]
+
+
 class _Driver:
     def __init__(self, sim: SimulatedTournament, rng: random.Random, absent: float,
-                 on_step: Callable[[SimulatedTournament], None] | None, cancel_at: int | None) -> None:
+                 on_step: Callable[[SimulatedTournament], None] | None, cancel_at: int | None,
+                 execute: Execute = execute_tournament) -> None:
         self.sim = sim
+        self.execute = execute
         self.rng = rng
         self.absent = absent
         self.on_step = on_step
@@ -109,7 +116,7 @@ class _Driver:
 
     def tournament(self, command: Any) -> list[Any]:
         sim = self.sim
-        events, sim.state = execute_tournament(sim.state, command)
+        events, sim.state = self.execute(sim.state, command)
         sim.log.extend(events)
         sim.commands.append(events)
         for event in events:
@@ -277,13 +284,15 @@ class _Driver:
 def simulate_tournament(config: TournamentConfig, seed: int, players: int | None = None, late: int = 0,
                         absent: float = 0.03, tournament_id: str = "sim",
                         on_step: Callable[[SimulatedTournament], None] | None = None,
-                        cancel_at: int | None = None, committed_shuffle: bool = False) -> SimulatedTournament:
+                        cancel_at: int | None = None, committed_shuffle: bool = False,
+                        execute: Execute = execute_tournament) -> SimulatedTournament:
     """Play a tournament of ``players`` (default: ``config.max_entrants``) to its end; ``late``: how many late
     registrations and re-entries to try while entries are open; ``absent``: how often a player lets the
     clock run out; ``cancel_at``: the operator cancels it at that step, if it is still running;
-    ``committed_shuffle``: deal every hand from a committed seed (see the module's docstring)."""
+    ``committed_shuffle``: deal every hand from a committed seed; ``execute``: what decides each tournament
+    command (see the module's docstring)."""
     sim = SimulatedTournament(tournament_id, config.validate(), committed_shuffle=committed_shuffle)
     entrants = config.max_entrants if players is None else players
-    _Driver(sim, random.Random(seed), absent, on_step, cancel_at).play(entrants, late)
+    _Driver(sim, random.Random(seed), absent, on_step, cancel_at, execute).play(entrants, late)
     return sim
 

@@ -14,8 +14,14 @@ _KINDS = {
     "FundsWithdrawn": account_pb2.ACCOUNT_ENTRY_KIND_WITHDRAWAL,
     "CashOutCredited": account_pb2.ACCOUNT_ENTRY_KIND_CASH_OUT,
     "RakeSwept": account_pb2.ACCOUNT_ENTRY_KIND_RAKE,
+    "EntryDebited": account_pb2.ACCOUNT_ENTRY_KIND_TOURNAMENT_ENTRY,
+    "EntryRefunded": account_pb2.ACCOUNT_ENTRY_KIND_TOURNAMENT_REFUND,
+    "PrizeCredited": account_pb2.ACCOUNT_ENTRY_KIND_TOURNAMENT_PRIZE,
 }
-_DEBITS = ("FundsWithdrawn", "BuyInDebited")
+_DEBITS = ("FundsWithdrawn", "BuyInDebited", "EntryDebited")
+_TOURNAMENT_ENTRIES = {
+    "EntryDebited": "entry into", "EntryRefunded": "refund from", "PrizeCredited": "prize from",
+}
 
 
 def account_to_proto(name: str, account: Account) -> account_pb2.Account:
@@ -45,6 +51,8 @@ def _description(kind: str, payload: dict) -> str:
         return f"{'top-up' if payload.get('top_up') else 'buy-in'} at {table}"
     if kind == "CashOutCredited":
         return f"cash-out from {table}"
+    if kind in _TOURNAMENT_ENTRIES:
+        return f"{_TOURNAMENT_ENTRIES[kind]} tournaments/{payload.get('tournament_id', '')}"
     if kind == "RakeSwept":
         first, last = payload["first_hand"], payload["last_hand"]
         hands = f"hand {last}" if first == last else f"hands {first}-{last}"
@@ -76,6 +84,8 @@ def entry_to_proto(account_name: str, stored: StoredEvent) -> account_pb2.Accoun
         first_hand=int(payload.get("first_hand", 0)),
         last_hand=int(payload.get("last_hand", 0)),
         description=_description(kind, payload),
+        tournament=f"tournaments/{payload['tournament_id']}" if "tournament_id" in payload else "",
+        tournament_version=int(payload.get("tournament_version", 0)),
     )
     entry.create_time.CopyFrom(timestamp(stored.recorded_at))
     return entry

@@ -22,6 +22,7 @@ def reconciliation_proto(report: MoneyReport, full: bool) -> audit_pb2.MoneyReco
                 currency=t.currency, deposits=t.deposits, withdrawals=t.withdrawals, balances=t.balances,
                 chips_at_tables=t.chips_at_tables, rake_taken=t.rake_taken, house_balance=t.house_balance,
                 unswept_rake=t.unswept_rake, difference=t.difference, accounts=t.accounts, tables=t.tables,
+                prize_pools=t.prize_pools, fees=t.fees, tournaments=t.tournaments,
             )
             for _code, t in sorted(report.totals.items())
         ],

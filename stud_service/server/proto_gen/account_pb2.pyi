@@ -21,6 +21,9 @@ class AccountEntryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACCOUNT_ENTRY_KIND_TOP_UP: _ClassVar[AccountEntryKind]
     ACCOUNT_ENTRY_KIND_CASH_OUT: _ClassVar[AccountEntryKind]
     ACCOUNT_ENTRY_KIND_RAKE: _ClassVar[AccountEntryKind]
+    ACCOUNT_ENTRY_KIND_TOURNAMENT_ENTRY: _ClassVar[AccountEntryKind]
+    ACCOUNT_ENTRY_KIND_TOURNAMENT_REFUND: _ClassVar[AccountEntryKind]
+    ACCOUNT_ENTRY_KIND_TOURNAMENT_PRIZE: _ClassVar[AccountEntryKind]
 ACCOUNT_ENTRY_KIND_UNSPECIFIED: AccountEntryKind
 ACCOUNT_ENTRY_KIND_DEPOSIT: AccountEntryKind
 ACCOUNT_ENTRY_KIND_WITHDRAWAL: AccountEntryKind
@@ -28,6 +31,9 @@ ACCOUNT_ENTRY_KIND_BUY_IN: AccountEntryKind
 ACCOUNT_ENTRY_KIND_TOP_UP: AccountEntryKind
 ACCOUNT_ENTRY_KIND_CASH_OUT: AccountEntryKind
 ACCOUNT_ENTRY_KIND_RAKE: AccountEntryKind
+ACCOUNT_ENTRY_KIND_TOURNAMENT_ENTRY: AccountEntryKind
+ACCOUNT_ENTRY_KIND_TOURNAMENT_REFUND: AccountEntryKind
+ACCOUNT_ENTRY_KIND_TOURNAMENT_PRIZE: AccountEntryKind
 
 class Account(_message.Message):
     __slots__ = ("name", "player_id", "currency_code", "balance", "version", "at_tables", "create_time")
@@ -56,7 +62,7 @@ class TableStake(_message.Message):
     def __init__(self, table: _Optional[str] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class AccountEntry(_message.Message):
-    __slots__ = ("account", "version", "kind", "amount", "balance", "payment_reference", "table", "table_version", "first_hand", "last_hand", "create_time", "description")
+    __slots__ = ("account", "version", "kind", "amount", "balance", "payment_reference", "table", "table_version", "first_hand", "last_hand", "create_time", "description", "tournament", "tournament_version")
     ACCOUNT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +75,8 @@ class AccountEntry(_message.Message):
     LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     account: str
     version: int
     kind: AccountEntryKind
@@ -81,7 +89,9 @@ class AccountEntry(_message.Message):
     last_hand: int
     create_time: _timestamp_pb2.Timestamp
     description: str
-    def __init__(self, account: _Optional[str] = ..., version: _Optional[int] = ..., kind: _Optional[_Union[AccountEntryKind, str]] = ..., amount: _Optional[int] = ..., balance: _Optional[int] = ..., payment_reference: _Optional[str] = ..., table: _Optional[str] = ..., table_version: _Optional[int] = ..., first_hand: _Optional[int] = ..., last_hand: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., description: _Optional[str] = ...) -> None: ...
+    tournament: str
+    tournament_version: int
+    def __init__(self, account: _Optional[str] = ..., version: _Optional[int] = ..., kind: _Optional[_Union[AccountEntryKind, str]] = ..., amount: _Optional[int] = ..., balance: _Optional[int] = ..., payment_reference: _Optional[str] = ..., table: _Optional[str] = ..., table_version: _Optional[int] = ..., first_hand: _Optional[int] = ..., last_hand: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., description: _Optional[str] = ..., tournament: _Optional[str] = ..., tournament_version: _Optional[int] = ...) -> None: ...
 
 class PlayerStanding(_message.Message):
     __slots__ = ("name", "suspended", "reason", "update_time")

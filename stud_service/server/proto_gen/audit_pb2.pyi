@@ -109,7 +109,7 @@ class VerificationCheck(_message.Message):
     def __init__(self, check: _Optional[str] = ..., passed: _Optional[bool] = ..., version: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class CurrencyBooks(_message.Message):
-    __slots__ = ("currency", "deposits", "withdrawals", "balances", "chips_at_tables", "rake_taken", "house_balance", "unswept_rake", "difference", "accounts", "tables")
+    __slots__ = ("currency", "deposits", "withdrawals", "balances", "chips_at_tables", "rake_taken", "house_balance", "unswept_rake", "difference", "accounts", "tables", "prize_pools", "fees", "tournaments")
     CURRENCY_FIELD_NUMBER: _ClassVar[int]
     DEPOSITS_FIELD_NUMBER: _ClassVar[int]
     WITHDRAWALS_FIELD_NUMBER: _ClassVar[int]
@@ -121,6 +121,9 @@ class CurrencyBooks(_message.Message):
     DIFFERENCE_FIELD_NUMBER: _ClassVar[int]
     ACCOUNTS_FIELD_NUMBER: _ClassVar[int]
     TABLES_FIELD_NUMBER: _ClassVar[int]
+    PRIZE_POOLS_FIELD_NUMBER: _ClassVar[int]
+    FEES_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
     currency: str
     deposits: int
     withdrawals: int
@@ -132,7 +135,10 @@ class CurrencyBooks(_message.Message):
     difference: int
     accounts: int
     tables: int
-    def __init__(self, currency: _Optional[str] = ..., deposits: _Optional[int] = ..., withdrawals: _Optional[int] = ..., balances: _Optional[int] = ..., chips_at_tables: _Optional[int] = ..., rake_taken: _Optional[int] = ..., house_balance: _Optional[int] = ..., unswept_rake: _Optional[int] = ..., difference: _Optional[int] = ..., accounts: _Optional[int] = ..., tables: _Optional[int] = ...) -> None: ...
+    prize_pools: int
+    fees: int
+    tournaments: int
+    def __init__(self, currency: _Optional[str] = ..., deposits: _Optional[int] = ..., withdrawals: _Optional[int] = ..., balances: _Optional[int] = ..., chips_at_tables: _Optional[int] = ..., rake_taken: _Optional[int] = ..., house_balance: _Optional[int] = ..., unswept_rake: _Optional[int] = ..., difference: _Optional[int] = ..., accounts: _Optional[int] = ..., tables: _Optional[int] = ..., prize_pools: _Optional[int] = ..., fees: _Optional[int] = ..., tournaments: _Optional[int] = ...) -> None: ...
 
 class TableBooks(_message.Message):
     __slots__ = ("table", "currency", "buy_ins", "top_ups", "cash_outs", "rake_taken", "rake_swept", "chips", "chips_in_hand", "hands_ended")

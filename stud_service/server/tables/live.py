@@ -77,12 +77,23 @@ class SeedCommitment:
     version: int
 
 
+@dataclass(eq=False, kw_only=True)
+class LiveStream:
+    """What a followed stream's live object holds beside its state (a table's here, a tournament's in
+    :mod:`stud_service.server.tournaments.live`): the version applied, the task following the stream, the
+    lock its writes take, its watchers' queues."""
+
+    version: int = 0
+    follower: asyncio.Task[None] | None = None
+    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    watchers: set[Watcher] = field(default_factory=set)
+
+
 @dataclass(eq=False)
-class LiveTable:
+class LiveTable(LiveStream):
     """One table's state on this replica and the tasks that keep it moving."""
 
     table_id: str
-    version: int = 0
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
     commitment: str = ""  # the deck commitment of the current (or last) hand
@@ -91,9 +102,6 @@ class LiveTable:
     # Client seeds sent for the next deal, by player id (from ClientSeedSet; consumed by HandStarted).
     client_seeds: dict[str, str] = field(default_factory=dict)
     next_seed: SeedCommitment | None = None  # from the last ShuffleCommitted
-    watchers: set[Watcher] = field(default_factory=set)
-    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    follower: asyncio.Task[None] | None = None
     clock: DeadlineTimer = field(default_factory=DeadlineTimer)  # the action clock
     seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
     dealer: asyncio.Task[None] | None = None
@@ -109,6 +117,11 @@ class LiveTable:
     @property
     def stream_id(self) -> str:
         return stream_id_for(self.table_id)
+
+    @property
+    def log_extra(self) -> dict[str, str]:
+        """The fields a log line about the table carries."""
+        return {"table": self.table_id}
 
     def log_scope(self) -> contextlib.AbstractContextManager[None]:
         """Log lines written inside carry this table's id and, while a hand runs, the hand's."""

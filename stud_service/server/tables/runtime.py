@@ -12,6 +12,8 @@ watchers. :class:`TableRuntime` is what the services use; it delegates each job 
 ``owned``   an OwnedTables (:mod:`.owned`): leases kept, interest, fences, unloading what is not used
 ``rake``    a RakeSweeper (:mod:`.rake`): the house's rake swept into its accounts
 ``tasks``   a TableTasks (:mod:`.tasks`): the background tasks, retried until done
+``tournaments``  a TournamentRuntime (:mod:`stud_service.server.tournaments`): the tournaments, sharing
+            the store, the ledger and the tasks
 
 Every event is applied exactly once per replica, in version order, whichever path (own write or followed
 stream) brings it first. After each event:
@@ -52,6 +54,7 @@ from stud_service.server.tables.rake import RakeSweeper
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tables.writes import Commands, TableWrites
+from stud_service.server.tournaments.runtime import TournamentRuntime
 from stud_service.store import EventStore
 
 
@@ -77,6 +80,7 @@ class TableRuntime:
         )
         self.dealer = Dealer(self.tasks, self.writes, self.protection, self.owned, settings)
         self.rake = RakeSweeper(self.ledger, self.cache, self.tasks, settings)
+        self.tournaments = TournamentRuntime(store, self.ledger, self.tasks)
         if metrics is not None:
             metrics.tables_past_deadline.set_function(self.tables_past_deadline)
 
@@ -195,6 +199,7 @@ class TableRuntime:
         """Tell every watch stream to finish (graceful shutdown)."""
         for live in self.cache.loaded_tables():
             end_watches(live.watchers)
+        self.tournaments.end_watches()
 
     async def close(self) -> None:
         """Stop clocks, dealers and followers; end watches; hand the leases over at once."""

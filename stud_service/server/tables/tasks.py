@@ -11,14 +11,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, Protocol
 
 from stud_service.backoff import Backoff
 from stud_service.engine import DomainError
 from stud_service.ledger.errors import LedgerError
 from stud_service.observability.metrics import Metrics
 from stud_service.server.api.errors import RequestError
-from stud_service.server.tables.live import LiveTable, TableMoved
+from stud_service.server.tables.live import TableMoved
 from stud_service.store import LeaseLost, spans
 from stud_service.store.errors import is_store_fault
 
@@ -26,6 +26,16 @@ _log = logging.getLogger(__name__)
 
 # A background task that failed for another reason than the store is tried again, at most this far apart.
 TASK_FAILURE_BACKOFF_CAP = 30.0
+
+
+class Logged(Protocol):
+    """What a task's log lines name: the stream and its log fields (a table's id, a tournament's)."""
+
+    @property
+    def stream_id(self) -> str: ...
+
+    @property
+    def log_extra(self) -> dict[str, str]: ...
 
 
 class TableTasks:
@@ -45,7 +55,7 @@ class TableTasks:
         return task
 
     async def until_done(
-        self, live: LiveTable, task: str, attempt: Callable[[], Awaitable[Any]]
+        self, live: Logged, task: str, attempt: Callable[[], Awaitable[Any]]
     ) -> None:
         """Run a background task's ``attempt`` (a clock firing, a deal) until it is done: it succeeds, or
         the table moved on or refused it (the event that changed the table re-armed what is needed).
@@ -72,10 +82,10 @@ class TableTasks:
                     self.metrics.action_clock_failed(task)
                 if failing.failures == 0:
                     _log.exception("%s at %s failed; retrying with backoff", task, live.stream_id,
-                                   extra={"table": live.table_id})
+                                   extra=live.log_extra)
                 else:
                     _log.error("%s at %s failed again (%d times): %s", task, live.stream_id,
-                               failing.failures + 1, error, extra={"table": live.table_id})
+                               failing.failures + 1, error, extra=live.log_extra)
                 await failing.wait()
 
     async def close(self) -> None:
@@ -88,11 +98,11 @@ class TableTasks:
                 await task
 
 
-async def wait_for_store(live: LiveTable, backoff: Backoff, task: str, error: BaseException) -> None:
+async def wait_for_store(live: Logged, backoff: Backoff, task: str, error: BaseException) -> None:
     """The pause before a background task tries the store again; logged once per outage, no trace."""
     if backoff.failures == 0:
         _log.warning(
             "%s at %s: the store is unavailable; retrying until it is back: %s",
-            task, live.stream_id, error, extra={"table": live.table_id},
+            task, live.stream_id, error, extra=live.log_extra,
         )
     await backoff.wait()

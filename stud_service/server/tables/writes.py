@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import grpc
@@ -42,8 +43,9 @@ from stud_service.ledger.errors import LedgerError
 from stud_service.ledger.transfers import table_effects
 from stud_service.observability.metrics import Metrics
 from stud_service.server.api.errors import RequestError
-from stud_service.server.api.request_ids import RequestKey, check_same_request
+from stud_service.server.api.request_ids import RequestKey
 from stud_service.server.tables.cache import TableCache
+from stud_service.server.tables.followed import kept_conflicting
 from stud_service.server.tables.live import LiveTable, TableAt, TableMoved, now_ms, stream_id_for
 from stud_service.server.tables.owned import OwnedTables
 from stud_service.server.tables.seeds import commit_next_hand
@@ -190,16 +192,11 @@ class TableWrites:
                         self.metrics.append_retry()
                     await self.cache.catch_up(live)
                     continue
-                if result.duplicate:
-                    if (retry := await self._retry_of(live, request_id)) is not None:
-                        return retry
-                    await self.cache.catch_up(live)
-                else:
-                    self.cache.apply_appended(live, events, payloads, result.first_version)
-                return live.version
-        raise RequestError(
-            grpc.StatusCode.ABORTED, "CONFLICT", "other writers kept changing the table; retry"
-        )
+                return await self.cache.appended(
+                    live, result, request_id,
+                    partial(self.cache.apply_appended, live, events, payloads, result.first_version),
+                )
+        raise kept_conflicting("table")
 
     async def _append(
         self,
@@ -230,17 +227,7 @@ class TableWrites:
         )
 
     async def _retry_of(self, live: LiveTable, request_id: RequestKey | None) -> int | None:
-        """The last version the first call appended if ``request_id`` is recorded in the stream (this
-        is a retry); None if it is not; REQUEST_ID_REUSED if it was recorded for a different request."""
-        if request_id is None:
-            return None
-        recorded = await self.store.find_request(live.stream_id, request_id.key)
-        if recorded is None:
-            return None
-        check_same_request(recorded, request_id)
-        if recorded.last_version > live.version:
-            await self.cache.catch_up(live)  # another replica wrote it
-        return recorded.last_version
+        return await self.cache.retry_of(live, request_id)
 
     async def table_at(self, live: LiveTable, version: int) -> TableAt:
         """The table as of ``version``: the live one, or folded again from the log (retries only:

@@ -1,0 +1,166 @@
+"""The tournaments of one replica, as the services use them: ``TableRuntime.tournaments``.
+
+Each method decides one command against the tournament this replica folded from ``tournaments/{id}`` and
+appends its events, with the money they move, as :mod:`.writes` says; a refusal is the domain's
+``TournamentError`` (with its reason) or the ledger's ``LedgerError`` (INSUFFICIENT_FUNDS,
+PLAYER_SUSPENDED), and changes nothing. A ``request_key`` (``api.request_ids.request_key``) makes a call
+idempotent: a retry is answered with the tournament as the first call left it. Draw seeds are drawn here
+(the shuffle's CSPRNG) and committed with the command that needs them (``NextDraw``).
+
+The states and events handed out never hold a seed that was committed and not yet drawn from (nobody may
+see it); a revealed one (``DrawRevealed.seed``) is public, as everything it draws is (docs/tournaments.md,
+"Who sees a draw's seed").
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from stud_service.ledger.book import Ledger
+from stud_service.server.api.request_ids import RequestKey
+from stud_service.server.tables.fanout import end_watches
+from stud_service.server.tables.tasks import TableTasks
+from stud_service.server.tournaments import watch as watching
+from stud_service.server.tournaments.cache import TournamentCache, shown_event
+from stud_service.server.tournaments.live import LiveTournament, now_ms, shown_state
+from stud_service.server.tournaments.lobby import Lobby
+from stud_service.server.tournaments.writes import MakeCommand, TournamentWrites, Written
+from stud_service.shuffle import new_commitment
+from stud_service.store import EventStore, Fence
+from stud_service.tournaments import (
+    CancelTournament,
+    CreateTournament,
+    NextDraw,
+    ReEnter,
+    Register,
+    TournamentConfig,
+    TournamentState,
+    Unregister,
+)
+from stud_service.tournaments.draws import draw_secret
+
+
+def new_draw() -> NextDraw:
+    """A fresh draw seed from the operating system's CSPRNG, with its commitment (the shuffle's)."""
+    seed, commitment = new_commitment()
+    return NextDraw(commitment, draw_secret(seed))
+
+
+@dataclass(frozen=True, slots=True)
+class Executed:
+    """What :meth:`TournamentRuntime.execute` did: the tournament's version after it, the events appended
+    (a committed seed left out) and the state after them."""
+
+    version: int
+    events: list[Any]
+    state: TournamentState
+
+
+class TournamentRuntime:
+    """All tournaments of one replica, sharing the tables' store, ledger and background tasks."""
+
+    def __init__(self, store: EventStore, ledger: Ledger, tasks: TableTasks) -> None:
+        self.store = store
+        self.cache = TournamentCache(store, tasks)
+        self.writes = TournamentWrites(store, ledger, self.cache)
+        self.lobby = Lobby(store)
+
+    # -- players and operators -------------------------------------------------------------------
+
+    async def create(
+        self, tournament_id: str, config: TournamentConfig, *, by: str, request_key: RequestKey | None = None
+    ) -> TournamentState:
+        """A new tournament (its seating seed committed with it); TOURNAMENT_EXISTS if the id is taken."""
+        command = CreateTournament(tournament_id, config, new_draw(), now_ms(), by)
+        written = await self.writes.create(command, request_key)
+        return await self._state_at(tournament_id, written)
+
+    async def register(
+        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
+    ) -> TournamentState:
+        """An entry: buy-in + fee debited with it; a sit & go's last seat starts it."""
+        return await self._player(
+            tournament_id, lambda state, now: Register(player_id, now, new_draw()), request_key
+        )
+
+    async def unregister(
+        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
+    ) -> TournamentState:
+        """Withdraw an entry before the start: buy-in + fee refunded with it."""
+        return await self._player(tournament_id, lambda state, now: Unregister(player_id, now), request_key)
+
+    async def re_enter(
+        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
+    ) -> TournamentState:
+        """Buy in again after losing every chip (buy-in + fee debited), seated at once."""
+        return await self._player(
+            tournament_id, lambda state, now: ReEnter(player_id, now, new_draw()), request_key
+        )
+
+    async def cancel(self, tournament_id: str, *, by: str, reason: str) -> TournamentState:
+        """Stop the tournament: before the start every entry refunded, after it the pool paid out (§11)."""
+        return await self._player(tournament_id, lambda state, now: CancelTournament(by, reason, now), None)
+
+    async def _player(
+        self, tournament_id: str, make: MakeCommand, request_key: RequestKey | None
+    ) -> TournamentState:
+        live = await self.cache.tournament(tournament_id)
+        written = await self.writes.write(live, make, request_key)
+        return await self._state_at(tournament_id, written)
+
+    async def _state_at(self, tournament_id: str, written: Written) -> TournamentState:
+        live = await self.cache.tournament(tournament_id)
+        return shown_state(await self.writes.state_at(live, written.version))
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    async def state(self, tournament_id: str) -> TournamentState:
+        """The tournament as this replica holds it; NO_TOURNAMENT if it was never created."""
+        return (await self.cache.tournament(tournament_id)).shown
+
+    async def list(self, *, page_size: int, after: str | None = None) -> list[TournamentState]:
+        """Up to ``page_size`` tournaments in lobby order (:mod:`.lobby`), after the tournament ``after``."""
+        return [await self.state(tournament_id) for tournament_id in await self.lobby.page(page_size, after)]
+
+    async def watch(
+        self, tournament_id: str, from_version: int = 0
+    ) -> AsyncIterator[tuple[int, Any, TournamentState]]:
+        """``(version, event, state after it)`` for each event after ``from_version``, then as they come;
+        NO_TOURNAMENT (at the first step) if the tournament was never created."""
+        live = await self.cache.tournament(tournament_id)
+        async for item in watching.watch(self.store, live, from_version):
+            yield item
+
+    async def version(self, tournament_id: str) -> int:
+        return (await self.cache.tournament(tournament_id)).version
+
+    # -- the owner's commands (the level clock, the tables) ---------------------------------------
+
+    async def execute(
+        self, tournament_id: str, command: Any, *, fence: Fence | None = None
+    ) -> Executed:
+        """Decide any tournament command as given (its ``now_ms`` and ``next_draw`` are the caller's) and
+        append its events with the money they move: the path of the level clock and of the tables' driver
+        (StartTournament, AdvanceLevel, DealTableHand, EndTableHand, ...). ``fence``: only while this
+        replica holds the tournament's lease."""
+        if isinstance(command, CreateTournament):
+            written = await self.writes.create(command, None)
+        else:
+            live = await self.cache.tournament(tournament_id)
+            written = await self.writes.write(live, lambda state, now: command, None, fence)
+        live = await self.cache.tournament(tournament_id)
+        state = await self.writes.state_at(live, written.version)
+        return Executed(written.version, [shown_event(event) for event in written.events], shown_state(state))
+
+    async def live(self, tournament_id: str) -> LiveTournament:
+        """The live tournament (for the owner's tasks: its state with the committed seed)."""
+        return await self.cache.tournament(tournament_id)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def end_watches(self) -> None:
+        """Tell every watch to finish (graceful shutdown)."""
+        for live in self.cache.loaded():
+            end_watches(live.watchers)
