@@ -135,3 +135,28 @@ def test_the_histories_say_the_hand_was_voided_and_show_no_hidden_card(tables) -
             assert payload["card"] is None and payload["hidden"]
     interrupted = voided_records(tables["interrupted"])[0]
     assert "Hand voided by the table: interrupted: no action or deal for " in to_pokerstars(interrupted)
+
+
+def test_a_hand_during_which_the_waiting_list_moves_verifies() -> None:
+    """Joining or leaving a full table's waiting list during a hand changes no seat of the hand: the replay
+    skips those events (as it skips a closing table's emptied waiting list)."""
+    import random
+
+    from stud_service.audit.simulate import _Driver
+    from stud_service.engine import CreateTable, JoinWaitingList, LeaveWaitingList, SitDown, TableConfig
+
+    table = SimulatedTable("waiting-mid-hand", TableConfig(seats=2, min_buy_in=1))
+    driver = _Driver(table, random.Random(3))
+    driver.run(CreateTable(table.table_id, table.config, driver.now), driver.commit_next())
+    driver.run(SitDown("ann", 1, 5_000, driver.tick()))
+    driver.run(SitDown("ben", 2, 5_000, driver.tick()))
+    driver.start_hand()
+    driver.act()
+    driver.run(JoinWaitingList("wes", driver.tick()))
+    driver.act()
+    driver.run(LeaveWaitingList("wes", driver.tick()))
+    while table.state.hand is not None:
+        driver.act()
+    (record,) = table.hand_records()
+    assert {"WaitingListJoined", "WaitingListLeft"} <= {stored.type for stored in record.events}
+    assert all(check.ok for check in check_record(record)), check_record(record)
