@@ -322,3 +322,38 @@ async def test_create_table_with_an_interrupted_hand_limit(operator, grpc_servic
     plain = await operator.create_table(f"t-{uuid.uuid4().hex[:12]}", table_spec())
     assert not plain.HasField("interrupted_hand_void_time")
 
+
+
+async def test_a_voided_hand_stays_sealed_at_rest_and_its_seed_is_never_made_public(make_database) -> None:
+    """RULES.md §12, cards of a voided hand are never shown: in the log its face-down cards stay sealed (no
+    event of the void carries one), and the operator's delayed public reveal of seeds skips it, while a hand
+    played out is revealed as usual."""
+    url = await make_database(migrated=True)
+    settings = RuntimeSettings(next_hand_pause=0.05)
+    async with service_under_test(url, settings, reveal_seeds_after=0) as service:
+        operator = service.client(OPS, Role.OPERATOR)
+        await operator.create_table("sealed-void", table_spec())
+        players = [service.client(name) for name in ("ann", "ben")]
+        for seat, player in enumerate(players, start=1):
+            await player.sit_down("sealed-void", seat, BUY_IN)
+        _, view = await wait_for_turn(players, "sealed-void")
+        played = view.hand.hand_number
+        await play_out(players, "sealed-void", played)
+        _, view = await wait_for_turn(players, "sealed-void")
+        await operator.pause_table("sealed-void", "fault")
+        await operator.void_hand("sealed-void", view.hand.hand_number, "fault")
+        async with service.store.pool.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT type, payload FROM events WHERE stream_id = %s AND hand = %s ORDER BY version",
+                ("tables/sealed-void", view.hand.hand_number))
+            rows = await cursor.fetchall()
+        down = [payload for kind, payload in rows if kind == "CardDealt" and not payload["face_up"]]
+        assert down and all(payload["card"] is None and "sealed" in payload for payload in down)
+        assert [kind for kind, _ in rows][-2:] == ["HandVoided", "HandEnded"]
+        assert rows[-1][1].get("server_seed") is None and "card" not in str(rows[-2][1])
+        stranger = service.client("stranger")
+        for hand, revealed in ((played, True), (view.hand.hand_number, False)):
+            reply = await stranger.audit.VerifyShuffle(
+                audit_service_pb2.VerifyShuffleRequest(name=f"tables/sealed-void/hands/{hand}"),
+                metadata=stranger.metadata)
+            assert bool(reply.server_seed) is revealed and reply.HasField("public_reveal_time") is revealed
