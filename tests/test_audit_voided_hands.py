@@ -160,3 +160,26 @@ def test_a_hand_during_which_the_waiting_list_moves_verifies() -> None:
     (record,) = table.hand_records()
     assert {"WaitingListJoined", "WaitingListLeft"} <= {stored.type for stored in record.events}
     assert all(check.ok for check in check_record(record)), check_record(record)
+
+
+def test_a_voided_hand_moves_no_chip_between_players_in_the_integrity_evidence(tables) -> None:
+    """Collusion evidence (docs/integrity.md) counts what players won from each other: nothing, in a voided
+    hand, where every chip went back."""
+    from stud_service.audit.integrity.fold import INTEGRITY_TYPES, IntegrityFold
+
+    record = voided_records(tables["STUD"])[0]
+    fold = IntegrityFold()
+    fold.feed((f"tables/{record.table_id}", stored.version, stored.payload) for stored in record.events
+              if stored.type in INTEGRITY_TYPES)
+    nets = {player: tally.net for player, tally in fold.tally.players.items()}
+    assert nets and set(nets.values()) == {0}, nets
+    assert not fold.malformed
+
+
+def test_the_narration_says_who_voided_the_hand_and_what_went_back(tables) -> None:
+    from stud_service.audit.narrate import narrate
+
+    record = voided_records(tables["RAZZ"])[0]
+    returned = ", ".join(f"seat {seat} {amount}" for seat, amount in record.voided["returned"])
+    text = narrate(record)
+    assert f"Voided by ops: the fault spoilt the hand\n  returned: {returned}\n" in text
