@@ -31,6 +31,7 @@ COMPILED_ENGINE_MODULES = [
     "stud_service/engine/rules/pots.py",
     "stud_service/engine/rules/rake.py",
     "stud_service/engine/rules/showdown.py",
+    "stud_service/engine/rules/stopping.py",
 ]
 
 

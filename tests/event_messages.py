@@ -10,7 +10,7 @@ from google.protobuf.message import Message
 
 from stud_service.engine.config import config_to_json
 from stud_service.engine.events import EVENT_TYPES
-from stud_service.server.api.convert import SIT_OUT_REASONS, config_from_proto
+from stud_service.server.api.convert import DURATION_SETTINGS, SIT_OUT_REASONS, config_from_proto
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 
@@ -48,6 +48,16 @@ def _pots(pots: Any) -> list[dict[str, Any]]:
 
 
 WAITING_LIST_EVENTS = frozenset({"WaitingListJoined", "WaitingListLeft", "SeatOffered"})
+# Events whose ``reason`` is an operator's words (RULES.md §12), not an enum.
+REASONED_EVENTS = frozenset(
+    {"TablePaused", "TableResumed", "TableClosed", "HandVoided", "TableSettingsChanged"})
+_SETTING_NAMES = {"display_name": "name", **{proto: engine for engine, proto in DURATION_SETTINGS.items()}}
+
+
+def _settings(fields: Any, table: Any) -> dict[str, Any]:
+    """A TableSettingsChanged's settings as the engine names them, from the fields it lists."""
+    return {_SETTING_NAMES[field]: table.display_name if field == "display_name"
+            else getattr(table, field).seconds for field in fields}
 
 
 def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
@@ -79,6 +89,12 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             value = list(body.deck) or None
         elif name == "action":
             value = table_pb2.ActionType.Name(body.action).removeprefix("ACTION_TYPE_")
+        elif name == "reason" and kind in REASONED_EVENTS:
+            value = body.reason
+        elif name == "returned":
+            value = [[entry.seat, entry.amount] for entry in body.returned]
+        elif name in ("settings", "previous"):
+            value = _settings(body.fields, getattr(body, name))
         elif name == "reason" and kind == "WaitingListLeft":
             value = events_pb2.WaitingListLeftReason.Name(body.reason)
             value = value.removeprefix("WAITING_LIST_LEFT_REASON_").lower()

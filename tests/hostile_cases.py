@@ -82,6 +82,12 @@ class Names:
     player: str  # a player with an account in USD, seated at the tables
     standing_player: str  # a player the suspension methods may suspend and reinstate
     table_spec: Callable[[], Message]  # a valid Table for CreateTable
+    control_table: str = ""  # the table an operator's controls pause and close (CONTROL_METHODS)
+
+
+# An operator's controls of a table (RULES.md §12): their baselines name ``Names.control_table``, so that a
+# table they pause or close is not one the rest of the spray needs dealing.
+CONTROL_METHODS = frozenset({"PauseTable", "ResumeTable", "CloseTable", "UpdateTableSettings"})
 
 
 # A field's baseline value by its name; callables get a Random (fresh ids per case).
@@ -170,7 +176,8 @@ def fill(pattern: str, names: Names, rng: random.Random) -> str:
 def baseline(method: MethodDescriptor, names: Names, rng: random.Random) -> Message:
     message = message_factory.GetMessageClass(method.input_type)()
     for name, pattern in path_template(method).items():
-        setattr(message, name, fill(pattern, names, rng))
+        controlled = method.name in CONTROL_METHODS and pattern == "tables/*" and names.control_table
+        setattr(message, name, f"tables/{names.control_table}" if controlled else fill(pattern, names, rng))
     for item in method.input_type.fields:
         if item.name in path_template(method):
             continue

@@ -58,9 +58,11 @@ from stud_service.server.api.audit_service import AuditService
 from stud_service.server.api.cashier_service import CashierService
 from stud_service.server.api.table_service import TableService
 from stud_service.server.grpc.reflection import V1_SERVICE_NAME
+from stud_service.server.proto_gen import table_pb2
 
 NEVER = frozenset({"UNKNOWN", "INTERNAL", "DATA_LOSS"})
 MONEY_TABLE, CHIPS_TABLE, FULL_TABLE, PLAYED_TABLE = "hz-money", "hz-chips", "hz-full", "hz-played"
+CONTROL_TABLE = "hz-control"  # paused, resumed and closed by the operator's controls (RULES.md §12)
 PLAYER, STANDING_PLAYER = "alice", "dora"
 FUNDS = 1_000_000
 STUD_SERVICES = (TableService.DESCRIPTOR, AuditService.DESCRIPTOR, CashierService.DESCRIPTOR)
@@ -277,6 +279,7 @@ async def set_up_tables(channel: grpc.aio.Channel, runtime: Any) -> None:
     await operator.create_table(PLAYED_TABLE, table_spec())
     await operator.create_table(MONEY_TABLE, table_spec(play_money=False, currency_code="USD", max_seats=6))
     await operator.create_table(CHIPS_TABLE, table_spec())
+    await operator.create_table(CONTROL_TABLE, table_spec())
     offer = duration_pb2.Duration(seconds=3_600)  # no offer runs out while the suite sprays
     await operator.create_table(FULL_TABLE, table_spec(max_seats=2, seat_offer_time=offer))
     alice, bob = client(channel, PLAYER), client(channel, "bob")
@@ -289,6 +292,7 @@ async def set_up_tables(channel: grpc.aio.Channel, runtime: Any) -> None:
     await alice.sit_down(MONEY_TABLE, 1, 5_000)
     await bob.sit_down(MONEY_TABLE, 2, 5_000)
     await alice.sit_down(CHIPS_TABLE, 1, 5_000)
+    await alice.sit_down(CONTROL_TABLE, 1, 5_000)
     await alice.sit_down(FULL_TABLE, 1, 5_000)
     await bob.sit_down(FULL_TABLE, 2, 5_000)
     await client(channel, "carol").join_waiting_list(FULL_TABLE)
@@ -318,6 +322,7 @@ async def hostile_world(database_url: str, **options: Any) -> AsyncIterator[Worl
         host = service.host
         await set_up_tables(service.channel, host.runtime)
         names = Names(tables=(MONEY_TABLE, CHIPS_TABLE, FULL_TABLE, PLAYED_TABLE), hand_table=PLAYED_TABLE,
+                      control_table=CONTROL_TABLE,
                       player=PLAYER, standing_player=STANDING_PLAYER, table_spec=table_spec)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
             world = World(host, service.channel, log, conn, names)
@@ -334,7 +339,8 @@ async def hostile_world(database_url: str, **options: Any) -> AsyncIterator[Worl
 
 async def every_table_plays_a_hand(world: World, timeout: float = 90.0) -> dict[str, int]:
     """Dealing back on; at every table of the log, bots for the players seated there (and new ones where fewer
-    than two can play) play one hand. The hands each table had started before, by table."""
+    than two can play) play one hand (a paused table resumed first; a closed one, which never deals again,
+    holds nobody). The hands each table had started before, by table."""
     world.host.runtime.settings = replace(world.host.runtime.settings, auto_deal=True)
     operator = client(world.channel, "house", Role.OPERATOR)
     tables = [table.name.removeprefix("tables/") for table in await _all_tables(operator)]
@@ -342,6 +348,12 @@ async def every_table_plays_a_hand(world: World, timeout: float = 90.0) -> dict[
     games = []
     for table_id in tables:
         view = await operator.view(table_id)
+        if view.table.status == table_pb2.TABLE_STATUS_CLOSED:
+            assert not view.seats and not view.table.waiting_players, f"{table_id} is closed with players"
+            continue
+        if view.table.status == table_pb2.TABLE_STATUS_PAUSED:
+            await operator.resume_table(table_id, "the spray is over")
+            view = await operator.view(table_id)
         started[table_id] = view.table.hands_started
         games.append(_play_on(world, operator, table_id, view))
     async with asyncio.timeout(timeout):

@@ -222,7 +222,8 @@ def test_every_field_and_reason_the_guide_names_exists() -> None:
         if word.startswith("STUD_"):
             assert f"`{word}`" in readme, f"docs/clients.md names the setting {word}, which the README lacks"
             continue
-        if word.startswith(("ACTION_TYPE_", "VARIANT_", "STREET_", "SIT_OUT_REASON_", "WAITING_LIST_LEFT_")):
+        if word.startswith(("ACTION_TYPE_", "VARIANT_", "STREET_", "SIT_OUT_REASON_", "WAITING_LIST_LEFT_",
+                            "TABLE_STATUS_")):
             continue
         if word.startswith("MAX_"):  # a bound of a table's settings, as the engine names it
             assert hasattr(engine_config, word), f"docs/clients.md names `{word}`, not in engine/config.py"

@@ -2,8 +2,9 @@
 
 2-8 players, all three variants, random stakes and options, random stacks (short ones too, for
 all-ins and side pots), and a random mix of legal actions, timeouts, sit-outs, leaving mid-hand,
-top-ups, the waiting list of a full table (joining, leaving, offers taken or let run out) and illegal
-commands.  After every event: chips are conserved; at the end: replay equals
+top-ups, the waiting list of a full table (joining, leaving, offers taken or let run out), an operator
+pausing, resuming, changing settings, voiding hands and closing the table (RULES.md §12), hands voided as
+interrupted, and illegal commands.  After every event: chips are conserved; at the end: replay equals
 the state built step by step, every hand ended, no card was dealt twice in a hand, every event
 round-trips through JSON, and no view shows a seat another seat's down card before it is shown.
 """
@@ -26,19 +27,23 @@ from stud_service.engine import (
     BettingRoundStarted,
     BringInTiebreak,
     CardDealt,
+    CloseTable,
     CreateTable,
     DomainError,
     ExpireSeatOffers,
     HandEnded,
     HandShown,
     HandStarted,
+    HandVoided,
     JoinWaitingList,
     Leave,
     LeaveWaitingList,
+    PauseTable,
     PlayerActed,
     PlayerLeft,
     PlayerSeated,
     PlayerToppedUp,
+    ResumeTable,
     SitDown,
     SitIn,
     SitOut,
@@ -47,8 +52,11 @@ from stud_service.engine import (
     Timeout,
     TopUp,
     UncalledBetReturned,
+    UpdateTableSettings,
     Variant,
     Viewer,
+    VoidHand,
+    VoidInterruptedHand,
     action_deadline_ms,
     can_start_hand,
     chips_in_play,
@@ -57,6 +65,7 @@ from stud_service.engine import (
     event_to_json,
     evolve,
     execute,
+    hand_void_deadline_ms,
     legal_actions,
     replay,
     sit_out_reason,
@@ -78,9 +87,10 @@ def random_config(rng: random.Random, seats: int = 8) -> TableConfig:
     return TableConfig(
         variant=rng.choice(list(Variant)), ante=rng.choice([0, small // 5, small // 2]), bring_in=bring_in,
         small_bet=small, big_bet=2 * small, min_buy_in=1, max_buy_in=small * 60,
-        seats=seats, action_clock_seconds=rng.choice([5, 30]), seat_offer_seconds=rng.choice([1, 60]),
+        seats=seats, action_clock_seconds=(clock := rng.choice([5, 30])),
+        seat_offer_seconds=rng.choice([1, 60]),
         bring_in_tiebreak=rng.choice(list(BringInTiebreak)), uncapped_heads_up=rng.random() < 0.3,
-        **random_rake(rng, small))
+        interrupted_hand_void_seconds=clock + 1 if rng.random() < 0.3 else 0, **random_rake(rng, small))
 
 
 def random_rake(rng: random.Random, small: int) -> dict[str, int]:
@@ -182,6 +192,14 @@ class Run:
         if roll < 0.08:
             self.try_illegal()
             return
+        if roll < 0.085:  # RULES.md §12: an operator voids the hand, or it stood still too long
+            deadline = hand_void_deadline_ms(self.state)
+            if deadline is not None and self.rng.random() < 0.5:
+                self.now = deadline + self.rng.choice([0, 5])
+                self.run(VoidInterruptedHand(self.now))
+            else:
+                self.run(VoidHand(self.state.hand.number, "ops", "fault", self.now))
+            return
         legal = legal_actions(self.state, pid)
         assert legal.options, "the player to act must have something to do"
         weights = {ActionKind.FOLD: 1, ActionKind.CHECK: 4, ActionKind.CALL: 5, ActionKind.BRING_IN: 3,
@@ -202,11 +220,24 @@ class Run:
             elif self.rng.random() < 0.03:
                 self.run(Leave(seat_state.player_id, self.now))
         self.waiting_list_churn()
+        self.operator_between_hands()
         free = open_seats(config.seats, self.state.seats, self.state.offers)
         if free and (len(self.state.seats) < 2 or self.rng.random() < 0.1):
             self.newcomers += 1
             buy_in = self.rng.randint(1, config.max_buy_in)
             self.run(SitDown(f"n{self.newcomers}", self.rng.choice(free), buy_in, self.now))
+
+    def operator_between_hands(self) -> None:
+        """RULES.md §12: a pause and a resume, a change of settings (the table deals on)."""
+        if self.rng.random() < 0.05:
+            self.run(PauseTable("ops", "a short break", self.now))
+            self.try_illegal()
+            self.run(ResumeTable("ops", "back", self.now))
+        if self.rng.random() < 0.05:
+            clock = self.rng.choice([5, 30, 45])
+            void = self.rng.choice([0, clock + 1])
+            settings = {"action_clock_seconds": clock, "interrupted_hand_void_seconds": void}
+            self.run(UpdateTableSettings("ops", "new clocks", settings, self.now))
 
     def waiting_list_churn(self) -> None:
         """The waiting list: offered players take the seat, decline it or let it run out; newcomers wait."""
@@ -296,10 +327,17 @@ def check_hand(events: list[Any], state: Any) -> None:
     assert dealt == list(started.deck[:len(dealt)])
     ended = [e for e in events if isinstance(e, HandEnded)]
     assert len(ended) == 1
+    voided = [e for e in events if isinstance(e, HandVoided)]
+    if voided:  # §12: every chip back, no pot, no rake, no card shown
+        assert dict(voided[0].returned) == {seat: chips for seat, chips in put_in(events).items() if chips}
+        assert ended[0].pots == () and ended[0].rake == 0 and ended[0].shown == ()
+        assert dict(ended[0].stacks) == {seat: stack for seat, _player, stack in started.seats}
+        assert not any(isinstance(e, HandShown) for e in events)
     for pot in ended[0].pots:  # less the rake taken from it (RULES.md §10)
         assert sum(a["amount"] for a in pot["awards"]) == pot["amount"] - pot["rake"]
     assert ended[0].rake == sum(pot["rake"] for pot in ended[0].pots)
-    check_hand_pots(events, ended[0])
+    if not voided:
+        check_hand_pots(events, ended[0])
     # HandStarted carries everything needed to replay the hand alone (DESIGN.md).
     alone = replay([e for e in events if hasattr(e, "hand")])
     assert alone.hand is None
@@ -307,22 +345,26 @@ def check_hand(events: list[Any], state: Any) -> None:
     check_views(events, started)
 
 
-def check_hand_pots(events: list[Any], ended: HandEnded) -> None:
-    """§5: the pots hold what each seat put in, each goes to players eligible for it (the last to fold
-    of its players if all of them folded), and nobody wins from an opponent more than they put in
-    against them."""
+def put_in(events: list[Any]) -> dict[int, int]:
+    """What each seat dealt in put into the hand: antes and bets, less uncalled bets returned."""
     started = next(e for e in events if isinstance(e, HandStarted))
     committed = {seat: 0 for seat, _, _ in started.seats}
-    folds = []
     for event in events:
         if isinstance(event, AntePosted):
             committed[event.seat] += event.amount
         elif isinstance(event, PlayerActed):
             committed[event.seat] += event.chips
-            if event.action is ActionKind.FOLD:
-                folds.append(event.seat)
         elif isinstance(event, UncalledBetReturned):
             committed[event.seat] -= event.amount
+    return committed
+
+
+def check_hand_pots(events: list[Any], ended: HandEnded) -> None:
+    """§5: the pots hold what each seat put in, each goes to players eligible for it (the last to fold
+    of its players if all of them folded), and nobody wins from an opponent more than they put in
+    against them."""
+    committed = put_in(events)
+    folds = [e.seat for e in events if isinstance(e, PlayerActed) and e.action is ActionKind.FOLD]
     pots = sorted(ended.pots, key=lambda pot: pot["pot"])
     paid: dict[int, int] = {}
     for pot in pots:
@@ -391,5 +433,8 @@ def test_random_play_keeps_every_invariant(seed: int, players: int, hands: int) 
         run.run(SitDown(f"p{seat}", seat, rng.choice([1, config.ante + 1, rng.randint(1, config.max_buy_in)]),
                         run.now))
     run.play_hands(hands)
+    if rng.random() < 0.2:  # §12: closed between hands, every player leaves with their stack
+        run.run(CloseTable("ops", "closing time", run.now))
+        assert run.state.seats == {} and chips_in_play(run.state) == 0
     assert replay(run.log) == run.state
     assert state_from_json(json.loads(json.dumps(state_to_json(run.state)))) == run.state

@@ -16,7 +16,21 @@ import pytest
 from event_messages import event_body, event_json, message_cards
 from test_engine_properties import Run, random_config
 
-from stud_service.engine import CommitShuffle, CreateTable, SetClientSeed, SitDown, event_to_json
+from stud_service.engine import (
+    CloseTable,
+    CommitShuffle,
+    CreateTable,
+    JoinWaitingList,
+    PauseTable,
+    ResumeTable,
+    SetClientSeed,
+    SitDown,
+    StartHand,
+    TableConfig,
+    UpdateTableSettings,
+    VoidHand,
+    event_to_json,
+)
 from stud_service.engine.events import EVENT_TYPES, CardDealt, HandEnded, HandShown, HandStarted
 from stud_service.server.api.events_proto import EVENT_FIELDS, UnknownEventType, event_proto
 from stud_service.server.api.redact import EventRedactor
@@ -64,7 +78,24 @@ def _played(sessions: int = 24) -> list[Any]:
             run.run(SetClientSeed(f"p{seat}", f"seed {seat}", run.now))
         run.play_hands(12 if full else rng.randint(2, 5))  # seats free up, in time, on a full table
         events.extend(run.log)
-    return events
+    return events + _stopped()
+
+
+def _stopped() -> list[Any]:
+    """An operator's commands (RULES.md §12), each once: pause, resume, settings, a void, closing."""
+    run = Run(random.Random(0))
+    run.run(CreateTable("stopped", TableConfig(seats=2, min_buy_in=1), run.now))
+    run.run(SitDown("p1", 1, 5_000, run.now))
+    run.run(SitDown("p2", 2, 5_000, run.now))
+    run.run(JoinWaitingList("w1", run.now))
+    run.run(PauseTable("ops", "maintenance", run.now))
+    run.run(ResumeTable("ops", "done", run.now))
+    run.run(UpdateTableSettings("ops", "longer clocks", {"action_clock_seconds": 45, "name": "Slow",
+                                                          "interrupted_hand_void_seconds": 90}, run.now))
+    run.run(StartHand(tuple(range(52)), "cafe", run.now))
+    run.run(VoidHand(1, "ops", "fault", run.now))
+    run.run(CloseTable("ops", "closing", run.now))
+    return run.log
 
 
 @pytest.fixture(scope="module")

@@ -571,6 +571,13 @@ REQUESTS = {
         name=UNLOADED, seat=1, action=table_pb2.ACTION_TYPE_FOLD, turn=3, request_id="r7"
     ),
     "WatchTable": table_service_pb2.WatchTableRequest(name=UNLOADED),
+    "PauseTable": table_service_pb2.PauseTableRequest(name=UNLOADED, reason="outage", request_id="r13"),
+    "ResumeTable": table_service_pb2.ResumeTableRequest(name=UNLOADED, reason="outage", request_id="r14"),
+    "CloseTable": table_service_pb2.CloseTableRequest(name=UNLOADED, reason="outage", request_id="r15"),
+    "VoidHand": table_service_pb2.VoidHandRequest(name=HAND, reason="outage", request_id="r16"),
+    "UpdateTableSettings": table_service_pb2.UpdateTableSettingsRequest(
+        name=UNLOADED, display_name="x", reason="outage", request_id="r17"
+    ),
     "ListHands": audit_service_pb2.ListHandsRequest(parent="tables/-"),
     "GetHand": audit_service_pb2.GetHandRequest(name=HAND),
     "ReplayHand": audit_service_pb2.ReplayHandRequest(name=HAND),

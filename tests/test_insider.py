@@ -543,6 +543,18 @@ class Calls:
             "Act": lambda: each(lambda n: t.ActRequest(
                 name=n, seat=8, action=table_pb2.ACTION_TYPE_CHECK, turn=1, request_id=new_request_id()),
                 running),
+            # RULES.md §12: a pause undone at once; the rest refused (closing or voiding a running table
+            # would end the hands the other calls read).
+            "PauseTable": lambda: [
+                t.PauseTableRequest(name=first, reason="insider", request_id=new_request_id())],
+            "ResumeTable": lambda: [
+                t.ResumeTableRequest(name=first, reason="insider", request_id=new_request_id())],
+            "CloseTable": lambda: [t.CloseTableRequest(
+                name=f"tables/ins-none-{self.fresh}", reason="insider", request_id=new_request_id())],
+            "VoidHand": lambda: [t.VoidHandRequest(
+                name=f"{first}/hands/999999", reason="insider", request_id=new_request_id())],
+            "UpdateTableSettings": lambda: [t.UpdateTableSettingsRequest(
+                name=first, display_name="insider", reason="insider", request_id=new_request_id())],
             "WatchTable": lambda: [
                 t.WatchTableRequest(name=n, after_version=after, include_views=True, batch_events=batch)
                 for n in running for after, batch in ((0, False), (1, True), (1, False))

@@ -350,3 +350,30 @@ async def test_the_replayer_steps_through_a_finished_hand_and_shows_its_verifica
             await page.goto(f"{web.url}{route}")
             await expect(page.get_by_test_id(ready)).to_be_visible()
             await fits_width(page)
+
+
+async def test_a_paused_table_and_its_voided_hand_say_so_in_the_lobby_and_at_the_table(
+    web: WebService, browser: Browser
+) -> None:
+    """Rule book §12: the operator's reason shows in the lobby's row and on the table; a voided hand says it
+    was voided and why."""
+    table = await web.new_table()
+    for bot in web.bots(table, (1, 2)):
+        await bot.sit(BUY_IN)
+    spectator = web.client("railbird")
+
+    async def dealt() -> bool:
+        return (await spectator.view(table)).HasField("hand")
+
+    await until(dealt, "a hand is dealt")
+    operator = web.client("house", Role.OPERATOR)
+    await operator.pause_table(table, "maintenance at two")
+    await operator.void_hand(table, (await spectator.view(table)).hand.hand_number, "a fault on screen")
+    async with browser_page(browser) as page:
+        await page.goto(web.url)
+        await expect(page.get_by_test_id(f"seats-{table}")).to_have_text("Paused: maintenance at two")
+        await log_in(page, mint_token(TOKEN_SECRET, "railbird", Role.PLAYER), "railbird")
+        await page.get_by_test_id(f"open-table-{table}").click()
+        await expect(page.get_by_test_id("street")).to_have_text("Hand voided: a fault on screen")
+        facts = page.get_by_test_id("table-facts")
+        await expect(facts).to_contain_text("Paused: maintenance at two · version")

@@ -10,6 +10,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 
+from google.protobuf import duration_pb2
 from grpc_fixtures import table_spec, wait_for_turn
 from web_fixtures import Caller, WebWorld, bearer, method_named
 
@@ -154,6 +155,49 @@ async def watch_table(world: WebWorld, caller: Caller) -> None:
     await replies.aclose()  # type: ignore[attr-defined]
 
 
+# -- TableService: an operator's controls (RULES.md §12) -----------------------------------------------------
+
+
+async def pause_table(world: WebWorld, caller: Caller) -> None:
+    table_id = await world.new_table()
+    reply = await call(caller, "PauseTable", t.PauseTableRequest(
+        name=f"tables/{table_id}", reason="maintenance", request_id=new_request_id()), OPERATOR)
+    assert reply.status == table_pb2.TABLE_STATUS_PAUSED and reply.status_reason == "maintenance"
+    assert reply.status_time.seconds > 0
+
+
+async def resume_table(world: WebWorld, caller: Caller) -> None:
+    table_id = await world.new_table()
+    await world.grpc_client("house", Role.OPERATOR).pause_table(table_id, "maintenance")
+    reply = await call(caller, "ResumeTable", t.ResumeTableRequest(
+        name=f"tables/{table_id}", reason="done", request_id=new_request_id()), OPERATOR)
+    assert reply.status == table_pb2.TABLE_STATUS_OPEN and reply.status_reason == "done"
+
+
+async def close_table(world: WebWorld, caller: Caller) -> None:
+    table_id = await seated(world, "alice")
+    reply = await call(caller, "CloseTable", t.CloseTableRequest(
+        name=f"tables/{table_id}", reason="retired", request_id=new_request_id()), OPERATOR)
+    assert reply.status == table_pb2.TABLE_STATUS_CLOSED and reply.seated_players == 0
+
+
+async def void_hand(world: WebWorld, caller: Caller) -> None:
+    table_id = await seated(world, "alice", "bob")
+    _client, view = await wait_for_turn([world.grpc_client("alice"), world.grpc_client("bob")], table_id)
+    reply = await call(caller, "VoidHand", t.VoidHandRequest(
+        name=view.hand.name, reason="fault", request_id=new_request_id()), OPERATOR)
+    assert reply.last_voided_hand.name == view.hand.name and reply.last_voided_hand.reason == "fault"
+    assert not reply.last_voided_hand.automatic
+
+
+async def update_table_settings(world: WebWorld, caller: Caller) -> None:
+    table_id = await world.new_table()
+    reply = await call(caller, "UpdateTableSettings", t.UpdateTableSettingsRequest(
+        name=f"tables/{table_id}", action_clock=duration_pb2.Duration(seconds=45), display_name="Slow",
+        reason="beginners", request_id=new_request_id()), OPERATOR)
+    assert reply.action_clock.seconds == 45 and reply.display_name == "Slow"
+
+
 # -- AuditService -------------------------------------------------------------------------------------------
 
 
@@ -290,7 +334,8 @@ CALLS: dict[str, Scenario] = {
     "CreateTable": create_table, "GetTable": get_table, "ListTables": list_tables, "SitDown": sit_down,
     "Leave": leave, "SitOut": sit_out, "SitIn": sit_in, "TopUp": top_up, "JoinWaitingList": join_waiting_list,
     "LeaveWaitingList": leave_waiting_list, "GetTableView": get_table_view, "Act": act,
-    "WatchTable": watch_table,
+    "WatchTable": watch_table, "PauseTable": pause_table, "ResumeTable": resume_table,
+    "CloseTable": close_table, "VoidHand": void_hand, "UpdateTableSettings": update_table_settings,
     "ListHands": list_hands, "GetHand": get_hand, "ReplayHand": replay_hand, "VerifyHand": verify_hand,
     "VerifyShuffle": verify_shuffle, "ExportHandHistory": export_hand_history,
     "ReconcileMoney": reconcile_money, "GetIntegrityReport": get_integrity_report,

@@ -58,7 +58,7 @@ ACCOUNTS, HOUSE = ACCOUNT_PREFIX, HOUSE_PREFIX  # where the ledger keeps money (
 # The table events the fold reads; the rest (cards, seeds, seating changes) move no chips.
 TABLE_MONEY_TYPES = (
     "TableCreated", "PlayerSeated", "PlayerToppedUp", "PlayerLeft", "HandStarted", "AntePosted",
-    "PlayerActed", "UncalledBetReturned", "HandEnded",
+    "PlayerActed", "UncalledBetReturned", "HandEnded", "HandVoided",
 )
 BUY_IN, TOP_UP, CASH_OUT = "buy-in", "top-up", "cash-out"
 # A player's tournament entries, and the move of the tournament each pairs with (audit.money_tournaments).
@@ -223,6 +223,8 @@ class _TableFold:
         kind = payload.get("type")
         if kind in ("AntePosted", "PlayerActed", "UncalledBetReturned"):
             self.chips_in(version, kind, payload)
+        elif kind == "HandVoided":
+            self.voided(version, payload)
         elif kind == "HandStarted":
             self.started(version, payload)
         elif kind == "HandEnded":
@@ -259,6 +261,22 @@ class _TableFold:
             self.problem(version, f"seat {seat}'s stack would go negative ({stack})")
         self.stacks[seat] = stack
         self.put_in += amount
+
+    def voided(self, version: int, payload: dict[str, Any]) -> None:
+        """RULES.md §12: a voided hand gives each seat back what it put in; its HandEnded pays nothing."""
+        if self.hand is None or payload.get("hand") != self.hand:
+            self.problem(version, "HandVoided outside a running hand")
+            return
+        for entry in payload.get("returned") or ():
+            pair = isinstance(entry, list | tuple) and len(entry) == 2
+            seat, amount = (entry[0], _amount(entry[1])) if pair else (None, None)
+            if amount is None or amount <= 0 or seat not in self.stacks:
+                self.problem(version, f"HandVoided returns {entry!r}")
+                continue
+            self.stacks[seat] += amount
+            self.put_in -= amount
+        if self.put_in != 0:
+            self.problem(version, f"the void leaves {self.put_in} chips in the hand")
 
     def started(self, version: int, payload: dict[str, Any]) -> None:
         if self.hand is not None:

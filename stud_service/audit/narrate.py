@@ -76,6 +76,10 @@ def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
         return [f"  seat {payload['seat']} {names[payload['seat']]} shows {cards}: {made}"]
     if kind == "HandMucked":
         return [f"  seat {payload['seat']} {names[payload['seat']]} mucks"]
+    if kind == "HandVoided":  # RULES.md §12
+        by = "the table (interrupted)" if payload["automatic"] else payload["operator"]
+        returned = ", ".join(f"seat {seat} {amount}" for seat, amount in payload["returned"])
+        return [f"Voided by {by}: {payload['reason']}", f"  returned: {returned or 'nothing'}"]
     if kind == "HandEnded":
         out = ["Result:"]
         for pot in payload["pots"]:

@@ -32,6 +32,11 @@ the face-up and shown cards, and the proofs of exactly those; never the server s
 auditor's export (no ``player_id``) carries in ``_server_seed``.  Hands logged before the Merkle
 commitment revealed their seed in the log, so every export of one carries it and no proofs.
 
+A voided hand (RULES.md §12) stops its actions where it was stopped, and says so in fields of ours (the spec
+has none for it): ``_voided = true``, ``_void_reason``, ``_voided_by`` (the operator; "" when the table voided
+an interrupted hand itself, ``_void_automatic = true``) and ``_void_returned`` (what each seat got back, by
+seat); its ``finishing_stacks`` are its starting stacks, with no rake.
+
 A tournament table's hand uses the spec's tournament fields: ``event`` (the tournament's name, else its
 id) and ``level`` (the level the hand was dealt at); its stacks are tournament chips, so it has no
 ``currency``.  The spec has no field for the tournament itself: ``_tournament_id``, and when the
@@ -169,6 +174,7 @@ def to_phh(record: HandRecord, player_id: str | None = None, tournament: Tournam
         ("_rake", ended.get("rake", 0)),
         ("_rake_pots", [pot.get("rake", 0) for pot in sorted(ended["pots"], key=lambda pot: pot["pot"])]),
         ("_rake_shares", {str(seat): share for seat, share in ended.get("rake_shares", ())}),
+        *_void_fields(record),
     ]
     lines = []
     for name, value in fields:
@@ -179,6 +185,20 @@ def to_phh(record: HandRecord, player_id: str | None = None, tournament: Tournam
         if name == "day":
             lines.append("time = " + at.strftime("%H:%M:%S"))  # a TOML local time
     return "\n".join(lines) + "\n"
+
+
+def _void_fields(record: HandRecord) -> list[tuple[str, Any]]:
+    """A voided hand's fields (RULES.md §12); none for a hand played to its end."""
+    voided = record.voided
+    if voided is None:
+        return []
+    return [
+        ("_voided", True),
+        ("_void_reason", voided["reason"]),
+        ("_voided_by", voided["operator"]),
+        ("_void_automatic", bool(voided["automatic"])),
+        ("_void_returned", {str(seat): amount for seat, amount in voided["returned"]}),
+    ]
 
 
 def _tournament_fields(

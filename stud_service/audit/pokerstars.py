@@ -15,6 +15,11 @@ the time in that zone (here UTC), then Eastern time in brackets, which hand-hist
 An auditor's export (no ``player_id``) deals every card face up on the page; a player's export shows
 their own down cards and everyone's up cards, as PokerStars does for the hero.
 
+A voided hand (RULES.md §12) ends where it was stopped, as PokerStars writes a hand its server cancelled:
+a line saying who voided it and why (``Hand voided by ops-1: dealer fault``; ``Hand voided by the table:
+interrupted: ...`` for the table's own void of an interrupted hand), then ``Hand cancelled`` and a summary
+with ``Total pot 0 | Rake 0``: nothing was collected, every chip went back, no hand was shown.
+
 A tournament table's hand (its ``HandStarted`` config names the tournament and the level) gets the
 header PokerStars writes for tournaments: ``PokerStars Hand #N: Tournament #T, $10+$1 USD 7 Card Stud
 Limit - Level III (50/100) - <time>`` (the buy-in and fee in the room's way: whole amounts without
@@ -225,6 +230,7 @@ class _Writer:
         pending: list[dict[str, Any]] = []
         street = 0
         showdown = False
+        voided: dict[str, Any] | None = None
         for payload in self.events:
             kind = payload["type"]
             if kind == "CardDealt":
@@ -251,9 +257,24 @@ class _Writer:
                     self.say(f"{name}: mucks hand")
                 else:
                     self.say(f"{name}: shows {_cards(payload['cards'])} ({self._made(payload)})")
+            elif kind == "HandVoided":
+                voided = payload
             elif kind == "HandEnded":
-                self.result(payload)
+                if voided is not None:
+                    self.cancelled(voided)
+                else:
+                    self.result(payload)
         return "\n".join(self.lines) + "\n"
+
+    def cancelled(self, voided: dict[str, Any]) -> None:
+        """RULES.md §12: who voided the hand and why, ``Hand cancelled``, and a summary that pays nothing."""
+        by = "the table" if voided["automatic"] else voided["operator"]
+        self.say(f"Hand voided by {by}: {voided['reason']}")
+        self.say("Hand cancelled")
+        self.say("*** SUMMARY ***")
+        self.say(f"Total pot {self.money(0)} | Rake {self.money(0)}")
+        for seat, name in sorted(self.names.items()):
+            self.say(f"Seat {seat}: {name}")
 
     def finished(self) -> None:
         """A tournament hand: the players who finished the tournament in it, as PokerStars writes them."""

@@ -64,6 +64,15 @@ class HandRecord:
         return None
 
     @property
+    def voided(self) -> dict[str, Any] | None:
+        """The hand's HandVoided payload (RULES.md §12: it paid nothing and shows no card); None if it
+        was played to its end."""
+        for stored in self.events:
+            if stored.type == "HandVoided" and stored.payload.get("hand") == self.hand:
+                return stored.payload
+        return None
+
+    @property
     def commitment_version(self) -> int | None:
         """The version of the ShuffleCommitted the hand names (None: a hand logged before)."""
         extra = self.started.get("extra")

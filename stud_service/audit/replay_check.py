@@ -3,10 +3,12 @@
 A hand is replayed from its ``HandStarted`` alone (it carries the table's config and the players with
 their stacks).  Each player decision in the log becomes the command that must have caused it
 (``PlayerActed`` -> ``Act`` or, with ``timeout``, ``Timeout``; ``LeaveRequested`` -> ``Leave``; a seat's
-own requests -> ``SitOut``/``SitIn``/``SetClientSeed``); ``decide`` must accept it and return exactly
-the events recorded after it.  Everything the dealer does (cards, rounds, showdown, pots, the result)
-is therefore recomputed, never trusted.  Table events about seats not dealt into the hand are not the
-hand's business and are skipped.
+own requests -> ``SitOut``/``SitIn``/``SetClientSeed``; ``HandVoided`` -> the operator's ``VoidHand`` or,
+``automatic``, ``VoidInterruptedHand``); ``decide`` must accept it and return exactly the events recorded
+after it.  An operator's pausing or closing the table during the hand is applied as it comes (a closed
+table's players leave when the hand ends, RULES.md §12).  Everything the dealer does (cards, rounds,
+showdown, pots, the result) is therefore recomputed, never trusted.  Table events about seats not dealt
+into the hand (and the waiting list's) are not the hand's business and are skipped.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from stud_service.engine import (
     StartHand,
     TableState,
     Timeout,
+    VoidHand,
+    VoidInterruptedHand,
     chips_in_play,
     decide,
     event_from_json,
@@ -43,8 +47,11 @@ AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind
 _SEAT_REQUESTS = frozenset(
     {"PlayerSatOut", "PlayerSatIn", "ClientSeedSet", "PlayerToppedUp", "PlayerSeated", "PlayerLeft"}
 )
-# Table events no decision inside the hand causes: the dealer's commitment to the next hand's seed.
-_TABLE_EVENTS = frozenset({"ShuffleCommitted"})
+# Table events no decision inside the hand causes: the dealer's commitment to the next hand's seed, and the
+# waiting list's comings and goings (no seat of the hand changes with them).
+_TABLE_EVENTS = frozenset({"ShuffleCommitted", "WaitingListJoined", "WaitingListLeft", "SeatOffered"})
+# An operator's commands about the table, applied to the replay as they come (RULES.md §12).
+_CONTROL_EVENTS = frozenset({"TablePaused", "TableResumed", "TableClosed"})
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,10 @@ def _command_for(event: Any, payload: dict[str, Any], state: TableState) -> Any 
         return SitIn(event.player_id, now_ms=event.at_ms)
     if kind == "ClientSeedSet":
         return SetClientSeed(event.player_id, event.seed, now_ms=event.at_ms)
+    if kind == "HandVoided":
+        if event.automatic:
+            return VoidInterruptedHand(now_ms=event.at_ms)
+        return VoidHand(event.hand, event.operator, event.reason, now_ms=event.at_ms)
     return None
 
 
@@ -196,6 +207,10 @@ def replay_hand(
             ):
                 index += 1
                 continue
+            if payload["type"] in _CONTROL_EVENTS:
+                apply_in_place(state, event)
+                index += 1
+                continue
             command = _command_for(event, payload, state)
             if command is None:
                 return ReplayProblem(
@@ -228,6 +243,13 @@ def chips_ledger(payloads: Sequence[dict[str, Any]]) -> str | None:
             put_in[payload["seat"]] += amount
         elif kind == "UncalledBetReturned":
             put_in[payload["seat"]] -= payload["amount"]
+        elif kind == "HandVoided":  # RULES.md §12: each seat gets back what it put in, all of it
+            for seat, amount in payload["returned"]:
+                if amount != put_in.get(seat):
+                    return f"the void returns {amount} to seat {seat}, which put in {put_in.get(seat)}"
+                put_in[seat] = 0
+            if any(put_in.values()):
+                return "the void leaves chips in the hand"
         elif kind == "HandEnded":
             pot_total = 0
             pot_rake = 0

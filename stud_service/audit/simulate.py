@@ -5,7 +5,9 @@ service's dealer does it: each hand's server seed is committed (ShuffleCommitted
 hand 1 and with each HandStarted for the next hand) before any client seed for it, and the hand is
 dealt by ``shuffle.prepare_deal``: HandStarted carries the commitment, the client seeds, the deck root
 and the commitment's version.  Players pick uniformly weighted legal actions and amounts, sometimes time
-out, leave mid-hand, sit out, send client seeds or top up, so the log holds every kind of event.
+out, leave mid-hand, sit out, send client seeds or top up, so the log holds every kind of event; with
+``voids``, an operator now and then pauses the table during a hand and voids it (or, at a table with
+``interrupted_hand_void_seconds``, the hand stands still until it is voided), then resumes (RULES.md §12).
 
 >>> table = simulate_table("t-doc", Variant.RAZZ, hands=3, seed=7)
 >>> [type(e).__name__ for e in table.commands[0]]
@@ -30,6 +32,8 @@ from stud_service.engine import (
     CreateTable,
     Leave,
     LegalActions,
+    PauseTable,
+    ResumeTable,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -40,11 +44,14 @@ from stud_service.engine import (
     Timeout,
     TopUp,
     Variant,
+    VoidHand,
+    VoidInterruptedHand,
     action_deadline_ms,
     can_start_hand,
     decide,
     event_to_json,
     execute,
+    hand_void_deadline_ms,
     initial_state,
     legal_actions,
     replay,
@@ -250,6 +257,20 @@ class _Driver:
         amount = self.rng.choice(amounts) if amounts else None
         self.run(Act(player, kind, amount, self.tick()))
 
+    def void(self) -> None:
+        """RULES.md §12: the running hand stopped: voided as interrupted once it stood still long enough at
+        a table set for it, else paused and voided by an operator, and the table resumed."""
+        state = self.table.state
+        assert state.hand is not None
+        deadline = hand_void_deadline_ms(state)
+        if deadline is not None:
+            self.now = max(self.now, deadline + self.rng.randint(0, 5_000))
+            self.run(VoidInterruptedHand(self.now))
+            return
+        self.run(PauseTable("ops", "a fault at the table", self.tick()))
+        self.run(VoidHand(state.hand.number, "ops", "the fault spoilt the hand", self.tick()))
+        self.run(ResumeTable("ops", "fixed", self.tick()))
+
 
 def simulate_table(
     table_id: str,
@@ -258,9 +279,11 @@ def simulate_table(
     seed: int = 0,
     config: TableConfig | None = None,
     raked: bool = False,
+    voids: float = 0.0,
 ) -> SimulatedTable:
     """Play ``hands`` hands at a new table; every command's events are in ``commands``.  The table is
-    ``config``, else a random one (with a random rake rule if ``raked``)."""
+    ``config``, else a random one (with a random rake rule if ``raked``); ``voids``: the chance, at each
+    decision, that the hand is voided there instead (RULES.md §12)."""
     rng = random.Random(seed)
     table = SimulatedTable(table_id, config or table_config(variant, rng, raked))
     driver = _Driver(table, rng)
@@ -273,7 +296,10 @@ def simulate_table(
             continue
         driver.start_hand()
         while table.state.hand is not None:
-            driver.act()
+            if voids and rng.random() < voids:
+                driver.void()
+            else:
+                driver.act()
         played += 1
     return table
 

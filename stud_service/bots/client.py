@@ -213,6 +213,46 @@ class StudClient:
         )
         return reply.view
 
+    # -- an operator's controls (RULES.md §12, docs/operators.md) ---------------------------------------
+
+    async def pause_table(self, table_id: str, reason: str, request_id: str | None = None) -> table_pb2.Table:
+        return await self.stub.PauseTable(
+            table_service_pb2.PauseTableRequest(name=f"tables/{table_id}", reason=reason,
+                                                request_id=request_id or new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def resume_table(self, table_id: str, reason: str,
+                           request_id: str | None = None) -> table_pb2.Table:
+        return await self.stub.ResumeTable(
+            table_service_pb2.ResumeTableRequest(name=f"tables/{table_id}", reason=reason,
+                                                 request_id=request_id or new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def close_table(self, table_id: str, reason: str, request_id: str | None = None) -> table_pb2.Table:
+        return await self.stub.CloseTable(
+            table_service_pb2.CloseTableRequest(name=f"tables/{table_id}", reason=reason,
+                                                request_id=request_id or new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def void_hand(self, table_id: str, hand: int, reason: str,
+                        request_id: str | None = None) -> table_pb2.Table:
+        return await self.stub.VoidHand(
+            table_service_pb2.VoidHandRequest(name=f"tables/{table_id}/hands/{hand}", reason=reason,
+                                              request_id=request_id or new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def update_table_settings(
+        self, table_id: str, reason: str, request_id: str | None = None, **settings: object
+    ) -> table_pb2.Table:
+        """``settings``: UpdateTableSettingsRequest fields (``display_name="x"``, ``action_clock=...``)."""
+        request = table_service_pb2.UpdateTableSettingsRequest(
+            name=f"tables/{table_id}", reason=reason, request_id=request_id or new_request_id(), **settings)
+        return await self.stub.UpdateTableSettings(request, metadata=self.metadata)
+
     def watch(self, table_id: str, after_version: int = 0, include_views: bool = False,
               batch_events: bool = False) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         """The table's watch stream; read a message's events with :func:`events_of` in either mode."""

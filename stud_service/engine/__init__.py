@@ -13,7 +13,7 @@ The public API (import from ``stud_service.engine``)::
                 bring_in_tiebreak=BringInTiebreak.SUIT, uncapped_heads_up=False,
                 allow_full_bring_in=False, name="", seat_offer_seconds=60, currency="USD",
                 rake_basis_points=0, rake_cap_2=0, rake_cap_3_4=0, rake_cap_5_plus=0,
-                tournament_id="", tournament_level=0)
+                tournament_id="", tournament_level=0, interrupted_hand_void_seconds=0)
                                                  .validate() -> raises InvalidConfig(field)
     a tournament table (§11: tournament_id set): tournament chips (currency ""), no rake, no top-up,
     no waiting list, no leaving during a hand; a player sitting out is dealt in and acts at once by §7
@@ -32,6 +32,13 @@ The public API (import from ``stud_service.engine``)::
     Timeout(now_ms)             acts for the player to act if their clock ran out (§7)
     JoinWaitingList(player_id, now_ms)   LeaveWaitingList(player_id, now_ms)   (a full table)
     ExpireSeatOffers(now_ms)    passes on the seat offers whose time ran out (docs/waiting-list.md)
+    stopping a game (§12), each recording who and why:
+    PauseTable(operator, reason, now_ms)   ResumeTable(operator, reason, now_ms)
+    CloseTable(operator, reason, now_ms)   VoidHand(hand, operator, reason, now_ms)
+    VoidInterruptedHand(now_ms)   voids the running hand once nothing happened in it for the table's
+                                  interrupted_hand_void_seconds (the owner sends it, as Timeout)
+    UpdateTableSettings(operator, reason, settings: {field: value}, now_ms)   between hands only;
+                                  the fields of CHANGEABLE_SETTINGS
 
     # the decider
     initial_state() -> TableState
@@ -43,6 +50,8 @@ The public API (import from ``stud_service.engine``)::
     # queries
     to_act(state) -> seat | None                 action_deadline_ms(state) -> int | None
     seat_offer_deadline_ms(state) -> int | None  (the first seat offer to run out, docs/waiting-list.md)
+    hand_void_deadline_ms(state) -> int | None   (when the running hand is voided as interrupted, §12)
+    state.control                                TableControl: open / paused / closed, why, the last void
     turn_number(state) -> int                    the current turn's number (0: nobody to act)
     sit_out_reason(state, seat) -> "request" | "timeout" | "busted" | None
     legal_actions(state, player_id) -> LegalActions(seat, options=((ActionKind, amounts), ...),
@@ -78,7 +87,8 @@ A service loop::
 Events (stud_service.engine.events): TableCreated, PlayerSeated, PlayerLeft, LeaveRequested,
 PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, ShuffleCommitted, HandStarted, AntePosted,
 CardDealt, BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
-WaitingListJoined, WaitingListLeft, SeatOffered.
+WaitingListJoined, WaitingListLeft, SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided,
+TableSettingsChanged.
 """
 
 from stud_service.engine.codec import (
@@ -91,8 +101,10 @@ from stud_service.engine.codec import (
     state_to_json,
 )
 from stud_service.engine.commands import (
+    CHANGEABLE_SETTINGS,
     Act,
     ActionKind,
+    CloseTable,
     Command,
     CommitShuffle,
     CreateTable,
@@ -100,6 +112,8 @@ from stud_service.engine.commands import (
     JoinWaitingList,
     Leave,
     LeaveWaitingList,
+    PauseTable,
+    ResumeTable,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -108,8 +122,12 @@ from stud_service.engine.commands import (
     StartHand,
     Timeout,
     TopUp,
+    UpdateTableSettings,
+    VoidHand,
+    VoidInterruptedHand,
 )
 from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
+from stud_service.engine.control import CLOSED, OPEN, PAUSED, TableControl
 from stud_service.engine.decide import decide, execute
 from stud_service.engine.errors import (
     ActionNotAvailable,
@@ -119,6 +137,7 @@ from stud_service.engine.errors import (
     BuyInOutOfLimits,
     DomainError,
     FailedPrecondition,
+    HandInterrupted,
     HandNotRunning,
     HandRunning,
     IllegalAmount,
@@ -138,8 +157,13 @@ from stud_service.engine.errors import (
     SeatTaken,
     TableExists,
     TableFull,
+    TableIsClosed,
+    TableIsPaused,
     TableNotFull,
+    TableNotPaused,
     TimeoutNotDue,
+    TournamentTable,
+    VoidNotDue,
     WaitingListFull,
 )
 from stud_service.engine.events import (
@@ -154,6 +178,7 @@ from stud_service.engine.events import (
     HandMucked,
     HandShown,
     HandStarted,
+    HandVoided,
     LeaveRequested,
     PlayerActed,
     PlayerLeft,
@@ -163,7 +188,11 @@ from stud_service.engine.events import (
     PlayerToppedUp,
     SeatOffered,
     ShuffleCommitted,
+    TableClosed,
     TableCreated,
+    TablePaused,
+    TableResumed,
+    TableSettingsChanged,
     UncalledBetReturned,
     WaitingListJoined,
     WaitingListLeft,
@@ -177,6 +206,7 @@ from stud_service.engine.state import (
     can_start_hand,
     chips_in_play,
     hand_running,
+    hand_void_deadline_ms,
     initial_state,
     seat_offer_deadline_ms,
     sit_out_reason,
@@ -202,4 +232,8 @@ __all__ = [
     "AlreadyWaiting", "ExpireSeatOffers", "JoinWaitingList", "LeaveWaitingList", "NotWaiting", "OfferNotDue",
     "SeatOffered", "SeatOnOffer", "TableNotFull", "WaitingListFull", "WaitingListJoined", "WaitingListLeft",
     "seat_offer_deadline_ms", "CommitShuffle", "ShuffleCommitted", "Stakes",
+    "CHANGEABLE_SETTINGS", "CLOSED", "OPEN", "PAUSED", "CloseTable", "HandInterrupted", "HandVoided",
+    "PauseTable", "ResumeTable", "TableClosed", "TableControl", "TableIsClosed", "TableIsPaused",
+    "TableNotPaused", "TablePaused", "TableResumed", "TableSettingsChanged", "TournamentTable",
+    "UpdateTableSettings", "VoidHand", "VoidInterruptedHand", "VoidNotDue", "hand_void_deadline_ms",
 ]

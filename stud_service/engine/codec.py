@@ -18,6 +18,7 @@ from typing import Any
 
 from stud_service.engine.commands import ActionKind
 from stud_service.engine.config import TableConfig, config_from_json, config_to_json
+from stud_service.engine.control import TableControl
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.events import EVENT_TYPES, EVENT_VERSIONS
 from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
@@ -29,7 +30,9 @@ from stud_service.engine.state import HandPlayer, HandState, SeatState, TableSta
 # from its events instead.
 # 4: the running hand's fold order (``folds``, RULES.md §5: a pot whose players all folded goes to the
 # last of them); a format-3 snapshot lacks it, so the table is folded from its events instead.
-STATE_FORMAT_VERSION = 4
+# 5: the table's operator status and last void (``control``, RULES.md §12); a format-4 snapshot lacks it,
+# so the table is folded from its events instead.
+STATE_FORMAT_VERSION = 5
 # Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
 _OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
 
@@ -207,6 +210,7 @@ def state_to_json(state: TableState) -> dict[str, Any]:
         "offers": [list(offer) for offer in state.offers],
         "turns": state.turns,
         "rake_taken": state.rake_taken,
+        "control": state.control.to_json(),
         "hand": None if hand is None else {
             **{name: _to_json(getattr(hand, name)) for name in HandState.FIELDS if name != "players"},
             "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
@@ -230,6 +234,7 @@ def state_from_json(data: Any) -> TableState:
         state.offers = tuple((player, seat, deadline) for player, seat, deadline in data.get("offers", ()))
         state.turns = data["turns"]
         state.rake_taken = data["rake_taken"]
+        state.control = TableControl.from_json(data["control"])
         raw = data["hand"]
         if raw is not None:
             hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))

@@ -152,8 +152,74 @@ class ExpireSeatOffers:
     now_ms: int
 
 
+# --- stopping a game (RULES.md §12): an operator's commands, each with who and why ----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PauseTable:
+    """Deal no new hand until resumed; a running hand plays on to its end."""
+
+    operator: str
+    reason: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeTable:
+    """Deal again after a pause."""
+
+    operator: str
+    reason: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    """Close the table for good: as pausing, then every player leaves and is paid out (at once, or when the
+    running hand ends), and the waiting list is emptied."""
+
+    operator: str
+    reason: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class VoidHand:
+    """Void hand ``hand``, which must be the one running: every chip goes back to whoever put it in."""
+
+    hand: int
+    operator: str
+    reason: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class VoidInterruptedHand:
+    """Void the running hand if nothing happened in it for the table's ``interrupted_hand_void_seconds``
+    by ``now_ms`` (the table's owner sends it, as it sends Timeout)."""
+
+    now_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateTableSettings:
+    """Change settings that may change between hands (``CHANGEABLE_SETTINGS``): ``settings`` maps each
+    TableConfig field to its new value."""
+
+    operator: str
+    reason: str
+    settings: dict[str, Any]
+    now_ms: int = 0
+
+
+# The TableConfig fields an operator may change between hands (UpdateTableSettings): none that the running
+# or a finished hand's rules, stakes or money depend on.
+CHANGEABLE_SETTINGS = ("name", "action_clock_seconds", "seat_offer_seconds", "interrupted_hand_void_seconds")
+
+
 Command = (CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | SetClientSeed | CommitShuffle | StartHand
-           | Act | Timeout | JoinWaitingList | LeaveWaitingList | ExpireSeatOffers)
+           | Act | Timeout | JoinWaitingList | LeaveWaitingList | ExpireSeatOffers | PauseTable | ResumeTable
+           | CloseTable | VoidHand | VoidInterruptedHand | UpdateTableSettings)
 
 for _command_type in Command.__args__:
     fast_frozen_init(_command_type)  # a client builds one per decision: see records.py

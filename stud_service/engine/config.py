@@ -35,6 +35,11 @@ PLAY_CHIPS = ""
 TOURNAMENT_FIELDS = ("tournament_id", "tournament_level")
 MAX_TOURNAMENT_ID_CHARS = 63
 MAX_TOURNAMENT_LEVEL = 1_000
+# The longest a hand may stand still before the table voids it (RULES.md §12): a day, as the action clock.
+MAX_INTERRUPTED_HAND_VOID_SECONDS = 86_400
+# Options written to JSON only when they differ from their default (off), so the events of a table that does
+# not use them read exactly as they did before the option existed.
+OPTIONAL_FIELDS = {"interrupted_hand_void_seconds": 0}
 
 
 class Variant(enum.StrEnum):
@@ -67,6 +72,9 @@ class TableConfig:
     not money (its currency is "" and it takes no rake: the tournament's fee is the house's), its stakes
     are the level ``tournament_level`` that ``StartHand.stakes`` deals each hand at, and a player sitting
     out is still dealt in and acts by the timeout rule at once.
+
+    ``interrupted_hand_void_seconds`` (§12): 0 (off), or how long a hand may go without an action or a deal
+    before it is voided: longer than the action clock, so a hand whose clocks run is never voided.
     """
 
     variant: Variant = Variant.STUD
@@ -90,6 +98,7 @@ class TableConfig:
     rake_cap_5_plus: int = 0
     tournament_id: str = ""
     tournament_level: int = 0
+    interrupted_hand_void_seconds: int = 0
 
     @property
     def tournament(self) -> bool:
@@ -111,7 +120,8 @@ class TableConfig:
         A currency of "" is play money (and what a table created before money existed replays as).
         """
         for field in (*_CHIP_FIELDS, "seats", "action_clock_seconds", "seat_offer_seconds",
-                      "rake_basis_points", *RAKE_CAP_FIELDS, "tournament_level"):
+                      "rake_basis_points", *RAKE_CAP_FIELDS, "tournament_level",
+                      "interrupted_hand_void_seconds"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise InvalidConfig(field, f"must be an integer, got {str(value)[:40]!r}")
@@ -125,7 +135,7 @@ class TableConfig:
             raise InvalidConfig("variant", f"must be one of {', '.join(Variant)}")
         if not isinstance(self.bring_in_tiebreak, BringInTiebreak):
             raise InvalidConfig("bring_in_tiebreak", f"must be one of {', '.join(BringInTiebreak)}")
-        if not isinstance(self.name, str) or len(self.name) > MAX_NAME_CHARS or not _plain_text(self.name):
+        if not isinstance(self.name, str) or len(self.name) > MAX_NAME_CHARS or not plain_text(self.name):
             raise InvalidConfig(
                 "name", f"must be text of at most {MAX_NAME_CHARS} characters, without control characters")
         if self.ante < 0:
@@ -153,12 +163,24 @@ class TableConfig:
             raise InvalidConfig("seat_offer_seconds", f"must be 1..{MAX_SEAT_OFFER_SECONDS} seconds")
         self._validate_money()
         self._validate_tournament()
+        self._validate_interrupted_hands()
         return self
+
+    def _validate_interrupted_hands(self) -> None:
+        """§12: off, or longer than the action clock (a player thinking is not an interruption)."""
+        seconds = self.interrupted_hand_void_seconds
+        if seconds == 0:
+            return
+        if not self.action_clock_seconds < seconds <= MAX_INTERRUPTED_HAND_VOID_SECONDS:
+            raise InvalidConfig(
+                "interrupted_hand_void_seconds",
+                f"must be 0 (off) or more than action_clock_seconds ({self.action_clock_seconds}),"
+                f" at most {MAX_INTERRUPTED_HAND_VOID_SECONDS} seconds")
 
     def _validate_tournament(self) -> None:
         """A tournament table (§11): an id, tournament chips (no currency, no rake), a level number."""
         if not isinstance(self.tournament_id, str) or len(self.tournament_id) > MAX_TOURNAMENT_ID_CHARS \
-                or not _plain_text(self.tournament_id):
+                or not plain_text(self.tournament_id):
             raise InvalidConfig("tournament_id", f"must be text of at most {MAX_TOURNAMENT_ID_CHARS} chars")
         if not 0 <= self.tournament_level <= MAX_TOURNAMENT_LEVEL:
             raise InvalidConfig("tournament_level", f"must be 0..{MAX_TOURNAMENT_LEVEL}")
@@ -185,18 +207,21 @@ class TableConfig:
                 raise InvalidConfig(field, "must be at least 1 when the table takes rake")
 
 
-def _plain_text(text: str) -> bool:
+def plain_text(text: str) -> bool:
     """No control characters (NUL above all: the log cannot store it) and no lone surrogates."""
     return not any(unicodedata.category(char) in ("Cc", "Cs") for char in text)
 
 
 def config_to_json(config: TableConfig) -> dict[str, Any]:
-    """Every field, but the tournament's only when set: a cash table's JSON is as it always was, so the
-    events of a cash table stay readable by code written before tournaments."""
+    """Every field, but the tournament's only when set and the options of ``OPTIONAL_FIELDS`` only when on: a
+    cash table's JSON is as it always was, so its events stay readable by code written before them."""
     out = {f.name: (str(v) if isinstance(v := getattr(config, f.name), enum.Enum) else v)
            for f in fields(config)}
     if not config.tournament_id and not config.tournament_level:
         for name in TOURNAMENT_FIELDS:
+            del out[name]
+    for name, default in OPTIONAL_FIELDS.items():
+        if out[name] == default:
             del out[name]
     return out
 

@@ -36,6 +36,17 @@ Decisions where RULES.md is silent (as a well-run online card room does it):
   acts at once by the timeout rule (§7: the bring-in if due, else check if free, else fold) rather than
   holding the table for a clock they already let run out once.  Its chips are the tournament's: no
   top-up, no waiting list, and nobody leaves during a hand (the tournament moves players between hands).
+- Stopping a game (§12): a pause stops the next deal only (the running hand's clocks run on); closing
+  also takes no new player, empties the waiting list and lets each player leave at once, or when the
+  running hand ends for those in it; neither is an operator's at a tournament table (its tournament stops
+  it), nor does anything but a void happen at a closed table.  A void names the hand it means (a hand
+  that ended meanwhile is not the one running any more), returns what each seat has in the hand (what it
+  put in less any uncalled bet already returned), and ends the hand with a HandEnded without pots, rake,
+  shown or mucked hands; players who asked to leave then leave, as after any hand.  A hand at a table with
+  ``interrupted_hand_void_seconds`` stands still once that long has passed since its last action or deal:
+  the owner's VoidInterruptedHand voids it, and any action, timeout or leaving in it is refused
+  (HandInterrupted) so that the first write after an outage cannot play it on instead.  Settings change
+  between hands only, and only those that no running hand's rules depend on (CHANGEABLE_SETTINGS).
 """
 
 from __future__ import annotations
@@ -46,15 +57,19 @@ from typing import Any, Final
 
 from stud_service.cards import DECK_SIZE
 from stud_service.engine.commands import (
+    CHANGEABLE_SETTINGS,
     SIT_OUT_COMMAND_REASONS,
     Act,
     ActionKind,
+    CloseTable,
     CommitShuffle,
     CreateTable,
     ExpireSeatOffers,
     JoinWaitingList,
     Leave,
     LeaveWaitingList,
+    PauseTable,
+    ResumeTable,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -63,13 +78,18 @@ from stud_service.engine.commands import (
     StartHand,
     Timeout,
     TopUp,
+    UpdateTableSettings,
+    VoidHand,
+    VoidInterruptedHand,
 )
 from stud_service.engine.config import TableConfig
+from stud_service.engine.control import CLOSED, PAUSED
 from stud_service.engine.errors import (
     ActionNotAvailable,
     AlreadySeated,
     AlreadyWaiting,
     BuyInOutOfLimits,
+    HandInterrupted,
     HandNotRunning,
     HandRunning,
     IllegalAmount,
@@ -87,8 +107,13 @@ from stud_service.engine.errors import (
     SeatTaken,
     TableExists,
     TableFull,
+    TableIsClosed,
+    TableIsPaused,
     TableNotFull,
+    TableNotPaused,
     TimeoutNotDue,
+    TournamentTable,
+    VoidNotDue,
     WaitingListFull,
 )
 from stud_service.engine.events import (
@@ -100,6 +125,7 @@ from stud_service.engine.events import (
     HandMucked,
     HandShown,
     HandStarted,
+    HandVoided,
     LeaveRequested,
     PlayerActed,
     PlayerLeft,
@@ -109,7 +135,11 @@ from stud_service.engine.events import (
     PlayerToppedUp,
     SeatOffered,
     ShuffleCommitted,
+    TableClosed,
     TableCreated,
+    TablePaused,
+    TableResumed,
+    TableSettingsChanged,
     UncalledBetReturned,
     WaitingListJoined,
     WaitingListLeft,
@@ -141,6 +171,14 @@ from stud_service.engine.rules.showdown import (
     evaluate_showdown_hand,
     showdown_order,
 )
+from stud_service.engine.rules.stopping import (
+    leaves_after_hand,
+    may_deal,
+    may_take_players,
+    valid_operator,
+    valid_reason,
+    void_returns,
+)
 from stud_service.engine.rules.waiting import (
     MAX_WAITING,
     expired_seat_offers,
@@ -151,7 +189,13 @@ from stud_service.engine.rules.waiting import (
     seat_offer_deadline,
     seat_offers_to_make,
 )
-from stud_service.engine.state import HandState, TableState, action_deadline_ms, players_ready
+from stud_service.engine.state import (
+    HandState,
+    TableState,
+    action_deadline_ms,
+    hand_void_deadline_ms,
+    players_ready,
+)
 
 # Enum members bound once: a module global is several times cheaper to read than ActionKind.FOLD
 # (and a Final one, compiled, is a C static).
@@ -216,6 +260,7 @@ def _create_table(state: TableState, cmd: CreateTable) -> list[Any]:
 
 def _sit_down(state: TableState, cmd: SitDown) -> list[Any] | _Recorder:
     config = _config(state)
+    _refuse_if_closed(state)
     if state.seat_of(cmd.player_id) is not None:
         raise AlreadySeated(f"player {cmd.player_id!r} already has seat {state.seat_of(cmd.player_id)}")
     if not isinstance(cmd.seat, int) or not 1 <= cmd.seat <= config.seats:
@@ -255,6 +300,7 @@ def _leave(state: TableState, cmd: Leave) -> list[Any] | _Recorder:
         return []
     if state.config is not None and state.config.tournament_id:
         raise HandRunning("a tournament table's players move only between hands")
+    _refuse_if_interrupted(state, cmd.now_ms)
     rec = _Recorder(state)
     rec.emit(LeaveRequested(rec.hand.number, cmd.player_id, seat, cmd.now_ms))
     _advance(rec, cmd.now_ms)
@@ -287,6 +333,7 @@ def _top_up(state: TableState, cmd: TopUp) -> list[Any]:
     seat = _seat_of(state, cmd.player_id)
     if config.tournament_id:
         raise ActionNotAvailable("tournament chips cannot be topped up")
+    _refuse_if_closed(state)
     if _in_hand(state, seat):
         raise HandRunning("top up between hands: you are in the running hand")
     stack = state.seats[seat].stack
@@ -327,6 +374,7 @@ def _join_waiting_list(state: TableState, cmd: JoinWaitingList) -> list[Any]:
     player = cmd.player_id
     if config.tournament_id:
         raise ActionNotAvailable("a tournament seats its players itself: there is no waiting list")
+    _refuse_if_closed(state)
     if state.seat_of(player) is not None:
         raise AlreadySeated(f"player {player!r} already has seat {state.seat_of(player)}")
     if player in state.waiting:
@@ -413,6 +461,9 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
     config = _config(state)
     if state.hand is not None:
         raise HandRunning(f"hand {state.hand.number} is still running")
+    if not may_deal(state.control.status):
+        _refuse_if_closed(state)
+        raise TableIsPaused(f"the table is paused: {state.control.reason}")
     config = _stakes_for_hand(config, cmd.stakes)
     seats = players_ready(state)
     if len(seats) < 2:
@@ -511,6 +562,8 @@ def _act(state: TableState, cmd: Act) -> list[Any] | _Recorder:
                                 amounts)
     elif cmd.amount is not None:
         raise IllegalAmount(f"{kind} takes no amount, got {cmd.amount!r}", ())
+    if state.config is not None and state.config.interrupted_hand_void_seconds:
+        _refuse_if_interrupted(state, cmd.now_ms)
     rec = _Recorder(state)
     rec.emit(_acted(state, hand, seat, kind, cmd.amount, cmd.now_ms))
     _advance(rec, cmd.now_ms)
@@ -526,6 +579,7 @@ def _timeout(state: TableState, cmd: Timeout) -> list[Any] | _Recorder:
         raise TimeoutNotDue("nobody is to act")
     if cmd.now_ms < deadline:
         raise TimeoutNotDue(f"the action clock runs out at {deadline} ms, it is {cmd.now_ms} ms")
+    _refuse_if_interrupted(state, cmd.now_ms)
     seat = state.hand.to_act
     assert seat is not None
     rec = _Recorder(state)
@@ -691,13 +745,141 @@ def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: 
     shares = contributed_rake_shares({seat: p.committed for seat, p in hand.players.items()}, rake) \
         if rake else ()
     rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms, hand.server_seed, rake, shares))
+    _after_hand(rec, stacks, now_ms)
+
+
+def _after_hand(rec: _Recorder, stacks: tuple[tuple[int, int], ...], now_ms: int) -> None:
+    """Once a hand has ended: players who asked to leave (all of them at a closed table, §12) leave with
+    their stacks, a player left with none is sat out, and the seats freed are offered to the players
+    waiting."""
+    state = rec.state
+    closed = state.control.status == CLOSED
     for seat, stack in stacks:
         seat_state = state.seats[seat]
-        if seat_state.leaving:
+        if leaves_after_hand(closed, seat_state.leaving):
             rec.emit(PlayerLeft(seat_state.player_id, seat, stack, now_ms))
         elif stack == 0 and not seat_state.sitting_out:
             rec.emit(PlayerSatOut(seat_state.player_id, seat, "busted", now_ms))
     _offer_open_seats(rec, now_ms)  # seats left by players who asked to leave during the hand
+
+
+# --- stopping a game (RULES.md §12) -----------------------------------------------------------------------
+
+def _refuse_if_closed(state: TableState) -> None:
+    if not may_take_players(state.control.status):
+        raise TableIsClosed(f"the table is closed: {state.control.reason}")
+
+
+def _refuse_if_interrupted(state: TableState, now_ms: int) -> None:
+    """§12: nothing more is played in a hand that stood still too long: it is voided instead."""
+    deadline = hand_void_deadline_ms(state)
+    if deadline is not None and now_ms >= deadline:
+        raise HandInterrupted(f"the hand stood still past {deadline} ms (the table's"
+                              " interrupted_hand_void_seconds): it is being voided")
+
+
+def _check_operator_command(state: TableState, operator: Any, reason: Any) -> TableConfig:
+    """The table, and a command recording who and why (§12)."""
+    config = _config(state)
+    if not valid_operator(operator):
+        raise MalformedCommand("operator", "an operator's id is 1..64 characters without control characters")
+    if not valid_reason(reason):
+        raise MalformedCommand("reason", "a reason is 1..500 characters, not only spaces, without control"
+                                         " characters")
+    return config
+
+
+def _stoppable(state: TableState, cmd: PauseTable | CloseTable) -> None:
+    config = _check_operator_command(state, cmd.operator, cmd.reason)
+    _refuse_if_closed(state)
+    if config.tournament_id:
+        raise TournamentTable("a tournament's table is paused and closed by its tournament")
+
+
+def _pause_table(state: TableState, cmd: PauseTable) -> list[Any]:
+    _stoppable(state, cmd)
+    if state.control.status == PAUSED:
+        raise TableIsPaused(f"the table is paused already: {state.control.reason}")
+    return [TablePaused(cmd.operator, cmd.reason, cmd.now_ms)]
+
+
+def _resume_table(state: TableState, cmd: ResumeTable) -> list[Any]:
+    _check_operator_command(state, cmd.operator, cmd.reason)
+    _refuse_if_closed(state)
+    if state.control.status != PAUSED:
+        raise TableNotPaused("the table is not paused")
+    return [TableResumed(cmd.operator, cmd.reason, cmd.now_ms)]
+
+
+def _close_table(state: TableState, cmd: CloseTable) -> _Recorder:
+    """§12: as pausing, then every player leaves and is paid out: at once if not in the running hand."""
+    _stoppable(state, cmd)
+    rec = _Recorder(state)
+    rec.emit(TableClosed(cmd.operator, cmd.reason, cmd.now_ms))
+    for player in state.waiting:
+        rec.emit(WaitingListLeft(player, "table_closed", cmd.now_ms))
+    for seat, seat_state in sorted(state.seats.items()):
+        if not _in_hand(state, seat):
+            rec.emit(PlayerLeft(seat_state.player_id, seat, seat_state.stack, cmd.now_ms))
+    return rec
+
+
+def _void_hand(state: TableState, cmd: VoidHand) -> _Recorder:
+    _check_operator_command(state, cmd.operator, cmd.reason)
+    hand = state.hand
+    if hand is None:
+        raise HandNotRunning("no hand is running")
+    if cmd.hand != hand.number:
+        raise HandNotRunning(f"hand {cmd.hand!r} is not running (hand {hand.number} is)")
+    rec = _Recorder(state)
+    _void(rec, cmd.operator, cmd.reason, False, cmd.now_ms)
+    return rec
+
+
+def _void_interrupted_hand(state: TableState, cmd: VoidInterruptedHand) -> _Recorder:
+    _config(state)
+    deadline = hand_void_deadline_ms(state)
+    if deadline is None:
+        raise VoidNotDue("no hand is running" if state.hand is None
+                         else "the table does not void interrupted hands")
+    if cmd.now_ms < deadline:
+        raise VoidNotDue(f"the hand stands still until {deadline} ms, it is {cmd.now_ms} ms")
+    assert state.hand is not None
+    idle = (cmd.now_ms - state.hand.turn_ms) // 1000
+    rec = _Recorder(state)
+    _void(rec, "", f"interrupted: no action or deal for {idle} s", True, cmd.now_ms)
+    return rec
+
+
+def _void(rec: _Recorder, operator: str, reason: str, automatic: bool, now_ms: int) -> None:
+    """§12: every chip goes back to whoever put it in; no pot, no rake, no card shown; the hand ends."""
+    hand = rec.hand
+    returned = void_returns({seat: player.committed for seat, player in hand.players.items()})
+    rec.emit(HandVoided(hand.number, operator, reason, automatic, returned, now_ms))
+    stacks = tuple((seat, rec.state.seats[seat].stack) for seat in hand.order)
+    rec.emit(HandEnded(hand.number, (), (), (), stacks, now_ms))
+    _after_hand(rec, stacks, now_ms)
+
+
+def _update_table_settings(state: TableState, cmd: UpdateTableSettings) -> list[Any]:
+    """Settings that may change between hands (CHANGEABLE_SETTINGS), checked as a new table's are."""
+    config = _check_operator_command(state, cmd.operator, cmd.reason)
+    _refuse_if_closed(state)
+    settings = cmd.settings
+    if not isinstance(settings, dict) or not settings:
+        raise MalformedCommand("settings", "name at least one setting to change")
+    for name in settings:
+        if name not in CHANGEABLE_SETTINGS:
+            raise InvalidConfig(str(name), "is fixed when the table is created")
+    if state.hand is not None:
+        raise HandRunning(f"settings change between hands: hand {state.hand.number} is running"
+                          " (pause the table and change them once it ends)")
+    replace(config, **settings).validate()
+    changed = {name: value for name, value in settings.items() if getattr(config, name) != value}
+    if not changed:
+        return []
+    previous = {name: getattr(config, name) for name in changed}
+    return [TableSettingsChanged(cmd.operator, cmd.reason, changed, previous, cmd.now_ms)]
 
 
 _HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
@@ -715,6 +897,12 @@ _HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
     JoinWaitingList: _join_waiting_list,
     LeaveWaitingList: _leave_waiting_list,
     ExpireSeatOffers: _expire_seat_offers,
+    PauseTable: _pause_table,
+    ResumeTable: _resume_table,
+    CloseTable: _close_table,
+    VoidHand: _void_hand,
+    VoidInterruptedHand: _void_interrupted_hand,
+    UpdateTableSettings: _update_table_settings,
 }
 
 

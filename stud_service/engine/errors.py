@@ -32,7 +32,13 @@ A rejected command never changes the state: ``decide`` works on a private copy.
     │   ├── TableNotFull                TABLE_NOT_FULL
     │   ├── WaitingListFull             WAITING_LIST_FULL
     │   ├── NotWaiting                  NOT_WAITING
-    │   └── OfferNotDue                 OFFER_NOT_DUE
+    │   ├── OfferNotDue                 OFFER_NOT_DUE
+    │   ├── TableIsPaused               TABLE_PAUSED         (RULES.md §12, Stopping a game)
+    │   ├── TableNotPaused              TABLE_NOT_PAUSED
+    │   ├── TableIsClosed               TABLE_CLOSED
+    │   ├── HandInterrupted             HAND_INTERRUPTED
+    │   ├── VoidNotDue                  VOID_NOT_DUE
+    │   └── TournamentTable             TOURNAMENT_TABLE
     ├── AlreadyExists                   (never raised itself)
     │   ├── TableExists                 TABLE_EXISTS
     │   ├── AlreadySeated               ALREADY_SEATED
@@ -198,6 +204,43 @@ class NotWaiting(FailedPrecondition):
 
 class OfferNotDue(FailedPrecondition):
     reason = "OFFER_NOT_DUE"
+
+
+class TableIsPaused(FailedPrecondition):
+    """§12: the table is paused already (or a hand is to be dealt at a paused table)."""
+
+    reason = "TABLE_PAUSED"
+
+
+class TableNotPaused(FailedPrecondition):
+    """§12: resuming a table that is not paused."""
+
+    reason = "TABLE_NOT_PAUSED"
+
+
+class TableIsClosed(FailedPrecondition):
+    """§12: the table is closed for good: it takes no player and no operator command but VoidHand."""
+
+    reason = "TABLE_CLOSED"
+
+
+class HandInterrupted(FailedPrecondition):
+    """§12: the hand stood still longer than the table's ``interrupted_hand_void_seconds``: it is being
+    voided, so no action is taken in it."""
+
+    reason = "HAND_INTERRUPTED"
+
+
+class VoidNotDue(FailedPrecondition):
+    """§12: the running hand has not stood still long enough to be voided automatically (or none runs)."""
+
+    reason = "VOID_NOT_DUE"
+
+
+class TournamentTable(FailedPrecondition):
+    """§12: a tournament's table is paused and closed by its tournament, not table by table."""
+
+    reason = "TOURNAMENT_TABLE"
 
 
 class AlreadyWaiting(AlreadyExists):

@@ -392,11 +392,102 @@ class SeatOffered:
         object.__setattr__(self, "at_ms", at_ms)
 
 
+# --- stopping a game (RULES.md §12): each says who (the operator's id) and why ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TablePaused:
+    """No new hand is dealt until the table is resumed; a running hand plays on to its end."""
+
+    operator: str
+    reason: str
+    at_ms: int
+
+    def __init__(self, operator: str, reason: str, at_ms: int) -> None:
+        object.__setattr__(self, "operator", operator)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class TableResumed:
+    """The table deals again."""
+
+    operator: str
+    reason: str
+    at_ms: int
+
+    def __init__(self, operator: str, reason: str, at_ms: int) -> None:
+        object.__setattr__(self, "operator", operator)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    """Closed for good: no new hand nor player; its players leave (PlayerLeft, paid out) at once, or each
+    when the running hand ends; the waiting list is emptied (WaitingListLeft "table_closed")."""
+
+    operator: str
+    reason: str
+    at_ms: int
+
+    def __init__(self, operator: str, reason: str, at_ms: int) -> None:
+        object.__setattr__(self, "operator", operator)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class HandVoided:
+    """Hand ``hand`` is void: ``returned`` ((seat, chips), ...) gives every seat back what it put in; no
+    pot is awarded, no rake taken, no card shown.  A HandEnded (no pots, the stacks as before the hand)
+    follows in the same append.  ``operator``: who voided it, "" with ``automatic`` (the table voided an
+    interrupted hand itself)."""
+
+    hand: int
+    operator: str
+    reason: str
+    automatic: bool
+    returned: tuple[tuple[int, int], ...]
+    at_ms: int
+
+    def __init__(self, hand: int, operator: str, reason: str, automatic: bool,
+                 returned: tuple[tuple[int, int], ...], at_ms: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "operator", operator)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "automatic", automatic)
+        object.__setattr__(self, "returned", returned)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettingsChanged:
+    """Settings changed between hands: ``settings`` maps each changed TableConfig field to its new value,
+    ``previous`` to the value it had."""
+
+    operator: str
+    reason: str
+    settings: dict[str, Any]
+    previous: dict[str, Any]
+    at_ms: int
+
+    def __init__(self, operator: str, reason: str, settings: dict[str, Any], previous: dict[str, Any],
+                 at_ms: int) -> None:
+        object.__setattr__(self, "operator", operator)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "settings", settings)
+        object.__setattr__(self, "previous", previous)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
 Event = (
     TableCreated | PlayerSeated | PlayerLeft | LeaveRequested | PlayerSatOut | PlayerSatIn | PlayerToppedUp
     | ClientSeedSet | ShuffleCommitted | HandStarted | AntePosted | CardDealt | BettingRoundStarted
     | PlayerActed | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined
-    | WaitingListLeft | SeatOffered
+    | WaitingListLeft | SeatOffered | TablePaused | TableResumed | TableClosed | HandVoided
+    | TableSettingsChanged
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -405,7 +496,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         TableCreated, PlayerSeated, PlayerLeft, LeaveRequested, PlayerSatOut, PlayerSatIn, PlayerToppedUp,
         ClientSeedSet, ShuffleCommitted, HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed,
         UncalledBetReturned, HandShown, HandMucked, HandEnded, WaitingListJoined, WaitingListLeft,
-        SeatOffered,
+        SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided, TableSettingsChanged,
     )
 }
 

@@ -9,9 +9,11 @@ that does not fit the state raises ``InvalidEvent``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
-from stud_service.engine.commands import ActionKind
+from stud_service.engine.commands import CHANGEABLE_SETTINGS, ActionKind
+from stud_service.engine.control import CLOSED, OPEN, PAUSED
 from stud_service.engine.events import (
     AntePosted,
     BettingRoundStarted,
@@ -21,6 +23,7 @@ from stud_service.engine.events import (
     HandMucked,
     HandShown,
     HandStarted,
+    HandVoided,
     LeaveRequested,
     PlayerActed,
     PlayerLeft,
@@ -30,7 +33,11 @@ from stud_service.engine.events import (
     PlayerToppedUp,
     SeatOffered,
     ShuffleCommitted,
+    TableClosed,
     TableCreated,
+    TablePaused,
+    TableResumed,
+    TableSettingsChanged,
     UncalledBetReturned,
     WaitingListJoined,
     WaitingListLeft,
@@ -319,6 +326,47 @@ def _seat_offered(state: TableState, e: SeatOffered) -> None:
     state.offers = (*state.offers, (e.player_id, e.seat, e.deadline_ms))
 
 
+# --- stopping a game (RULES.md §12) ---------------------------------------------------------------------
+
+def _table_paused(state: TableState, e: TablePaused) -> None:
+    state.control = replace(state.control, status=PAUSED, reason=e.reason, operator=e.operator,
+                            since_ms=e.at_ms)
+
+
+def _table_resumed(state: TableState, e: TableResumed) -> None:
+    state.control = replace(state.control, status=OPEN, reason=e.reason, operator=e.operator,
+                            since_ms=e.at_ms)
+
+
+def _table_closed(state: TableState, e: TableClosed) -> None:
+    state.control = replace(state.control, status=CLOSED, reason=e.reason, operator=e.operator,
+                            since_ms=e.at_ms)
+
+
+def _hand_voided(state: TableState, e: HandVoided) -> None:
+    """Every chip in the hand goes back where it came from; the HandEnded that follows ends the hand."""
+    hand = _hand(state, e.hand)
+    for seat, chips in e.returned:
+        player = writable_player(state, seat)
+        if chips != player.committed:
+            raise InvalidEvent(f"hand {e.hand} returns {chips} to seat {seat}, not its {player.committed}")
+        player.committed = 0
+        player.bet = 0
+        writable_seat(state, seat).stack += chips
+    hand.betting = False
+    hand.to_act = None
+    state.control = replace(state.control, voided_hand=e.hand, void_reason=e.reason,
+                            void_operator=e.operator, voided_ms=e.at_ms)
+
+
+def _table_settings_changed(state: TableState, e: TableSettingsChanged) -> None:
+    if state.config is None:
+        raise InvalidEvent("settings changed at a table that does not exist")
+    if not set(e.settings) <= set(CHANGEABLE_SETTINGS):
+        raise InvalidEvent(f"settings {sorted(set(e.settings) - set(CHANGEABLE_SETTINGS))} do not change")
+    state.config = replace(state.config, **e.settings)
+
+
 APPLY: dict[type, Callable[[TableState, Any], None]] = {
     TableCreated: _table_created,
     PlayerSeated: _player_seated,
@@ -341,6 +389,11 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
     WaitingListJoined: _waiting_list_joined,
     WaitingListLeft: _waiting_list_left,
     SeatOffered: _seat_offered,
+    TablePaused: _table_paused,
+    TableResumed: _table_resumed,
+    TableClosed: _table_closed,
+    HandVoided: _hand_voided,
+    TableSettingsChanged: _table_settings_changed,
 }
 
 

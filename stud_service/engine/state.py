@@ -19,6 +19,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from stud_service.engine.config import TableConfig
+from stud_service.engine.control import OPEN_TABLE, TableControl
+from stud_service.engine.rules.stopping import interrupted_hand_deadline_ms, may_deal
 
 
 class SeatState:
@@ -176,12 +178,14 @@ class TableState:
     ``waiting``: the waiting list, player ids in the order they joined; ``offers``: the freed seats
     held for players on it, ``(player_id, seat, deadline_ms)`` in the order offered (docs/waiting-list.md).
     Both are tuples, so copies share them safely.  ``rake_taken``: the table's rake so far, the sum of
-    every HandEnded's ``rake`` (RULES.md §10); it has left the table's chips."""
+    every HandEnded's ``rake`` (RULES.md §10); it has left the table's chips.  ``control``: paused or closed
+    by an operator, and the last hand voided (RULES.md §12; a frozen value, shared by copies)."""
 
     __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns",
-                 "rake_taken", "token", "legal")
+                 "rake_taken", "control", "token", "legal")
     FIELDS: ClassVar[tuple[str, ...]] = (
-        "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns", "rake_taken")
+        "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns", "rake_taken",
+        "control")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -194,6 +198,7 @@ class TableState:
         # Turns begun at this table so far: the current turn's number while somebody is to act.
         self.turns = 0
         self.rake_taken = 0
+        self.control: TableControl = OPEN_TABLE
         self.token = object()  # marks the seat and player objects this copy may change in place
         self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
@@ -208,6 +213,7 @@ class TableState:
         other.offers = self.offers
         other.turns = self.turns
         other.rake_taken = self.rake_taken
+        other.control = self.control
         return other
 
     def seat_of(self, player_id: str) -> int | None:
@@ -318,5 +324,18 @@ def players_ready(state: TableState) -> list[int]:
 
 
 def can_start_hand(state: TableState) -> bool:
-    """A table exists, no hand is running, and two or more players are ready."""
-    return state.config is not None and state.hand is None and len(players_ready(state)) >= 2
+    """A table exists, no hand is running, it is neither paused nor closed (§12), and two or more players
+    are ready."""
+    return (state.config is not None and state.hand is None and may_deal(state.control.status)
+            and len(players_ready(state)) >= 2)
+
+
+def hand_void_deadline_ms(state: TableState) -> int | None:
+    """When the running hand is voided as interrupted if nothing happens in it first (RULES.md §12): the
+    last action or deal (the time the turn began) plus the table's ``interrupted_hand_void_seconds``; None
+    while no hand runs or at a table that does not void interrupted hands."""
+    hand = state.hand
+    config = state.config
+    if hand is None or config is None:
+        return None
+    return interrupted_hand_deadline_ms(hand.turn_ms, config.interrupted_hand_void_seconds)

@@ -148,6 +148,8 @@ def view_state(state: TableState, viewer: Viewer) -> dict[str, Any]:
         "seats": [{"seat": seat, "player_id": s.player_id, "stack": s.stack, "sitting_out": s.sitting_out,
                    "leaving": s.leaving} for seat, s in sorted(state.seats.items())],
         "hand_number": state.hand_number,
+        "status": state.control.status,
+        "status_reason": state.control.reason,
         "hand": None,
         "to_act": to_act(state),
         "deadline_ms": action_deadline_ms(state),

@@ -1,5 +1,5 @@
 // Words and numbers as the page shows them.
-import { ActionType, Street, type Stakes, type Table, Variant } from "./gen/stud/v1/table_pb";
+import { ActionType, Street, type Stakes, type Table, TableStatus, Variant } from "./gen/stud/v1/table_pb";
 
 const VARIANTS: Record<Variant, string> = {
   [Variant.UNSPECIFIED]: "unknown game",
@@ -83,4 +83,11 @@ export function tableId(table: Table | string): string {
 
 export function seatName(seat: number, player?: string): string {
   return player ? `seat ${seat} (${player})` : `seat ${seat}`;
+}
+
+/** Whether an operator stopped the table (rule book §12), and why: "" while it deals. */
+export function stoppedText(table: Table): string {
+  if (table.status === TableStatus.PAUSED) return `Paused: ${table.statusReason}`;
+  if (table.status === TableStatus.CLOSED) return `Closed: ${table.statusReason}`;
+  return "";
 }

@@ -2,7 +2,7 @@
 import { tables } from "./api";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
-import { stakesText, tableId, variantName } from "./format";
+import { stakesText, stoppedText, tableId, variantName } from "./format";
 import type { Table } from "./gen/stud/v1/table_pb";
 
 // The lobby reads at most this many pages of tables (ListTables gives at most 1000 a page).
@@ -17,7 +17,8 @@ function row(table: Table): HTMLElement {
     h("td", {}, variantName(table.variant)),
     h("td", {}, stakesText(table.stakes, table.currencyCode), table.playMoney ? " (play money)" : ` ${table.currencyCode}`),
     h("td", { "data-testid": `seated-${id}` }, `${table.seatedPlayers}/${table.maxSeats}`),
-    h("td", {}, table.waitingPlayers > 0 ? `${table.waitingPlayers} waiting` : `${table.openSeats} open`));
+    h("td", { "data-testid": `seats-${id}` }, stoppedText(table)
+      || (table.waitingPlayers > 0 ? `${table.waitingPlayers} waiting` : `${table.openSeats} open`)));
 }
 
 export function showLobby(main: HTMLElement, signal: AbortSignal): void {

@@ -77,6 +77,16 @@ export function narrate(event: TableEvent, currency: string): string {
       return "A player leaves the waiting list";
     case "seatOffered":
       return `Seat ${e.value.seat} is offered to the next player waiting`;
+    case "tablePaused":
+      return `The table is paused: ${e.value.reason}`;
+    case "tableResumed":
+      return `The table deals again: ${e.value.reason}`;
+    case "tableClosed":
+      return `The table is closed: ${e.value.reason}`;
+    case "handVoided":
+      return `Hand ${e.value.hand} is voided, every chip returned: ${e.value.reason}`;
+    case "tableSettingsChanged":
+      return `Settings changed (${e.value.fields.join(", ")}): ${e.value.reason}`;
     default:
       return "";
   }

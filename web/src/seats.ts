@@ -93,7 +93,7 @@ export function handSummary(view: TableView): HTMLElement {
   if (hand === undefined) return h("div", { class: "hand", "data-testid": "hand" }, "No hand dealt yet.");
   const pots = hand.pots.map((pot, index) =>
     h("li", { "data-testid": `pot-${index}` }, `${index === 0 ? "Main pot" : `Side pot ${index}`}: ${money(pot.amount, currency)}`));
-  const street = hand.complete ? "Hand over" : streetName(hand.street);
+  const street = hand.voided ? `Hand voided: ${hand.voidReason}` : hand.complete ? "Hand over" : streetName(hand.street);
   return h(
     "div",
     { class: "hand", "data-testid": "hand" },

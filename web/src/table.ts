@@ -4,7 +4,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { requestId, tables } from "./api";
 import { fill, h, redraw } from "./dom";
 import { refusalAlert, refusalOf } from "./errors";
-import { actionName, money, seatName, stakesText, variantName } from "./format";
+import { actionName, money, seatName, stakesText, stoppedText, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { narrate } from "./narrate";
@@ -89,7 +89,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     const currency = table?.currencyCode ?? "";
     title.textContent = table?.displayName || id;
     facts.textContent = table === undefined ? "" : `${variantName(table.variant)} · ${stakesText(table.stakes, currency)}`
-      + ` · ${table.seatedPlayers}/${table.maxSeats} seated · version ${next.version}`;
+      + ` · ${table.seatedPlayers}/${table.maxSeats} seated`
+      + (stoppedText(table) ? ` · ${stoppedText(table)}` : "") + ` · version ${next.version}`;
     fill(hand, handSummary(next));
     redraw(seats, seatList(next, { openSeat: (seat) => openSeatButton(next, seat) }));
     deadline = next.actionDeadline ? timestampDate(next.actionDeadline) : null;

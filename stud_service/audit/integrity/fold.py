@@ -31,7 +31,7 @@ TABLES = "tables/"
 # The table events the fold reads; the rest (seats, seeds, face-down cards) tell nothing of how two played.
 INTEGRITY_TYPES = (
     "HandStarted", "AntePosted", "CardDealt", "BettingRoundStarted", "PlayerActed", "UncalledBetReturned",
-    "HandEnded",
+    "HandVoided", "HandEnded",
 )
 AGGRESSIVE = frozenset(("BET", "RAISE", "COMPLETE"))  # the bring-in is forced: nobody folds "to" it
 
@@ -207,6 +207,10 @@ class _TableHands:
         elif kind == "UncalledBetReturned":
             if payload["hand"] == self.hand:
                 self.put[payload["seat"]] -= payload["amount"]
+        elif kind == "HandVoided":  # RULES.md §12: every chip went back; nobody won or lost any
+            if payload["hand"] == self.hand:
+                for seat, amount in payload["returned"]:
+                    self.put[seat] -= amount
         elif kind == "HandStarted":
             self.started(payload)
         elif kind == "HandEnded" and payload["hand"] == self.hand:

@@ -213,9 +213,10 @@ class AuditService:
         return (await load_hand(self.store, table_id, hand)).require_complete()
 
     def _public_reveal_ms(self, record: HandRecord) -> int | None:
-        """When the hand's server seed becomes public (ms since the epoch); None: never."""
+        """When the hand's server seed becomes public (ms since the epoch); None: never, as for a voided hand,
+        whose cards are never shown (RULES.md §12): its seed would give them all away."""
         ended = record.ended
-        if self.reveal_seeds_after is None or ended is None:
+        if self.reveal_seeds_after is None or ended is None or record.voided is not None:
             return None
         return int(ended["at_ms"]) + int(self.reveal_seeds_after * 1000)
 

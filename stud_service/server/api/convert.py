@@ -15,6 +15,7 @@ from google.protobuf import duration_pb2, timestamp_pb2
 
 from stud_service.engine.commands import ActionKind
 from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, TableConfig, Variant
+from stud_service.engine.control import CLOSED, OPEN, PAUSED, TableControl
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
@@ -58,6 +59,11 @@ PROTO_CONFIG_FIELDS = {
     **{f: f"stakes.{f}" for f in ("small_bet", "big_bet", "ante", "bring_in")},
     "rake_basis_points": "rake.basis_points", "rake_cap_2": "rake.cap_2_players",
     "rake_cap_3_4": "rake.cap_3_to_4_players", "rake_cap_5_plus": "rake.cap_5_or_more_players",
+    "interrupted_hand_void_seconds": "interrupted_hand_void_time",
+}
+TABLE_STATUSES = {
+    OPEN: table_pb2.TABLE_STATUS_OPEN, PAUSED: table_pb2.TABLE_STATUS_PAUSED,
+    CLOSED: table_pb2.TABLE_STATUS_CLOSED,
 }
 
 SIT_OUT_REASONS = {
@@ -111,15 +117,12 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
     if table.max_seats:
         values["seats"] = table.max_seats
     if table.HasField("action_clock"):
-        clock = table.action_clock
-        if clock.nanos or clock.seconds <= 0:
-            raise malformed("action_clock must be whole seconds, at least 1", "table.action_clock")
-        values["action_clock_seconds"] = clock.seconds
+        values["action_clock_seconds"] = whole_seconds(table.action_clock, "table.action_clock")
     if table.HasField("seat_offer_time"):
-        offer = table.seat_offer_time
-        if offer.nanos or offer.seconds <= 0:
-            raise malformed("seat_offer_time must be whole seconds, at least 1", "table.seat_offer_time")
-        values["seat_offer_seconds"] = offer.seconds
+        values["seat_offer_seconds"] = whole_seconds(table.seat_offer_time, "table.seat_offer_time")
+    if table.HasField("interrupted_hand_void_time"):
+        values["interrupted_hand_void_seconds"] = whole_seconds(
+            table.interrupted_hand_void_time, "table.interrupted_hand_void_time", least=0)
     if table.bring_in_tiebreak != table_pb2.BRING_IN_TIEBREAK_UNSPECIFIED:
         if table.bring_in_tiebreak not in TIEBREAKS:
             raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
@@ -138,12 +141,25 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
                       rake_cap_3_4=rake.cap_3_to_4_players, rake_cap_5_plus=rake.cap_5_or_more_players)
     try:
         return TableConfig(**values).validate()
-    except InvalidConfig as error:  # named as the client knows the field, in the metadata and the text
-        field = "table." + PROTO_CONFIG_FIELDS.get(error.field, error.field)
-        message = _CONFIG_FIELD_WORD.sub(
-            lambda word: PROTO_CONFIG_FIELDS[word.group(0)], error.message.removeprefix(f"{error.field}: ")
-        )
-        raise InvalidConfig(field, message) from None
+    except InvalidConfig as error:
+        raise as_proto_config_error(error, "table.") from None
+
+
+def whole_seconds(duration: duration_pb2.Duration, field: str, least: int = 1) -> int:
+    """A Duration setting of a table: whole seconds, at least ``least`` (MALFORMED_REQUEST otherwise)."""
+    if duration.nanos or duration.seconds < least:
+        raise malformed(f"{field.rpartition('.')[2]} must be whole seconds, at least {least}", field)
+    return duration.seconds
+
+
+def as_proto_config_error(error: InvalidConfig, prefix: str) -> InvalidConfig:
+    """``error`` named as the client knows the field (``prefix`` + its Table field), in the metadata and
+    the text."""
+    field = prefix + PROTO_CONFIG_FIELDS.get(error.field, error.field)
+    message = _CONFIG_FIELD_WORD.sub(
+        lambda word: PROTO_CONFIG_FIELDS[word.group(0)], error.message.removeprefix(f"{error.field}: ")
+    )
+    return InvalidConfig(field, message)
 
 
 def timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
@@ -170,7 +186,22 @@ def table_to_proto(table_id: str, state: TableState, version: int,
     table.waiting_players = len(state.waiting)
     if created_ms is not None:
         table.create_time.CopyFrom(timestamp_ms(created_ms))
+    _control_to_proto(table, table_id, state.control)
     return table
+
+
+def _control_to_proto(table: table_pb2.Table, table_id: str, control: TableControl) -> None:
+    """RULES.md §12: whether the table deals, why not, and the last hand voided."""
+    table.status = TABLE_STATUSES[control.status]
+    table.status_reason = control.reason
+    if control.since_ms:
+        table.status_time.CopyFrom(timestamp_ms(control.since_ms))
+    if control.voided_hand:
+        table.last_voided_hand.CopyFrom(table_pb2.VoidedHand(
+            name=f"tables/{table_id}/hands/{control.voided_hand}", hand_number=control.voided_hand,
+            reason=control.void_reason, automatic=not control.void_operator,
+            void_time=timestamp_ms(control.voided_ms),
+        ))
 
 
 def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
@@ -193,7 +224,28 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
         rake=table_pb2.RakeRule(basis_points=config.rake_basis_points, cap_2_players=config.rake_cap_2,
                                 cap_3_to_4_players=config.rake_cap_3_4,
                                 cap_5_or_more_players=config.rake_cap_5_plus),
+        interrupted_hand_void_time=duration_pb2.Duration(seconds=config.interrupted_hand_void_seconds)
+        if config.interrupted_hand_void_seconds else None,
     )
+
+
+# The settings that may change between hands (engine.CHANGEABLE_SETTINGS), by their Table field.
+DURATION_SETTINGS = {"action_clock_seconds": "action_clock", "seat_offer_seconds": "seat_offer_time",
+                     "interrupted_hand_void_seconds": "interrupted_hand_void_time"}
+
+
+def settings_to_proto(settings: dict[str, Any]) -> tuple[list[str], table_pb2.Table]:
+    """TableSettingsChanged's ``settings`` (or ``previous``): the Table fields they name, in their order,
+    and a Table with just those set."""
+    fields, table = [], table_pb2.Table()
+    for name, value in settings.items():
+        if name == "name":
+            fields.append("display_name")
+            table.display_name = value
+        else:
+            fields.append(DURATION_SETTINGS[name])
+            getattr(table, DURATION_SETTINGS[name]).seconds = value
+    return fields, table
 
 
 def _legal_actions(state: TableState, viewer: str) -> list[table_pb2.LegalAction]:
@@ -293,12 +345,14 @@ def _observers_view(table_id: str, state: TableState, version: int, last_result:
             view.action_deadline.CopyFrom(timestamp_ms(deadline))
     elif last_result is not None:
         number = last_result.get("hand", state.hand_number)
+        voided = number == state.control.voided_hand  # §12: it paid nothing, showed nothing
         view.hand.CopyFrom(table_pb2.HandView(
             name=f"tables/{table_id}/hands/{number}", hand_number=number, street=table_pb2.STREET_SHOWDOWN,
             complete=True, deck_commitment=commitment,
             pots=[table_pb2.Pot(amount=pot["amount"], eligible_seats=pot.get("eligible", ()))
                   for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
-            awards=awards_to_proto(last_result),
+            awards=awards_to_proto(last_result), voided=voided,
+            void_reason=state.control.void_reason if voided else "",
         ))
     return view
 

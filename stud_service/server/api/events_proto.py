@@ -24,6 +24,7 @@ from stud_service.server.api.convert import (
     SIT_OUT_REASONS,
     awards_to_proto,
     config_to_proto,
+    settings_to_proto,
     timestamp,
 )
 from stud_service.server.proto_gen import events_pb2, table_pb2
@@ -38,12 +39,14 @@ WAITING_LIST_LEFT_REASONS = {
     "request": events_pb2.WAITING_LIST_LEFT_REASON_REQUEST,
     "seated": events_pb2.WAITING_LIST_LEFT_REASON_SEATED,
     "offer_expired": events_pb2.WAITING_LIST_LEFT_REASON_OFFER_EXPIRED,
+    "table_closed": events_pb2.WAITING_LIST_LEFT_REASON_TABLE_CLOSED,
 }
 # ActionType by the engine's action name (ActionKind's value), without building the enum per event.
 _ACTIONS = {kind.value: proto for kind, proto in ACTION_PROTOS.items()}
 _NOT_FIELDS = frozenset({"type", "v"})
 # Fields a builder sets itself.
-_SKIP = {key: _NOT_FIELDS | {key} for key in ("config", "reason", "action", "deadline_ms")}
+_SKIP = {key: _NOT_FIELDS | {key} for key in ("config", "reason", "action", "deadline_ms", "returned")}
+_SETTINGS = _NOT_FIELDS | {"settings", "previous"}
 
 
 class UnknownEventType(ValueError):
@@ -154,6 +157,20 @@ def _shuffle_committed(target: Any, data: dict[str, Any]) -> None:
     target.time.FromMilliseconds(data["at_ms"])
 
 
+def _hand_voided(target: Any, data: dict[str, Any]) -> None:
+    _fill(target, data, _SKIP["returned"])
+    for seat, amount in data["returned"]:
+        target.returned.add(seat=seat, amount=amount)
+
+
+def _table_settings_changed(target: Any, data: dict[str, Any]) -> None:
+    _fill(target, data, _SETTINGS)
+    fields, settings = settings_to_proto(data["settings"])
+    target.fields.extend(fields)
+    target.settings.CopyFrom(settings)
+    target.previous.CopyFrom(settings_to_proto(data["previous"])[1])
+
+
 _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "TableCreated": _table_created,
     "PlayerSatOut": _player_sat_out,
@@ -163,4 +180,6 @@ _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "WaitingListLeft": _waiting_list_left,
     "SeatOffered": _seat_offered,
     "ShuffleCommitted": _shuffle_committed,
+    "HandVoided": _hand_voided,
+    "TableSettingsChanged": _table_settings_changed,
 }

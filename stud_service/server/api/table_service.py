@@ -24,6 +24,7 @@ from stud_service.engine import (
     Act,
     CreateTable,
     DomainError,
+    InvalidConfig,
     JoinWaitingList,
     Leave,
     LeaveWaitingList,
@@ -34,6 +35,7 @@ from stud_service.engine import (
     TopUp,
 )
 from stud_service.observability.logging import log_context
+from stud_service.server.api import table_control
 from stud_service.server.api.access import operator_only, record_access, recorded
 from stud_service.server.api.call import Call, heartbeat_seconds
 from stud_service.server.api.caller import CallerKeys, optional_principal_of, principal_of
@@ -52,7 +54,7 @@ from stud_service.server.api.errors import (
     within_deadline,
 )
 from stud_service.server.api.money_gate import check_real_money
-from stud_service.server.api.names import TABLE_ID, TABLES
+from stud_service.server.api.names import HANDS, TABLE_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import RequestKey, request_key
 from stud_service.server.api.table_views import table_resource, table_view, view_at
@@ -84,6 +86,7 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
 
 
 _CREATE_TABLE = operator_only("creating tables")
+_STOP_GAME = operator_only("stopping a game (pausing, resuming, closing, voiding, changing settings)")
 # An auditor's look at a running table is recorded, as every privileged read is (the view itself is a
 # spectator's: no one but its owner sees a down card of a running hand). Operators see what a player would.
 _EVERY_CARD = frozenset({Role.AUDITOR})
@@ -332,6 +335,72 @@ class TableService:
             except Exception as error:  # a read from the log (resuming, lagging) the store cannot serve
                 raise_if_store_refusal(error)
                 raise
+
+    # -- stopping a game (RULES.md §12): the operator's controls, in server.api.table_control -------------
+
+    async def _operator_command(
+        self, request: Any, call: Call, target: Callable[[], tuple[str, table_control.MakeCommand]]
+    ) -> table_pb2.Table:
+        """The operator's command ``target()`` names (the table, and how to make the command), checked after
+        the caller's role (a player is refused OPERATOR_ONLY whatever the request holds)."""
+        principal = self._principal(call)
+        _STOP_GAME(principal)
+        request_id = request_key(principal, request)
+        table_id, make = target()
+        written = await self.runtime.execute(
+            table_id, lambda state, now: make(principal.player_id, now), request_id=request_id
+        )
+        return table_resource(written.live, written.state, written.version)
+
+    @_refusals_as_statuses
+    @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    async def PauseTable(
+        self, request: table_service_pb2.PauseTableRequest, call: Call
+    ) -> table_pb2.Table:
+        return await self._operator_command(
+            request, call, lambda: (TABLES.parse(request.name), table_control.pause(request))
+        )
+
+    @_refusals_as_statuses
+    @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    async def ResumeTable(
+        self, request: table_service_pb2.ResumeTableRequest, call: Call
+    ) -> table_pb2.Table:
+        return await self._operator_command(
+            request, call, lambda: (TABLES.parse(request.name), table_control.resume(request))
+        )
+
+    @_refusals_as_statuses
+    @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    async def CloseTable(
+        self, request: table_service_pb2.CloseTableRequest, call: Call
+    ) -> table_pb2.Table:
+        return await self._operator_command(
+            request, call, lambda: (TABLES.parse(request.name), table_control.close(request))
+        )
+
+    @_refusals_as_statuses
+    @recorded(gate=_STOP_GAME, resource=HANDS.checked("name"))
+    async def VoidHand(
+        self, request: table_service_pb2.VoidHandRequest, call: Call
+    ) -> table_pb2.Table:
+        def target() -> tuple[str, table_control.MakeCommand]:
+            table_id, hand = HANDS.parse(request.name)
+            return table_id, table_control.void(request, hand)
+
+        return await self._operator_command(request, call, target)
+
+    @_refusals_as_statuses
+    @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    async def UpdateTableSettings(
+        self, request: table_service_pb2.UpdateTableSettingsRequest, call: Call
+    ) -> table_pb2.Table:
+        try:
+            return await self._operator_command(
+                request, call, lambda: (TABLES.parse(request.name), table_control.update_settings(request))
+            )
+        except InvalidConfig as error:
+            raise table_control.setting_error(error) from None
 
     async def _check_after_head(self, live: LiveTable, after_version: int) -> None:
         """A resume point beyond the log's head (asked of the log: this replica may lag) would wait for

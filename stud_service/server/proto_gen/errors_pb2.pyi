@@ -52,6 +52,12 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DEPOSIT_LIMIT_REACHED: _ClassVar[ErrorReason]
     LOSS_LIMIT_REACHED: _ClassVar[ErrorReason]
     SESSION_LIMIT_REACHED: _ClassVar[ErrorReason]
+    TABLE_PAUSED: _ClassVar[ErrorReason]
+    TABLE_NOT_PAUSED: _ClassVar[ErrorReason]
+    TABLE_CLOSED: _ClassVar[ErrorReason]
+    HAND_INTERRUPTED: _ClassVar[ErrorReason]
+    VOID_NOT_DUE: _ClassVar[ErrorReason]
+    TOURNAMENT_TABLE: _ClassVar[ErrorReason]
     TABLE_EXISTS: _ClassVar[ErrorReason]
     ALREADY_SEATED: _ClassVar[ErrorReason]
     ALREADY_WAITING: _ClassVar[ErrorReason]
@@ -109,6 +115,12 @@ EXCLUSION_NOT_OVER: ErrorReason
 DEPOSIT_LIMIT_REACHED: ErrorReason
 LOSS_LIMIT_REACHED: ErrorReason
 SESSION_LIMIT_REACHED: ErrorReason
+TABLE_PAUSED: ErrorReason
+TABLE_NOT_PAUSED: ErrorReason
+TABLE_CLOSED: ErrorReason
+HAND_INTERRUPTED: ErrorReason
+VOID_NOT_DUE: ErrorReason
+TOURNAMENT_TABLE: ErrorReason
 TABLE_EXISTS: ErrorReason
 ALREADY_SEATED: ErrorReason
 ALREADY_WAITING: ErrorReason

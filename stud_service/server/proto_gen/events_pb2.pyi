@@ -17,13 +17,15 @@ class WaitingListLeftReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     WAITING_LIST_LEFT_REASON_REQUEST: _ClassVar[WaitingListLeftReason]
     WAITING_LIST_LEFT_REASON_SEATED: _ClassVar[WaitingListLeftReason]
     WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: _ClassVar[WaitingListLeftReason]
+    WAITING_LIST_LEFT_REASON_TABLE_CLOSED: _ClassVar[WaitingListLeftReason]
 WAITING_LIST_LEFT_REASON_UNSPECIFIED: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_REQUEST: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_SEATED: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: WaitingListLeftReason
+WAITING_LIST_LEFT_REASON_TABLE_CLOSED: WaitingListLeftReason
 
 class TableEvent(_message.Message):
-    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered", "shuffle_committed")
+    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered", "shuffle_committed", "table_paused", "table_resumed", "table_closed", "hand_voided", "table_settings_changed")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     RECORD_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -48,6 +50,11 @@ class TableEvent(_message.Message):
     WAITING_LIST_LEFT_FIELD_NUMBER: _ClassVar[int]
     SEAT_OFFERED_FIELD_NUMBER: _ClassVar[int]
     SHUFFLE_COMMITTED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_PAUSED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_RESUMED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CLOSED_FIELD_NUMBER: _ClassVar[int]
+    HAND_VOIDED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_SETTINGS_CHANGED_FIELD_NUMBER: _ClassVar[int]
     version: int
     type: str
     record_time: _timestamp_pb2.Timestamp
@@ -72,7 +79,12 @@ class TableEvent(_message.Message):
     waiting_list_left: WaitingListLeft
     seat_offered: SeatOffered
     shuffle_committed: ShuffleCommitted
-    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ..., shuffle_committed: _Optional[_Union[ShuffleCommitted, _Mapping]] = ...) -> None: ...
+    table_paused: TablePaused
+    table_resumed: TableResumed
+    table_closed: TableClosed
+    hand_voided: HandVoided
+    table_settings_changed: TableSettingsChanged
+    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ..., shuffle_committed: _Optional[_Union[ShuffleCommitted, _Mapping]] = ..., table_paused: _Optional[_Union[TablePaused, _Mapping]] = ..., table_resumed: _Optional[_Union[TableResumed, _Mapping]] = ..., table_closed: _Optional[_Union[TableClosed, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., table_settings_changed: _Optional[_Union[TableSettingsChanged, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
     __slots__ = ("table_id", "config", "time")
@@ -400,3 +412,73 @@ class SeatOffered(_message.Message):
     deadline: _timestamp_pb2.Timestamp
     time: _timestamp_pb2.Timestamp
     def __init__(self, player_id: _Optional[str] = ..., seat: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TablePaused(_message.Message):
+    __slots__ = ("operator", "reason", "time")
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    operator: str
+    reason: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, operator: _Optional[str] = ..., reason: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TableResumed(_message.Message):
+    __slots__ = ("operator", "reason", "time")
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    operator: str
+    reason: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, operator: _Optional[str] = ..., reason: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TableClosed(_message.Message):
+    __slots__ = ("operator", "reason", "time")
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    operator: str
+    reason: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, operator: _Optional[str] = ..., reason: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ReturnedChips(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class HandVoided(_message.Message):
+    __slots__ = ("hand", "operator", "reason", "automatic", "returned", "time")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    AUTOMATIC_FIELD_NUMBER: _ClassVar[int]
+    RETURNED_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    operator: str
+    reason: str
+    automatic: bool
+    returned: _containers.RepeatedCompositeFieldContainer[ReturnedChips]
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, hand: _Optional[int] = ..., operator: _Optional[str] = ..., reason: _Optional[str] = ..., automatic: _Optional[bool] = ..., returned: _Optional[_Iterable[_Union[ReturnedChips, _Mapping]]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TableSettingsChanged(_message.Message):
+    __slots__ = ("operator", "reason", "fields", "settings", "previous", "time")
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FIELDS_FIELD_NUMBER: _ClassVar[int]
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    operator: str
+    reason: str
+    fields: _containers.RepeatedScalarFieldContainer[str]
+    settings: _table_pb2.Table
+    previous: _table_pb2.Table
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, operator: _Optional[str] = ..., reason: _Optional[str] = ..., fields: _Optional[_Iterable[str]] = ..., settings: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., previous: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -13,6 +13,13 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class TableStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TABLE_STATUS_UNSPECIFIED: _ClassVar[TableStatus]
+    TABLE_STATUS_OPEN: _ClassVar[TableStatus]
+    TABLE_STATUS_PAUSED: _ClassVar[TableStatus]
+    TABLE_STATUS_CLOSED: _ClassVar[TableStatus]
+
 class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     VARIANT_UNSPECIFIED: _ClassVar[Variant]
@@ -63,6 +70,10 @@ class PotHalf(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     POT_HALF_WHOLE: _ClassVar[PotHalf]
     POT_HALF_HIGH: _ClassVar[PotHalf]
     POT_HALF_LOW: _ClassVar[PotHalf]
+TABLE_STATUS_UNSPECIFIED: TableStatus
+TABLE_STATUS_OPEN: TableStatus
+TABLE_STATUS_PAUSED: TableStatus
+TABLE_STATUS_CLOSED: TableStatus
 VARIANT_UNSPECIFIED: Variant
 VARIANT_SEVEN_CARD_STUD: Variant
 VARIANT_STUD_HI_LO: Variant
@@ -98,7 +109,7 @@ POT_HALF_HIGH: PotHalf
 POT_HALF_LOW: PotHalf
 
 class Table(_message.Message):
-    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money")
+    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money", "interrupted_hand_void_time", "status", "status_reason", "status_time", "last_voided_hand")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -119,6 +130,11 @@ class Table(_message.Message):
     CURRENCY_CODE_FIELD_NUMBER: _ClassVar[int]
     RAKE_FIELD_NUMBER: _ClassVar[int]
     PLAY_MONEY_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTED_HAND_VOID_TIME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_REASON_FIELD_NUMBER: _ClassVar[int]
+    STATUS_TIME_FIELD_NUMBER: _ClassVar[int]
+    LAST_VOIDED_HAND_FIELD_NUMBER: _ClassVar[int]
     name: str
     display_name: str
     variant: Variant
@@ -139,7 +155,26 @@ class Table(_message.Message):
     currency_code: str
     rake: RakeRule
     play_money: bool
-    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ...) -> None: ...
+    interrupted_hand_void_time: _duration_pb2.Duration
+    status: TableStatus
+    status_reason: str
+    status_time: _timestamp_pb2.Timestamp
+    last_voided_hand: VoidedHand
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., status: _Optional[_Union[TableStatus, str]] = ..., status_reason: _Optional[str] = ..., status_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_voided_hand: _Optional[_Union[VoidedHand, _Mapping]] = ...) -> None: ...
+
+class VoidedHand(_message.Message):
+    __slots__ = ("name", "hand_number", "reason", "automatic", "void_time")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    AUTOMATIC_FIELD_NUMBER: _ClassVar[int]
+    VOID_TIME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    hand_number: int
+    reason: str
+    automatic: bool
+    void_time: _timestamp_pb2.Timestamp
+    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., reason: _Optional[str] = ..., automatic: _Optional[bool] = ..., void_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class RakeRule(_message.Message):
     __slots__ = ("basis_points", "cap_2_players", "cap_3_to_4_players", "cap_5_or_more_players")
@@ -212,7 +247,7 @@ class Pot(_message.Message):
     def __init__(self, amount: _Optional[int] = ..., eligible_seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class HandView(_message.Message):
-    __slots__ = ("name", "hand_number", "street", "to_act_seat", "bring_in_seat", "current_bet", "pots", "community_cards", "deck_commitment", "complete", "awards", "server_seed")
+    __slots__ = ("name", "hand_number", "street", "to_act_seat", "bring_in_seat", "current_bet", "pots", "community_cards", "deck_commitment", "complete", "awards", "server_seed", "voided", "void_reason")
     NAME_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     STREET_FIELD_NUMBER: _ClassVar[int]
@@ -225,6 +260,8 @@ class HandView(_message.Message):
     COMPLETE_FIELD_NUMBER: _ClassVar[int]
     AWARDS_FIELD_NUMBER: _ClassVar[int]
     SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_FIELD_NUMBER: _ClassVar[int]
+    VOID_REASON_FIELD_NUMBER: _ClassVar[int]
     name: str
     hand_number: int
     street: Street
@@ -237,7 +274,9 @@ class HandView(_message.Message):
     complete: bool
     awards: _containers.RepeatedCompositeFieldContainer[Award]
     server_seed: str
-    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ..., server_seed: _Optional[str] = ...) -> None: ...
+    voided: bool
+    void_reason: str
+    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ..., server_seed: _Optional[str] = ..., voided: _Optional[bool] = ..., void_reason: _Optional[str] = ...) -> None: ...
 
 class Award(_message.Message):
     __slots__ = ("seat", "amount", "pot_index", "pot_half", "hand_description")

@@ -1,6 +1,9 @@
+import datetime
+
 from google.api import annotations_pb2 as _annotations_pb2
 from google.api import field_behavior_pb2 as _field_behavior_pb2
 from google.api import resource_pb2 as _resource_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
 from . import events_pb2 as _events_pb2
 from . import table_pb2 as _table_pb2
 from google.protobuf.internal import containers as _containers
@@ -206,3 +209,61 @@ class WatchHeartbeat(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     version: int
     def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class PauseTableRequest(_message.Message):
+    __slots__ = ("name", "reason", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ResumeTableRequest(_message.Message):
+    __slots__ = ("name", "reason", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CloseTableRequest(_message.Message):
+    __slots__ = ("name", "reason", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class VoidHandRequest(_message.Message):
+    __slots__ = ("name", "reason", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    reason: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class UpdateTableSettingsRequest(_message.Message):
+    __slots__ = ("name", "display_name", "action_clock", "seat_offer_time", "interrupted_hand_void_time", "reason", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    ACTION_CLOCK_FIELD_NUMBER: _ClassVar[int]
+    SEAT_OFFER_TIME_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTED_HAND_VOID_TIME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    display_name: str
+    action_clock: _duration_pb2.Duration
+    seat_offer_time: _duration_pb2.Duration
+    interrupted_hand_void_time: _duration_pb2.Duration
+    reason: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...

@@ -53,7 +53,8 @@ class TableServiceStub:
     so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
+    has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
@@ -136,6 +137,31 @@ class TableServiceStub:
                 request_serializer=stud_dot_v1_dot_table__service__pb2.WatchTableRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_table__service__pb2.WatchTableResponse.FromString,
                 _registered_method=True)
+        self.PauseTable = channel.unary_unary(
+                '/stud.v1.TableService/PauseTable',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.PauseTableRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__pb2.Table.FromString,
+                _registered_method=True)
+        self.ResumeTable = channel.unary_unary(
+                '/stud.v1.TableService/ResumeTable',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.ResumeTableRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__pb2.Table.FromString,
+                _registered_method=True)
+        self.CloseTable = channel.unary_unary(
+                '/stud.v1.TableService/CloseTable',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__pb2.Table.FromString,
+                _registered_method=True)
+        self.VoidHand = channel.unary_unary(
+                '/stud.v1.TableService/VoidHand',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.VoidHandRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__pb2.Table.FromString,
+                _registered_method=True)
+        self.UpdateTableSettings = channel.unary_unary(
+                '/stud.v1.TableService/UpdateTableSettings',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.UpdateTableSettingsRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__pb2.Table.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -165,7 +191,8 @@ class TableServiceServicer:
     so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
+    has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
@@ -293,6 +320,64 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PauseTable(self, request, context):
+        """Stopping a game (RULES.md section 12, docs/operators.md). Operator only (anyone else: PERMISSION_DENIED /
+        OPERATOR_ONLY); each call is recorded in the access log before it does its work (if the record cannot be
+        written it is UNAVAILABLE / STORE_UNAVAILABLE and does nothing), and what it does is an event of the
+        table, with the operator's id and `reason` (1..500 characters, not only spaces, no control characters:
+        else INVALID_ARGUMENT / MALFORMED_REQUEST with field "reason"). Each returns the table (`Table.status`,
+        `status_reason`, `last_voided_hand`). An unknown table is NOT_FOUND / NO_TABLE. Retries: `request_id`, as
+        for every mutating call.
+
+        Pauses the table: no new hand is dealt until ResumeTable; a running hand plays on to its end, its action
+        clocks too. Refused: FAILED_PRECONDITION / TABLE_PAUSED when it is paused already, TABLE_CLOSED when it
+        is closed, TOURNAMENT_TABLE at a tournament's table (its tournament stops it).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeTable(self, request, context):
+        """Resumes a paused table: it deals again (after the usual pause between hands). Refused: FAILED_PRECONDITION
+        / TABLE_NOT_PAUSED when it is not paused, TABLE_CLOSED when it is closed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseTable(self, request, context):
+        """Closes the table for good: as pausing, then every player leaves and is paid out (at a money table the
+        stack is credited to the player's account as a Leave's is): at once when not in the running hand, else
+        when it ends; the waiting list is emptied. A closed table takes no player (TABLE_CLOSED). Refused:
+        FAILED_PRECONDITION / TABLE_CLOSED when it is closed already, TOURNAMENT_TABLE at a tournament's table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VoidHand(self, request, context):
+        """Voids the running hand named: it pays nothing, every chip each player put into it (antes, bring-in, bets)
+        goes back to that player, no rake is taken and no card of it is ever shown; its history says it was voided,
+        by whom and why (HandVoided, then a HandEnded without pots). Refused: FAILED_PRECONDITION /
+        HAND_NOT_RUNNING when that hand is not the one running (it ended, or no hand runs).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateTableSettings(self, request, context):
+        """Changes settings that may change between hands: those the request sets of `display_name`, `action_clock`,
+        `seat_offer_time` and `interrupted_hand_void_time`, checked as CreateTable checks them (a value out of
+        bounds is INVALID_ARGUMENT / INVALID_CONFIG with its field, e.g. "action_clock"; none set is
+        MALFORMED_REQUEST). Applies from the next hand; while a hand runs it is FAILED_PRECONDITION /
+        HAND_RUNNING (pause the table, wait for the hand to end); TABLE_CLOSED at a closed table. Values equal to
+        the current ones change nothing (no event). Each change is a TableSettingsChanged event with the old and
+        new values.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -361,6 +446,31 @@ def add_TableServiceServicer_to_server(servicer, server):
                     request_deserializer=stud_dot_v1_dot_table__service__pb2.WatchTableRequest.FromString,
                     response_serializer=stud_dot_v1_dot_table__service__pb2.WatchTableResponse.SerializeToString,
             ),
+            'PauseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseTable,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.PauseTableRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__pb2.Table.SerializeToString,
+            ),
+            'ResumeTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeTable,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.ResumeTableRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__pb2.Table.SerializeToString,
+            ),
+            'CloseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseTable,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.CloseTableRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__pb2.Table.SerializeToString,
+            ),
+            'VoidHand': grpc.unary_unary_rpc_method_handler(
+                    servicer.VoidHand,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.VoidHandRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__pb2.Table.SerializeToString,
+            ),
+            'UpdateTableSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateTableSettings,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.UpdateTableSettingsRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__pb2.Table.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'stud.v1.TableService', rpc_method_handlers)
@@ -396,7 +506,8 @@ class TableService:
     so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
+    has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
@@ -749,6 +860,141 @@ class TableService:
             '/stud.v1.TableService/WatchTable',
             stud_dot_v1_dot_table__service__pb2.WatchTableRequest.SerializeToString,
             stud_dot_v1_dot_table__service__pb2.WatchTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/PauseTable',
+            stud_dot_v1_dot_table__service__pb2.PauseTableRequest.SerializeToString,
+            stud_dot_v1_dot_table__pb2.Table.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/ResumeTable',
+            stud_dot_v1_dot_table__service__pb2.ResumeTableRequest.SerializeToString,
+            stud_dot_v1_dot_table__pb2.Table.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/CloseTable',
+            stud_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+            stud_dot_v1_dot_table__pb2.Table.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VoidHand(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/VoidHand',
+            stud_dot_v1_dot_table__service__pb2.VoidHandRequest.SerializeToString,
+            stud_dot_v1_dot_table__pb2.Table.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateTableSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/UpdateTableSettings',
+            stud_dot_v1_dot_table__service__pb2.UpdateTableSettingsRequest.SerializeToString,
+            stud_dot_v1_dot_table__pb2.Table.FromString,
             options,
             channel_credentials,
             insecure,

@@ -4,7 +4,7 @@
 ``live``       one table's state on this replica (``LiveTable``), a table as of a version (``TableAt``)
 ``cache``      tables loaded on first use and followed in the log, each event applied exactly once
 ``writes``     the optimistic write path: turns, request ids, conflicts, money moved with the events
-``deadlines``  the action clock and the waiting list's seat offers, fired by the owner
+``deadlines``  the action clock, the waiting list's seat offers and interrupted hands, fired by the owner
 ``dealer``     the next hand after the pause, by the owner alone
 ``seeds``      each hand's server seed, committed a hand ahead and dealt with the client seeds
 ``fanout``     every applied event to each watch stream's queue, with a bound for slow readers

@@ -7,7 +7,12 @@ Both are armed again after every event the owner applies, from the state:
   happens;
 - the **seat offers** of the waiting list (``seat_offer_deadline_ms``): when the first runs out, the
   replica submits ``ExpireSeatOffers`` with the version it armed at, so a player who took the seat in time
-  (or another replica passing the offer on first) wins.
+  (or another replica passing the offer on first) wins;
+- an **interrupted hand** (``hand_void_deadline_ms``, at a table with ``interrupted_hand_void_seconds``,
+  RULES.md §12): when the running hand has gone that long without an action or a deal, the replica submits
+  ``VoidInterruptedHand`` with the version it armed at. It comes due only when the clock above could not fire
+  (this replica stopped, the database was away): then, when the owner can write again, the void is the first
+  thing written (an action clock firing late is refused HAND_INTERRUPTED by the engine).
 
 Replicas' clocks differ a little: a command refused as not yet due is tried again shortly after.
 """
@@ -26,7 +31,10 @@ from stud_service.engine import (
     TableState,
     Timeout,
     TimeoutNotDue,
+    VoidInterruptedHand,
+    VoidNotDue,
     action_deadline_ms,
+    hand_void_deadline_ms,
     seat_offer_deadline_ms,
 )
 from stud_service.observability.metrics import Metrics
@@ -60,7 +68,11 @@ SEAT_OFFERS = Deadline(
     "seat offers", seat_offer_deadline_ms, lambda now: ExpireSeatOffers(now_ms=now), OfferNotDue,
     lambda live: live.seat_offers,
 )
-DEADLINES = (ACTION_CLOCK, SEAT_OFFERS)
+INTERRUPTED_HAND = Deadline(
+    "interrupted hand", hand_void_deadline_ms, lambda now: VoidInterruptedHand(now_ms=now), VoidNotDue,
+    lambda live: live.interrupted,
+)
+DEADLINES = (ACTION_CLOCK, SEAT_OFFERS, INTERRUPTED_HAND)
 
 
 class DeadlineClocks:

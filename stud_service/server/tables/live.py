@@ -104,6 +104,7 @@ class LiveTable(LiveStream):
     next_seed: SeedCommitment | None = None  # from the last ShuffleCommitted
     clock: DeadlineTimer = field(default_factory=DeadlineTimer)  # the action clock
     seat_offers: DeadlineTimer = field(default_factory=DeadlineTimer)  # the waiting list's first offer
+    interrupted: DeadlineTimer = field(default_factory=DeadlineTimer)  # voids a hand standing still (§12)
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
     # Per player, when they last made a call here (ms since the epoch, from the events they caused): the

@@ -6,7 +6,7 @@ watchers. :class:`TableRuntime` is what the services use; it delegates each job 
 
 ``cache``   a TableCache (:mod:`.cache`): tables loaded on first use, followed, each event applied once
 ``writes``  a TableWrites (:mod:`.writes`): the optimistic write path, turns, request ids, conflicts
-``clocks``  a DeadlineClocks (:mod:`.deadlines`): the action clock and the seat offers
+``clocks``  a DeadlineClocks (:mod:`.deadlines`): the action clock, the seat offers, interrupted hands
 ``dealer``  a Dealer (:mod:`.dealer`): the next hand after the pause, suspended players leaving first
 ``protection``  a ProtectionKeeper (:mod:`.protection`): exclusions, limits and reality checks at the tables
 ``owned``   an OwnedTables (:mod:`.owned`): leases kept, interest, fences, unloading what is not used

@@ -13,7 +13,7 @@ import { file_google_rpc_code } from "../../google/rpc/code_pb";
  * Describes the file stud/v1/errors.proto.
  */
 export const file_stud_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2Vycm9ycy5wcm90bxIHc3R1ZC52MSr6CwoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASFwoNVE9LRU5fTUlTU0lORxABGgSItRgQEhcKDVRPS0VOX0lOVkFMSUQQAhoEiLUYEBIXCg1UT0tFTl9FWFBJUkVEEAMaBIi1GBASFwoNT1BFUkFUT1JfT05MWRAKGgSItRgHEhYKDEFVRElUT1JfT05MWRALGgSItRgHEhsKEUFVRElUT1JfUkVBRF9PTkxZEAwaBIi1GAcSFwoNTk9UX1lPVVJfU0VBVBANGgSItRgHEhQKCk5PVF9TRUFURUQQDhoEiLUYBxIXCg1OT1RfWU9VUl9IQU5EEA8aBIi1GAcSGgoQTk9UX1lPVVJfQUNDT1VOVBAQGgSItRgHEhIKCE5PX1RBQkxFEBQaBIi1GAUSEQoHTk9fSEFORBAVGgSItRgFEhQKCk5PX0FDQ09VTlQQFhoEiLUYBRIbChFNQUxGT1JNRURfUkVRVUVTVBAeGgSItRgDEhsKEVJFUVVFU1RfSURfUkVVU0VEEB8aBIi1GAMSGAoOSU5WQUxJRF9DT05GSUcQIBoEiLUYAxIYCg5JTExFR0FMX0FNT1VOVBAhGgSItRgDEh4KFEJVWV9JTl9PVVRfT0ZfTElNSVRTECIaBIi1GAMSFgoMSU5WQUxJRF9TRUFUECMaBIi1GAMSFgoMSU5WQUxJRF9ERUNLECQaBIi1GAMSGAoOSU5WQUxJRF9BTU9VTlQQJRoEiLUYAxIUCgpTVEFMRV9UVVJOECgaBIi1GAkSFwoNTk9UX1lPVVJfVFVSThApGgSItRgJEh4KFEFDVElPTl9OT1RfQVZBSUxBQkxFECoaBIi1GAkSFAoKVEFCTEVfRlVMTBArGgSItRgJEhQKClNFQVRfVEFLRU4QLBoEiLUYCRIaChBIQU5EX05PVF9SVU5OSU5HEC0aBIi1GAkSFgoMSEFORF9SVU5OSU5HEC4aBIi1GAkSGQoPVElNRU9VVF9OT1RfRFVFEC8aBIi1GAkSHAoSTk9UX0VOT1VHSF9QTEFZRVJTEDAaBIi1GAkSFgoMU0VBVF9PRkZFUkVEEDEaBIi1GAkSGAoOVEFCTEVfTk9UX0ZVTEwQNBoEiLUYCRIbChFXQUlUSU5HX0xJU1RfRlVMTBA1GgSItRgJEhUKC05PVF9XQUlUSU5HEDYaBIi1GAkSFwoNT0ZGRVJfTk9UX0RVRRA3GgSItRgJEhwKEklOU1VGRklDSUVOVF9GVU5EUxA5GgSItRgJEhsKEUNVUlJFTkNZX01JU01BVENIEDoaBIi1GAkSGgoQUExBWUVSX1NVU1BFTkRFRBA7GgSItRgJEhkKD1BMQVlFUl9FWENMVURFRBBuGgSItRgJEhwKEkVYQ0xVU0lPTl9OT1RfT1ZFUhBvGgSItRgJEh8KFURFUE9TSVRfTElNSVRfUkVBQ0hFRBBwGgSItRgJEhwKEkxPU1NfTElNSVRfUkVBQ0hFRBBxGgSItRgJEh8KFVNFU1NJT05fTElNSVRfUkVBQ0hFRBByGgSItRgJEhYKDFRBQkxFX0VYSVNUUxAyGgSItRgGEhgKDkFMUkVBRFlfU0VBVEVEEDMaBIi1GAYSGQoPQUxSRUFEWV9XQUlUSU5HEDgaBIi1GAYSIAoWUEFZTUVOVF9SRUZFUkVOQ0VfVVNFRBA9GgSItRgGEh4KFFZFUlNJT05fT1VUX09GX1JBTkdFEDwaBIi1GAsSEgoIQ09ORkxJQ1QQRhoEiLUYChIbChFTVE9SRV9VTkFWQUlMQUJMRRBQGgSItRgOEhcKDVVOS05PV05fUk9VVEUQVRoEiLUYDBIbChFSRVFVRVNUX1RPT19MQVJHRRBWGgSItRgIEhkKD1JFUVVFU1RfVElNRU9VVBBXGgSItRgEEhIKCElOVEVSTkFMEFoaBIi1GA0SIAoWU0VBTEVEX0RBVEFfVU5SRUFEQUJMRRBbGgSItRgPEh0KE0RFVkVMT1BNRU5UX0tFWVJJTkcQXBoEiLUYCTpSCglncnBjX2NvZGUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjRhgMgASgOMhAuZ29vZ2xlLnJwYy5Db2RlUghncnBjQ29kZWIGcHJvdG8z", [file_google_protobuf_descriptor, file_google_rpc_code]);
+  fileDesc("ChRzdHVkL3YxL2Vycm9ycy5wcm90bxIHc3R1ZC52MSqcDQoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASFwoNVE9LRU5fTUlTU0lORxABGgSItRgQEhcKDVRPS0VOX0lOVkFMSUQQAhoEiLUYEBIXCg1UT0tFTl9FWFBJUkVEEAMaBIi1GBASFwoNT1BFUkFUT1JfT05MWRAKGgSItRgHEhYKDEFVRElUT1JfT05MWRALGgSItRgHEhsKEUFVRElUT1JfUkVBRF9PTkxZEAwaBIi1GAcSFwoNTk9UX1lPVVJfU0VBVBANGgSItRgHEhQKCk5PVF9TRUFURUQQDhoEiLUYBxIXCg1OT1RfWU9VUl9IQU5EEA8aBIi1GAcSGgoQTk9UX1lPVVJfQUNDT1VOVBAQGgSItRgHEhIKCE5PX1RBQkxFEBQaBIi1GAUSEQoHTk9fSEFORBAVGgSItRgFEhQKCk5PX0FDQ09VTlQQFhoEiLUYBRIbChFNQUxGT1JNRURfUkVRVUVTVBAeGgSItRgDEhsKEVJFUVVFU1RfSURfUkVVU0VEEB8aBIi1GAMSGAoOSU5WQUxJRF9DT05GSUcQIBoEiLUYAxIYCg5JTExFR0FMX0FNT1VOVBAhGgSItRgDEh4KFEJVWV9JTl9PVVRfT0ZfTElNSVRTECIaBIi1GAMSFgoMSU5WQUxJRF9TRUFUECMaBIi1GAMSFgoMSU5WQUxJRF9ERUNLECQaBIi1GAMSGAoOSU5WQUxJRF9BTU9VTlQQJRoEiLUYAxIUCgpTVEFMRV9UVVJOECgaBIi1GAkSFwoNTk9UX1lPVVJfVFVSThApGgSItRgJEh4KFEFDVElPTl9OT1RfQVZBSUxBQkxFECoaBIi1GAkSFAoKVEFCTEVfRlVMTBArGgSItRgJEhQKClNFQVRfVEFLRU4QLBoEiLUYCRIaChBIQU5EX05PVF9SVU5OSU5HEC0aBIi1GAkSFgoMSEFORF9SVU5OSU5HEC4aBIi1GAkSGQoPVElNRU9VVF9OT1RfRFVFEC8aBIi1GAkSHAoSTk9UX0VOT1VHSF9QTEFZRVJTEDAaBIi1GAkSFgoMU0VBVF9PRkZFUkVEEDEaBIi1GAkSGAoOVEFCTEVfTk9UX0ZVTEwQNBoEiLUYCRIbChFXQUlUSU5HX0xJU1RfRlVMTBA1GgSItRgJEhUKC05PVF9XQUlUSU5HEDYaBIi1GAkSFwoNT0ZGRVJfTk9UX0RVRRA3GgSItRgJEhwKEklOU1VGRklDSUVOVF9GVU5EUxA5GgSItRgJEhsKEUNVUlJFTkNZX01JU01BVENIEDoaBIi1GAkSGgoQUExBWUVSX1NVU1BFTkRFRBA7GgSItRgJEhkKD1BMQVlFUl9FWENMVURFRBBuGgSItRgJEhwKEkVYQ0xVU0lPTl9OT1RfT1ZFUhBvGgSItRgJEh8KFURFUE9TSVRfTElNSVRfUkVBQ0hFRBBwGgSItRgJEhwKEkxPU1NfTElNSVRfUkVBQ0hFRBBxGgSItRgJEh8KFVNFU1NJT05fTElNSVRfUkVBQ0hFRBByGgSItRgJEhcKDFRBQkxFX1BBVVNFRBCCARoEiLUYCRIbChBUQUJMRV9OT1RfUEFVU0VEEIMBGgSItRgJEhcKDFRBQkxFX0NMT1NFRBCEARoEiLUYCRIbChBIQU5EX0lOVEVSUlVQVEVEEIUBGgSItRgJEhcKDFZPSURfTk9UX0RVRRCGARoEiLUYCRIbChBUT1VSTkFNRU5UX1RBQkxFEIcBGgSItRgJEhYKDFRBQkxFX0VYSVNUUxAyGgSItRgGEhgKDkFMUkVBRFlfU0VBVEVEEDMaBIi1GAYSGQoPQUxSRUFEWV9XQUlUSU5HEDgaBIi1GAYSIAoWUEFZTUVOVF9SRUZFUkVOQ0VfVVNFRBA9GgSItRgGEh4KFFZFUlNJT05fT1VUX09GX1JBTkdFEDwaBIi1GAsSEgoIQ09ORkxJQ1QQRhoEiLUYChIbChFTVE9SRV9VTkFWQUlMQUJMRRBQGgSItRgOEhcKDVVOS05PV05fUk9VVEUQVRoEiLUYDBIbChFSRVFVRVNUX1RPT19MQVJHRRBWGgSItRgIEhkKD1JFUVVFU1RfVElNRU9VVBBXGgSItRgEEhIKCElOVEVSTkFMEFoaBIi1GA0SIAoWU0VBTEVEX0RBVEFfVU5SRUFEQUJMRRBbGgSItRgPEh0KE0RFVkVMT1BNRU5UX0tFWVJJTkcQXBoEiLUYCTpSCglncnBjX2NvZGUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjRhgMgASgOMhAuZ29vZ2xlLnJwYy5Db2RlUghncnBjQ29kZWIGcHJvdG8z", [file_google_protobuf_descriptor, file_google_rpc_code]);
 
 /**
  * Why a call was refused: the `google.rpc.ErrorInfo.reason` of the refusal is the value's name.
@@ -54,7 +54,8 @@ export enum ErrorReason {
   TOKEN_EXPIRED = 3,
 
   /**
-   * The method needs an operator token (CreateTable).
+   * The method needs an operator token (CreateTable, PauseTable, ResumeTable, CloseTable, VoidHand,
+   * UpdateTableSettings).
    *
    * @generated from enum value: OPERATOR_ONLY = 10;
    */
@@ -146,7 +147,8 @@ export enum ErrorReason {
   REQUEST_ID_REUSED = 31,
 
   /**
-   * A table setting of CreateTable is out of its bounds (see Table).
+   * A table setting of CreateTable (or UpdateTableSettings) is out of its bounds (see Table), or
+   * UpdateTableSettings names one fixed at creation.
    * Metadata: `field`, the Table field at fault (e.g. "table.stakes.small_bet", "table.action_clock").
    *
    * @generated from enum value: INVALID_CONFIG = 32;
@@ -237,16 +239,16 @@ export enum ErrorReason {
   SEAT_TAKEN = 44,
 
   /**
-   * An action when no hand is being played.
+   * An action when no hand is being played; VoidHand of a hand that is not the one running.
    *
    * @generated from enum value: HAND_NOT_RUNNING = 45;
    */
   HAND_NOT_RUNNING = 45,
 
   /**
-   * A call that must wait for the running hand to end: TopUp by a player in it, or an AuditService call
-   * (GetHand, ReplayHand, VerifyHand, VerifyShuffle, ExportHandHistory) on a hand not yet finished, of
-   * which nothing is revealed.
+   * A call that must wait for the running hand to end: TopUp by a player in it, UpdateTableSettings, or an
+   * AuditService call (GetHand, ReplayHand, VerifyHand, VerifyShuffle, ExportHandHistory) on a hand not yet
+   * finished, of which nothing is revealed.
    *
    * @generated from enum value: HAND_RUNNING = 46;
    */
@@ -373,6 +375,54 @@ export enum ErrorReason {
    * @generated from enum value: SESSION_LIMIT_REACHED = 114;
    */
   SESSION_LIMIT_REACHED = 114,
+
+  /**
+   * Stopping a game (RULES.md section 12, docs/operators.md).
+   * PauseTable on a table already paused (or a hand dealt at a paused table, which the server's own dealer
+   * never tries).
+   *
+   * @generated from enum value: TABLE_PAUSED = 130;
+   */
+  TABLE_PAUSED = 130,
+
+  /**
+   * ResumeTable on a table that is not paused.
+   *
+   * @generated from enum value: TABLE_NOT_PAUSED = 131;
+   */
+  TABLE_NOT_PAUSED = 131,
+
+  /**
+   * The table is closed for good: SitDown, TopUp, JoinWaitingList, PauseTable, ResumeTable, CloseTable and
+   * UpdateTableSettings are refused (VoidHand of a hand still running there is not).
+   *
+   * @generated from enum value: TABLE_CLOSED = 132;
+   */
+  TABLE_CLOSED = 132,
+
+  /**
+   * Act (or Leave by a player in the hand) in a hand that has stood still longer than the table's
+   * `interrupted_hand_void_time`: it is being voided, every chip goes back; decide again on the next view.
+   *
+   * @generated from enum value: HAND_INTERRUPTED = 133;
+   */
+  HAND_INTERRUPTED = 133,
+
+  /**
+   * The running hand has not stood still for the table's `interrupted_hand_void_time` (or none runs, or the
+   * table does not void interrupted hands). The server's own timer sends this to itself only when something
+   * happened in the hand meanwhile; a client should never see it.
+   *
+   * @generated from enum value: VOID_NOT_DUE = 134;
+   */
+  VOID_NOT_DUE = 134,
+
+  /**
+   * PauseTable or CloseTable at a tournament's table: its tournament stops and closes its tables.
+   *
+   * @generated from enum value: TOURNAMENT_TABLE = 135;
+   */
+  TOURNAMENT_TABLE = 135,
 
   /**
    * CreateTable with a `table_id` already taken.

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/events.proto.
  */
 export const file_stud_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSKJCQoKVGFibGVFdmVudBIPCgd2ZXJzaW9uGAEgASgDEgwKBHR5cGUYAiABKAkSLwoLcmVjb3JkX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDXRhYmxlX2NyZWF0ZWQYCiABKAsyFS5zdHVkLnYxLlRhYmxlQ3JlYXRlZEgAEi4KDXBsYXllcl9zZWF0ZWQYCyABKAsyFS5zdHVkLnYxLlBsYXllclNlYXRlZEgAEioKC3BsYXllcl9sZWZ0GAwgASgLMhMuc3R1ZC52MS5QbGF5ZXJMZWZ0SAASMgoPbGVhdmVfcmVxdWVzdGVkGA0gASgLMhcuc3R1ZC52MS5MZWF2ZVJlcXVlc3RlZEgAEi8KDnBsYXllcl9zYXRfb3V0GA4gASgLMhUuc3R1ZC52MS5QbGF5ZXJTYXRPdXRIABItCg1wbGF5ZXJfc2F0X2luGA8gASgLMhQuc3R1ZC52MS5QbGF5ZXJTYXRJbkgAEjMKEHBsYXllcl90b3BwZWRfdXAYECABKAsyFy5zdHVkLnYxLlBsYXllclRvcHBlZFVwSAASMQoPY2xpZW50X3NlZWRfc2V0GBEgASgLMhYuc3R1ZC52MS5DbGllbnRTZWVkU2V0SAASLAoMaGFuZF9zdGFydGVkGBIgASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEioKC2FudGVfcG9zdGVkGBMgASgLMhMuc3R1ZC52MS5BbnRlUG9zdGVkSAASKAoKY2FyZF9kZWFsdBgUIAEoCzISLnN0dWQudjEuQ2FyZERlYWx0SAASPQoVYmV0dGluZ19yb3VuZF9zdGFydGVkGBUgASgLMhwuc3R1ZC52MS5CZXR0aW5nUm91bmRTdGFydGVkSAASLAoMcGxheWVyX2FjdGVkGBYgASgLMhQuc3R1ZC52MS5QbGF5ZXJBY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgXIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEigKCmhhbmRfc2hvd24YGCABKAsyEi5zdHVkLnYxLkhhbmRTaG93bkgAEioKC2hhbmRfbXVja2VkGBkgASgLMhMuc3R1ZC52MS5IYW5kTXVja2VkSAASKAoKaGFuZF9lbmRlZBgaIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASOQoTd2FpdGluZ19saXN0X2pvaW5lZBgbIAEoCzIaLnN0dWQudjEuV2FpdGluZ0xpc3RKb2luZWRIABI1ChF3YWl0aW5nX2xpc3RfbGVmdBgcIAEoCzIYLnN0dWQudjEuV2FpdGluZ0xpc3RMZWZ0SAASLAoMc2VhdF9vZmZlcmVkGB0gASgLMhQuc3R1ZC52MS5TZWF0T2ZmZXJlZEgAEjYKEXNodWZmbGVfY29tbWl0dGVkGB4gASgLMhkuc3R1ZC52MS5TaHVmZmxlQ29tbWl0dGVkSABCBwoFZXZlbnRKBAgDEARSDHBheWxvYWRfanNvbiJqCgxUYWJsZUNyZWF0ZWQSEAoIdGFibGVfaWQYASABKAkSHgoGY29uZmlnGAIgASgLMg4uc3R1ZC52MS5UYWJsZRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJpCgxQbGF5ZXJTZWF0ZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGYnV5X2luGAMgASgDEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImkKClBsYXllckxlZnQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEAoIY2FzaF9vdXQYAyABKAMSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaQoOTGVhdmVSZXF1ZXN0ZWQSDAoEaGFuZBgBIAEoAxIRCglwbGF5ZXJfaWQYAiABKAkSDAoEc2VhdBgDIAEoBRIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAQoMUGxheWVyU2F0T3V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEiUKBnJlYXNvbhgDIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlgKC1BsYXllclNhdEluEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImsKDlBsYXllclRvcHBlZFVwEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEg4KBmFtb3VudBgDIAEoAxIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1DbGllbnRTZWVkU2V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEgwKBHNlZWQYAyABKAkSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYwoQU2h1ZmZsZUNvbW1pdHRlZBIRCgluZXh0X2hhbmQYASABKAMSEgoKY29tbWl0bWVudBgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJGCgtEZWFsdFBsYXllchIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIWCg5zdGFydGluZ19zdGFjaxgDIAEoAyL1AgoLSGFuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIQCgh0YWJsZV9pZBgCIAEoCRIeCgZjb25maWcYAyABKAsyDi5zdHVkLnYxLlRhYmxlEiUKB3BsYXllcnMYBCADKAsyFC5zdHVkLnYxLkRlYWx0UGxheWVyEgwKBGRlY2sYBSADKAUSEgoKY29tbWl0bWVudBgGIAEoCRI7CgxjbGllbnRfc2VlZHMYByADKAsyJS5zdHVkLnYxLkhhbmRTdGFydGVkLkNsaWVudFNlZWRzRW50cnkSEwoLc2VydmVyX3NlZWQYCCABKAkSKAoEdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZGVja19yb290GAogASgJEhoKEmNvbW1pdG1lbnRfdmVyc2lvbhgLIAEoAxoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiSAoKQW50ZVBvc3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSDgoGYW1vdW50GAMgASgDEg4KBmFsbF9pbhgEIAEoCCJ3CglDYXJkRGVhbHQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBIMCgRzZWF0GAMgASgFEgwKBGNhcmQYBCABKAUSDwoHZmFjZV91cBgFIAEoCBIOCgZoaWRkZW4YBiABKAgiggEKE0JldHRpbmdSb3VuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBISCgpmaXJzdF9zZWF0GAMgASgFEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrgBCgtQbGF5ZXJBY3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSIwoGYWN0aW9uGAMgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgEIAEoAxINCgVjaGlwcxgFIAEoAxIOCgZhbGxfaW4YBiABKAgSKAoEdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdGltZW91dBgIIAEoCCJBChNVbmNhbGxlZEJldFJldHVybmVkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRIOCgZhbW91bnQYAyABKAMiUQoJSGFuZFNob3duEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRINCgVjYXJkcxgDIAMoBRIMCgRoaWdoGAQgASgJEgsKA2xvdxgFIAEoCSIoCgpIYW5kTXVja2VkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBSJ0CglQb3RSZXN1bHQSEQoJcG90X2luZGV4GAEgASgFEg4KBmFtb3VudBgCIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgDIAMoBRIeCgZhd2FyZHMYBCADKAsyDi5zdHVkLnYxLkF3YXJkEgwKBHJha2UYBSABKAMiKAoJU2hvd25IYW5kEgwKBHNlYXQYASABKAUSDQoFY2FyZHMYAiADKAUiKAoJU2VhdFN0YWNrEgwKBHNlYXQYASABKAUSDQoFc3RhY2sYAiABKAMiKAoIU2VhdFJha2USDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMihwIKCUhhbmRFbmRlZBIMCgRoYW5kGAEgASgDEiAKBHBvdHMYAiADKAsyEi5zdHVkLnYxLlBvdFJlc3VsdBIhCgVzaG93bhgDIAMoCzISLnN0dWQudjEuU2hvd25IYW5kEg4KBm11Y2tlZBgEIAMoBRIiCgZzdGFja3MYBSADKAsyEi5zdHVkLnYxLlNlYXRTdGFjaxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzZXJ2ZXJfc2VlZBgHIAEoCRIMCgRyYWtlGAggASgDEiYKC3Jha2Vfc2hhcmVzGAkgAygLMhEuc3R1ZC52MS5TZWF0UmFrZSJQChFXYWl0aW5nTGlzdEpvaW5lZBIRCglwbGF5ZXJfaWQYASABKAkSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifgoPV2FpdGluZ0xpc3RMZWZ0EhEKCXBsYXllcl9pZBgBIAEoCRIuCgZyZWFzb24YAiABKA4yHi5zdHVkLnYxLldhaXRpbmdMaXN0TGVmdFJlYXNvbhIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKGAQoLU2VhdE9mZmVyZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKrgBChVXYWl0aW5nTGlzdExlZnRSZWFzb24SKAokV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1VOU1BFQ0lGSUVEEAASJAogV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1JFUVVFU1QQARIjCh9XQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fU0VBVEVEEAISKgomV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX09GRkVSX0VYUElSRUQQA2IGcHJvdG8z", [file_google_protobuf_timestamp, file_stud_v1_table]);
+  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSKCCwoKVGFibGVFdmVudBIPCgd2ZXJzaW9uGAEgASgDEgwKBHR5cGUYAiABKAkSLwoLcmVjb3JkX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDXRhYmxlX2NyZWF0ZWQYCiABKAsyFS5zdHVkLnYxLlRhYmxlQ3JlYXRlZEgAEi4KDXBsYXllcl9zZWF0ZWQYCyABKAsyFS5zdHVkLnYxLlBsYXllclNlYXRlZEgAEioKC3BsYXllcl9sZWZ0GAwgASgLMhMuc3R1ZC52MS5QbGF5ZXJMZWZ0SAASMgoPbGVhdmVfcmVxdWVzdGVkGA0gASgLMhcuc3R1ZC52MS5MZWF2ZVJlcXVlc3RlZEgAEi8KDnBsYXllcl9zYXRfb3V0GA4gASgLMhUuc3R1ZC52MS5QbGF5ZXJTYXRPdXRIABItCg1wbGF5ZXJfc2F0X2luGA8gASgLMhQuc3R1ZC52MS5QbGF5ZXJTYXRJbkgAEjMKEHBsYXllcl90b3BwZWRfdXAYECABKAsyFy5zdHVkLnYxLlBsYXllclRvcHBlZFVwSAASMQoPY2xpZW50X3NlZWRfc2V0GBEgASgLMhYuc3R1ZC52MS5DbGllbnRTZWVkU2V0SAASLAoMaGFuZF9zdGFydGVkGBIgASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEioKC2FudGVfcG9zdGVkGBMgASgLMhMuc3R1ZC52MS5BbnRlUG9zdGVkSAASKAoKY2FyZF9kZWFsdBgUIAEoCzISLnN0dWQudjEuQ2FyZERlYWx0SAASPQoVYmV0dGluZ19yb3VuZF9zdGFydGVkGBUgASgLMhwuc3R1ZC52MS5CZXR0aW5nUm91bmRTdGFydGVkSAASLAoMcGxheWVyX2FjdGVkGBYgASgLMhQuc3R1ZC52MS5QbGF5ZXJBY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgXIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEigKCmhhbmRfc2hvd24YGCABKAsyEi5zdHVkLnYxLkhhbmRTaG93bkgAEioKC2hhbmRfbXVja2VkGBkgASgLMhMuc3R1ZC52MS5IYW5kTXVja2VkSAASKAoKaGFuZF9lbmRlZBgaIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASOQoTd2FpdGluZ19saXN0X2pvaW5lZBgbIAEoCzIaLnN0dWQudjEuV2FpdGluZ0xpc3RKb2luZWRIABI1ChF3YWl0aW5nX2xpc3RfbGVmdBgcIAEoCzIYLnN0dWQudjEuV2FpdGluZ0xpc3RMZWZ0SAASLAoMc2VhdF9vZmZlcmVkGB0gASgLMhQuc3R1ZC52MS5TZWF0T2ZmZXJlZEgAEjYKEXNodWZmbGVfY29tbWl0dGVkGB4gASgLMhkuc3R1ZC52MS5TaHVmZmxlQ29tbWl0dGVkSAASLAoMdGFibGVfcGF1c2VkGCggASgLMhQuc3R1ZC52MS5UYWJsZVBhdXNlZEgAEi4KDXRhYmxlX3Jlc3VtZWQYKSABKAsyFS5zdHVkLnYxLlRhYmxlUmVzdW1lZEgAEiwKDHRhYmxlX2Nsb3NlZBgqIAEoCzIULnN0dWQudjEuVGFibGVDbG9zZWRIABIqCgtoYW5kX3ZvaWRlZBgrIAEoCzITLnN0dWQudjEuSGFuZFZvaWRlZEgAEj8KFnRhYmxlX3NldHRpbmdzX2NoYW5nZWQYLCABKAsyHS5zdHVkLnYxLlRhYmxlU2V0dGluZ3NDaGFuZ2VkSABCBwoFZXZlbnRKBAgDEARSDHBheWxvYWRfanNvbiJqCgxUYWJsZUNyZWF0ZWQSEAoIdGFibGVfaWQYASABKAkSHgoGY29uZmlnGAIgASgLMg4uc3R1ZC52MS5UYWJsZRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJpCgxQbGF5ZXJTZWF0ZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGYnV5X2luGAMgASgDEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImkKClBsYXllckxlZnQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEAoIY2FzaF9vdXQYAyABKAMSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaQoOTGVhdmVSZXF1ZXN0ZWQSDAoEaGFuZBgBIAEoAxIRCglwbGF5ZXJfaWQYAiABKAkSDAoEc2VhdBgDIAEoBRIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAQoMUGxheWVyU2F0T3V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEiUKBnJlYXNvbhgDIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlgKC1BsYXllclNhdEluEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImsKDlBsYXllclRvcHBlZFVwEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEg4KBmFtb3VudBgDIAEoAxIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1DbGllbnRTZWVkU2V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEgwKBHNlZWQYAyABKAkSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYwoQU2h1ZmZsZUNvbW1pdHRlZBIRCgluZXh0X2hhbmQYASABKAMSEgoKY29tbWl0bWVudBgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJGCgtEZWFsdFBsYXllchIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIWCg5zdGFydGluZ19zdGFjaxgDIAEoAyL1AgoLSGFuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIQCgh0YWJsZV9pZBgCIAEoCRIeCgZjb25maWcYAyABKAsyDi5zdHVkLnYxLlRhYmxlEiUKB3BsYXllcnMYBCADKAsyFC5zdHVkLnYxLkRlYWx0UGxheWVyEgwKBGRlY2sYBSADKAUSEgoKY29tbWl0bWVudBgGIAEoCRI7CgxjbGllbnRfc2VlZHMYByADKAsyJS5zdHVkLnYxLkhhbmRTdGFydGVkLkNsaWVudFNlZWRzRW50cnkSEwoLc2VydmVyX3NlZWQYCCABKAkSKAoEdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZGVja19yb290GAogASgJEhoKEmNvbW1pdG1lbnRfdmVyc2lvbhgLIAEoAxoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiSAoKQW50ZVBvc3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSDgoGYW1vdW50GAMgASgDEg4KBmFsbF9pbhgEIAEoCCJ3CglDYXJkRGVhbHQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBIMCgRzZWF0GAMgASgFEgwKBGNhcmQYBCABKAUSDwoHZmFjZV91cBgFIAEoCBIOCgZoaWRkZW4YBiABKAgiggEKE0JldHRpbmdSb3VuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBISCgpmaXJzdF9zZWF0GAMgASgFEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrgBCgtQbGF5ZXJBY3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSIwoGYWN0aW9uGAMgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgEIAEoAxINCgVjaGlwcxgFIAEoAxIOCgZhbGxfaW4YBiABKAgSKAoEdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdGltZW91dBgIIAEoCCJBChNVbmNhbGxlZEJldFJldHVybmVkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRIOCgZhbW91bnQYAyABKAMiUQoJSGFuZFNob3duEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRINCgVjYXJkcxgDIAMoBRIMCgRoaWdoGAQgASgJEgsKA2xvdxgFIAEoCSIoCgpIYW5kTXVja2VkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBSJ0CglQb3RSZXN1bHQSEQoJcG90X2luZGV4GAEgASgFEg4KBmFtb3VudBgCIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgDIAMoBRIeCgZhd2FyZHMYBCADKAsyDi5zdHVkLnYxLkF3YXJkEgwKBHJha2UYBSABKAMiKAoJU2hvd25IYW5kEgwKBHNlYXQYASABKAUSDQoFY2FyZHMYAiADKAUiKAoJU2VhdFN0YWNrEgwKBHNlYXQYASABKAUSDQoFc3RhY2sYAiABKAMiKAoIU2VhdFJha2USDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMihwIKCUhhbmRFbmRlZBIMCgRoYW5kGAEgASgDEiAKBHBvdHMYAiADKAsyEi5zdHVkLnYxLlBvdFJlc3VsdBIhCgVzaG93bhgDIAMoCzISLnN0dWQudjEuU2hvd25IYW5kEg4KBm11Y2tlZBgEIAMoBRIiCgZzdGFja3MYBSADKAsyEi5zdHVkLnYxLlNlYXRTdGFjaxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzZXJ2ZXJfc2VlZBgHIAEoCRIMCgRyYWtlGAggASgDEiYKC3Jha2Vfc2hhcmVzGAkgAygLMhEuc3R1ZC52MS5TZWF0UmFrZSJQChFXYWl0aW5nTGlzdEpvaW5lZBIRCglwbGF5ZXJfaWQYASABKAkSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifgoPV2FpdGluZ0xpc3RMZWZ0EhEKCXBsYXllcl9pZBgBIAEoCRIuCgZyZWFzb24YAiABKA4yHi5zdHVkLnYxLldhaXRpbmdMaXN0TGVmdFJlYXNvbhIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKGAQoLU2VhdE9mZmVyZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKC1RhYmxlUGF1c2VkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJaCgxUYWJsZVJlc3VtZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKC1RhYmxlQ2xvc2VkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItCg1SZXR1cm5lZENoaXBzEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDIqMBCgpIYW5kVm9pZGVkEgwKBGhhbmQYASABKAMSEAoIb3BlcmF0b3IYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCWF1dG9tYXRpYxgEIAEoCBIoCghyZXR1cm5lZBgFIAMoCzIWLnN0dWQudjEuUmV0dXJuZWRDaGlwcxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK2AQoUVGFibGVTZXR0aW5nc0NoYW5nZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEg4KBmZpZWxkcxgDIAMoCRIgCghzZXR0aW5ncxgEIAEoCzIOLnN0dWQudjEuVGFibGUSIAoIcHJldmlvdXMYBSABKAsyDi5zdHVkLnYxLlRhYmxlEigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKuMBChVXYWl0aW5nTGlzdExlZnRSZWFzb24SKAokV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1VOU1BFQ0lGSUVEEAASJAogV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1JFUVVFU1QQARIjCh9XQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fU0VBVEVEEAISKgomV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX09GRkVSX0VYUElSRUQQAxIpCiVXQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fVEFCTEVfQ0xPU0VEEARiBnByb3RvMw", [file_google_protobuf_timestamp, file_stud_v1_table]);
 
 /**
  * One event of a table's log as the caller may see it.
@@ -179,6 +179,38 @@ export type TableEvent = Message<"stud.v1.TableEvent"> & {
      */
     value: ShuffleCommitted;
     case: "shuffleCommitted";
+  } | {
+    /**
+     * 40..49: stopping a game (RULES.md section 12).
+     *
+     * @generated from field: stud.v1.TablePaused table_paused = 40;
+     */
+    value: TablePaused;
+    case: "tablePaused";
+  } | {
+    /**
+     * @generated from field: stud.v1.TableResumed table_resumed = 41;
+     */
+    value: TableResumed;
+    case: "tableResumed";
+  } | {
+    /**
+     * @generated from field: stud.v1.TableClosed table_closed = 42;
+     */
+    value: TableClosed;
+    case: "tableClosed";
+  } | {
+    /**
+     * @generated from field: stud.v1.HandVoided hand_voided = 43;
+     */
+    value: HandVoided;
+    case: "handVoided";
+  } | {
+    /**
+     * @generated from field: stud.v1.TableSettingsChanged table_settings_changed = 44;
+     */
+    value: TableSettingsChanged;
+    case: "tableSettingsChanged";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1218,6 +1250,226 @@ export const SeatOfferedSchema: GenMessage<SeatOffered> = /*@__PURE__*/
   messageDesc(file_stud_v1_events, 26);
 
 /**
+ * An operator paused the table (TableService.PauseTable): no new hand is dealt; a running hand plays on.
+ *
+ * @generated from message stud.v1.TablePaused
+ */
+export type TablePaused = Message<"stud.v1.TablePaused"> & {
+  /**
+   * The operator's id (their token's `sub`).
+   *
+   * @generated from field: string operator = 1;
+   */
+  operator: string;
+
+  /**
+   * Why, in the operator's words.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TablePaused.
+ * Use `create(TablePausedSchema)` to create a new message.
+ */
+export const TablePausedSchema: GenMessage<TablePaused> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 27);
+
+/**
+ * An operator resumed a paused table (TableService.ResumeTable): it deals again.
+ *
+ * @generated from message stud.v1.TableResumed
+ */
+export type TableResumed = Message<"stud.v1.TableResumed"> & {
+  /**
+   * @generated from field: string operator = 1;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TableResumed.
+ * Use `create(TableResumedSchema)` to create a new message.
+ */
+export const TableResumedSchema: GenMessage<TableResumed> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 28);
+
+/**
+ * An operator closed the table for good (TableService.CloseTable): the players not in the running hand leave
+ * now (PlayerLeft events follow), those in it when it ends; the waiting list is emptied.
+ *
+ * @generated from message stud.v1.TableClosed
+ */
+export type TableClosed = Message<"stud.v1.TableClosed"> & {
+  /**
+   * @generated from field: string operator = 1;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TableClosed.
+ * Use `create(TableClosedSchema)` to create a new message.
+ */
+export const TableClosedSchema: GenMessage<TableClosed> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 29);
+
+/**
+ * Chips given back to a seat.
+ *
+ * @generated from message stud.v1.ReturnedChips
+ */
+export type ReturnedChips = Message<"stud.v1.ReturnedChips"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: int64 amount = 2;
+   */
+  amount: bigint;
+};
+
+/**
+ * Describes the message stud.v1.ReturnedChips.
+ * Use `create(ReturnedChipsSchema)` to create a new message.
+ */
+export const ReturnedChipsSchema: GenMessage<ReturnedChips> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 30);
+
+/**
+ * The hand was voided (RULES.md section 12): no pot is awarded, no rake taken, no card shown; every seat gets
+ * back what it put in. A HandEnded without pots, with the stacks as before the hand, follows at once.
+ *
+ * @generated from message stud.v1.HandVoided
+ */
+export type HandVoided = Message<"stud.v1.HandVoided"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * The operator who voided it (TableService.VoidHand); empty when `automatic`.
+   *
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * Why: the operator's reason, or "interrupted: no action or deal for N s".
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * The table voided the hand itself: nothing happened in it for its `interrupted_hand_void_time`.
+   *
+   * @generated from field: bool automatic = 4;
+   */
+  automatic: boolean;
+
+  /**
+   * What each seat gets back (antes, bring-in and bets, less any uncalled bet already returned), ascending by
+   * seat; seats that put nothing in are not listed.
+   *
+   * @generated from field: repeated stud.v1.ReturnedChips returned = 5;
+   */
+  returned: ReturnedChips[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 6;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.HandVoided.
+ * Use `create(HandVoidedSchema)` to create a new message.
+ */
+export const HandVoidedSchema: GenMessage<HandVoided> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 31);
+
+/**
+ * An operator changed settings between hands (TableService.UpdateTableSettings).
+ *
+ * @generated from message stud.v1.TableSettingsChanged
+ */
+export type TableSettingsChanged = Message<"stud.v1.TableSettingsChanged"> & {
+  /**
+   * @generated from field: string operator = 1;
+   */
+  operator: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * The `Table` fields changed, e.g. "action_clock", "display_name".
+   *
+   * @generated from field: repeated string fields = 3;
+   */
+  fields: string[];
+
+  /**
+   * Their new values (only those fields are set).
+   *
+   * @generated from field: stud.v1.Table settings = 4;
+   */
+  settings?: Table | undefined;
+
+  /**
+   * Their values before the change (only those fields are set).
+   *
+   * @generated from field: stud.v1.Table previous = 5;
+   */
+  previous?: Table | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 6;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TableSettingsChanged.
+ * Use `create(TableSettingsChangedSchema)` to create a new message.
+ */
+export const TableSettingsChangedSchema: GenMessage<TableSettingsChanged> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 32);
+
+/**
  * Why a player is off the waiting list.
  *
  * @generated from enum stud.v1.WaitingListLeftReason
@@ -1248,6 +1500,13 @@ export enum WaitingListLeftReason {
    * @generated from enum value: WAITING_LIST_LEFT_REASON_OFFER_EXPIRED = 3;
    */
   OFFER_EXPIRED = 3,
+
+  /**
+   * An operator closed the table (TableClosed): its waiting list is emptied.
+   *
+   * @generated from enum value: WAITING_LIST_LEFT_REASON_TABLE_CLOSED = 4;
+   */
+  TABLE_CLOSED = 4,
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table.proto.
  */
 export const file_stud_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIu4FCgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFOjHqQS4KDXN0dWQudjEvVGFibGUSDnRhYmxlcy97dGFibGV9KgZ0YWJsZXMyBXRhYmxlInIKCFJha2VSdWxlEhQKDGJhc2lzX3BvaW50cxgBIAEoBRIVCg1jYXBfMl9wbGF5ZXJzGAIgASgDEhoKEmNhcF8zX3RvXzRfcGxheWVycxgDIAEoAxIdChVjYXBfNV9vcl9tb3JlX3BsYXllcnMYBCABKAMiTAoGU3Rha2VzEhEKCXNtYWxsX2JldBgBIAEoAxIPCgdiaWdfYmV0GAIgASgDEgwKBGFudGUYAyABKAMSEAoIYnJpbmdfaW4YBCABKAMiQAoLTGVnYWxBY3Rpb24SIQoEdHlwZRgBIAEoDjITLnN0dWQudjEuQWN0aW9uVHlwZRIOCgZhbW91bnQYAiABKAMikwIKCFNlYXRWaWV3EgwKBHNlYXQYASABKAUSEQoJcGxheWVyX2lkGAIgASgJEg0KBXN0YWNrGAMgASgDEhMKC3NpdHRpbmdfb3V0GAQgASgIEg8KB2luX2hhbmQYBSABKAgSDgoGZm9sZGVkGAYgASgIEg4KBmFsbF9pbhgHIAEoCBISCgpzdHJlZXRfYmV0GAggASgDEhAKCHVwX2NhcmRzGAkgAygFEhIKCmRvd25fY2FyZHMYCiADKAUSGQoRaGlkZGVuX2Rvd25fY2FyZHMYCyABKAUSDQoFc2hvd24YDCABKAgSLQoOc2l0X291dF9yZWFzb24YDSABKA4yFS5zdHVkLnYxLlNpdE91dFJlYXNvbiItCgNQb3QSDgoGYW1vdW50GAEgASgDEhYKDmVsaWdpYmxlX3NlYXRzGAIgAygFIqQCCghIYW5kVmlldxIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEh8KBnN0cmVldBgDIAEoDjIPLnN0dWQudjEuU3RyZWV0EhMKC3RvX2FjdF9zZWF0GAQgASgFEhUKDWJyaW5nX2luX3NlYXQYBSABKAUSEwoLY3VycmVudF9iZXQYBiABKAMSGgoEcG90cxgHIAMoCzIMLnN0dWQudjEuUG90EhcKD2NvbW11bml0eV9jYXJkcxgIIAMoBRIXCg9kZWNrX2NvbW1pdG1lbnQYCSABKAkSEAoIY29tcGxldGUYCiABKAgSHgoGYXdhcmRzGAsgAygLMg4uc3R1ZC52MS5Bd2FyZBITCgtzZXJ2ZXJfc2VlZBgMIAEoCSKCAQoFQXdhcmQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMSEQoJcG90X2luZGV4GAMgASgFEiIKCHBvdF9oYWxmGAYgASgOMhAuc3R1ZC52MS5Qb3RIYWxmEhgKEGhhbmRfZGVzY3JpcHRpb24YBSABKAlKBAgEEAVSBGhhbGYiwgIKCVRhYmxlVmlldxIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSDwoHdmVyc2lvbhgCIAEoAxITCgt2aWV3ZXJfc2VhdBgDIAEoBRIgCgVzZWF0cxgEIAMoCzIRLnN0dWQudjEuU2VhdFZpZXcSHwoEaGFuZBgFIAEoCzIRLnN0dWQudjEuSGFuZFZpZXcSKwoNbGVnYWxfYWN0aW9ucxgGIAMoCzIULnN0dWQudjEuTGVnYWxBY3Rpb24SMwoPYWN0aW9uX2RlYWRsaW5lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg13YWl0aW5nX3BsYWNlGBQgASgFEiYKCnNlYXRfb2ZmZXIYFSABKAsyEi5zdHVkLnYxLlNlYXRPZmZlchIMCgR0dXJuGAggASgDIkcKCVNlYXRPZmZlchIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCppCgdWYXJpYW50EhcKE1ZBUklBTlRfVU5TUEVDSUZJRUQQABIbChdWQVJJQU5UX1NFVkVOX0NBUkRfU1RVRBABEhYKElZBUklBTlRfU1RVRF9ISV9MTxACEhAKDFZBUklBTlRfUkFaWhADKnAKD0JyaW5nSW5UaWVicmVhaxIhCh1CUklOR19JTl9USUVCUkVBS19VTlNQRUNJRklFRBAAEhoKFkJSSU5HX0lOX1RJRUJSRUFLX1NVSVQQARIeChpCUklOR19JTl9USUVCUkVBS19QT1NJVElPThACKswBCgpBY3Rpb25UeXBlEhsKF0FDVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQQUNUSU9OX1RZUEVfRk9MRBABEhUKEUFDVElPTl9UWVBFX0NIRUNLEAISFAoQQUNUSU9OX1RZUEVfQ0FMTBADEhgKFEFDVElPTl9UWVBFX0JSSU5HX0lOEAQSGAoUQUNUSU9OX1RZUEVfQ09NUExFVEUQBRITCg9BQ1RJT05fVFlQRV9CRVQQBhIVChFBQ1RJT05fVFlQRV9SQUlTRRAHKpIBCgZTdHJlZXQSFgoSU1RSRUVUX1VOU1BFQ0lGSUVEEAASEAoMU1RSRUVUX1RISVJEEAMSEQoNU1RSRUVUX0ZPVVJUSBAEEhAKDFNUUkVFVF9GSUZUSBAFEhAKDFNUUkVFVF9TSVhUSBAGEhIKDlNUUkVFVF9TRVZFTlRIEAcSEwoPU1RSRUVUX1NIT1dET1dOEAgq4wEKDFNpdE91dFJlYXNvbhIeChpTSVRfT1VUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFNJVF9PVVRfUkVBU09OX1JFUVVFU1RFRBABEhwKGFNJVF9PVVRfUkVBU09OX1RJTUVEX09VVBACEhkKFVNJVF9PVVRfUkVBU09OX0JVU1RFRBADEh0KGVNJVF9PVVRfUkVBU09OX0xPU1NfTElNSVQQBBIgChxTSVRfT1VUX1JFQVNPTl9TRVNTSU9OX0xJTUlUEAUSGwoXU0lUX09VVF9SRUFTT05fSU5BQ1RJVkUQBipcCgdQb3RIYWxmEhgKFFBPVF9IQUxGX1VOU1BFQ0lGSUVEEAASEgoOUE9UX0hBTEZfV0hPTEUQARIRCg1QT1RfSEFMRl9ISUdIEAISEAoMUE9UX0hBTEZfTE9XEANiBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIuIHCgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGCggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKBnN0YXR1cxgpIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXNCBOJBAQMSGwoNc3RhdHVzX3JlYXNvbhgqIAEoCUIE4kEBAxI1CgtzdGF0dXNfdGltZRgrIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSMwoQbGFzdF92b2lkZWRfaGFuZBgsIAEoCzITLnN0dWQudjEuVm9pZGVkSGFuZEIE4kEBAzox6kEuCg1zdHVkLnYxL1RhYmxlEg50YWJsZXMve3RhYmxlfSoGdGFibGVzMgV0YWJsZSKBAQoKVm9pZGVkSGFuZBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSLQoJdm9pZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJyCghSYWtlUnVsZRIUCgxiYXNpc19wb2ludHMYASABKAUSFQoNY2FwXzJfcGxheWVycxgCIAEoAxIaChJjYXBfM190b180X3BsYXllcnMYAyABKAMSHQoVY2FwXzVfb3JfbW9yZV9wbGF5ZXJzGAQgASgDIkwKBlN0YWtlcxIRCglzbWFsbF9iZXQYASABKAMSDwoHYmlnX2JldBgCIAEoAxIMCgRhbnRlGAMgASgDEhAKCGJyaW5nX2luGAQgASgDIkAKC0xlZ2FsQWN0aW9uEiEKBHR5cGUYASABKA4yEy5zdHVkLnYxLkFjdGlvblR5cGUSDgoGYW1vdW50GAIgASgDIpMCCghTZWF0VmlldxIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRINCgVzdGFjaxgDIAEoAxITCgtzaXR0aW5nX291dBgEIAEoCBIPCgdpbl9oYW5kGAUgASgIEg4KBmZvbGRlZBgGIAEoCBIOCgZhbGxfaW4YByABKAgSEgoKc3RyZWV0X2JldBgIIAEoAxIQCgh1cF9jYXJkcxgJIAMoBRISCgpkb3duX2NhcmRzGAogAygFEhkKEWhpZGRlbl9kb3duX2NhcmRzGAsgASgFEg0KBXNob3duGAwgASgIEi0KDnNpdF9vdXRfcmVhc29uGA0gASgOMhUuc3R1ZC52MS5TaXRPdXRSZWFzb24iLQoDUG90Eg4KBmFtb3VudBgBIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgCIAMoBSLJAgoISGFuZFZpZXcSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIfCgZzdHJlZXQYAyABKA4yDy5zdHVkLnYxLlN0cmVldBITCgt0b19hY3Rfc2VhdBgEIAEoBRIVCg1icmluZ19pbl9zZWF0GAUgASgFEhMKC2N1cnJlbnRfYmV0GAYgASgDEhoKBHBvdHMYByADKAsyDC5zdHVkLnYxLlBvdBIXCg9jb21tdW5pdHlfY2FyZHMYCCADKAUSFwoPZGVja19jb21taXRtZW50GAkgASgJEhAKCGNvbXBsZXRlGAogASgIEh4KBmF3YXJkcxgLIAMoCzIOLnN0dWQudjEuQXdhcmQSEwoLc2VydmVyX3NlZWQYDCABKAkSDgoGdm9pZGVkGBQgASgIEhMKC3ZvaWRfcmVhc29uGBUgASgJIoIBCgVBd2FyZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAxIRCglwb3RfaW5kZXgYAyABKAUSIgoIcG90X2hhbGYYBiABKA4yEC5zdHVkLnYxLlBvdEhhbGYSGAoQaGFuZF9kZXNjcmlwdGlvbhgFIAEoCUoECAQQBVIEaGFsZiLCAgoJVGFibGVWaWV3Eh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIPCgd2ZXJzaW9uGAIgASgDEhMKC3ZpZXdlcl9zZWF0GAMgASgFEiAKBXNlYXRzGAQgAygLMhEuc3R1ZC52MS5TZWF0VmlldxIfCgRoYW5kGAUgASgLMhEuc3R1ZC52MS5IYW5kVmlldxIrCg1sZWdhbF9hY3Rpb25zGAYgAygLMhQuc3R1ZC52MS5MZWdhbEFjdGlvbhIzCg9hY3Rpb25fZGVhZGxpbmUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXdhaXRpbmdfcGxhY2UYFCABKAUSJgoKc2VhdF9vZmZlchgVIAEoCzISLnN0dWQudjEuU2VhdE9mZmVyEgwKBHR1cm4YCCABKAMiRwoJU2VhdE9mZmVyEgwKBHNlYXQYASABKAUSLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnQKC1RhYmxlU3RhdHVzEhwKGFRBQkxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEVRBQkxFX1NUQVRVU19PUEVOEAESFwoTVEFCTEVfU1RBVFVTX1BBVVNFRBACEhcKE1RBQkxFX1NUQVRVU19DTE9TRUQQAyppCgdWYXJpYW50EhcKE1ZBUklBTlRfVU5TUEVDSUZJRUQQABIbChdWQVJJQU5UX1NFVkVOX0NBUkRfU1RVRBABEhYKElZBUklBTlRfU1RVRF9ISV9MTxACEhAKDFZBUklBTlRfUkFaWhADKnAKD0JyaW5nSW5UaWVicmVhaxIhCh1CUklOR19JTl9USUVCUkVBS19VTlNQRUNJRklFRBAAEhoKFkJSSU5HX0lOX1RJRUJSRUFLX1NVSVQQARIeChpCUklOR19JTl9USUVCUkVBS19QT1NJVElPThACKswBCgpBY3Rpb25UeXBlEhsKF0FDVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQQUNUSU9OX1RZUEVfRk9MRBABEhUKEUFDVElPTl9UWVBFX0NIRUNLEAISFAoQQUNUSU9OX1RZUEVfQ0FMTBADEhgKFEFDVElPTl9UWVBFX0JSSU5HX0lOEAQSGAoUQUNUSU9OX1RZUEVfQ09NUExFVEUQBRITCg9BQ1RJT05fVFlQRV9CRVQQBhIVChFBQ1RJT05fVFlQRV9SQUlTRRAHKpIBCgZTdHJlZXQSFgoSU1RSRUVUX1VOU1BFQ0lGSUVEEAASEAoMU1RSRUVUX1RISVJEEAMSEQoNU1RSRUVUX0ZPVVJUSBAEEhAKDFNUUkVFVF9GSUZUSBAFEhAKDFNUUkVFVF9TSVhUSBAGEhIKDlNUUkVFVF9TRVZFTlRIEAcSEwoPU1RSRUVUX1NIT1dET1dOEAgq4wEKDFNpdE91dFJlYXNvbhIeChpTSVRfT1VUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFNJVF9PVVRfUkVBU09OX1JFUVVFU1RFRBABEhwKGFNJVF9PVVRfUkVBU09OX1RJTUVEX09VVBACEhkKFVNJVF9PVVRfUkVBU09OX0JVU1RFRBADEh0KGVNJVF9PVVRfUkVBU09OX0xPU1NfTElNSVQQBBIgChxTSVRfT1VUX1JFQVNPTl9TRVNTSU9OX0xJTUlUEAUSGwoXU0lUX09VVF9SRUFTT05fSU5BQ1RJVkUQBipcCgdQb3RIYWxmEhgKFFBPVF9IQUxGX1VOU1BFQ0lGSUVEEAASEgoOUE9UX0hBTEZfV0hPTEUQARIRCg1QT1RfSEFMRl9ISUdIEAISEAoMUE9UX0hBTEZfTE9XEANiBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A game table: its fixed configuration and a summary of who sits there.
@@ -169,6 +169,47 @@ export type Table = Message<"stud.v1.Table"> & {
    * @generated from field: bool play_money = 25;
    */
   playMoney: boolean;
+
+  /**
+   * How long a hand may go without an action or a deal before the table voids it (a replica crash, a
+   * database outage, a stuck deal): every chip goes back to whoever put it in. Unset or 0: never (hands go
+   * on after a fault). Whole seconds, more than `action_clock` (a player thinking is not an interruption),
+   * at most 86,400 s; else INVALID_ARGUMENT / INVALID_CONFIG with field "table.interrupted_hand_void_time".
+   * May change between hands (TableService.UpdateTableSettings).
+   *
+   * @generated from field: google.protobuf.Duration interrupted_hand_void_time = 40;
+   */
+  interruptedHandVoidTime?: Duration | undefined;
+
+  /**
+   * Whether the table deals: open, paused or closed by an operator (TableService.PauseTable, ResumeTable,
+   * CloseTable).
+   *
+   * @generated from field: stud.v1.TableStatus status = 41;
+   */
+  status: TableStatus;
+
+  /**
+   * The operator's reason for `status` (free text); empty while the table was never paused or closed.
+   *
+   * @generated from field: string status_reason = 42;
+   */
+  statusReason: string;
+
+  /**
+   * When `status` was set; unset while the table was never paused or closed.
+   *
+   * @generated from field: google.protobuf.Timestamp status_time = 43;
+   */
+  statusTime?: Timestamp | undefined;
+
+  /**
+   * The last hand voided at this table (TableService.VoidHand, or the table's own void of an interrupted
+   * hand); unset when none was.
+   *
+   * @generated from field: stud.v1.VoidedHand last_voided_hand = 44;
+   */
+  lastVoidedHand?: VoidedHand | undefined;
 };
 
 /**
@@ -177,6 +218,52 @@ export type Table = Message<"stud.v1.Table"> & {
  */
 export const TableSchema: GenMessage<Table> = /*@__PURE__*/
   messageDesc(file_stud_v1_table, 0);
+
+/**
+ * A hand that was voided (RULES.md section 12): it paid nothing, every chip went back to whoever put it in,
+ * no rake was taken and no card is shown.
+ *
+ * @generated from message stud.v1.VoidedHand
+ */
+export type VoidedHand = Message<"stud.v1.VoidedHand"> & {
+  /**
+   * `tables/{table}/hands/{hand}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int64 hand_number = 2;
+   */
+  handNumber: bigint;
+
+  /**
+   * Why: the operator's reason, or "interrupted: no action or deal for N s" for the table's own void.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * Voided by the table itself (its `interrupted_hand_void_time` passed), not by an operator.
+   *
+   * @generated from field: bool automatic = 4;
+   */
+  automatic: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp void_time = 5;
+   */
+  voidTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.VoidedHand.
+ * Use `create(VoidedHandSchema)` to create a new message.
+ */
+export const VoidedHandSchema: GenMessage<VoidedHand> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 1);
 
 /**
  * A table's rake rule (RULES.md section 10): rake = min(cap, total of the pots x basis_points / 10,000,
@@ -222,7 +309,7 @@ export type RakeRule = Message<"stud.v1.RakeRule"> & {
  * Use `create(RakeRuleSchema)` to create a new message.
  */
 export const RakeRuleSchema: GenMessage<RakeRule> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 1);
+  messageDesc(file_stud_v1_table, 2);
 
 /**
  * Fixed-limit stakes, in chips; each at most 10^12.
@@ -264,7 +351,7 @@ export type Stakes = Message<"stud.v1.Stakes"> & {
  * Use `create(StakesSchema)` to create a new message.
  */
 export const StakesSchema: GenMessage<Stakes> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 2);
+  messageDesc(file_stud_v1_table, 3);
 
 /**
  * One action the viewer may take now.
@@ -292,7 +379,7 @@ export type LegalAction = Message<"stud.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 3);
+  messageDesc(file_stud_v1_table, 4);
 
 /**
  * A seat as one viewer may see it.
@@ -394,7 +481,7 @@ export type SeatView = Message<"stud.v1.SeatView"> & {
  * Use `create(SeatViewSchema)` to create a new message.
  */
 export const SeatViewSchema: GenMessage<SeatView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 4);
+  messageDesc(file_stud_v1_table, 5);
 
 /**
  * A pot and who may win it.
@@ -418,7 +505,7 @@ export type Pot = Message<"stud.v1.Pot"> & {
  * Use `create(PotSchema)` to create a new message.
  */
 export const PotSchema: GenMessage<Pot> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 5);
+  messageDesc(file_stud_v1_table, 6);
 
 /**
  * The hand being played, as one viewer may see it.
@@ -506,6 +593,21 @@ export type HandView = Message<"stud.v1.HandView"> & {
    * @generated from field: string server_seed = 12;
    */
   serverSeed: string;
+
+  /**
+   * The hand was voided (RULES.md section 12): `complete`, no awards, every chip back with whoever put it
+   * in, no card shown.
+   *
+   * @generated from field: bool voided = 20;
+   */
+  voided: boolean;
+
+  /**
+   * Why it was voided (as VoidedHand.reason); empty unless `voided`.
+   *
+   * @generated from field: string void_reason = 21;
+   */
+  voidReason: string;
 };
 
 /**
@@ -513,7 +615,7 @@ export type HandView = Message<"stud.v1.HandView"> & {
  * Use `create(HandViewSchema)` to create a new message.
  */
 export const HandViewSchema: GenMessage<HandView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 6);
+  messageDesc(file_stud_v1_table, 7);
 
 /**
  * Chips won by one seat from one pot.
@@ -559,7 +661,7 @@ export type Award = Message<"stud.v1.Award"> & {
  * Use `create(AwardSchema)` to create a new message.
  */
 export const AwardSchema: GenMessage<Award> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 7);
+  messageDesc(file_stud_v1_table, 8);
 
 /**
  * A table as one caller may see it: what a client needs to draw the table and act.
@@ -648,7 +750,7 @@ export type TableView = Message<"stud.v1.TableView"> & {
  * Use `create(TableViewSchema)` to create a new message.
  */
 export const TableViewSchema: GenMessage<TableView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 8);
+  messageDesc(file_stud_v1_table, 9);
 
 /**
  * A freed seat held for one player on the waiting list (RULES.md section 10).
@@ -676,7 +778,48 @@ export type SeatOffer = Message<"stud.v1.SeatOffer"> & {
  * Use `create(SeatOfferSchema)` to create a new message.
  */
 export const SeatOfferSchema: GenMessage<SeatOffer> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 9);
+  messageDesc(file_stud_v1_table, 10);
+
+/**
+ * Whether a table deals (RULES.md section 12).
+ *
+ * @generated from enum stud.v1.TableStatus
+ */
+export enum TableStatus {
+  /**
+   * @generated from enum value: TABLE_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Deals a hand whenever two players are ready.
+   *
+   * @generated from enum value: TABLE_STATUS_OPEN = 1;
+   */
+  OPEN = 1,
+
+  /**
+   * Paused by an operator: no new hand is dealt; a running hand plays on to its end, its clocks too.
+   * Players may still sit down, leave, top up and wait. ResumeTable deals again.
+   *
+   * @generated from enum value: TABLE_STATUS_PAUSED = 2;
+   */
+  PAUSED = 2,
+
+  /**
+   * Closed for good by an operator: no new hand, no new player; every player has left and been paid out, or
+   * leaves when the running hand ends.
+   *
+   * @generated from enum value: TABLE_STATUS_CLOSED = 3;
+   */
+  CLOSED = 3,
+}
+
+/**
+ * Describes the enum stud.v1.TableStatus.
+ */
+export const TableStatusSchema: GenEnum<TableStatus> = /*@__PURE__*/
+  enumDesc(file_stud_v1_table, 0);
 
 /**
  * The game played at a table.
@@ -709,7 +852,7 @@ export enum Variant {
  * Describes the enum stud.v1.Variant.
  */
 export const VariantSchema: GenEnum<Variant> = /*@__PURE__*/
-  enumDesc(file_stud_v1_table, 0);
+  enumDesc(file_stud_v1_table, 1);
 
 /**
  * Bring-in tie-break between door cards of equal rank (RULES.md section 3). Unspecified means SUIT.
@@ -741,7 +884,7 @@ export enum BringInTiebreak {
  * Describes the enum stud.v1.BringInTiebreak.
  */
 export const BringInTiebreakSchema: GenEnum<BringInTiebreak> = /*@__PURE__*/
-  enumDesc(file_stud_v1_table, 1);
+  enumDesc(file_stud_v1_table, 2);
 
 /**
  * A betting action. Each value's meaning follows RULES.md sections 3 and 4.
@@ -794,7 +937,7 @@ export enum ActionType {
  * Describes the enum stud.v1.ActionType.
  */
 export const ActionTypeSchema: GenEnum<ActionType> = /*@__PURE__*/
-  enumDesc(file_stud_v1_table, 2);
+  enumDesc(file_stud_v1_table, 3);
 
 /**
  * The betting round in progress.
@@ -844,7 +987,7 @@ export enum Street {
  * Describes the enum stud.v1.Street.
  */
 export const StreetSchema: GenEnum<Street> = /*@__PURE__*/
-  enumDesc(file_stud_v1_table, 3);
+  enumDesc(file_stud_v1_table, 4);
 
 /**
  * Why a seat sits out, and what the player does to be dealt in again.
@@ -912,7 +1055,7 @@ export enum SitOutReason {
  * Describes the enum stud.v1.SitOutReason.
  */
 export const SitOutReasonSchema: GenEnum<SitOutReason> = /*@__PURE__*/
-  enumDesc(file_stud_v1_table, 4);
+  enumDesc(file_stud_v1_table, 5);
 
 /**
  * The part of a pot an award is from.
@@ -952,5 +1095,5 @@ export enum PotHalf {
  * Describes the enum stud.v1.PotHalf.
  */
 export const PotHalfSchema: GenEnum<PotHalf> = /*@__PURE__*/
-  enumDesc(file_stud_v1_table, 5);
+  enumDesc(file_stud_v1_table, 6);
 

@@ -7,6 +7,8 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb";
 import { file_google_api_resource } from "../../google/api/resource_pb";
+import type { Duration } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { TableEvent } from "./events_pb";
 import { file_stud_v1_events } from "./events_pb";
 import type { ActionType, Table, TableSchema, TableView, TableViewSchema } from "./table_pb";
@@ -17,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table_service.proto.
  */
 export const file_stud_v1_table_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiXwoSQ3JlYXRlVGFibGVSZXF1ZXN0EiMKBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZUIE4kEBAhIQCgh0YWJsZV9pZBgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjcKD0dldFRhYmxlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlIjoKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIk0KEkxpc3RUYWJsZXNSZXNwb25zZRIeCgZ0YWJsZXMYASADKAsyDi5zdHVkLnYxLlRhYmxlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJ0Cg5TaXREb3duUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKBHNlYXQYAiABKAVCBOJBAQISFAoGYnV5X2luGAMgASgDQgTiQQECEhIKCnJlcXVlc3RfaWQYBCABKAkiMwoPU2l0RG93blJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJICgxMZWF2ZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgpyZXF1ZXN0X2lkGAIgASgJIjEKDUxlYXZlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnN0dWQudjEuVGFibGVWaWV3IlIKFkpvaW5XYWl0aW5nTGlzdFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgpyZXF1ZXN0X2lkGAIgASgJIjsKF0pvaW5XYWl0aW5nTGlzdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJTChdMZWF2ZVdhaXRpbmdMaXN0UmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKCnJlcXVlc3RfaWQYAiABKAkiPAoYTGVhdmVXYWl0aW5nTGlzdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJJCg1TaXRPdXRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSIyCg5TaXRPdXRSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciSAoMU2l0SW5SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSIxCg1TaXRJblJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJeCgxUb3BVcFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZhbW91bnQYAiABKANCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSIxCg1Ub3BVcFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyI7ChNHZXRUYWJsZVZpZXdSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUiwQEKCkFjdFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgRzZWF0GAIgASgFQgTiQQECEikKBmFjdGlvbhgDIAEoDjITLnN0dWQudjEuQWN0aW9uVHlwZUIE4kEBAhIOCgZhbW91bnQYBCABKAMSEgoEdHVybhgHIAEoA0IE4kEBAhISCgpyZXF1ZXN0X2lkGAYgASgJSgQIBRAGUhBleHBlY3RlZF92ZXJzaW9uIi8KC0FjdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyKYAQoRV2F0Y2hUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIVCg1hZnRlcl92ZXJzaW9uGAIgASgDEhUKDWluY2x1ZGVfdmlld3MYAyABKAgSFAoMYmF0Y2hfZXZlbnRzGAQgASgIEhkKEWhlYXJ0YmVhdF9zZWNvbmRzGAUgASgFIqsBChJXYXRjaFRhYmxlUmVzcG9uc2USIgoFZXZlbnQYASABKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSIAoEdmlldxgCIAEoCzISLnN0dWQudjEuVGFibGVWaWV3EiMKBmV2ZW50cxgDIAMoCzITLnN0dWQudjEuVGFibGVFdmVudBIqCgloZWFydGJlYXQYBCABKAsyFy5zdHVkLnYxLldhdGNoSGVhcnRiZWF0IiEKDldhdGNoSGVhcnRiZWF0Eg8KB3ZlcnNpb24YASABKAMyrQoKDFRhYmxlU2VydmljZRJVCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIZgtPkkwITIgovdjEvdGFibGVzOgV0YWJsZRJRCghHZXRUYWJsZRIYLnN0dWQudjEuR2V0VGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIbgtPkkwIVEhMvdjEve25hbWU9dGFibGVzLyp9ElkKCkxpc3RUYWJsZXMSGi5zdHVkLnYxLkxpc3RUYWJsZXNSZXF1ZXN0Ghsuc3R1ZC52MS5MaXN0VGFibGVzUmVzcG9uc2UiEoLT5JMCDBIKL3YxL3RhYmxlcxJkCgdTaXREb3duEhcuc3R1ZC52MS5TaXREb3duUmVxdWVzdBoYLnN0dWQudjEuU2l0RG93blJlc3BvbnNlIiaC0+STAiAiGy92MS97bmFtZT10YWJsZXMvKn06c2l0RG93bjoBKhJcCgVMZWF2ZRIVLnN0dWQudjEuTGVhdmVSZXF1ZXN0GhYuc3R1ZC52MS5MZWF2ZVJlc3BvbnNlIiSC0+STAh4iGS92MS97bmFtZT10YWJsZXMvKn06bGVhdmU6ASoSYAoGU2l0T3V0EhYuc3R1ZC52MS5TaXRPdXRSZXF1ZXN0Ghcuc3R1ZC52MS5TaXRPdXRSZXNwb25zZSIlgtPkkwIfIhovdjEve25hbWU9dGFibGVzLyp9OnNpdE91dDoBKhJcCgVTaXRJbhIVLnN0dWQudjEuU2l0SW5SZXF1ZXN0GhYuc3R1ZC52MS5TaXRJblJlc3BvbnNlIiSC0+STAh4iGS92MS97bmFtZT10YWJsZXMvKn06c2l0SW46ASoSXAoFVG9wVXASFS5zdHVkLnYxLlRvcFVwUmVxdWVzdBoWLnN0dWQudjEuVG9wVXBSZXNwb25zZSIkgtPkkwIeIhkvdjEve25hbWU9dGFibGVzLyp9OnRvcFVwOgEqEoQBCg9Kb2luV2FpdGluZ0xpc3QSHy5zdHVkLnYxLkpvaW5XYWl0aW5nTGlzdFJlcXVlc3QaIC5zdHVkLnYxLkpvaW5XYWl0aW5nTGlzdFJlc3BvbnNlIi6C0+STAigiIy92MS97bmFtZT10YWJsZXMvKn06am9pbldhaXRpbmdMaXN0OgEqEogBChBMZWF2ZVdhaXRpbmdMaXN0EiAuc3R1ZC52MS5MZWF2ZVdhaXRpbmdMaXN0UmVxdWVzdBohLnN0dWQudjEuTGVhdmVXYWl0aW5nTGlzdFJlc3BvbnNlIi+C0+STAikiJC92MS97bmFtZT10YWJsZXMvKn06bGVhdmVXYWl0aW5nTGlzdDoBKhJiCgxHZXRUYWJsZVZpZXcSHC5zdHVkLnYxLkdldFRhYmxlVmlld1JlcXVlc3QaEi5zdHVkLnYxLlRhYmxlVmlldyIggtPkkwIaEhgvdjEve25hbWU9dGFibGVzLyp9OnZpZXcSVAoDQWN0EhMuc3R1ZC52MS5BY3RSZXF1ZXN0GhQuc3R1ZC52MS5BY3RSZXNwb25zZSIigtPkkwIcIhcvdjEve25hbWU9dGFibGVzLyp9OmFjdDoBKhJqCgpXYXRjaFRhYmxlEhouc3R1ZC52MS5XYXRjaFRhYmxlUmVxdWVzdBobLnN0dWQudjEuV2F0Y2hUYWJsZVJlc3BvbnNlIiGC0+STAhsSGS92MS97bmFtZT10YWJsZXMvKn06d2F0Y2gwAWIGcHJvdG8z", [file_google_api_annotations, file_google_api_field_behavior, file_google_api_resource, file_stud_v1_events, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiXwoSQ3JlYXRlVGFibGVSZXF1ZXN0EiMKBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZUIE4kEBAhIQCgh0YWJsZV9pZBgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjcKD0dldFRhYmxlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlIjoKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIk0KEkxpc3RUYWJsZXNSZXNwb25zZRIeCgZ0YWJsZXMYASADKAsyDi5zdHVkLnYxLlRhYmxlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJ0Cg5TaXREb3duUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKBHNlYXQYAiABKAVCBOJBAQISFAoGYnV5X2luGAMgASgDQgTiQQECEhIKCnJlcXVlc3RfaWQYBCABKAkiMwoPU2l0RG93blJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJICgxMZWF2ZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgpyZXF1ZXN0X2lkGAIgASgJIjEKDUxlYXZlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnN0dWQudjEuVGFibGVWaWV3IlIKFkpvaW5XYWl0aW5nTGlzdFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgpyZXF1ZXN0X2lkGAIgASgJIjsKF0pvaW5XYWl0aW5nTGlzdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJTChdMZWF2ZVdhaXRpbmdMaXN0UmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKCnJlcXVlc3RfaWQYAiABKAkiPAoYTGVhdmVXYWl0aW5nTGlzdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJJCg1TaXRPdXRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSIyCg5TaXRPdXRSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciSAoMU2l0SW5SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSIxCg1TaXRJblJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJeCgxUb3BVcFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZhbW91bnQYAiABKANCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSIxCg1Ub3BVcFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyI7ChNHZXRUYWJsZVZpZXdSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUiwQEKCkFjdFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgRzZWF0GAIgASgFQgTiQQECEikKBmFjdGlvbhgDIAEoDjITLnN0dWQudjEuQWN0aW9uVHlwZUIE4kEBAhIOCgZhbW91bnQYBCABKAMSEgoEdHVybhgHIAEoA0IE4kEBAhISCgpyZXF1ZXN0X2lkGAYgASgJSgQIBRAGUhBleHBlY3RlZF92ZXJzaW9uIi8KC0FjdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyKYAQoRV2F0Y2hUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIVCg1hZnRlcl92ZXJzaW9uGAIgASgDEhUKDWluY2x1ZGVfdmlld3MYAyABKAgSFAoMYmF0Y2hfZXZlbnRzGAQgASgIEhkKEWhlYXJ0YmVhdF9zZWNvbmRzGAUgASgFIqsBChJXYXRjaFRhYmxlUmVzcG9uc2USIgoFZXZlbnQYASABKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSIAoEdmlldxgCIAEoCzISLnN0dWQudjEuVGFibGVWaWV3EiMKBmV2ZW50cxgDIAMoCzITLnN0dWQudjEuVGFibGVFdmVudBIqCgloZWFydGJlYXQYBCABKAsyFy5zdHVkLnYxLldhdGNoSGVhcnRiZWF0IiEKDldhdGNoSGVhcnRiZWF0Eg8KB3ZlcnNpb24YASABKAMiYwoRUGF1c2VUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZyZWFzb24YAiABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSJkChJSZXN1bWVUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZyZWFzb24YAiABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSJjChFDbG9zZVRhYmxlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhQKBnJlYXNvbhgCIAEoCUIE4kEBAhISCgpyZXF1ZXN0X2lkGAMgASgJIk8KD1ZvaWRIYW5kUmVxdWVzdBISCgRuYW1lGAEgASgJQgTiQQECEhQKBnJlYXNvbhgCIAEoCUIE4kEBAhISCgpyZXF1ZXN0X2lkGAMgASgJIrwCChpVcGRhdGVUYWJsZVNldHRpbmdzUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhkKDGRpc3BsYXlfbmFtZRgCIAEoCUgAiAEBEi8KDGFjdGlvbl9jbG9jaxgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIyCg9zZWF0X29mZmVyX3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SPQoaaW50ZXJydXB0ZWRfaGFuZF92b2lkX3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoGcmVhc29uGAYgASgJQgTiQQECEhIKCnJlcXVlc3RfaWQYByABKAlCDwoNX2Rpc3BsYXlfbmFtZTKuDgoMVGFibGVTZXJ2aWNlElUKC0NyZWF0ZVRhYmxlEhsuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIhmC0+STAhMiCi92MS90YWJsZXM6BXRhYmxlElEKCEdldFRhYmxlEhguc3R1ZC52MS5HZXRUYWJsZVJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIhuC0+STAhUSEy92MS97bmFtZT10YWJsZXMvKn0SWQoKTGlzdFRhYmxlcxIaLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QaGy5zdHVkLnYxLkxpc3RUYWJsZXNSZXNwb25zZSISgtPkkwIMEgovdjEvdGFibGVzEmQKB1NpdERvd24SFy5zdHVkLnYxLlNpdERvd25SZXF1ZXN0Ghguc3R1ZC52MS5TaXREb3duUmVzcG9uc2UiJoLT5JMCICIbL3YxL3tuYW1lPXRhYmxlcy8qfTpzaXREb3duOgEqElwKBUxlYXZlEhUuc3R1ZC52MS5MZWF2ZVJlcXVlc3QaFi5zdHVkLnYxLkxlYXZlUmVzcG9uc2UiJILT5JMCHiIZL3YxL3tuYW1lPXRhYmxlcy8qfTpsZWF2ZToBKhJgCgZTaXRPdXQSFi5zdHVkLnYxLlNpdE91dFJlcXVlc3QaFy5zdHVkLnYxLlNpdE91dFJlc3BvbnNlIiWC0+STAh8iGi92MS97bmFtZT10YWJsZXMvKn06c2l0T3V0OgEqElwKBVNpdEluEhUuc3R1ZC52MS5TaXRJblJlcXVlc3QaFi5zdHVkLnYxLlNpdEluUmVzcG9uc2UiJILT5JMCHiIZL3YxL3tuYW1lPXRhYmxlcy8qfTpzaXRJbjoBKhJcCgVUb3BVcBIVLnN0dWQudjEuVG9wVXBSZXF1ZXN0GhYuc3R1ZC52MS5Ub3BVcFJlc3BvbnNlIiSC0+STAh4iGS92MS97bmFtZT10YWJsZXMvKn06dG9wVXA6ASoShAEKD0pvaW5XYWl0aW5nTGlzdBIfLnN0dWQudjEuSm9pbldhaXRpbmdMaXN0UmVxdWVzdBogLnN0dWQudjEuSm9pbldhaXRpbmdMaXN0UmVzcG9uc2UiLoLT5JMCKCIjL3YxL3tuYW1lPXRhYmxlcy8qfTpqb2luV2FpdGluZ0xpc3Q6ASoSiAEKEExlYXZlV2FpdGluZ0xpc3QSIC5zdHVkLnYxLkxlYXZlV2FpdGluZ0xpc3RSZXF1ZXN0GiEuc3R1ZC52MS5MZWF2ZVdhaXRpbmdMaXN0UmVzcG9uc2UiL4LT5JMCKSIkL3YxL3tuYW1lPXRhYmxlcy8qfTpsZWF2ZVdhaXRpbmdMaXN0OgEqEmIKDEdldFRhYmxlVmlldxIcLnN0dWQudjEuR2V0VGFibGVWaWV3UmVxdWVzdBoSLnN0dWQudjEuVGFibGVWaWV3IiCC0+STAhoSGC92MS97bmFtZT10YWJsZXMvKn06dmlldxJUCgNBY3QSEy5zdHVkLnYxLkFjdFJlcXVlc3QaFC5zdHVkLnYxLkFjdFJlc3BvbnNlIiKC0+STAhwiFy92MS97bmFtZT10YWJsZXMvKn06YWN0OgEqEmoKCldhdGNoVGFibGUSGi5zdHVkLnYxLldhdGNoVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5XYXRjaFRhYmxlUmVzcG9uc2UiIYLT5JMCGxIZL3YxL3tuYW1lPXRhYmxlcy8qfTp3YXRjaDABEl4KClBhdXNlVGFibGUSGi5zdHVkLnYxLlBhdXNlVGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIkgtPkkwIeIhkvdjEve25hbWU9dGFibGVzLyp9OnBhdXNlOgEqEmEKC1Jlc3VtZVRhYmxlEhsuc3R1ZC52MS5SZXN1bWVUYWJsZVJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIiWC0+STAh8iGi92MS97bmFtZT10YWJsZXMvKn06cmVzdW1lOgEqEl4KCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIkgtPkkwIeIhkvdjEve25hbWU9dGFibGVzLyp9OmNsb3NlOgEqEmEKCFZvaWRIYW5kEhguc3R1ZC52MS5Wb2lkSGFuZFJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIiuC0+STAiUiIC92MS97bmFtZT10YWJsZXMvKi9oYW5kcy8qfTp2b2lkOgEqEnkKE1VwZGF0ZVRhYmxlU2V0dGluZ3MSIy5zdHVkLnYxLlVwZGF0ZVRhYmxlU2V0dGluZ3NSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSItgtPkkwInIiIvdjEve25hbWU9dGFibGVzLyp9OnVwZGF0ZVNldHRpbmdzOgEqYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_stud_v1_events, file_stud_v1_table]);
 
 /**
  * @generated from message stud.v1.CreateTableRequest
@@ -665,6 +667,202 @@ export const WatchHeartbeatSchema: GenMessage<WatchHeartbeat> = /*@__PURE__*/
   messageDesc(file_stud_v1_table_service, 23);
 
 /**
+ * @generated from message stud.v1.PauseTableRequest
+ */
+export type PauseTableRequest = Message<"stud.v1.PauseTableRequest"> & {
+  /**
+   * `tables/{table}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Why, in the operator's words: recorded with the table's event.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Idempotency key (see the service comment).
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.PauseTableRequest.
+ * Use `create(PauseTableRequestSchema)` to create a new message.
+ */
+export const PauseTableRequestSchema: GenMessage<PauseTableRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 24);
+
+/**
+ * @generated from message stud.v1.ResumeTableRequest
+ */
+export type ResumeTableRequest = Message<"stud.v1.ResumeTableRequest"> & {
+  /**
+   * `tables/{table}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Why, in the operator's words.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Idempotency key (see the service comment).
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.ResumeTableRequest.
+ * Use `create(ResumeTableRequestSchema)` to create a new message.
+ */
+export const ResumeTableRequestSchema: GenMessage<ResumeTableRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 25);
+
+/**
+ * @generated from message stud.v1.CloseTableRequest
+ */
+export type CloseTableRequest = Message<"stud.v1.CloseTableRequest"> & {
+  /**
+   * `tables/{table}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Why, in the operator's words.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Idempotency key (see the service comment).
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.CloseTableRequest.
+ * Use `create(CloseTableRequestSchema)` to create a new message.
+ */
+export const CloseTableRequestSchema: GenMessage<CloseTableRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 26);
+
+/**
+ * @generated from message stud.v1.VoidHandRequest
+ */
+export type VoidHandRequest = Message<"stud.v1.VoidHandRequest"> & {
+  /**
+   * `tables/{table}/hands/{hand}`: the running hand (HandView.name), so that a hand that ended in the meantime
+   * is never voided in its place.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Why, in the operator's words: the hand's history says it.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Idempotency key (see the service comment).
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.VoidHandRequest.
+ * Use `create(VoidHandRequestSchema)` to create a new message.
+ */
+export const VoidHandRequestSchema: GenMessage<VoidHandRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 27);
+
+/**
+ * @generated from message stud.v1.UpdateTableSettingsRequest
+ */
+export type UpdateTableSettingsRequest = Message<"stud.v1.UpdateTableSettingsRequest"> & {
+  /**
+   * `tables/{table}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Each setting to change, set to its new value (as in Table); a setting left unset is not changed.
+   * A new label for lobbies (Table.display_name): at most 100 characters, no control characters; "" clears it.
+   *
+   * @generated from field: optional string display_name = 2;
+   */
+  displayName?: string | undefined;
+
+  /**
+   * A new action clock (Table.action_clock): whole seconds, 1 s to 86,400 s.
+   *
+   * @generated from field: google.protobuf.Duration action_clock = 3;
+   */
+  actionClock?: Duration | undefined;
+
+  /**
+   * A new seat-offer time (Table.seat_offer_time): whole seconds, 1 s to 3,600 s.
+   *
+   * @generated from field: google.protobuf.Duration seat_offer_time = 4;
+   */
+  seatOfferTime?: Duration | undefined;
+
+  /**
+   * A new limit for interrupted hands (Table.interrupted_hand_void_time): 0 s turns it off; else more than the
+   * action clock, at most 86,400 s.
+   *
+   * @generated from field: google.protobuf.Duration interrupted_hand_void_time = 5;
+   */
+  interruptedHandVoidTime?: Duration | undefined;
+
+  /**
+   * Why, in the operator's words: recorded with the table's event.
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * Idempotency key (see the service comment).
+   *
+   * @generated from field: string request_id = 7;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.UpdateTableSettingsRequest.
+ * Use `create(UpdateTableSettingsRequestSchema)` to create a new message.
+ */
+export const UpdateTableSettingsRequestSchema: GenMessage<UpdateTableSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 28);
+
+/**
  * Tables, seats and the game itself.
  *
  * Authentication: every call but GetTable and ListTables (the public lobby: any token or none) carries
@@ -691,7 +889,8 @@ export const WatchHeartbeatSchema: GenMessage<WatchHeartbeat> = /*@__PURE__*/
  * so retry it with the same request_id.
  *
  * Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
- * JoinWaitingList, LeaveWaitingList, Act) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+ * JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
+ * has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
  * An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
  * the same id from another caller, on another method or on another table is a new request. Within that
  * scope, a call with an id already used
@@ -859,6 +1058,71 @@ export const TableService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchTableRequestSchema;
     output: typeof WatchTableResponseSchema;
+  },
+  /**
+   * Pauses the table: no new hand is dealt until ResumeTable; a running hand plays on to its end, its action
+   * clocks too. Refused: FAILED_PRECONDITION / TABLE_PAUSED when it is paused already, TABLE_CLOSED when it
+   * is closed, TOURNAMENT_TABLE at a tournament's table (its tournament stops it).
+   *
+   * @generated from rpc stud.v1.TableService.PauseTable
+   */
+  pauseTable: {
+    methodKind: "unary";
+    input: typeof PauseTableRequestSchema;
+    output: typeof TableSchema;
+  },
+  /**
+   * Resumes a paused table: it deals again (after the usual pause between hands). Refused: FAILED_PRECONDITION
+   * / TABLE_NOT_PAUSED when it is not paused, TABLE_CLOSED when it is closed.
+   *
+   * @generated from rpc stud.v1.TableService.ResumeTable
+   */
+  resumeTable: {
+    methodKind: "unary";
+    input: typeof ResumeTableRequestSchema;
+    output: typeof TableSchema;
+  },
+  /**
+   * Closes the table for good: as pausing, then every player leaves and is paid out (at a money table the
+   * stack is credited to the player's account as a Leave's is): at once when not in the running hand, else
+   * when it ends; the waiting list is emptied. A closed table takes no player (TABLE_CLOSED). Refused:
+   * FAILED_PRECONDITION / TABLE_CLOSED when it is closed already, TOURNAMENT_TABLE at a tournament's table.
+   *
+   * @generated from rpc stud.v1.TableService.CloseTable
+   */
+  closeTable: {
+    methodKind: "unary";
+    input: typeof CloseTableRequestSchema;
+    output: typeof TableSchema;
+  },
+  /**
+   * Voids the running hand named: it pays nothing, every chip each player put into it (antes, bring-in, bets)
+   * goes back to that player, no rake is taken and no card of it is ever shown; its history says it was voided,
+   * by whom and why (HandVoided, then a HandEnded without pots). Refused: FAILED_PRECONDITION /
+   * HAND_NOT_RUNNING when that hand is not the one running (it ended, or no hand runs).
+   *
+   * @generated from rpc stud.v1.TableService.VoidHand
+   */
+  voidHand: {
+    methodKind: "unary";
+    input: typeof VoidHandRequestSchema;
+    output: typeof TableSchema;
+  },
+  /**
+   * Changes settings that may change between hands: those the request sets of `display_name`, `action_clock`,
+   * `seat_offer_time` and `interrupted_hand_void_time`, checked as CreateTable checks them (a value out of
+   * bounds is INVALID_ARGUMENT / INVALID_CONFIG with its field, e.g. "action_clock"; none set is
+   * MALFORMED_REQUEST). Applies from the next hand; while a hand runs it is FAILED_PRECONDITION /
+   * HAND_RUNNING (pause the table, wait for the hand to end); TABLE_CLOSED at a closed table. Values equal to
+   * the current ones change nothing (no event). Each change is a TableSettingsChanged event with the old and
+   * new values.
+   *
+   * @generated from rpc stud.v1.TableService.UpdateTableSettings
+   */
+  updateTableSettings: {
+    methodKind: "unary";
+    input: typeof UpdateTableSettingsRequestSchema;
+    output: typeof TableSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_stud_v1_table_service, 0);
