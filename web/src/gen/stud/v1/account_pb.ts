@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/account.proto.
  */
 export const file_stud_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("ChVzdHVkL3YxL2FjY291bnQucHJvdG8SB3N0dWQudjEivQIKB0FjY291bnQSEgoEbmFtZRgBIAEoCUIE4kEBCBIXCglwbGF5ZXJfaWQYAiABKAlCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgDIAEoCUIE4kEBAxIVCgdiYWxhbmNlGAQgASgDQgTiQQEDEhUKB3ZlcnNpb24YBSABKANCBOJBAQMSLAoJYXRfdGFibGVzGAYgAygLMhMuc3R1ZC52MS5UYWJsZVN0YWtlQgTiQQEDEjUKC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAzpV6kFSCg9zdHVkLnYxL0FjY291bnQSJHBsYXllcnMve3BsYXllcn0vYWNjb3VudHMve2N1cnJlbmN5fRIZaG91c2UvYWNjb3VudHMve2N1cnJlbmN5fSIrCgpUYWJsZVN0YWtlEg0KBXRhYmxlGAEgASgJEg4KBmFtb3VudBgCIAEoAyKoAgoMQWNjb3VudEVudHJ5Eg8KB2FjY291bnQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxInCgRraW5kGAMgASgOMhkuc3R1ZC52MS5BY2NvdW50RW50cnlLaW5kEg4KBmFtb3VudBgEIAEoAxIPCgdiYWxhbmNlGAUgASgDEhkKEXBheW1lbnRfcmVmZXJlbmNlGAYgASgJEg0KBXRhYmxlGAcgASgJEhUKDXRhYmxlX3ZlcnNpb24YCCABKAMSEgoKZmlyc3RfaGFuZBgJIAEoAxIRCglsYXN0X2hhbmQYCiABKAMSLwoLY3JlYXRlX3RpbWUYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2Rlc2NyaXB0aW9uGAwgASgJInIKDlBsYXllclN0YW5kaW5nEgwKBG5hbWUYASABKAkSEQoJc3VzcGVuZGVkGAIgASgIEg4KBnJlYXNvbhgDIAEoCRIvCgt1cGRhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAq9QEKEEFjY291bnRFbnRyeUtpbmQSIgoeQUNDT1VOVF9FTlRSWV9LSU5EX1VOU1BFQ0lGSUVEEAASHgoaQUNDT1VOVF9FTlRSWV9LSU5EX0RFUE9TSVQQARIhCh1BQ0NPVU5UX0VOVFJZX0tJTkRfV0lUSERSQVdBTBACEh0KGUFDQ09VTlRfRU5UUllfS0lORF9CVVlfSU4QAxIdChlBQ0NPVU5UX0VOVFJZX0tJTkRfVE9QX1VQEAQSHwobQUNDT1VOVF9FTlRSWV9LSU5EX0NBU0hfT1VUEAUSGwoXQUNDT1VOVF9FTlRSWV9LSU5EX1JBS0UQBmIGcHJvdG8z", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
+  fileDesc("ChVzdHVkL3YxL2FjY291bnQucHJvdG8SB3N0dWQudjEivQIKB0FjY291bnQSEgoEbmFtZRgBIAEoCUIE4kEBCBIXCglwbGF5ZXJfaWQYAiABKAlCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgDIAEoCUIE4kEBAxIVCgdiYWxhbmNlGAQgASgDQgTiQQEDEhUKB3ZlcnNpb24YBSABKANCBOJBAQMSLAoJYXRfdGFibGVzGAYgAygLMhMuc3R1ZC52MS5UYWJsZVN0YWtlQgTiQQEDEjUKC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAzpV6kFSCg9zdHVkLnYxL0FjY291bnQSJHBsYXllcnMve3BsYXllcn0vYWNjb3VudHMve2N1cnJlbmN5fRIZaG91c2UvYWNjb3VudHMve2N1cnJlbmN5fSIrCgpUYWJsZVN0YWtlEg0KBXRhYmxlGAEgASgJEg4KBmFtb3VudBgCIAEoAyLYAgoMQWNjb3VudEVudHJ5Eg8KB2FjY291bnQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxInCgRraW5kGAMgASgOMhkuc3R1ZC52MS5BY2NvdW50RW50cnlLaW5kEg4KBmFtb3VudBgEIAEoAxIPCgdiYWxhbmNlGAUgASgDEhkKEXBheW1lbnRfcmVmZXJlbmNlGAYgASgJEg0KBXRhYmxlGAcgASgJEhUKDXRhYmxlX3ZlcnNpb24YCCABKAMSEgoKZmlyc3RfaGFuZBgJIAEoAxIRCglsYXN0X2hhbmQYCiABKAMSLwoLY3JlYXRlX3RpbWUYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2Rlc2NyaXB0aW9uGAwgASgJEhIKCnRvdXJuYW1lbnQYDSABKAkSGgoSdG91cm5hbWVudF92ZXJzaW9uGA4gASgDInIKDlBsYXllclN0YW5kaW5nEgwKBG5hbWUYASABKAkSEQoJc3VzcGVuZGVkGAIgASgIEg4KBnJlYXNvbhgDIAEoCRIvCgt1cGRhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAq8QIKEEFjY291bnRFbnRyeUtpbmQSIgoeQUNDT1VOVF9FTlRSWV9LSU5EX1VOU1BFQ0lGSUVEEAASHgoaQUNDT1VOVF9FTlRSWV9LSU5EX0RFUE9TSVQQARIhCh1BQ0NPVU5UX0VOVFJZX0tJTkRfV0lUSERSQVdBTBACEh0KGUFDQ09VTlRfRU5UUllfS0lORF9CVVlfSU4QAxIdChlBQ0NPVU5UX0VOVFJZX0tJTkRfVE9QX1VQEAQSHwobQUNDT1VOVF9FTlRSWV9LSU5EX0NBU0hfT1VUEAUSGwoXQUNDT1VOVF9FTlRSWV9LSU5EX1JBS0UQBhInCiNBQ0NPVU5UX0VOVFJZX0tJTkRfVE9VUk5BTUVOVF9FTlRSWRAHEigKJEFDQ09VTlRfRU5UUllfS0lORF9UT1VSTkFNRU5UX1JFRlVORBAIEicKI0FDQ09VTlRfRU5UUllfS0lORF9UT1VSTkFNRU5UX1BSSVpFEAliBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp]);
 
 /**
  * Money in one currency: a player's account, or the house's rake account.
@@ -195,6 +195,21 @@ export type AccountEntry = Message<"stud.v1.AccountEntry"> & {
    * @generated from field: string description = 12;
    */
   description: string;
+
+  /**
+   * Tournament entries, refunds and prizes: `tournaments/{tournament}`.
+   *
+   * @generated from field: string tournament = 13;
+   */
+  tournament: string;
+
+  /**
+   * With `tournament`: the version of the tournament's event this entry pairs with (PlayerRegistered,
+   * PlayerReEntered, PlayerUnregistered, PlacesFixed or TournamentCancelled), in the same transaction.
+   *
+   * @generated from field: int64 tournament_version = 14;
+   */
+  tournamentVersion: bigint;
 };
 
 /**
@@ -299,6 +314,27 @@ export enum AccountEntryKind {
    * @generated from enum value: ACCOUNT_ENTRY_KIND_RAKE = 6;
    */
   RAKE = 6,
+
+  /**
+   * A tournament entry (registration or re-entry) at `tournament`: its buy-in and fee.
+   *
+   * @generated from enum value: ACCOUNT_ENTRY_KIND_TOURNAMENT_ENTRY = 7;
+   */
+  TOURNAMENT_ENTRY = 7,
+
+  /**
+   * A tournament entry given back: unregistered, or the tournament cancelled before its start.
+   *
+   * @generated from enum value: ACCOUNT_ENTRY_KIND_TOURNAMENT_REFUND = 8;
+   */
+  TOURNAMENT_REFUND = 8,
+
+  /**
+   * A tournament prize, or a cancelled tournament's payout, from its prize pool.
+   *
+   * @generated from enum value: ACCOUNT_ENTRY_KIND_TOURNAMENT_PRIZE = 9;
+   */
+  TOURNAMENT_PRIZE = 9,
 }
 
 /**
