@@ -14,6 +14,8 @@ watchers. :class:`TableRuntime` is what the services use; it delegates each job 
 ``tasks``   a TableTasks (:mod:`.tasks`): the background tasks, retried until done
 ``tournaments``  a TournamentRuntime (:mod:`stud_service.server.tournaments`): the tournaments, sharing
             the store, the ledger and the tasks
+``tournament_tables``  a TournamentTables (:mod:`.tournament_tables`): the level clocks of the tournaments
+            this replica owns, the tables they open, their tables driven between hands by their dealers
 
 Every event is applied exactly once per replica, in version order, whichever path (own write or followed
 stream) brings it first. After each event:

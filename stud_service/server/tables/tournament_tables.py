@@ -182,9 +182,8 @@ class TournamentTables:
         tournament = await self.tournaments.live(config.tournament_id)
         for _step in range(MAX_STEPS):
             self._recheck.discard(live.table_id)
-            if not await self._step(live, tournament.state):
-                if live.table_id not in self._recheck:
-                    return
+            if not await self._step(live, tournament.state) and live.table_id not in self._recheck:
+                return  # in line, and the tournament did not change meanwhile
         _log.error("table %s: its orders did not settle", live.table_id)
 
     async def _step(self, live: LiveTable, state: TournamentState) -> bool:
