@@ -194,12 +194,12 @@ class TournamentTables:
         table_id, tournament_id = live.table_id, state.tournament_id
         assert tournament_id is not None
         table_fence = self.owned.fence(live)
-        dealt = state.in_hand.get(table_id)
+        # A cancelled tournament folds no more hands: its tables only close.
+        dealt = state.in_hand.get(table_id) if state.status is Status.RUNNING else None
         if dealt is not None and dealt == table.hand_number:
             chips = await self._last_hand_chips(live)
             command = EndTableHand(table_id, dealt, chips, now_ms(), new_draw())
-            await self._tournament(tournament_id, command, table_fence)
-            return True
+            return await self._tournament(tournament_id, command, table_fence) is not None
         orders = table_orders(state, table_id)
         if table_commands(orders, table, now_ms()):
             def in_line(now_state: Any, now: int) -> Any:
@@ -213,6 +213,8 @@ class TournamentTables:
         if dealt is None and orders.deal:
             executed = await self._tournament(
                 tournament_id, DealTableHand(table_id, table.hand_number + 1, now_ms()), table_fence)
+            if executed is None:
+                return False
             index = next((event.index for event in executed if isinstance(event, TableHandDealt)), None)
             if index is not None and live.state.hand is None:
                 await self._start_hand(live, state, index)
@@ -245,14 +247,14 @@ class TournamentTables:
                     return event.index
         raise TableMoved(f"no deal of hand {hand} at {table_id} in {stream_id}")
 
-    async def _tournament(self, tournament_id: str, command: Any, fence: Fence | None) -> list[Any]:
-        """Append a command of the table's owner to the tournament; the events appended."""
+    async def _tournament(self, tournament_id: str, command: Any, fence: Fence | None) -> list[Any] | None:
+        """Append a command of the table's owner to the tournament; the events appended, None if refused
+        (decided against a state another replica's append had changed: its event re-arms the table)."""
         try:
             return (await self.tournaments.execute(tournament_id, command, fence=fence)).events
         except TournamentError as error:
-            # Decided against a state another replica's append had already changed: look again.
             _log.info("tournament command refused: %s", error, extra={"tournament": tournament_id})
-            return []
+            return None
         except LeaseLost:
             raise TableMoved("the table's lease is lost") from None
 
