@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -259,6 +260,15 @@ class ServerProcess:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    def replica_id(self) -> str:
+        """The replica id the server logged at start (its leases' owner)."""
+        for line in self.log_text().splitlines():
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                if record.get("msg") == "service started":
+                    return str(record["replica"])
+        raise AssertionError("the server logged no start")
 
     def kill(self) -> None:
         if self.process.poll() is None:

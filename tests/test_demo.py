@@ -181,3 +181,20 @@ async def test_the_demo_mints_tokens_its_service_accepts_and_renews_the_bots_whi
         await asyncio.wait_for(renewing, 30)
     token = bot.client.metadata[0][1].removeprefix("Bearer ")
     assert verifier.verify(token).player_id == "ann"
+
+
+async def test_demo_tournament_plays_a_sit_and_go_of_bots_to_the_end_and_reconciles(
+    make_database: Callable[..., Awaitable[str]],
+) -> None:
+    url = await make_database(migrated=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "stud_service.cli", "demo", "--tournament", "--seed", "1",
+         "--database-url", url, "--web-listen", "127.0.0.1:0"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert "━━ Finished in" in out
+    assert re.search(r"^\s+1\. \w+ +\$\d+(\.\d\d)?$", out, re.MULTILINE), out  # the winner and their prize
+    assert BALANCED in out and "prize pools $0 + fees $6" in out
+    assert re.search(r"Audit of the tournament: \d+ events and \d+ hands verified\.", out), out

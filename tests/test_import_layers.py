@@ -336,12 +336,14 @@ def test_the_server_folders_import_inwards() -> None:
 
 # The tournaments (stud_service/server/tournaments) sit beside the tables and build on their generic pieces;
 # of the API they import the refusals and request ids, as the tables do. The tables hold the tournaments'
-# runtime (``TableRuntime.tournaments``) and know nothing else of them.
+# runtime (``TableRuntime.tournaments``) and drive its tables with it (``tables.tournament_tables``), and know
+# nothing else of them.
 TOURNAMENTS_MAY_IMPORT_OF_TABLES = {
     f"{SERVER}.tables", f"{SERVER}.tables.followed", f"{SERVER}.tables.fanout", f"{SERVER}.tables.tasks",
     f"{SERVER}.tables.live",
 }
 TABLES_MAY_IMPORT_OF_TOURNAMENTS = {f"{SERVER}.tournaments", f"{SERVER}.tournaments.runtime"}
+TABLES_IMPORTING_TOURNAMENTS = {f"{SERVER}.tables.runtime", f"{SERVER}.tables.tournament_tables"}
 
 
 def test_the_server_tournaments_use_the_tables_generic_pieces_and_the_tables_only_their_runtime() -> None:
@@ -354,7 +356,7 @@ def test_the_server_tournaments_use_the_tables_generic_pieces_and_the_tables_onl
             or (source == "tournaments" and target == "tables"
                 and edge.imported not in TOURNAMENTS_MAY_IMPORT_OF_TABLES)
             or (source == "tables" and target == "tournaments"
-                and (edge.importer != f"{SERVER}.tables.runtime"
+                and (edge.importer not in TABLES_IMPORTING_TOURNAMENTS
                      or edge.imported not in TABLES_MAY_IMPORT_OF_TOURNAMENTS))
         )
 

@@ -36,13 +36,7 @@ A, B = 0, 1
 
 
 def replica_id(server: ServerProcess) -> str:
-    """The replica id a server logged at start (its leases' owner)."""
-    for line in server.log_text().splitlines():
-        with contextlib.suppress(ValueError):
-            record = json.loads(line)
-            if record.get("msg") == "service started":
-                return str(record["replica"])
-    raise AssertionError("the server logged no start")
+    return server.replica_id()
 
 
 async def lease(pool: AsyncConnectionPool, table_id: str) -> tuple[str, int] | None:

@@ -35,11 +35,13 @@ def new_id(prefix: str = "t") -> str:
 
 
 @contextlib.asynccontextmanager
-async def replica(database_url: str, pool_size: int = 8) -> AsyncIterator[TableRuntime]:
-    """One replica of the service's runtime on the database (dealing off: no table plays by itself)."""
+async def replica(database_url: str, pool_size: int = 8,
+                  settings: RuntimeSettings | None = None) -> AsyncIterator[TableRuntime]:
+    """One replica of the service's runtime on the database (by default dealing off: no table plays by
+    itself, no tournament is driven)."""
     pool = await open_pool(database_url, max_size=pool_size)
     store = sealed_store(pool)
-    runtime = TableRuntime(store, RuntimeSettings(auto_deal=False))
+    runtime = TableRuntime(store, settings or RuntimeSettings(auto_deal=False))
     try:
         yield runtime
     finally:

@@ -175,7 +175,7 @@ class _Walk:
 
         if kind == "TournamentCreated":
             return CreateTournament(payload["tournament_id"], event_from_json(readable(payload)).config,
-                                    self.next_draw(1), at)
+                                    self.next_draw(1), at, str(payload.get("by", "")))
         if kind == "PlayerRegistered":
             return Register(payload["player_id"], at, next_draw())
         if kind == "PlayerUnregistered":

@@ -86,6 +86,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="keyring sealing cards at rest (default: $STUD_KEYS_FILE; embedded: its own)")
     parser.add_argument("--web-listen", default=DEMO_WEB_LISTEN,
                         help=f"the web table's address (default {DEMO_WEB_LISTEN}; if taken, a free port)")
+    parser.add_argument("--tournament", action="store_true",
+                        help="a sit & go of six bots at two tables, played to the end: places, prizes and the"
+                        " reconciliation")
     parser.add_argument("--stay", action="store_true",
                         help="after the summary, keep the table running (bots play on, a seat is left for "
                         "you) and print the URL and a token to play in a browser; Ctrl-C ends it")
@@ -140,6 +143,13 @@ async def play_demo(args: argparse.Namespace, data_dir: str | None) -> int:
         print(f"Serving gRPC on 127.0.0.1:{host.port} and the web table on {_web_url(host)}"
               f" (ready in {time.monotonic() - started:.1f}s)")
         async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel:
+            if args.tournament:
+                from stud_service.commands.demo_tournament import play_tournament
+
+                def client(player: str, role: Role = Role.PLAYER) -> StudClient:
+                    return _client(channel, key, player, role)
+
+                return await play_tournament(channel, client, host, args.seed)
             return await _play(channel, key, args, host)
 
 

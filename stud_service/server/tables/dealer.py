@@ -7,12 +7,17 @@ again later (the lease taken again after a database outage, a table taken over f
 deals at once if the pause has already run out. Before it deals, players an operator suspended or who
 excluded themselves leave, and players at a limit sit out (:mod:`.protection`); a table being handed over is
 released instead (its hand is over; the replica taking it deals next).
+
+A tournament's table (its config names the tournament) is armed whenever no hand runs, ready or not: between
+its hands it reports the hand that ended, takes the players the tournament seats there, lets go of those
+it moved away, and deals when the tournament lets it, at the tournament's level (:mod:`.tournament_tables`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
 from stud_service.engine import can_start_hand
 from stud_service.server.tables.live import LiveTable
@@ -40,13 +45,17 @@ class Dealer:
         self.protection = protection
         self.owned = owned
         self.settings = settings
+        # A tournament's table between hands (TournamentTables.between_hands), set by the runtime.
+        self.between_tournament_hands: Callable[[LiveTable], Awaitable[None]] | None = None
 
     def arm(self, live: LiveTable) -> None:
         """Deal the table's next hand after the pause if it is ready (one armed at this version stays)."""
-        if not self.settings.auto_deal or not can_start_hand(live.state):
+        if not self.settings.auto_deal or not (can_start_hand(live.state) or _between_tournament_hands(live)):
             return
-        if live.dealer is not None and not live.dealer.done() and live.dealer_version == live.version:
-            return
+        if live.dealer is not None and not live.dealer.done() and (
+            live.dealer_version == live.version or _between_tournament_hands(live)
+        ):
+            return  # a tournament's table: the one at work looks at its orders again before it stops
         if live.dealer is not None:
             live.dealer.cancel()
         live.dealer_version = live.version
@@ -67,6 +76,11 @@ class Dealer:
             await self._deal(live, version)
 
     async def _deal(self, live: LiveTable, version: int) -> None:
+        between = self.between_tournament_hands
+        if between is not None and _between_tournament_hands(live):
+            await self.tasks.until_done(live, "dealing", lambda: between(live))
+            return
+
         async def deal() -> None:
             if await self.protection.before_deal(live, version):
                 return  # their leaving or sitting out re-arms the dealer
@@ -79,3 +93,8 @@ class Dealer:
             await self.writes.write(live, lambda state, now: deal_commands(live, state, now), None, version)
 
         await self.tasks.until_done(live, "dealing", deal)
+
+
+def _between_tournament_hands(live: LiveTable) -> bool:
+    config = live.state.config
+    return config is not None and bool(config.tournament_id) and live.state.hand is None

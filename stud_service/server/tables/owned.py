@@ -19,11 +19,11 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from stud_service.server.tables.cache import TableCache
 from stud_service.server.tables.live import LiveTable, TableMoved, table_id_of
-from stud_service.server.tables.ownership import Leases, OwnershipEvents, OwnershipKeeper
+from stud_service.server.tables.ownership import TOURNAMENT_STREAMS, Leases, OwnershipEvents, OwnershipKeeper
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.store import Fence
@@ -49,6 +49,9 @@ class OwnedTables:
         self.arm = arm
         self.disarm = disarm
         self.keeper: OwnershipKeeper | None = None  # None: this replica owns every table it loads
+        # A tournament's lease (its level clock) gained or lost: told to the tournaments' tables.
+        self.tournament_gained: Callable[[str], Awaitable[None]] | None = None
+        self.tournament_lost: Callable[[str], None] | None = None
         self._keeping: asyncio.Task[None] | None = None
 
     def keep(self, leases: Leases) -> OwnershipKeeper:
@@ -62,17 +65,25 @@ class OwnedTables:
         return keeper
 
     def owns(self, live: LiveTable) -> bool:
-        return self.keeper is None or self.keeper.epoch(live.stream_id) is not None
+        return self.owns_stream(live.stream_id)
+
+    def owns_stream(self, stream_id: str) -> bool:
+        """Whether this replica holds the lease of a table's or a tournament's stream."""
+        return self.keeper is None or self.keeper.epoch(stream_id) is not None
 
     def fence(self, live: LiveTable) -> Fence | None:
         """The fence of this replica's own commands at ``live``; TableMoved if it does not own the table."""
+        return self.fence_of(live.stream_id)
+
+    def fence_of(self, stream_id: str) -> Fence | None:
+        """The fence of the lease of ``stream_id`` (a table's or a tournament's); TableMoved if not held."""
         keeper = self.keeper
         if keeper is None:
             return None
-        epoch = keeper.epoch(live.stream_id)
+        epoch = keeper.epoch(stream_id)
         if epoch is None:
-            raise TableMoved(f"{live.stream_id} is not owned here")
-        return Fence(live.stream_id, keeper.leases.me, epoch)
+            raise TableMoved(f"{stream_id} is not owned here")
+        return Fence(stream_id, keeper.leases.me, epoch)
 
     def drop(self, stream_id: str) -> None:
         """A lease found lost by a refused append: forget it (its table's work stops)."""
@@ -91,6 +102,11 @@ class OwnedTables:
     # -- what the keeper tells the tables and asks them ----------------------------------------
 
     async def _lease_gained(self, stream_id: str, epoch: int) -> None:
+        if stream_id.startswith(TOURNAMENT_STREAMS):
+            _log.info("lease taken", extra={"tournament": stream_id, "epoch": epoch})
+            if self.tournament_gained is not None:
+                await self.tournament_gained(stream_id)
+            return
         try:
             live = await self.cache.table(table_id_of(stream_id), client=False)
             await self.cache.catch_up(live)  # what the last owner wrote: the clocks are armed from it
@@ -103,6 +119,10 @@ class OwnedTables:
             self.arm(live)
 
     def _lease_lost(self, stream_id: str) -> None:
+        if stream_id.startswith(TOURNAMENT_STREAMS):
+            if self.tournament_lost is not None:
+                self.tournament_lost(stream_id)
+            return
         live = self.cache.get(table_id_of(stream_id))
         if live is None:
             return
@@ -116,6 +136,9 @@ class OwnedTables:
         those nobody here watches first."""
         idle = []
         for stream_id in streams:
+            if stream_id.startswith(TOURNAMENT_STREAMS):  # its clock goes on at the next owner, from the log
+                idle.append((False, stream_id))
+                continue
             live = self.cache.get(table_id_of(stream_id))
             if live is None or (live.state.hand is None and not live.write_lock.locked()):
                 idle.append((live is not None and bool(live.watchers), stream_id))

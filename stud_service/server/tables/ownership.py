@@ -46,6 +46,9 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_LEASE_SECONDS = 5.0
 TABLE_STREAMS = "tables/%"  # the streams that are tables (server.tables.live.STREAM_PREFIX)
+# A tournament's stream is leased as a table's is: its owner runs its level clock. Nobody claims one (its
+# clients play at its tables, which they claim): the fair share divides them with the unclaimed tables.
+TOURNAMENT_STREAMS = "tournaments/"
 
 # The heartbeat carries this replica's interest: it replaces what the row held.
 _RENEW_SQL = """
@@ -90,7 +93,7 @@ interest AS (
     -- the planner cannot tell how many claims there are and ran that anti-join as a nested loop, every
     -- table against every claim (42 ms of a round's two statements at a thousand tables, growing as the
     -- square).
-    SELECT stream_id FROM streams WHERE stream_id LIKE %(pattern)s
+    SELECT stream_id FROM streams WHERE stream_id LIKE %(pattern)s OR stream_id LIKE %(tournaments)s
     EXCEPT
     SELECT stream_id FROM claims
 )"""
@@ -188,7 +191,8 @@ class Leases:
         streams = sorted(interest or {})
         clients = [(interest or {})[stream] for stream in streams]
         return {
-            "me": self.me, "lease": self.lease, "pattern": TABLE_STREAMS, "margin": INTEREST_MARGIN,
+            "me": self.me, "lease": self.lease, "pattern": TABLE_STREAMS,
+            "tournaments": TOURNAMENT_STREAMS + "%", "margin": INTEREST_MARGIN,
             "streams": streams, "clients": clients, **more,
         }
 

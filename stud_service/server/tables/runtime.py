@@ -14,6 +14,8 @@ watchers. :class:`TableRuntime` is what the services use; it delegates each job 
 ``tasks``   a TableTasks (:mod:`.tasks`): the background tasks, retried until done
 ``tournaments``  a TournamentRuntime (:mod:`stud_service.server.tournaments`): the tournaments, sharing
             the store, the ledger and the tasks
+``tournament_tables``  a TournamentTables (:mod:`.tournament_tables`): the level clocks of the tournaments
+            this replica owns, the tables they open, their tables driven between hands by their dealers
 
 Every event is applied exactly once per replica, in version order, whichever path (own write or followed
 stream) brings it first. After each event:
@@ -53,9 +55,11 @@ from stud_service.server.tables.protection import ProtectionKeeper, note_activit
 from stud_service.server.tables.rake import RakeSweeper
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tables.tasks import TableTasks
+from stud_service.server.tables.tournament_tables import TournamentTables
 from stud_service.server.tables.writes import Commands, TableWrites
 from stud_service.server.tournaments.runtime import TournamentRuntime
 from stud_service.store import EventStore
+from stud_service.tournaments import TournamentState
 
 
 class TableRuntime:
@@ -81,6 +85,13 @@ class TableRuntime:
         self.dealer = Dealer(self.tasks, self.writes, self.protection, self.owned, settings)
         self.rake = RakeSweeper(self.ledger, self.cache, self.tasks, settings)
         self.tournaments = TournamentRuntime(store, self.ledger, self.tasks)
+        self.tournament_tables = TournamentTables(
+            self.tournaments, self.cache, self.writes, self.owned, self.tasks, self.dealer.arm
+        )
+        self.tournaments.cache.changed = self._tournament_changed
+        self.owned.tournament_gained = self.tournament_tables.lease_gained
+        self.owned.tournament_lost = self.tournament_tables.lease_lost
+        self.dealer.between_tournament_hands = self.tournament_tables.between_hands
         if metrics is not None:
             metrics.tables_past_deadline.set_function(self.tables_past_deadline)
 
@@ -109,6 +120,10 @@ class TableRuntime:
     def _disarm(self, live: LiveTable) -> None:
         self.clocks.disarm(live)
         self.dealer.disarm(live)
+
+    def _tournament_changed(self, tournament_id: str, state: TournamentState) -> None:
+        if self.settings.auto_deal:  # tests that drive tournaments themselves turn dealing off
+            self.tournament_tables.changed(tournament_id, state)
 
     def _lease_lost(self, stream_id: str) -> None:
         self.owned.drop(stream_id)

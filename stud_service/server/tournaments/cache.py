@@ -10,6 +10,7 @@ of the tournament.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -18,7 +19,7 @@ from stud_service.server.tables.followed import FollowedStreams
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tournaments.live import Applied, LiveTournament, shown_state
 from stud_service.store import EventStore, StoredEvent
-from stud_service.tournaments import event_from_json, evolve
+from stud_service.tournaments import TournamentState, event_from_json, evolve
 from stud_service.tournaments.errors import NoTournament
 from stud_service.tournaments.events import DrawCommitted
 
@@ -40,6 +41,8 @@ class TournamentCache(FollowedStreams[LiveTournament]):
 
     def __init__(self, store: EventStore, tasks: TableTasks) -> None:
         super().__init__(store, tasks, LiveTournament, _no_tournament)
+        # Told after every event applied (the owners of its clock and of its tables look again).
+        self.changed: Callable[[str, TournamentState], None] | None = None
 
     async def tournament(self, tournament_id: str) -> LiveTournament:
         """The live tournament, loaded on first use; NO_TOURNAMENT if it was never created."""
@@ -62,5 +65,7 @@ class TournamentCache(FollowedStreams[LiveTournament]):
         if _log.isEnabledFor(logging.DEBUG):
             kind = type(event).__name__
             _log.debug("event applied", extra={**live.log_extra, "version": version, "type": kind})
+        if self.changed is not None:
+            self.changed(live.tournament_id, live.state)
         if live.watchers:
             fan_out(live.watchers, Applied(version, shown_event(event), live.shown))  # type: ignore[arg-type]

@@ -1,0 +1,281 @@
+"""A tournament's tables driven between hands, and its level clock (docs/tournaments.md, "The running
+tournament").
+
+The tables of a tournament are ordinary table streams (``orders.table_config``): each is owned, dealt and
+timed as any table is, by the replica holding its lease. Between hands its dealer does not simply deal: it
+brings the table in line with the tournament (:meth:`TournamentTables.between_hands`), one step at a time
+and each step derived again from the two logs, so that a replica that died between two appends (the
+tournament's and the table's) leaves nothing the next owner cannot finish:
+
+1. a hand the table ended and the tournament has not folded (``in_hand`` still names it) is reported
+   (``EndTableHand`` with ``hand_chips``; the hand number makes it once only);
+2. the table's seating is brought in line with ``table_orders`` (``table_commands``: players moved in sit
+   down with their chips, players moved away or out leave; a tournament table moves no money);
+3. a hand the tournament let it deal (``DealTableHand`` appended, ``in_hand`` names the next hand) and the
+   table has not started is started with the level's ``stakes``;
+4. else, if the orders say it may deal, ``DealTableHand`` is appended to the tournament, then step 3.
+
+The tournament's appends the table's owner makes are fenced by the table's lease; its level clock (the
+scheduled start, each level's or break's end) runs on the owner of the tournament's own lease and is fenced
+by it. Both clocks derive from the log (a level starts when the last one ended, ``level_ends_ms``), so a
+replica that takes over after a crash carries on without drift. Whenever a tournament changes, every table
+of it this replica owns looks at its orders again, and its owner opens the tables it has opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from stud_service.engine import CreateTable, Stakes, TableExists
+from stud_service.engine import event_from_json as table_event_from_json
+from stud_service.engine.events import HandStarted
+from stud_service.server.tables.cache import TableCache
+from stud_service.server.tables.live import LiveTable, TableMoved, now_ms
+from stud_service.server.tables.owned import OwnedTables
+from stud_service.server.tables.seeds import deal_commands
+from stud_service.server.tables.tasks import TableTasks
+from stud_service.server.tables.writes import TableWrites
+from stud_service.server.tournaments.runtime import TournamentRuntime, new_draw
+from stud_service.store import Fence, LeaseLost
+from stud_service.tournaments import AdvanceLevel, DealTableHand, EndTableHand, StartTournament, Status
+from stud_service.tournaments import event_from_json as tournament_event_from_json
+from stud_service.tournaments.errors import TournamentError
+from stud_service.tournaments.events import TableHandDealt
+from stud_service.tournaments.orders import hand_chips, table_commands, table_config, table_orders
+from stud_service.tournaments.rules.levels import level_ends_ms, level_number
+from stud_service.tournaments.state import TournamentState
+from stud_service.tournaments.structure import TournamentKind
+
+_log = logging.getLogger(__name__)
+
+TOURNAMENT_PREFIX = "tournaments/"
+# A clock refused as not yet due (replicas' clocks differ a little) is tried again this much later.
+CLOCK_RETRY_SECONDS = 0.2
+# Steps of one look at a table's orders: each appends something; far more than any one look needs.
+MAX_STEPS = 50
+# How far back a hand's start (or its deal) is looked for in a log before reading it from the start.
+EVENTS_BACK = 600
+
+
+def is_tournament_stream(stream_id: str) -> bool:
+    return stream_id.startswith(TOURNAMENT_PREFIX)
+
+
+class TournamentTables:
+    """The tournaments' side of one replica's tables. ``arm_table(live)`` arms a table's dealer."""
+
+    def __init__(
+        self,
+        tournaments: TournamentRuntime,
+        cache: TableCache,
+        writes: TableWrites,
+        owned: OwnedTables,
+        tasks: TableTasks,
+        arm_table: Callable[[LiveTable], None],
+    ) -> None:
+        self.tournaments = tournaments
+        self.cache = cache
+        self.writes = writes
+        self.owned = owned
+        self.tasks = tasks
+        self.arm_table = arm_table
+        self._clocks: dict[str, tuple[int, asyncio.Task[None]]] = {}  # tournament -> (due, its timer)
+        self._opened: set[str] = set()  # tables this replica created or found created
+        self._recheck: set[str] = set()  # tables whose tournament changed while their dealer looked
+
+    # -- a tournament changed ----------------------------------------------------------------------
+
+    def changed(self, tournament_id: str, state: TournamentState) -> None:
+        """After every event of a tournament this replica follows: its owner opens its tables and arms its
+        clock; every table of it owned here looks at its orders again."""
+        if self.tasks.closed:
+            return
+        stream_id = TOURNAMENT_PREFIX + tournament_id
+        if self.owned.owns_stream(stream_id):
+            self._arm_clock(tournament_id, state)
+            for table_id in state.tables:
+                if table_id not in self._opened:
+                    self._opened.add(table_id)
+                    self.tasks.spawn(self._open(tournament_id, state, table_id))
+        for live in self.cache.loaded_tables():
+            config = live.state.config
+            if config is not None and config.tournament_id == tournament_id and self.owned.owns(live):
+                self._recheck.add(live.table_id)
+                self.arm_table(live)
+
+    async def _open(self, tournament_id: str, state: TournamentState, table_id: str) -> None:
+        """Create a table the tournament opened (another replica may have: then it exists)."""
+        assert state.config is not None
+        config = table_config(state.config, tournament_id, table_id)
+        with contextlib.suppress(TableExists):
+            await self.writes.create(table_id, CreateTable(table_id, config, now_ms()), None)
+            _log.info("tournament table opened", extra={"tournament": tournament_id, "table": table_id})
+        await self._load(table_id)
+
+    async def _load(self, table_id: str) -> None:
+        with contextlib.suppress(Exception):  # its lease's owner loads it when it takes the lease
+            live = await self.cache.table(table_id, client=False)
+            if self.owned.owns(live):
+                self.arm_table(live)
+
+    async def lease_gained(self, stream_id: str) -> None:
+        """This replica took a tournament's lease: its clock runs here from now on."""
+        tournament_id = stream_id[len(TOURNAMENT_PREFIX):]
+        try:
+            live = await self.tournaments.live(tournament_id)
+        except Exception:
+            _log.warning("could not load %s after taking its lease", stream_id, exc_info=True)
+            return
+        self.changed(tournament_id, live.state)
+
+    def lease_lost(self, stream_id: str) -> None:
+        tournament_id = stream_id[len(TOURNAMENT_PREFIX):]
+        clock = self._clocks.pop(tournament_id, None)
+        if clock is not None:
+            clock[1].cancel()
+
+    # -- the level clock -----------------------------------------------------------------------------
+
+    def _arm_clock(self, tournament_id: str, state: TournamentState) -> None:
+        due = clock_due_ms(state)
+        armed = self._clocks.get(tournament_id)
+        if armed is not None and armed[0] == due and not armed[1].done():
+            return
+        if armed is not None:
+            armed[1].cancel()
+            del self._clocks[tournament_id]
+        if due is not None:
+            self._clocks[tournament_id] = (due, self.tasks.spawn(self._tick(tournament_id, due)))
+
+    async def _tick(self, tournament_id: str, due: int) -> None:
+        live = await self.tournaments.live(tournament_id)
+
+        async def fire() -> None:
+            while True:
+                await asyncio.sleep(max(0.0, (due - now_ms()) / 1000))
+                if clock_due_ms(live.state) != due:
+                    return  # the tournament moved on (another replica's clock, a cancellation)
+                fence = self.owned.fence_of(live.stream_id)
+                starting = live.state.status is Status.REGISTERING
+                command: Any = (StartTournament if starting else AdvanceLevel)(now_ms(), new_draw())
+                try:
+                    await self.tournaments.execute(tournament_id, command, fence=fence)
+                    return
+                except TournamentError as error:
+                    if type(error).__name__ not in ("LevelNotDue", "StartNotDue"):
+                        return
+                    await asyncio.sleep(CLOCK_RETRY_SECONDS)
+
+        await self.tasks.until_done(live, "level clock", fire)
+
+    # -- a table between hands -----------------------------------------------------------------------
+
+    async def between_hands(self, live: LiveTable) -> None:
+        """Bring a tournament's table in line with its tournament (the module's steps), as its owner."""
+        config = live.state.config
+        assert config is not None and config.tournament_id
+        tournament = await self.tournaments.live(config.tournament_id)
+        for _step in range(MAX_STEPS):
+            self._recheck.discard(live.table_id)
+            if not await self._step(live, tournament.state) and live.table_id not in self._recheck:
+                return  # in line, and the tournament did not change meanwhile
+        _log.error("table %s: its orders did not settle", live.table_id)
+
+    async def _step(self, live: LiveTable, state: TournamentState) -> bool:
+        """One step towards the orders; whether it appended anything (then look again)."""
+        table = live.state
+        if table.hand is not None:
+            return False
+        table_id, tournament_id = live.table_id, state.tournament_id
+        assert tournament_id is not None
+        table_fence = self.owned.fence(live)
+        # A cancelled tournament folds no more hands: its tables only close.
+        dealt = state.in_hand.get(table_id) if state.status is Status.RUNNING else None
+        if dealt is not None and dealt == table.hand_number:
+            chips = await self._last_hand_chips(live)
+            command = EndTableHand(table_id, dealt, chips, now_ms(), new_draw())
+            return await self._tournament(tournament_id, command, table_fence) is not None
+        orders = table_orders(state, table_id)
+        if table_commands(orders, table, now_ms()):
+            def in_line(now_state: Any, now: int) -> Any:
+                return tuple(table_commands(orders, now_state, now))
+
+            await self.writes.write(live, in_line, None, live.version)
+            return True
+        if dealt is not None and dealt == table.hand_number + 1:
+            await self._start_hand(live, state, await self._dealt_index(tournament_id, table_id, dealt))
+            return True
+        if dealt is None and orders.deal:
+            executed = await self._tournament(
+                tournament_id, DealTableHand(table_id, table.hand_number + 1, now_ms()), table_fence)
+            if executed is None:
+                return False
+            index = next((event.index for event in executed if isinstance(event, TableHandDealt)), None)
+            if index is not None and live.state.hand is None:
+                await self._start_hand(live, state, index)
+            return True
+        return False
+
+    async def _start_hand(self, live: LiveTable, state: TournamentState, index: int) -> None:
+        """Deal the hand the tournament let the table deal, at the level it was let deal at."""
+        assert state.config is not None
+        levels = state.config.levels
+        level = levels[index]
+        number = level_number(levels, index)
+        stakes = Stakes(level.ante, level.bring_in, level.small_bet, level.big_bet, number)
+
+        def start(now_state: Any, now: int) -> Any:
+            hand, commit = deal_commands(live, now_state, now)
+            return replace(hand, stakes=stakes), commit
+
+        await self.writes.write(live, start, None, live.version)
+
+    async def _dealt_index(self, tournament_id: str, table_id: str, hand: int) -> int:
+        """The level index the tournament let ``table_id`` deal ``hand`` at (its TableHandDealt): after a
+        crash between the tournament's append and the table's."""
+        stream_id = TOURNAMENT_PREFIX + tournament_id
+        version = (await self.tournaments.live(tournament_id)).version
+        for after in (max(0, version - EVENTS_BACK), 0):
+            for stored in reversed(await self.writes.store.read_stream(stream_id, after_version=after)):
+                event = tournament_event_from_json(stored.payload)
+                if isinstance(event, TableHandDealt) and (event.table_id, event.hand) == (table_id, hand):
+                    return event.index
+        raise TableMoved(f"no deal of hand {hand} at {table_id} in {stream_id}")
+
+    async def _tournament(self, tournament_id: str, command: Any, fence: Fence | None) -> list[Any] | None:
+        """Append a command of the table's owner to the tournament; the events appended, None if refused
+        (decided against a state another replica's append had changed: its event re-arms the table)."""
+        try:
+            return (await self.tournaments.execute(tournament_id, command, fence=fence)).events
+        except TournamentError as error:
+            _log.info("tournament command refused: %s", error, extra={"tournament": tournament_id})
+            return None
+        except LeaseLost:
+            raise TableMoved("the table's lease is lost") from None
+
+    async def _last_hand_chips(self, live: LiveTable) -> tuple[tuple[str, int, int], ...]:
+        """``hand_chips`` of the table's last hand, read back from its log."""
+        for after in (max(0, live.version - EVENTS_BACK), 0):
+            stored = await self.writes.store.read_stream(live.stream_id, after_version=after)
+            events = [table_event_from_json(item.payload) for item in stored]
+            starts = [index for index, event in enumerate(events) if isinstance(event, HandStarted)]
+            if starts:
+                return hand_chips(events[starts[-1]:])
+        raise TableMoved(f"{live.stream_id} has no hand to report")
+
+
+def clock_due_ms(state: TournamentState) -> int | None:
+    """When the tournament's clock next fires: a scheduled start, or the end of the running level."""
+    config = state.config
+    if config is None:
+        return None
+    if state.status is Status.REGISTERING:
+        return config.start_ms if config.kind is TournamentKind.SCHEDULED else None
+    if state.status is not Status.RUNNING:
+        return None
+    return level_ends_ms(config.levels, state.level_index, state.level_starts_ms)

@@ -1,0 +1,161 @@
+"""A running tournament on the real event log: its tables created and driven between hands by their owner,
+its level clock on the owner of its lease, played by bots to the end (every hand at its level, every prize
+paid, the money reconciled, the tournament verified)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from functools import partial
+from typing import Any
+
+import pytest
+from tournament_replicas import balance, fund, new_id, replica
+
+from stud_service.audit.money_log import audit_money
+from stud_service.audit.tournament_verify import verify_tournament
+from stud_service.engine import Act, ActionKind, DomainError, legal_actions, to_act
+from stud_service.engine import event_from_json as table_event
+from stud_service.engine.events import HandStarted
+from stud_service.server.api.errors import RequestError
+from stud_service.server.tables.runtime import TableRuntime
+from stud_service.server.tables.settings import RuntimeSettings
+from stud_service.server.tournaments.live import stream_id_for
+from stud_service.tournaments import Level, Status, TournamentConfig, TournamentKind, event_from_json
+from stud_service.tournaments.events import LevelStarted, TableHandDealt, TableOpened
+
+PLAYING = RuntimeSettings(next_hand_pause=0.02, rake_sweep_interval=0)
+# One-minute levels (the shortest a structure has): the first ends while the bots play.
+LEVELS = (Level(5, 10, 20, 40, 1), Level(10, 20, 40, 80, 1), Level(20, 50, 100, 200, 1),
+          Level(50, 100, 200, 400, 1))
+
+
+@pytest.fixture
+async def database(make_database) -> str:
+    return await make_database(migrated=True)
+
+
+def sit_and_go(**fields: Any) -> TournamentConfig:
+    """A USD 10 + 1 sit & go of six at two tables of three."""
+    values: dict[str, Any] = {"kind": TournamentKind.SIT_AND_GO, "min_entrants": 6, "max_entrants": 6,
+                              "seats_per_table": 3, "buy_in": 1_000, "fee": 100, "currency": "USD",
+                              "levels": LEVELS, "starting_stack": 400, "action_clock_seconds": 30}
+    return TournamentConfig(**{**values, **fields}).validate()
+
+
+def choice(state: Any, player: str, rng: random.Random, passive: bool) -> tuple[ActionKind, int | None]:
+    """A bot's action: mostly checks and calls (bring-ins), bets and raises 40% of the time unless
+    ``passive``, the largest amount allowed."""
+    options = dict(legal_actions(state, player).options)
+    calls = [kind for kind in (ActionKind.CHECK, ActionKind.CALL, ActionKind.BRING_IN) if kind in options]
+    raises = [kind for kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE) if kind in options]
+    kinds = raises if raises and not passive and rng.random() < 0.4 else calls
+    kind = kinds[0] if kinds else next(iter(options))
+    return kind, max(options[kind]) if options[kind] else None
+
+
+async def play_bots(runtime: TableRuntime, tournament_id: str, seed: int, passive: bool = False) -> None:
+    """Bots acting for whoever is to act at the tournament's tables this replica holds, until cancelled."""
+    rng = random.Random(seed)
+    while True:
+        acted = False
+        for live in runtime.loaded_tables():
+            state = live.state
+            if state.config is None or state.config.tournament_id != tournament_id:
+                continue
+            seat = to_act(state)
+            if seat is None:
+                continue
+            player = state.seats[seat].player_id
+            act = partial(Act, player, *choice(state, player, rng, passive))
+            with contextlib.suppress(DomainError, RequestError):
+                await runtime.execute(live.table_id, lambda _state, now, act=act: act(now))
+                acted = True
+        if not acted:
+            await asyncio.sleep(0.01)
+
+
+async def tournament_events(runtime: TableRuntime, tournament_id: str) -> list[Any]:
+    stored = await runtime.store.read_stream(stream_id_for(tournament_id))
+    return [event_from_json(item.payload) for item in stored]
+
+
+async def wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not await condition():
+        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_sit_and_go_of_bots_is_played_to_the_end_every_hand_at_its_level_every_prize_paid(database):
+    async with replica(database, settings=PLAYING) as runtime:
+        players = [f"bot{n}" for n in range(1, 7)]
+        await fund(runtime, players, 5_000)
+        tournament = new_id()
+        await runtime.tournaments.create(tournament, sit_and_go(), by="house")
+        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=7))
+        try:
+            for player in players:
+                await runtime.tournaments.register(tournament, player)
+
+            async def finished() -> bool:
+                return (await runtime.tournaments.state(tournament)).status is Status.FINISHED
+
+            await wait_for(finished, 240, "the tournament to finish")
+        finally:
+            bots.cancel()
+        state = await runtime.tournaments.state(tournament)
+        places = sorted(place for place, _shared in state.places.values())
+        # Everyone placed; players out in one hand with the same starting chips share a place (§11).
+        assert state.places.keys() == set(players) and places.count(1) == 1
+        assert all(place <= rank for rank, place in enumerate(places, start=1))
+        winner = next(player for player, (place, _) in state.places.items() if place == 1)
+        paid = {player: state.prizes_won.get(player, 0) for player in players}
+        assert sum(paid.values()) == 6_000
+        for player in players:
+            assert await balance(runtime, player) == 5_000 - 1_100 + paid[player]
+        assert paid[winner] == max(paid.values())
+        events = await tournament_events(runtime, tournament)
+        opened = [event.table_id for event in events if isinstance(event, TableOpened)]
+        assert len(opened) == 2
+        # Every hand at every table was dealt at the level the tournament let it deal at.
+        dealt = {(event.table_id, event.hand): event.index
+                 for event in events if isinstance(event, TableHandDealt)}
+        started = {}
+        for table_id in opened:
+            for item in await runtime.store.read_stream(f"tables/{table_id}"):
+                if isinstance(event := table_event(item.payload), HandStarted):
+                    started[(table_id, event.hand)] = (event.config.ante, event.config.tournament_level)
+        assert started and started.keys() == dealt.keys()
+        for key, index in dealt.items():
+            assert started[key] == (LEVELS[index].ante, index + 1), key
+        report = await audit_money(runtime.store)
+        assert report.ok, report.discrepancies
+        verified = await verify_tournament(runtime.store, tournament)
+        assert verified.ok, verified.first_problem()
+
+
+async def test_the_level_clock_advances_on_the_owner_from_the_log(database):
+    async with replica(database, settings=PLAYING) as runtime:
+        players = [f"bot{n}" for n in range(1, 7)]
+        await fund(runtime, players, 5_000)
+        tournament = new_id()
+        await runtime.tournaments.create(tournament, sit_and_go(starting_stack=100_000), by="house")
+        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=3, passive=True))
+        try:
+            for player in players:
+                await runtime.tournaments.register(tournament, player)
+
+            async def second_level() -> bool:
+                return (await runtime.tournaments.state(tournament)).level_index >= 1
+
+            await wait_for(second_level, 120, "the second level")
+        finally:
+            bots.cancel()
+        events = await tournament_events(runtime, tournament)
+        first, second = [event for event in events if isinstance(event, LevelStarted)][:2]
+        assert second.starts_ms == first.starts_ms + 60_000  # from the log: no drift
+        await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
+        assert (await audit_money(runtime.store)).ok
