@@ -146,11 +146,18 @@ def redact_waiting_list_json(data: dict[str, Any], viewer_player_id: str | None)
     return data
 
 
+CHAT_MODERATION_EVENTS = frozenset({"ChatMessageDeleted", "ChatPlayerMuted", "ChatPlayerUnmuted"})
+
+
 def redact_chat_json(data: dict[str, Any], deleted: Collection[int]) -> dict[str, Any]:
-    """A chat message's JSON once an operator deleted it (its number is in ``deleted``): its text is gone,
-    ``"text": null, "deleted": true`` (only an auditor reads it).  Returns ``data`` itself otherwise."""
-    if data.get("type") == "ChatMessageSent" and data.get("number") in deleted:
+    """A chat event's JSON as anyone but an auditor may see it: a message an operator deleted (its number is
+    in ``deleted``) without its text, ``"text": null, "deleted": true``; an operator's deletion or mute
+    without the operator, ``"by": null``.  Returns ``data`` itself when it hides nothing."""
+    kind = data.get("type")
+    if kind == "ChatMessageSent" and data.get("number") in deleted:
         return {**data, "text": None, "deleted": True}
+    if kind in CHAT_MODERATION_EVENTS:
+        return {**data, "by": None}
     return data
 
 

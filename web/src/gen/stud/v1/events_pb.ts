@@ -4,8 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { ActionType, Award, SitOutReason, Street, Table } from "./table_pb";
 import { file_stud_v1_table } from "./table_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/events.proto.
  */
 export const file_stud_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSKCCwoKVGFibGVFdmVudBIPCgd2ZXJzaW9uGAEgASgDEgwKBHR5cGUYAiABKAkSLwoLcmVjb3JkX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDXRhYmxlX2NyZWF0ZWQYCiABKAsyFS5zdHVkLnYxLlRhYmxlQ3JlYXRlZEgAEi4KDXBsYXllcl9zZWF0ZWQYCyABKAsyFS5zdHVkLnYxLlBsYXllclNlYXRlZEgAEioKC3BsYXllcl9sZWZ0GAwgASgLMhMuc3R1ZC52MS5QbGF5ZXJMZWZ0SAASMgoPbGVhdmVfcmVxdWVzdGVkGA0gASgLMhcuc3R1ZC52MS5MZWF2ZVJlcXVlc3RlZEgAEi8KDnBsYXllcl9zYXRfb3V0GA4gASgLMhUuc3R1ZC52MS5QbGF5ZXJTYXRPdXRIABItCg1wbGF5ZXJfc2F0X2luGA8gASgLMhQuc3R1ZC52MS5QbGF5ZXJTYXRJbkgAEjMKEHBsYXllcl90b3BwZWRfdXAYECABKAsyFy5zdHVkLnYxLlBsYXllclRvcHBlZFVwSAASMQoPY2xpZW50X3NlZWRfc2V0GBEgASgLMhYuc3R1ZC52MS5DbGllbnRTZWVkU2V0SAASLAoMaGFuZF9zdGFydGVkGBIgASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEioKC2FudGVfcG9zdGVkGBMgASgLMhMuc3R1ZC52MS5BbnRlUG9zdGVkSAASKAoKY2FyZF9kZWFsdBgUIAEoCzISLnN0dWQudjEuQ2FyZERlYWx0SAASPQoVYmV0dGluZ19yb3VuZF9zdGFydGVkGBUgASgLMhwuc3R1ZC52MS5CZXR0aW5nUm91bmRTdGFydGVkSAASLAoMcGxheWVyX2FjdGVkGBYgASgLMhQuc3R1ZC52MS5QbGF5ZXJBY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgXIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEigKCmhhbmRfc2hvd24YGCABKAsyEi5zdHVkLnYxLkhhbmRTaG93bkgAEioKC2hhbmRfbXVja2VkGBkgASgLMhMuc3R1ZC52MS5IYW5kTXVja2VkSAASKAoKaGFuZF9lbmRlZBgaIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASOQoTd2FpdGluZ19saXN0X2pvaW5lZBgbIAEoCzIaLnN0dWQudjEuV2FpdGluZ0xpc3RKb2luZWRIABI1ChF3YWl0aW5nX2xpc3RfbGVmdBgcIAEoCzIYLnN0dWQudjEuV2FpdGluZ0xpc3RMZWZ0SAASLAoMc2VhdF9vZmZlcmVkGB0gASgLMhQuc3R1ZC52MS5TZWF0T2ZmZXJlZEgAEjYKEXNodWZmbGVfY29tbWl0dGVkGB4gASgLMhkuc3R1ZC52MS5TaHVmZmxlQ29tbWl0dGVkSAASLAoMdGFibGVfcGF1c2VkGCggASgLMhQuc3R1ZC52MS5UYWJsZVBhdXNlZEgAEi4KDXRhYmxlX3Jlc3VtZWQYKSABKAsyFS5zdHVkLnYxLlRhYmxlUmVzdW1lZEgAEiwKDHRhYmxlX2Nsb3NlZBgqIAEoCzIULnN0dWQudjEuVGFibGVDbG9zZWRIABIqCgtoYW5kX3ZvaWRlZBgrIAEoCzITLnN0dWQudjEuSGFuZFZvaWRlZEgAEj8KFnRhYmxlX3NldHRpbmdzX2NoYW5nZWQYLCABKAsyHS5zdHVkLnYxLlRhYmxlU2V0dGluZ3NDaGFuZ2VkSABCBwoFZXZlbnRKBAgDEARSDHBheWxvYWRfanNvbiJqCgxUYWJsZUNyZWF0ZWQSEAoIdGFibGVfaWQYASABKAkSHgoGY29uZmlnGAIgASgLMg4uc3R1ZC52MS5UYWJsZRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJpCgxQbGF5ZXJTZWF0ZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGYnV5X2luGAMgASgDEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImkKClBsYXllckxlZnQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEAoIY2FzaF9vdXQYAyABKAMSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaQoOTGVhdmVSZXF1ZXN0ZWQSDAoEaGFuZBgBIAEoAxIRCglwbGF5ZXJfaWQYAiABKAkSDAoEc2VhdBgDIAEoBRIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAQoMUGxheWVyU2F0T3V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEiUKBnJlYXNvbhgDIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlgKC1BsYXllclNhdEluEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImsKDlBsYXllclRvcHBlZFVwEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEg4KBmFtb3VudBgDIAEoAxIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1DbGllbnRTZWVkU2V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEgwKBHNlZWQYAyABKAkSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYwoQU2h1ZmZsZUNvbW1pdHRlZBIRCgluZXh0X2hhbmQYASABKAMSEgoKY29tbWl0bWVudBgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJGCgtEZWFsdFBsYXllchIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIWCg5zdGFydGluZ19zdGFjaxgDIAEoAyL1AgoLSGFuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIQCgh0YWJsZV9pZBgCIAEoCRIeCgZjb25maWcYAyABKAsyDi5zdHVkLnYxLlRhYmxlEiUKB3BsYXllcnMYBCADKAsyFC5zdHVkLnYxLkRlYWx0UGxheWVyEgwKBGRlY2sYBSADKAUSEgoKY29tbWl0bWVudBgGIAEoCRI7CgxjbGllbnRfc2VlZHMYByADKAsyJS5zdHVkLnYxLkhhbmRTdGFydGVkLkNsaWVudFNlZWRzRW50cnkSEwoLc2VydmVyX3NlZWQYCCABKAkSKAoEdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZGVja19yb290GAogASgJEhoKEmNvbW1pdG1lbnRfdmVyc2lvbhgLIAEoAxoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiSAoKQW50ZVBvc3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSDgoGYW1vdW50GAMgASgDEg4KBmFsbF9pbhgEIAEoCCJ3CglDYXJkRGVhbHQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBIMCgRzZWF0GAMgASgFEgwKBGNhcmQYBCABKAUSDwoHZmFjZV91cBgFIAEoCBIOCgZoaWRkZW4YBiABKAgiggEKE0JldHRpbmdSb3VuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBISCgpmaXJzdF9zZWF0GAMgASgFEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrgBCgtQbGF5ZXJBY3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSIwoGYWN0aW9uGAMgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgEIAEoAxINCgVjaGlwcxgFIAEoAxIOCgZhbGxfaW4YBiABKAgSKAoEdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdGltZW91dBgIIAEoCCJBChNVbmNhbGxlZEJldFJldHVybmVkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRIOCgZhbW91bnQYAyABKAMiUQoJSGFuZFNob3duEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRINCgVjYXJkcxgDIAMoBRIMCgRoaWdoGAQgASgJEgsKA2xvdxgFIAEoCSIoCgpIYW5kTXVja2VkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBSJ0CglQb3RSZXN1bHQSEQoJcG90X2luZGV4GAEgASgFEg4KBmFtb3VudBgCIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgDIAMoBRIeCgZhd2FyZHMYBCADKAsyDi5zdHVkLnYxLkF3YXJkEgwKBHJha2UYBSABKAMiKAoJU2hvd25IYW5kEgwKBHNlYXQYASABKAUSDQoFY2FyZHMYAiADKAUiKAoJU2VhdFN0YWNrEgwKBHNlYXQYASABKAUSDQoFc3RhY2sYAiABKAMiKAoIU2VhdFJha2USDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMihwIKCUhhbmRFbmRlZBIMCgRoYW5kGAEgASgDEiAKBHBvdHMYAiADKAsyEi5zdHVkLnYxLlBvdFJlc3VsdBIhCgVzaG93bhgDIAMoCzISLnN0dWQudjEuU2hvd25IYW5kEg4KBm11Y2tlZBgEIAMoBRIiCgZzdGFja3MYBSADKAsyEi5zdHVkLnYxLlNlYXRTdGFjaxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzZXJ2ZXJfc2VlZBgHIAEoCRIMCgRyYWtlGAggASgDEiYKC3Jha2Vfc2hhcmVzGAkgAygLMhEuc3R1ZC52MS5TZWF0UmFrZSJQChFXYWl0aW5nTGlzdEpvaW5lZBIRCglwbGF5ZXJfaWQYASABKAkSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifgoPV2FpdGluZ0xpc3RMZWZ0EhEKCXBsYXllcl9pZBgBIAEoCRIuCgZyZWFzb24YAiABKA4yHi5zdHVkLnYxLldhaXRpbmdMaXN0TGVmdFJlYXNvbhIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKGAQoLU2VhdE9mZmVyZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKC1RhYmxlUGF1c2VkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJaCgxUYWJsZVJlc3VtZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKC1RhYmxlQ2xvc2VkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItCg1SZXR1cm5lZENoaXBzEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDIqMBCgpIYW5kVm9pZGVkEgwKBGhhbmQYASABKAMSEAoIb3BlcmF0b3IYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCWF1dG9tYXRpYxgEIAEoCBIoCghyZXR1cm5lZBgFIAMoCzIWLnN0dWQudjEuUmV0dXJuZWRDaGlwcxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK2AQoUVGFibGVTZXR0aW5nc0NoYW5nZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEg4KBmZpZWxkcxgDIAMoCRIgCghzZXR0aW5ncxgEIAEoCzIOLnN0dWQudjEuVGFibGUSIAoIcHJldmlvdXMYBSABKAsyDi5zdHVkLnYxLlRhYmxlEigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKuMBChVXYWl0aW5nTGlzdExlZnRSZWFzb24SKAokV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1VOU1BFQ0lGSUVEEAASJAogV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1JFUVVFU1QQARIjCh9XQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fU0VBVEVEEAISKgomV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX09GRkVSX0VYUElSRUQQAxIpCiVXQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fVEFCTEVfQ0xPU0VEEARiBnByb3RvMw", [file_google_protobuf_timestamp, file_stud_v1_table]);
+  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSLDDgoKVGFibGVFdmVudBIPCgd2ZXJzaW9uGAEgASgDEgwKBHR5cGUYAiABKAkSLwoLcmVjb3JkX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDXRhYmxlX2NyZWF0ZWQYCiABKAsyFS5zdHVkLnYxLlRhYmxlQ3JlYXRlZEgAEi4KDXBsYXllcl9zZWF0ZWQYCyABKAsyFS5zdHVkLnYxLlBsYXllclNlYXRlZEgAEioKC3BsYXllcl9sZWZ0GAwgASgLMhMuc3R1ZC52MS5QbGF5ZXJMZWZ0SAASMgoPbGVhdmVfcmVxdWVzdGVkGA0gASgLMhcuc3R1ZC52MS5MZWF2ZVJlcXVlc3RlZEgAEi8KDnBsYXllcl9zYXRfb3V0GA4gASgLMhUuc3R1ZC52MS5QbGF5ZXJTYXRPdXRIABItCg1wbGF5ZXJfc2F0X2luGA8gASgLMhQuc3R1ZC52MS5QbGF5ZXJTYXRJbkgAEjMKEHBsYXllcl90b3BwZWRfdXAYECABKAsyFy5zdHVkLnYxLlBsYXllclRvcHBlZFVwSAASMQoPY2xpZW50X3NlZWRfc2V0GBEgASgLMhYuc3R1ZC52MS5DbGllbnRTZWVkU2V0SAASLAoMaGFuZF9zdGFydGVkGBIgASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEioKC2FudGVfcG9zdGVkGBMgASgLMhMuc3R1ZC52MS5BbnRlUG9zdGVkSAASKAoKY2FyZF9kZWFsdBgUIAEoCzISLnN0dWQudjEuQ2FyZERlYWx0SAASPQoVYmV0dGluZ19yb3VuZF9zdGFydGVkGBUgASgLMhwuc3R1ZC52MS5CZXR0aW5nUm91bmRTdGFydGVkSAASLAoMcGxheWVyX2FjdGVkGBYgASgLMhQuc3R1ZC52MS5QbGF5ZXJBY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgXIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEigKCmhhbmRfc2hvd24YGCABKAsyEi5zdHVkLnYxLkhhbmRTaG93bkgAEioKC2hhbmRfbXVja2VkGBkgASgLMhMuc3R1ZC52MS5IYW5kTXVja2VkSAASKAoKaGFuZF9lbmRlZBgaIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASOQoTd2FpdGluZ19saXN0X2pvaW5lZBgbIAEoCzIaLnN0dWQudjEuV2FpdGluZ0xpc3RKb2luZWRIABI1ChF3YWl0aW5nX2xpc3RfbGVmdBgcIAEoCzIYLnN0dWQudjEuV2FpdGluZ0xpc3RMZWZ0SAASLAoMc2VhdF9vZmZlcmVkGB0gASgLMhQuc3R1ZC52MS5TZWF0T2ZmZXJlZEgAEjYKEXNodWZmbGVfY29tbWl0dGVkGB4gASgLMhkuc3R1ZC52MS5TaHVmZmxlQ29tbWl0dGVkSAASLAoMdGFibGVfcGF1c2VkGCggASgLMhQuc3R1ZC52MS5UYWJsZVBhdXNlZEgAEi4KDXRhYmxlX3Jlc3VtZWQYKSABKAsyFS5zdHVkLnYxLlRhYmxlUmVzdW1lZEgAEiwKDHRhYmxlX2Nsb3NlZBgqIAEoCzIULnN0dWQudjEuVGFibGVDbG9zZWRIABIqCgtoYW5kX3ZvaWRlZBgrIAEoCzITLnN0dWQudjEuSGFuZFZvaWRlZEgAEj8KFnRhYmxlX3NldHRpbmdzX2NoYW5nZWQYLCABKAsyHS5zdHVkLnYxLlRhYmxlU2V0dGluZ3NDaGFuZ2VkSAASOAoTdGltZV9iYW5rc19hdF9zdGFydBg8IAEoCzIZLnN0dWQudjEuVGltZUJhbmtzQXRTdGFydEgAEjUKEXRpbWVfYmFua19zdGFydGVkGD0gASgLMhguc3R1ZC52MS5UaW1lQmFua1N0YXJ0ZWRIABIvCg50aW1lX2JhbmtfdXNlZBg+IAEoCzIVLnN0dWQudjEuVGltZUJhbmtVc2VkSAASNwoSdGltZV9iYW5rX3JlZmlsbGVkGD8gASgLMhkuc3R1ZC52MS5UaW1lQmFua1JlZmlsbGVkSAASNQoRY2hhdF9tZXNzYWdlX3NlbnQYQCABKAsyGC5zdHVkLnYxLkNoYXRNZXNzYWdlU2VudEgAEjsKFGNoYXRfbWVzc2FnZV9kZWxldGVkGEEgASgLMhsuc3R1ZC52MS5DaGF0TWVzc2FnZURlbGV0ZWRIABI1ChFjaGF0X3BsYXllcl9tdXRlZBhCIAEoCzIYLnN0dWQudjEuQ2hhdFBsYXllck11dGVkSAASOQoTY2hhdF9wbGF5ZXJfdW5tdXRlZBhDIAEoCzIaLnN0dWQudjEuQ2hhdFBsYXllclVubXV0ZWRIAEIHCgVldmVudEoECAMQBFIMcGF5bG9hZF9qc29uImoKDFRhYmxlQ3JlYXRlZBIQCgh0YWJsZV9pZBgBIAEoCRIeCgZjb25maWcYAiABKAsyDi5zdHVkLnYxLlRhYmxlEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImkKDFBsYXllclNlYXRlZBIRCglwbGF5ZXJfaWQYASABKAkSDAoEc2VhdBgCIAEoBRIOCgZidXlfaW4YAyABKAMSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaQoKUGxheWVyTGVmdBIRCglwbGF5ZXJfaWQYASABKAkSDAoEc2VhdBgCIAEoBRIQCghjYXNoX291dBgDIAEoAxIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJpCg5MZWF2ZVJlcXVlc3RlZBIMCgRoYW5kGAEgASgDEhEKCXBsYXllcl9pZBgCIAEoCRIMCgRzZWF0GAMgASgFEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoABCgxQbGF5ZXJTYXRPdXQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSJQoGcmVhc29uGAMgASgOMhUuc3R1ZC52MS5TaXRPdXRSZWFzb24SKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWAoLUGxheWVyU2F0SW4SEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiawoOUGxheWVyVG9wcGVkVXASEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGYW1vdW50GAMgASgDEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImgKDUNsaWVudFNlZWRTZXQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSDAoEc2VlZBgDIAEoCRIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJjChBTaHVmZmxlQ29tbWl0dGVkEhEKCW5leHRfaGFuZBgBIAEoAxISCgpjb21taXRtZW50GAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkYKC0RlYWx0UGxheWVyEgwKBHNlYXQYASABKAUSEQoJcGxheWVyX2lkGAIgASgJEhYKDnN0YXJ0aW5nX3N0YWNrGAMgASgDIvUCCgtIYW5kU3RhcnRlZBIMCgRoYW5kGAEgASgDEhAKCHRhYmxlX2lkGAIgASgJEh4KBmNvbmZpZxgDIAEoCzIOLnN0dWQudjEuVGFibGUSJQoHcGxheWVycxgEIAMoCzIULnN0dWQudjEuRGVhbHRQbGF5ZXISDAoEZGVjaxgFIAMoBRISCgpjb21taXRtZW50GAYgASgJEjsKDGNsaWVudF9zZWVkcxgHIAMoCzIlLnN0dWQudjEuSGFuZFN0YXJ0ZWQuQ2xpZW50U2VlZHNFbnRyeRITCgtzZXJ2ZXJfc2VlZBgIIAEoCRIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglkZWNrX3Jvb3QYCiABKAkSGgoSY29tbWl0bWVudF92ZXJzaW9uGAsgASgDGjIKEENsaWVudFNlZWRzRW50cnkSCwoDa2V5GAEgASgFEg0KBXZhbHVlGAIgASgJOgI4ASJICgpBbnRlUG9zdGVkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRIOCgZhbW91bnQYAyABKAMSDgoGYWxsX2luGAQgASgIIncKCUNhcmREZWFsdBIMCgRoYW5kGAEgASgDEh8KBnN0cmVldBgCIAEoDjIPLnN0dWQudjEuU3RyZWV0EgwKBHNlYXQYAyABKAUSDAoEY2FyZBgEIAEoBRIPCgdmYWNlX3VwGAUgASgIEg4KBmhpZGRlbhgGIAEoCCKCAQoTQmV0dGluZ1JvdW5kU3RhcnRlZBIMCgRoYW5kGAEgASgDEh8KBnN0cmVldBgCIAEoDjIPLnN0dWQudjEuU3RyZWV0EhIKCmZpcnN0X3NlYXQYAyABKAUSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiuAEKC1BsYXllckFjdGVkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRIjCgZhY3Rpb24YAyABKA4yEy5zdHVkLnYxLkFjdGlvblR5cGUSDgoGYW1vdW50GAQgASgDEg0KBWNoaXBzGAUgASgDEg4KBmFsbF9pbhgGIAEoCBIoCgR0aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgd0aW1lb3V0GAggASgIIkEKE1VuY2FsbGVkQmV0UmV0dXJuZWQSDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFEg4KBmFtb3VudBgDIAEoAyJRCglIYW5kU2hvd24SDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFEg0KBWNhcmRzGAMgAygFEgwKBGhpZ2gYBCABKAkSCwoDbG93GAUgASgJIigKCkhhbmRNdWNrZWQSDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFInQKCVBvdFJlc3VsdBIRCglwb3RfaW5kZXgYASABKAUSDgoGYW1vdW50GAIgASgDEhYKDmVsaWdpYmxlX3NlYXRzGAMgAygFEh4KBmF3YXJkcxgEIAMoCzIOLnN0dWQudjEuQXdhcmQSDAoEcmFrZRgFIAEoAyIoCglTaG93bkhhbmQSDAoEc2VhdBgBIAEoBRINCgVjYXJkcxgCIAMoBSIoCglTZWF0U3RhY2sSDAoEc2VhdBgBIAEoBRINCgVzdGFjaxgCIAEoAyIoCghTZWF0UmFrZRIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAyKHAgoJSGFuZEVuZGVkEgwKBGhhbmQYASABKAMSIAoEcG90cxgCIAMoCzISLnN0dWQudjEuUG90UmVzdWx0EiEKBXNob3duGAMgAygLMhIuc3R1ZC52MS5TaG93bkhhbmQSDgoGbXVja2VkGAQgAygFEiIKBnN0YWNrcxgFIAMoCzISLnN0dWQudjEuU2VhdFN0YWNrEigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3NlcnZlcl9zZWVkGAcgASgJEgwKBHJha2UYCCABKAMSJgoLcmFrZV9zaGFyZXMYCSADKAsyES5zdHVkLnYxLlNlYXRSYWtlIlAKEVdhaXRpbmdMaXN0Sm9pbmVkEhEKCXBsYXllcl9pZBgBIAEoCRIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ+Cg9XYWl0aW5nTGlzdExlZnQSEQoJcGxheWVyX2lkGAEgASgJEi4KBnJlYXNvbhgCIAEoDjIeLnN0dWQudjEuV2FpdGluZ0xpc3RMZWZ0UmVhc29uEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoYBCgtTZWF0T2ZmZXJlZBIRCglwbGF5ZXJfaWQYASABKAkSDAoEc2VhdBgCIAEoBRIsCghkZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoLVGFibGVQYXVzZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIloKDFRhYmxlUmVzdW1lZBIQCghvcGVyYXRvchgBIAEoCRIOCgZyZWFzb24YAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoLVGFibGVDbG9zZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi0KDVJldHVybmVkQ2hpcHMSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMiowEKCkhhbmRWb2lkZWQSDAoEaGFuZBgBIAEoAxIQCghvcGVyYXRvchgCIAEoCRIOCgZyZWFzb24YAyABKAkSEQoJYXV0b21hdGljGAQgASgIEigKCHJldHVybmVkGAUgAygLMhYuc3R1ZC52MS5SZXR1cm5lZENoaXBzEigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrYBChRUYWJsZVNldHRpbmdzQ2hhbmdlZBIQCghvcGVyYXRvchgBIAEoCRIOCgZyZWFzb24YAiABKAkSDgoGZmllbGRzGAMgAygJEiAKCHNldHRpbmdzGAQgASgLMg4uc3R1ZC52MS5UYWJsZRIgCghwcmV2aW91cxgFIAEoCzIOLnN0dWQudjEuVGFibGUSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXQoMU2VhdFRpbWVCYW5rEgwKBHNlYXQYASABKAUSKgoHcmVzZXJ2ZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhITCgtoYW5kc19kZWFsdBgDIAEoAyJGChBUaW1lQmFua3NBdFN0YXJ0EgwKBGhhbmQYASABKAMSJAoFYmFua3MYAiADKAsyFS5zdHVkLnYxLlNlYXRUaW1lQmFuayKxAQoPVGltZUJhbmtTdGFydGVkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRIqCgdyZXNlcnZlGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCGRlYWRsaW5lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKpAQoMVGltZUJhbmtVc2VkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRInCgR1c2VkGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoEdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAihAEKEFRpbWVCYW5rUmVmaWxsZWQSDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFEigKBWFkZGVkGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iiwEKD0NoYXRNZXNzYWdlU2VudBIOCgZudW1iZXIYASABKAMSEQoJcGxheWVyX2lkGAIgASgJEgwKBHNlYXQYAyABKAUSDAoEdGV4dBgEIAEoCRIPCgdkZWxldGVkGAUgASgIEigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImoKEkNoYXRNZXNzYWdlRGVsZXRlZBIOCgZudW1iZXIYASABKAMSCgoCYnkYAiABKAkSDgoGcmVhc29uGAMgASgJEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImoKD0NoYXRQbGF5ZXJNdXRlZBIRCglwbGF5ZXJfaWQYASABKAkSCgoCYnkYAiABKAkSDgoGcmVhc29uGAMgASgJEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImwKEUNoYXRQbGF5ZXJVbm11dGVkEhEKCXBsYXllcl9pZBgBIAEoCRIKCgJieRgCIAEoCRIOCgZyZWFzb24YAyABKAkSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAq4wEKFVdhaXRpbmdMaXN0TGVmdFJlYXNvbhIoCiRXQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fVU5TUEVDSUZJRUQQABIkCiBXQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fUkVRVUVTVBABEiMKH1dBSVRJTkdfTElTVF9MRUZUX1JFQVNPTl9TRUFURUQQAhIqCiZXQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fT0ZGRVJfRVhQSVJFRBADEikKJVdBSVRJTkdfTElTVF9MRUZUX1JFQVNPTl9UQUJMRV9DTE9TRUQQBGIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_stud_v1_table]);
 
 /**
  * One event of a table's log as the caller may see it.
@@ -211,6 +211,58 @@ export type TableEvent = Message<"stud.v1.TableEvent"> & {
      */
     value: TableSettingsChanged;
     case: "tableSettingsChanged";
+  } | {
+    /**
+     * The time bank (RULES.md section 7).
+     *
+     * @generated from field: stud.v1.TimeBanksAtStart time_banks_at_start = 60;
+     */
+    value: TimeBanksAtStart;
+    case: "timeBanksAtStart";
+  } | {
+    /**
+     * @generated from field: stud.v1.TimeBankStarted time_bank_started = 61;
+     */
+    value: TimeBankStarted;
+    case: "timeBankStarted";
+  } | {
+    /**
+     * @generated from field: stud.v1.TimeBankUsed time_bank_used = 62;
+     */
+    value: TimeBankUsed;
+    case: "timeBankUsed";
+  } | {
+    /**
+     * @generated from field: stud.v1.TimeBankRefilled time_bank_refilled = 63;
+     */
+    value: TimeBankRefilled;
+    case: "timeBankRefilled";
+  } | {
+    /**
+     * The table chat (docs/chat.md).
+     *
+     * @generated from field: stud.v1.ChatMessageSent chat_message_sent = 64;
+     */
+    value: ChatMessageSent;
+    case: "chatMessageSent";
+  } | {
+    /**
+     * @generated from field: stud.v1.ChatMessageDeleted chat_message_deleted = 65;
+     */
+    value: ChatMessageDeleted;
+    case: "chatMessageDeleted";
+  } | {
+    /**
+     * @generated from field: stud.v1.ChatPlayerMuted chat_player_muted = 66;
+     */
+    value: ChatPlayerMuted;
+    case: "chatPlayerMuted";
+  } | {
+    /**
+     * @generated from field: stud.v1.ChatPlayerUnmuted chat_player_unmuted = 67;
+     */
+    value: ChatPlayerUnmuted;
+    case: "chatPlayerUnmuted";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1468,6 +1520,349 @@ export type TableSettingsChanged = Message<"stud.v1.TableSettingsChanged"> & {
  */
 export const TableSettingsChangedSchema: GenMessage<TableSettingsChanged> = /*@__PURE__*/
   messageDesc(file_stud_v1_events, 32);
+
+/**
+ * One seat's time bank as a hand starts.
+ *
+ * @generated from message stud.v1.SeatTimeBank
+ */
+export type SeatTimeBank = Message<"stud.v1.SeatTimeBank"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The seat's reserve.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 2;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * Hands the seat's player was dealt before this one since sitting down (refills count them).
+   *
+   * @generated from field: int64 hands_dealt = 3;
+   */
+  handsDealt: bigint;
+};
+
+/**
+ * Describes the message stud.v1.SeatTimeBank.
+ * Use `create(SeatTimeBankSchema)` to create a new message.
+ */
+export const SeatTimeBankSchema: GenMessage<SeatTimeBank> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 33);
+
+/**
+ * Right after HandStarted at a table with a time bank: each dealt-in seat's reserve (RULES.md section 7).
+ *
+ * @generated from message stud.v1.TimeBanksAtStart
+ */
+export type TimeBanksAtStart = Message<"stud.v1.TimeBanksAtStart"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * Ascending by seat.
+   *
+   * @generated from field: repeated stud.v1.SeatTimeBank banks = 2;
+   */
+  banks: SeatTimeBank[];
+};
+
+/**
+ * Describes the message stud.v1.TimeBanksAtStart.
+ * Use `create(TimeBanksAtStartSchema)` to create a new message.
+ */
+export const TimeBanksAtStartSchema: GenMessage<TimeBanksAtStart> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 34);
+
+/**
+ * The seat's action clock ran out: its time bank reserve runs for this decision, from the action clock's end
+ * until `deadline` (TableView.clock TIME_BANK).
+ *
+ * @generated from message stud.v1.TimeBankStarted
+ */
+export type TimeBankStarted = Message<"stud.v1.TimeBankStarted"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The reserve that runs.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 3;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * When it runs out: the seat is then timed out as its action clock would have (RULES.md section 7).
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 4;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TimeBankStarted.
+ * Use `create(TimeBankStartedSchema)` to create a new message.
+ */
+export const TimeBankStartedSchema: GenMessage<TimeBankStarted> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 35);
+
+/**
+ * Right after the seat's PlayerActed: the decision came after its action clock's end and took `used` of its
+ * reserve (only what is used is spent).
+ *
+ * @generated from message stud.v1.TimeBankUsed
+ */
+export type TimeBankUsed = Message<"stud.v1.TimeBankUsed"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: google.protobuf.Duration used = 3;
+   */
+  used?: Duration | undefined;
+
+  /**
+   * What is left.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 4;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TimeBankUsed.
+ * Use `create(TimeBankUsedSchema)` to create a new message.
+ */
+export const TimeBankUsedSchema: GenMessage<TimeBankUsed> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 36);
+
+/**
+ * Just before HandEnded: the seat was dealt another Table.time_bank.refill_hands hands and its reserve grew.
+ *
+ * @generated from message stud.v1.TimeBankRefilled
+ */
+export type TimeBankRefilled = Message<"stud.v1.TimeBankRefilled"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * What the refill added (less than the table's refill when the reserve reached its maximum).
+   *
+   * @generated from field: google.protobuf.Duration added = 3;
+   */
+  added?: Duration | undefined;
+
+  /**
+   * The reserve now.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 4;
+   */
+  reserve?: Duration | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TimeBankRefilled.
+ * Use `create(TimeBankRefilledSchema)` to create a new message.
+ */
+export const TimeBankRefilledSchema: GenMessage<TimeBankRefilled> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 37);
+
+/**
+ * A chat message (SendChat). Messages are numbered 1, 2, 3... per table.
+ *
+ * @generated from message stud.v1.ChatMessageSent
+ */
+export type ChatMessageSent = Message<"stud.v1.ChatMessageSent"> & {
+  /**
+   * @generated from field: int64 number = 1;
+   */
+  number: bigint;
+
+  /**
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The writer's seat; 0 for a player watching without one (Table.chat.spectators_write).
+   *
+   * @generated from field: int32 seat = 3;
+   */
+  seat: number;
+
+  /**
+   * The message, plain text. Empty when `deleted`.
+   *
+   * @generated from field: string text = 4;
+   */
+  text: string;
+
+  /**
+   * An operator deleted the message (ChatMessageDeleted, perhaps later): only an auditor reads its text.
+   *
+   * @generated from field: bool deleted = 5;
+   */
+  deleted: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 6;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.ChatMessageSent.
+ * Use `create(ChatMessageSentSchema)` to create a new message.
+ */
+export const ChatMessageSentSchema: GenMessage<ChatMessageSent> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 38);
+
+/**
+ * An operator deleted chat message `number` (DeleteChatMessage): clients take it off the screen.
+ *
+ * @generated from message stud.v1.ChatMessageDeleted
+ */
+export type ChatMessageDeleted = Message<"stud.v1.ChatMessageDeleted"> & {
+  /**
+   * @generated from field: int64 number = 1;
+   */
+  number: bigint;
+
+  /**
+   * The operator: set for auditors only.
+   *
+   * @generated from field: string by = 2;
+   */
+  by: string;
+
+  /**
+   * Why, as the operator gave it.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 4;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.ChatMessageDeleted.
+ * Use `create(ChatMessageDeletedSchema)` to create a new message.
+ */
+export const ChatMessageDeletedSchema: GenMessage<ChatMessageDeleted> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 39);
+
+/**
+ * An operator muted a player at this table (MuteChatPlayer): they may not write until unmuted.
+ *
+ * @generated from message stud.v1.ChatPlayerMuted
+ */
+export type ChatPlayerMuted = Message<"stud.v1.ChatPlayerMuted"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * The operator: set for auditors only.
+   *
+   * @generated from field: string by = 2;
+   */
+  by: string;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 4;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.ChatPlayerMuted.
+ * Use `create(ChatPlayerMutedSchema)` to create a new message.
+ */
+export const ChatPlayerMutedSchema: GenMessage<ChatPlayerMuted> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 40);
+
+/**
+ * An operator let a muted player write at this table again.
+ *
+ * @generated from message stud.v1.ChatPlayerUnmuted
+ */
+export type ChatPlayerUnmuted = Message<"stud.v1.ChatPlayerUnmuted"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * The operator: set for auditors only.
+   *
+   * @generated from field: string by = 2;
+   */
+  by: string;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 4;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.ChatPlayerUnmuted.
+ * Use `create(ChatPlayerUnmutedSchema)` to create a new message.
+ */
+export const ChatPlayerUnmutedSchema: GenMessage<ChatPlayerUnmuted> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 41);
 
 /**
  * Why a player is off the waiting list.
