@@ -9,7 +9,7 @@ import grpc
 from stud_service.auth import Principal
 from stud_service.engine import DeleteChat, MuteChat, SendChat
 from stud_service.server.api.errors import RequestError, malformed
-from stud_service.server.api.names import TABLES
+from stud_service.server.api.names import PLAYER_ID, TABLES
 from stud_service.server.api.request_ids import request_key
 from stud_service.server.api.round_trips import round_trip_proto
 from stud_service.server.latency.meter import PingNotFound, RoundTripMeter
@@ -35,11 +35,10 @@ async def mute_chat_player(
     runtime: TableRuntime, principal: Principal, request: table_service_pb2.MuteChatPlayerRequest
 ) -> table_service_pb2.MuteChatPlayerResponse:
     table_id = TABLES.parse(request.name)
+    player = PLAYER_ID.check(request.player_id, "player_id")  # one a token could name
     written = await runtime.execute(
         table_id,
-        lambda state, now: MuteChat(
-            request.player_id, principal.player_id, request.reason, request.muted, now
-        ),
+        lambda state, now: MuteChat(player, principal.player_id, request.reason, request.muted, now),
         request_id=request_key(principal, request),
     )
     return table_service_pb2.MuteChatPlayerResponse(version=written.version)
