@@ -11,9 +11,8 @@ from stud_service.engine import (
     ChatMessageNotFound,
     ChatMessageSent,
     ChatMuted,
+    ChatMuteSet,
     ChatNamesCard,
-    ChatPlayerMuted,
-    ChatPlayerUnmuted,
     ChatRateLimited,
     ChatSilencedAllIn,
     ChatSpectatorsSilent,
@@ -117,11 +116,11 @@ def test_the_all_in_silence_holds_the_players_still_in_the_hand() -> None:
 
 def test_an_operator_mutes_and_unmutes_a_player() -> None:
     table = Table(TableConfig(min_buy_in=1), stacks={1: 1_000})
-    assert table.run(MuteChat("p1", "op", "abuse", now_ms=T0)) == [ChatPlayerMuted("p1", "op", "abuse", T0)]
+    assert table.run(MuteChat("p1", "op", "abuse", now_ms=T0)) == [ChatMuteSet("p1", True, "op", "abuse", T0)]
     assert table.run(MuteChat("p1", "op", "again", now_ms=T0)) == []  # already muted
     assert refused(table, SendChat("p1", "let me talk", T0), ChatMuted).grpc_code_name == "PERMISSION_DENIED"
     assert table.run(MuteChat("p1", "op", "apologised", muted=False, now_ms=T0)) == [
-        ChatPlayerUnmuted("p1", "op", "apologised", T0)]
+        ChatMuteSet("p1", False, "op", "apologised", T0)]
     table.run(SendChat("p1", "sorry", T0))
 
 

@@ -93,6 +93,7 @@ async def test_a_flood_is_refused_once_the_burst_is_spent(grpc_service, new_tabl
     alice, bob = make_player("alice"), make_player("bob")
     await alice.sit_down(table_id, 1, 5_000)
     await bob.sit_down(table_id, 2, 5_000)
+    await wait_for_turn([alice, bob], table_id)  # dealt: the table then waits for a bring-in (a 30 s clock)
     for index in range(5):
         await alice.send_chat(table_id, f"spam {index}")
     error = await refused(grpc_service, table_id, alice.send_chat(table_id, "spam 5"))
@@ -131,6 +132,7 @@ async def test_an_operator_mutes_and_deletes_and_both_are_recorded(
     alice, bob = make_player("alice"), make_player("bob")
     await alice.sit_down(table_id, 1, 5_000)
     await bob.sit_down(table_id, 2, 5_000)
+    await wait_for_turn([alice, bob], table_id)  # dealt: the table then waits for a bring-in (a 30 s clock)
     first = await bob.view(table_id)
     rude = await alice.send_chat(table_id, "something rude")
     # Players may not moderate.
@@ -146,16 +148,16 @@ async def test_an_operator_mutes_and_deletes_and_both_are_recorded(
     # A watch resumed from before the message shows it deleted, and the operator's name to nobody.
     stream = bob.watch(table_id, after_version=first.version)
     said = await next_of(stream, "ChatMessageSent")
-    muted = await next_of(stream, "ChatPlayerMuted")
+    muted = await next_of(stream, "ChatMuteSet")
     deleted = await next_of(stream, "ChatMessageDeleted")
     stream.cancel()
     assert (said.number, said.deleted, said.text) == (rude.number, True, "")
-    assert (muted.player_id, muted.by, muted.reason) == ("alice", "", "abusive language")
+    assert (muted.player_id, muted.muted, muted.by, muted.reason) == ("alice", True, "", "abusive language")
     assert (deleted.number, deleted.by) == (rude.number, "")
     auditor = grpc_service.client("auditor", Role.AUDITOR, transport)
     stream = auditor.watch(table_id, after_version=first.version)
     assert (await next_of(stream, "ChatMessageSent")).text == "something rude"
-    assert (await next_of(stream, "ChatPlayerMuted")).by == "house"
+    assert (await next_of(stream, "ChatMuteSet")).by == "house"
     stream.cancel()
     await operator.mute_chat_player(table_id, "alice", "apologised", muted=False)
     await alice.send_chat(table_id, "sorry")

@@ -134,6 +134,17 @@ async def log_in(page: Page, token: str, player: str) -> None:
     await expect(page.get_by_test_id("logged-in")).to_have_attribute("data-player", player)
 
 
+async def sit_down_on_the_page(page: Page, web: WebService, table: str, player: str, seat: int) -> None:
+    """Log in as ``player``, open ``table`` from the lobby, sit down in ``seat`` with the page's form."""
+    await page.goto(web.url)
+    await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
+    await page.get_by_test_id(f"open-table-{table}").click()
+    await page.get_by_test_id("sit-seat").select_option(str(seat))
+    await page.get_by_test_id("sit-buy-in").fill(str(BUY_IN))
+    await page.get_by_test_id("sit-down").click()
+    await expect(page.get_by_test_id(f"seat-{seat}")).to_have_attribute("data-player", player)
+
+
 async def dom_log(page: Page) -> list[Entry]:
     return [(version, kind, value) for version, kind, value in await page.evaluate("window.__domLog")]
 
@@ -229,13 +240,7 @@ async def test_a_player_logs_in_sits_down_and_clicks_through_hands_to_a_showdown
     bots = web.bots(table, (1, 2), strategy=cautious_strategy)
     auditor = web.client("auditor", Role.AUDITOR)
     async with browser_page(browser) as page, running(cards.follow(auditor, table)):
-        await page.goto(web.url)
-        await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
-        await page.get_by_test_id(f"open-table-{table}").click()
-        await page.get_by_test_id("sit-seat").select_option(str(seat))
-        await page.get_by_test_id("sit-buy-in").fill(str(BUY_IN))
-        await page.get_by_test_id("sit-down").click()
-        await expect(page.get_by_test_id(f"seat-{seat}")).to_have_attribute("data-player", player)
+        await sit_down_on_the_page(page, web, table, player, seat)
         for bot in bots:
             await bot.sit(BUY_IN)
 
@@ -392,12 +397,7 @@ async def test_a_players_time_bank_runs_and_a_chat_message_arrives(web: WebServi
     player, seat = "carol", 3
     bots = web.bots(table, (1, 2), strategy=cautious_strategy)
     async with browser_page(browser) as page:
-        await page.goto(web.url)
-        await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
-        await page.get_by_test_id(f"open-table-{table}").click()
-        await page.get_by_test_id("sit-seat").select_option(str(seat))
-        await page.get_by_test_id("sit-buy-in").fill(str(BUY_IN))
-        await page.get_by_test_id("sit-down").click()
+        await sit_down_on_the_page(page, web, table, player, seat)
         await expect(page.get_by_test_id(f"seat-{seat}-time-bank")).to_have_text("Time bank 60 s")
         for bot in bots:
             await bot.sit(BUY_IN)

@@ -96,7 +96,7 @@ PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, ShuffleCommitted, Hand
 CardDealt, BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
 WaitingListJoined, WaitingListLeft, SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided,
 TableSettingsChanged; the time bank's TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled (§7);
-the chat's ChatMessageSent, ChatMessageDeleted, ChatPlayerMuted, ChatPlayerUnmuted (docs/chat.md).
+the chat's ChatMessageSent, ChatMessageDeleted, ChatMuteSet (docs/chat.md).
 """
 
 from stud_service.engine.codec import (
@@ -192,8 +192,7 @@ from stud_service.engine.events import (
     CardDealt,
     ChatMessageDeleted,
     ChatMessageSent,
-    ChatPlayerMuted,
-    ChatPlayerUnmuted,
+    ChatMuteSet,
     ClientSeedSet,
     Event,
     HandEnded,
@@ -266,6 +265,6 @@ __all__ = [
     "UpdateTableSettings", "VoidHand", "VoidInterruptedHand", "VoidNotDue", "hand_void_deadline_ms",
     "TimeBanksAtStart", "TimeBankStarted", "TimeBankUsed", "TimeBankRefilled", "running_clock",
     "time_bank_reserve_ms", "SendChat", "MuteChat", "DeleteChat", "ChatMessageSent", "ChatMessageDeleted",
-    "ChatPlayerMuted", "ChatPlayerUnmuted", "ChatMessageNotFound", "ChatMuted", "ChatNamesCard",
+    "ChatMuteSet", "ChatMessageNotFound", "ChatMuted", "ChatNamesCard",
     "ChatRateLimited", "ChatSilencedAllIn", "ChatSpectatorsSilent", "ChatTextRefused",
 ]

@@ -22,7 +22,7 @@ from stud_service.engine.errors import (
     MalformedCommand,
     NoTable,
 )
-from stud_service.engine.events import ChatMessageDeleted, ChatMessageSent, ChatPlayerMuted, ChatPlayerUnmuted
+from stud_service.engine.events import ChatMessageDeleted, ChatMessageSent, ChatMuteSet
 from stud_service.engine.rules.chat import (
     MAX_CHAT_CHARS,
     MAX_CHAT_REASON_CHARS,
@@ -104,8 +104,7 @@ def mute_chat(state: TableState, cmd: MuteChat) -> list[Any]:
         raise MalformedCommand("muted", "muted is true or false")
     if (player in state.chat.muted) == cmd.muted:
         return []
-    kind = ChatPlayerMuted if cmd.muted else ChatPlayerUnmuted
-    return [kind(player, by, reason, cmd.now_ms)]
+    return [ChatMuteSet(player, cmd.muted, by, reason, cmd.now_ms)]
 
 
 def delete_chat(state: TableState, cmd: DeleteChat) -> list[Any]:
@@ -139,19 +138,14 @@ def _message_deleted(state: TableState, e: ChatMessageDeleted) -> None:
     state.chat = ChatState(chat.messages, chat.muted, chat.deleted | {e.number}, chat.sent)
 
 
-def _player_muted(state: TableState, e: ChatPlayerMuted) -> None:
+def _mute_set(state: TableState, e: ChatMuteSet) -> None:
     chat = state.chat
-    state.chat = ChatState(chat.messages, chat.muted | {e.player_id}, chat.deleted, chat.sent)
-
-
-def _player_unmuted(state: TableState, e: ChatPlayerUnmuted) -> None:
-    chat = state.chat
-    state.chat = ChatState(chat.messages, chat.muted - {e.player_id}, chat.deleted, chat.sent)
+    muted = chat.muted | {e.player_id} if e.muted else chat.muted - {e.player_id}
+    state.chat = ChatState(chat.messages, muted, chat.deleted, chat.sent)
 
 
 CHAT_APPLY: dict[type, Any] = {
     ChatMessageSent: _message_sent,
     ChatMessageDeleted: _message_deleted,
-    ChatPlayerMuted: _player_muted,
-    ChatPlayerUnmuted: _player_unmuted,
+    ChatMuteSet: _mute_set,
 }

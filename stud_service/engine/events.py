@@ -591,33 +591,19 @@ class ChatMessageDeleted:
 
 
 @dataclass(frozen=True, slots=True)
-class ChatPlayerMuted:
-    """An operator (``by``) muted ``player_id`` at this table for ``reason``: they may not write until
-    unmuted."""
+class ChatMuteSet:
+    """An operator (``by``) muted ``player_id`` at this table (``muted``: they may not write until let
+    again) or let them write again, for ``reason``."""
 
     player_id: str
+    muted: bool
     by: str
     reason: str
     at_ms: int
 
-    def __init__(self, player_id: str, by: str, reason: str, at_ms: int) -> None:
+    def __init__(self, player_id: str, muted: bool, by: str, reason: str, at_ms: int) -> None:
         object.__setattr__(self, "player_id", player_id)
-        object.__setattr__(self, "by", by)
-        object.__setattr__(self, "reason", reason)
-        object.__setattr__(self, "at_ms", at_ms)
-
-
-@dataclass(frozen=True, slots=True)
-class ChatPlayerUnmuted:
-    """An operator (``by``) let ``player_id`` write at this table again, for ``reason``."""
-
-    player_id: str
-    by: str
-    reason: str
-    at_ms: int
-
-    def __init__(self, player_id: str, by: str, reason: str, at_ms: int) -> None:
-        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "muted", muted)
         object.__setattr__(self, "by", by)
         object.__setattr__(self, "reason", reason)
         object.__setattr__(self, "at_ms", at_ms)
@@ -629,7 +615,7 @@ Event = (
     | PlayerActed | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined
     | WaitingListLeft | SeatOffered | TablePaused | TableResumed | TableClosed | HandVoided
     | TableSettingsChanged | TimeBanksAtStart | TimeBankStarted | TimeBankUsed | TimeBankRefilled
-    | ChatMessageSent | ChatMessageDeleted | ChatPlayerMuted | ChatPlayerUnmuted
+    | ChatMessageSent | ChatMessageDeleted | ChatMuteSet
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -640,11 +626,11 @@ EVENT_TYPES: dict[str, type[Event]] = {
         UncalledBetReturned, HandShown, HandMucked, HandEnded, WaitingListJoined, WaitingListLeft,
         SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided, TableSettingsChanged,
         TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled, ChatMessageSent,
-        ChatMessageDeleted, ChatPlayerMuted, ChatPlayerUnmuted,
+        ChatMessageDeleted, ChatMuteSet,
     )
 }
 # The chat's events: about the table's talk, not its play (docs/chat.md).
-CHAT_EVENTS = frozenset({"ChatMessageSent", "ChatMessageDeleted", "ChatPlayerMuted", "ChatPlayerUnmuted"})
+CHAT_EVENTS = frozenset({"ChatMessageSent", "ChatMessageDeleted", "ChatMuteSet"})
 
 # Each type's schema version, written as "v" with every event.  Kept here rather than as a class
 # attribute because a compiled dataclass (setup.py) would take a class variable for a field.

@@ -146,7 +146,7 @@ def redact_waiting_list_json(data: dict[str, Any], viewer_player_id: str | None)
     return data
 
 
-CHAT_MODERATION_EVENTS = frozenset({"ChatMessageDeleted", "ChatPlayerMuted", "ChatPlayerUnmuted"})
+CHAT_MODERATION_EVENTS = frozenset({"ChatMessageDeleted", "ChatMuteSet"})
 
 
 def redact_chat_json(data: dict[str, Any], deleted: Collection[int]) -> dict[str, Any]:

@@ -60,8 +60,8 @@ export function chatPanel(name: string, signal: AbortSignal): ChatPanel {
     } else if (e.case === "chatMessageDeleted") {
       const line = lines.querySelector(`li[data-number="${e.value.number}"]`);
       if (line) fill(line, h("em", {}, "message deleted by an operator"));
-    } else if (e.case === "chatPlayerMuted" || e.case === "chatPlayerUnmuted") {
-      const verb = e.case === "chatPlayerMuted" ? "muted" : "may write again";
+    } else if (e.case === "chatMuteSet") {
+      const verb = e.value.muted ? "muted" : "may write again";
       lines.append(h("li", { class: "chat-note" }, h("em", {}, `${e.value.playerId} ${verb}: ${e.value.reason}`)));
     }
   }

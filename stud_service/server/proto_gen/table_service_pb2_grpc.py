@@ -60,7 +60,7 @@ class TableServiceStub:
     scope, a call with an id already used
     - and the same request (every field the same) is a retry: it changes nothing and returns the first
     call's result, the table as that call left it (its version, and the view as of then, even if the
-    table has moved on since);
+    table has moved on since; only the view's round_trip, the latency meter, is measured anew);
     - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
     An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
     `table_id` then gets a fresh table id each time).
@@ -218,7 +218,7 @@ class TableServiceServicer:
     scope, a call with an id already used
     - and the same request (every field the same) is a retry: it changes nothing and returns the first
     call's result, the table as that call left it (its version, and the view as of then, even if the
-    table has moved on since);
+    table has moved on since; only the view's round_trip, the latency meter, is measured anew);
     - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
     An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
     `table_id` then gets a fresh table id each time).
@@ -415,8 +415,8 @@ class TableServiceServicer:
 
     def MuteChatPlayer(self, request, context):
         """Mutes a player in the table's chat, or lets them write again. Operator only (OPERATOR_ONLY otherwise);
-        recorded in the access log first, and as a ChatPlayerMuted / ChatPlayerUnmuted event with the operator
-        and the reason. Muting a muted player (or unmuting one who is not) changes nothing.
+        recorded in the access log first, and as a ChatMuteSet event with the operator and the reason. Muting a
+        muted player (or unmuting one who is not) changes nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -598,7 +598,7 @@ class TableService:
     scope, a call with an id already used
     - and the same request (every field the same) is a retry: it changes nothing and returns the first
     call's result, the table as that call left it (its version, and the view as of then, even if the
-    table has moved on since);
+    table has moved on since; only the view's round_trip, the latency meter, is measured anew);
     - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
     An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
     `table_id` then gets a fresh table id each time).
