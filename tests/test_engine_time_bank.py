@@ -199,10 +199,13 @@ def test_the_time_bank_config_is_checked() -> None:
                          ({**bank, "time_bank_refill_seconds": 10}, "time_bank_refill_hands"),
                          ({**bank, "time_bank_refill_hands": 3}, "time_bank_refill_seconds"),
                          ({"time_bank_seconds": True}, "time_bank_seconds"),
+                         # RULES.md §12: a player thinking on the clock and the reserve is no interruption
+                         ({**bank, "interrupted_hand_void_seconds": 90}, "interrupted_hand_void_seconds"),
                          ({"chat_spectators": 1}, "chat_spectators")]:
         with pytest.raises(InvalidConfig) as error:
             TableConfig(**fields).validate()
         assert error.value.field == name
+    TableConfig(**bank, interrupted_hand_void_seconds=91).validate()  # 30 s clock + 60 s reserve
 
 
 def test_a_config_without_the_new_options_reads_as_before() -> None:
