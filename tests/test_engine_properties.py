@@ -251,7 +251,8 @@ class Run:
             self.run(ResumeTable("ops", "back", self.now))
         if self.rng.random() < 0.05:
             clock = self.rng.choice([5, 30, 45])
-            void = self.rng.choice([0, clock + 1])
+            bank = self.state.config.time_bank_seconds if self.state.config is not None else 0
+            void = self.rng.choice([0, clock + bank + 1])  # past the clock and the reserve (§7)
             settings = {"action_clock_seconds": clock, "interrupted_hand_void_seconds": void}
             self.run(UpdateTableSettings("ops", "new clocks", settings, self.now))
 
