@@ -9,6 +9,7 @@ from typing import Any
 
 import grpc
 import pytest
+from grpc_fixtures import wait_for_view
 
 from stud_service.bots.client import error_reason
 from stud_service.server.latency.tcp import parse_peer
@@ -67,8 +68,9 @@ async def test_the_web_port_measures_by_answered_heartbeats(new_table, make_play
     assert view.round_trip == answered.round_trip
     assert (await heartbeat(stream)).round_trip == answered.round_trip
     stream.cancel()
-    # Before any answer, a web caller's view has the kernel's measure of its HTTP connection.
-    assert (await bob.view(table_id)).round_trip.source == table_pb2.ROUND_TRIP_SOURCE_TCP
+    # Before any answer, a web caller's view has the kernel's measure of its HTTP connection (once the
+    # replica's next look at its connections, at most a second on, has seen it).
+    await wait_for_view(bob, table_id, lambda v: v.round_trip.source == table_pb2.ROUND_TRIP_SOURCE_TCP)
 
 
 @pytest.mark.parametrize("transport", ["grpc", "connect-json"])

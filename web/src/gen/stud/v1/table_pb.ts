@@ -1291,8 +1291,9 @@ export enum RoundTripSource {
 
   /**
    * The gRPC port: the kernel's smoothed round-trip time of the client's TCP connection (what `ss -ti`
-   * shows), kept current by the HTTP/2 pings and every other exchange on it; behind a proxy that ends TCP,
-   * the round trip to the proxy. (grpc measures its own HTTP/2 PING round trips but does not expose them.)
+   * shows), kept current by the HTTP/2 pings and every other exchange on it, read from the kernel at most once
+   * a second (a connection opened since has none yet); behind a proxy that ends TCP, the round trip to the
+   * proxy. (grpc measures its own HTTP/2 PING round trips but does not expose them.)
    *
    * @generated from enum value: ROUND_TRIP_SOURCE_TCP = 1;
    */
