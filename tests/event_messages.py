@@ -9,7 +9,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from stud_service.engine.config import config_to_json
-from stud_service.engine.events import EVENT_TYPES
+from stud_service.engine.events import CHAT_EVENTS, EVENT_TYPES
 from stud_service.server.api.convert import DURATION_SETTINGS, SIT_OUT_REASONS, config_from_proto
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
@@ -48,9 +48,9 @@ def _pots(pots: Any) -> list[dict[str, Any]]:
 
 
 WAITING_LIST_EVENTS = frozenset({"WaitingListJoined", "WaitingListLeft", "SeatOffered"})
-# Events whose ``reason`` is an operator's words (RULES.md §12), not an enum.
+# Events whose ``reason`` is an operator's words (RULES.md §12, the chat's moderation), not an enum.
 REASONED_EVENTS = frozenset(
-    {"TablePaused", "TableResumed", "TableClosed", "HandVoided", "TableSettingsChanged"})
+    {"TablePaused", "TableResumed", "TableClosed", "HandVoided", "TableSettingsChanged"}) | CHAT_EVENTS
 _SETTING_NAMES = {"display_name": "name", **{proto: engine for engine, proto in DURATION_SETTINGS.items()}}
 
 
@@ -95,6 +95,16 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             value = [[entry.seat, entry.amount] for entry in body.returned]
         elif name in ("settings", "previous"):
             value = _settings(body.fields, getattr(body, name))
+        elif name in ("reserve_ms", "used_ms", "added_ms"):
+            value = getattr(body, name.removesuffix("_ms")).ToMilliseconds()
+        elif name == "banks":
+            value = [[bank.seat, bank.reserve.ToMilliseconds(), bank.hands_dealt] for bank in body.banks]
+        elif name == "seat" and kind == "ChatMessageSent":
+            value = body.seat or None  # a spectator's
+        elif name == "text":
+            value = None if body.deleted else body.text
+        elif name == "by":
+            value = body.by or None  # blanked for everyone but auditors
         elif name == "reason" and kind == "WaitingListLeft":
             value = events_pb2.WaitingListLeftReason.Name(body.reason)
             value = value.removeprefix("WAITING_LIST_LEFT_REASON_").lower()
@@ -124,4 +134,6 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             if not isinstance(value, bool | int | str):
                 value = list(value)
         out[name] = value
+    if kind == "ChatMessageSent" and body.deleted:
+        out["deleted"] = True
     return out

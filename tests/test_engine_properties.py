@@ -44,6 +44,7 @@ from stud_service.engine import (
     PlayerSeated,
     PlayerToppedUp,
     ResumeTable,
+    SendChat,
     SitDown,
     SitIn,
     SitOut,
@@ -71,6 +72,7 @@ from stud_service.engine import (
     sit_out_reason,
     state_from_json,
     state_to_json,
+    time_bank_reserve_ms,
     to_act,
     turn_number,
     view_event,
@@ -84,13 +86,25 @@ MAX_COMMANDS_PER_HAND = 400
 def random_config(rng: random.Random, seats: int = 8) -> TableConfig:
     small = rng.choice([2, 10, 200, 1000])
     bring_in = max(1, small // rng.choice([2, 4])) if small > 2 else 1
+    bank = random_time_bank(rng)
     return TableConfig(
         variant=rng.choice(list(Variant)), ante=rng.choice([0, small // 5, small // 2]), bring_in=bring_in,
         small_bet=small, big_bet=2 * small, min_buy_in=1, max_buy_in=small * 60,
         seats=seats, action_clock_seconds=(clock := rng.choice([5, 30])),
         seat_offer_seconds=rng.choice([1, 60]),
         bring_in_tiebreak=rng.choice(list(BringInTiebreak)), uncapped_heads_up=rng.random() < 0.3,
-        interrupted_hand_void_seconds=clock + 1 if rng.random() < 0.3 else 0, **random_rake(rng, small))
+        interrupted_hand_void_seconds=clock + bank.get("time_bank_seconds", 0) + 1 if rng.random() < 0.3
+        else 0,
+        **random_rake(rng, small), **bank)
+
+
+def random_time_bank(rng: random.Random) -> dict[str, int]:
+    """A third of the tables have a time bank (RULES.md §7), most of those with refills."""
+    if rng.random() < 0.67:
+        return {}
+    refill = rng.random() < 0.7
+    return {"time_bank_seconds": rng.choice([1, 20, 600]), "time_bank_refill_seconds": 1 if refill else 0,
+            "time_bank_refill_hands": rng.choice([1, 3]) if refill else 0}
 
 
 def random_rake(rng: random.Random, small: int) -> dict[str, int]:
@@ -135,6 +149,7 @@ class Run:
             check_turn(before, self.state, event)
             check_nobody_acts_once_betting_is_over(self.state)
             check_sit_out_reasons(self.state)
+            check_time_banks(self.state)
             data = event_to_json(event)
             assert event_from_json(json.loads(json.dumps(data))) == event
         assert after == self.state  # execute's state is the fold of its events
@@ -160,6 +175,7 @@ class Run:
             JoinWaitingList(pid, self.now),
             LeaveWaitingList("ghost", self.now),
             ExpireSeatOffers(self.now),
+            SendChat(pid, self.rng.choice(["gl", "x" * 201, "a\x00b", "Kd", "\u202e"]), self.now),
         ])
         try:
             self.run(command)
@@ -235,7 +251,8 @@ class Run:
             self.run(ResumeTable("ops", "back", self.now))
         if self.rng.random() < 0.05:
             clock = self.rng.choice([5, 30, 45])
-            void = self.rng.choice([0, clock + 1])
+            bank = self.state.config.time_bank_seconds if self.state.config is not None else 0
+            void = self.rng.choice([0, clock + bank + 1])  # past the clock and the reserve (§7)
             settings = {"action_clock_seconds": clock, "interrupted_hand_void_seconds": void}
             self.run(UpdateTableSettings("ops", "new clocks", settings, self.now))
 
@@ -304,6 +321,13 @@ def check_nobody_acts_once_betting_is_over(state: Any) -> None:
     assert len(live) >= 2 and seat in {player.seat for player in with_chips}
     assert len(with_chips) >= 2 or state.hand.players[seat].bet < state.hand.level, \
         f"seat {seat} asked to act with nobody else able to bet and nothing to match"
+
+
+def check_time_banks(state: Any) -> None:
+    """§7: a reserve is never negative and never above its maximum."""
+    maximum = state.config.time_bank_seconds * 1000 if state.config is not None else 0
+    for seat in state.seats:
+        assert 0 <= time_bank_reserve_ms(state, seat) <= maximum
 
 
 def check_sit_out_reasons(state: Any) -> None:

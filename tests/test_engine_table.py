@@ -232,7 +232,8 @@ def test_start_hand_carries_the_deck_commitment_and_extra_audit_data_verbatim() 
 
 def test_every_error_class_has_a_reason_and_a_grpc_code() -> None:
     """The error tree of stud_service.engine.errors: reasons are upper snake; codes are gRPC names."""
-    codes = {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "ALREADY_EXISTS", "NOT_FOUND", "PERMISSION_DENIED"}
+    codes = {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "ALREADY_EXISTS", "NOT_FOUND", "PERMISSION_DENIED",
+             "RESOURCE_EXHAUSTED"}
     classes = [c for c in vars(engine_errors).values() if isinstance(c, type) and issubclass(c, DomainError)]
     assert len(classes) >= 20
     for cls in classes:

@@ -20,9 +20,12 @@ from stud_service.engine import (
     CloseTable,
     CommitShuffle,
     CreateTable,
+    DeleteChat,
     JoinWaitingList,
+    MuteChat,
     PauseTable,
     ResumeTable,
+    SendChat,
     SetClientSeed,
     SitDown,
     StartHand,
@@ -40,6 +43,7 @@ RECORDED = datetime(2026, 1, 2, 3, 4, 5, 678_000, tzinfo=UTC)
 SERVER_SEED = "5e" * 32
 # Engine fields that the message spells differently (the rest keep their names).
 RENAMED = {"at_ms": {"time"}, "deadline_ms": {"deadline"}, "seats": {"players"},
+           "reserve_ms": {"reserve"}, "used_ms": {"used"}, "added_ms": {"added"},
            "extra": {"client_seeds", "server_seed", "deck_root", "commitment_version"},
            "secret": set()}  # ShuffleCommitted's seed: never in a message
 
@@ -77,6 +81,7 @@ def _played(sessions: int = 24) -> list[Any]:
             run.run(SitDown(f"p{seat}", seat, buy_in, run.now))
             run.run(SetClientSeed(f"p{seat}", f"seed {seat}", run.now))
         run.play_hands(12 if full else rng.randint(2, 5))  # seats free up, in time, on a full table
+        chat(run, rng)
         events.extend(run.log)
     return events + _stopped()
 
@@ -96,6 +101,17 @@ def _stopped() -> list[Any]:
     run.run(VoidHand(1, "ops", "fault", run.now))
     run.run(CloseTable("ops", "closing", run.now))
     return run.log
+
+
+def chat(run: Run, rng: random.Random) -> None:
+    """The table chat's events (docs/chat.md): a message, an operator's mute, unmute and deletion."""
+    player = run.state.seats[rng.choice(list(run.state.seats))].player_id if run.state.seats else None
+    if player is None or run.state.hand is not None:
+        return
+    run.run(SendChat(player, f"gg from {player}", run.now))
+    run.run(MuteChat(player, "op", "spam", now_ms=run.now))
+    run.run(MuteChat(player, "op", "sorry", muted=False, now_ms=run.now))
+    run.run(DeleteChat(run.state.chat.messages, "op", "spoiler", run.now))
 
 
 @pytest.fixture(scope="module")

@@ -559,6 +559,14 @@ class Calls:
                 t.WatchTableRequest(name=n, after_version=after, include_views=True, batch_events=batch)
                 for n in running for after, batch in ((0, False), (1, True), (1, False))
             ],
+            "SendChat": lambda: [t.SendChatRequest(name=first, text="hello", request_id=new_request_id())],
+            "MuteChatPlayer": lambda: [t.MuteChatPlayerRequest(
+                name=first, player_id=f"insider-{self.fresh}", muted=True, reason="insider test",
+                request_id=new_request_id())],
+            "DeleteChatMessage": lambda: [t.DeleteChatMessageRequest(
+                name=first, number=1, reason="insider test", request_id=new_request_id())],
+            "AnswerHeartbeat": lambda: each(
+                lambda n: t.AnswerHeartbeatRequest(name=n, ping="insider"), running),
             # AuditService
             "ListHands": lambda: [a.ListHandsRequest(parent="tables/-", page_size=1000)],
             "GetHand": lambda: each(lambda n: a.GetHandRequest(name=n), hands),

@@ -321,7 +321,8 @@ def test_a_void_at_any_point_of_any_hand_gives_every_chip_back(
     run = Run(rng)
     config = random_config(rng, 8)
     if automatic:
-        config = replace(config, interrupted_hand_void_seconds=config.action_clock_seconds + 1)
+        config = replace(config, interrupted_hand_void_seconds=config.action_clock_seconds
+                         + config.time_bank_seconds + 1)  # §7: past the clock and the reserve
     run.run(CreateTable("t", config, run.now))
     for seat in rng.sample(range(1, 9), players):
         short = rng.random() < 0.2  # all-in early: side pots, uncalled bets, run-outs

@@ -84,6 +84,11 @@ def test_the_defaults_and_a_scheduled_structure_are_valid() -> None:
     ({"payouts": (4_000, 3_000, 2_000, 500, 500)}, "payouts"),  # more places than min_entrants (2)
     ({"cancellation_payout": "RANDOM"}, "cancellation_payout"),
     ({"action_clock_seconds": 0}, "action_clock_seconds"),
+    ({"time_bank_seconds": 601}, "time_bank_seconds"),        # §7: as a table's, 0..600 s
+    ({"time_bank_seconds": 60, "time_bank_refill_seconds": 10}, "time_bank_refill_hands"),
+    ({"time_bank_seconds": 60, "time_bank_refill_seconds": 61, "time_bank_refill_hands": 2},
+     "time_bank_refill_seconds"),
+    ({"time_bank_seconds": "60"}, "time_bank_seconds"),
 ])
 def test_a_field_out_of_bounds_is_refused_naming_it(changes: dict, field: str) -> None:
     assert refused_field(replace(TournamentConfig(), **changes)) == field
@@ -107,6 +112,19 @@ def test_the_structure_round_trips_through_json() -> None:
     for config in (TournamentConfig(), SCHEDULED, replace(SCHEDULED, payouts=(6_000, 4_000),
                                                           cancellation_payout=CancellationPayout.EQUAL)):
         assert config_from_json(config_to_json(config)) == config
+
+
+def test_a_tournament_sets_its_tables_time_bank() -> None:
+    """§7: a tournament may set its own time bank; its tables are created with it."""
+    from stud_service.tournaments import table_config
+
+    banked = replace(TournamentConfig(), time_bank_seconds=90, time_bank_refill_seconds=15,
+                     time_bank_refill_hands=10).validate()
+    assert config_from_json(config_to_json(banked)) == banked
+    table = table_config(banked, "tn-1", "tn-1-t1")
+    bank = (table.time_bank_seconds, table.time_bank_refill_seconds, table.time_bank_refill_hands)
+    assert bank == (90, 15, 10)
+    assert "time_bank_seconds" not in config_to_json(TournamentConfig())  # unset: written as before
 
 
 def test_json_with_an_unknown_field_names_it() -> None:

@@ -28,6 +28,7 @@ from typing import Any
 import grpc
 import pytest_asyncio
 from dom_recorder import RECORDER_SCRIPT, Entry, HoleCards
+from google.protobuf import duration_pb2
 from grpc_fixtures import TOKEN_SECRET, table_spec, whole_service
 from playwright.async_api import Browser, Page, expect
 from sealing_keys import TEST_KEYRING
@@ -37,6 +38,7 @@ from stud_service.bots import StudClient
 from stud_service.bots.player import Bot, cautious_strategy
 from stud_service.cards import card_str
 from stud_service.server.host import ServiceHost
+from stud_service.server.proto_gen import table_pb2
 from stud_service.shuffle import commitment
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-output" / "screenshots"
@@ -130,6 +132,17 @@ async def log_in(page: Page, token: str, player: str) -> None:
     await page.get_by_test_id("login-token").fill(token)
     await page.get_by_test_id("login-submit").click()
     await expect(page.get_by_test_id("logged-in")).to_have_attribute("data-player", player)
+
+
+async def sit_down_on_the_page(page: Page, web: WebService, table: str, player: str, seat: int) -> None:
+    """Log in as ``player``, open ``table`` from the lobby, sit down in ``seat`` with the page's form."""
+    await page.goto(web.url)
+    await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
+    await page.get_by_test_id(f"open-table-{table}").click()
+    await page.get_by_test_id("sit-seat").select_option(str(seat))
+    await page.get_by_test_id("sit-buy-in").fill(str(BUY_IN))
+    await page.get_by_test_id("sit-down").click()
+    await expect(page.get_by_test_id(f"seat-{seat}")).to_have_attribute("data-player", player)
 
 
 async def dom_log(page: Page) -> list[Entry]:
@@ -227,13 +240,7 @@ async def test_a_player_logs_in_sits_down_and_clicks_through_hands_to_a_showdown
     bots = web.bots(table, (1, 2), strategy=cautious_strategy)
     auditor = web.client("auditor", Role.AUDITOR)
     async with browser_page(browser) as page, running(cards.follow(auditor, table)):
-        await page.goto(web.url)
-        await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
-        await page.get_by_test_id(f"open-table-{table}").click()
-        await page.get_by_test_id("sit-seat").select_option(str(seat))
-        await page.get_by_test_id("sit-buy-in").fill(str(BUY_IN))
-        await page.get_by_test_id("sit-down").click()
-        await expect(page.get_by_test_id(f"seat-{seat}")).to_have_attribute("data-player", player)
+        await sit_down_on_the_page(page, web, table, player, seat)
         for bot in bots:
             await bot.sit(BUY_IN)
 
@@ -377,3 +384,46 @@ async def test_a_paused_table_and_its_voided_hand_say_so_in_the_lobby_and_at_the
         await expect(page.get_by_test_id("street")).to_have_text("Hand voided: a fault on screen")
         facts = page.get_by_test_id("table-facts")
         await expect(facts).to_contain_text("Paused: maintenance at two · version")
+
+
+async def test_a_players_time_bank_runs_and_a_chat_message_arrives(web: WebService, browser: Browser) -> None:
+    """RULES.md section 7 and docs/chat.md on the page: the player lets the action clock run out, the page
+    shows the time bank running, a message from another player arrives in the chat while it runs and the
+    player answers; the latency meter shows the round trip the page's answered heartbeats measured; the
+    player's decision then spends only what it used of the reserve."""
+    table = f"web-{uuid.uuid4().hex[:10]}"
+    bank = table_pb2.TimeBank(reserve=duration_pb2.Duration(seconds=60))
+    await web.client("house", Role.OPERATOR).create_table(table, table_spec(action_clock=2, time_bank=bank))
+    player, seat = "carol", 3
+    bots = web.bots(table, (1, 2), strategy=cautious_strategy)
+    async with browser_page(browser) as page:
+        await sit_down_on_the_page(page, web, table, player, seat)
+        await expect(page.get_by_test_id(f"seat-{seat}-time-bank")).to_have_text("Time bank 60 s")
+        for bot in bots:
+            await bot.sit(BUY_IN)
+        actions = page.get_by_test_id("actions")
+        clock = page.get_by_test_id("action-clock")
+        chat = page.get_by_test_id("chat-log")
+        async with running(*(bot.run(10**6) for bot in bots)):
+            await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
+            await expect(clock).to_have_attribute("data-clock", "TIME_BANK")
+            await expect(clock).to_contain_text("Your time bank")
+            await bots[0].client.send_chat(table, "take your time")
+            said = chat.locator(f'li[data-player="{bot_name(table, 1)}"]')
+            await expect(said).to_contain_text("take your time")
+            await page.get_by_test_id("chat-input").fill("thinking it over")
+            await page.get_by_test_id("chat-send").click()
+            await expect(chat.locator(f'li[data-player="{player}"]')).to_contain_text("thinking it over")
+            latency = page.get_by_test_id("latency")
+            await expect(latency).to_have_attribute("data-source", "heartbeat")
+            await expect(latency).to_have_text(re.compile(r"^Round trip [\d.]+ ms \(heartbeat\)$"))
+            await save_screenshot(page, "web-time-bank-and-chat")
+            turn = await actions.get_attribute("data-turn")
+            offered = actions.locator("button[data-action]")
+            choice = _choose(await offered.evaluate_all("all => all.map(b => b.dataset.action)"))
+            await actions.locator(f'button[data-action="{choice}"]').click()
+            await expect(actions).not_to_have_attribute("data-turn", turn or "")
+            reserve = page.get_by_test_id(f"seat-{seat}-time-bank")
+            await expect(reserve).not_to_have_text("Time bank 60 s")
+        left = int(re.fullmatch(r"Time bank (\d+) s", await reserve.text_content() or "").group(1))
+        assert 0 < left < 60

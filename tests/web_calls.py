@@ -198,6 +198,45 @@ async def update_table_settings(world: WebWorld, caller: Caller) -> None:
     assert reply.action_clock.seconds == 45 and reply.display_name == "Slow"
 
 
+async def send_chat(world: WebWorld, caller: Caller) -> None:
+    table_id = await seated(world, "alice")
+    reply = await call(caller, "SendChat", t.SendChatRequest(
+        name=f"tables/{table_id}", text="hello, table", request_id=new_request_id()), bearer("alice"))
+    assert reply.number == 1 and reply.version == await world.head(table_id)
+
+
+async def mute_chat_player(world: WebWorld, caller: Caller) -> None:
+    table_id = await seated(world, "alice")
+    reply = await call(caller, "MuteChatPlayer", t.MuteChatPlayerRequest(
+        name=f"tables/{table_id}", player_id="alice", muted=True, reason="spam", request_id=new_request_id()),
+        OPERATOR)
+    assert reply.version == await world.head(table_id)
+    assert (await world.grpc_client("alice").view(table_id)).chat_muted
+
+
+async def delete_chat_message(world: WebWorld, caller: Caller) -> None:
+    table_id = await seated(world, "alice")
+    said = await world.grpc_client("alice").send_chat(table_id, "oops")
+    reply = await call(caller, "DeleteChatMessage", t.DeleteChatMessageRequest(
+        name=f"tables/{table_id}", number=said.number, reason="spoiler", request_id=new_request_id()),
+        OPERATOR)
+    assert reply.version == said.version + 1 == await world.head(table_id)
+
+
+async def answer_heartbeat(world: WebWorld, caller: Caller) -> None:
+    table_id = await seated(world, "alice")
+    watch = t.WatchTableRequest(name=f"tables/{table_id}", heartbeat_seconds=1)
+    replies = caller.stream(method_named("WatchTable"), watch, bearer("alice")).__aiter__()
+    async with asyncio.timeout(15):
+        while not (message := await replies.__anext__()).HasField("heartbeat"):
+            pass
+    await replies.aclose()  # type: ignore[attr-defined]
+    reply = await call(caller, "AnswerHeartbeat", t.AnswerHeartbeatRequest(
+        name=f"tables/{table_id}", ping=message.heartbeat.ping), bearer("alice"))
+    assert reply.round_trip.time.ToMicroseconds() > 0
+    assert reply.round_trip.source == table_pb2.ROUND_TRIP_SOURCE_HEARTBEAT
+
+
 # -- AuditService -------------------------------------------------------------------------------------------
 
 
@@ -336,6 +375,8 @@ CALLS: dict[str, Scenario] = {
     "LeaveWaitingList": leave_waiting_list, "GetTableView": get_table_view, "Act": act,
     "WatchTable": watch_table, "PauseTable": pause_table, "ResumeTable": resume_table,
     "CloseTable": close_table, "VoidHand": void_hand, "UpdateTableSettings": update_table_settings,
+    "SendChat": send_chat, "MuteChatPlayer": mute_chat_player,
+    "DeleteChatMessage": delete_chat_message, "AnswerHeartbeat": answer_heartbeat,
     "ListHands": list_hands, "GetHand": get_hand, "ReplayHand": replay_hand, "VerifyHand": verify_hand,
     "VerifyShuffle": verify_shuffle, "ExportHandHistory": export_hand_history,
     "ReconcileMoney": reconcile_money, "GetIntegrityReport": get_integrity_report,

@@ -57,6 +57,30 @@ def hand_events(record: HandRecord, mode: str = FULL) -> list[tuple[int, dict[st
     return [(version, redact_payload(payload, own)) for version, payload in events]
 
 
+def hand_chat(record: HandRecord, mode: str = FULL) -> list[tuple[int, dict[str, Any]]]:
+    """The table chat said during the hand (between its HandStarted and its HandEnded: docs/chat.md), as
+    ``mode`` may read it: an auditor every message, a deleted one marked ``"deleted": true``; anyone else
+    only the messages an operator did not delete."""
+    record.require_complete()
+    _own_seat(record, mode)  # a stranger's export is refused as hand_events refuses it
+    ended = max(stored.version for stored in record.events
+                if stored.type == "HandEnded" and stored.payload.get("hand") == record.hand)
+    said = []
+    for stored in record.events:
+        if stored.type != "ChatMessageSent" or not record.first_version < stored.version < ended:
+            continue
+        deleted = stored.payload.get("number") in record.deleted_chat
+        if deleted and mode != FULL:
+            continue
+        said.append((stored.version, {**stored.payload, "deleted": True} if deleted else stored.payload))
+    return said
+
+
+def with_chat(record: HandRecord, mode: str = FULL) -> list[tuple[int, dict[str, Any]]]:
+    """The hand's events as ``mode`` may see them with its chat (``hand_chat``) in log order."""
+    return sorted(hand_events(record, mode) + hand_chat(record, mode), key=lambda item: item[0])
+
+
 def player_history(record: HandRecord, player_id: str) -> list[tuple[int, dict[str, Any]]]:
     """A player's own history of a hand they played."""
     return hand_events(record, player_id)

@@ -23,7 +23,9 @@ optional ``currency`` field (absent for a play-chip table).  The PHH spec has no
 fields and PokerKit's parser know none; PokerKit takes a rake *function* when it replays), so the rake
 (RULES.md §10) rides along as user-defined fields: ``_rake`` (the hand's rake), ``_rake_pots`` (what was
 taken from each pot, main pot first) and ``_rake_shares`` (each seat's contributed rake, by seat).
-``finishing_stacks`` are after the rake.  The hand's audit data ride along as user-defined fields too:
+``finishing_stacks`` are after the rake.  The table chat said during the hand is ``_chat`` (docs/chat.md:
+each message's player, text and ``after_actions``, its place among the actions).  The hand's audit data
+ride along as user-defined fields too:
 ``_table_id``, ``_commitment``, ``_client_seeds``, ``_deck_root`` (the Merkle root of the salted deck),
 ``_commitment_order`` (the log versions of the commitment, of each client seed used and of the deal) and
 ``_proofs``: the proof of each card the export shows (``stud_service.deck_proof``'s JSON).  A player's
@@ -52,7 +54,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from stud_service.audit.fairness import CommitmentOrder, ShuffleEvidence, all_dealt_proofs, shown_positions
-from stud_service.audit.history import FULL, hand_events, shuffle_evidence
+from stud_service.audit.history import FULL, hand_chat, hand_events, shuffle_evidence
 from stud_service.audit.records import HandRecord
 from stud_service.audit.tournament_log import TournamentInfo
 from stud_service.cards import card_str, parse_card
@@ -175,6 +177,7 @@ def to_phh(record: HandRecord, player_id: str | None = None, tournament: Tournam
         ("_rake_pots", [pot.get("rake", 0) for pot in sorted(ended["pots"], key=lambda pot: pot["pot"])]),
         ("_rake_shares", {str(seat): share for seat, share in ended.get("rake_shares", ())}),
         *_void_fields(record),
+        *_chat_fields(record, player_id or FULL, events, numbers),
     ]
     lines = []
     for name, value in fields:
@@ -187,6 +190,25 @@ def to_phh(record: HandRecord, player_id: str | None = None, tournament: Tournam
     return "\n".join(lines) + "\n"
 
 
+def _chat_fields(
+    record: HandRecord, mode: str, events: list[dict[str, Any]], numbers: dict[int, str]
+) -> list[tuple[str, Any]]:
+    """The table chat said during the hand (docs/chat.md), as ``_chat``: each message's ``player``, ``text``
+    and ``after_actions``, how many of ``actions`` came before it; an auditor's export also holds the
+    messages an operator deleted, with ``deleted = true``.  None said: no field."""
+    chat = hand_chat(record, mode)
+    if not chat:
+        return []
+    versions = [version for version, _payload in hand_events(record, mode)]
+    lines = []
+    for version, said in chat:
+        before = [payload for v, payload in zip(versions, events, strict=True) if v < version]
+        line: dict[str, Any] = {"player": said["player_id"], "text": said["text"],
+                                "after_actions": len(phh_actions(before, numbers))}
+        if said.get("deleted"):
+            line["deleted"] = True
+        lines.append(line)
+    return [("_chat", lines)]
 def _void_fields(record: HandRecord) -> list[tuple[str, Any]]:
     """A voided hand's fields (RULES.md §12); none for a hand played to its end."""
     voided = record.voided

@@ -13,7 +13,9 @@ the time in that zone (here UTC), then Eastern time in brackets, which hand-hist
 (``2026/12/06 10:23:33 UTC [2026/12/06 5:23:33 ET]``; ET is New York's time, daylight saving included).
 
 An auditor's export (no ``player_id``) deals every card face up on the page; a player's export shows
-their own down cards and everyone's up cards, as PokerStars does for the hero.
+their own down cards and everyone's up cards, as PokerStars does for the hero.  What was said in the
+table chat during the hand comes in its place among the actions, as the room writes it:
+``alice said, "nice hand"`` (docs/chat.md; a message an operator deleted only in an auditor's export).
 
 A voided hand (RULES.md §12) ends where it was stopped, as PokerStars writes a hand its server cancelled:
 a line saying who voided it and why (``Hand voided by ops-1: dealer fault``; ``Hand voided by the table:
@@ -38,7 +40,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from stud_service.audit.history import FULL, hand_events
+from stud_service.audit.history import FULL, with_chat
 from stud_service.audit.records import HandRecord
 from stud_service.audit.tournament_log import TournamentInfo, table_number, tournament_number
 from stud_service.cards import card_str
@@ -119,7 +121,7 @@ def _pot_name(index: int, pots: int) -> str:
 
 class _Writer:
     def __init__(self, record: HandRecord, player_id: str | None, tournament: TournamentInfo | None) -> None:
-        self.events = [payload for _version, payload in hand_events(record, player_id or FULL)]
+        self.events = [payload for _version, payload in with_chat(record, player_id or FULL)]
         self.record = record
         started = self.events[0]
         self.config = started["config"]
@@ -264,7 +266,15 @@ class _Writer:
                     self.cancelled(voided)
                 else:
                     self.result(payload)
+            elif kind == "ChatMessageSent":
+                self.chat(payload)
         return "\n".join(self.lines) + "\n"
+
+    def chat(self, said: dict[str, Any]) -> None:
+        """A chat line as the room writes it (``alice said, "gl"``); in an auditor's export a message an
+        operator deleted says so (nobody else's export holds it: docs/chat.md)."""
+        line = f'{said["player_id"]} said, "{said["text"]}"'
+        self.say(line + " [deleted by an operator]" if said.get("deleted") else line)
 
     def cancelled(self, voided: dict[str, Any]) -> None:
         """RULES.md §12: who voided the hand and why, ``Hand cancelled``, and a summary that pays nothing."""

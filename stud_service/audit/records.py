@@ -39,7 +39,8 @@ class HandRecord:
     ``commitment``: the ShuffleCommitted that committed the hand's server seed (None for hands logged
     before it existed); ``seed_events``: ``(version, payload)`` of the ClientSeedSet events read before
     the deal; ``sitting_out``: the seats dealt in whose players sat out when it started (only at a
-    tournament table, which deals them in: RULES.md §11)."""
+    tournament table, which deals them in: RULES.md §11); ``deleted_chat``: the numbers of the chat messages
+    sent during the hand that an operator deleted, then or later (docs/chat.md)."""
 
     table_id: str
     hand: int
@@ -47,6 +48,7 @@ class HandRecord:
     commitment: StoredEvent | None = None
     seed_events: tuple[tuple[int, dict[str, Any]], ...] = ()
     sitting_out: tuple[int, ...] = ()
+    deleted_chat: frozenset[int] = frozenset()
 
     @property
     def started(self) -> dict[str, Any]:
@@ -217,6 +219,7 @@ async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
         if stored.version > high and stored.hand is not None:
             break
         kept.append(stored)
+    said = [int(stored.payload["number"]) for stored in kept if stored.type == "ChatMessageSent"]
     return HandRecord(
         table_id,
         hand,
@@ -224,7 +227,20 @@ async def load_hand(store: EventStore, table_id: str, hand: int) -> HandRecord:
         committed[0] if committed else None,
         tuple((int(v), json.loads(text)) for v, text in seeds),
         sitting_out,
+        await _deleted_chat(store, stream_id, low, said) if said else frozenset(),
     )
+
+
+async def _deleted_chat(store: EventStore, stream_id: str, since: int, numbers: list[int]) -> frozenset[int]:
+    """Which of the chat messages ``numbers`` (sent after version ``since``) an operator deleted, then or at
+    any time since (docs/chat.md)."""
+    rows = await fetch(
+        store,
+        "SELECT (payload ->> 'number')::bigint FROM events WHERE stream_id = %s AND version > %s"
+        " AND type = 'ChatMessageDeleted' AND (payload ->> 'number')::bigint = ANY(%s)",
+        (stream_id, since, numbers),
+    )
+    return frozenset(int(number) for (number,) in rows)
 
 
 async def _sitting_out_before(store: EventStore, stream_id: str, version: int) -> tuple[int, ...]:

@@ -2,13 +2,15 @@
 
 A hand is replayed from its ``HandStarted`` alone (it carries the table's config and the players with
 their stacks).  Each player decision in the log becomes the command that must have caused it
-(``PlayerActed`` -> ``Act`` or, with ``timeout``, ``Timeout``; ``LeaveRequested`` -> ``Leave``; a seat's
-own requests -> ``SitOut``/``SitIn``/``SetClientSeed``; ``HandVoided`` -> the operator's ``VoidHand`` or,
-``automatic``, ``VoidInterruptedHand``); ``decide`` must accept it and return exactly the events recorded
-after it.  An operator's pausing or closing the table during the hand is applied as it comes (a closed
-table's players leave when the hand ends, RULES.md §12).  Everything the dealer does (cards, rounds,
-showdown, pots, the result) is therefore recomputed, never trusted.  Table events about seats not dealt
-into the hand (and the waiting list's) are not the hand's business and are skipped.
+(``PlayerActed`` -> ``Act`` or, with ``timeout``, ``Timeout``; ``TimeBankStarted`` -> ``Timeout``;
+``LeaveRequested`` -> ``Leave``; a seat's own requests -> ``SitOut``/``SitIn``/``SetClientSeed``;
+``HandVoided`` -> the operator's ``VoidHand`` or, ``automatic``, ``VoidInterruptedHand``); ``decide`` must
+accept it and return exactly the events recorded after it.  An operator's pausing or closing the table
+during the hand is applied as it comes (a closed table's players leave when the hand ends, RULES.md §12).
+Everything the dealer does (cards, rounds, showdown, pots, the result) is therefore recomputed, never
+trusted, and so is the time bank (§7), from the reserves the hand's ``TimeBanksAtStart`` says it started
+with.  Table events about seats not dealt into the hand (and the waiting list's, and the table chat) are not
+the hand's business and are skipped.
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ from stud_service.engine import (
     event_to_json,
     initial_state,
 )
+from stud_service.engine.events import CHAT_EVENTS
 from stud_service.engine.evolve import apply_in_place
 from stud_service.engine.state import SeatState
+from stud_service.engine.time_bank import banks_before_hand
 from stud_service.store import canonical_json
 
 AMOUNT_ACTIONS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
@@ -48,8 +52,10 @@ _SEAT_REQUESTS = frozenset(
     {"PlayerSatOut", "PlayerSatIn", "ClientSeedSet", "PlayerToppedUp", "PlayerSeated", "PlayerLeft"}
 )
 # Table events no decision inside the hand causes: the dealer's commitment to the next hand's seed, and the
-# waiting list's comings and goings (no seat of the hand changes with them).
-_TABLE_EVENTS = frozenset({"ShuffleCommitted", "WaitingListJoined", "WaitingListLeft", "SeatOffered"})
+# waiting list's comings and goings (no seat of the hand changes with them), and the table chat
+# (docs/chat.md), which changes nothing in the hand.
+_TABLE_EVENTS = frozenset({"ShuffleCommitted", "WaitingListJoined", "WaitingListLeft", "SeatOffered"}) \
+    | CHAT_EVENTS
 # An operator's commands about the table, applied to the replay as they come (RULES.md §12).
 _CONTROL_EVENTS = frozenset({"TablePaused", "TableResumed", "TableClosed"})
 
@@ -76,6 +82,8 @@ def state_before_hand(started: HandStarted, sitting_out: Collection[int] = ()) -
 
 def _command_for(event: Any, payload: dict[str, Any], state: TableState) -> Any | None:
     kind = payload["type"]
+    if kind == "TimeBankStarted":  # §7: the owner's clock found the action clock run out
+        return Timeout(now_ms=event.at_ms)
     if kind == "PlayerActed":
         if event.timeout:
             return Timeout(now_ms=event.at_ms)
@@ -149,6 +157,8 @@ def replay_hand(
     if not isinstance(started, HandStarted) or started.hand != hand:
         return ReplayProblem(first_version, "replay", f"hand {hand} does not begin with its HandStarted")
     state = state_before_hand(started, sitting_out)
+    if len(decoded) > 1:  # §7: the reserves the hand started with, which its TimeBanksAtStart says
+        state.banks = banks_before_hand(decoded[1])
     total = chips_in_play(state)
     dealt_in = {seat for seat, _player, _stack in started.seats}
     command: Any = StartHand(started.deck, started.commitment, started.at_ms, started.extra)

@@ -254,11 +254,47 @@ class StudClient:
         return await self.stub.UpdateTableSettings(request, metadata=self.metadata)
 
     def watch(self, table_id: str, after_version: int = 0, include_views: bool = False,
-              batch_events: bool = False) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+              batch_events: bool = False,
+              heartbeat_seconds: int = 0) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         """The table's watch stream; read a message's events with :func:`events_of` in either mode."""
         return self.stub.WatchTable(
             table_service_pb2.WatchTableRequest(name=f"tables/{table_id}", after_version=after_version,
-                                                include_views=include_views, batch_events=batch_events),
+                                                include_views=include_views, batch_events=batch_events,
+                                                heartbeat_seconds=heartbeat_seconds),
+            metadata=self.metadata,
+        )
+
+    async def send_chat(self, table_id: str, text: str,
+                        request_id: str | None = None) -> table_service_pb2.SendChatResponse:
+        """A message in the table chat (docs/chat.md)."""
+        return await self.stub.SendChat(
+            table_service_pb2.SendChatRequest(name=f"tables/{table_id}", text=text,
+                                              request_id=request_id or new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def mute_chat_player(self, table_id: str, player_id: str, reason: str,
+                               muted: bool = True) -> table_service_pb2.MuteChatPlayerResponse:
+        """An operator's mute (or unmute) of ``player_id`` in the table's chat."""
+        return await self.stub.MuteChatPlayer(
+            table_service_pb2.MuteChatPlayerRequest(name=f"tables/{table_id}", player_id=player_id,
+                                                    muted=muted, reason=reason, request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def delete_chat_message(self, table_id: str, number: int,
+                                  reason: str) -> table_service_pb2.DeleteChatMessageResponse:
+        """An operator's deletion of chat message ``number``."""
+        return await self.stub.DeleteChatMessage(
+            table_service_pb2.DeleteChatMessageRequest(name=f"tables/{table_id}", number=number,
+                                                       reason=reason, request_id=new_request_id()),
+            metadata=self.metadata,
+        )
+
+    async def answer_heartbeat(self, table_id: str, ping: str) -> table_service_pb2.AnswerHeartbeatResponse:
+        """Send a watch's heartbeat back (the latency meter)."""
+        return await self.stub.AnswerHeartbeat(
+            table_service_pb2.AnswerHeartbeatRequest(name=f"tables/{table_id}", ping=ping),
             metadata=self.metadata,
         )
 

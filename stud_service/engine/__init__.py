@@ -13,7 +13,9 @@ The public API (import from ``stud_service.engine``)::
                 bring_in_tiebreak=BringInTiebreak.SUIT, uncapped_heads_up=False,
                 allow_full_bring_in=False, name="", seat_offer_seconds=60, currency="USD",
                 rake_basis_points=0, rake_cap_2=0, rake_cap_3_4=0, rake_cap_5_plus=0,
-                tournament_id="", tournament_level=0, interrupted_hand_void_seconds=0)
+                tournament_id="", tournament_level=0, interrupted_hand_void_seconds=0, time_bank_seconds=0,
+                time_bank_refill_seconds=0, time_bank_refill_hands=0, chat_spectators=False,
+                chat_all_in_silence=False)
                                                  .validate() -> raises InvalidConfig(field)
     a tournament table (§11: tournament_id set): tournament chips (currency ""), no rake, no top-up,
     no waiting list, no leaving during a hand; a player sitting out is dealt in and acts at once by §7
@@ -29,7 +31,10 @@ The public API (import from ``stud_service.engine``)::
     Act(player_id, action: ActionKind, amount: int | None, now_ms)
         ActionKind: FOLD CHECK CALL BRING_IN COMPLETE BET RAISE; amount = the total the street bet
         becomes ("raise to"), required for BRING_IN/COMPLETE/BET/RAISE, None otherwise
-    Timeout(now_ms)             acts for the player to act if their clock ran out (§7)
+    Timeout(now_ms)             acts for the player to act if their clock ran out (§7), or, at a table
+                                with a time bank, starts their reserve first (TimeBankStarted)
+    SendChat(player_id, text, now_ms)            the table chat (docs/chat.md)
+    MuteChat(player_id, by, reason, muted=True, now_ms)   DeleteChat(number, by, reason, now_ms)
     JoinWaitingList(player_id, now_ms)   LeaveWaitingList(player_id, now_ms)   (a full table)
     ExpireSeatOffers(now_ms)    passes on the seat offers whose time ran out (docs/waiting-list.md)
     stopping a game (§12), each recording who and why:
@@ -49,6 +54,8 @@ The public API (import from ``stud_service.engine``)::
 
     # queries
     to_act(state) -> seat | None                 action_deadline_ms(state) -> int | None
+        (the running clock's end: the action clock's, or the time bank's once it runs)
+    running_clock(state) -> "ACTION" | "TIME_BANK" | None     time_bank_reserve_ms(state, seat) -> ms
     seat_offer_deadline_ms(state) -> int | None  (the first seat offer to run out, docs/waiting-list.md)
     hand_void_deadline_ms(state) -> int | None   (when the running hand is voided as interrupted, §12)
     state.control                                TableControl: open / paused / closed, why, the last void
@@ -88,7 +95,8 @@ Events (stud_service.engine.events): TableCreated, PlayerSeated, PlayerLeft, Lea
 PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, ShuffleCommitted, HandStarted, AntePosted,
 CardDealt, BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
 WaitingListJoined, WaitingListLeft, SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided,
-TableSettingsChanged.
+TableSettingsChanged; the time bank's TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled (§7);
+the chat's ChatMessageSent, ChatMessageDeleted, ChatMuteSet (docs/chat.md).
 """
 
 from stud_service.engine.codec import (
@@ -108,12 +116,15 @@ from stud_service.engine.commands import (
     Command,
     CommitShuffle,
     CreateTable,
+    DeleteChat,
     ExpireSeatOffers,
     JoinWaitingList,
     Leave,
     LeaveWaitingList,
+    MuteChat,
     PauseTable,
     ResumeTable,
+    SendChat,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -135,6 +146,13 @@ from stud_service.engine.errors import (
     AlreadySeated,
     AlreadyWaiting,
     BuyInOutOfLimits,
+    ChatMessageNotFound,
+    ChatMuted,
+    ChatNamesCard,
+    ChatRateLimited,
+    ChatSilencedAllIn,
+    ChatSpectatorsSilent,
+    ChatTextRefused,
     DomainError,
     FailedPrecondition,
     HandInterrupted,
@@ -172,6 +190,9 @@ from stud_service.engine.events import (
     AntePosted,
     BettingRoundStarted,
     CardDealt,
+    ChatMessageDeleted,
+    ChatMessageSent,
+    ChatMuteSet,
     ClientSeedSet,
     Event,
     HandEnded,
@@ -193,6 +214,10 @@ from stud_service.engine.events import (
     TablePaused,
     TableResumed,
     TableSettingsChanged,
+    TimeBankRefilled,
+    TimeBanksAtStart,
+    TimeBankStarted,
+    TimeBankUsed,
     UncalledBetReturned,
     WaitingListJoined,
     WaitingListLeft,
@@ -208,8 +233,10 @@ from stud_service.engine.state import (
     hand_running,
     hand_void_deadline_ms,
     initial_state,
+    running_clock,
     seat_offer_deadline_ms,
     sit_out_reason,
+    time_bank_reserve_ms,
     to_act,
     turn_number,
 )
@@ -236,4 +263,8 @@ __all__ = [
     "PauseTable", "ResumeTable", "TableClosed", "TableControl", "TableIsClosed", "TableIsPaused",
     "TableNotPaused", "TablePaused", "TableResumed", "TableSettingsChanged", "TournamentTable",
     "UpdateTableSettings", "VoidHand", "VoidInterruptedHand", "VoidNotDue", "hand_void_deadline_ms",
+    "TimeBanksAtStart", "TimeBankStarted", "TimeBankUsed", "TimeBankRefilled", "running_clock",
+    "time_bank_reserve_ms", "SendChat", "MuteChat", "DeleteChat", "ChatMessageSent", "ChatMessageDeleted",
+    "ChatMuteSet", "ChatMessageNotFound", "ChatMuted", "ChatNamesCard",
+    "ChatRateLimited", "ChatSilencedAllIn", "ChatSpectatorsSilent", "ChatTextRefused",
 ]

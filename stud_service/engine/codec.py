@@ -21,7 +21,7 @@ from stud_service.engine.config import TableConfig, config_from_json, config_to_
 from stud_service.engine.control import TableControl
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.events import EVENT_TYPES, EVENT_VERSIONS
-from stud_service.engine.state import HandPlayer, HandState, SeatState, TableState
+from stud_service.engine.state import ChatState, HandPlayer, HandState, SeatState, TableState
 
 # 2: the table's turn count (``turns``) and each seat's sit-out reason are kept; a format-1 snapshot
 # lacks them, so the table is folded from its events instead (a guessed count would give replicas
@@ -32,7 +32,10 @@ from stud_service.engine.state import HandPlayer, HandState, SeatState, TableSta
 # last of them); a format-3 snapshot lacks it, so the table is folded from its events instead.
 # 5: the table's operator status and last void (``control``, RULES.md §12); a format-4 snapshot lacks it,
 # so the table is folded from its events instead.
-STATE_FORMAT_VERSION = 5
+# 6: the time bank's reserves and running turn (``banks``, ``bank_turn``, RULES.md §7) and the chat's state
+# (``chat``: its message count, the muted players, the deleted messages, the times the rate limit counts);
+# a format-5 snapshot lacks them, so the table is folded from its events instead.
+STATE_FORMAT_VERSION = 6
 # Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
 _OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
 
@@ -211,6 +214,9 @@ def state_to_json(state: TableState) -> dict[str, Any]:
         "turns": state.turns,
         "rake_taken": state.rake_taken,
         "control": state.control.to_json(),
+        "banks": [[seat, reserve, hands] for seat, (reserve, hands) in sorted(state.banks.items())],
+        "bank_turn": state.bank_turn,
+        "chat": _chat_to_json(state.chat),
         "hand": None if hand is None else {
             **{name: _to_json(getattr(hand, name)) for name in HandState.FIELDS if name != "players"},
             "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
@@ -235,6 +241,9 @@ def state_from_json(data: Any) -> TableState:
         state.turns = data["turns"]
         state.rake_taken = data["rake_taken"]
         state.control = TableControl.from_json(data["control"])
+        state.banks = {seat: (reserve, hands) for seat, reserve, hands in data["banks"]}
+        state.bank_turn = data["bank_turn"]
+        state.chat = _chat_from_json(data["chat"])
         raw = data["hand"]
         if raw is not None:
             hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))
@@ -253,3 +262,13 @@ def state_from_json(data: Any) -> TableState:
         return state
     except (KeyError, TypeError, ValueError) as exc:
         raise StateDecodeError(f"snapshot is malformed: {exc}") from None
+
+
+def _chat_to_json(chat: ChatState) -> dict[str, Any]:
+    return {"messages": chat.messages, "muted": sorted(chat.muted), "deleted": sorted(chat.deleted),
+            "sent": {player: list(times) for player, times in sorted(chat.sent.items())}}
+
+
+def _chat_from_json(data: dict[str, Any]) -> ChatState:
+    return ChatState(data["messages"], frozenset(data["muted"]), frozenset(data["deleted"]),
+                     {player: tuple(times) for player, times in data["sent"].items()})

@@ -217,9 +217,42 @@ class UpdateTableSettings:
 CHANGEABLE_SETTINGS = ("name", "action_clock_seconds", "seat_offer_seconds", "interrupted_hand_void_seconds")
 
 
+# --- the table chat (docs/chat.md) -------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SendChat:
+    """A chat message from ``player_id`` (seated, or watching where the table lets spectators write)."""
+
+    player_id: str
+    text: str
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MuteChat:
+    """An operator (``by``) mutes ``player_id`` at this table (``muted``) or lets them write again."""
+
+    player_id: str
+    by: str
+    reason: str
+    muted: bool = True
+    now_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteChat:
+    """An operator (``by``) deletes chat message ``number``: nobody but an auditor reads it again."""
+
+    number: int
+    by: str
+    reason: str
+    now_ms: int = 0
+
+
 Command = (CreateTable | SitDown | Leave | SitOut | SitIn | TopUp | SetClientSeed | CommitShuffle | StartHand
            | Act | Timeout | JoinWaitingList | LeaveWaitingList | ExpireSeatOffers | PauseTable | ResumeTable
-           | CloseTable | VoidHand | VoidInterruptedHand | UpdateTableSettings)
+           | CloseTable | VoidHand | VoidInterruptedHand | UpdateTableSettings | SendChat | MuteChat
+           | DeleteChat)
 
 for _command_type in Command.__args__:
     fast_frozen_init(_command_type)  # a client builds one per decision: see records.py

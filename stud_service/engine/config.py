@@ -37,9 +37,15 @@ MAX_TOURNAMENT_ID_CHARS = 63
 MAX_TOURNAMENT_LEVEL = 1_000
 # The longest a hand may stand still before the table voids it (RULES.md §12): a day, as the action clock.
 MAX_INTERRUPTED_HAND_VOID_SECONDS = 86_400
+# §7's time bank and the table chat (docs/chat.md).
+MAX_TIME_BANK_SECONDS = 600
+MAX_TIME_BANK_REFILL_HANDS = 1_000
+TIME_BANK_FIELDS = ("time_bank_seconds", "time_bank_refill_seconds", "time_bank_refill_hands")
+CHAT_FIELDS = ("chat_spectators", "chat_all_in_silence")
 # Options written to JSON only when they differ from their default (off), so the events of a table that does
 # not use them read exactly as they did before the option existed.
-OPTIONAL_FIELDS = {"interrupted_hand_void_seconds": 0}
+OPTIONAL_FIELDS = {"interrupted_hand_void_seconds": 0, **dict.fromkeys(TIME_BANK_FIELDS, 0),
+                   **dict.fromkeys(CHAT_FIELDS, False)}
 
 
 class Variant(enum.StrEnum):
@@ -75,6 +81,11 @@ class TableConfig:
 
     ``interrupted_hand_void_seconds`` (§12): 0 (off), or how long a hand may go without an action or a deal
     before it is voided: longer than the action clock, so a hand whose clocks run is never voided.
+    The time bank (§7, off while ``time_bank_seconds`` is 0): each seated player holds a reserve of up to
+    ``time_bank_seconds`` that runs when their action clock has run out; it grows by
+    ``time_bank_refill_seconds`` after every ``time_bank_refill_hands`` hands they were dealt (both 0: never).
+    The chat (docs/chat.md): ``chat_spectators`` lets players watching without a seat write too;
+    ``chat_all_in_silence`` silences the players still in a hand once one of them is all-in.
     """
 
     variant: Variant = Variant.STUD
@@ -99,6 +110,11 @@ class TableConfig:
     tournament_id: str = ""
     tournament_level: int = 0
     interrupted_hand_void_seconds: int = 0
+    time_bank_seconds: int = 0
+    time_bank_refill_seconds: int = 0
+    time_bank_refill_hands: int = 0
+    chat_spectators: bool = False
+    chat_all_in_silence: bool = False
 
     @property
     def tournament(self) -> bool:
@@ -163,19 +179,43 @@ class TableConfig:
             raise InvalidConfig("seat_offer_seconds", f"must be 1..{MAX_SEAT_OFFER_SECONDS} seconds")
         self._validate_money()
         self._validate_tournament()
+        self._validate_time_bank_and_chat()
         self._validate_interrupted_hands()
         return self
 
     def _validate_interrupted_hands(self) -> None:
-        """§12: off, or longer than the action clock (a player thinking is not an interruption)."""
+        """§12: off, or longer than the action clock and the time bank together (§7: a player thinking on
+        either is not an interruption)."""
         seconds = self.interrupted_hand_void_seconds
         if seconds == 0:
             return
-        if not self.action_clock_seconds < seconds <= MAX_INTERRUPTED_HAND_VOID_SECONDS:
+        thinking = self.action_clock_seconds + self.time_bank_seconds
+        if not thinking < seconds <= MAX_INTERRUPTED_HAND_VOID_SECONDS:
+            bank = f" + time_bank_seconds ({self.time_bank_seconds})" if self.time_bank_seconds else ""
             raise InvalidConfig(
                 "interrupted_hand_void_seconds",
-                f"must be 0 (off) or more than action_clock_seconds ({self.action_clock_seconds}),"
+                f"must be 0 (off) or more than action_clock_seconds ({self.action_clock_seconds}){bank},"
                 f" at most {MAX_INTERRUPTED_HAND_VOID_SECONDS} seconds")
+
+    def _validate_time_bank_and_chat(self) -> None:
+        """§7's time bank: a reserve of 0..600 s, refilled by 1..600 s every 1..1000 hands (or never: both 0);
+        the chat's switches are booleans."""
+        for field in TIME_BANK_FIELDS:
+            value = getattr(self, field)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise InvalidConfig(field, f"must be an integer, got {str(value)[:40]!r}")
+        for field in CHAT_FIELDS:
+            if not isinstance(getattr(self, field), bool):
+                raise InvalidConfig(field, "must be true or false")
+        if not 0 <= self.time_bank_seconds <= MAX_TIME_BANK_SECONDS:
+            raise InvalidConfig("time_bank_seconds", f"must be 0..{MAX_TIME_BANK_SECONDS} seconds (0: none)")
+        if not 0 <= self.time_bank_refill_seconds <= self.time_bank_seconds:
+            raise InvalidConfig("time_bank_refill_seconds", "must be 0..time_bank_seconds")
+        if not 0 <= self.time_bank_refill_hands <= MAX_TIME_BANK_REFILL_HANDS:
+            raise InvalidConfig("time_bank_refill_hands", f"must be 0..{MAX_TIME_BANK_REFILL_HANDS}")
+        if (self.time_bank_refill_seconds == 0) != (self.time_bank_refill_hands == 0):
+            field = "time_bank_refill_hands" if self.time_bank_refill_seconds else "time_bank_refill_seconds"
+            raise InvalidConfig(field, "a refill needs both seconds and hands (or neither)")
 
     def _validate_tournament(self) -> None:
         """A tournament table (§11): an id, tournament chips (no currency, no rake), a level number."""

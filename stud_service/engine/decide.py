@@ -56,6 +56,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from stud_service.cards import DECK_SIZE
+from stud_service.engine.chat import CHAT_DECIDE
 from stud_service.engine.commands import (
     CHANGEABLE_SETTINGS,
     SIT_OUT_COMMAND_REASONS,
@@ -196,6 +197,7 @@ from stud_service.engine.state import (
     hand_void_deadline_ms,
     players_ready,
 )
+from stud_service.engine.time_bank import bank_refills, bank_start, bank_used, banks_at_start
 
 # Enum members bound once: a module global is several times cheaper to read than ActionKind.FOLD
 # (and a Final one, compiled, is a C static).
@@ -477,6 +479,8 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
         number, state.table_id or "", config,
         tuple((seat, state.seats[seat].player_id, state.seats[seat].stack) for seat in seats),
         deck, cmd.commitment, dict(cmd.extra), cmd.now_ms))
+    if config.time_bank_seconds:  # §7: the reserves the hand starts with, so it replays alone
+        rec.emit(banks_at_start(state, number, seats))
     if config.ante > 0:
         for seat in seats:
             amount, all_in = ante_for_player(config.ante, rec.state.seats[seat].stack)
@@ -566,6 +570,10 @@ def _act(state: TableState, cmd: Act) -> list[Any] | _Recorder:
         _refuse_if_interrupted(state, cmd.now_ms)
     rec = _Recorder(state)
     rec.emit(_acted(state, hand, seat, kind, cmd.amount, cmd.now_ms))
+    if state.config is not None and state.config.time_bank_seconds:
+        used = bank_used(state, hand, seat, cmd.now_ms)  # §7: a decision past the action clock's end
+        if used is not None:
+            rec.emit(used)
     _advance(rec, cmd.now_ms)
     return rec
 
@@ -583,7 +591,17 @@ def _timeout(state: TableState, cmd: Timeout) -> list[Any] | _Recorder:
     seat = state.hand.to_act
     assert seat is not None
     rec = _Recorder(state)
+    used = None
+    if state.config is not None and state.config.time_bank_seconds:
+        started = bank_start(state, state.hand, seat, cmd.now_ms)  # §7: the reserve runs now
+        if started is not None:
+            rec.emit(started)
+            if cmd.now_ms < started.deadline_ms:
+                return rec
+        used = bank_used(state, state.hand, seat, cmd.now_ms)
     rec.emit(_auto_action(state, seat, cmd.now_ms, timeout=True))
+    if used is not None:
+        rec.emit(used)
     seat_state = rec.state.seats[seat]
     if not seat_state.sitting_out:
         rec.emit(PlayerSatOut(seat_state.player_id, seat, "timeout", cmd.now_ms))
@@ -744,6 +762,9 @@ def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: 
     stacks = tuple((seat, state.seats[seat].stack + winnings.get(seat, 0)) for seat in hand.order)
     shares = contributed_rake_shares({seat: p.committed for seat, p in hand.players.items()}, rake) \
         if rake else ()
+    if state.config is not None and state.config.time_bank_refill_hands:
+        for refill in bank_refills(state, hand):  # §7: before HandEnded, as the hand's own events
+            rec.emit(refill)
     rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms, hand.server_seed, rake, shares))
     _after_hand(rec, stacks, now_ms)
 
@@ -903,6 +924,7 @@ _HANDLERS: dict[type, Callable[[TableState, Any], list[Any] | _Recorder]] = {
     VoidHand: _void_hand,
     VoidInterruptedHand: _void_interrupted_hand,
     UpdateTableSettings: _update_table_settings,
+    **CHAT_DECIDE,
 }
 
 

@@ -18,7 +18,8 @@ A rejected command never changes the state: ``decide`` works on a private copy.
     │   ├── IllegalAmount               ILLEGAL_AMOUNT
     │   ├── BuyInOutOfLimits            BUY_IN_OUT_OF_LIMITS
     │   ├── InvalidSeat                 INVALID_SEAT
-    │   └── InvalidDeck                 INVALID_DECK
+    │   ├── InvalidDeck                 INVALID_DECK
+    │   └── ChatTextRefused             CHAT_TEXT_REFUSED
     ├── FailedPrecondition              (never raised itself)
     │   ├── NotYourTurn                 NOT_YOUR_TURN
     │   ├── ActionNotAvailable          ACTION_NOT_AVAILABLE
@@ -38,15 +39,22 @@ A rejected command never changes the state: ``decide`` works on a private copy.
     │   ├── TableIsClosed               TABLE_CLOSED
     │   ├── HandInterrupted             HAND_INTERRUPTED
     │   ├── VoidNotDue                  VOID_NOT_DUE
-    │   └── TournamentTable             TOURNAMENT_TABLE
+    │   ├── TournamentTable             TOURNAMENT_TABLE
+    │   ├── ChatNamesCard               CHAT_NAMES_CARD
+    │   └── ChatSilencedAllIn           CHAT_SILENCED_ALL_IN
     ├── AlreadyExists                   (never raised itself)
     │   ├── TableExists                 TABLE_EXISTS
     │   ├── AlreadySeated               ALREADY_SEATED
     │   └── AlreadyWaiting              ALREADY_WAITING
     ├── NotFound                        (never raised itself)
-    │   └── NoTable                     NO_TABLE
+    │   ├── NoTable                     NO_TABLE
+    │   └── ChatMessageNotFound         CHAT_MESSAGE_NOT_FOUND
+    ├── ResourceExhausted               (never raised itself)
+    │   └── ChatRateLimited             CHAT_RATE_LIMITED
     └── PermissionDenied                (never raised itself)
-        └── NotSeated                   NOT_SEATED
+        ├── NotSeated                   NOT_SEATED
+        ├── ChatMuted                   CHAT_MUTED
+        └── ChatSpectatorsSilent        CHAT_SPECTATORS_SILENT
 """
 
 from __future__ import annotations
@@ -93,6 +101,11 @@ class NotFound(DomainError):
 class PermissionDenied(DomainError):
     reason = "PERMISSION_DENIED"
     grpc_code_name = "PERMISSION_DENIED"
+
+
+class ResourceExhausted(DomainError):
+    reason = "RESOURCE_EXHAUSTED"
+    grpc_code_name = "RESOURCE_EXHAUSTED"
 
 
 class MalformedCommand(InvalidArgument):
@@ -261,3 +274,49 @@ class NoTable(NotFound):
 
 class NotSeated(PermissionDenied):
     reason = "NOT_SEATED"
+
+
+# --- the table chat (docs/chat.md) -------------------------------------------------------------------
+
+class ChatTextRefused(InvalidArgument):
+    """A message that is not plain text of 1..``max_chars`` characters."""
+
+    reason = "CHAT_TEXT_REFUSED"
+
+    def __init__(self, message: str, max_chars: int) -> None:
+        super().__init__(message, {"max_chars": str(max_chars)})
+
+
+class ChatNamesCard(FailedPrecondition):
+    """While a hand runs, the chat never carries cards."""
+
+    reason = "CHAT_NAMES_CARD"
+
+
+class ChatSilencedAllIn(FailedPrecondition):
+    """The table's anti-collusion switch: a player still in a hand with a player all-in may not chat."""
+
+    reason = "CHAT_SILENCED_ALL_IN"
+
+
+class ChatMessageNotFound(NotFound):
+    reason = "CHAT_MESSAGE_NOT_FOUND"
+
+
+class ChatRateLimited(ResourceExhausted):
+    """Too many messages too fast; ``retry_after_ms`` says when the next one will pass."""
+
+    reason = "CHAT_RATE_LIMITED"
+
+    def __init__(self, message: str, retry_after_ms: int) -> None:
+        super().__init__(message, {"retry_after_ms": str(retry_after_ms)})
+
+
+class ChatMuted(PermissionDenied):
+    reason = "CHAT_MUTED"
+
+
+class ChatSpectatorsSilent(PermissionDenied):
+    """A player without a seat at a table that lets only its players write."""
+
+    reason = "CHAT_SPECTATORS_SILENT"

@@ -482,12 +482,140 @@ class TableSettingsChanged:
         object.__setattr__(self, "at_ms", at_ms)
 
 
+
+# --- the time bank (RULES.md §7) ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TimeBanksAtStart:
+    """Right after HandStarted at a table with a time bank: each dealt-in seat's reserve (ms) and how many
+    hands it was dealt before this one, ((seat, reserve_ms, hands_dealt), ...) ascending by seat, so the
+    hand replays alone as HandStarted promises.  This hand counts as dealt from here on."""
+
+    hand: int
+    banks: tuple[tuple[int, int, int], ...]
+
+    def __init__(self, hand: int, banks: tuple[tuple[int, int, int], ...]) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "banks", banks)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankStarted:
+    """The seat's action clock ran out and its reserve of ``reserve_ms`` runs for this decision, from the
+    action clock's end until ``deadline_ms``."""
+
+    hand: int
+    seat: int
+    reserve_ms: int
+    deadline_ms: int
+    at_ms: int
+
+    def __init__(self, hand: int, seat: int, reserve_ms: int, deadline_ms: int, at_ms: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "reserve_ms", reserve_ms)
+        object.__setattr__(self, "deadline_ms", deadline_ms)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankUsed:
+    """Right after the seat's PlayerActed: the decision took ``used_ms`` of its reserve, ``reserve_ms`` is
+    left (only what is used is spent)."""
+
+    hand: int
+    seat: int
+    used_ms: int
+    reserve_ms: int
+    at_ms: int
+
+    def __init__(self, hand: int, seat: int, used_ms: int, reserve_ms: int, at_ms: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "used_ms", used_ms)
+        object.__setattr__(self, "reserve_ms", reserve_ms)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankRefilled:
+    """Just before HandEnded: the seat was dealt another ``time_bank_refill_hands`` hands, and its reserve
+    grew by ``added_ms`` to ``reserve_ms`` (up to the maximum)."""
+
+    hand: int
+    seat: int
+    added_ms: int
+    reserve_ms: int
+
+    def __init__(self, hand: int, seat: int, added_ms: int, reserve_ms: int) -> None:
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "added_ms", added_ms)
+        object.__setattr__(self, "reserve_ms", reserve_ms)
+
+
+# --- the table chat (docs/chat.md) -------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ChatMessageSent:
+    """Message ``number`` (1, 2, 3... per table) from ``player_id``, seated at ``seat`` or watching (None)."""
+
+    number: int
+    player_id: str
+    seat: int | None
+    text: str
+    at_ms: int
+
+    def __init__(self, number: int, player_id: str, seat: int | None, text: str, at_ms: int) -> None:
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessageDeleted:
+    """An operator (``by``) deleted message ``number`` for ``reason``: only an auditor reads it again."""
+
+    number: int
+    by: str
+    reason: str
+    at_ms: int
+
+    def __init__(self, number: int, by: str, reason: str, at_ms: int) -> None:
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "by", by)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMuteSet:
+    """An operator (``by``) muted ``player_id`` at this table (``muted``: they may not write until let
+    again) or let them write again, for ``reason``."""
+
+    player_id: str
+    muted: bool
+    by: str
+    reason: str
+    at_ms: int
+
+    def __init__(self, player_id: str, muted: bool, by: str, reason: str, at_ms: int) -> None:
+        object.__setattr__(self, "player_id", player_id)
+        object.__setattr__(self, "muted", muted)
+        object.__setattr__(self, "by", by)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "at_ms", at_ms)
+
+
 Event = (
     TableCreated | PlayerSeated | PlayerLeft | LeaveRequested | PlayerSatOut | PlayerSatIn | PlayerToppedUp
     | ClientSeedSet | ShuffleCommitted | HandStarted | AntePosted | CardDealt | BettingRoundStarted
     | PlayerActed | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined
     | WaitingListLeft | SeatOffered | TablePaused | TableResumed | TableClosed | HandVoided
-    | TableSettingsChanged
+    | TableSettingsChanged | TimeBanksAtStart | TimeBankStarted | TimeBankUsed | TimeBankRefilled
+    | ChatMessageSent | ChatMessageDeleted | ChatMuteSet
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -497,8 +625,12 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ClientSeedSet, ShuffleCommitted, HandStarted, AntePosted, CardDealt, BettingRoundStarted, PlayerActed,
         UncalledBetReturned, HandShown, HandMucked, HandEnded, WaitingListJoined, WaitingListLeft,
         SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided, TableSettingsChanged,
+        TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled, ChatMessageSent,
+        ChatMessageDeleted, ChatMuteSet,
     )
 }
+# The chat's events: about the table's talk, not its play (docs/chat.md).
+CHAT_EVENTS = frozenset({"ChatMessageSent", "ChatMessageDeleted", "ChatMuteSet"})
 
 # Each type's schema version, written as "v" with every event.  Kept here rather than as a class
 # attribute because a compiled dataclass (setup.py) would take a class variable for a field.

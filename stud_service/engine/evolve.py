@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final
 
+from stud_service.engine.chat import CHAT_APPLY
 from stud_service.engine.commands import CHANGEABLE_SETTINGS, ActionKind
 from stud_service.engine.control import CLOSED, OPEN, PAUSED
 from stud_service.engine.events import (
@@ -55,6 +56,7 @@ from stud_service.engine.state import (
     writable_player,
     writable_seat,
 )
+from stud_service.engine.time_bank import TIME_BANK_APPLY, forget_bank
 
 
 class InvalidEvent(ValueError):
@@ -83,6 +85,7 @@ def _player_seated(state: TableState, e: PlayerSeated) -> None:
 
 def _player_left(state: TableState, e: PlayerLeft) -> None:
     del state.seats[e.seat]
+    forget_bank(state, e.seat)
 
 
 def _leave_requested(state: TableState, e: LeaveRequested) -> None:
@@ -365,6 +368,10 @@ def _table_settings_changed(state: TableState, e: TableSettingsChanged) -> None:
     if not set(e.settings) <= set(CHANGEABLE_SETTINGS):
         raise InvalidEvent(f"settings {sorted(set(e.settings) - set(CHANGEABLE_SETTINGS))} do not change")
     state.config = replace(state.config, **e.settings)
+def _time_bank_event(state: TableState, e: Any) -> None:
+    """§7's events belong to the running hand (engine.time_bank applies them)."""
+    _hand(state, e.hand)
+    TIME_BANK_APPLY[type(e)](state, e)
 
 
 APPLY: dict[type, Callable[[TableState, Any], None]] = {
@@ -394,6 +401,8 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
     TableClosed: _table_closed,
     HandVoided: _hand_voided,
     TableSettingsChanged: _table_settings_changed,
+    **dict.fromkeys(TIME_BANK_APPLY, _time_bank_event),
+    **CHAT_APPLY,
 }
 
 

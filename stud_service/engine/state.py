@@ -172,6 +172,31 @@ class HandState:
             getattr(self, s) == getattr(other, s) for s in HandState.FIELDS)
 
 
+class ChatState:
+    """The table chat's state (docs/chat.md), a value: replaced, never changed, so copies share it.
+
+    ``messages``: how many were sent (the last message's number); ``muted``: the players an operator muted;
+    ``deleted``: the numbers of deleted messages; ``sent``: per player, the times of their messages that may
+    still count against the rate limit."""
+
+    __slots__ = ("messages", "muted", "deleted", "sent")
+
+    def __init__(self, messages: int = 0, muted: frozenset[str] = frozenset(),
+                 deleted: frozenset[int] = frozenset(),
+                 sent: dict[str, tuple[int, ...]] | None = None) -> None:
+        self.messages = messages
+        self.muted = muted
+        self.deleted = deleted
+        self.sent: dict[str, tuple[int, ...]] = {} if sent is None else sent
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ChatState) and (self.messages, self.muted, self.deleted, self.sent) == (
+            other.messages, other.muted, other.deleted, other.sent)
+
+
+NO_CHAT = ChatState()
+
+
 class TableState:
     """A table: its config, seats (1..config.seats) and the running hand, if any.
 
@@ -179,13 +204,18 @@ class TableState:
     held for players on it, ``(player_id, seat, deadline_ms)`` in the order offered (docs/waiting-list.md).
     Both are tuples, so copies share them safely.  ``rake_taken``: the table's rake so far, the sum of
     every HandEnded's ``rake`` (RULES.md §10); it has left the table's chips.  ``control``: paused or closed
-    by an operator, and the last hand voided (RULES.md §12; a frozen value, shared by copies)."""
+    by an operator, and the last hand voided (RULES.md §12; a frozen value, shared by copies).
+
+    The time bank (§7): ``banks``, seat -> (reserve ms, hands dealt since sitting down), for the seats whose
+    reserve the log has spoken of (any other seat holds a full reserve and was dealt none); ``bank_turn``:
+    the turn whose player's reserve is running (0: none).  ``chat``: the table chat's state.  ``banks`` and
+    ``chat`` are replaced on change, never changed, so copies share them."""
 
     __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns",
-                 "rake_taken", "control", "token", "legal")
+                 "rake_taken", "control", "banks", "bank_turn", "chat", "token", "legal")
     FIELDS: ClassVar[tuple[str, ...]] = (
         "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns", "rake_taken",
-        "control")
+        "control", "banks", "bank_turn", "chat")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -199,6 +229,9 @@ class TableState:
         self.turns = 0
         self.rake_taken = 0
         self.control: TableControl = OPEN_TABLE
+        self.banks: dict[int, tuple[int, int]] = {}
+        self.bank_turn = 0
+        self.chat: ChatState = NO_CHAT
         self.token = object()  # marks the seat and player objects this copy may change in place
         self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
@@ -214,6 +247,9 @@ class TableState:
         other.turns = self.turns
         other.rake_taken = self.rake_taken
         other.control = self.control
+        other.banks = self.banks
+        other.bank_turn = self.bank_turn
+        other.chat = self.chat
         return other
 
     def seat_of(self, player_id: str) -> int | None:
@@ -292,11 +328,44 @@ def turn_number(state: TableState) -> int:
 
 
 def action_deadline_ms(state: TableState) -> int | None:
-    """When the player to act times out: the clock starts at the event that gave them the turn."""
+    """When the running clock of the player to act runs out: the action clock, which starts at the event
+    that gave them the turn, or, once it has run out, their time bank's reserve (§7)."""
     hand = state.hand
     if hand is None or not hand.betting or hand.to_act is None or state.config is None:
         return None
-    return hand.turn_ms + state.config.action_clock_seconds * 1000
+    deadline = hand.turn_ms + state.config.action_clock_seconds * 1000
+    if state.bank_turn and state.bank_turn == state.turns:
+        return deadline + time_bank_reserve_ms(state, hand.to_act)
+    return deadline
+
+
+# --- the time bank (RULES.md §7) ---------------------------------------------------------------------
+
+def time_bank_reserve_ms(state: TableState, seat: int) -> int:
+    """The seat's reserve (ms): what the log last said of it, else a full one (0 without a time bank)."""
+    bank = state.banks.get(seat)
+    if bank is not None:
+        return bank[0]
+    config = state.config
+    return 0 if config is None else config.time_bank_seconds * 1000
+
+
+def time_bank_hands_dealt(state: TableState, seat: int) -> int:
+    """Hands the seat's player was dealt since sitting down (the time bank's refills count them)."""
+    bank = state.banks.get(seat)
+    return 0 if bank is None else bank[1]
+
+
+def time_bank_running(state: TableState) -> bool:
+    """Whether the player to act is on their time bank (their action clock has run out)."""
+    return state.bank_turn != 0 and state.bank_turn == state.turns and to_act(state) is not None
+
+
+def running_clock(state: TableState) -> str | None:
+    """The clock the player to act is on: "ACTION", "TIME_BANK" (§7), or None when nobody is to act."""
+    if to_act(state) is None:
+        return None
+    return "TIME_BANK" if time_bank_running(state) else "ACTION"
 
 
 def seat_offer_deadline_ms(state: TableState) -> int | None:

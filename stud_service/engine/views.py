@@ -20,7 +20,7 @@ HandEnded (the CardDealt events of the log hold them, for the auditor).
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,13 @@ from stud_service.engine.codec import event_to_json
 from stud_service.engine.config import config_to_json
 from stud_service.engine.events import CardDealt, ShuffleCommitted
 from stud_service.engine.legal import legal_actions
-from stud_service.engine.state import TableState, action_deadline_ms, to_act
+from stud_service.engine.state import (
+    TableState,
+    action_deadline_ms,
+    running_clock,
+    time_bank_reserve_ms,
+    to_act,
+)
 
 
 class ViewerKind(enum.StrEnum):
@@ -88,7 +94,9 @@ def view_event(
     if isinstance(event, ShuffleCommitted):
         return redact_event_json(data, None)  # a future hand's seed: nobody's, not even an auditor's
     if hand_number is None:
-        return data if viewer.kind is ViewerKind.AUDITOR else redact_waiting_list_json(data, viewer.player_id)
+        if viewer.kind is ViewerKind.AUDITOR:
+            return data
+        return redact_chat_json(redact_waiting_list_json(data, viewer.player_id), state.chat.deleted)
     if viewer.kind is ViewerKind.AUDITOR and hand_has_ended(state, hand_number):
         return data
     own_seat = None
@@ -138,21 +146,40 @@ def redact_waiting_list_json(data: dict[str, Any], viewer_player_id: str | None)
     return data
 
 
+CHAT_MODERATION_EVENTS = frozenset({"ChatMessageDeleted", "ChatMuteSet"})
+
+
+def redact_chat_json(data: dict[str, Any], deleted: Collection[int]) -> dict[str, Any]:
+    """A chat event's JSON as anyone but an auditor may see it: a message an operator deleted (its number is
+    in ``deleted``) without its text, ``"text": null, "deleted": true``; an operator's deletion or mute
+    without the operator, ``"by": null``.  Returns ``data`` itself when it hides nothing."""
+    kind = data.get("type")
+    if kind == "ChatMessageSent" and data.get("number") in deleted:
+        return {**data, "text": None, "deleted": True}
+    if kind in CHAT_MODERATION_EVENTS:
+        return {**data, "by": None}
+    return data
+
+
 def view_state(state: TableState, viewer: Viewer) -> dict[str, Any]:
-    """The table as ``viewer`` may see it: seats, the running hand (own down cards only for a seat;
-    counts for others), who is to act with the deadline, and the viewer's legal actions."""
+    """The table as ``viewer`` may see it: seats (with each one's time bank reserve, §7, at a table that has
+    one), the running hand (own down cards only for a seat; counts for others), who is to act with the
+    running clock ("ACTION" or "TIME_BANK") and its deadline, and the viewer's legal actions."""
     hand = state.hand
+    banks = state.config is not None and state.config.time_bank_seconds > 0
     out: dict[str, Any] = {
         "table_id": state.table_id,
         "config": config_to_json(state.config) if state.config is not None else None,
         "seats": [{"seat": seat, "player_id": s.player_id, "stack": s.stack, "sitting_out": s.sitting_out,
-                   "leaving": s.leaving} for seat, s in sorted(state.seats.items())],
+                   "leaving": s.leaving, "time_bank_ms": time_bank_reserve_ms(state, seat) if banks else None}
+                  for seat, s in sorted(state.seats.items())],
         "hand_number": state.hand_number,
         "status": state.control.status,
         "status_reason": state.control.reason,
         "hand": None,
         "to_act": to_act(state),
         "deadline_ms": action_deadline_ms(state),
+        "clock": running_clock(state),
         "legal_actions": None,
     }
     if hand is None:

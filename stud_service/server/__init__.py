@@ -32,6 +32,10 @@ and followed, its commands written with the money they move, the lobby and the w
 them as ``TableRuntime.tournaments``; they build on the tables' generic pieces (following a stream, the
 watchers' queues, the background tasks) and, of :mod:`.api`, import what the tables do.
 
+**The latency meter** (:mod:`.latency`) is this replica's measure of the round trip to each caller, which
+every view carries: the kernel's for a gRPC client's TCP connection, the answered heartbeats' for the web
+port. The services use it; it imports none of them.
+
 At the top, :mod:`.host` wires one process together (database, event log, tables, both ports,
 metrics) for ``stud-service serve`` and ``demo``, and :mod:`.collector` tunes the garbage collector for
 a long-running server. :mod:`.proto_gen` is generated from ``proto/stud/v1`` (``scripts/gen_protos.py``;

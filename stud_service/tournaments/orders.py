@@ -37,7 +37,8 @@ class TableOrders:
 
 
 def table_config(config: TournamentConfig, tournament_id: str, table_id: str) -> TableConfig:
-    """The config a tournament's table is created with: tournament chips, the first level's stakes."""
+    """The config a tournament's table is created with: tournament chips, the first level's stakes, the
+    tournament's action clock and time bank (§7)."""
     first = config.levels[0]
     number = table_id.rpartition("-t")[2]
     name = f"{config.name} table {number}" if config.name else f"table {number}"
@@ -45,7 +46,9 @@ def table_config(config: TournamentConfig, tournament_id: str, table_id: str) ->
         variant=config.variant, ante=first.ante, bring_in=first.bring_in, small_bet=first.small_bet,
         big_bet=first.big_bet, min_buy_in=1, max_buy_in=MAX_CHIPS, seats=config.seats_per_table,
         action_clock_seconds=config.action_clock_seconds, name=name, currency=PLAY_CHIPS,
-        tournament_id=tournament_id, tournament_level=1,
+        tournament_id=tournament_id, tournament_level=1, time_bank_seconds=config.time_bank_seconds,
+        time_bank_refill_seconds=config.time_bank_refill_seconds,
+        time_bank_refill_hands=config.time_bank_refill_hands,
     ).validate()
 
 

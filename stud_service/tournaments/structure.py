@@ -23,6 +23,7 @@ from stud_service.engine.config import (
     MAX_SEATS,
     MIN_SEATS,
     PLAY_CHIPS,
+    TIME_BANK_FIELDS,
     TableConfig,
     Variant,
 )
@@ -87,7 +88,9 @@ class TournamentConfig:
     ``payouts``: shares of the prize pool by place in basis points adding to 10,000, best place first and
     never more for a worse place; empty, the default table for the number of players
     (``rules.payouts.default_payout_table``).  ``re_entries``: how many times a player out of chips may
-    buy in again, while the level number is at most ``re_entry_until_level``.
+    buy in again, while the level number is at most ``re_entry_until_level``.  ``time_bank_seconds``,
+    ``time_bank_refill_seconds`` and ``time_bank_refill_hands``: its tables' time bank (§7: a tournament may
+    set its own; bounded as a table's; 0, none).
     """
 
     name: str = ""
@@ -108,6 +111,9 @@ class TournamentConfig:
     payouts: tuple[int, ...] = field(default=())
     cancellation_payout: CancellationPayout = CancellationPayout.CHIPS
     action_clock_seconds: int = 30
+    time_bank_seconds: int = 0
+    time_bank_refill_seconds: int = 0
+    time_bank_refill_hands: int = 0
 
     @property
     def play_levels(self) -> int:
@@ -141,7 +147,15 @@ class TournamentConfig:
         self._validate_money()
         if not 0 < self.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:
             raise TournamentConfigError("action_clock_seconds", f"must be 1..{MAX_ACTION_CLOCK_SECONDS}")
+        self._validate_time_bank()
         return self
+
+    def _validate_time_bank(self) -> None:
+        """§7: its tables' time bank, bounded as a table's is (the table's own rules say what is wrong)."""
+        try:
+            TableConfig(**{name: getattr(self, name) for name in TIME_BANK_FIELDS}).validate()
+        except InvalidConfig as error:
+            raise TournamentConfigError(error.field, error.message.partition(": ")[2]) from None
 
     def _validate_kind(self) -> None:
         if not isinstance(self.kind, TournamentKind):
@@ -255,6 +269,8 @@ def config_to_json(config: TournamentConfig) -> dict[str, Any]:
             value = list(value)
         elif isinstance(value, enum.Enum):
             value = value.value
+        elif f.name in TIME_BANK_FIELDS and not value:
+            continue  # written only when set: a tournament without a time bank reads as it always did
         out[f.name] = value
     return out
 

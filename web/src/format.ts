@@ -1,4 +1,5 @@
 // Words and numbers as the page shows them.
+import { type Duration, durationMs } from "@bufbuild/protobuf/wkt";
 import { ActionType, Street, type Stakes, type Table, TableStatus, Variant } from "./gen/stud/v1/table_pb";
 
 const VARIANTS: Record<Variant, string> = {
@@ -90,4 +91,9 @@ export function stoppedText(table: Table): string {
   if (table.status === TableStatus.PAUSED) return `Paused: ${table.statusReason}`;
   if (table.status === TableStatus.CLOSED) return `Closed: ${table.statusReason}`;
   return "";
+}
+
+/** A Duration as whole seconds, rounded up ("12 s"): a time bank's reserve, what it used. */
+export function secondsText(duration: Duration | undefined): string {
+  return duration === undefined ? "" : `${Math.ceil(durationMs(duration) / 1000)} s`;
 }

@@ -2,7 +2,7 @@
 import { cardLabel } from "./cards";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, PotHalf } from "./gen/stud/v1/table_pb";
-import { money, streetName } from "./format";
+import { money, secondsText, streetName } from "./format";
 
 const VERBS: Record<ActionType, string> = {
   [ActionType.UNSPECIFIED]: "acts",
@@ -87,6 +87,12 @@ export function narrate(event: TableEvent, currency: string): string {
       return `Hand ${e.value.hand} is voided, every chip returned: ${e.value.reason}`;
     case "tableSettingsChanged":
       return `Settings changed (${e.value.fields.join(", ")}): ${e.value.reason}`;
+    case "timeBankStarted":
+      return `Seat ${e.value.seat}'s time bank runs (${secondsText(e.value.reserve)})`;
+    case "timeBankUsed":
+      return `Seat ${e.value.seat} used ${secondsText(e.value.used)} of its time bank (${secondsText(e.value.reserve)} left)`;
+    case "timeBankRefilled":
+      return `Seat ${e.value.seat}'s time bank grows to ${secondsText(e.value.reserve)}`;
     default:
       return "";
   }

@@ -2,7 +2,7 @@
 // holds is drawn: a card the viewer may not see is a back without data-card, since the page never had it.
 import { cardBack, cardFace } from "./cards";
 import { h } from "./dom";
-import { money, seatName, streetName } from "./format";
+import { money, seatName, secondsText, streetName } from "./format";
 import type { HandView, SeatView, TableView } from "./gen/stud/v1/table_pb";
 import { PotHalf, SitOutReason } from "./gen/stud/v1/table_pb";
 
@@ -70,6 +70,9 @@ function seatBox(view: TableView, number: number, seat: SeatView | undefined, ho
       h("span", { "data-testid": `seat-${number}-stack` }, `Stack ${money(seat.stack, currency)}`),
       seat.streetBet > 0n ? h("span", { class: "bet" }, ` · bet ${money(seat.streetBet, currency)}`) : null),
     h("div", { class: "seat-status" }, seatStatus(seat)),
+    // RULES.md section 7: the seat's time bank reserve, at a table that has one.
+    seat.timeBank ? h("div", { class: "seat-time-bank", "data-testid": `seat-${number}-time-bank` },
+      `Time bank ${secondsText(seat.timeBank)}`) : null,
     seatCards(seat),
   );
 }

@@ -6,7 +6,9 @@ import { fill, h, redraw } from "./dom";
 import { refusalAlert, refusalOf } from "./errors";
 import { actionName, money, seatName, stakesText, stoppedText, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
-import { ActionType, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
+import { ActionType, ClockKind, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
+import { chatPanel } from "./chat";
+import { latencyMeter } from "./latency";
 import { narrate } from "./narrate";
 import { handSummary, resultList, seatList } from "./seats";
 import { principal } from "./session";
@@ -45,12 +47,14 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   const lastResult = h("section", { class: "last-result", "data-testid": "last-result", "aria-label": "Last hand" });
   const log = h("ol", { class: "log", "data-testid": "event-log" });
   const announcer = h("div", { class: "visually-hidden", "aria-live": "polite", "data-testid": "announcer" });
+  const chat = chatPanel(name, signal);
+  const meter = latencyMeter();
   fill(main,
     h("p", {}, h("a", { href: "#/" }, "← Tables"), " · ",
       h("a", { href: `#/tables/${encodeURIComponent(id)}/hands`, "data-testid": "open-replayer" }, "Hands played")),
-    title, facts, connection, problems,
+    title, facts, h("div", { class: "link-state" }, connection, meter.element), problems,
     h("div", { class: "felt", "data-testid": "felt" }, hand, clock, seats),
-    actions, seatControls, sitDown, lastResult,
+    actions, seatControls, sitDown, chat.element, lastResult,
     h("details", { class: "log-box" }, h("summary", {}, "Table log"), log),
     announcer);
 
@@ -68,11 +72,15 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   const serverNow = (): number => Date.now() - (Number.isFinite(clockLead) ? clockLead : 0);
 
   function showClock(): void {
-    if (deadline === null) { clock.textContent = ""; return; }
+    if (deadline === null) { clock.textContent = ""; delete clock.dataset.clock; return; }
     const seconds = Math.max(0, Math.ceil((deadline.getTime() - serverNow()) / 1000));
     const seat = view?.hand?.toActSeat ?? 0;
-    clock.textContent = `${seat === view?.viewerSeat ? "Your" : `Seat ${seat}'s`} clock: ${seconds} s`;
+    // RULES.md section 7: once the action clock has run out, the player's time bank runs.
+    const bank = view?.clock === ClockKind.TIME_BANK;
+    clock.dataset.clock = bank ? "TIME_BANK" : "ACTION";
+    clock.textContent = `${seat === view?.viewerSeat ? "Your" : `Seat ${seat}'s`} ${bank ? "time bank" : "clock"}: ${seconds} s`;
     clock.classList.toggle("urgent", seconds <= 5);
+    clock.classList.toggle("time-bank", bank);
   }
   const tick = setInterval(showClock, 250);
   signal.addEventListener("abort", () => clearInterval(tick), { once: true });
@@ -85,6 +93,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     // An Act's reply and the watch both carry views: never go back to an older one.
     if (view !== null && next.version < view.version) return;
     view = next;
+    meter.show(next.roundTrip);
+    chat.view(next);
     const table = next.table;
     const currency = table?.currencyCode ?? "";
     title.textContent = table?.displayName || id;
@@ -225,6 +235,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
 
   function record(event: TableEvent): void {
     if (event.recordTime) clockLead = Math.min(clockLead, Date.now() - timestampDate(event.recordTime).getTime());
+    chat.event(event);
     const line = narrate(event, view?.table?.currencyCode ?? "");
     if (!line) return;
     log.prepend(h("li", { "data-version": String(event.version) }, line));
@@ -246,6 +257,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   void watchTable(name, signal, {
     view: render,
     event: record,
+    roundTrip: meter.show,
     connection(state, retryMs) {
       connection.dataset.state = state;
       connection.textContent = state === "live" ? "Live" : `Reconnecting in ${Math.round(retryMs / 1000)} s…`;

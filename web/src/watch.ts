@@ -1,13 +1,16 @@
 // A table's view, kept current: GetTableView, then WatchTable(include_views) after that view's version. When
 // the stream drops (a restart, a proxy's timeout, the network) it is opened again after the last version
-// received, so no event is missed or seen twice.
+// received, so no event is missed or seen twice. Each heartbeat is answered at once (AnswerHeartbeat): the
+// server then knows the round trip to this page, the latency meter.
 import { Code } from "@connectrpc/connect";
 import { tables } from "./api";
 import { isCanceled, refusalOf } from "./errors";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
-import type { TableView } from "./gen/stud/v1/table_pb";
+import type { RoundTrip, TableView } from "./gen/stud/v1/table_pb";
 
 const RETRY_FIRST_MS = 500;
+// A quiet table sends a heartbeat this often: the latency meter's pace while nothing else happens.
+const HEARTBEAT_SECONDS = 5;
 const RETRY_MAX_MS = 10_000;
 // Refusals that trying again will not change: the watch ends and says why.
 const FINAL = new Set([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument]);
@@ -19,6 +22,17 @@ export interface Watcher {
   connection(state: "live" | "reconnecting", retryMs: number): void;
   /** The watch ended for good with this refusal. */
   stopped(error: unknown): void;
+  /** The server's latest measure of the round trip to this page. */
+  roundTrip(roundTrip: RoundTrip | undefined): void;
+}
+
+async function answer(name: string, ping: string, signal: AbortSignal, watcher: Watcher): Promise<void> {
+  try {
+    const reply = await tables.answerHeartbeat({ name, ping }, { signal });
+    watcher.roundTrip(reply.roundTrip);
+  } catch {
+    // Not this replica's ping (several replicas), or the page is leaving: the next heartbeat will do.
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -42,13 +56,18 @@ export async function watchTable(name: string, signal: AbortSignal, watcher: Wat
         watcher.view(view);
         version = view.version;
       }
-      const stream = tables.watchTable({ name, afterVersion: version, includeViews: true }, { signal });
+      const stream = tables.watchTable(
+        { name, afterVersion: version, includeViews: true, heartbeatSeconds: HEARTBEAT_SECONDS }, { signal });
       watcher.connection("live", 0);
       for await (const message of stream) {
         delay = RETRY_FIRST_MS;
-        // A heartbeat keeps an idle stream open through proxies; it (and a message of a kind this page does
-        // not know) carries no event and no view: skip it.
-        if (message.heartbeat !== undefined) continue;
+        // A heartbeat keeps an idle stream open through proxies and asks for an answer (the latency meter); it
+        // (and a message of a kind this page does not know) carries no event and no view.
+        if (message.heartbeat !== undefined) {
+          watcher.roundTrip(message.heartbeat.roundTrip);
+          if (message.heartbeat.ping) void answer(name, message.heartbeat.ping, signal, watcher);
+          continue;
+        }
         if (message.event) record(message.event);
         message.events.forEach(record);
         if (message.view) watcher.view(message.view);

@@ -20,7 +20,15 @@ from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
 from stud_service.engine.rules.pots import side_pots
 from stud_service.engine.rules.waiting import open_seats
-from stud_service.engine.state import TableState, action_deadline_ms, sit_out_reason, to_act, turn_number
+from stud_service.engine.state import (
+    TableState,
+    action_deadline_ms,
+    running_clock,
+    sit_out_reason,
+    time_bank_reserve_ms,
+    to_act,
+    turn_number,
+)
 from stud_service.server.api.errors import malformed
 from stud_service.server.proto_gen import table_pb2
 
@@ -60,11 +68,15 @@ PROTO_CONFIG_FIELDS = {
     "rake_basis_points": "rake.basis_points", "rake_cap_2": "rake.cap_2_players",
     "rake_cap_3_4": "rake.cap_3_to_4_players", "rake_cap_5_plus": "rake.cap_5_or_more_players",
     "interrupted_hand_void_seconds": "interrupted_hand_void_time",
+    "time_bank_seconds": "time_bank.reserve", "time_bank_refill_seconds": "time_bank.refill",
+    "time_bank_refill_hands": "time_bank.refill_hands", "chat_spectators": "chat.spectators_write",
+    "chat_all_in_silence": "chat.all_in_silence",
 }
 TABLE_STATUSES = {
     OPEN: table_pb2.TABLE_STATUS_OPEN, PAUSED: table_pb2.TABLE_STATUS_PAUSED,
     CLOSED: table_pb2.TABLE_STATUS_CLOSED,
 }
+CLOCKS = {"ACTION": table_pb2.CLOCK_KIND_ACTION, "TIME_BANK": table_pb2.CLOCK_KIND_TIME_BANK}
 
 SIT_OUT_REASONS = {
     "request": table_pb2.SIT_OUT_REASON_REQUESTED,
@@ -139,6 +151,12 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
         rake = table.rake
         values.update(rake_basis_points=rake.basis_points, rake_cap_2=rake.cap_2_players,
                       rake_cap_3_4=rake.cap_3_to_4_players, rake_cap_5_plus=rake.cap_5_or_more_players)
+    if table.HasField("time_bank"):
+        bank = table.time_bank
+        values.update(time_bank_seconds=_whole_seconds(bank.reserve, "table.time_bank.reserve"),
+                      time_bank_refill_seconds=_whole_seconds(bank.refill, "table.time_bank.refill"),
+                      time_bank_refill_hands=bank.refill_hands)
+    values.update(chat_spectators=table.chat.spectators_write, chat_all_in_silence=table.chat.all_in_silence)
     try:
         return TableConfig(**values).validate()
     except InvalidConfig as error:
@@ -160,6 +178,20 @@ def as_proto_config_error(error: InvalidConfig, prefix: str) -> InvalidConfig:
         lambda word: PROTO_CONFIG_FIELDS[word.group(0)], error.message.removeprefix(f"{error.field}: ")
     )
     return InvalidConfig(field, message)
+
+
+def _whole_seconds(duration: duration_pb2.Duration, field: str) -> int:
+    """A Duration of whole seconds (0 or more) as its seconds; anything else names ``field``."""
+    if duration.nanos or duration.seconds < 0:
+        raise malformed(f"{field.removeprefix('table.')} must be whole seconds, 0 or more", field)
+    return duration.seconds
+
+
+def duration_ms(ms: int) -> duration_pb2.Duration:
+    """Milliseconds (the engine's time bank) as a protobuf Duration."""
+    duration = duration_pb2.Duration()
+    duration.FromMilliseconds(ms)
+    return duration
 
 
 def timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
@@ -226,6 +258,13 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
                                 cap_5_or_more_players=config.rake_cap_5_plus),
         interrupted_hand_void_time=duration_pb2.Duration(seconds=config.interrupted_hand_void_seconds)
         if config.interrupted_hand_void_seconds else None,
+        time_bank=table_pb2.TimeBank(
+            reserve=duration_pb2.Duration(seconds=config.time_bank_seconds),
+            refill=duration_pb2.Duration(seconds=config.time_bank_refill_seconds),
+            refill_hands=config.time_bank_refill_hands,
+        ) if config.time_bank_seconds else None,
+        chat=table_pb2.ChatRules(spectators_write=config.chat_spectators,
+                                 all_in_silence=config.chat_all_in_silence),
     )
 
 
@@ -319,9 +358,12 @@ def _observers_view(table_id: str, state: TableState, version: int, last_result:
     shown: dict[int, list[int]] = {}
     if hand is None and last_result is not None:
         shown = {seat: list(cards) for seat, cards in last_result.get("shown", ())}
+    banks = state.config is not None and state.config.time_bank_seconds > 0
     for seat, seated in sorted(state.seats.items()):
         seat_view = view.seats.add(seat=seat, player_id=seated.player_id, stack=seated.stack,
                                    sitting_out=seated.sitting_out)
+        if banks:  # §7: each seat's reserve
+            seat_view.time_bank.CopyFrom(duration_ms(time_bank_reserve_ms(state, seat)))
         if seated.sitting_out:
             seat_view.sit_out_reason = SIT_OUT_REASONS.get(sit_out_reason(state, seat) or "", 0)
         player = hand.players.get(seat) if hand is not None else None
@@ -343,6 +385,7 @@ def _observers_view(table_id: str, state: TableState, version: int, last_result:
         deadline = action_deadline_ms(state)
         if deadline is not None:
             view.action_deadline.CopyFrom(timestamp_ms(deadline))
+            view.clock = CLOCKS[running_clock(state) or "ACTION"]
     elif last_result is not None:
         number = last_result.get("hand", state.hand_number)
         voided = number == state.control.voided_hand  # §12: it paid nothing, showed nothing
@@ -359,7 +402,7 @@ def _observers_view(table_id: str, state: TableState, version: int, last_result:
 
 def _add_viewer_share(view: table_pb2.TableView, state: TableState, viewer: str) -> None:
     """What only ``viewer`` may see, added to the observers' ``view``: their seat, their own down cards,
-    what they may do, their place on the waiting list."""
+    what they may do, their place on the waiting list, whether the chat mutes them."""
     hand = state.hand
     for index, (seat, seated) in enumerate(sorted(state.seats.items())):
         if seated.player_id == viewer:
@@ -373,6 +416,8 @@ def _add_viewer_share(view: table_pb2.TableView, state: TableState, viewer: str)
         view.legal_actions.extend(_legal_actions(state, viewer))
     if viewer in state.waiting:
         _waiting_view(view, state, viewer)
+    if viewer in state.chat.muted:
+        view.chat_muted = True
 
 
 def _hand_view(table_id: str, state: TableState, commitment: str) -> table_pb2.HandView:

@@ -169,6 +169,24 @@ def _table_settings_changed(target: Any, data: dict[str, Any]) -> None:
     target.fields.extend(fields)
     target.settings.CopyFrom(settings)
     target.previous.CopyFrom(settings_to_proto(data["previous"])[1])
+_DURATIONS = ("reserve_ms", "used_ms", "added_ms")
+
+
+def _time_bank(target: Any, data: dict[str, Any]) -> None:
+    """§7's events: their milliseconds of reserve as Durations, a reserve's end as a Timestamp."""
+    _fill(target, data, _NOT_FIELDS | {*_DURATIONS, "deadline_ms"})
+    for key in _DURATIONS:
+        if key in data:
+            getattr(target, key.removesuffix("_ms")).FromMilliseconds(data[key])
+    if "deadline_ms" in data:
+        target.deadline.FromMilliseconds(data["deadline_ms"])
+
+
+def _time_banks_at_start(target: Any, data: dict[str, Any]) -> None:
+    target.hand = data["hand"]
+    for seat, reserve_ms, hands in data["banks"]:
+        bank = target.banks.add(seat=seat, hands_dealt=hands)
+        bank.reserve.FromMilliseconds(reserve_ms)
 
 
 _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
@@ -182,4 +200,8 @@ _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "ShuffleCommitted": _shuffle_committed,
     "HandVoided": _hand_voided,
     "TableSettingsChanged": _table_settings_changed,
+    "TimeBanksAtStart": _time_banks_at_start,
+    "TimeBankStarted": _time_bank,
+    "TimeBankUsed": _time_bank,
+    "TimeBankRefilled": _time_bank,
 }

@@ -12,9 +12,16 @@ Anything this module cannot attribute to the viewer is hidden, never guessed.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
-from stud_service.engine.views import WAITING_LIST_EVENTS, redact_event_json, redact_waiting_list_json
+from stud_service.engine.events import CHAT_EVENTS
+from stud_service.engine.views import (
+    WAITING_LIST_EVENTS,
+    redact_chat_json,
+    redact_event_json,
+    redact_waiting_list_json,
+)
 
 
 class EventRedactor:
@@ -32,11 +39,16 @@ class EventRedactor:
     def knows_hand(self, hand: int) -> bool:
         return hand in self._hand_players
 
-    def redact(self, payload: dict[str, Any], hands_ended: int = 0) -> dict[str, Any]:
-        """``payload`` as the viewer may see it; ``hands_ended``: hands 1..N are over (auditors see all)."""
+    def redact(
+        self, payload: dict[str, Any], hands_ended: int = 0, deleted_chat: Collection[int] = ()
+    ) -> dict[str, Any]:
+        """``payload`` as the viewer may see it; ``hands_ended``: hands 1..N are over (auditors see all);
+        ``deleted_chat``: the chat messages an operator deleted so far (only auditors read them)."""
         kind = payload.get("type")
         if kind in WAITING_LIST_EVENTS:
             return payload if self.auditor else redact_waiting_list_json(payload, self.viewer)
+        if kind in CHAT_EVENTS:
+            return payload if self.auditor else redact_chat_json(payload, deleted_chat)
         hand = payload.get("hand")
         if self.auditor and isinstance(hand, int) and hand <= hands_ended:
             if kind == "HandStarted":

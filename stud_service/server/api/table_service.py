@@ -57,8 +57,16 @@ from stud_service.server.api.money_gate import check_real_money
 from stud_service.server.api.names import HANDS, TABLE_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import RequestKey, request_key
+from stud_service.server.api.round_trips import CallerRoundTrips
+from stud_service.server.api.table_chat import (
+    answer_heartbeat,
+    delete_chat_message,
+    mute_chat_player,
+    send_chat,
+)
 from stud_service.server.api.table_views import table_resource, table_view, view_at
 from stud_service.server.api.table_watch import TableWatches
+from stud_service.server.latency.meter import RoundTripMeter
 from stud_service.server.proto_gen import table_pb2, table_service_pb2
 from stud_service.server.tables.live import LiveTable, now_ms
 from stud_service.server.tables.runtime import TableRuntime
@@ -87,6 +95,7 @@ def _refusals_as_statuses(method: Callable[..., Awaitable[Reply]]) -> Callable[.
 
 _CREATE_TABLE = operator_only("creating tables")
 _STOP_GAME = operator_only("stopping a game (pausing, resuming, closing, voiding, changing settings)")
+_MODERATE_CHAT = operator_only("moderating the chat")
 # An auditor's look at a running table is recorded, as every privileged read is (the view itself is a
 # spectator's: no one but its owner sees a down card of a running hand). Operators see what a player would.
 _EVERY_CARD = frozenset({Role.AUDITOR})
@@ -111,6 +120,7 @@ class TableService:
         self._closing = asyncio.Event()
         self._page_tokens = PageTokens(keys.page_token_key, "ListTables")
         self._watches = TableWatches(runtime)
+        self._meter = RoundTripMeter()  # the latency meter: this replica's measures of its callers
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -128,6 +138,9 @@ class TableService:
             )
         return principal.player_id
 
+    def _round_trips(self, table_id: str, principal: Principal, call: Call) -> CallerRoundTrips:
+        return CallerRoundTrips(self._meter, table_id, principal, call)
+
     async def _seat_command(
         self, request: Any, call: Call, make: Callable[[str, TableState, int], Any]
     ) -> table_pb2.TableView:
@@ -138,7 +151,7 @@ class TableService:
         written = await self.runtime.execute(
             table_id, lambda state, now: make(player, state, now), request_id=request_id
         )
-        return view_at(written, principal)
+        return self._round_trips(table_id, principal, call).stamped(view_at(written, principal))
 
     # -- tables --------------------------------------------------------------------------------
 
@@ -266,7 +279,7 @@ class TableService:
     ) -> table_pb2.TableView:
         principal = self._principal(call)
         live = await self.runtime.table(TABLES.parse(request.name))
-        return table_view(live, principal)
+        return self._round_trips(live.table_id, principal, call).stamped(table_view(live, principal))
 
     @_refusals_as_statuses
     async def Act(
@@ -302,7 +315,9 @@ class TableService:
             written = await self.runtime.execute(
                 table_id, command, request_id=request_id, turn=request.turn
             )
-        return table_service_pb2.ActResponse(view=view_at(written, principal))
+        reply = table_service_pb2.ActResponse(view=view_at(written, principal))
+        self._round_trips(table_id, principal, call).stamp(reply.view)
+        return reply
 
     async def WatchTable(
         self, request: table_service_pb2.WatchTableRequest, call: Call
@@ -330,7 +345,8 @@ class TableService:
         with metrics.track_watcher() if metrics is not None else contextlib.nullcontext():
             try:
                 heartbeat = request.heartbeat_seconds or heartbeat_seconds(call)
-                async for reply in self._watches.stream(live, principal, request, heartbeat):
+                round_trips = self._round_trips(table_id, principal, call)
+                async for reply in self._watches.stream(live, principal, request, heartbeat, round_trips):
                     yield reply
             except Exception as error:  # a read from the log (resuming, lagging) the store cannot serve
                 raise_if_store_refusal(error)
@@ -401,6 +417,38 @@ class TableService:
             )
         except InvalidConfig as error:
             raise table_control.setting_error(error) from None
+    # -- the table chat and the latency meter (docs/chat.md) ------------------------------------------
+
+    @_refusals_as_statuses
+    async def SendChat(
+        self, request: table_service_pb2.SendChatRequest, call: Call
+    ) -> table_service_pb2.SendChatResponse:
+        principal = self._principal(call)
+        return await send_chat(self.runtime, self._player(principal), principal, request)
+
+    @_refusals_as_statuses
+    @recorded(gate=_MODERATE_CHAT, resource=TABLES.checked("name"))
+    async def MuteChatPlayer(
+        self, request: table_service_pb2.MuteChatPlayerRequest, call: Call
+    ) -> table_service_pb2.MuteChatPlayerResponse:
+        principal = self._principal(call)
+        _MODERATE_CHAT(principal)
+        return await mute_chat_player(self.runtime, principal, request)
+
+    @_refusals_as_statuses
+    @recorded(gate=_MODERATE_CHAT, resource=TABLES.checked("name"))
+    async def DeleteChatMessage(
+        self, request: table_service_pb2.DeleteChatMessageRequest, call: Call
+    ) -> table_service_pb2.DeleteChatMessageResponse:
+        principal = self._principal(call)
+        _MODERATE_CHAT(principal)
+        return await delete_chat_message(self.runtime, principal, request)
+
+    @_refusals_as_statuses
+    async def AnswerHeartbeat(
+        self, request: table_service_pb2.AnswerHeartbeatRequest, call: Call
+    ) -> table_service_pb2.AnswerHeartbeatResponse:
+        return answer_heartbeat(self._meter, self._principal(call), request)
 
     async def _check_after_head(self, live: LiveTable, after_version: int) -> None:
         """A resume point beyond the log's head (asked of the log: this replica may lag) would wait for

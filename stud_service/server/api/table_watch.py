@@ -5,7 +5,8 @@ read from the log a page at a time), then follows the table: each event the runt
 stream's queue (its watcher, :mod:`stud_service.server.tables.fanout`), and is sent redacted for the
 viewer, one to a message or, with ``batch_events``, every event that was waiting in one. A watcher whose
 queue filled up (a client that stopped reading) reads what it missed from the log. With a heartbeat
-interval, a silent table sends a heartbeat with the version the stream is at.
+interval, a silent table sends a heartbeat with the version the stream is at, a ping the client answers for
+the latency meter, and the meter's latest measure, which every view the stream sends carries too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from stud_service.auth import Principal, Role
 from stud_service.engine.state import hands_ended
 from stud_service.server.api.events_proto import event_proto
 from stud_service.server.api.redact import EventRedactor
+from stud_service.server.api.round_trips import CallerRoundTrips
 from stud_service.server.api.table_views import table_view
 from stud_service.server.proto_gen import events_pb2, table_pb2, table_service_pb2
 from stud_service.server.tables.fanout import LAGGING, AppliedEvent
@@ -45,6 +47,7 @@ class TableWatches:
         principal: Principal,
         request: table_service_pb2.WatchTableRequest,
         heartbeat: float | None,
+        round_trips: CallerRoundTrips,
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         viewer = None if principal.role is Role.AUDITOR else principal.player_id
         stream = _WatchStream(
@@ -52,12 +55,15 @@ class TableWatches:
             EventRedactor(viewer, auditor=principal.role is Role.AUDITOR),
             request.include_views,
             MAX_EVENTS_PER_MESSAGE if request.batch_events else 1,
+            round_trips,
         )
         watcher = self.runtime.add_watcher(live)
         try:
             if request.after_version == 0:
                 sent = live.version
-                yield table_service_pb2.WatchTableResponse(view=table_view(live, principal))
+                first = table_service_pb2.WatchTableResponse(view=table_view(live, principal))
+                round_trips.stamp(first.view)
+                yield first
                 _know_live_hand(stream.redactor, live)
             else:
                 sent = request.after_version
@@ -71,7 +77,10 @@ class TableWatches:
                     if arrived is None:
                         return  # the server is shutting down
                     if arrived is _SILENT:
-                        beat = table_service_pb2.WatchHeartbeat(version=sent)
+                        # Each heartbeat asks for an answer (the latency meter) and tells the latest measure.
+                        beat = table_service_pb2.WatchHeartbeat(
+                            version=sent, ping=round_trips.ping(), round_trip=round_trips.latest()
+                        )
                         yield table_service_pb2.WatchTableResponse(heartbeat=beat)
                         continue
                     if arrived is LAGGING:
@@ -163,13 +172,14 @@ class TableWatches:
             reply = table_service_pb2.WatchTableResponse(events=messages)
         if view is not None:
             reply.view.CopyFrom(view)
+            stream.round_trips.stamp(reply.view)
         return reply
 
     @staticmethod
     def _event_message(
         live: LiveTable, redactor: EventRedactor, version: int, payload: dict[str, Any], recorded_at: Any
     ) -> events_pb2.TableEvent:
-        shown = redactor.redact(payload, hands_ended(live.state))
+        shown = redactor.redact(payload, hands_ended(live.state), live.state.chat.deleted)
         if shown is payload:  # the whole event: one message for every watcher allowed all of it
             return live.replies.public_event(version, payload, recorded_at)
         return event_proto(version, shown, recorded_at)
@@ -184,6 +194,7 @@ class _WatchStream:
     redactor: EventRedactor
     include_views: bool
     most: int  # events per message: 1, or MAX_EVENTS_PER_MESSAGE with batch_events
+    round_trips: CallerRoundTrips  # the latency meter: what the views and heartbeats carry
 
 
 _END_OF_BURST = object()

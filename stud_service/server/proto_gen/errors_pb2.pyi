@@ -71,6 +71,14 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INTERNAL: _ClassVar[ErrorReason]
     SEALED_DATA_UNREADABLE: _ClassVar[ErrorReason]
     DEVELOPMENT_KEYRING: _ClassVar[ErrorReason]
+    CHAT_TEXT_REFUSED: _ClassVar[ErrorReason]
+    CHAT_NAMES_CARD: _ClassVar[ErrorReason]
+    CHAT_SILENCED_ALL_IN: _ClassVar[ErrorReason]
+    CHAT_RATE_LIMITED: _ClassVar[ErrorReason]
+    CHAT_MUTED: _ClassVar[ErrorReason]
+    CHAT_SPECTATORS_SILENT: _ClassVar[ErrorReason]
+    CHAT_MESSAGE_NOT_FOUND: _ClassVar[ErrorReason]
+    PING_NOT_FOUND: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 TOKEN_MISSING: ErrorReason
 TOKEN_INVALID: ErrorReason
@@ -134,5 +142,13 @@ REQUEST_TIMEOUT: ErrorReason
 INTERNAL: ErrorReason
 SEALED_DATA_UNREADABLE: ErrorReason
 DEVELOPMENT_KEYRING: ErrorReason
+CHAT_TEXT_REFUSED: ErrorReason
+CHAT_NAMES_CARD: ErrorReason
+CHAT_SILENCED_ALL_IN: ErrorReason
+CHAT_RATE_LIMITED: ErrorReason
+CHAT_MUTED: ErrorReason
+CHAT_SPECTATORS_SILENT: ErrorReason
+CHAT_MESSAGE_NOT_FOUND: ErrorReason
+PING_NOT_FOUND: ErrorReason
 GRPC_CODE_FIELD_NUMBER: _ClassVar[int]
 grpc_code: _descriptor.FieldDescriptor

@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from . import table_pb2 as _table_pb2
 from google.protobuf.internal import containers as _containers
@@ -25,7 +26,7 @@ WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_TABLE_CLOSED: WaitingListLeftReason
 
 class TableEvent(_message.Message):
-    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered", "shuffle_committed", "table_paused", "table_resumed", "table_closed", "hand_voided", "table_settings_changed")
+    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered", "shuffle_committed", "table_paused", "table_resumed", "table_closed", "hand_voided", "table_settings_changed", "time_banks_at_start", "time_bank_started", "time_bank_used", "time_bank_refilled", "chat_message_sent", "chat_message_deleted", "chat_mute_set")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     RECORD_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -55,6 +56,13 @@ class TableEvent(_message.Message):
     TABLE_CLOSED_FIELD_NUMBER: _ClassVar[int]
     HAND_VOIDED_FIELD_NUMBER: _ClassVar[int]
     TABLE_SETTINGS_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANKS_AT_START_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_STARTED_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_USED_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_REFILLED_FIELD_NUMBER: _ClassVar[int]
+    CHAT_MESSAGE_SENT_FIELD_NUMBER: _ClassVar[int]
+    CHAT_MESSAGE_DELETED_FIELD_NUMBER: _ClassVar[int]
+    CHAT_MUTE_SET_FIELD_NUMBER: _ClassVar[int]
     version: int
     type: str
     record_time: _timestamp_pb2.Timestamp
@@ -84,7 +92,14 @@ class TableEvent(_message.Message):
     table_closed: TableClosed
     hand_voided: HandVoided
     table_settings_changed: TableSettingsChanged
-    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ..., shuffle_committed: _Optional[_Union[ShuffleCommitted, _Mapping]] = ..., table_paused: _Optional[_Union[TablePaused, _Mapping]] = ..., table_resumed: _Optional[_Union[TableResumed, _Mapping]] = ..., table_closed: _Optional[_Union[TableClosed, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., table_settings_changed: _Optional[_Union[TableSettingsChanged, _Mapping]] = ...) -> None: ...
+    time_banks_at_start: TimeBanksAtStart
+    time_bank_started: TimeBankStarted
+    time_bank_used: TimeBankUsed
+    time_bank_refilled: TimeBankRefilled
+    chat_message_sent: ChatMessageSent
+    chat_message_deleted: ChatMessageDeleted
+    chat_mute_set: ChatMuteSet
+    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ..., shuffle_committed: _Optional[_Union[ShuffleCommitted, _Mapping]] = ..., table_paused: _Optional[_Union[TablePaused, _Mapping]] = ..., table_resumed: _Optional[_Union[TableResumed, _Mapping]] = ..., table_closed: _Optional[_Union[TableClosed, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., table_settings_changed: _Optional[_Union[TableSettingsChanged, _Mapping]] = ..., time_banks_at_start: _Optional[_Union[TimeBanksAtStart, _Mapping]] = ..., time_bank_started: _Optional[_Union[TimeBankStarted, _Mapping]] = ..., time_bank_used: _Optional[_Union[TimeBankUsed, _Mapping]] = ..., time_bank_refilled: _Optional[_Union[TimeBankRefilled, _Mapping]] = ..., chat_message_sent: _Optional[_Union[ChatMessageSent, _Mapping]] = ..., chat_message_deleted: _Optional[_Union[ChatMessageDeleted, _Mapping]] = ..., chat_mute_set: _Optional[_Union[ChatMuteSet, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
     __slots__ = ("table_id", "config", "time")
@@ -482,3 +497,103 @@ class TableSettingsChanged(_message.Message):
     previous: _table_pb2.Table
     time: _timestamp_pb2.Timestamp
     def __init__(self, operator: _Optional[str] = ..., reason: _Optional[str] = ..., fields: _Optional[_Iterable[str]] = ..., settings: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., previous: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SeatTimeBank(_message.Message):
+    __slots__ = ("seat", "reserve", "hands_dealt")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    RESERVE_FIELD_NUMBER: _ClassVar[int]
+    HANDS_DEALT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    reserve: _duration_pb2.Duration
+    hands_dealt: int
+    def __init__(self, seat: _Optional[int] = ..., reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., hands_dealt: _Optional[int] = ...) -> None: ...
+
+class TimeBanksAtStart(_message.Message):
+    __slots__ = ("hand", "banks")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    BANKS_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    banks: _containers.RepeatedCompositeFieldContainer[SeatTimeBank]
+    def __init__(self, hand: _Optional[int] = ..., banks: _Optional[_Iterable[_Union[SeatTimeBank, _Mapping]]] = ...) -> None: ...
+
+class TimeBankStarted(_message.Message):
+    __slots__ = ("hand", "seat", "reserve", "deadline", "time")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    RESERVE_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    seat: int
+    reserve: _duration_pb2.Duration
+    deadline: _timestamp_pb2.Timestamp
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, hand: _Optional[int] = ..., seat: _Optional[int] = ..., reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TimeBankUsed(_message.Message):
+    __slots__ = ("hand", "seat", "used", "reserve", "time")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    USED_FIELD_NUMBER: _ClassVar[int]
+    RESERVE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    seat: int
+    used: _duration_pb2.Duration
+    reserve: _duration_pb2.Duration
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, hand: _Optional[int] = ..., seat: _Optional[int] = ..., used: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TimeBankRefilled(_message.Message):
+    __slots__ = ("hand", "seat", "added", "reserve")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    RESERVE_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    seat: int
+    added: _duration_pb2.Duration
+    reserve: _duration_pb2.Duration
+    def __init__(self, hand: _Optional[int] = ..., seat: _Optional[int] = ..., added: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class ChatMessageSent(_message.Message):
+    __slots__ = ("number", "player_id", "seat", "text", "deleted", "time")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    player_id: str
+    seat: int
+    text: str
+    deleted: bool
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, number: _Optional[int] = ..., player_id: _Optional[str] = ..., seat: _Optional[int] = ..., text: _Optional[str] = ..., deleted: _Optional[bool] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ChatMessageDeleted(_message.Message):
+    __slots__ = ("number", "by", "reason", "time")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    by: str
+    reason: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, number: _Optional[int] = ..., by: _Optional[str] = ..., reason: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ChatMuteSet(_message.Message):
+    __slots__ = ("player_id", "muted", "by", "reason", "time")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    MUTED_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    muted: bool
+    by: str
+    reason: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., muted: _Optional[bool] = ..., by: _Optional[str] = ..., reason: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

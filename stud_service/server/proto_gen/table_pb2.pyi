@@ -70,6 +70,18 @@ class PotHalf(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     POT_HALF_WHOLE: _ClassVar[PotHalf]
     POT_HALF_HIGH: _ClassVar[PotHalf]
     POT_HALF_LOW: _ClassVar[PotHalf]
+
+class ClockKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CLOCK_KIND_UNSPECIFIED: _ClassVar[ClockKind]
+    CLOCK_KIND_ACTION: _ClassVar[ClockKind]
+    CLOCK_KIND_TIME_BANK: _ClassVar[ClockKind]
+
+class RoundTripSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ROUND_TRIP_SOURCE_UNSPECIFIED: _ClassVar[RoundTripSource]
+    ROUND_TRIP_SOURCE_TCP: _ClassVar[RoundTripSource]
+    ROUND_TRIP_SOURCE_HEARTBEAT: _ClassVar[RoundTripSource]
 TABLE_STATUS_UNSPECIFIED: TableStatus
 TABLE_STATUS_OPEN: TableStatus
 TABLE_STATUS_PAUSED: TableStatus
@@ -107,9 +119,15 @@ POT_HALF_UNSPECIFIED: PotHalf
 POT_HALF_WHOLE: PotHalf
 POT_HALF_HIGH: PotHalf
 POT_HALF_LOW: PotHalf
+CLOCK_KIND_UNSPECIFIED: ClockKind
+CLOCK_KIND_ACTION: ClockKind
+CLOCK_KIND_TIME_BANK: ClockKind
+ROUND_TRIP_SOURCE_UNSPECIFIED: RoundTripSource
+ROUND_TRIP_SOURCE_TCP: RoundTripSource
+ROUND_TRIP_SOURCE_HEARTBEAT: RoundTripSource
 
 class Table(_message.Message):
-    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money", "interrupted_hand_void_time", "status", "status_reason", "status_time", "last_voided_hand")
+    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money", "interrupted_hand_void_time", "status", "status_reason", "status_time", "last_voided_hand", "time_bank", "chat")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +153,8 @@ class Table(_message.Message):
     STATUS_REASON_FIELD_NUMBER: _ClassVar[int]
     STATUS_TIME_FIELD_NUMBER: _ClassVar[int]
     LAST_VOIDED_HAND_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
     name: str
     display_name: str
     variant: Variant
@@ -160,7 +180,9 @@ class Table(_message.Message):
     status_reason: str
     status_time: _timestamp_pb2.Timestamp
     last_voided_hand: VoidedHand
-    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., status: _Optional[_Union[TableStatus, str]] = ..., status_reason: _Optional[str] = ..., status_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_voided_hand: _Optional[_Union[VoidedHand, _Mapping]] = ...) -> None: ...
+    time_bank: TimeBank
+    chat: ChatRules
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., status: _Optional[_Union[TableStatus, str]] = ..., status_reason: _Optional[str] = ..., status_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_voided_hand: _Optional[_Union[VoidedHand, _Mapping]] = ..., time_bank: _Optional[_Union[TimeBank, _Mapping]] = ..., chat: _Optional[_Union[ChatRules, _Mapping]] = ...) -> None: ...
 
 class VoidedHand(_message.Message):
     __slots__ = ("name", "hand_number", "reason", "automatic", "void_time")
@@ -175,6 +197,24 @@ class VoidedHand(_message.Message):
     automatic: bool
     void_time: _timestamp_pb2.Timestamp
     def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., reason: _Optional[str] = ..., automatic: _Optional[bool] = ..., void_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TimeBank(_message.Message):
+    __slots__ = ("reserve", "refill", "refill_hands")
+    RESERVE_FIELD_NUMBER: _ClassVar[int]
+    REFILL_FIELD_NUMBER: _ClassVar[int]
+    REFILL_HANDS_FIELD_NUMBER: _ClassVar[int]
+    reserve: _duration_pb2.Duration
+    refill: _duration_pb2.Duration
+    refill_hands: int
+    def __init__(self, reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., refill: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., refill_hands: _Optional[int] = ...) -> None: ...
+
+class ChatRules(_message.Message):
+    __slots__ = ("spectators_write", "all_in_silence")
+    SPECTATORS_WRITE_FIELD_NUMBER: _ClassVar[int]
+    ALL_IN_SILENCE_FIELD_NUMBER: _ClassVar[int]
+    spectators_write: bool
+    all_in_silence: bool
+    def __init__(self, spectators_write: _Optional[bool] = ..., all_in_silence: _Optional[bool] = ...) -> None: ...
 
 class RakeRule(_message.Message):
     __slots__ = ("basis_points", "cap_2_players", "cap_3_to_4_players", "cap_5_or_more_players")
@@ -209,7 +249,7 @@ class LegalAction(_message.Message):
     def __init__(self, type: _Optional[_Union[ActionType, str]] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("seat", "player_id", "stack", "sitting_out", "in_hand", "folded", "all_in", "street_bet", "up_cards", "down_cards", "hidden_down_cards", "shown", "sit_out_reason")
+    __slots__ = ("seat", "player_id", "stack", "sitting_out", "in_hand", "folded", "all_in", "street_bet", "up_cards", "down_cards", "hidden_down_cards", "shown", "sit_out_reason", "time_bank")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     STACK_FIELD_NUMBER: _ClassVar[int]
@@ -223,6 +263,7 @@ class SeatView(_message.Message):
     HIDDEN_DOWN_CARDS_FIELD_NUMBER: _ClassVar[int]
     SHOWN_FIELD_NUMBER: _ClassVar[int]
     SIT_OUT_REASON_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     stack: int
@@ -236,7 +277,8 @@ class SeatView(_message.Message):
     hidden_down_cards: int
     shown: bool
     sit_out_reason: SitOutReason
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ..., sitting_out: _Optional[bool] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., street_bet: _Optional[int] = ..., up_cards: _Optional[_Iterable[int]] = ..., down_cards: _Optional[_Iterable[int]] = ..., hidden_down_cards: _Optional[int] = ..., shown: _Optional[bool] = ..., sit_out_reason: _Optional[_Union[SitOutReason, str]] = ...) -> None: ...
+    time_bank: _duration_pb2.Duration
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ..., sitting_out: _Optional[bool] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., street_bet: _Optional[int] = ..., up_cards: _Optional[_Iterable[int]] = ..., down_cards: _Optional[_Iterable[int]] = ..., hidden_down_cards: _Optional[int] = ..., shown: _Optional[bool] = ..., sit_out_reason: _Optional[_Union[SitOutReason, str]] = ..., time_bank: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class Pot(_message.Message):
     __slots__ = ("amount", "eligible_seats")
@@ -293,7 +335,7 @@ class Award(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., pot_index: _Optional[int] = ..., pot_half: _Optional[_Union[PotHalf, str]] = ..., hand_description: _Optional[str] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table", "version", "viewer_seat", "seats", "hand", "legal_actions", "action_deadline", "waiting_place", "seat_offer", "turn")
+    __slots__ = ("table", "version", "viewer_seat", "seats", "hand", "legal_actions", "action_deadline", "waiting_place", "seat_offer", "turn", "clock", "round_trip", "chat_muted")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -304,6 +346,9 @@ class TableView(_message.Message):
     WAITING_PLACE_FIELD_NUMBER: _ClassVar[int]
     SEAT_OFFER_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    ROUND_TRIP_FIELD_NUMBER: _ClassVar[int]
+    CHAT_MUTED_FIELD_NUMBER: _ClassVar[int]
     table: Table
     version: int
     viewer_seat: int
@@ -314,7 +359,20 @@ class TableView(_message.Message):
     waiting_place: int
     seat_offer: SeatOffer
     turn: int
-    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., waiting_place: _Optional[int] = ..., seat_offer: _Optional[_Union[SeatOffer, _Mapping]] = ..., turn: _Optional[int] = ...) -> None: ...
+    clock: ClockKind
+    round_trip: RoundTrip
+    chat_muted: bool
+    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ..., version: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., action_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., waiting_place: _Optional[int] = ..., seat_offer: _Optional[_Union[SeatOffer, _Mapping]] = ..., turn: _Optional[int] = ..., clock: _Optional[_Union[ClockKind, str]] = ..., round_trip: _Optional[_Union[RoundTrip, _Mapping]] = ..., chat_muted: _Optional[bool] = ...) -> None: ...
+
+class RoundTrip(_message.Message):
+    __slots__ = ("time", "source", "measure_time")
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    MEASURE_TIME_FIELD_NUMBER: _ClassVar[int]
+    time: _duration_pb2.Duration
+    source: RoundTripSource
+    measure_time: _timestamp_pb2.Timestamp
+    def __init__(self, time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., source: _Optional[_Union[RoundTripSource, str]] = ..., measure_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SeatOffer(_message.Message):
     __slots__ = ("seat", "deadline")

@@ -30,13 +30,33 @@ from . import events_pb2 as stud_dot_v1_dot_events__pb2
 from . import table_pb2 as stud_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/table_service.proto\x12\x07stud.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/resource.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x14stud/v1/events.proto\x1a\x13stud/v1/table.proto\"_\n\x12\x43reateTableRequest\x12#\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.TableB\x04\xe2\x41\x01\x02\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"7\n\x0fGetTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\":\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.stud.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"t\n\x0eSitDownRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12\x14\n\x06\x62uy_in\x18\x03 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"3\n\x0fSitDownResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cLeaveRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rLeaveResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"R\n\x16JoinWaitingListRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\";\n\x17JoinWaitingListResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"S\n\x17LeaveWaitingListRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"<\n\x18LeaveWaitingListResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"I\n\rSitOutRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"2\n\x0eSitOutResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cSitInRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rSitInResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"^\n\x0cTopUpRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06\x61mount\x18\x02 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"1\n\rTopUpResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\";\n\x13GetTableViewRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\"\xc1\x01\n\nActRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12)\n\x06\x61\x63tion\x18\x03 \x01(\x0e\x32\x13.stud.v1.ActionTypeB\x04\xe2\x41\x01\x02\x12\x0e\n\x06\x61mount\x18\x04 \x01(\x03\x12\x12\n\x04turn\x18\x07 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x06 \x01(\tJ\x04\x08\x05\x10\x06R\x10\x65xpected_version\"/\n\x0b\x41\x63tResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"\x98\x01\n\x11WatchTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x15\n\rafter_version\x18\x02 \x01(\x03\x12\x15\n\rinclude_views\x18\x03 \x01(\x08\x12\x14\n\x0c\x62\x61tch_events\x18\x04 \x01(\x08\x12\x19\n\x11heartbeat_seconds\x18\x05 \x01(\x05\"\xab\x01\n\x12WatchTableResponse\x12\"\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x13.stud.v1.TableEvent\x12 \n\x04view\x18\x02 \x01(\x0b\x32\x12.stud.v1.TableView\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.stud.v1.TableEvent\x12*\n\theartbeat\x18\x04 \x01(\x0b\x32\x17.stud.v1.WatchHeartbeat\"!\n\x0eWatchHeartbeat\x12\x0f\n\x07version\x18\x01 \x01(\x03\"c\n\x11PauseTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"d\n\x12ResumeTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"c\n\x11\x43loseTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"O\n\x0fVoidHandRequest\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"\xbc\x02\n\x1aUpdateTableSettingsRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x19\n\x0c\x64isplay_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12/\n\x0c\x61\x63tion_clock\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x32\n\x0fseat_offer_time\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12=\n\x1ainterrupted_hand_void_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x06reason\x18\x06 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x07 \x01(\tB\x0f\n\r_display_name2\xae\x0e\n\x0cTableService\x12U\n\x0b\x43reateTable\x12\x1b.stud.v1.CreateTableRequest\x1a\x0e.stud.v1.Table\"\x19\x82\xd3\xe4\x93\x02\x13\"\n/v1/tables:\x05table\x12Q\n\x08GetTable\x12\x18.stud.v1.GetTableRequest\x1a\x0e.stud.v1.Table\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/{name=tables/*}\x12Y\n\nListTables\x12\x1a.stud.v1.ListTablesRequest\x1a\x1b.stud.v1.ListTablesResponse\"\x12\x82\xd3\xe4\x93\x02\x0c\x12\n/v1/tables\x12\x64\n\x07SitDown\x12\x17.stud.v1.SitDownRequest\x1a\x18.stud.v1.SitDownResponse\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/{name=tables/*}:sitDown:\x01*\x12\\\n\x05Leave\x12\x15.stud.v1.LeaveRequest\x1a\x16.stud.v1.LeaveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:leave:\x01*\x12`\n\x06SitOut\x12\x16.stud.v1.SitOutRequest\x1a\x17.stud.v1.SitOutResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/{name=tables/*}:sitOut:\x01*\x12\\\n\x05SitIn\x12\x15.stud.v1.SitInRequest\x1a\x16.stud.v1.SitInResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:sitIn:\x01*\x12\\\n\x05TopUp\x12\x15.stud.v1.TopUpRequest\x1a\x16.stud.v1.TopUpResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:topUp:\x01*\x12\x84\x01\n\x0fJoinWaitingList\x12\x1f.stud.v1.JoinWaitingListRequest\x1a .stud.v1.JoinWaitingListResponse\".\x82\xd3\xe4\x93\x02(\"#/v1/{name=tables/*}:joinWaitingList:\x01*\x12\x88\x01\n\x10LeaveWaitingList\x12 .stud.v1.LeaveWaitingListRequest\x1a!.stud.v1.LeaveWaitingListResponse\"/\x82\xd3\xe4\x93\x02)\"$/v1/{name=tables/*}:leaveWaitingList:\x01*\x12\x62\n\x0cGetTableView\x12\x1c.stud.v1.GetTableViewRequest\x1a\x12.stud.v1.TableView\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=tables/*}:view\x12T\n\x03\x41\x63t\x12\x13.stud.v1.ActRequest\x1a\x14.stud.v1.ActResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=tables/*}:act:\x01*\x12j\n\nWatchTable\x12\x1a.stud.v1.WatchTableRequest\x1a\x1b.stud.v1.WatchTableResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/{name=tables/*}:watch0\x01\x12^\n\nPauseTable\x12\x1a.stud.v1.PauseTableRequest\x1a\x0e.stud.v1.Table\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:pause:\x01*\x12\x61\n\x0bResumeTable\x12\x1b.stud.v1.ResumeTableRequest\x1a\x0e.stud.v1.Table\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/{name=tables/*}:resume:\x01*\x12^\n\nCloseTable\x12\x1a.stud.v1.CloseTableRequest\x1a\x0e.stud.v1.Table\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:close:\x01*\x12\x61\n\x08VoidHand\x12\x18.stud.v1.VoidHandRequest\x1a\x0e.stud.v1.Table\"+\x82\xd3\xe4\x93\x02%\" /v1/{name=tables/*/hands/*}:void:\x01*\x12y\n\x13UpdateTableSettings\x12#.stud.v1.UpdateTableSettingsRequest\x1a\x0e.stud.v1.Table\"-\x82\xd3\xe4\x93\x02\'\"\"/v1/{name=tables/*}:updateSettings:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/table_service.proto\x12\x07stud.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x19google/api/resource.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x14stud/v1/events.proto\x1a\x13stud/v1/table.proto\"_\n\x0fSendChatRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04text\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"3\n\x10SendChatResponse\x12\x0e\n\x06number\x18\x01 \x01(\x03\x12\x0f\n\x07version\x18\x02 \x01(\x03\"\x8f\x01\n\x15MuteChatPlayerRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x17\n\tplayer_id\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\r\n\x05muted\x18\x03 \x01(\x08\x12\x14\n\x06reason\x18\x04 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x05 \x01(\t\")\n\x16MuteChatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"\x80\x01\n\x18\x44\x65leteChatMessageRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06number\x18\x02 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x14\n\x06reason\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x04 \x01(\t\",\n\x19\x44\x65leteChatMessageResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"R\n\x16\x41nswerHeartbeatRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04ping\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\"A\n\x17\x41nswerHeartbeatResponse\x12&\n\nround_trip\x18\x01 \x01(\x0b\x32\x12.stud.v1.RoundTrip\"_\n\x12\x43reateTableRequest\x12#\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.TableB\x04\xe2\x41\x01\x02\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"7\n\x0fGetTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\":\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.stud.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"t\n\x0eSitDownRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12\x14\n\x06\x62uy_in\x18\x03 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"3\n\x0fSitDownResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cLeaveRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rLeaveResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"R\n\x16JoinWaitingListRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\";\n\x17JoinWaitingListResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"S\n\x17LeaveWaitingListRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"<\n\x18LeaveWaitingListResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"I\n\rSitOutRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"2\n\x0eSitOutResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"H\n\x0cSitInRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"1\n\rSitInResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"^\n\x0cTopUpRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06\x61mount\x18\x02 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"1\n\rTopUpResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\";\n\x13GetTableViewRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\"\xc1\x01\n\nActRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x12\n\x04seat\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12)\n\x06\x61\x63tion\x18\x03 \x01(\x0e\x32\x13.stud.v1.ActionTypeB\x04\xe2\x41\x01\x02\x12\x0e\n\x06\x61mount\x18\x04 \x01(\x03\x12\x12\n\x04turn\x18\x07 \x01(\x03\x42\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x06 \x01(\tJ\x04\x08\x05\x10\x06R\x10\x65xpected_version\"/\n\x0b\x41\x63tResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.stud.v1.TableView\"\x98\x01\n\x11WatchTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x15\n\rafter_version\x18\x02 \x01(\x03\x12\x15\n\rinclude_views\x18\x03 \x01(\x08\x12\x14\n\x0c\x62\x61tch_events\x18\x04 \x01(\x08\x12\x19\n\x11heartbeat_seconds\x18\x05 \x01(\x05\"\xab\x01\n\x12WatchTableResponse\x12\"\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x13.stud.v1.TableEvent\x12 \n\x04view\x18\x02 \x01(\x0b\x32\x12.stud.v1.TableView\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.stud.v1.TableEvent\x12*\n\theartbeat\x18\x04 \x01(\x0b\x32\x17.stud.v1.WatchHeartbeat\"W\n\x0eWatchHeartbeat\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04ping\x18\x02 \x01(\t\x12&\n\nround_trip\x18\x03 \x01(\x0b\x32\x12.stud.v1.RoundTrip\"c\n\x11PauseTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"d\n\x12ResumeTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"c\n\x11\x43loseTableRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"O\n\x0fVoidHandRequest\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x14\n\x06reason\x18\x02 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"\xbc\x02\n\x1aUpdateTableSettingsRequest\x12$\n\x04name\x18\x01 \x01(\tB\x16\xe2\x41\x01\x02\xfa\x41\x0f\n\rstud.v1/Table\x12\x19\n\x0c\x64isplay_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12/\n\x0c\x61\x63tion_clock\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x32\n\x0fseat_offer_time\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12=\n\x1ainterrupted_hand_void_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x06reason\x18\x06 \x01(\tB\x04\xe2\x41\x01\x02\x12\x12\n\nrequest_id\x18\x07 \x01(\tB\x0f\n\r_display_name2\xb1\x12\n\x0cTableService\x12U\n\x0b\x43reateTable\x12\x1b.stud.v1.CreateTableRequest\x1a\x0e.stud.v1.Table\"\x19\x82\xd3\xe4\x93\x02\x13\"\n/v1/tables:\x05table\x12Q\n\x08GetTable\x12\x18.stud.v1.GetTableRequest\x1a\x0e.stud.v1.Table\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/{name=tables/*}\x12Y\n\nListTables\x12\x1a.stud.v1.ListTablesRequest\x1a\x1b.stud.v1.ListTablesResponse\"\x12\x82\xd3\xe4\x93\x02\x0c\x12\n/v1/tables\x12\x64\n\x07SitDown\x12\x17.stud.v1.SitDownRequest\x1a\x18.stud.v1.SitDownResponse\"&\x82\xd3\xe4\x93\x02 \"\x1b/v1/{name=tables/*}:sitDown:\x01*\x12\\\n\x05Leave\x12\x15.stud.v1.LeaveRequest\x1a\x16.stud.v1.LeaveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:leave:\x01*\x12`\n\x06SitOut\x12\x16.stud.v1.SitOutRequest\x1a\x17.stud.v1.SitOutResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/{name=tables/*}:sitOut:\x01*\x12\\\n\x05SitIn\x12\x15.stud.v1.SitInRequest\x1a\x16.stud.v1.SitInResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:sitIn:\x01*\x12\\\n\x05TopUp\x12\x15.stud.v1.TopUpRequest\x1a\x16.stud.v1.TopUpResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:topUp:\x01*\x12\x84\x01\n\x0fJoinWaitingList\x12\x1f.stud.v1.JoinWaitingListRequest\x1a .stud.v1.JoinWaitingListResponse\".\x82\xd3\xe4\x93\x02(\"#/v1/{name=tables/*}:joinWaitingList:\x01*\x12\x88\x01\n\x10LeaveWaitingList\x12 .stud.v1.LeaveWaitingListRequest\x1a!.stud.v1.LeaveWaitingListResponse\"/\x82\xd3\xe4\x93\x02)\"$/v1/{name=tables/*}:leaveWaitingList:\x01*\x12\x62\n\x0cGetTableView\x12\x1c.stud.v1.GetTableViewRequest\x1a\x12.stud.v1.TableView\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=tables/*}:view\x12T\n\x03\x41\x63t\x12\x13.stud.v1.ActRequest\x1a\x14.stud.v1.ActResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=tables/*}:act:\x01*\x12j\n\nWatchTable\x12\x1a.stud.v1.WatchTableRequest\x1a\x1b.stud.v1.WatchTableResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/{name=tables/*}:watch0\x01\x12^\n\nPauseTable\x12\x1a.stud.v1.PauseTableRequest\x1a\x0e.stud.v1.Table\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:pause:\x01*\x12\x61\n\x0bResumeTable\x12\x1b.stud.v1.ResumeTableRequest\x1a\x0e.stud.v1.Table\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/{name=tables/*}:resume:\x01*\x12^\n\nCloseTable\x12\x1a.stud.v1.CloseTableRequest\x1a\x0e.stud.v1.Table\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/{name=tables/*}:close:\x01*\x12\x61\n\x08VoidHand\x12\x18.stud.v1.VoidHandRequest\x1a\x0e.stud.v1.Table\"+\x82\xd3\xe4\x93\x02%\" /v1/{name=tables/*/hands/*}:void:\x01*\x12y\n\x13UpdateTableSettings\x12#.stud.v1.UpdateTableSettingsRequest\x1a\x0e.stud.v1.Table\"-\x82\xd3\xe4\x93\x02\'\"\"/v1/{name=tables/*}:updateSettings:\x01*\x12h\n\x08SendChat\x12\x18.stud.v1.SendChatRequest\x1a\x19.stud.v1.SendChatResponse\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/{name=tables/*}:sendChat:\x01*\x12\x80\x01\n\x0eMuteChatPlayer\x12\x1e.stud.v1.MuteChatPlayerRequest\x1a\x1f.stud.v1.MuteChatPlayerResponse\"-\x82\xd3\xe4\x93\x02\'\"\"/v1/{name=tables/*}:muteChatPlayer:\x01*\x12\x8c\x01\n\x11\x44\x65leteChatMessage\x12!.stud.v1.DeleteChatMessageRequest\x1a\".stud.v1.DeleteChatMessageResponse\"0\x82\xd3\xe4\x93\x02*\"%/v1/{name=tables/*}:deleteChatMessage:\x01*\x12\x84\x01\n\x0f\x41nswerHeartbeat\x12\x1f.stud.v1.AnswerHeartbeatRequest\x1a .stud.v1.AnswerHeartbeatResponse\".\x82\xd3\xe4\x93\x02(\"#/v1/{name=tables/*}:answerHeartbeat:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'stud.v1.table_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SENDCHATREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_SENDCHATREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
+  _globals['_SENDCHATREQUEST'].fields_by_name['text']._loaded_options = None
+  _globals['_SENDCHATREQUEST'].fields_by_name['text']._serialized_options = b'\342A\001\002'
+  _globals['_MUTECHATPLAYERREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_MUTECHATPLAYERREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
+  _globals['_MUTECHATPLAYERREQUEST'].fields_by_name['player_id']._loaded_options = None
+  _globals['_MUTECHATPLAYERREQUEST'].fields_by_name['player_id']._serialized_options = b'\342A\001\002'
+  _globals['_MUTECHATPLAYERREQUEST'].fields_by_name['reason']._loaded_options = None
+  _globals['_MUTECHATPLAYERREQUEST'].fields_by_name['reason']._serialized_options = b'\342A\001\002'
+  _globals['_DELETECHATMESSAGEREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_DELETECHATMESSAGEREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
+  _globals['_DELETECHATMESSAGEREQUEST'].fields_by_name['number']._loaded_options = None
+  _globals['_DELETECHATMESSAGEREQUEST'].fields_by_name['number']._serialized_options = b'\342A\001\002'
+  _globals['_DELETECHATMESSAGEREQUEST'].fields_by_name['reason']._loaded_options = None
+  _globals['_DELETECHATMESSAGEREQUEST'].fields_by_name['reason']._serialized_options = b'\342A\001\002'
+  _globals['_ANSWERHEARTBEATREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_ANSWERHEARTBEATREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\372A\017\n\rstud.v1/Table'
+  _globals['_ANSWERHEARTBEATREQUEST'].fields_by_name['ping']._loaded_options = None
+  _globals['_ANSWERHEARTBEATREQUEST'].fields_by_name['ping']._serialized_options = b'\342A\001\002'
   _globals['_CREATETABLEREQUEST'].fields_by_name['table']._loaded_options = None
   _globals['_CREATETABLEREQUEST'].fields_by_name['table']._serialized_options = b'\342A\001\002'
   _globals['_GETTABLEREQUEST'].fields_by_name['name']._loaded_options = None
@@ -129,64 +149,88 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TABLESERVICE'].methods_by_name['VoidHand']._serialized_options = b'\202\323\344\223\002%\" /v1/{name=tables/*/hands/*}:void:\001*'
   _globals['_TABLESERVICE'].methods_by_name['UpdateTableSettings']._loaded_options = None
   _globals['_TABLESERVICE'].methods_by_name['UpdateTableSettings']._serialized_options = b'\202\323\344\223\002\'\"\"/v1/{name=tables/*}:updateSettings:\001*'
-  _globals['_CREATETABLEREQUEST']._serialized_start=205
-  _globals['_CREATETABLEREQUEST']._serialized_end=300
-  _globals['_GETTABLEREQUEST']._serialized_start=302
-  _globals['_GETTABLEREQUEST']._serialized_end=357
-  _globals['_LISTTABLESREQUEST']._serialized_start=359
-  _globals['_LISTTABLESREQUEST']._serialized_end=417
-  _globals['_LISTTABLESRESPONSE']._serialized_start=419
-  _globals['_LISTTABLESRESPONSE']._serialized_end=496
-  _globals['_SITDOWNREQUEST']._serialized_start=498
-  _globals['_SITDOWNREQUEST']._serialized_end=614
-  _globals['_SITDOWNRESPONSE']._serialized_start=616
-  _globals['_SITDOWNRESPONSE']._serialized_end=667
-  _globals['_LEAVEREQUEST']._serialized_start=669
-  _globals['_LEAVEREQUEST']._serialized_end=741
-  _globals['_LEAVERESPONSE']._serialized_start=743
-  _globals['_LEAVERESPONSE']._serialized_end=792
-  _globals['_JOINWAITINGLISTREQUEST']._serialized_start=794
-  _globals['_JOINWAITINGLISTREQUEST']._serialized_end=876
-  _globals['_JOINWAITINGLISTRESPONSE']._serialized_start=878
-  _globals['_JOINWAITINGLISTRESPONSE']._serialized_end=937
-  _globals['_LEAVEWAITINGLISTREQUEST']._serialized_start=939
-  _globals['_LEAVEWAITINGLISTREQUEST']._serialized_end=1022
-  _globals['_LEAVEWAITINGLISTRESPONSE']._serialized_start=1024
-  _globals['_LEAVEWAITINGLISTRESPONSE']._serialized_end=1084
-  _globals['_SITOUTREQUEST']._serialized_start=1086
-  _globals['_SITOUTREQUEST']._serialized_end=1159
-  _globals['_SITOUTRESPONSE']._serialized_start=1161
-  _globals['_SITOUTRESPONSE']._serialized_end=1211
-  _globals['_SITINREQUEST']._serialized_start=1213
-  _globals['_SITINREQUEST']._serialized_end=1285
-  _globals['_SITINRESPONSE']._serialized_start=1287
-  _globals['_SITINRESPONSE']._serialized_end=1336
-  _globals['_TOPUPREQUEST']._serialized_start=1338
-  _globals['_TOPUPREQUEST']._serialized_end=1432
-  _globals['_TOPUPRESPONSE']._serialized_start=1434
-  _globals['_TOPUPRESPONSE']._serialized_end=1483
-  _globals['_GETTABLEVIEWREQUEST']._serialized_start=1485
-  _globals['_GETTABLEVIEWREQUEST']._serialized_end=1544
-  _globals['_ACTREQUEST']._serialized_start=1547
-  _globals['_ACTREQUEST']._serialized_end=1740
-  _globals['_ACTRESPONSE']._serialized_start=1742
-  _globals['_ACTRESPONSE']._serialized_end=1789
-  _globals['_WATCHTABLEREQUEST']._serialized_start=1792
-  _globals['_WATCHTABLEREQUEST']._serialized_end=1944
-  _globals['_WATCHTABLERESPONSE']._serialized_start=1947
-  _globals['_WATCHTABLERESPONSE']._serialized_end=2118
-  _globals['_WATCHHEARTBEAT']._serialized_start=2120
-  _globals['_WATCHHEARTBEAT']._serialized_end=2153
-  _globals['_PAUSETABLEREQUEST']._serialized_start=2155
-  _globals['_PAUSETABLEREQUEST']._serialized_end=2254
-  _globals['_RESUMETABLEREQUEST']._serialized_start=2256
-  _globals['_RESUMETABLEREQUEST']._serialized_end=2356
-  _globals['_CLOSETABLEREQUEST']._serialized_start=2358
-  _globals['_CLOSETABLEREQUEST']._serialized_end=2457
-  _globals['_VOIDHANDREQUEST']._serialized_start=2459
-  _globals['_VOIDHANDREQUEST']._serialized_end=2538
-  _globals['_UPDATETABLESETTINGSREQUEST']._serialized_start=2541
-  _globals['_UPDATETABLESETTINGSREQUEST']._serialized_end=2857
-  _globals['_TABLESERVICE']._serialized_start=2860
-  _globals['_TABLESERVICE']._serialized_end=4698
+  _globals['_TABLESERVICE'].methods_by_name['SendChat']._loaded_options = None
+  _globals['_TABLESERVICE'].methods_by_name['SendChat']._serialized_options = b'\202\323\344\223\002!\"\034/v1/{name=tables/*}:sendChat:\001*'
+  _globals['_TABLESERVICE'].methods_by_name['MuteChatPlayer']._loaded_options = None
+  _globals['_TABLESERVICE'].methods_by_name['MuteChatPlayer']._serialized_options = b'\202\323\344\223\002\'\"\"/v1/{name=tables/*}:muteChatPlayer:\001*'
+  _globals['_TABLESERVICE'].methods_by_name['DeleteChatMessage']._loaded_options = None
+  _globals['_TABLESERVICE'].methods_by_name['DeleteChatMessage']._serialized_options = b'\202\323\344\223\002*\"%/v1/{name=tables/*}:deleteChatMessage:\001*'
+  _globals['_TABLESERVICE'].methods_by_name['AnswerHeartbeat']._loaded_options = None
+  _globals['_TABLESERVICE'].methods_by_name['AnswerHeartbeat']._serialized_options = b'\202\323\344\223\002(\"#/v1/{name=tables/*}:answerHeartbeat:\001*'
+  _globals['_SENDCHATREQUEST']._serialized_start=205
+  _globals['_SENDCHATREQUEST']._serialized_end=300
+  _globals['_SENDCHATRESPONSE']._serialized_start=302
+  _globals['_SENDCHATRESPONSE']._serialized_end=353
+  _globals['_MUTECHATPLAYERREQUEST']._serialized_start=356
+  _globals['_MUTECHATPLAYERREQUEST']._serialized_end=499
+  _globals['_MUTECHATPLAYERRESPONSE']._serialized_start=501
+  _globals['_MUTECHATPLAYERRESPONSE']._serialized_end=542
+  _globals['_DELETECHATMESSAGEREQUEST']._serialized_start=545
+  _globals['_DELETECHATMESSAGEREQUEST']._serialized_end=673
+  _globals['_DELETECHATMESSAGERESPONSE']._serialized_start=675
+  _globals['_DELETECHATMESSAGERESPONSE']._serialized_end=719
+  _globals['_ANSWERHEARTBEATREQUEST']._serialized_start=721
+  _globals['_ANSWERHEARTBEATREQUEST']._serialized_end=803
+  _globals['_ANSWERHEARTBEATRESPONSE']._serialized_start=805
+  _globals['_ANSWERHEARTBEATRESPONSE']._serialized_end=870
+  _globals['_CREATETABLEREQUEST']._serialized_start=872
+  _globals['_CREATETABLEREQUEST']._serialized_end=967
+  _globals['_GETTABLEREQUEST']._serialized_start=969
+  _globals['_GETTABLEREQUEST']._serialized_end=1024
+  _globals['_LISTTABLESREQUEST']._serialized_start=1026
+  _globals['_LISTTABLESREQUEST']._serialized_end=1084
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1086
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1163
+  _globals['_SITDOWNREQUEST']._serialized_start=1165
+  _globals['_SITDOWNREQUEST']._serialized_end=1281
+  _globals['_SITDOWNRESPONSE']._serialized_start=1283
+  _globals['_SITDOWNRESPONSE']._serialized_end=1334
+  _globals['_LEAVEREQUEST']._serialized_start=1336
+  _globals['_LEAVEREQUEST']._serialized_end=1408
+  _globals['_LEAVERESPONSE']._serialized_start=1410
+  _globals['_LEAVERESPONSE']._serialized_end=1459
+  _globals['_JOINWAITINGLISTREQUEST']._serialized_start=1461
+  _globals['_JOINWAITINGLISTREQUEST']._serialized_end=1543
+  _globals['_JOINWAITINGLISTRESPONSE']._serialized_start=1545
+  _globals['_JOINWAITINGLISTRESPONSE']._serialized_end=1604
+  _globals['_LEAVEWAITINGLISTREQUEST']._serialized_start=1606
+  _globals['_LEAVEWAITINGLISTREQUEST']._serialized_end=1689
+  _globals['_LEAVEWAITINGLISTRESPONSE']._serialized_start=1691
+  _globals['_LEAVEWAITINGLISTRESPONSE']._serialized_end=1751
+  _globals['_SITOUTREQUEST']._serialized_start=1753
+  _globals['_SITOUTREQUEST']._serialized_end=1826
+  _globals['_SITOUTRESPONSE']._serialized_start=1828
+  _globals['_SITOUTRESPONSE']._serialized_end=1878
+  _globals['_SITINREQUEST']._serialized_start=1880
+  _globals['_SITINREQUEST']._serialized_end=1952
+  _globals['_SITINRESPONSE']._serialized_start=1954
+  _globals['_SITINRESPONSE']._serialized_end=2003
+  _globals['_TOPUPREQUEST']._serialized_start=2005
+  _globals['_TOPUPREQUEST']._serialized_end=2099
+  _globals['_TOPUPRESPONSE']._serialized_start=2101
+  _globals['_TOPUPRESPONSE']._serialized_end=2150
+  _globals['_GETTABLEVIEWREQUEST']._serialized_start=2152
+  _globals['_GETTABLEVIEWREQUEST']._serialized_end=2211
+  _globals['_ACTREQUEST']._serialized_start=2214
+  _globals['_ACTREQUEST']._serialized_end=2407
+  _globals['_ACTRESPONSE']._serialized_start=2409
+  _globals['_ACTRESPONSE']._serialized_end=2456
+  _globals['_WATCHTABLEREQUEST']._serialized_start=2459
+  _globals['_WATCHTABLEREQUEST']._serialized_end=2611
+  _globals['_WATCHTABLERESPONSE']._serialized_start=2614
+  _globals['_WATCHTABLERESPONSE']._serialized_end=2785
+  _globals['_WATCHHEARTBEAT']._serialized_start=2787
+  _globals['_WATCHHEARTBEAT']._serialized_end=2874
+  _globals['_PAUSETABLEREQUEST']._serialized_start=2876
+  _globals['_PAUSETABLEREQUEST']._serialized_end=2975
+  _globals['_RESUMETABLEREQUEST']._serialized_start=2977
+  _globals['_RESUMETABLEREQUEST']._serialized_end=3077
+  _globals['_CLOSETABLEREQUEST']._serialized_start=3079
+  _globals['_CLOSETABLEREQUEST']._serialized_end=3178
+  _globals['_VOIDHANDREQUEST']._serialized_start=3180
+  _globals['_VOIDHANDREQUEST']._serialized_end=3259
+  _globals['_UPDATETABLESETTINGSREQUEST']._serialized_start=3262
+  _globals['_UPDATETABLESETTINGSREQUEST']._serialized_end=3578
+  _globals['_TABLESERVICE']._serialized_start=3581
+  _globals['_TABLESERVICE']._serialized_end=5934
 # @@protoc_insertion_point(module_scope)

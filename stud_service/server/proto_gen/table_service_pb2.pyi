@@ -14,6 +14,76 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SendChatRequest(_message.Message):
+    __slots__ = ("name", "text", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    text: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., text: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SendChatResponse(_message.Message):
+    __slots__ = ("number", "version")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    version: int
+    def __init__(self, number: _Optional[int] = ..., version: _Optional[int] = ...) -> None: ...
+
+class MuteChatPlayerRequest(_message.Message):
+    __slots__ = ("name", "player_id", "muted", "reason", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    MUTED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    player_id: str
+    muted: bool
+    reason: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., player_id: _Optional[str] = ..., muted: _Optional[bool] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class MuteChatPlayerResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class DeleteChatMessageRequest(_message.Message):
+    __slots__ = ("name", "number", "reason", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    number: int
+    reason: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., number: _Optional[int] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class DeleteChatMessageResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class AnswerHeartbeatRequest(_message.Message):
+    __slots__ = ("name", "ping")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PING_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    ping: str
+    def __init__(self, name: _Optional[str] = ..., ping: _Optional[str] = ...) -> None: ...
+
+class AnswerHeartbeatResponse(_message.Message):
+    __slots__ = ("round_trip",)
+    ROUND_TRIP_FIELD_NUMBER: _ClassVar[int]
+    round_trip: _table_pb2.RoundTrip
+    def __init__(self, round_trip: _Optional[_Union[_table_pb2.RoundTrip, _Mapping]] = ...) -> None: ...
+
 class CreateTableRequest(_message.Message):
     __slots__ = ("table", "table_id", "request_id")
     TABLE_FIELD_NUMBER: _ClassVar[int]
@@ -205,10 +275,14 @@ class WatchTableResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[_events_pb2.TableEvent, _Mapping]] = ..., view: _Optional[_Union[_table_pb2.TableView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.TableEvent, _Mapping]]] = ..., heartbeat: _Optional[_Union[WatchHeartbeat, _Mapping]] = ...) -> None: ...
 
 class WatchHeartbeat(_message.Message):
-    __slots__ = ("version",)
+    __slots__ = ("version", "ping", "round_trip")
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    PING_FIELD_NUMBER: _ClassVar[int]
+    ROUND_TRIP_FIELD_NUMBER: _ClassVar[int]
     version: int
-    def __init__(self, version: _Optional[int] = ...) -> None: ...
+    ping: str
+    round_trip: _table_pb2.RoundTrip
+    def __init__(self, version: _Optional[int] = ..., ping: _Optional[str] = ..., round_trip: _Optional[_Union[_table_pb2.RoundTrip, _Mapping]] = ...) -> None: ...
 
 class PauseTableRequest(_message.Message):
     __slots__ = ("name", "reason", "request_id")

@@ -53,14 +53,14 @@ class TableServiceStub:
     so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
-    has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings,
+    SendChat, MuteChatPlayer, DeleteChatMessage) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
     - and the same request (every field the same) is a retry: it changes nothing and returns the first
     call's result, the table as that call left it (its version, and the view as of then, even if the
-    table has moved on since);
+    table has moved on since; only the view's round_trip, the latency meter, is measured anew);
     - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
     An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
     `table_id` then gets a fresh table id each time).
@@ -162,6 +162,26 @@ class TableServiceStub:
                 request_serializer=stud_dot_v1_dot_table__service__pb2.UpdateTableSettingsRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_table__pb2.Table.FromString,
                 _registered_method=True)
+        self.SendChat = channel.unary_unary(
+                '/stud.v1.TableService/SendChat',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.SendChatRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__service__pb2.SendChatResponse.FromString,
+                _registered_method=True)
+        self.MuteChatPlayer = channel.unary_unary(
+                '/stud.v1.TableService/MuteChatPlayer',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.MuteChatPlayerRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__service__pb2.MuteChatPlayerResponse.FromString,
+                _registered_method=True)
+        self.DeleteChatMessage = channel.unary_unary(
+                '/stud.v1.TableService/DeleteChatMessage',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.DeleteChatMessageRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__service__pb2.DeleteChatMessageResponse.FromString,
+                _registered_method=True)
+        self.AnswerHeartbeat = channel.unary_unary(
+                '/stud.v1.TableService/AnswerHeartbeat',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.AnswerHeartbeatRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__service__pb2.AnswerHeartbeatResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -191,14 +211,14 @@ class TableServiceServicer:
     so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
-    has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings,
+    SendChat, MuteChatPlayer, DeleteChatMessage) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
     - and the same request (every field the same) is a retry: it changes nothing and returns the first
     call's result, the table as that call left it (its version, and the view as of then, even if the
-    table has moved on since);
+    table has moved on since; only the view's round_trip, the latency meter, is measured anew);
     - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
     An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
     `table_id` then gets a fresh table id each time).
@@ -378,6 +398,51 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendChat(self, request, context):
+        """Writes in the table chat (docs/chat.md): a ChatMessageSent event every watcher of the table receives.
+        Seated players may write, and players watching without a seat where Table.chat.spectators_write is set
+        (else PERMISSION_DENIED / CHAT_SPECTATORS_SILENT); an auditor's token only reads (AUDITOR_READ_ONLY).
+        Refusals, each appending nothing: text that is not plain text of 1..200 characters (control and format
+        characters such as NUL, line breaks and bidirectional overrides are refused), INVALID_ARGUMENT /
+        CHAT_TEXT_REFUSED; a card named while a hand runs, FAILED_PRECONDITION / CHAT_NAMES_CARD; a player still
+        in a hand where a player is all-in at a table with Table.chat.all_in_silence, FAILED_PRECONDITION /
+        CHAT_SILENCED_ALL_IN; a muted player, PERMISSION_DENIED / CHAT_MUTED; more than 5 messages in 10 s,
+        RESOURCE_EXHAUSTED / CHAT_RATE_LIMITED with the wait in ErrorInfo metadata "retry_after_ms".
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MuteChatPlayer(self, request, context):
+        """Mutes a player in the table's chat, or lets them write again. Operator only (OPERATOR_ONLY otherwise);
+        recorded in the access log first, and as a ChatMuteSet event with the operator and the reason. Muting a
+        muted player (or unmuting one who is not) changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteChatMessage(self, request, context):
+        """Deletes a chat message: a ChatMessageDeleted event with the operator and the reason; from then on only
+        auditors read the message (watches, resumed watches and hand histories show it deleted). Operator only,
+        recorded in the access log first. A number the table never gave is NOT_FOUND / CHAT_MESSAGE_NOT_FOUND;
+        deleting a deleted message changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerHeartbeat(self, request, context):
+        """Answers a watch's heartbeat (WatchHeartbeat.ping) at once, for the latency meter: the server measures the
+        round trip from the heartbeat's sending to this call's arrival and from then on puts it in the caller's
+        views of the table (TableView.round_trip, ROUND_TRIP_SOURCE_HEARTBEAT). A ping this server did not send
+        the caller for this table, already answered or older than a minute, is NOT_FOUND / PING_NOT_FOUND (with
+        several replicas, the answer may reach another one than the watch's: skip it, the next heartbeat will do).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -471,6 +536,26 @@ def add_TableServiceServicer_to_server(servicer, server):
                     request_deserializer=stud_dot_v1_dot_table__service__pb2.UpdateTableSettingsRequest.FromString,
                     response_serializer=stud_dot_v1_dot_table__pb2.Table.SerializeToString,
             ),
+            'SendChat': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendChat,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.SendChatRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__service__pb2.SendChatResponse.SerializeToString,
+            ),
+            'MuteChatPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.MuteChatPlayer,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.MuteChatPlayerRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__service__pb2.MuteChatPlayerResponse.SerializeToString,
+            ),
+            'DeleteChatMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteChatMessage,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.DeleteChatMessageRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__service__pb2.DeleteChatMessageResponse.SerializeToString,
+            ),
+            'AnswerHeartbeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerHeartbeat,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.AnswerHeartbeatRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__service__pb2.AnswerHeartbeatResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'stud.v1.TableService', rpc_method_handlers)
@@ -506,14 +591,14 @@ class TableService:
     so retry it with the same request_id.
 
     Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
-    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
-    has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+    JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings,
+    SendChat, MuteChatPlayer, DeleteChatMessage) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
     An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
     the same id from another caller, on another method or on another table is a new request. Within that
     scope, a call with an id already used
     - and the same request (every field the same) is a retry: it changes nothing and returns the first
     call's result, the table as that call left it (its version, and the view as of then, even if the
-    table has moved on since);
+    table has moved on since; only the view's round_trip, the latency meter, is measured anew);
     - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
     An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
     `table_id` then gets a fresh table id each time).
@@ -995,6 +1080,114 @@ class TableService:
             '/stud.v1.TableService/UpdateTableSettings',
             stud_dot_v1_dot_table__service__pb2.UpdateTableSettingsRequest.SerializeToString,
             stud_dot_v1_dot_table__pb2.Table.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendChat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/SendChat',
+            stud_dot_v1_dot_table__service__pb2.SendChatRequest.SerializeToString,
+            stud_dot_v1_dot_table__service__pb2.SendChatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MuteChatPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/MuteChatPlayer',
+            stud_dot_v1_dot_table__service__pb2.MuteChatPlayerRequest.SerializeToString,
+            stud_dot_v1_dot_table__service__pb2.MuteChatPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteChatMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/DeleteChatMessage',
+            stud_dot_v1_dot_table__service__pb2.DeleteChatMessageRequest.SerializeToString,
+            stud_dot_v1_dot_table__service__pb2.DeleteChatMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerHeartbeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.TableService/AnswerHeartbeat',
+            stud_dot_v1_dot_table__service__pb2.AnswerHeartbeatRequest.SerializeToString,
+            stud_dot_v1_dot_table__service__pb2.AnswerHeartbeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from stud_service.engine import NoTable, event_from_json, evolve
+from stud_service.engine.events import CHAT_EVENTS
 from stud_service.observability.metrics import Metrics
 from stud_service.server.tables import seeds
 from stud_service.server.tables.fanout import AppliedEvent
@@ -92,8 +93,9 @@ class TableCache(FollowedStreams[LiveTable]):
             return  # already applied by the other path
         live.state = evolve(live.state, event)
         live.version = version
-        live.last_event_at = recorded_at.timestamp()
         kind = payload.get("type")
+        if kind not in CHAT_EVENTS:  # talk does not put off the next hand (the pause counts from play)
+            live.last_event_at = recorded_at.timestamp()
         if kind == "HandEnded":
             live.last_result = payload
         elif kind == "TableCreated":

@@ -4,7 +4,11 @@ Both are armed again after every event the owner applies, from the state:
 
 - the **action clock** (``action_deadline_ms``): when it passes, the replica submits ``Timeout`` with the
   version it armed at, so a player who acted in time turns the timeout into a refused append and nothing
-  happens;
+  happens. At a table with a time bank (RULES.md §7) the first ``Timeout`` of a turn starts the player's
+  reserve instead (``TimeBankStarted``, recorded from the action clock's end); the state's deadline is then
+  the reserve's end, armed again like any other, and the next ``Timeout`` acts for the player. Both are in
+  the log, so a replica taking the table over arms the same deadline (``stud_timeouts_fired_total`` counts
+  both: a clock ran out each time);
 - the **seat offers** of the waiting list (``seat_offer_deadline_ms``): when the first runs out, the
   replica submits ``ExpireSeatOffers`` with the version it armed at, so a player who took the seat in time
   (or another replica passing the offer on first) wins;

@@ -110,7 +110,8 @@ class LiveTable(LiveStream):
     # Per player, when they last made a call here (ms since the epoch, from the events they caused): the
     # operator's inactivity time-out counts from it (server.tables.protection).
     last_active: dict[str, int] = field(default_factory=dict)
-    last_event_at: float = 0.0  # epoch seconds its last event was recorded: the hand pause counts from it
+    # Epoch seconds its last event of play (not of the chat) was recorded: the hand pause counts from it.
+    last_event_at: float = 0.0
     # time.monotonic() of the last lookup by a client's call (not the lobby's): a table not owned here is
     # unloaded a while after it, and this replica's interest in the table counts it for a lease period.
     used_at: float = float("-inf")

@@ -10,6 +10,7 @@ class WebCall:
     """The headers, deadline and peer of one HTTP request, and the web port's heartbeat interval."""
 
     __slots__ = ("_deadline", "_metadata", "_peer", "heartbeat_seconds")
+    web = True  # the latency meter measures this port by its heartbeats (server.api.round_trips)
 
     def __init__(
         self,

@@ -4,8 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { ActionType, Award, SitOutReason, Street, Table } from "./table_pb";
 import { file_stud_v1_table } from "./table_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/events.proto.
  */
 export const file_stud_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSKCCwoKVGFibGVFdmVudBIPCgd2ZXJzaW9uGAEgASgDEgwKBHR5cGUYAiABKAkSLwoLcmVjb3JkX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDXRhYmxlX2NyZWF0ZWQYCiABKAsyFS5zdHVkLnYxLlRhYmxlQ3JlYXRlZEgAEi4KDXBsYXllcl9zZWF0ZWQYCyABKAsyFS5zdHVkLnYxLlBsYXllclNlYXRlZEgAEioKC3BsYXllcl9sZWZ0GAwgASgLMhMuc3R1ZC52MS5QbGF5ZXJMZWZ0SAASMgoPbGVhdmVfcmVxdWVzdGVkGA0gASgLMhcuc3R1ZC52MS5MZWF2ZVJlcXVlc3RlZEgAEi8KDnBsYXllcl9zYXRfb3V0GA4gASgLMhUuc3R1ZC52MS5QbGF5ZXJTYXRPdXRIABItCg1wbGF5ZXJfc2F0X2luGA8gASgLMhQuc3R1ZC52MS5QbGF5ZXJTYXRJbkgAEjMKEHBsYXllcl90b3BwZWRfdXAYECABKAsyFy5zdHVkLnYxLlBsYXllclRvcHBlZFVwSAASMQoPY2xpZW50X3NlZWRfc2V0GBEgASgLMhYuc3R1ZC52MS5DbGllbnRTZWVkU2V0SAASLAoMaGFuZF9zdGFydGVkGBIgASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEioKC2FudGVfcG9zdGVkGBMgASgLMhMuc3R1ZC52MS5BbnRlUG9zdGVkSAASKAoKY2FyZF9kZWFsdBgUIAEoCzISLnN0dWQudjEuQ2FyZERlYWx0SAASPQoVYmV0dGluZ19yb3VuZF9zdGFydGVkGBUgASgLMhwuc3R1ZC52MS5CZXR0aW5nUm91bmRTdGFydGVkSAASLAoMcGxheWVyX2FjdGVkGBYgASgLMhQuc3R1ZC52MS5QbGF5ZXJBY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgXIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEigKCmhhbmRfc2hvd24YGCABKAsyEi5zdHVkLnYxLkhhbmRTaG93bkgAEioKC2hhbmRfbXVja2VkGBkgASgLMhMuc3R1ZC52MS5IYW5kTXVja2VkSAASKAoKaGFuZF9lbmRlZBgaIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASOQoTd2FpdGluZ19saXN0X2pvaW5lZBgbIAEoCzIaLnN0dWQudjEuV2FpdGluZ0xpc3RKb2luZWRIABI1ChF3YWl0aW5nX2xpc3RfbGVmdBgcIAEoCzIYLnN0dWQudjEuV2FpdGluZ0xpc3RMZWZ0SAASLAoMc2VhdF9vZmZlcmVkGB0gASgLMhQuc3R1ZC52MS5TZWF0T2ZmZXJlZEgAEjYKEXNodWZmbGVfY29tbWl0dGVkGB4gASgLMhkuc3R1ZC52MS5TaHVmZmxlQ29tbWl0dGVkSAASLAoMdGFibGVfcGF1c2VkGCggASgLMhQuc3R1ZC52MS5UYWJsZVBhdXNlZEgAEi4KDXRhYmxlX3Jlc3VtZWQYKSABKAsyFS5zdHVkLnYxLlRhYmxlUmVzdW1lZEgAEiwKDHRhYmxlX2Nsb3NlZBgqIAEoCzIULnN0dWQudjEuVGFibGVDbG9zZWRIABIqCgtoYW5kX3ZvaWRlZBgrIAEoCzITLnN0dWQudjEuSGFuZFZvaWRlZEgAEj8KFnRhYmxlX3NldHRpbmdzX2NoYW5nZWQYLCABKAsyHS5zdHVkLnYxLlRhYmxlU2V0dGluZ3NDaGFuZ2VkSABCBwoFZXZlbnRKBAgDEARSDHBheWxvYWRfanNvbiJqCgxUYWJsZUNyZWF0ZWQSEAoIdGFibGVfaWQYASABKAkSHgoGY29uZmlnGAIgASgLMg4uc3R1ZC52MS5UYWJsZRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJpCgxQbGF5ZXJTZWF0ZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSDgoGYnV5X2luGAMgASgDEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImkKClBsYXllckxlZnQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEAoIY2FzaF9vdXQYAyABKAMSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaQoOTGVhdmVSZXF1ZXN0ZWQSDAoEaGFuZBgBIAEoAxIRCglwbGF5ZXJfaWQYAiABKAkSDAoEc2VhdBgDIAEoBRIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAQoMUGxheWVyU2F0T3V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEiUKBnJlYXNvbhgDIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlgKC1BsYXllclNhdEluEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImsKDlBsYXllclRvcHBlZFVwEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEg4KBmFtb3VudBgDIAEoAxIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1DbGllbnRTZWVkU2V0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEgwKBHNlZWQYAyABKAkSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYwoQU2h1ZmZsZUNvbW1pdHRlZBIRCgluZXh0X2hhbmQYASABKAMSEgoKY29tbWl0bWVudBgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJGCgtEZWFsdFBsYXllchIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIWCg5zdGFydGluZ19zdGFjaxgDIAEoAyL1AgoLSGFuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIQCgh0YWJsZV9pZBgCIAEoCRIeCgZjb25maWcYAyABKAsyDi5zdHVkLnYxLlRhYmxlEiUKB3BsYXllcnMYBCADKAsyFC5zdHVkLnYxLkRlYWx0UGxheWVyEgwKBGRlY2sYBSADKAUSEgoKY29tbWl0bWVudBgGIAEoCRI7CgxjbGllbnRfc2VlZHMYByADKAsyJS5zdHVkLnYxLkhhbmRTdGFydGVkLkNsaWVudFNlZWRzRW50cnkSEwoLc2VydmVyX3NlZWQYCCABKAkSKAoEdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZGVja19yb290GAogASgJEhoKEmNvbW1pdG1lbnRfdmVyc2lvbhgLIAEoAxoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiSAoKQW50ZVBvc3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSDgoGYW1vdW50GAMgASgDEg4KBmFsbF9pbhgEIAEoCCJ3CglDYXJkRGVhbHQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBIMCgRzZWF0GAMgASgFEgwKBGNhcmQYBCABKAUSDwoHZmFjZV91cBgFIAEoCBIOCgZoaWRkZW4YBiABKAgiggEKE0JldHRpbmdSb3VuZFN0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIfCgZzdHJlZXQYAiABKA4yDy5zdHVkLnYxLlN0cmVldBISCgpmaXJzdF9zZWF0GAMgASgFEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrgBCgtQbGF5ZXJBY3RlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSIwoGYWN0aW9uGAMgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgEIAEoAxINCgVjaGlwcxgFIAEoAxIOCgZhbGxfaW4YBiABKAgSKAoEdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdGltZW91dBgIIAEoCCJBChNVbmNhbGxlZEJldFJldHVybmVkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRIOCgZhbW91bnQYAyABKAMiUQoJSGFuZFNob3duEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBRINCgVjYXJkcxgDIAMoBRIMCgRoaWdoGAQgASgJEgsKA2xvdxgFIAEoCSIoCgpIYW5kTXVja2VkEgwKBGhhbmQYASABKAMSDAoEc2VhdBgCIAEoBSJ0CglQb3RSZXN1bHQSEQoJcG90X2luZGV4GAEgASgFEg4KBmFtb3VudBgCIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgDIAMoBRIeCgZhd2FyZHMYBCADKAsyDi5zdHVkLnYxLkF3YXJkEgwKBHJha2UYBSABKAMiKAoJU2hvd25IYW5kEgwKBHNlYXQYASABKAUSDQoFY2FyZHMYAiADKAUiKAoJU2VhdFN0YWNrEgwKBHNlYXQYASABKAUSDQoFc3RhY2sYAiABKAMiKAoIU2VhdFJha2USDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMihwIKCUhhbmRFbmRlZBIMCgRoYW5kGAEgASgDEiAKBHBvdHMYAiADKAsyEi5zdHVkLnYxLlBvdFJlc3VsdBIhCgVzaG93bhgDIAMoCzISLnN0dWQudjEuU2hvd25IYW5kEg4KBm11Y2tlZBgEIAMoBRIiCgZzdGFja3MYBSADKAsyEi5zdHVkLnYxLlNlYXRTdGFjaxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzZXJ2ZXJfc2VlZBgHIAEoCRIMCgRyYWtlGAggASgDEiYKC3Jha2Vfc2hhcmVzGAkgAygLMhEuc3R1ZC52MS5TZWF0UmFrZSJQChFXYWl0aW5nTGlzdEpvaW5lZBIRCglwbGF5ZXJfaWQYASABKAkSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifgoPV2FpdGluZ0xpc3RMZWZ0EhEKCXBsYXllcl9pZBgBIAEoCRIuCgZyZWFzb24YAiABKA4yHi5zdHVkLnYxLldhaXRpbmdMaXN0TGVmdFJlYXNvbhIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKGAQoLU2VhdE9mZmVyZWQSEQoJcGxheWVyX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKC1RhYmxlUGF1c2VkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJaCgxUYWJsZVJlc3VtZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKC1RhYmxlQ2xvc2VkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItCg1SZXR1cm5lZENoaXBzEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDIqMBCgpIYW5kVm9pZGVkEgwKBGhhbmQYASABKAMSEAoIb3BlcmF0b3IYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCWF1dG9tYXRpYxgEIAEoCBIoCghyZXR1cm5lZBgFIAMoCzIWLnN0dWQudjEuUmV0dXJuZWRDaGlwcxIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK2AQoUVGFibGVTZXR0aW5nc0NoYW5nZWQSEAoIb3BlcmF0b3IYASABKAkSDgoGcmVhc29uGAIgASgJEg4KBmZpZWxkcxgDIAMoCRIgCghzZXR0aW5ncxgEIAEoCzIOLnN0dWQudjEuVGFibGUSIAoIcHJldmlvdXMYBSABKAsyDi5zdHVkLnYxLlRhYmxlEigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKuMBChVXYWl0aW5nTGlzdExlZnRSZWFzb24SKAokV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1VOU1BFQ0lGSUVEEAASJAogV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1JFUVVFU1QQARIjCh9XQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fU0VBVEVEEAISKgomV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX09GRkVSX0VYUElSRUQQAxIpCiVXQUlUSU5HX0xJU1RfTEVGVF9SRUFTT05fVEFCTEVfQ0xPU0VEEARiBnByb3RvMw", [file_google_protobuf_timestamp, file_stud_v1_table]);
+  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSKADgoKVGFibGVFdmVudBIPCgd2ZXJzaW9uGAEgASgDEgwKBHR5cGUYAiABKAkSLwoLcmVjb3JkX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDXRhYmxlX2NyZWF0ZWQYCiABKAsyFS5zdHVkLnYxLlRhYmxlQ3JlYXRlZEgAEi4KDXBsYXllcl9zZWF0ZWQYCyABKAsyFS5zdHVkLnYxLlBsYXllclNlYXRlZEgAEioKC3BsYXllcl9sZWZ0GAwgASgLMhMuc3R1ZC52MS5QbGF5ZXJMZWZ0SAASMgoPbGVhdmVfcmVxdWVzdGVkGA0gASgLMhcuc3R1ZC52MS5MZWF2ZVJlcXVlc3RlZEgAEi8KDnBsYXllcl9zYXRfb3V0GA4gASgLMhUuc3R1ZC52MS5QbGF5ZXJTYXRPdXRIABItCg1wbGF5ZXJfc2F0X2luGA8gASgLMhQuc3R1ZC52MS5QbGF5ZXJTYXRJbkgAEjMKEHBsYXllcl90b3BwZWRfdXAYECABKAsyFy5zdHVkLnYxLlBsYXllclRvcHBlZFVwSAASMQoPY2xpZW50X3NlZWRfc2V0GBEgASgLMhYuc3R1ZC52MS5DbGllbnRTZWVkU2V0SAASLAoMaGFuZF9zdGFydGVkGBIgASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEioKC2FudGVfcG9zdGVkGBMgASgLMhMuc3R1ZC52MS5BbnRlUG9zdGVkSAASKAoKY2FyZF9kZWFsdBgUIAEoCzISLnN0dWQudjEuQ2FyZERlYWx0SAASPQoVYmV0dGluZ19yb3VuZF9zdGFydGVkGBUgASgLMhwuc3R1ZC52MS5CZXR0aW5nUm91bmRTdGFydGVkSAASLAoMcGxheWVyX2FjdGVkGBYgASgLMhQuc3R1ZC52MS5QbGF5ZXJBY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgXIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEigKCmhhbmRfc2hvd24YGCABKAsyEi5zdHVkLnYxLkhhbmRTaG93bkgAEioKC2hhbmRfbXVja2VkGBkgASgLMhMuc3R1ZC52MS5IYW5kTXVja2VkSAASKAoKaGFuZF9lbmRlZBgaIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASOQoTd2FpdGluZ19saXN0X2pvaW5lZBgbIAEoCzIaLnN0dWQudjEuV2FpdGluZ0xpc3RKb2luZWRIABI1ChF3YWl0aW5nX2xpc3RfbGVmdBgcIAEoCzIYLnN0dWQudjEuV2FpdGluZ0xpc3RMZWZ0SAASLAoMc2VhdF9vZmZlcmVkGB0gASgLMhQuc3R1ZC52MS5TZWF0T2ZmZXJlZEgAEjYKEXNodWZmbGVfY29tbWl0dGVkGB4gASgLMhkuc3R1ZC52MS5TaHVmZmxlQ29tbWl0dGVkSAASLAoMdGFibGVfcGF1c2VkGCggASgLMhQuc3R1ZC52MS5UYWJsZVBhdXNlZEgAEi4KDXRhYmxlX3Jlc3VtZWQYKSABKAsyFS5zdHVkLnYxLlRhYmxlUmVzdW1lZEgAEiwKDHRhYmxlX2Nsb3NlZBgqIAEoCzIULnN0dWQudjEuVGFibGVDbG9zZWRIABIqCgtoYW5kX3ZvaWRlZBgrIAEoCzITLnN0dWQudjEuSGFuZFZvaWRlZEgAEj8KFnRhYmxlX3NldHRpbmdzX2NoYW5nZWQYLCABKAsyHS5zdHVkLnYxLlRhYmxlU2V0dGluZ3NDaGFuZ2VkSAASOAoTdGltZV9iYW5rc19hdF9zdGFydBg8IAEoCzIZLnN0dWQudjEuVGltZUJhbmtzQXRTdGFydEgAEjUKEXRpbWVfYmFua19zdGFydGVkGD0gASgLMhguc3R1ZC52MS5UaW1lQmFua1N0YXJ0ZWRIABIvCg50aW1lX2JhbmtfdXNlZBg+IAEoCzIVLnN0dWQudjEuVGltZUJhbmtVc2VkSAASNwoSdGltZV9iYW5rX3JlZmlsbGVkGD8gASgLMhkuc3R1ZC52MS5UaW1lQmFua1JlZmlsbGVkSAASNQoRY2hhdF9tZXNzYWdlX3NlbnQYQCABKAsyGC5zdHVkLnYxLkNoYXRNZXNzYWdlU2VudEgAEjsKFGNoYXRfbWVzc2FnZV9kZWxldGVkGEEgASgLMhsuc3R1ZC52MS5DaGF0TWVzc2FnZURlbGV0ZWRIABItCg1jaGF0X211dGVfc2V0GEIgASgLMhQuc3R1ZC52MS5DaGF0TXV0ZVNldEgAQgcKBWV2ZW50SgQIAxAEUgxwYXlsb2FkX2pzb24iagoMVGFibGVDcmVhdGVkEhAKCHRhYmxlX2lkGAEgASgJEh4KBmNvbmZpZxgCIAEoCzIOLnN0dWQudjEuVGFibGUSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaQoMUGxheWVyU2VhdGVkEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEg4KBmJ1eV9pbhgDIAEoAxIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJpCgpQbGF5ZXJMZWZ0EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEhAKCGNhc2hfb3V0GAMgASgDEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImkKDkxlYXZlUmVxdWVzdGVkEgwKBGhhbmQYASABKAMSEQoJcGxheWVyX2lkGAIgASgJEgwKBHNlYXQYAyABKAUSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigAEKDFBsYXllclNhdE91dBIRCglwbGF5ZXJfaWQYASABKAkSDAoEc2VhdBgCIAEoBRIlCgZyZWFzb24YAyABKA4yFS5zdHVkLnYxLlNpdE91dFJlYXNvbhIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJYCgtQbGF5ZXJTYXRJbhIRCglwbGF5ZXJfaWQYASABKAkSDAoEc2VhdBgCIAEoBRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJrCg5QbGF5ZXJUb3BwZWRVcBIRCglwbGF5ZXJfaWQYASABKAkSDAoEc2VhdBgCIAEoBRIOCgZhbW91bnQYAyABKAMSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaAoNQ2xpZW50U2VlZFNldBIRCglwbGF5ZXJfaWQYASABKAkSDAoEc2VhdBgCIAEoBRIMCgRzZWVkGAMgASgJEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImMKEFNodWZmbGVDb21taXR0ZWQSEQoJbmV4dF9oYW5kGAEgASgDEhIKCmNvbW1pdG1lbnQYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRgoLRGVhbHRQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFgoOc3RhcnRpbmdfc3RhY2sYAyABKAMi9QIKC0hhbmRTdGFydGVkEgwKBGhhbmQYASABKAMSEAoIdGFibGVfaWQYAiABKAkSHgoGY29uZmlnGAMgASgLMg4uc3R1ZC52MS5UYWJsZRIlCgdwbGF5ZXJzGAQgAygLMhQuc3R1ZC52MS5EZWFsdFBsYXllchIMCgRkZWNrGAUgAygFEhIKCmNvbW1pdG1lbnQYBiABKAkSOwoMY2xpZW50X3NlZWRzGAcgAygLMiUuc3R1ZC52MS5IYW5kU3RhcnRlZC5DbGllbnRTZWVkc0VudHJ5EhMKC3NlcnZlcl9zZWVkGAggASgJEigKBHRpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWRlY2tfcm9vdBgKIAEoCRIaChJjb21taXRtZW50X3ZlcnNpb24YCyABKAMaMgoQQ2xpZW50U2VlZHNFbnRyeRILCgNrZXkYASABKAUSDQoFdmFsdWUYAiABKAk6AjgBIkgKCkFudGVQb3N0ZWQSDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFEg4KBmFtb3VudBgDIAEoAxIOCgZhbGxfaW4YBCABKAgidwoJQ2FyZERlYWx0EgwKBGhhbmQYASABKAMSHwoGc3RyZWV0GAIgASgOMg8uc3R1ZC52MS5TdHJlZXQSDAoEc2VhdBgDIAEoBRIMCgRjYXJkGAQgASgFEg8KB2ZhY2VfdXAYBSABKAgSDgoGaGlkZGVuGAYgASgIIoIBChNCZXR0aW5nUm91bmRTdGFydGVkEgwKBGhhbmQYASABKAMSHwoGc3RyZWV0GAIgASgOMg8uc3R1ZC52MS5TdHJlZXQSEgoKZmlyc3Rfc2VhdBgDIAEoBRIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK4AQoLUGxheWVyQWN0ZWQSDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFEiMKBmFjdGlvbhgDIAEoDjITLnN0dWQudjEuQWN0aW9uVHlwZRIOCgZhbW91bnQYBCABKAMSDQoFY2hpcHMYBSABKAMSDgoGYWxsX2luGAYgASgIEigKBHRpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3RpbWVvdXQYCCABKAgiQQoTVW5jYWxsZWRCZXRSZXR1cm5lZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSDgoGYW1vdW50GAMgASgDIlEKCUhhbmRTaG93bhIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSDQoFY2FyZHMYAyADKAUSDAoEaGlnaBgEIAEoCRILCgNsb3cYBSABKAkiKAoKSGFuZE11Y2tlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUidAoJUG90UmVzdWx0EhEKCXBvdF9pbmRleBgBIAEoBRIOCgZhbW91bnQYAiABKAMSFgoOZWxpZ2libGVfc2VhdHMYAyADKAUSHgoGYXdhcmRzGAQgAygLMg4uc3R1ZC52MS5Bd2FyZBIMCgRyYWtlGAUgASgDIigKCVNob3duSGFuZBIMCgRzZWF0GAEgASgFEg0KBWNhcmRzGAIgAygFIigKCVNlYXRTdGFjaxIMCgRzZWF0GAEgASgFEg0KBXN0YWNrGAIgASgDIigKCFNlYXRSYWtlEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDIocCCglIYW5kRW5kZWQSDAoEaGFuZBgBIAEoAxIgCgRwb3RzGAIgAygLMhIuc3R1ZC52MS5Qb3RSZXN1bHQSIQoFc2hvd24YAyADKAsyEi5zdHVkLnYxLlNob3duSGFuZBIOCgZtdWNrZWQYBCADKAUSIgoGc3RhY2tzGAUgAygLMhIuc3R1ZC52MS5TZWF0U3RhY2sSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc2VydmVyX3NlZWQYByABKAkSDAoEcmFrZRgIIAEoAxImCgtyYWtlX3NoYXJlcxgJIAMoCzIRLnN0dWQudjEuU2VhdFJha2UiUAoRV2FpdGluZ0xpc3RKb2luZWQSEQoJcGxheWVyX2lkGAEgASgJEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn4KD1dhaXRpbmdMaXN0TGVmdBIRCglwbGF5ZXJfaWQYASABKAkSLgoGcmVhc29uGAIgASgOMh4uc3R1ZC52MS5XYWl0aW5nTGlzdExlZnRSZWFzb24SKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAihgEKC1NlYXRPZmZlcmVkEhEKCXBsYXllcl9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZCgtUYWJsZVBhdXNlZBIQCghvcGVyYXRvchgBIAEoCRIOCgZyZWFzb24YAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWgoMVGFibGVSZXN1bWVkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZCgtUYWJsZUNsb3NlZBIQCghvcGVyYXRvchgBIAEoCRIOCgZyZWFzb24YAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiLQoNUmV0dXJuZWRDaGlwcxIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAyKjAQoKSGFuZFZvaWRlZBIMCgRoYW5kGAEgASgDEhAKCG9wZXJhdG9yGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSKAoIcmV0dXJuZWQYBSADKAsyFi5zdHVkLnYxLlJldHVybmVkQ2hpcHMSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAitgEKFFRhYmxlU2V0dGluZ3NDaGFuZ2VkEhAKCG9wZXJhdG9yGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIOCgZmaWVsZHMYAyADKAkSIAoIc2V0dGluZ3MYBCABKAsyDi5zdHVkLnYxLlRhYmxlEiAKCHByZXZpb3VzGAUgASgLMg4uc3R1ZC52MS5UYWJsZRIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJdCgxTZWF0VGltZUJhbmsSDAoEc2VhdBgBIAEoBRIqCgdyZXNlcnZlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC2hhbmRzX2RlYWx0GAMgASgDIkYKEFRpbWVCYW5rc0F0U3RhcnQSDAoEaGFuZBgBIAEoAxIkCgViYW5rcxgCIAMoCzIVLnN0dWQudjEuU2VhdFRpbWVCYW5rIrEBCg9UaW1lQmFua1N0YXJ0ZWQSDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFEioKB3Jlc2VydmUYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoIZGVhZGxpbmUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqkBCgxUaW1lQmFua1VzZWQSDAoEaGFuZBgBIAEoAxIMCgRzZWF0GAIgASgFEicKBHVzZWQYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHcmVzZXJ2ZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKEAQoQVGltZUJhbmtSZWZpbGxlZBIMCgRoYW5kGAEgASgDEgwKBHNlYXQYAiABKAUSKAoFYWRkZWQYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKgoHcmVzZXJ2ZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiKLAQoPQ2hhdE1lc3NhZ2VTZW50Eg4KBm51bWJlchgBIAEoAxIRCglwbGF5ZXJfaWQYAiABKAkSDAoEc2VhdBgDIAEoBRIMCgR0ZXh0GAQgASgJEg8KB2RlbGV0ZWQYBSABKAgSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiagoSQ2hhdE1lc3NhZ2VEZWxldGVkEg4KBm51bWJlchgBIAEoAxIKCgJieRgCIAEoCRIOCgZyZWFzb24YAyABKAkSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidQoLQ2hhdE11dGVTZXQSEQoJcGxheWVyX2lkGAEgASgJEg0KBW11dGVkGAIgASgIEgoKAmJ5GAMgASgJEg4KBnJlYXNvbhgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCrjAQoVV2FpdGluZ0xpc3RMZWZ0UmVhc29uEigKJFdBSVRJTkdfTElTVF9MRUZUX1JFQVNPTl9VTlNQRUNJRklFRBAAEiQKIFdBSVRJTkdfTElTVF9MRUZUX1JFQVNPTl9SRVFVRVNUEAESIwofV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1NFQVRFRBACEioKJldBSVRJTkdfTElTVF9MRUZUX1JFQVNPTl9PRkZFUl9FWFBJUkVEEAMSKQolV0FJVElOR19MSVNUX0xFRlRfUkVBU09OX1RBQkxFX0NMT1NFRBAEYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_stud_v1_table]);
 
 /**
  * One event of a table's log as the caller may see it.
@@ -211,6 +211,52 @@ export type TableEvent = Message<"stud.v1.TableEvent"> & {
      */
     value: TableSettingsChanged;
     case: "tableSettingsChanged";
+  } | {
+    /**
+     * The time bank (RULES.md section 7).
+     *
+     * @generated from field: stud.v1.TimeBanksAtStart time_banks_at_start = 60;
+     */
+    value: TimeBanksAtStart;
+    case: "timeBanksAtStart";
+  } | {
+    /**
+     * @generated from field: stud.v1.TimeBankStarted time_bank_started = 61;
+     */
+    value: TimeBankStarted;
+    case: "timeBankStarted";
+  } | {
+    /**
+     * @generated from field: stud.v1.TimeBankUsed time_bank_used = 62;
+     */
+    value: TimeBankUsed;
+    case: "timeBankUsed";
+  } | {
+    /**
+     * @generated from field: stud.v1.TimeBankRefilled time_bank_refilled = 63;
+     */
+    value: TimeBankRefilled;
+    case: "timeBankRefilled";
+  } | {
+    /**
+     * The table chat (docs/chat.md).
+     *
+     * @generated from field: stud.v1.ChatMessageSent chat_message_sent = 64;
+     */
+    value: ChatMessageSent;
+    case: "chatMessageSent";
+  } | {
+    /**
+     * @generated from field: stud.v1.ChatMessageDeleted chat_message_deleted = 65;
+     */
+    value: ChatMessageDeleted;
+    case: "chatMessageDeleted";
+  } | {
+    /**
+     * @generated from field: stud.v1.ChatMuteSet chat_mute_set = 66;
+     */
+    value: ChatMuteSet;
+    case: "chatMuteSet";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1468,6 +1514,322 @@ export type TableSettingsChanged = Message<"stud.v1.TableSettingsChanged"> & {
  */
 export const TableSettingsChangedSchema: GenMessage<TableSettingsChanged> = /*@__PURE__*/
   messageDesc(file_stud_v1_events, 32);
+
+/**
+ * One seat's time bank as a hand starts.
+ *
+ * @generated from message stud.v1.SeatTimeBank
+ */
+export type SeatTimeBank = Message<"stud.v1.SeatTimeBank"> & {
+  /**
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The seat's reserve.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 2;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * Hands the seat's player was dealt before this one since sitting down (refills count them).
+   *
+   * @generated from field: int64 hands_dealt = 3;
+   */
+  handsDealt: bigint;
+};
+
+/**
+ * Describes the message stud.v1.SeatTimeBank.
+ * Use `create(SeatTimeBankSchema)` to create a new message.
+ */
+export const SeatTimeBankSchema: GenMessage<SeatTimeBank> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 33);
+
+/**
+ * Right after HandStarted at a table with a time bank: each dealt-in seat's reserve (RULES.md section 7).
+ *
+ * @generated from message stud.v1.TimeBanksAtStart
+ */
+export type TimeBanksAtStart = Message<"stud.v1.TimeBanksAtStart"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * Ascending by seat.
+   *
+   * @generated from field: repeated stud.v1.SeatTimeBank banks = 2;
+   */
+  banks: SeatTimeBank[];
+};
+
+/**
+ * Describes the message stud.v1.TimeBanksAtStart.
+ * Use `create(TimeBanksAtStartSchema)` to create a new message.
+ */
+export const TimeBanksAtStartSchema: GenMessage<TimeBanksAtStart> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 34);
+
+/**
+ * The seat's action clock ran out: its time bank reserve runs for this decision, from the action clock's end
+ * until `deadline` (TableView.clock TIME_BANK).
+ *
+ * @generated from message stud.v1.TimeBankStarted
+ */
+export type TimeBankStarted = Message<"stud.v1.TimeBankStarted"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The reserve that runs.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 3;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * When it runs out: the seat is then timed out as its action clock would have (RULES.md section 7).
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 4;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TimeBankStarted.
+ * Use `create(TimeBankStartedSchema)` to create a new message.
+ */
+export const TimeBankStartedSchema: GenMessage<TimeBankStarted> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 35);
+
+/**
+ * Right after the seat's PlayerActed: the decision came after its action clock's end and took `used` of its
+ * reserve (only what is used is spent).
+ *
+ * @generated from message stud.v1.TimeBankUsed
+ */
+export type TimeBankUsed = Message<"stud.v1.TimeBankUsed"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: google.protobuf.Duration used = 3;
+   */
+  used?: Duration | undefined;
+
+  /**
+   * What is left.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 4;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TimeBankUsed.
+ * Use `create(TimeBankUsedSchema)` to create a new message.
+ */
+export const TimeBankUsedSchema: GenMessage<TimeBankUsed> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 36);
+
+/**
+ * Just before HandEnded: the seat was dealt another Table.time_bank.refill_hands hands and its reserve grew.
+ *
+ * @generated from message stud.v1.TimeBankRefilled
+ */
+export type TimeBankRefilled = Message<"stud.v1.TimeBankRefilled"> & {
+  /**
+   * @generated from field: int64 hand = 1;
+   */
+  hand: bigint;
+
+  /**
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * What the refill added (less than the table's refill when the reserve reached its maximum).
+   *
+   * @generated from field: google.protobuf.Duration added = 3;
+   */
+  added?: Duration | undefined;
+
+  /**
+   * The reserve now.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 4;
+   */
+  reserve?: Duration | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TimeBankRefilled.
+ * Use `create(TimeBankRefilledSchema)` to create a new message.
+ */
+export const TimeBankRefilledSchema: GenMessage<TimeBankRefilled> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 37);
+
+/**
+ * A chat message (SendChat). Messages are numbered 1, 2, 3... per table.
+ *
+ * @generated from message stud.v1.ChatMessageSent
+ */
+export type ChatMessageSent = Message<"stud.v1.ChatMessageSent"> & {
+  /**
+   * @generated from field: int64 number = 1;
+   */
+  number: bigint;
+
+  /**
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The writer's seat; 0 for a player watching without one (Table.chat.spectators_write).
+   *
+   * @generated from field: int32 seat = 3;
+   */
+  seat: number;
+
+  /**
+   * The message, plain text. Empty when `deleted`.
+   *
+   * @generated from field: string text = 4;
+   */
+  text: string;
+
+  /**
+   * An operator deleted the message (ChatMessageDeleted, perhaps later): only an auditor reads its text.
+   *
+   * @generated from field: bool deleted = 5;
+   */
+  deleted: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 6;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.ChatMessageSent.
+ * Use `create(ChatMessageSentSchema)` to create a new message.
+ */
+export const ChatMessageSentSchema: GenMessage<ChatMessageSent> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 38);
+
+/**
+ * An operator deleted chat message `number` (DeleteChatMessage): clients take it off the screen.
+ *
+ * @generated from message stud.v1.ChatMessageDeleted
+ */
+export type ChatMessageDeleted = Message<"stud.v1.ChatMessageDeleted"> & {
+  /**
+   * @generated from field: int64 number = 1;
+   */
+  number: bigint;
+
+  /**
+   * The operator: set for auditors only.
+   *
+   * @generated from field: string by = 2;
+   */
+  by: string;
+
+  /**
+   * Why, as the operator gave it.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 4;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.ChatMessageDeleted.
+ * Use `create(ChatMessageDeletedSchema)` to create a new message.
+ */
+export const ChatMessageDeletedSchema: GenMessage<ChatMessageDeleted> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 39);
+
+/**
+ * An operator muted a player at this table (MuteChatPlayer), or let a muted player write again.
+ *
+ * @generated from message stud.v1.ChatMuteSet
+ */
+export type ChatMuteSet = Message<"stud.v1.ChatMuteSet"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * True: muted, the player may not write until let again; false: the player may write again.
+   *
+   * @generated from field: bool muted = 2;
+   */
+  muted: boolean;
+
+  /**
+   * The operator: set for auditors only.
+   *
+   * @generated from field: string by = 3;
+   */
+  by: string;
+
+  /**
+   * Why, as the operator gave it.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.ChatMuteSet.
+ * Use `create(ChatMuteSetSchema)` to create a new message.
+ */
+export const ChatMuteSetSchema: GenMessage<ChatMuteSet> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 40);
 
 /**
  * Why a player is off the waiting list.

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table.proto.
  */
 export const file_stud_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIuIHCgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGCggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKBnN0YXR1cxgpIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXNCBOJBAQMSGwoNc3RhdHVzX3JlYXNvbhgqIAEoCUIE4kEBAxI1CgtzdGF0dXNfdGltZRgrIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSMwoQbGFzdF92b2lkZWRfaGFuZBgsIAEoCzITLnN0dWQudjEuVm9pZGVkSGFuZEIE4kEBAzox6kEuCg1zdHVkLnYxL1RhYmxlEg50YWJsZXMve3RhYmxlfSoGdGFibGVzMgV0YWJsZSKBAQoKVm9pZGVkSGFuZBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSLQoJdm9pZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJyCghSYWtlUnVsZRIUCgxiYXNpc19wb2ludHMYASABKAUSFQoNY2FwXzJfcGxheWVycxgCIAEoAxIaChJjYXBfM190b180X3BsYXllcnMYAyABKAMSHQoVY2FwXzVfb3JfbW9yZV9wbGF5ZXJzGAQgASgDIkwKBlN0YWtlcxIRCglzbWFsbF9iZXQYASABKAMSDwoHYmlnX2JldBgCIAEoAxIMCgRhbnRlGAMgASgDEhAKCGJyaW5nX2luGAQgASgDIkAKC0xlZ2FsQWN0aW9uEiEKBHR5cGUYASABKA4yEy5zdHVkLnYxLkFjdGlvblR5cGUSDgoGYW1vdW50GAIgASgDIpMCCghTZWF0VmlldxIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRINCgVzdGFjaxgDIAEoAxITCgtzaXR0aW5nX291dBgEIAEoCBIPCgdpbl9oYW5kGAUgASgIEg4KBmZvbGRlZBgGIAEoCBIOCgZhbGxfaW4YByABKAgSEgoKc3RyZWV0X2JldBgIIAEoAxIQCgh1cF9jYXJkcxgJIAMoBRISCgpkb3duX2NhcmRzGAogAygFEhkKEWhpZGRlbl9kb3duX2NhcmRzGAsgASgFEg0KBXNob3duGAwgASgIEi0KDnNpdF9vdXRfcmVhc29uGA0gASgOMhUuc3R1ZC52MS5TaXRPdXRSZWFzb24iLQoDUG90Eg4KBmFtb3VudBgBIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgCIAMoBSLJAgoISGFuZFZpZXcSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIfCgZzdHJlZXQYAyABKA4yDy5zdHVkLnYxLlN0cmVldBITCgt0b19hY3Rfc2VhdBgEIAEoBRIVCg1icmluZ19pbl9zZWF0GAUgASgFEhMKC2N1cnJlbnRfYmV0GAYgASgDEhoKBHBvdHMYByADKAsyDC5zdHVkLnYxLlBvdBIXCg9jb21tdW5pdHlfY2FyZHMYCCADKAUSFwoPZGVja19jb21taXRtZW50GAkgASgJEhAKCGNvbXBsZXRlGAogASgIEh4KBmF3YXJkcxgLIAMoCzIOLnN0dWQudjEuQXdhcmQSEwoLc2VydmVyX3NlZWQYDCABKAkSDgoGdm9pZGVkGBQgASgIEhMKC3ZvaWRfcmVhc29uGBUgASgJIoIBCgVBd2FyZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAxIRCglwb3RfaW5kZXgYAyABKAUSIgoIcG90X2hhbGYYBiABKA4yEC5zdHVkLnYxLlBvdEhhbGYSGAoQaGFuZF9kZXNjcmlwdGlvbhgFIAEoCUoECAQQBVIEaGFsZiLCAgoJVGFibGVWaWV3Eh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIPCgd2ZXJzaW9uGAIgASgDEhMKC3ZpZXdlcl9zZWF0GAMgASgFEiAKBXNlYXRzGAQgAygLMhEuc3R1ZC52MS5TZWF0VmlldxIfCgRoYW5kGAUgASgLMhEuc3R1ZC52MS5IYW5kVmlldxIrCg1sZWdhbF9hY3Rpb25zGAYgAygLMhQuc3R1ZC52MS5MZWdhbEFjdGlvbhIzCg9hY3Rpb25fZGVhZGxpbmUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXdhaXRpbmdfcGxhY2UYFCABKAUSJgoKc2VhdF9vZmZlchgVIAEoCzISLnN0dWQudjEuU2VhdE9mZmVyEgwKBHR1cm4YCCABKAMiRwoJU2VhdE9mZmVyEgwKBHNlYXQYASABKAUSLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnQKC1RhYmxlU3RhdHVzEhwKGFRBQkxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEVRBQkxFX1NUQVRVU19PUEVOEAESFwoTVEFCTEVfU1RBVFVTX1BBVVNFRBACEhcKE1RBQkxFX1NUQVRVU19DTE9TRUQQAyppCgdWYXJpYW50EhcKE1ZBUklBTlRfVU5TUEVDSUZJRUQQABIbChdWQVJJQU5UX1NFVkVOX0NBUkRfU1RVRBABEhYKElZBUklBTlRfU1RVRF9ISV9MTxACEhAKDFZBUklBTlRfUkFaWhADKnAKD0JyaW5nSW5UaWVicmVhaxIhCh1CUklOR19JTl9USUVCUkVBS19VTlNQRUNJRklFRBAAEhoKFkJSSU5HX0lOX1RJRUJSRUFLX1NVSVQQARIeChpCUklOR19JTl9USUVCUkVBS19QT1NJVElPThACKswBCgpBY3Rpb25UeXBlEhsKF0FDVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQQUNUSU9OX1RZUEVfRk9MRBABEhUKEUFDVElPTl9UWVBFX0NIRUNLEAISFAoQQUNUSU9OX1RZUEVfQ0FMTBADEhgKFEFDVElPTl9UWVBFX0JSSU5HX0lOEAQSGAoUQUNUSU9OX1RZUEVfQ09NUExFVEUQBRITCg9BQ1RJT05fVFlQRV9CRVQQBhIVChFBQ1RJT05fVFlQRV9SQUlTRRAHKpIBCgZTdHJlZXQSFgoSU1RSRUVUX1VOU1BFQ0lGSUVEEAASEAoMU1RSRUVUX1RISVJEEAMSEQoNU1RSRUVUX0ZPVVJUSBAEEhAKDFNUUkVFVF9GSUZUSBAFEhAKDFNUUkVFVF9TSVhUSBAGEhIKDlNUUkVFVF9TRVZFTlRIEAcSEwoPU1RSRUVUX1NIT1dET1dOEAgq4wEKDFNpdE91dFJlYXNvbhIeChpTSVRfT1VUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFNJVF9PVVRfUkVBU09OX1JFUVVFU1RFRBABEhwKGFNJVF9PVVRfUkVBU09OX1RJTUVEX09VVBACEhkKFVNJVF9PVVRfUkVBU09OX0JVU1RFRBADEh0KGVNJVF9PVVRfUkVBU09OX0xPU1NfTElNSVQQBBIgChxTSVRfT1VUX1JFQVNPTl9TRVNTSU9OX0xJTUlUEAUSGwoXU0lUX09VVF9SRUFTT05fSU5BQ1RJVkUQBipcCgdQb3RIYWxmEhgKFFBPVF9IQUxGX1VOU1BFQ0lGSUVEEAASEgoOUE9UX0hBTEZfV0hPTEUQARIRCg1QT1RfSEFMRl9ISUdIEAISEAoMUE9UX0hBTEZfTE9XEANiBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIrYICgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGCggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKBnN0YXR1cxgpIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXNCBOJBAQMSGwoNc3RhdHVzX3JlYXNvbhgqIAEoCUIE4kEBAxI1CgtzdGF0dXNfdGltZRgrIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSMwoQbGFzdF92b2lkZWRfaGFuZBgsIAEoCzITLnN0dWQudjEuVm9pZGVkSGFuZEIE4kEBAxIqCgl0aW1lX2JhbmsYMiABKAsyES5zdHVkLnYxLlRpbWVCYW5rQgTiQQEFEiYKBGNoYXQYMyABKAsyEi5zdHVkLnYxLkNoYXRSdWxlc0IE4kEBBTox6kEuCg1zdHVkLnYxL1RhYmxlEg50YWJsZXMve3RhYmxlfSoGdGFibGVzMgV0YWJsZSKBAQoKVm9pZGVkSGFuZBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSLQoJdm9pZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ3CghUaW1lQmFuaxIqCgdyZXNlcnZlGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEikKBnJlZmlsbBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxyZWZpbGxfaGFuZHMYAyABKAUiPQoJQ2hhdFJ1bGVzEhgKEHNwZWN0YXRvcnNfd3JpdGUYASABKAgSFgoOYWxsX2luX3NpbGVuY2UYAiABKAgicgoIUmFrZVJ1bGUSFAoMYmFzaXNfcG9pbnRzGAEgASgFEhUKDWNhcF8yX3BsYXllcnMYAiABKAMSGgoSY2FwXzNfdG9fNF9wbGF5ZXJzGAMgASgDEh0KFWNhcF81X29yX21vcmVfcGxheWVycxgEIAEoAyJMCgZTdGFrZXMSEQoJc21hbGxfYmV0GAEgASgDEg8KB2JpZ19iZXQYAiABKAMSDAoEYW50ZRgDIAEoAxIQCghicmluZ19pbhgEIAEoAyJACgtMZWdhbEFjdGlvbhIhCgR0eXBlGAEgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgCIAEoAyLBAgoIU2VhdFZpZXcSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSDQoFc3RhY2sYAyABKAMSEwoLc2l0dGluZ19vdXQYBCABKAgSDwoHaW5faGFuZBgFIAEoCBIOCgZmb2xkZWQYBiABKAgSDgoGYWxsX2luGAcgASgIEhIKCnN0cmVldF9iZXQYCCABKAMSEAoIdXBfY2FyZHMYCSADKAUSEgoKZG93bl9jYXJkcxgKIAMoBRIZChFoaWRkZW5fZG93bl9jYXJkcxgLIAEoBRINCgVzaG93bhgMIAEoCBItCg5zaXRfb3V0X3JlYXNvbhgNIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEiwKCXRpbWVfYmFuaxgoIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItCgNQb3QSDgoGYW1vdW50GAEgASgDEhYKDmVsaWdpYmxlX3NlYXRzGAIgAygFIskCCghIYW5kVmlldxIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEh8KBnN0cmVldBgDIAEoDjIPLnN0dWQudjEuU3RyZWV0EhMKC3RvX2FjdF9zZWF0GAQgASgFEhUKDWJyaW5nX2luX3NlYXQYBSABKAUSEwoLY3VycmVudF9iZXQYBiABKAMSGgoEcG90cxgHIAMoCzIMLnN0dWQudjEuUG90EhcKD2NvbW11bml0eV9jYXJkcxgIIAMoBRIXCg9kZWNrX2NvbW1pdG1lbnQYCSABKAkSEAoIY29tcGxldGUYCiABKAgSHgoGYXdhcmRzGAsgAygLMg4uc3R1ZC52MS5Bd2FyZBITCgtzZXJ2ZXJfc2VlZBgMIAEoCRIOCgZ2b2lkZWQYFCABKAgSEwoLdm9pZF9yZWFzb24YFSABKAkiggEKBUF3YXJkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEhEKCXBvdF9pbmRleBgDIAEoBRIiCghwb3RfaGFsZhgGIAEoDjIQLnN0dWQudjEuUG90SGFsZhIYChBoYW5kX2Rlc2NyaXB0aW9uGAUgASgJSgQIBBAFUgRoYWxmIqEDCglUYWJsZVZpZXcSHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEg8KB3ZlcnNpb24YAiABKAMSEwoLdmlld2VyX3NlYXQYAyABKAUSIAoFc2VhdHMYBCADKAsyES5zdHVkLnYxLlNlYXRWaWV3Eh8KBGhhbmQYBSABKAsyES5zdHVkLnYxLkhhbmRWaWV3EisKDWxlZ2FsX2FjdGlvbnMYBiADKAsyFC5zdHVkLnYxLkxlZ2FsQWN0aW9uEjMKD2FjdGlvbl9kZWFkbGluZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNd2FpdGluZ19wbGFjZRgUIAEoBRImCgpzZWF0X29mZmVyGBUgASgLMhIuc3R1ZC52MS5TZWF0T2ZmZXISDAoEdHVybhgIIAEoAxIhCgVjbG9jaxgoIAEoDjISLnN0dWQudjEuQ2xvY2tLaW5kEiYKCnJvdW5kX3RyaXAYKSABKAsyEi5zdHVkLnYxLlJvdW5kVHJpcBISCgpjaGF0X211dGVkGCogASgIIpABCglSb3VuZFRyaXASJwoEdGltZRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgZzb3VyY2UYAiABKA4yGC5zdHVkLnYxLlJvdW5kVHJpcFNvdXJjZRIwCgxtZWFzdXJlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkcKCVNlYXRPZmZlchIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCp0CgtUYWJsZVN0YXR1cxIcChhUQUJMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFUQUJMRV9TVEFUVVNfT1BFThABEhcKE1RBQkxFX1NUQVRVU19QQVVTRUQQAhIXChNUQUJMRV9TVEFUVVNfQ0xPU0VEEAMqaQoHVmFyaWFudBIXChNWQVJJQU5UX1VOU1BFQ0lGSUVEEAASGwoXVkFSSUFOVF9TRVZFTl9DQVJEX1NUVUQQARIWChJWQVJJQU5UX1NUVURfSElfTE8QAhIQCgxWQVJJQU5UX1JBWloQAypwCg9CcmluZ0luVGllYnJlYWsSIQodQlJJTkdfSU5fVElFQlJFQUtfVU5TUEVDSUZJRUQQABIaChZCUklOR19JTl9USUVCUkVBS19TVUlUEAESHgoaQlJJTkdfSU5fVElFQlJFQUtfUE9TSVRJT04QAirMAQoKQWN0aW9uVHlwZRIbChdBQ1RJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEEFDVElPTl9UWVBFX0ZPTEQQARIVChFBQ1RJT05fVFlQRV9DSEVDSxACEhQKEEFDVElPTl9UWVBFX0NBTEwQAxIYChRBQ1RJT05fVFlQRV9CUklOR19JThAEEhgKFEFDVElPTl9UWVBFX0NPTVBMRVRFEAUSEwoPQUNUSU9OX1RZUEVfQkVUEAYSFQoRQUNUSU9OX1RZUEVfUkFJU0UQByqSAQoGU3RyZWV0EhYKElNUUkVFVF9VTlNQRUNJRklFRBAAEhAKDFNUUkVFVF9USElSRBADEhEKDVNUUkVFVF9GT1VSVEgQBBIQCgxTVFJFRVRfRklGVEgQBRIQCgxTVFJFRVRfU0lYVEgQBhISCg5TVFJFRVRfU0VWRU5USBAHEhMKD1NUUkVFVF9TSE9XRE9XThAIKuMBCgxTaXRPdXRSZWFzb24SHgoaU0lUX09VVF9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhTSVRfT1VUX1JFQVNPTl9SRVFVRVNURUQQARIcChhTSVRfT1VUX1JFQVNPTl9USU1FRF9PVVQQAhIZChVTSVRfT1VUX1JFQVNPTl9CVVNURUQQAxIdChlTSVRfT1VUX1JFQVNPTl9MT1NTX0xJTUlUEAQSIAocU0lUX09VVF9SRUFTT05fU0VTU0lPTl9MSU1JVBAFEhsKF1NJVF9PVVRfUkVBU09OX0lOQUNUSVZFEAYqXAoHUG90SGFsZhIYChRQT1RfSEFMRl9VTlNQRUNJRklFRBAAEhIKDlBPVF9IQUxGX1dIT0xFEAESEQoNUE9UX0hBTEZfSElHSBACEhAKDFBPVF9IQUxGX0xPVxADKlgKCUNsb2NrS2luZBIaChZDTE9DS19LSU5EX1VOU1BFQ0lGSUVEEAASFQoRQ0xPQ0tfS0lORF9BQ1RJT04QARIYChRDTE9DS19LSU5EX1RJTUVfQkFOSxACKnAKD1JvdW5kVHJpcFNvdXJjZRIhCh1ST1VORF9UUklQX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFVJPVU5EX1RSSVBfU09VUkNFX1RDUBABEh8KG1JPVU5EX1RSSVBfU09VUkNFX0hFQVJUQkVBVBACYgZwcm90bzM", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A game table: its fixed configuration and a summary of who sits there.
@@ -173,8 +173,9 @@ export type Table = Message<"stud.v1.Table"> & {
   /**
    * How long a hand may go without an action or a deal before the table voids it (a replica crash, a
    * database outage, a stuck deal): every chip goes back to whoever put it in. Unset or 0: never (hands go
-   * on after a fault). Whole seconds, more than `action_clock` (a player thinking is not an interruption),
-   * at most 86,400 s; else INVALID_ARGUMENT / INVALID_CONFIG with field "table.interrupted_hand_void_time".
+   * on after a fault). Whole seconds, more than `action_clock` and the time bank's `reserve` together (a
+   * player thinking is not an interruption), at most 86,400 s; else INVALID_ARGUMENT / INVALID_CONFIG with
+   * field "table.interrupted_hand_void_time".
    * May change between hands (TableService.UpdateTableSettings).
    *
    * @generated from field: google.protobuf.Duration interrupted_hand_void_time = 40;
@@ -210,6 +211,20 @@ export type Table = Message<"stud.v1.Table"> & {
    * @generated from field: stud.v1.VoidedHand last_voided_hand = 44;
    */
   lastVoidedHand?: VoidedHand | undefined;
+
+  /**
+   * The time bank (RULES.md section 7). Unset (or a reserve of 0): none, as before time banks existed.
+   *
+   * @generated from field: stud.v1.TimeBank time_bank = 50;
+   */
+  timeBank?: TimeBank | undefined;
+
+  /**
+   * Who may write in the table chat, and when (docs/chat.md). Unset: the seated players, at any time.
+   *
+   * @generated from field: stud.v1.ChatRules chat = 51;
+   */
+  chat?: ChatRules | undefined;
 };
 
 /**
@@ -266,6 +281,73 @@ export const VoidedHandSchema: GenMessage<VoidedHand> = /*@__PURE__*/
   messageDesc(file_stud_v1_table, 1);
 
 /**
+ * A table's time bank (RULES.md section 7): each seated player holds a reserve of time that starts running
+ * for a decision when its action clock has run out; only what is used is spent. A player sitting down
+ * starts with a full reserve. Whole seconds; a setting out of bounds is INVALID_ARGUMENT / INVALID_CONFIG
+ * with the field (e.g. "table.time_bank.refill_hands") in ErrorInfo metadata "field".
+ *
+ * @generated from message stud.v1.TimeBank
+ */
+export type TimeBank = Message<"stud.v1.TimeBank"> & {
+  /**
+   * The reserve's maximum, 0 s to 600 s; 0 (or unset): the table has no time bank.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 1;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * What a refill adds, up to the maximum: 0 s (never refilled) to `reserve`.
+   *
+   * @generated from field: google.protobuf.Duration refill = 2;
+   */
+  refill?: Duration | undefined;
+
+  /**
+   * A refill comes after every this many hands the player was dealt: 1..1000, or 0 with no `refill`.
+   *
+   * @generated from field: int32 refill_hands = 3;
+   */
+  refillHands: number;
+};
+
+/**
+ * Describes the message stud.v1.TimeBank.
+ * Use `create(TimeBankSchema)` to create a new message.
+ */
+export const TimeBankSchema: GenMessage<TimeBank> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 2);
+
+/**
+ * The table chat's rules (docs/chat.md).
+ *
+ * @generated from message stud.v1.ChatRules
+ */
+export type ChatRules = Message<"stud.v1.ChatRules"> & {
+  /**
+   * Players watching without a seat may write too (everyone watching may read). Default: only the seated.
+   *
+   * @generated from field: bool spectators_write = 1;
+   */
+  spectatorsWrite: boolean;
+
+  /**
+   * Poker Mavens' anti-collusion switch: once a player of the running hand is all-in, the players still in
+   * that hand may not chat until it ends (CHAT_SILENCED_ALL_IN).
+   *
+   * @generated from field: bool all_in_silence = 2;
+   */
+  allInSilence: boolean;
+};
+
+/**
+ * Describes the message stud.v1.ChatRules.
+ * Use `create(ChatRulesSchema)` to create a new message.
+ */
+export const ChatRulesSchema: GenMessage<ChatRules> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 3);
+
+/**
  * A table's rake rule (RULES.md section 10): rake = min(cap, total of the pots x basis_points / 10,000,
  * rounded to a whole unit, halves to even), taken from the main pot first, then the side pots in the order
  * they were formed. A hand that ends before any fourth-street card is dealt pays none (no flop, no drop).
@@ -309,7 +391,7 @@ export type RakeRule = Message<"stud.v1.RakeRule"> & {
  * Use `create(RakeRuleSchema)` to create a new message.
  */
 export const RakeRuleSchema: GenMessage<RakeRule> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 2);
+  messageDesc(file_stud_v1_table, 4);
 
 /**
  * Fixed-limit stakes, in chips; each at most 10^12.
@@ -351,7 +433,7 @@ export type Stakes = Message<"stud.v1.Stakes"> & {
  * Use `create(StakesSchema)` to create a new message.
  */
 export const StakesSchema: GenMessage<Stakes> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 3);
+  messageDesc(file_stud_v1_table, 5);
 
 /**
  * One action the viewer may take now.
@@ -379,7 +461,7 @@ export type LegalAction = Message<"stud.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 4);
+  messageDesc(file_stud_v1_table, 6);
 
 /**
  * A seat as one viewer may see it.
@@ -474,6 +556,15 @@ export type SeatView = Message<"stud.v1.SeatView"> & {
    * @generated from field: stud.v1.SitOutReason sit_out_reason = 13;
    */
   sitOutReason: SitOutReason;
+
+  /**
+   * The seat's time bank reserve now (RULES.md section 7); unset at a table without a time bank. While the
+   * seat's reserve runs (TableView.clock TIME_BANK) this is what it held when it started: the reserve then
+   * lasts until TableView.action_deadline.
+   *
+   * @generated from field: google.protobuf.Duration time_bank = 40;
+   */
+  timeBank?: Duration | undefined;
 };
 
 /**
@@ -481,7 +572,7 @@ export type SeatView = Message<"stud.v1.SeatView"> & {
  * Use `create(SeatViewSchema)` to create a new message.
  */
 export const SeatViewSchema: GenMessage<SeatView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 5);
+  messageDesc(file_stud_v1_table, 7);
 
 /**
  * A pot and who may win it.
@@ -505,7 +596,7 @@ export type Pot = Message<"stud.v1.Pot"> & {
  * Use `create(PotSchema)` to create a new message.
  */
 export const PotSchema: GenMessage<Pot> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 6);
+  messageDesc(file_stud_v1_table, 8);
 
 /**
  * The hand being played, as one viewer may see it.
@@ -615,7 +706,7 @@ export type HandView = Message<"stud.v1.HandView"> & {
  * Use `create(HandViewSchema)` to create a new message.
  */
 export const HandViewSchema: GenMessage<HandView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 7);
+  messageDesc(file_stud_v1_table, 9);
 
 /**
  * Chips won by one seat from one pot.
@@ -661,7 +752,7 @@ export type Award = Message<"stud.v1.Award"> & {
  * Use `create(AwardSchema)` to create a new message.
  */
 export const AwardSchema: GenMessage<Award> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 8);
+  messageDesc(file_stud_v1_table, 10);
 
 /**
  * A table as one caller may see it: what a client needs to draw the table and act.
@@ -743,6 +834,29 @@ export type TableView = Message<"stud.v1.TableView"> & {
    * @generated from field: int64 turn = 8;
    */
   turn: bigint;
+
+  /**
+   * Which clock runs for the seat to act (`action_deadline` is its end): its action clock, or, once that has
+   * run out, its time bank (RULES.md section 7). UNSPECIFIED when nobody is to act.
+   *
+   * @generated from field: stud.v1.ClockKind clock = 40;
+   */
+  clock: ClockKind;
+
+  /**
+   * The server's latest measure of the round trip to the caller (the latency meter): unset until it has
+   * one. See RoundTrip for how each port measures it.
+   *
+   * @generated from field: stud.v1.RoundTrip round_trip = 41;
+   */
+  roundTrip?: RoundTrip | undefined;
+
+  /**
+   * An operator muted the caller in this table's chat (SendChat is PERMISSION_DENIED / CHAT_MUTED).
+   *
+   * @generated from field: bool chat_muted = 42;
+   */
+  chatMuted: boolean;
 };
 
 /**
@@ -750,7 +864,42 @@ export type TableView = Message<"stud.v1.TableView"> & {
  * Use `create(TableViewSchema)` to create a new message.
  */
 export const TableViewSchema: GenMessage<TableView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 9);
+  messageDesc(file_stud_v1_table, 11);
+
+/**
+ * The server's measure of the round trip between it and one client (GLI-19's latency meter).
+ *
+ * @generated from message stud.v1.RoundTrip
+ */
+export type RoundTrip = Message<"stud.v1.RoundTrip"> & {
+  /**
+   * How long the round trip took.
+   *
+   * @generated from field: google.protobuf.Duration time = 1;
+   */
+  time?: Duration | undefined;
+
+  /**
+   * How it was measured.
+   *
+   * @generated from field: stud.v1.RoundTripSource source = 2;
+   */
+  source: RoundTripSource;
+
+  /**
+   * When it was measured.
+   *
+   * @generated from field: google.protobuf.Timestamp measure_time = 3;
+   */
+  measureTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message stud.v1.RoundTrip.
+ * Use `create(RoundTripSchema)` to create a new message.
+ */
+export const RoundTripSchema: GenMessage<RoundTrip> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 12);
 
 /**
  * A freed seat held for one player on the waiting list (RULES.md section 10).
@@ -778,7 +927,7 @@ export type SeatOffer = Message<"stud.v1.SeatOffer"> & {
  * Use `create(SeatOfferSchema)` to create a new message.
  */
 export const SeatOfferSchema: GenMessage<SeatOffer> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 10);
+  messageDesc(file_stud_v1_table, 13);
 
 /**
  * Whether a table deals (RULES.md section 12).
@@ -1096,4 +1245,72 @@ export enum PotHalf {
  */
 export const PotHalfSchema: GenEnum<PotHalf> = /*@__PURE__*/
   enumDesc(file_stud_v1_table, 6);
+
+/**
+ * The clock that runs for the seat to act.
+ *
+ * @generated from enum stud.v1.ClockKind
+ */
+export enum ClockKind {
+  /**
+   * @generated from enum value: CLOCK_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The action clock (Table.action_clock from the turn's start).
+   *
+   * @generated from enum value: CLOCK_KIND_ACTION = 1;
+   */
+  ACTION = 1,
+
+  /**
+   * The time bank: the action clock ran out and the seat's reserve runs (RULES.md section 7).
+   *
+   * @generated from enum value: CLOCK_KIND_TIME_BANK = 2;
+   */
+  TIME_BANK = 2,
+}
+
+/**
+ * Describes the enum stud.v1.ClockKind.
+ */
+export const ClockKindSchema: GenEnum<ClockKind> = /*@__PURE__*/
+  enumDesc(file_stud_v1_table, 7);
+
+/**
+ * How the server measured a round trip.
+ *
+ * @generated from enum stud.v1.RoundTripSource
+ */
+export enum RoundTripSource {
+  /**
+   * @generated from enum value: ROUND_TRIP_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The gRPC port: the kernel's smoothed round-trip time of the client's TCP connection (what `ss -ti`
+   * shows), kept current by the HTTP/2 pings and every other exchange on it, read from the kernel at most once
+   * a second (a connection opened since has none yet); behind a proxy that ends TCP, the round trip to the
+   * proxy. (grpc measures its own HTTP/2 PING round trips but does not expose them.)
+   *
+   * @generated from enum value: ROUND_TRIP_SOURCE_TCP = 1;
+   */
+  TCP = 1,
+
+  /**
+   * The web port: from a watch's heartbeat (WatchHeartbeat.ping) being sent to its answer
+   * (AnswerHeartbeat) reaching the server, on the server's clock.
+   *
+   * @generated from enum value: ROUND_TRIP_SOURCE_HEARTBEAT = 2;
+   */
+  HEARTBEAT = 2,
+}
+
+/**
+ * Describes the enum stud.v1.RoundTripSource.
+ */
+export const RoundTripSourceSchema: GenEnum<RoundTripSource> = /*@__PURE__*/
+  enumDesc(file_stud_v1_table, 8);
 

@@ -11,7 +11,7 @@ import type { Duration } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { TableEvent } from "./events_pb";
 import { file_stud_v1_events } from "./events_pb";
-import type { ActionType, Table, TableSchema, TableView, TableViewSchema } from "./table_pb";
+import type { ActionType, RoundTrip, Table, TableSchema, TableView, TableViewSchema } from "./table_pb";
 import { file_stud_v1_table } from "./table_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -19,7 +19,236 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table_service.proto.
  */
 export const file_stud_v1_table_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiXwoSQ3JlYXRlVGFibGVSZXF1ZXN0EiMKBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZUIE4kEBAhIQCgh0YWJsZV9pZBgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjcKD0dldFRhYmxlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlIjoKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIk0KEkxpc3RUYWJsZXNSZXNwb25zZRIeCgZ0YWJsZXMYASADKAsyDi5zdHVkLnYxLlRhYmxlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJ0Cg5TaXREb3duUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKBHNlYXQYAiABKAVCBOJBAQISFAoGYnV5X2luGAMgASgDQgTiQQECEhIKCnJlcXVlc3RfaWQYBCABKAkiMwoPU2l0RG93blJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJICgxMZWF2ZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgpyZXF1ZXN0X2lkGAIgASgJIjEKDUxlYXZlUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnN0dWQudjEuVGFibGVWaWV3IlIKFkpvaW5XYWl0aW5nTGlzdFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgpyZXF1ZXN0X2lkGAIgASgJIjsKF0pvaW5XYWl0aW5nTGlzdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJTChdMZWF2ZVdhaXRpbmdMaXN0UmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKCnJlcXVlc3RfaWQYAiABKAkiPAoYTGVhdmVXYWl0aW5nTGlzdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJJCg1TaXRPdXRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSIyCg5TaXRPdXRSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciSAoMU2l0SW5SZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSIxCg1TaXRJblJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJeCgxUb3BVcFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZhbW91bnQYAiABKANCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSIxCg1Ub3BVcFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyI7ChNHZXRUYWJsZVZpZXdSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUiwQEKCkFjdFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgRzZWF0GAIgASgFQgTiQQECEikKBmFjdGlvbhgDIAEoDjITLnN0dWQudjEuQWN0aW9uVHlwZUIE4kEBAhIOCgZhbW91bnQYBCABKAMSEgoEdHVybhgHIAEoA0IE4kEBAhISCgpyZXF1ZXN0X2lkGAYgASgJSgQIBRAGUhBleHBlY3RlZF92ZXJzaW9uIi8KC0FjdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyKYAQoRV2F0Y2hUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIVCg1hZnRlcl92ZXJzaW9uGAIgASgDEhUKDWluY2x1ZGVfdmlld3MYAyABKAgSFAoMYmF0Y2hfZXZlbnRzGAQgASgIEhkKEWhlYXJ0YmVhdF9zZWNvbmRzGAUgASgFIqsBChJXYXRjaFRhYmxlUmVzcG9uc2USIgoFZXZlbnQYASABKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSIAoEdmlldxgCIAEoCzISLnN0dWQudjEuVGFibGVWaWV3EiMKBmV2ZW50cxgDIAMoCzITLnN0dWQudjEuVGFibGVFdmVudBIqCgloZWFydGJlYXQYBCABKAsyFy5zdHVkLnYxLldhdGNoSGVhcnRiZWF0IiEKDldhdGNoSGVhcnRiZWF0Eg8KB3ZlcnNpb24YASABKAMiYwoRUGF1c2VUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZyZWFzb24YAiABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSJkChJSZXN1bWVUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZyZWFzb24YAiABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSJjChFDbG9zZVRhYmxlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhQKBnJlYXNvbhgCIAEoCUIE4kEBAhISCgpyZXF1ZXN0X2lkGAMgASgJIk8KD1ZvaWRIYW5kUmVxdWVzdBISCgRuYW1lGAEgASgJQgTiQQECEhQKBnJlYXNvbhgCIAEoCUIE4kEBAhISCgpyZXF1ZXN0X2lkGAMgASgJIrwCChpVcGRhdGVUYWJsZVNldHRpbmdzUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhkKDGRpc3BsYXlfbmFtZRgCIAEoCUgAiAEBEi8KDGFjdGlvbl9jbG9jaxgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIyCg9zZWF0X29mZmVyX3RpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SPQoaaW50ZXJydXB0ZWRfaGFuZF92b2lkX3RpbWUYBSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoGcmVhc29uGAYgASgJQgTiQQECEhIKCnJlcXVlc3RfaWQYByABKAlCDwoNX2Rpc3BsYXlfbmFtZTKuDgoMVGFibGVTZXJ2aWNlElUKC0NyZWF0ZVRhYmxlEhsuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIhmC0+STAhMiCi92MS90YWJsZXM6BXRhYmxlElEKCEdldFRhYmxlEhguc3R1ZC52MS5HZXRUYWJsZVJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIhuC0+STAhUSEy92MS97bmFtZT10YWJsZXMvKn0SWQoKTGlzdFRhYmxlcxIaLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QaGy5zdHVkLnYxLkxpc3RUYWJsZXNSZXNwb25zZSISgtPkkwIMEgovdjEvdGFibGVzEmQKB1NpdERvd24SFy5zdHVkLnYxLlNpdERvd25SZXF1ZXN0Ghguc3R1ZC52MS5TaXREb3duUmVzcG9uc2UiJoLT5JMCICIbL3YxL3tuYW1lPXRhYmxlcy8qfTpzaXREb3duOgEqElwKBUxlYXZlEhUuc3R1ZC52MS5MZWF2ZVJlcXVlc3QaFi5zdHVkLnYxLkxlYXZlUmVzcG9uc2UiJILT5JMCHiIZL3YxL3tuYW1lPXRhYmxlcy8qfTpsZWF2ZToBKhJgCgZTaXRPdXQSFi5zdHVkLnYxLlNpdE91dFJlcXVlc3QaFy5zdHVkLnYxLlNpdE91dFJlc3BvbnNlIiWC0+STAh8iGi92MS97bmFtZT10YWJsZXMvKn06c2l0T3V0OgEqElwKBVNpdEluEhUuc3R1ZC52MS5TaXRJblJlcXVlc3QaFi5zdHVkLnYxLlNpdEluUmVzcG9uc2UiJILT5JMCHiIZL3YxL3tuYW1lPXRhYmxlcy8qfTpzaXRJbjoBKhJcCgVUb3BVcBIVLnN0dWQudjEuVG9wVXBSZXF1ZXN0GhYuc3R1ZC52MS5Ub3BVcFJlc3BvbnNlIiSC0+STAh4iGS92MS97bmFtZT10YWJsZXMvKn06dG9wVXA6ASoShAEKD0pvaW5XYWl0aW5nTGlzdBIfLnN0dWQudjEuSm9pbldhaXRpbmdMaXN0UmVxdWVzdBogLnN0dWQudjEuSm9pbldhaXRpbmdMaXN0UmVzcG9uc2UiLoLT5JMCKCIjL3YxL3tuYW1lPXRhYmxlcy8qfTpqb2luV2FpdGluZ0xpc3Q6ASoSiAEKEExlYXZlV2FpdGluZ0xpc3QSIC5zdHVkLnYxLkxlYXZlV2FpdGluZ0xpc3RSZXF1ZXN0GiEuc3R1ZC52MS5MZWF2ZVdhaXRpbmdMaXN0UmVzcG9uc2UiL4LT5JMCKSIkL3YxL3tuYW1lPXRhYmxlcy8qfTpsZWF2ZVdhaXRpbmdMaXN0OgEqEmIKDEdldFRhYmxlVmlldxIcLnN0dWQudjEuR2V0VGFibGVWaWV3UmVxdWVzdBoSLnN0dWQudjEuVGFibGVWaWV3IiCC0+STAhoSGC92MS97bmFtZT10YWJsZXMvKn06dmlldxJUCgNBY3QSEy5zdHVkLnYxLkFjdFJlcXVlc3QaFC5zdHVkLnYxLkFjdFJlc3BvbnNlIiKC0+STAhwiFy92MS97bmFtZT10YWJsZXMvKn06YWN0OgEqEmoKCldhdGNoVGFibGUSGi5zdHVkLnYxLldhdGNoVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5XYXRjaFRhYmxlUmVzcG9uc2UiIYLT5JMCGxIZL3YxL3tuYW1lPXRhYmxlcy8qfTp3YXRjaDABEl4KClBhdXNlVGFibGUSGi5zdHVkLnYxLlBhdXNlVGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIkgtPkkwIeIhkvdjEve25hbWU9dGFibGVzLyp9OnBhdXNlOgEqEmEKC1Jlc3VtZVRhYmxlEhsuc3R1ZC52MS5SZXN1bWVUYWJsZVJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIiWC0+STAh8iGi92MS97bmFtZT10YWJsZXMvKn06cmVzdW1lOgEqEl4KCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIkgtPkkwIeIhkvdjEve25hbWU9dGFibGVzLyp9OmNsb3NlOgEqEmEKCFZvaWRIYW5kEhguc3R1ZC52MS5Wb2lkSGFuZFJlcXVlc3QaDi5zdHVkLnYxLlRhYmxlIiuC0+STAiUiIC92MS97bmFtZT10YWJsZXMvKi9oYW5kcy8qfTp2b2lkOgEqEnkKE1VwZGF0ZVRhYmxlU2V0dGluZ3MSIy5zdHVkLnYxLlVwZGF0ZVRhYmxlU2V0dGluZ3NSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSItgtPkkwInIiIvdjEve25hbWU9dGFibGVzLyp9OnVwZGF0ZVNldHRpbmdzOgEqYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_stud_v1_events, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiXwoPU2VuZENoYXRSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoEdGV4dBgCIAEoCUIE4kEBAhISCgpyZXF1ZXN0X2lkGAMgASgJIjMKEFNlbmRDaGF0UmVzcG9uc2USDgoGbnVtYmVyGAEgASgDEg8KB3ZlcnNpb24YAiABKAMijwEKFU11dGVDaGF0UGxheWVyUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhcKCXBsYXllcl9pZBgCIAEoCUIE4kEBAhINCgVtdXRlZBgDIAEoCBIUCgZyZWFzb24YBCABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgFIAEoCSIpChZNdXRlQ2hhdFBsYXllclJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMigAEKGERlbGV0ZUNoYXRNZXNzYWdlUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhQKBm51bWJlchgCIAEoA0IE4kEBAhIUCgZyZWFzb24YAyABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgEIAEoCSIsChlEZWxldGVDaGF0TWVzc2FnZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMiUgoWQW5zd2VySGVhcnRiZWF0UmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKBHBpbmcYAiABKAlCBOJBAQIiQQoXQW5zd2VySGVhcnRiZWF0UmVzcG9uc2USJgoKcm91bmRfdHJpcBgBIAEoCzISLnN0dWQudjEuUm91bmRUcmlwIl8KEkNyZWF0ZVRhYmxlUmVxdWVzdBIjCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGVCBOJBAQISEAoIdGFibGVfaWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSI3Cg9HZXRUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZSI6ChFMaXN0VGFibGVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJNChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkidAoOU2l0RG93blJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgRzZWF0GAIgASgFQgTiQQECEhQKBmJ1eV9pbhgDIAEoA0IE4kEBAhISCgpyZXF1ZXN0X2lkGAQgASgJIjMKD1NpdERvd25SZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciSAoMTGVhdmVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSIxCg1MZWF2ZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi5zdHVkLnYxLlRhYmxlVmlldyJSChZKb2luV2FpdGluZ0xpc3RSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoKcmVxdWVzdF9pZBgCIAEoCSI7ChdKb2luV2FpdGluZ0xpc3RSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciUwoXTGVhdmVXYWl0aW5nTGlzdFJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRISCgpyZXF1ZXN0X2lkGAIgASgJIjwKGExlYXZlV2FpdGluZ0xpc3RSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciSQoNU2l0T3V0UmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKCnJlcXVlc3RfaWQYAiABKAkiMgoOU2l0T3V0UmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnN0dWQudjEuVGFibGVWaWV3IkgKDFNpdEluUmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlEhIKCnJlcXVlc3RfaWQYAiABKAkiMQoNU2l0SW5SZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciXgoMVG9wVXBSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSFAoGYW1vdW50GAIgASgDQgTiQQECEhIKCnJlcXVlc3RfaWQYAyABKAkiMQoNVG9wVXBSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXciOwoTR2V0VGFibGVWaWV3UmVxdWVzdBIkCgRuYW1lGAEgASgJQhbiQQEC+kEPCg1zdHVkLnYxL1RhYmxlIsEBCgpBY3RSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSEgoEc2VhdBgCIAEoBUIE4kEBAhIpCgZhY3Rpb24YAyABKA4yEy5zdHVkLnYxLkFjdGlvblR5cGVCBOJBAQISDgoGYW1vdW50GAQgASgDEhIKBHR1cm4YByABKANCBOJBAQISEgoKcmVxdWVzdF9pZBgGIAEoCUoECAUQBlIQZXhwZWN0ZWRfdmVyc2lvbiIvCgtBY3RSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIuc3R1ZC52MS5UYWJsZVZpZXcimAEKEVdhdGNoVGFibGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSFQoNYWZ0ZXJfdmVyc2lvbhgCIAEoAxIVCg1pbmNsdWRlX3ZpZXdzGAMgASgIEhQKDGJhdGNoX2V2ZW50cxgEIAEoCBIZChFoZWFydGJlYXRfc2Vjb25kcxgFIAEoBSKrAQoSV2F0Y2hUYWJsZVJlc3BvbnNlEiIKBWV2ZW50GAEgASgLMhMuc3R1ZC52MS5UYWJsZUV2ZW50EiAKBHZpZXcYAiABKAsyEi5zdHVkLnYxLlRhYmxlVmlldxIjCgZldmVudHMYAyADKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSKgoJaGVhcnRiZWF0GAQgASgLMhcuc3R1ZC52MS5XYXRjaEhlYXJ0YmVhdCJXCg5XYXRjaEhlYXJ0YmVhdBIPCgd2ZXJzaW9uGAEgASgDEgwKBHBpbmcYAiABKAkSJgoKcm91bmRfdHJpcBgDIAEoCzISLnN0dWQudjEuUm91bmRUcmlwImMKEVBhdXNlVGFibGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSFAoGcmVhc29uGAIgASgJQgTiQQECEhIKCnJlcXVlc3RfaWQYAyABKAkiZAoSUmVzdW1lVGFibGVSZXF1ZXN0EiQKBG5hbWUYASABKAlCFuJBAQL6QQ8KDXN0dWQudjEvVGFibGUSFAoGcmVhc29uGAIgASgJQgTiQQECEhIKCnJlcXVlc3RfaWQYAyABKAkiYwoRQ2xvc2VUYWJsZVJlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIUCgZyZWFzb24YAiABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSJPCg9Wb2lkSGFuZFJlcXVlc3QSEgoEbmFtZRgBIAEoCUIE4kEBAhIUCgZyZWFzb24YAiABKAlCBOJBAQISEgoKcmVxdWVzdF9pZBgDIAEoCSK8AgoaVXBkYXRlVGFibGVTZXR0aW5nc1JlcXVlc3QSJAoEbmFtZRgBIAEoCUIW4kEBAvpBDwoNc3R1ZC52MS9UYWJsZRIZCgxkaXNwbGF5X25hbWUYAiABKAlIAIgBARIvCgxhY3Rpb25fY2xvY2sYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SMgoPc2VhdF9vZmZlcl90aW1lGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKBnJlYXNvbhgGIAEoCUIE4kEBAhISCgpyZXF1ZXN0X2lkGAcgASgJQg8KDV9kaXNwbGF5X25hbWUysRIKDFRhYmxlU2VydmljZRJVCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIZgtPkkwITIgovdjEvdGFibGVzOgV0YWJsZRJRCghHZXRUYWJsZRIYLnN0dWQudjEuR2V0VGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIbgtPkkwIVEhMvdjEve25hbWU9dGFibGVzLyp9ElkKCkxpc3RUYWJsZXMSGi5zdHVkLnYxLkxpc3RUYWJsZXNSZXF1ZXN0Ghsuc3R1ZC52MS5MaXN0VGFibGVzUmVzcG9uc2UiEoLT5JMCDBIKL3YxL3RhYmxlcxJkCgdTaXREb3duEhcuc3R1ZC52MS5TaXREb3duUmVxdWVzdBoYLnN0dWQudjEuU2l0RG93blJlc3BvbnNlIiaC0+STAiAiGy92MS97bmFtZT10YWJsZXMvKn06c2l0RG93bjoBKhJcCgVMZWF2ZRIVLnN0dWQudjEuTGVhdmVSZXF1ZXN0GhYuc3R1ZC52MS5MZWF2ZVJlc3BvbnNlIiSC0+STAh4iGS92MS97bmFtZT10YWJsZXMvKn06bGVhdmU6ASoSYAoGU2l0T3V0EhYuc3R1ZC52MS5TaXRPdXRSZXF1ZXN0Ghcuc3R1ZC52MS5TaXRPdXRSZXNwb25zZSIlgtPkkwIfIhovdjEve25hbWU9dGFibGVzLyp9OnNpdE91dDoBKhJcCgVTaXRJbhIVLnN0dWQudjEuU2l0SW5SZXF1ZXN0GhYuc3R1ZC52MS5TaXRJblJlc3BvbnNlIiSC0+STAh4iGS92MS97bmFtZT10YWJsZXMvKn06c2l0SW46ASoSXAoFVG9wVXASFS5zdHVkLnYxLlRvcFVwUmVxdWVzdBoWLnN0dWQudjEuVG9wVXBSZXNwb25zZSIkgtPkkwIeIhkvdjEve25hbWU9dGFibGVzLyp9OnRvcFVwOgEqEoQBCg9Kb2luV2FpdGluZ0xpc3QSHy5zdHVkLnYxLkpvaW5XYWl0aW5nTGlzdFJlcXVlc3QaIC5zdHVkLnYxLkpvaW5XYWl0aW5nTGlzdFJlc3BvbnNlIi6C0+STAigiIy92MS97bmFtZT10YWJsZXMvKn06am9pbldhaXRpbmdMaXN0OgEqEogBChBMZWF2ZVdhaXRpbmdMaXN0EiAuc3R1ZC52MS5MZWF2ZVdhaXRpbmdMaXN0UmVxdWVzdBohLnN0dWQudjEuTGVhdmVXYWl0aW5nTGlzdFJlc3BvbnNlIi+C0+STAikiJC92MS97bmFtZT10YWJsZXMvKn06bGVhdmVXYWl0aW5nTGlzdDoBKhJiCgxHZXRUYWJsZVZpZXcSHC5zdHVkLnYxLkdldFRhYmxlVmlld1JlcXVlc3QaEi5zdHVkLnYxLlRhYmxlVmlldyIggtPkkwIaEhgvdjEve25hbWU9dGFibGVzLyp9OnZpZXcSVAoDQWN0EhMuc3R1ZC52MS5BY3RSZXF1ZXN0GhQuc3R1ZC52MS5BY3RSZXNwb25zZSIigtPkkwIcIhcvdjEve25hbWU9dGFibGVzLyp9OmFjdDoBKhJqCgpXYXRjaFRhYmxlEhouc3R1ZC52MS5XYXRjaFRhYmxlUmVxdWVzdBobLnN0dWQudjEuV2F0Y2hUYWJsZVJlc3BvbnNlIiGC0+STAhsSGS92MS97bmFtZT10YWJsZXMvKn06d2F0Y2gwARJeCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBoOLnN0dWQudjEuVGFibGUiJILT5JMCHiIZL3YxL3tuYW1lPXRhYmxlcy8qfTpwYXVzZToBKhJhCgtSZXN1bWVUYWJsZRIbLnN0dWQudjEuUmVzdW1lVGFibGVSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIlgtPkkwIfIhovdjEve25hbWU9dGFibGVzLyp9OnJlc3VtZToBKhJeCgpDbG9zZVRhYmxlEhouc3R1ZC52MS5DbG9zZVRhYmxlUmVxdWVzdBoOLnN0dWQudjEuVGFibGUiJILT5JMCHiIZL3YxL3tuYW1lPXRhYmxlcy8qfTpjbG9zZToBKhJhCghWb2lkSGFuZBIYLnN0dWQudjEuVm9pZEhhbmRSZXF1ZXN0Gg4uc3R1ZC52MS5UYWJsZSIrgtPkkwIlIiAvdjEve25hbWU9dGFibGVzLyovaGFuZHMvKn06dm9pZDoBKhJ5ChNVcGRhdGVUYWJsZVNldHRpbmdzEiMuc3R1ZC52MS5VcGRhdGVUYWJsZVNldHRpbmdzUmVxdWVzdBoOLnN0dWQudjEuVGFibGUiLYLT5JMCJyIiL3YxL3tuYW1lPXRhYmxlcy8qfTp1cGRhdGVTZXR0aW5nczoBKhJoCghTZW5kQ2hhdBIYLnN0dWQudjEuU2VuZENoYXRSZXF1ZXN0Ghkuc3R1ZC52MS5TZW5kQ2hhdFJlc3BvbnNlIieC0+STAiEiHC92MS97bmFtZT10YWJsZXMvKn06c2VuZENoYXQ6ASoSgAEKDk11dGVDaGF0UGxheWVyEh4uc3R1ZC52MS5NdXRlQ2hhdFBsYXllclJlcXVlc3QaHy5zdHVkLnYxLk11dGVDaGF0UGxheWVyUmVzcG9uc2UiLYLT5JMCJyIiL3YxL3tuYW1lPXRhYmxlcy8qfTptdXRlQ2hhdFBsYXllcjoBKhKMAQoRRGVsZXRlQ2hhdE1lc3NhZ2USIS5zdHVkLnYxLkRlbGV0ZUNoYXRNZXNzYWdlUmVxdWVzdBoiLnN0dWQudjEuRGVsZXRlQ2hhdE1lc3NhZ2VSZXNwb25zZSIwgtPkkwIqIiUvdjEve25hbWU9dGFibGVzLyp9OmRlbGV0ZUNoYXRNZXNzYWdlOgEqEoQBCg9BbnN3ZXJIZWFydGJlYXQSHy5zdHVkLnYxLkFuc3dlckhlYXJ0YmVhdFJlcXVlc3QaIC5zdHVkLnYxLkFuc3dlckhlYXJ0YmVhdFJlc3BvbnNlIi6C0+STAigiIy92MS97bmFtZT10YWJsZXMvKn06YW5zd2VySGVhcnRiZWF0OgEqYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_stud_v1_events, file_stud_v1_table]);
+
+/**
+ * @generated from message stud.v1.SendChatRequest
+ */
+export type SendChatRequest = Message<"stud.v1.SendChatRequest"> & {
+  /**
+   * `tables/{table}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The message: plain text, 1..200 characters.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * Idempotency key (see the service comment): a retry does not send the message twice.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.SendChatRequest.
+ * Use `create(SendChatRequestSchema)` to create a new message.
+ */
+export const SendChatRequestSchema: GenMessage<SendChatRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 0);
+
+/**
+ * @generated from message stud.v1.SendChatResponse
+ */
+export type SendChatResponse = Message<"stud.v1.SendChatResponse"> & {
+  /**
+   * The message's number at this table (ChatMessageSent.number).
+   *
+   * @generated from field: int64 number = 1;
+   */
+  number: bigint;
+
+  /**
+   * The table's version after the message.
+   *
+   * @generated from field: int64 version = 2;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message stud.v1.SendChatResponse.
+ * Use `create(SendChatResponseSchema)` to create a new message.
+ */
+export const SendChatResponseSchema: GenMessage<SendChatResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 1);
+
+/**
+ * @generated from message stud.v1.MuteChatPlayerRequest
+ */
+export type MuteChatPlayerRequest = Message<"stud.v1.MuteChatPlayerRequest"> & {
+  /**
+   * `tables/{table}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The player to mute (or unmute).
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * True mutes, false lets the player write again.
+   *
+   * @generated from field: bool muted = 3;
+   */
+  muted: boolean;
+
+  /**
+   * Why, plain text of 1..200 characters: recorded in the event.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * Idempotency key (see the service comment).
+   *
+   * @generated from field: string request_id = 5;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.MuteChatPlayerRequest.
+ * Use `create(MuteChatPlayerRequestSchema)` to create a new message.
+ */
+export const MuteChatPlayerRequestSchema: GenMessage<MuteChatPlayerRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 2);
+
+/**
+ * @generated from message stud.v1.MuteChatPlayerResponse
+ */
+export type MuteChatPlayerResponse = Message<"stud.v1.MuteChatPlayerResponse"> & {
+  /**
+   * The table's version after the call.
+   *
+   * @generated from field: int64 version = 1;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message stud.v1.MuteChatPlayerResponse.
+ * Use `create(MuteChatPlayerResponseSchema)` to create a new message.
+ */
+export const MuteChatPlayerResponseSchema: GenMessage<MuteChatPlayerResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 3);
+
+/**
+ * @generated from message stud.v1.DeleteChatMessageRequest
+ */
+export type DeleteChatMessageRequest = Message<"stud.v1.DeleteChatMessageRequest"> & {
+  /**
+   * `tables/{table}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The message's number (ChatMessageSent.number).
+   *
+   * @generated from field: int64 number = 2;
+   */
+  number: bigint;
+
+  /**
+   * Why, plain text of 1..200 characters: recorded in the event.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * Idempotency key (see the service comment).
+   *
+   * @generated from field: string request_id = 4;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message stud.v1.DeleteChatMessageRequest.
+ * Use `create(DeleteChatMessageRequestSchema)` to create a new message.
+ */
+export const DeleteChatMessageRequestSchema: GenMessage<DeleteChatMessageRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 4);
+
+/**
+ * @generated from message stud.v1.DeleteChatMessageResponse
+ */
+export type DeleteChatMessageResponse = Message<"stud.v1.DeleteChatMessageResponse"> & {
+  /**
+   * The table's version after the call.
+   *
+   * @generated from field: int64 version = 1;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message stud.v1.DeleteChatMessageResponse.
+ * Use `create(DeleteChatMessageResponseSchema)` to create a new message.
+ */
+export const DeleteChatMessageResponseSchema: GenMessage<DeleteChatMessageResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 5);
+
+/**
+ * @generated from message stud.v1.AnswerHeartbeatRequest
+ */
+export type AnswerHeartbeatRequest = Message<"stud.v1.AnswerHeartbeatRequest"> & {
+  /**
+   * `tables/{table}`: the watched table.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * WatchHeartbeat.ping, as received.
+   *
+   * @generated from field: string ping = 2;
+   */
+  ping: string;
+};
+
+/**
+ * Describes the message stud.v1.AnswerHeartbeatRequest.
+ * Use `create(AnswerHeartbeatRequestSchema)` to create a new message.
+ */
+export const AnswerHeartbeatRequestSchema: GenMessage<AnswerHeartbeatRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 6);
+
+/**
+ * @generated from message stud.v1.AnswerHeartbeatResponse
+ */
+export type AnswerHeartbeatResponse = Message<"stud.v1.AnswerHeartbeatResponse"> & {
+  /**
+   * The round trip this answer completed.
+   *
+   * @generated from field: stud.v1.RoundTrip round_trip = 1;
+   */
+  roundTrip?: RoundTrip | undefined;
+};
+
+/**
+ * Describes the message stud.v1.AnswerHeartbeatResponse.
+ * Use `create(AnswerHeartbeatResponseSchema)` to create a new message.
+ */
+export const AnswerHeartbeatResponseSchema: GenMessage<AnswerHeartbeatResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 7);
 
 /**
  * @generated from message stud.v1.CreateTableRequest
@@ -54,7 +283,7 @@ export type CreateTableRequest = Message<"stud.v1.CreateTableRequest"> & {
  * Use `create(CreateTableRequestSchema)` to create a new message.
  */
 export const CreateTableRequestSchema: GenMessage<CreateTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 0);
+  messageDesc(file_stud_v1_table_service, 8);
 
 /**
  * @generated from message stud.v1.GetTableRequest
@@ -73,7 +302,7 @@ export type GetTableRequest = Message<"stud.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 1);
+  messageDesc(file_stud_v1_table_service, 9);
 
 /**
  * @generated from message stud.v1.ListTablesRequest
@@ -100,7 +329,7 @@ export type ListTablesRequest = Message<"stud.v1.ListTablesRequest"> & {
  * Use `create(ListTablesRequestSchema)` to create a new message.
  */
 export const ListTablesRequestSchema: GenMessage<ListTablesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 2);
+  messageDesc(file_stud_v1_table_service, 10);
 
 /**
  * @generated from message stud.v1.ListTablesResponse
@@ -124,7 +353,7 @@ export type ListTablesResponse = Message<"stud.v1.ListTablesResponse"> & {
  * Use `create(ListTablesResponseSchema)` to create a new message.
  */
 export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 3);
+  messageDesc(file_stud_v1_table_service, 11);
 
 /**
  * @generated from message stud.v1.SitDownRequest
@@ -164,7 +393,7 @@ export type SitDownRequest = Message<"stud.v1.SitDownRequest"> & {
  * Use `create(SitDownRequestSchema)` to create a new message.
  */
 export const SitDownRequestSchema: GenMessage<SitDownRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 4);
+  messageDesc(file_stud_v1_table_service, 12);
 
 /**
  * @generated from message stud.v1.SitDownResponse
@@ -181,7 +410,7 @@ export type SitDownResponse = Message<"stud.v1.SitDownResponse"> & {
  * Use `create(SitDownResponseSchema)` to create a new message.
  */
 export const SitDownResponseSchema: GenMessage<SitDownResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 5);
+  messageDesc(file_stud_v1_table_service, 13);
 
 /**
  * @generated from message stud.v1.LeaveRequest
@@ -207,7 +436,7 @@ export type LeaveRequest = Message<"stud.v1.LeaveRequest"> & {
  * Use `create(LeaveRequestSchema)` to create a new message.
  */
 export const LeaveRequestSchema: GenMessage<LeaveRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 6);
+  messageDesc(file_stud_v1_table_service, 14);
 
 /**
  * @generated from message stud.v1.LeaveResponse
@@ -224,7 +453,7 @@ export type LeaveResponse = Message<"stud.v1.LeaveResponse"> & {
  * Use `create(LeaveResponseSchema)` to create a new message.
  */
 export const LeaveResponseSchema: GenMessage<LeaveResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 7);
+  messageDesc(file_stud_v1_table_service, 15);
 
 /**
  * @generated from message stud.v1.JoinWaitingListRequest
@@ -250,7 +479,7 @@ export type JoinWaitingListRequest = Message<"stud.v1.JoinWaitingListRequest"> &
  * Use `create(JoinWaitingListRequestSchema)` to create a new message.
  */
 export const JoinWaitingListRequestSchema: GenMessage<JoinWaitingListRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 8);
+  messageDesc(file_stud_v1_table_service, 16);
 
 /**
  * @generated from message stud.v1.JoinWaitingListResponse
@@ -267,7 +496,7 @@ export type JoinWaitingListResponse = Message<"stud.v1.JoinWaitingListResponse">
  * Use `create(JoinWaitingListResponseSchema)` to create a new message.
  */
 export const JoinWaitingListResponseSchema: GenMessage<JoinWaitingListResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 9);
+  messageDesc(file_stud_v1_table_service, 17);
 
 /**
  * @generated from message stud.v1.LeaveWaitingListRequest
@@ -293,7 +522,7 @@ export type LeaveWaitingListRequest = Message<"stud.v1.LeaveWaitingListRequest">
  * Use `create(LeaveWaitingListRequestSchema)` to create a new message.
  */
 export const LeaveWaitingListRequestSchema: GenMessage<LeaveWaitingListRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 10);
+  messageDesc(file_stud_v1_table_service, 18);
 
 /**
  * @generated from message stud.v1.LeaveWaitingListResponse
@@ -310,7 +539,7 @@ export type LeaveWaitingListResponse = Message<"stud.v1.LeaveWaitingListResponse
  * Use `create(LeaveWaitingListResponseSchema)` to create a new message.
  */
 export const LeaveWaitingListResponseSchema: GenMessage<LeaveWaitingListResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 11);
+  messageDesc(file_stud_v1_table_service, 19);
 
 /**
  * @generated from message stud.v1.SitOutRequest
@@ -336,7 +565,7 @@ export type SitOutRequest = Message<"stud.v1.SitOutRequest"> & {
  * Use `create(SitOutRequestSchema)` to create a new message.
  */
 export const SitOutRequestSchema: GenMessage<SitOutRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 12);
+  messageDesc(file_stud_v1_table_service, 20);
 
 /**
  * @generated from message stud.v1.SitOutResponse
@@ -353,7 +582,7 @@ export type SitOutResponse = Message<"stud.v1.SitOutResponse"> & {
  * Use `create(SitOutResponseSchema)` to create a new message.
  */
 export const SitOutResponseSchema: GenMessage<SitOutResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 13);
+  messageDesc(file_stud_v1_table_service, 21);
 
 /**
  * @generated from message stud.v1.SitInRequest
@@ -379,7 +608,7 @@ export type SitInRequest = Message<"stud.v1.SitInRequest"> & {
  * Use `create(SitInRequestSchema)` to create a new message.
  */
 export const SitInRequestSchema: GenMessage<SitInRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 14);
+  messageDesc(file_stud_v1_table_service, 22);
 
 /**
  * @generated from message stud.v1.SitInResponse
@@ -396,7 +625,7 @@ export type SitInResponse = Message<"stud.v1.SitInResponse"> & {
  * Use `create(SitInResponseSchema)` to create a new message.
  */
 export const SitInResponseSchema: GenMessage<SitInResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 15);
+  messageDesc(file_stud_v1_table_service, 23);
 
 /**
  * @generated from message stud.v1.TopUpRequest
@@ -429,7 +658,7 @@ export type TopUpRequest = Message<"stud.v1.TopUpRequest"> & {
  * Use `create(TopUpRequestSchema)` to create a new message.
  */
 export const TopUpRequestSchema: GenMessage<TopUpRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 16);
+  messageDesc(file_stud_v1_table_service, 24);
 
 /**
  * @generated from message stud.v1.TopUpResponse
@@ -446,7 +675,7 @@ export type TopUpResponse = Message<"stud.v1.TopUpResponse"> & {
  * Use `create(TopUpResponseSchema)` to create a new message.
  */
 export const TopUpResponseSchema: GenMessage<TopUpResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 17);
+  messageDesc(file_stud_v1_table_service, 25);
 
 /**
  * @generated from message stud.v1.GetTableViewRequest
@@ -465,7 +694,7 @@ export type GetTableViewRequest = Message<"stud.v1.GetTableViewRequest"> & {
  * Use `create(GetTableViewRequestSchema)` to create a new message.
  */
 export const GetTableViewRequestSchema: GenMessage<GetTableViewRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 18);
+  messageDesc(file_stud_v1_table_service, 26);
 
 /**
  * @generated from message stud.v1.ActRequest
@@ -522,7 +751,7 @@ export type ActRequest = Message<"stud.v1.ActRequest"> & {
  * Use `create(ActRequestSchema)` to create a new message.
  */
 export const ActRequestSchema: GenMessage<ActRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 19);
+  messageDesc(file_stud_v1_table_service, 27);
 
 /**
  * @generated from message stud.v1.ActResponse
@@ -541,7 +770,7 @@ export type ActResponse = Message<"stud.v1.ActResponse"> & {
  * Use `create(ActResponseSchema)` to create a new message.
  */
 export const ActResponseSchema: GenMessage<ActResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 20);
+  messageDesc(file_stud_v1_table_service, 28);
 
 /**
  * @generated from message stud.v1.WatchTableRequest
@@ -598,7 +827,7 @@ export type WatchTableRequest = Message<"stud.v1.WatchTableRequest"> & {
  * Use `create(WatchTableRequestSchema)` to create a new message.
  */
 export const WatchTableRequestSchema: GenMessage<WatchTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 21);
+  messageDesc(file_stud_v1_table_service, 29);
 
 /**
  * @generated from message stud.v1.WatchTableResponse
@@ -645,7 +874,7 @@ export type WatchTableResponse = Message<"stud.v1.WatchTableResponse"> & {
  * Use `create(WatchTableResponseSchema)` to create a new message.
  */
 export const WatchTableResponseSchema: GenMessage<WatchTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 22);
+  messageDesc(file_stud_v1_table_service, 30);
 
 /**
  * @generated from message stud.v1.WatchHeartbeat
@@ -657,6 +886,22 @@ export type WatchHeartbeat = Message<"stud.v1.WatchHeartbeat"> & {
    * @generated from field: int64 version = 1;
    */
   version: bigint;
+
+  /**
+   * For the latency meter: send it back at once with AnswerHeartbeat (the web table does); the server then
+   * knows the round trip to the caller. A client that does not answer loses nothing else.
+   *
+   * @generated from field: string ping = 2;
+   */
+  ping: string;
+
+  /**
+   * The server's latest measure of the round trip to the caller (as TableView.round_trip), so a quiet
+   * table's latency meter stays current; unset until it has one.
+   *
+   * @generated from field: stud.v1.RoundTrip round_trip = 3;
+   */
+  roundTrip?: RoundTrip | undefined;
 };
 
 /**
@@ -664,7 +909,7 @@ export type WatchHeartbeat = Message<"stud.v1.WatchHeartbeat"> & {
  * Use `create(WatchHeartbeatSchema)` to create a new message.
  */
 export const WatchHeartbeatSchema: GenMessage<WatchHeartbeat> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 23);
+  messageDesc(file_stud_v1_table_service, 31);
 
 /**
  * @generated from message stud.v1.PauseTableRequest
@@ -697,7 +942,7 @@ export type PauseTableRequest = Message<"stud.v1.PauseTableRequest"> & {
  * Use `create(PauseTableRequestSchema)` to create a new message.
  */
 export const PauseTableRequestSchema: GenMessage<PauseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 24);
+  messageDesc(file_stud_v1_table_service, 32);
 
 /**
  * @generated from message stud.v1.ResumeTableRequest
@@ -730,7 +975,7 @@ export type ResumeTableRequest = Message<"stud.v1.ResumeTableRequest"> & {
  * Use `create(ResumeTableRequestSchema)` to create a new message.
  */
 export const ResumeTableRequestSchema: GenMessage<ResumeTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 25);
+  messageDesc(file_stud_v1_table_service, 33);
 
 /**
  * @generated from message stud.v1.CloseTableRequest
@@ -763,7 +1008,7 @@ export type CloseTableRequest = Message<"stud.v1.CloseTableRequest"> & {
  * Use `create(CloseTableRequestSchema)` to create a new message.
  */
 export const CloseTableRequestSchema: GenMessage<CloseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 26);
+  messageDesc(file_stud_v1_table_service, 34);
 
 /**
  * @generated from message stud.v1.VoidHandRequest
@@ -797,7 +1042,7 @@ export type VoidHandRequest = Message<"stud.v1.VoidHandRequest"> & {
  * Use `create(VoidHandRequestSchema)` to create a new message.
  */
 export const VoidHandRequestSchema: GenMessage<VoidHandRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 27);
+  messageDesc(file_stud_v1_table_service, 35);
 
 /**
  * @generated from message stud.v1.UpdateTableSettingsRequest
@@ -860,7 +1105,7 @@ export type UpdateTableSettingsRequest = Message<"stud.v1.UpdateTableSettingsReq
  * Use `create(UpdateTableSettingsRequestSchema)` to create a new message.
  */
 export const UpdateTableSettingsRequestSchema: GenMessage<UpdateTableSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table_service, 28);
+  messageDesc(file_stud_v1_table_service, 36);
 
 /**
  * Tables, seats and the game itself.
@@ -889,14 +1134,14 @@ export const UpdateTableSettingsRequestSchema: GenMessage<UpdateTableSettingsReq
  * so retry it with the same request_id.
  *
  * Retries (as in Google's AIP-155): every mutating call (CreateTable, SitDown, Leave, SitOut, SitIn, TopUp,
- * JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings)
- * has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
+ * JoinWaitingList, LeaveWaitingList, Act, PauseTable, ResumeTable, CloseTable, VoidHand, UpdateTableSettings,
+ * SendChat, MuteChatPlayer, DeleteChatMessage) has a `request_id`, 1..64 printable ASCII characters chosen by the client, for example a UUID.
  * An id is the caller's own: it is scoped to the token (its role and `sub`), the method and the table, so
  * the same id from another caller, on another method or on another table is a new request. Within that
  * scope, a call with an id already used
  *   - and the same request (every field the same) is a retry: it changes nothing and returns the first
  *     call's result, the table as that call left it (its version, and the view as of then, even if the
- *     table has moved on since);
+ *     table has moved on since; only the view's round_trip, the latency meter, is measured anew);
  *   - and a different request is refused with INVALID_ARGUMENT / REQUEST_ID_REUSED and changes nothing.
  * An empty `request_id` means no deduplication: every such call is a new request (a CreateTable without
  * `table_id` then gets a fresh table id each time).
@@ -1123,6 +1368,63 @@ export const TableService: GenService<{
     methodKind: "unary";
     input: typeof UpdateTableSettingsRequestSchema;
     output: typeof TableSchema;
+  },
+  /**
+   * Writes in the table chat (docs/chat.md): a ChatMessageSent event every watcher of the table receives.
+   * Seated players may write, and players watching without a seat where Table.chat.spectators_write is set
+   * (else PERMISSION_DENIED / CHAT_SPECTATORS_SILENT); an auditor's token only reads (AUDITOR_READ_ONLY).
+   * Refusals, each appending nothing: text that is not plain text of 1..200 characters (control and format
+   * characters such as NUL, line breaks and bidirectional overrides are refused), INVALID_ARGUMENT /
+   * CHAT_TEXT_REFUSED; a card named while a hand runs, FAILED_PRECONDITION / CHAT_NAMES_CARD; a player still
+   * in a hand where a player is all-in at a table with Table.chat.all_in_silence, FAILED_PRECONDITION /
+   * CHAT_SILENCED_ALL_IN; a muted player, PERMISSION_DENIED / CHAT_MUTED; more than 5 messages in 10 s,
+   * RESOURCE_EXHAUSTED / CHAT_RATE_LIMITED with the wait in ErrorInfo metadata "retry_after_ms".
+   *
+   * @generated from rpc stud.v1.TableService.SendChat
+   */
+  sendChat: {
+    methodKind: "unary";
+    input: typeof SendChatRequestSchema;
+    output: typeof SendChatResponseSchema;
+  },
+  /**
+   * Mutes a player in the table's chat, or lets them write again. Operator only (OPERATOR_ONLY otherwise);
+   * recorded in the access log first, and as a ChatMuteSet event with the operator and the reason. Muting a
+   * muted player (or unmuting one who is not) changes nothing.
+   *
+   * @generated from rpc stud.v1.TableService.MuteChatPlayer
+   */
+  muteChatPlayer: {
+    methodKind: "unary";
+    input: typeof MuteChatPlayerRequestSchema;
+    output: typeof MuteChatPlayerResponseSchema;
+  },
+  /**
+   * Deletes a chat message: a ChatMessageDeleted event with the operator and the reason; from then on only
+   * auditors read the message (watches, resumed watches and hand histories show it deleted). Operator only,
+   * recorded in the access log first. A number the table never gave is NOT_FOUND / CHAT_MESSAGE_NOT_FOUND;
+   * deleting a deleted message changes nothing.
+   *
+   * @generated from rpc stud.v1.TableService.DeleteChatMessage
+   */
+  deleteChatMessage: {
+    methodKind: "unary";
+    input: typeof DeleteChatMessageRequestSchema;
+    output: typeof DeleteChatMessageResponseSchema;
+  },
+  /**
+   * Answers a watch's heartbeat (WatchHeartbeat.ping) at once, for the latency meter: the server measures the
+   * round trip from the heartbeat's sending to this call's arrival and from then on puts it in the caller's
+   * views of the table (TableView.round_trip, ROUND_TRIP_SOURCE_HEARTBEAT). A ping this server did not send
+   * the caller for this table, already answered or older than a minute, is NOT_FOUND / PING_NOT_FOUND (with
+   * several replicas, the answer may reach another one than the watch's: skip it, the next heartbeat will do).
+   *
+   * @generated from rpc stud.v1.TableService.AnswerHeartbeat
+   */
+  answerHeartbeat: {
+    methodKind: "unary";
+    input: typeof AnswerHeartbeatRequestSchema;
+    output: typeof AnswerHeartbeatResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_stud_v1_table_service, 0);
