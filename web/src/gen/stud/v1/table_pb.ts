@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table.proto.
  */
 export const file_stud_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIuIHCgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGCggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKBnN0YXR1cxgpIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXNCBOJBAQMSGwoNc3RhdHVzX3JlYXNvbhgqIAEoCUIE4kEBAxI1CgtzdGF0dXNfdGltZRgrIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSMwoQbGFzdF92b2lkZWRfaGFuZBgsIAEoCzITLnN0dWQudjEuVm9pZGVkSGFuZEIE4kEBAzox6kEuCg1zdHVkLnYxL1RhYmxlEg50YWJsZXMve3RhYmxlfSoGdGFibGVzMgV0YWJsZSKBAQoKVm9pZGVkSGFuZBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSLQoJdm9pZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJyCghSYWtlUnVsZRIUCgxiYXNpc19wb2ludHMYASABKAUSFQoNY2FwXzJfcGxheWVycxgCIAEoAxIaChJjYXBfM190b180X3BsYXllcnMYAyABKAMSHQoVY2FwXzVfb3JfbW9yZV9wbGF5ZXJzGAQgASgDIkwKBlN0YWtlcxIRCglzbWFsbF9iZXQYASABKAMSDwoHYmlnX2JldBgCIAEoAxIMCgRhbnRlGAMgASgDEhAKCGJyaW5nX2luGAQgASgDIkAKC0xlZ2FsQWN0aW9uEiEKBHR5cGUYASABKA4yEy5zdHVkLnYxLkFjdGlvblR5cGUSDgoGYW1vdW50GAIgASgDIpMCCghTZWF0VmlldxIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRINCgVzdGFjaxgDIAEoAxITCgtzaXR0aW5nX291dBgEIAEoCBIPCgdpbl9oYW5kGAUgASgIEg4KBmZvbGRlZBgGIAEoCBIOCgZhbGxfaW4YByABKAgSEgoKc3RyZWV0X2JldBgIIAEoAxIQCgh1cF9jYXJkcxgJIAMoBRISCgpkb3duX2NhcmRzGAogAygFEhkKEWhpZGRlbl9kb3duX2NhcmRzGAsgASgFEg0KBXNob3duGAwgASgIEi0KDnNpdF9vdXRfcmVhc29uGA0gASgOMhUuc3R1ZC52MS5TaXRPdXRSZWFzb24iLQoDUG90Eg4KBmFtb3VudBgBIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgCIAMoBSLJAgoISGFuZFZpZXcSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIfCgZzdHJlZXQYAyABKA4yDy5zdHVkLnYxLlN0cmVldBITCgt0b19hY3Rfc2VhdBgEIAEoBRIVCg1icmluZ19pbl9zZWF0GAUgASgFEhMKC2N1cnJlbnRfYmV0GAYgASgDEhoKBHBvdHMYByADKAsyDC5zdHVkLnYxLlBvdBIXCg9jb21tdW5pdHlfY2FyZHMYCCADKAUSFwoPZGVja19jb21taXRtZW50GAkgASgJEhAKCGNvbXBsZXRlGAogASgIEh4KBmF3YXJkcxgLIAMoCzIOLnN0dWQudjEuQXdhcmQSEwoLc2VydmVyX3NlZWQYDCABKAkSDgoGdm9pZGVkGBQgASgIEhMKC3ZvaWRfcmVhc29uGBUgASgJIoIBCgVBd2FyZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAxIRCglwb3RfaW5kZXgYAyABKAUSIgoIcG90X2hhbGYYBiABKA4yEC5zdHVkLnYxLlBvdEhhbGYSGAoQaGFuZF9kZXNjcmlwdGlvbhgFIAEoCUoECAQQBVIEaGFsZiLCAgoJVGFibGVWaWV3Eh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIPCgd2ZXJzaW9uGAIgASgDEhMKC3ZpZXdlcl9zZWF0GAMgASgFEiAKBXNlYXRzGAQgAygLMhEuc3R1ZC52MS5TZWF0VmlldxIfCgRoYW5kGAUgASgLMhEuc3R1ZC52MS5IYW5kVmlldxIrCg1sZWdhbF9hY3Rpb25zGAYgAygLMhQuc3R1ZC52MS5MZWdhbEFjdGlvbhIzCg9hY3Rpb25fZGVhZGxpbmUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXdhaXRpbmdfcGxhY2UYFCABKAUSJgoKc2VhdF9vZmZlchgVIAEoCzISLnN0dWQudjEuU2VhdE9mZmVyEgwKBHR1cm4YCCABKAMiRwoJU2VhdE9mZmVyEgwKBHNlYXQYASABKAUSLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnQKC1RhYmxlU3RhdHVzEhwKGFRBQkxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEVRBQkxFX1NUQVRVU19PUEVOEAESFwoTVEFCTEVfU1RBVFVTX1BBVVNFRBACEhcKE1RBQkxFX1NUQVRVU19DTE9TRUQQAyppCgdWYXJpYW50EhcKE1ZBUklBTlRfVU5TUEVDSUZJRUQQABIbChdWQVJJQU5UX1NFVkVOX0NBUkRfU1RVRBABEhYKElZBUklBTlRfU1RVRF9ISV9MTxACEhAKDFZBUklBTlRfUkFaWhADKnAKD0JyaW5nSW5UaWVicmVhaxIhCh1CUklOR19JTl9USUVCUkVBS19VTlNQRUNJRklFRBAAEhoKFkJSSU5HX0lOX1RJRUJSRUFLX1NVSVQQARIeChpCUklOR19JTl9USUVCUkVBS19QT1NJVElPThACKswBCgpBY3Rpb25UeXBlEhsKF0FDVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQQUNUSU9OX1RZUEVfRk9MRBABEhUKEUFDVElPTl9UWVBFX0NIRUNLEAISFAoQQUNUSU9OX1RZUEVfQ0FMTBADEhgKFEFDVElPTl9UWVBFX0JSSU5HX0lOEAQSGAoUQUNUSU9OX1RZUEVfQ09NUExFVEUQBRITCg9BQ1RJT05fVFlQRV9CRVQQBhIVChFBQ1RJT05fVFlQRV9SQUlTRRAHKpIBCgZTdHJlZXQSFgoSU1RSRUVUX1VOU1BFQ0lGSUVEEAASEAoMU1RSRUVUX1RISVJEEAMSEQoNU1RSRUVUX0ZPVVJUSBAEEhAKDFNUUkVFVF9GSUZUSBAFEhAKDFNUUkVFVF9TSVhUSBAGEhIKDlNUUkVFVF9TRVZFTlRIEAcSEwoPU1RSRUVUX1NIT1dET1dOEAgq4wEKDFNpdE91dFJlYXNvbhIeChpTSVRfT1VUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFNJVF9PVVRfUkVBU09OX1JFUVVFU1RFRBABEhwKGFNJVF9PVVRfUkVBU09OX1RJTUVEX09VVBACEhkKFVNJVF9PVVRfUkVBU09OX0JVU1RFRBADEh0KGVNJVF9PVVRfUkVBU09OX0xPU1NfTElNSVQQBBIgChxTSVRfT1VUX1JFQVNPTl9TRVNTSU9OX0xJTUlUEAUSGwoXU0lUX09VVF9SRUFTT05fSU5BQ1RJVkUQBipcCgdQb3RIYWxmEhgKFFBPVF9IQUxGX1VOU1BFQ0lGSUVEEAASEgoOUE9UX0hBTEZfV0hPTEUQARIRCg1QT1RfSEFMRl9ISUdIEAISEAoMUE9UX0hBTEZfTE9XEANiBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIpYICgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEjIKCnRvdXJuYW1lbnQYGiABKAsyGC5zdHVkLnYxLlRhYmxlVG91cm5hbWVudEIE4kEBAxI9ChppbnRlcnJ1cHRlZF9oYW5kX3ZvaWRfdGltZRgoIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIqCgZzdGF0dXMYKSABKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzQgTiQQEDEhsKDXN0YXR1c19yZWFzb24YKiABKAlCBOJBAQMSNQoLc3RhdHVzX3RpbWUYKyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTiQQEDEjMKEGxhc3Rfdm9pZGVkX2hhbmQYLCABKAsyEy5zdHVkLnYxLlZvaWRlZEhhbmRCBOJBAQM6MepBLgoNc3R1ZC52MS9UYWJsZRIOdGFibGVzL3t0YWJsZX0qBnRhYmxlczIFdGFibGUigQEKClZvaWRlZEhhbmQSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkSEQoJYXV0b21hdGljGAQgASgIEi0KCXZvaWRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNAoPVGFibGVUb3VybmFtZW50EhIKCnRvdXJuYW1lbnQYASABKAkSDQoFbGV2ZWwYAiABKAUicgoIUmFrZVJ1bGUSFAoMYmFzaXNfcG9pbnRzGAEgASgFEhUKDWNhcF8yX3BsYXllcnMYAiABKAMSGgoSY2FwXzNfdG9fNF9wbGF5ZXJzGAMgASgDEh0KFWNhcF81X29yX21vcmVfcGxheWVycxgEIAEoAyJMCgZTdGFrZXMSEQoJc21hbGxfYmV0GAEgASgDEg8KB2JpZ19iZXQYAiABKAMSDAoEYW50ZRgDIAEoAxIQCghicmluZ19pbhgEIAEoAyJACgtMZWdhbEFjdGlvbhIhCgR0eXBlGAEgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgCIAEoAyKTAgoIU2VhdFZpZXcSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSDQoFc3RhY2sYAyABKAMSEwoLc2l0dGluZ19vdXQYBCABKAgSDwoHaW5faGFuZBgFIAEoCBIOCgZmb2xkZWQYBiABKAgSDgoGYWxsX2luGAcgASgIEhIKCnN0cmVldF9iZXQYCCABKAMSEAoIdXBfY2FyZHMYCSADKAUSEgoKZG93bl9jYXJkcxgKIAMoBRIZChFoaWRkZW5fZG93bl9jYXJkcxgLIAEoBRINCgVzaG93bhgMIAEoCBItCg5zaXRfb3V0X3JlYXNvbhgNIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uIi0KA1BvdBIOCgZhbW91bnQYASABKAMSFgoOZWxpZ2libGVfc2VhdHMYAiADKAUiyQIKCEhhbmRWaWV3EgwKBG5hbWUYASABKAkSEwoLaGFuZF9udW1iZXIYAiABKAMSHwoGc3RyZWV0GAMgASgOMg8uc3R1ZC52MS5TdHJlZXQSEwoLdG9fYWN0X3NlYXQYBCABKAUSFQoNYnJpbmdfaW5fc2VhdBgFIAEoBRITCgtjdXJyZW50X2JldBgGIAEoAxIaCgRwb3RzGAcgAygLMgwuc3R1ZC52MS5Qb3QSFwoPY29tbXVuaXR5X2NhcmRzGAggAygFEhcKD2RlY2tfY29tbWl0bWVudBgJIAEoCRIQCghjb21wbGV0ZRgKIAEoCBIeCgZhd2FyZHMYCyADKAsyDi5zdHVkLnYxLkF3YXJkEhMKC3NlcnZlcl9zZWVkGAwgASgJEg4KBnZvaWRlZBgUIAEoCBITCgt2b2lkX3JlYXNvbhgVIAEoCSKCAQoFQXdhcmQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMSEQoJcG90X2luZGV4GAMgASgFEiIKCHBvdF9oYWxmGAYgASgOMhAuc3R1ZC52MS5Qb3RIYWxmEhgKEGhhbmRfZGVzY3JpcHRpb24YBSABKAlKBAgEEAVSBGhhbGYiwgIKCVRhYmxlVmlldxIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSDwoHdmVyc2lvbhgCIAEoAxITCgt2aWV3ZXJfc2VhdBgDIAEoBRIgCgVzZWF0cxgEIAMoCzIRLnN0dWQudjEuU2VhdFZpZXcSHwoEaGFuZBgFIAEoCzIRLnN0dWQudjEuSGFuZFZpZXcSKwoNbGVnYWxfYWN0aW9ucxgGIAMoCzIULnN0dWQudjEuTGVnYWxBY3Rpb24SMwoPYWN0aW9uX2RlYWRsaW5lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg13YWl0aW5nX3BsYWNlGBQgASgFEiYKCnNlYXRfb2ZmZXIYFSABKAsyEi5zdHVkLnYxLlNlYXRPZmZlchIMCgR0dXJuGAggASgDIkcKCVNlYXRPZmZlchIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCp0CgtUYWJsZVN0YXR1cxIcChhUQUJMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFUQUJMRV9TVEFUVVNfT1BFThABEhcKE1RBQkxFX1NUQVRVU19QQVVTRUQQAhIXChNUQUJMRV9TVEFUVVNfQ0xPU0VEEAMqaQoHVmFyaWFudBIXChNWQVJJQU5UX1VOU1BFQ0lGSUVEEAASGwoXVkFSSUFOVF9TRVZFTl9DQVJEX1NUVUQQARIWChJWQVJJQU5UX1NUVURfSElfTE8QAhIQCgxWQVJJQU5UX1JBWloQAypwCg9CcmluZ0luVGllYnJlYWsSIQodQlJJTkdfSU5fVElFQlJFQUtfVU5TUEVDSUZJRUQQABIaChZCUklOR19JTl9USUVCUkVBS19TVUlUEAESHgoaQlJJTkdfSU5fVElFQlJFQUtfUE9TSVRJT04QAirMAQoKQWN0aW9uVHlwZRIbChdBQ1RJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEEFDVElPTl9UWVBFX0ZPTEQQARIVChFBQ1RJT05fVFlQRV9DSEVDSxACEhQKEEFDVElPTl9UWVBFX0NBTEwQAxIYChRBQ1RJT05fVFlQRV9CUklOR19JThAEEhgKFEFDVElPTl9UWVBFX0NPTVBMRVRFEAUSEwoPQUNUSU9OX1RZUEVfQkVUEAYSFQoRQUNUSU9OX1RZUEVfUkFJU0UQByqSAQoGU3RyZWV0EhYKElNUUkVFVF9VTlNQRUNJRklFRBAAEhAKDFNUUkVFVF9USElSRBADEhEKDVNUUkVFVF9GT1VSVEgQBBIQCgxTVFJFRVRfRklGVEgQBRIQCgxTVFJFRVRfU0lYVEgQBhISCg5TVFJFRVRfU0VWRU5USBAHEhMKD1NUUkVFVF9TSE9XRE9XThAIKuMBCgxTaXRPdXRSZWFzb24SHgoaU0lUX09VVF9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhTSVRfT1VUX1JFQVNPTl9SRVFVRVNURUQQARIcChhTSVRfT1VUX1JFQVNPTl9USU1FRF9PVVQQAhIZChVTSVRfT1VUX1JFQVNPTl9CVVNURUQQAxIdChlTSVRfT1VUX1JFQVNPTl9MT1NTX0xJTUlUEAQSIAocU0lUX09VVF9SRUFTT05fU0VTU0lPTl9MSU1JVBAFEhsKF1NJVF9PVVRfUkVBU09OX0lOQUNUSVZFEAYqXAoHUG90SGFsZhIYChRQT1RfSEFMRl9VTlNQRUNJRklFRBAAEhIKDlBPVF9IQUxGX1dIT0xFEAESEQoNUE9UX0hBTEZfSElHSBACEhAKDFBPVF9IQUxGX0xPVxADYgZwcm90bzM", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A game table: its fixed configuration and a summary of who sits there.
@@ -171,6 +171,14 @@ export type Table = Message<"stud.v1.Table"> & {
   playMoney: boolean;
 
   /**
+   * Set when the table is one of a tournament's (RULES.md section 11; TournamentService): its chips are the
+   * tournament's, its stakes follow the tournament's levels, and the tournament seats and moves its players.
+   *
+   * @generated from field: stud.v1.TableTournament tournament = 26;
+   */
+  tournament?: TableTournament | undefined;
+
+  /**
    * How long a hand may go without an action or a deal before the table voids it (a replica crash, a
    * database outage, a stuck deal): every chip goes back to whoever put it in. Unset or 0: never (hands go
    * on after a fault). Whole seconds, more than `action_clock` (a player thinking is not an interruption),
@@ -266,6 +274,35 @@ export const VoidedHandSchema: GenMessage<VoidedHand> = /*@__PURE__*/
   messageDesc(file_stud_v1_table, 1);
 
 /**
+ * What makes a table a tournament's.
+ *
+ * @generated from message stud.v1.TableTournament
+ */
+export type TableTournament = Message<"stud.v1.TableTournament"> & {
+  /**
+   * `tournaments/{tournament}`.
+   *
+   * @generated from field: string tournament = 1;
+   */
+  tournament: string;
+
+  /**
+   * The number of the level the table's current (or last) hand is dealt at, whose stakes are the table's
+   * `stakes`; 1 before its first hand.
+   *
+   * @generated from field: int32 level = 2;
+   */
+  level: number;
+};
+
+/**
+ * Describes the message stud.v1.TableTournament.
+ * Use `create(TableTournamentSchema)` to create a new message.
+ */
+export const TableTournamentSchema: GenMessage<TableTournament> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 2);
+
+/**
  * A table's rake rule (RULES.md section 10): rake = min(cap, total of the pots x basis_points / 10,000,
  * rounded to a whole unit, halves to even), taken from the main pot first, then the side pots in the order
  * they were formed. A hand that ends before any fourth-street card is dealt pays none (no flop, no drop).
@@ -309,7 +346,7 @@ export type RakeRule = Message<"stud.v1.RakeRule"> & {
  * Use `create(RakeRuleSchema)` to create a new message.
  */
 export const RakeRuleSchema: GenMessage<RakeRule> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 2);
+  messageDesc(file_stud_v1_table, 3);
 
 /**
  * Fixed-limit stakes, in chips; each at most 10^12.
@@ -351,7 +388,7 @@ export type Stakes = Message<"stud.v1.Stakes"> & {
  * Use `create(StakesSchema)` to create a new message.
  */
 export const StakesSchema: GenMessage<Stakes> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 3);
+  messageDesc(file_stud_v1_table, 4);
 
 /**
  * One action the viewer may take now.
@@ -379,7 +416,7 @@ export type LegalAction = Message<"stud.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 4);
+  messageDesc(file_stud_v1_table, 5);
 
 /**
  * A seat as one viewer may see it.
@@ -481,7 +518,7 @@ export type SeatView = Message<"stud.v1.SeatView"> & {
  * Use `create(SeatViewSchema)` to create a new message.
  */
 export const SeatViewSchema: GenMessage<SeatView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 5);
+  messageDesc(file_stud_v1_table, 6);
 
 /**
  * A pot and who may win it.
@@ -505,7 +542,7 @@ export type Pot = Message<"stud.v1.Pot"> & {
  * Use `create(PotSchema)` to create a new message.
  */
 export const PotSchema: GenMessage<Pot> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 6);
+  messageDesc(file_stud_v1_table, 7);
 
 /**
  * The hand being played, as one viewer may see it.
@@ -615,7 +652,7 @@ export type HandView = Message<"stud.v1.HandView"> & {
  * Use `create(HandViewSchema)` to create a new message.
  */
 export const HandViewSchema: GenMessage<HandView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 7);
+  messageDesc(file_stud_v1_table, 8);
 
 /**
  * Chips won by one seat from one pot.
@@ -661,7 +698,7 @@ export type Award = Message<"stud.v1.Award"> & {
  * Use `create(AwardSchema)` to create a new message.
  */
 export const AwardSchema: GenMessage<Award> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 8);
+  messageDesc(file_stud_v1_table, 9);
 
 /**
  * A table as one caller may see it: what a client needs to draw the table and act.
@@ -750,7 +787,7 @@ export type TableView = Message<"stud.v1.TableView"> & {
  * Use `create(TableViewSchema)` to create a new message.
  */
 export const TableViewSchema: GenMessage<TableView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 9);
+  messageDesc(file_stud_v1_table, 10);
 
 /**
  * A freed seat held for one player on the waiting list (RULES.md section 10).
@@ -778,7 +815,7 @@ export type SeatOffer = Message<"stud.v1.SeatOffer"> & {
  * Use `create(SeatOfferSchema)` to create a new message.
  */
 export const SeatOfferSchema: GenMessage<SeatOffer> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 10);
+  messageDesc(file_stud_v1_table, 11);
 
 /**
  * Whether a table deals (RULES.md section 12).
