@@ -205,8 +205,9 @@ def _control_to_proto(table: table_pb2.Table, table_id: str, control: TableContr
 
 
 def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
-    """The ``Table`` fields fixed at creation (what an event's config shows)."""
-    return table_pb2.Table(
+    """The ``Table`` fields fixed at creation (what an event's config shows), and at a tournament's table
+    the tournament and the level of its current (or last) hand."""
+    table = table_pb2.Table(
         name=f"tables/{table_id}",
         display_name=config.name,
         variant=VARIANT_PROTOS[config.variant],
@@ -227,6 +228,10 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
         interrupted_hand_void_time=duration_pb2.Duration(seconds=config.interrupted_hand_void_seconds)
         if config.interrupted_hand_void_seconds else None,
     )
+    if config.tournament_id:
+        table.tournament.tournament = f"tournaments/{config.tournament_id}"
+        table.tournament.level = config.tournament_level
+    return table
 
 
 # The settings that may change between hands (engine.CHANGEABLE_SETTINGS), by their Table field.
