@@ -34,11 +34,12 @@ from stud_service.engine import (
     TableState,
     TopUp,
 )
+from stud_service.engine.errors import TournamentTable
 from stud_service.observability.logging import log_context
 from stud_service.server.api import table_control
 from stud_service.server.api.access import operator_only, record_access, recorded
 from stud_service.server.api.call import Call, heartbeat_seconds
-from stud_service.server.api.caller import CallerKeys, optional_principal_of, principal_of
+from stud_service.server.api.caller import CallerKeys, optional_principal_of, playing, principal_of
 from stud_service.server.api.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
@@ -117,27 +118,24 @@ class TableService:
     def _principal(self, call: Call) -> Principal:
         return principal_of(call, self._tokens)
 
-    @staticmethod
-    def _player(principal: Principal) -> str:
-        """The caller's player id for a seat-changing call; auditors only read."""
-        if principal.role is Role.AUDITOR:
-            raise RequestError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "AUDITOR_READ_ONLY",
-                "an auditor token cannot take part in a game",
-            )
-        return principal.player_id
-
     async def _seat_command(
-        self, request: Any, call: Call, make: Callable[[str, TableState, int], Any]
+        self, request: Any, call: Call, make: Callable[[str, TableState, int], Any],
+        at_tournament_tables: bool = False,
     ) -> table_pb2.TableView:
+        """``make``'s command for the caller at the request's table; only SitOut and SitIn
+        (``at_tournament_tables``) at a tournament's, whose seats and chips are the tournament's to move."""
         principal = self._principal(call)
-        player = self._player(principal)
+        player = playing(principal)
         table_id = TABLES.parse(request.name)
         request_id = request_key(principal, request)
-        written = await self.runtime.execute(
-            table_id, lambda state, now: make(player, state, now), request_id=request_id
-        )
+
+        def command(state: TableState, now: int) -> Any:
+            if not at_tournament_tables and state.config is not None and state.config.tournament:
+                raise TournamentTable(f"tables/{table_id} is tournaments/{state.config.tournament_id}'s: the "
+                                      "tournament seats and moves its players")
+            return make(player, state, now)
+
+        written = await self.runtime.execute(table_id, command, request_id=request_id)
         return view_at(written, principal)
 
     # -- tables --------------------------------------------------------------------------------
@@ -235,7 +233,7 @@ class TableService:
         self, request: table_service_pb2.SitOutRequest, call: Call
     ) -> table_service_pb2.SitOutResponse:
         view = await self._seat_command(
-            request, call, lambda player, state, now: SitOut(player, now_ms=now)
+            request, call, lambda player, state, now: SitOut(player, now_ms=now), at_tournament_tables=True
         )
         return table_service_pb2.SitOutResponse(view=view)
 
@@ -244,7 +242,7 @@ class TableService:
         self, request: table_service_pb2.SitInRequest, call: Call
     ) -> table_service_pb2.SitInResponse:
         view = await self._seat_command(
-            request, call, lambda player, state, now: SitIn(player, now_ms=now)
+            request, call, lambda player, state, now: SitIn(player, now_ms=now), at_tournament_tables=True
         )
         return table_service_pb2.SitInResponse(view=view)
 
@@ -273,7 +271,7 @@ class TableService:
         self, request: table_service_pb2.ActRequest, call: Call
     ) -> table_service_pb2.ActResponse:
         principal = self._principal(call)
-        player = self._player(principal)
+        player = playing(principal)
         table_id = TABLES.parse(request.name)
         request_id = request_key(principal, request)
         kind = ACTIONS.get(request.action)

@@ -529,7 +529,10 @@ export enum ErrorReason {
   VOID_NOT_DUE = 134,
 
   /**
-   * PauseTable or CloseTable at a tournament's table: its tournament stops and closes its tables.
+   * A call a tournament's table (`Table.tournament`) does not take from outside its tournament: PauseTable or
+   * CloseTable (its tournament stops and closes its tables), and SitDown, Leave, TopUp, JoinWaitingList or
+   * LeaveWaitingList (the tournament seats and moves its players, with its own chips: TournamentService).
+   * SitOut, SitIn and Act are a seated player's as at any table.
    *
    * @generated from enum value: TOURNAMENT_TABLE = 135;
    */
