@@ -162,6 +162,18 @@ def as_proto_config_error(error: InvalidConfig, prefix: str) -> InvalidConfig:
     return InvalidConfig(field, message)
 
 
+# The seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the range google.protobuf.Timestamp allows.
+_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+
+
+def checked_timestamp(stamp: timestamp_pb2.Timestamp, field: str) -> timestamp_pb2.Timestamp:
+    """``stamp`` if it is a valid Timestamp (years 1 to 9999, nanos 0..999,999,999); MALFORMED_REQUEST naming
+    ``field`` otherwise."""
+    if not (_FIRST_SECOND <= stamp.seconds <= _LAST_SECOND and 0 <= stamp.nanos < 1_000_000_000):
+        raise malformed(f"{field} must be a valid timestamp (years 1 to 9999)", field)
+    return stamp
+
+
 def timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
     """Milliseconds since the epoch (the engine's clock) as a protobuf Timestamp."""
     stamp = timestamp_pb2.Timestamp()

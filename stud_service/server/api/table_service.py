@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
 import logging
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -57,17 +55,17 @@ from stud_service.server.api.errors import (
 from stud_service.server.api.money_gate import check_real_money
 from stud_service.server.api.names import HANDS, TABLE_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
-from stud_service.server.api.request_ids import RequestKey, request_key
+from stud_service.server.api.request_ids import derived_id, request_key
+from stud_service.server.api.resuming import check_after_head, check_watch_request
 from stud_service.server.api.table_views import table_resource, table_view, view_at
 from stud_service.server.api.table_watch import TableWatches
 from stud_service.server.proto_gen import table_pb2, table_service_pb2
-from stud_service.server.tables.live import LiveTable, now_ms
+from stud_service.server.tables.live import now_ms
 from stud_service.server.tables.runtime import TableRuntime
 
 _log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 50
-MAX_HEARTBEAT_SECONDS = 3600
 MAX_PAGE_SIZE = 1000
 
 Reply = TypeVar("Reply")
@@ -151,7 +149,7 @@ class TableService:
         if not request.HasField("table"):
             raise malformed("table is required", "table")
         table_id = TABLE_ID.check(request.table_id, "table_id") if request.table_id \
-            else _fresh_table_id(request_id)
+            else derived_id("t-", request_id)
         config = config_from_proto(request.table, self._default_clock)
         if config.currency:
             check_real_money(self.runtime.settings)
@@ -308,17 +306,14 @@ class TableService:
         try:
             principal = self._principal(call)
             table_id = TABLES.parse(request.name)
-            if request.after_version < 0:
-                raise malformed("after_version must not be negative", "after_version")
-            if not 0 <= request.heartbeat_seconds <= MAX_HEARTBEAT_SECONDS:
-                raise malformed(f"heartbeat_seconds must be 0..{MAX_HEARTBEAT_SECONDS}", "heartbeat_seconds")
+            check_watch_request(request)
             async with within_deadline(call, "WatchTable", self.runtime.store):
                 if principal.role in _EVERY_CARD:
                     method = f"/{self.SERVICE_NAME}/WatchTable"
                     await record_access(self.runtime.access, principal, method, request.name, call)
                 live = await self.runtime.table(table_id)
-                if request.after_version > live.version:
-                    await self._check_after_head(live, request.after_version)
+                if request.after_version > live.version:  # asked of the log: this replica may lag
+                    await check_after_head(self.runtime.store, live.stream_id, request.after_version, "table")
         except (RequestError, DomainError, AuthError) as error:
             raise Refused(refusal_for(error)) from None
         except Exception as error:
@@ -399,22 +394,3 @@ class TableService:
             )
         except InvalidConfig as error:
             raise table_control.setting_error(error) from None
-
-    async def _check_after_head(self, live: LiveTable, after_version: int) -> None:
-        """A resume point beyond the log's head (asked of the log: this replica may lag) would wait for
-        ever: OUT_OF_RANGE, with the head so the client can resume from there."""
-        head = await self.runtime.store.head(live.stream_id)
-        if after_version > head:
-            raise RequestError(
-                grpc.StatusCode.OUT_OF_RANGE,
-                "VERSION_OUT_OF_RANGE",
-                f"after_version {after_version} is beyond the table's version {head}",
-                {"version": str(head)},
-            )
-
-
-def _fresh_table_id(request_id: RequestKey | None) -> str:
-    # A retried CreateTable without a table_id must name the same table: derive it from the request
-    # id as scoped to the caller, so two operators' same id names two tables.
-    source = request_id.key.encode() if request_id else secrets.token_bytes(16)
-    return "t-" + hashlib.sha256(source).hexdigest()[:12]

@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf import duration_pb2
 
 from stud_service.engine.config import PLAY_CHIPS
-from stud_service.server.api.convert import VARIANT_PROTOS, VARIANTS, timestamp_ms
+from stud_service.server.api.convert import VARIANT_PROTOS, VARIANTS, checked_timestamp, timestamp_ms
 from stud_service.server.api.errors import malformed
 from stud_service.server.proto_gen import table_pb2, tournament_pb2
 from stud_service.tournaments import (
@@ -67,7 +67,8 @@ def structure_from_proto(tournament: tournament_pb2.Tournament,
         "variant": _enum(tournament.variant, VARIANTS, defaults.variant, "tournament.variant"),
         "cancellation_payout": _enum(tournament.cancellation_payout, CANCELLATION_PAYOUTS,
                                      CancellationPayout.CHIPS, "tournament.cancellation_payout"),
-        "start_ms": tournament.start_time.ToMilliseconds() if tournament.HasField("start_time") else 0,
+        "start_ms": checked_timestamp(tournament.start_time, "tournament.start_time").ToMilliseconds()
+        if tournament.HasField("start_time") else 0,
         "levels": tuple(_level_from_proto(index, level) for index, level in enumerate(tournament.levels))
         or DEFAULT_LEVELS,
         "starting_stack": tournament.starting_stack or defaults.starting_stack,

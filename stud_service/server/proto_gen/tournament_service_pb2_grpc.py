@@ -35,9 +35,9 @@ class TournamentServiceStub:
     lobby: any token or none) carries `authorization: Bearer <JWT>`. CreateTournament and CancelTournament need
     the operator role (anyone else: PERMISSION_DENIED / OPERATOR_ONLY); an auditor's token only reads
     (RegisterTournament, UnregisterTournament, ReEnterTournament: PERMISSION_DENIED / AUDITOR_READ_ONLY). Every
-    call with an operator token to CreateTournament or CancelTournament, and an auditor's WatchTournament (which
-    shows the draws' seeds), is recorded in the access log before it does its work (AuditService.ListAccessRecords);
-    a record that cannot be written refuses the call UNAVAILABLE / STORE_UNAVAILABLE.
+    call with an operator or auditor token to CreateTournament or CancelTournament is recorded in the access log
+    before it does its work (AuditService.ListAccessRecords); a record that cannot be written refuses the call
+    UNAVAILABLE / STORE_UNAVAILABLE. Nothing else here shows more than a player may see.
 
     Errors as for TableService: a canonical code and a `google.rpc.ErrorInfo` whose `reason` is a
     `stud.v1.ErrorReason` (stud/v1/errors.proto); a refused call changes nothing: no event, no money moved.
@@ -117,9 +117,9 @@ class TournamentServiceServicer:
     lobby: any token or none) carries `authorization: Bearer <JWT>`. CreateTournament and CancelTournament need
     the operator role (anyone else: PERMISSION_DENIED / OPERATOR_ONLY); an auditor's token only reads
     (RegisterTournament, UnregisterTournament, ReEnterTournament: PERMISSION_DENIED / AUDITOR_READ_ONLY). Every
-    call with an operator token to CreateTournament or CancelTournament, and an auditor's WatchTournament (which
-    shows the draws' seeds), is recorded in the access log before it does its work (AuditService.ListAccessRecords);
-    a record that cannot be written refuses the call UNAVAILABLE / STORE_UNAVAILABLE.
+    call with an operator or auditor token to CreateTournament or CancelTournament is recorded in the access log
+    before it does its work (AuditService.ListAccessRecords); a record that cannot be written refuses the call
+    UNAVAILABLE / STORE_UNAVAILABLE. Nothing else here shows more than a player may see.
 
     Errors as for TableService: a canonical code and a `google.rpc.ErrorInfo` whose `reason` is a
     `stud.v1.ErrorReason` (stud/v1/errors.proto); a refused call changes nothing: no event, no money moved.
@@ -214,7 +214,9 @@ class TournamentServiceServicer:
 
     def WatchTournament(self, request, context):
         """Streams the caller's view of the tournament and then every event of it, until the client cancels or the
-        server shuts down. Resumable: pass the last version received as `after_version`.
+        server shuts down. Resumable: pass the last version received as `after_version`. A draw's seed is never
+        sent before the draw is made; once used (`TournamentEvent.DrawRevealed.seed`) it is everyone's, to check
+        the draw with.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -285,9 +287,9 @@ class TournamentService:
     lobby: any token or none) carries `authorization: Bearer <JWT>`. CreateTournament and CancelTournament need
     the operator role (anyone else: PERMISSION_DENIED / OPERATOR_ONLY); an auditor's token only reads
     (RegisterTournament, UnregisterTournament, ReEnterTournament: PERMISSION_DENIED / AUDITOR_READ_ONLY). Every
-    call with an operator token to CreateTournament or CancelTournament, and an auditor's WatchTournament (which
-    shows the draws' seeds), is recorded in the access log before it does its work (AuditService.ListAccessRecords);
-    a record that cannot be written refuses the call UNAVAILABLE / STORE_UNAVAILABLE.
+    call with an operator or auditor token to CreateTournament or CancelTournament is recorded in the access log
+    before it does its work (AuditService.ListAccessRecords); a record that cannot be written refuses the call
+    UNAVAILABLE / STORE_UNAVAILABLE. Nothing else here shows more than a player may see.
 
     Errors as for TableService: a canonical code and a `google.rpc.ErrorInfo` whose `reason` is a
     `stud.v1.ErrorReason` (stud/v1/errors.proto); a refused call changes nothing: no event, no money moved.

@@ -359,8 +359,8 @@ export enum ErrorReason {
   PLAYER_SUSPENDED = 59,
 
   /**
-   * A money or seating call (Deposit, SitDown, TopUp, SitIn, JoinWaitingList) by a player who excluded
-   * themselves or is taking a time-out (PlayerProtectionService); withdrawals stay open. Also SelfExclude or
+   * A money or seating call (Deposit, SitDown, TopUp, SitIn, JoinWaitingList, RegisterTournament,
+   * ReEnterTournament) by a player who excluded themselves or is taking a time-out (PlayerProtectionService); withdrawals stay open. Also SelfExclude or
    * TakeTimeOut asking to end sooner than the exclusion in force. Metadata: `kind` ("exclusion" or
    * "time_out"), `until_ms` (when its period ends, ms since the epoch; empty: for ever), `player_id`.
    *
@@ -387,8 +387,8 @@ export enum ErrorReason {
 
   /**
    * A SitDown or TopUp that would let the player lose more than is left of a loss limit in the table's
-   * currency (their net result in the window: money into tables minus money back), or a SitIn once a loss
-   * limit is reached. Metadata: `remaining` (the most the player may still put on a table), `period`,
+   * currency (their net result in the window: money into tables minus money back), a RegisterTournament or
+   * ReEnterTournament whose buy-in and fee would, or a SitIn once a loss limit is reached. Metadata: `remaining` (the most the player may still put on a table), `period`,
    * `limit`, `currency`.
    *
    * @generated from enum value: LOSS_LIMIT_REACHED = 113;

@@ -588,8 +588,7 @@ export const TournamentViewSchema: GenMessage<TournamentView> = /*@__PURE__*/
  *
  * Exactly one field of `event` is set; `type` names its message. A server newer than the client may send an
  * event type the client does not know: the oneof is then empty for that client, and the event can be skipped
- * (its effects show in the next Tournament). A draw's seed is never sent before it is used, and once used
- * only to auditors (as a hand's server seed: docs/tournaments.md, "Draws an auditor verifies").
+ * (its effects show in the next Tournament). A draw's seed is never sent before it is used (see DrawRevealed).
  *
  * @generated from message stud.v1.TournamentEvent
  */
@@ -831,7 +830,8 @@ export type TournamentEvent_DrawRevealed = Message<"stud.v1.TournamentEvent.Draw
   draw: number;
 
   /**
-   * The seed (hex), for auditors only; empty for everyone else (as a hand's server seed).
+   * The seed (hex), which anyone may check against the DrawCommitted's commitment and redraw from
+   * (docs/tournaments.md, "Draws an auditor verifies"). Everything it draws is public in the events after it.
    *
    * @generated from field: string seed = 2;
    */
