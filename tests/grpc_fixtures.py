@@ -1,8 +1,9 @@
 """Fixtures for the gRPC tests: a real server on a loopback port over a real PostgreSQL, real clients.
 
 ``grpc_service``    the server of the session (its own migrated database, short pauses between hands): the
-                    TableService with the AuditService and CashierService beside it, as ``serve`` has
-                    them, on its gRPC port and its web port (Connect, gRPC-Web)
+                    TableService with the AuditService, CashierService, PlayerProtectionService and
+                    TournamentService beside it, as ``serve`` has them, on its gRPC port and its web port
+                    (Connect, gRPC-Web)
 ``transport``       the transport ``operator`` and ``make_player`` call over: "grpc" unless a test module
                     parametrises it (``@pytest.mark.parametrize("transport", TRANSPORTS)``): the same
                     test then runs over the gRPC port and the web port (see ``WEB_TRANSPORTS``)
@@ -54,6 +55,7 @@ from stud_service.server.api.audit_service import AuditService
 from stud_service.server.api.cashier_service import CashierService
 from stud_service.server.api.protection_service import PlayerProtectionService
 from stud_service.server.api.table_service import TableService
+from stud_service.server.api.tournament_service import TournamentService
 from stud_service.server.grpc.app import RunningServer, TlsFiles, start_server
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.proto_gen import table_pb2
@@ -124,12 +126,13 @@ async def service_under_test(
     audit = AuditService(runtime, TOKEN_SECRET, reveal_seeds_after=reveal_seeds_after)
     cashier = CashierService(runtime, TOKEN_SECRET)
     protection = PlayerProtectionService(runtime, TOKEN_SECRET)
+    tournaments = TournamentService(runtime, TOKEN_SECRET)
     running = await start_server(tables, "127.0.0.1:0", audit_service=audit, cashier_service=cashier,
-                                 more_services=(protection,))
+                                 more_services=(protection, tournaments))
     running.on_shutdown.append(runtime.close)
     services: dict[Any, object] = {
         TableService.DESCRIPTOR: tables, AuditService.DESCRIPTOR: audit, CashierService.DESCRIPTOR: cashier,
-        PlayerProtectionService.DESCRIPTOR: protection,
+        PlayerProtectionService.DESCRIPTOR: protection, TournamentService.DESCRIPTOR: tournaments,
     }
     web = await start_web_server(WebApplication(services, WebSettings(serve_page=False)), "127.0.0.1:0",
                                  None, 0)

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from google.api import annotations_pb2
+from google.api import annotations_pb2, field_behavior_pb2
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
@@ -82,6 +82,8 @@ class Names:
     player: str  # a player with an account in USD, seated at the tables
     standing_player: str  # a player the suspension methods may suspend and reinstate
     table_spec: Callable[[], Message]  # a valid Table for CreateTable
+    tournament: str  # a tournament id, taking registrations
+    tournament_spec: Callable[[], Message]  # a valid Tournament for CreateTournament
     control_table: str = ""  # the table an operator's controls pause and close (CONTROL_METHODS)
 
 
@@ -97,6 +99,7 @@ HINTS: dict[str, Any] = {
     "request_id": lambda rng: f"hz-{rng.getrandbits(64):016x}",
     "payment_reference": lambda rng: f"psp-{rng.getrandbits(64):016x}",
     "table_id": lambda rng: f"hz-new-{rng.getrandbits(32):08x}",
+    "tournament_id": lambda rng: f"hz-cup-{rng.getrandbits(32):08x}",
 }
 
 
@@ -167,7 +170,8 @@ def fill(pattern: str, names: Names, rng: random.Random) -> str:
         return f"tables/{names.hand_table}/hands/1"
     if pattern == "players/*":
         return f"players/{names.standing_player}"
-    ids = {"tables": rng.choice(names.tables), "players": names.player, "accounts": "USD"}
+    ids = {"tables": rng.choice(names.tables), "players": names.player, "accounts": "USD",
+           "tournaments": names.tournament}
     parts = pattern.split("/")
     filled = [ids.get(parts[index - 1], part) if part == "*" else part for index, part in enumerate(parts)]
     return "/".join(filled)
@@ -183,6 +187,8 @@ def baseline(method: MethodDescriptor, names: Names, rng: random.Random) -> Mess
             continue
         if item.message_type is not None and item.message_type.full_name == "stud.v1.Table":
             getattr(message, item.name).CopyFrom(names.table_spec())
+        elif item.message_type is not None and item.message_type.full_name == "stud.v1.Tournament":
+            getattr(message, item.name).CopyFrom(names.tournament_spec())
         elif item.name in HINTS:
             hint = HINTS[item.name]
             setattr(message, item.name, hint(rng) if callable(hint) else hint)
@@ -385,7 +391,10 @@ def string_cases(method: MethodDescriptor, base: Message, caller: str) -> list[C
         if item.type != FieldDescriptor.TYPE_STRING or _repeated(item):
             continue
         current = _get(base, path)
-        id_field = ID_FIELD.fullmatch(item.name) is not None
+        # A resource's output-only fields (its name among them) are ignored in a request (AIP-203): any text
+        # in them may be answered OK.
+        ignored = _ignored_on_input(method.input_type, path)
+        id_field = ID_FIELD.fullmatch(item.name) is not None and not ignored
         slots = _id_slots(current) if "/" in current else [("whole", lambda text: text)]
         family = "request-id" if item.name == "request_id" else "string"
         for slot_name, put in slots:
@@ -400,10 +409,29 @@ def string_cases(method: MethodDescriptor, base: Message, caller: str) -> list[C
     return cases
 
 
-def _get(message: Message, path: str) -> Any:
+_IGNORED_ON_INPUT = frozenset({field_behavior_pb2.OUTPUT_ONLY, field_behavior_pb2.IDENTIFIER})
+
+
+def _ignored_on_input(descriptor: Descriptor, path: str) -> bool:
+    """Whether a field on dotted ``path`` (or one it is inside) is OUTPUT_ONLY or IDENTIFIER."""
     for name in path.split("."):
-        message = getattr(message, name)
-    return message
+        item = descriptor.fields_by_name[name]
+        if set(item.GetOptions().Extensions[field_behavior_pb2.field_behavior]) & _IGNORED_ON_INPUT:
+            return True
+        descriptor = item.message_type
+    return False
+
+
+def _get(message: Message, path: str) -> Any:
+    """The value at dotted ``path``; through a repeated message, its first element (an empty one if it has
+    none: ``with_value`` adds one there)."""
+    value: Any = message
+    for name in path.split("."):
+        item = value.DESCRIPTOR.fields_by_name[name]
+        value = getattr(value, name)
+        if _repeated(item) and item.message_type is not None:
+            value = value[0] if len(value) else message_factory.GetMessageClass(item.message_type)()
+    return value
 
 
 def number_cases(method: MethodDescriptor, base: Message, caller: str) -> list[Case]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
@@ -32,7 +33,7 @@ from typing import Any
 import grpc
 import psutil
 import psycopg
-from google.protobuf import duration_pb2
+from google.protobuf import duration_pb2, timestamp_pb2
 from google.protobuf.descriptor import MethodDescriptor
 from grpc_fixtures import TOKEN_SECRET, settle_table, table_spec, whole_service
 from grpc_health.v1 import health_pb2
@@ -57,15 +58,25 @@ from stud_service.bots.player import cautious_strategy
 from stud_service.server.api.audit_service import AuditService
 from stud_service.server.api.cashier_service import CashierService
 from stud_service.server.api.table_service import TableService
+from stud_service.server.api.tournament_service import TournamentService
 from stud_service.server.grpc.reflection import V1_SERVICE_NAME
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import table_pb2, tournament_pb2, tournament_service_pb2
 
 NEVER = frozenset({"UNKNOWN", "INTERNAL", "DATA_LOSS"})
 MONEY_TABLE, CHIPS_TABLE, FULL_TABLE, PLAYED_TABLE = "hz-money", "hz-chips", "hz-full", "hz-played"
 CONTROL_TABLE = "hz-control"  # paused, resumed and closed by the operator's controls (RULES.md §12)
 PLAYER, STANDING_PLAYER = "alice", "dora"
 FUNDS = 1_000_000
-STUD_SERVICES = (TableService.DESCRIPTOR, AuditService.DESCRIPTOR, CashierService.DESCRIPTOR)
+STUD_SERVICES = (TableService.DESCRIPTOR, AuditService.DESCRIPTOR, CashierService.DESCRIPTOR,
+                 TournamentService.DESCRIPTOR)
+TOURNAMENT = "hz-cup"  # a money tournament taking registrations, far from its start
+
+
+def tournament_spec() -> tournament_pb2.Tournament:
+    """A $10 + $1 tournament of up to 10,000 players starting in ten years: it only takes registrations."""
+    start = timestamp_pb2.Timestamp(seconds=int(time.time()) + 10 * 365 * 86_400)
+    return tournament_pb2.Tournament(kind=tournament_pb2.TOURNAMENT_KIND_SCHEDULED, start_time=start,
+                                     max_entrants=10_000, buy_in=1_000, fee=100, currency_code="USD")
 
 
 def grpc_only_services() -> list[Any]:
@@ -296,6 +307,8 @@ async def set_up_tables(channel: grpc.aio.Channel, runtime: Any) -> None:
     await alice.sit_down(FULL_TABLE, 1, 5_000)
     await bob.sit_down(FULL_TABLE, 2, 5_000)
     await client(channel, "carol").join_waiting_list(FULL_TABLE)
+    await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
+        tournament=tournament_spec(), tournament_id=TOURNAMENT), metadata=operator.metadata)
 
 
 async def usual_callers(world: World) -> dict[str, str]:
@@ -323,7 +336,8 @@ async def hostile_world(database_url: str, **options: Any) -> AsyncIterator[Worl
         await set_up_tables(service.channel, host.runtime)
         names = Names(tables=(MONEY_TABLE, CHIPS_TABLE, FULL_TABLE, PLAYED_TABLE), hand_table=PLAYED_TABLE,
                       control_table=CONTROL_TABLE,
-                      player=PLAYER, standing_player=STANDING_PLAYER, table_spec=table_spec)
+                      player=PLAYER, standing_player=STANDING_PLAYER, table_spec=table_spec,
+                      tournament=TOURNAMENT, tournament_spec=tournament_spec)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
             world = World(host, service.channel, log, conn, names)
             world.usual_callers = await usual_callers(world)

@@ -32,12 +32,20 @@ from stud_service.bots import StudClient
 from stud_service.bots.client import account_name, error_reason
 from stud_service.cli import main
 from stud_service.engine import Variant
-from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, cashier_service_pb2, table_service_pb2
+from stud_service.server.proto_gen import (
+    audit_pb2,
+    audit_service_pb2,
+    cashier_service_pb2,
+    table_service_pb2,
+    tournament_pb2,
+    tournament_service_pb2,
+)
 from stud_service.server.tables.settings import RuntimeSettings
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 SEED = "my-own-client-seed-that-is-secret"
+PLAY_MONEY_CUP = tournament_pb2.Tournament(play_money=True, max_entrants=4, seats_per_table=4)
 
 
 @dataclass
@@ -47,6 +55,7 @@ class World:
     hand: str  # tables/{table}/hands/1 of it
     live_table: str  # a table created through the API
     web_url: str  # the service's web port
+    tournament: str  # tournaments/{id}: a play-money sit & go created through the API
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -56,8 +65,12 @@ async def world(make_database: Callable[..., Awaitable[str]]) -> Any:
         table = simulate_table(f"acc-{uuid.uuid4().hex[:8]}", Variant.STUD, 2, seed=5)
         await store_table(service.store, table)
         live = f"t-{uuid.uuid4().hex[:10]}"
-        await service.client("house", Role.OPERATOR).create_table(live, table_spec())
-        yield World(service, table.table_id, f"tables/{table.table_id}/hands/1", live, service.web_url)
+        operator = service.client("house", Role.OPERATOR)
+        await operator.create_table(live, table_spec())
+        create = tournament_service_pb2.CreateTournamentRequest(tournament=PLAY_MONEY_CUP)
+        created = await operator.tournaments.CreateTournament(create, metadata=operator.metadata)
+        yield World(service, table.table_id, f"tables/{table.table_id}/hands/1", live, service.web_url,
+                    created.name)
 
 
 async def access_rows(store: Any) -> list[tuple[str, int, dict[str, Any]]]:
@@ -130,18 +143,27 @@ def privileged_calls(world: World, player: str) -> list[tuple[str, Role, Any, st
          "AUDITOR_READ_ONLY"),
         ("AuditService/ListAccessRecords", aud, audit_service_pb2.ListAccessRecordsRequest(), None),
         ("AuditService/ListAccessRecords", op, audit_service_pb2.ListAccessRecordsRequest(), "AUDITOR_ONLY"),
+        ("TournamentService/CreateTournament", op, tournament_service_pb2.CreateTournamentRequest(
+            tournament=PLAY_MONEY_CUP, tournament_id=f"acc-{uuid.uuid4().hex[:10]}"), None),
+        ("TournamentService/CreateTournament", aud, tournament_service_pb2.CreateTournamentRequest(
+            tournament=PLAY_MONEY_CUP, tournament_id=f"acc-{uuid.uuid4().hex[:10]}"), "OPERATOR_ONLY"),
+        ("TournamentService/CancelTournament", aud, tournament_service_pb2.CancelTournamentRequest(
+            name=world.tournament, reason="not mine"), "OPERATOR_ONLY"),
     ]
 
 
 def stub_method(caller: StudClient, method: str) -> Any:
     service, name = method.split("/")
-    stubs = {"TableService": caller.stub, "CashierService": caller.cashier, "AuditService": caller.audit}
+    stubs = {"TableService": caller.stub, "CashierService": caller.cashier, "AuditService": caller.audit,
+             "TournamentService": caller.tournaments}
     return getattr(stubs[service], name)
 
 
 def expected_resource(request: Any) -> str:
     if isinstance(request, table_service_pb2.CreateTableRequest):
         return f"tables/{request.table_id}"
+    if isinstance(request, tournament_service_pb2.CreateTournamentRequest):
+        return f"tournaments/{request.tournament_id}"
     if isinstance(request, audit_service_pb2.ReconcileMoneyRequest):
         return "money"
     if isinstance(request, audit_service_pb2.ListAccessRecordsRequest):
@@ -226,6 +248,20 @@ async def test_a_players_calls_and_an_operators_own_view_append_none(world) -> N
         async for _ in player.watch(world.live_table):
             break
         await client(world, "house", Role.OPERATOR).view(world.live_table)  # a player's view: not recorded
+        for role in (Role.AUDITOR, Role.OPERATOR):  # a tournament's view and watch show what a player sees
+            reader = client(world, f"{role.value}-reader", role)
+            await reader.tournaments.GetTournamentView(tournament_service_pb2.GetTournamentViewRequest(
+                name=world.tournament), metadata=reader.metadata)
+            watch = reader.tournaments.WatchTournament(tournament_service_pb2.WatchTournamentRequest(
+                name=world.tournament), metadata=reader.metadata)
+            await watch.read()
+            watch.cancel()
+        await player.tournaments.RegisterTournament(tournament_service_pb2.RegisterTournamentRequest(
+            name=world.tournament), metadata=player.metadata)
+        stream = player.tournaments.WatchTournament(tournament_service_pb2.WatchTournamentRequest(
+            name=world.tournament), metadata=player.metadata)
+        await stream.read()
+        stream.cancel()
         create = table_service_pb2.CreateTableRequest(table_id="t-nope", table=table_spec())
         for refused in (
             player.stub.CreateTable(create, metadata=player.metadata),

@@ -26,6 +26,7 @@ from stud_service.server.proto_gen import (  # noqa: F401  (events_pb2, table_pb
     events_pb2,
     table_pb2,
     table_service_pb2,
+    tournament_service_pb2,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,6 +180,7 @@ def test_every_method_the_guide_names_exists() -> None:
     audit = {method.name for method in POOL.FindServiceByName("stud.v1.AuditService").methods}
     cashier = {method.name for method in POOL.FindServiceByName("stud.v1.CashierService").methods}
     protection = {method.name for method in POOL.FindServiceByName("stud.v1.PlayerProtectionService").methods}
+    tournaments = {method.name for method in POOL.FindServiceByName("stud.v1.TournamentService").methods}
     named = set(re.findall(r"`([A-Z][a-z][A-Za-z]*)`", _guide()))
     called = set(re.findall(r"stub\.([A-Z][A-Za-z]+)\(", _guide() + CLIENT.read_text()))
     assert called <= methods, called - methods
@@ -187,8 +189,9 @@ def test_every_method_the_guide_names_exists() -> None:
     # Every backquoted CamelCase word is a method, a message, an enum, a known non-proto name or, where the
     # reference says how a table runs, a command of the engine.
     services = {POOL.FindServiceByName(f"stud.v1.{name}").name
-                for name in ("TableService", "AuditService", "CashierService", "PlayerProtectionService")}
-    known = methods | audit | cashier | protection | services
+                for name in ("TableService", "AuditService", "CashierService", "PlayerProtectionService",
+                             "TournamentService")}
+    known = methods | audit | cashier | protection | tournaments | services
     known |= {"ErrorInfo", "RetryInfo", "Status", "Timestamp", "Duration"}
     for word in named - known:
         assert _is_proto_type(word) or isinstance(getattr(engine, word, None), type), (

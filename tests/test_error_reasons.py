@@ -1,7 +1,8 @@
 """One list of error reasons: ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto).
 
-The code is read, not a copy of the list: every engine and audit error class that is built somewhere, and
-every ``RequestError(...)``, ``AuthError(...)`` and ``rich_status(...)`` call, names a reason the enum has
+The code is read, not a copy of the list: every engine, ledger, audit and tournament error class that is
+built somewhere, and every ``RequestError(...)``, ``AuthError(...)`` and ``rich_status(...)`` call, names a
+reason the enum has
 and the status code the enum gives it; every reason in the enum is one of those; and the client guide's table
 (docs/clients.md) is the one generated from the enum.
 """
@@ -24,6 +25,7 @@ from stud_service.ledger.errors import LedgerError
 from stud_service.server.api import reasons
 from stud_service.server.api.errors import rich_status
 from stud_service.server.proto_gen import errors_pb2
+from stud_service.tournaments.errors import TournamentError
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "stud_service"
@@ -39,7 +41,8 @@ def _subclasses(base: type) -> Iterator[type]:
 
 
 ERROR_CLASSES = {
-    cls.__name__: cls for base in (DomainError, AuditError, LedgerError) for cls in (base, *_subclasses(base))
+    cls.__name__: cls for base in (DomainError, AuditError, LedgerError, TournamentError)
+    for cls in (base, *_subclasses(base))
 }
 
 

@@ -49,10 +49,18 @@ from stud_service.bots.client import error_reason, new_request_id
 from stud_service.db import open_pool
 from stud_service.engine import chips_in_play
 from stud_service.server.api.errors import store_wait_limit
+from stud_service.server.api.tournament_service import TournamentService
 from stud_service.server.grpc.app import AUDIT_SERVICE_NAME, CASHIER_SERVICE_NAME, TABLE_SERVICE_NAME
 from stud_service.server.grpc.readiness import LIVENESS_SERVICE
 from stud_service.server.host import ServiceHost, ServiceOptions
-from stud_service.server.proto_gen import audit_service_pb2, cashier_service_pb2, table_pb2, table_service_pb2
+from stud_service.server.proto_gen import (
+    audit_service_pb2,
+    cashier_service_pb2,
+    table_pb2,
+    table_service_pb2,
+    tournament_pb2,
+    tournament_service_pb2,
+)
 from stud_service.server.web.connect import method_info
 from stud_service.store.tables import load_table
 
@@ -551,6 +559,7 @@ LOADED = "t-loaded"  # created before the outage: this replica holds it
 UNLOADED = "tables/t-never-loaded"  # not in this replica's memory: only the store can answer
 HAND = f"{UNLOADED}/hands/1"
 ACCOUNT = "players/p1/accounts/USD"
+TOURNAMENT = "tournaments/never-loaded"  # as UNLOADED: only the store can answer
 CALL_DEADLINE = 1.0  # shorter than the store timeout below: the call's deadline must win
 STORE_TIMEOUT = 2.0
 REQUESTS = {
@@ -599,6 +608,17 @@ REQUESTS = {
     "SuspendPlayer": cashier_service_pb2.SuspendPlayerRequest(name="players/p1", reason="review"),
     "ReinstatePlayer": cashier_service_pb2.ReinstatePlayerRequest(name="players/p1"),
     "GetPlayerStanding": cashier_service_pb2.GetPlayerStandingRequest(name="players/p1"),
+    "CreateTournament": tournament_service_pb2.CreateTournamentRequest(
+        tournament=tournament_pb2.Tournament(play_money=True), tournament_id="cup-new", request_id="r13"),
+    "GetTournament": tournament_service_pb2.GetTournamentRequest(name=TOURNAMENT),
+    "ListTournaments": tournament_service_pb2.ListTournamentsRequest(),
+    "RegisterTournament": tournament_service_pb2.RegisterTournamentRequest(name=TOURNAMENT, request_id="r14"),
+    "UnregisterTournament": tournament_service_pb2.UnregisterTournamentRequest(name=TOURNAMENT,
+                                                                               request_id="r15"),
+    "ReEnterTournament": tournament_service_pb2.ReEnterTournamentRequest(name=TOURNAMENT, request_id="r16"),
+    "CancelTournament": tournament_service_pb2.CancelTournamentRequest(name=TOURNAMENT, reason="outage"),
+    "GetTournamentView": tournament_service_pb2.GetTournamentViewRequest(name=TOURNAMENT),
+    "WatchTournament": tournament_service_pb2.WatchTournamentRequest(name=TOURNAMENT),
 }
 METHODS = [
     (service, method.name, method.server_streaming)
@@ -606,6 +626,7 @@ METHODS = [
         (table_service_pb2, TABLE_SERVICE_NAME),
         (audit_service_pb2, AUDIT_SERVICE_NAME),
         (cashier_service_pb2, CASHIER_SERVICE_NAME),
+        (tournament_service_pb2, TournamentService.SERVICE_NAME),
     )
     for method in module.DESCRIPTOR.services_by_name[service.rsplit(".", 1)[1]].methods
 ]

@@ -28,6 +28,7 @@ from hostile_world import (
     PLAYED_TABLE,
     PLAYER,
     STUD_SERVICES,
+    TOURNAMENT,
     World,
     client,
     hostile_world,
@@ -278,6 +279,7 @@ BOUND_NAMES = {
     "tables/*/hands/*": (f"tables/{PLAYED_TABLE}/hands/1", f"tables/{MONEY_TABLE}/hands/1"),
     "players/*/accounts/*": (f"players/{PLAYER}/accounts/USD", "players/bob/accounts/USD"),
     "players/*": ("players/dora", "players/bob"),
+    "tournaments/*": (f"tournaments/{TOURNAMENT}", "tournaments/hz-other-cup"),
 }
 
 

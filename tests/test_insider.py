@@ -53,6 +53,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 import urllib.request
 import uuid
 from collections import Counter
@@ -67,7 +68,7 @@ import pytest
 import pytest_asyncio
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
-from google.protobuf import json_format
+from google.protobuf import json_format, timestamp_pb2
 from google.protobuf.message import Message
 from grpc_fixtures import table_spec, wait_for_turn, wait_for_view, whole_service
 from psycopg import sql
@@ -87,9 +88,13 @@ from stud_service.server.proto_gen import (
     table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
+    tournament_pb2,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
 )
 from stud_service.server.tables import seeds
 from stud_service.server.tables.live import LiveTable, SeedCommitment
+from stud_service.tournaments.draws import seed_of
 
 TOKEN_SECRET = "insider-tests-token-secret-0123456789ab"
 BUY_IN = 10_000
@@ -98,6 +103,7 @@ SERVICES = (
     (table_service_pb2, "TableService", table_service_pb2_grpc.TableServiceStub),
     (audit_service_pb2, "AuditService", audit_service_pb2_grpc.AuditServiceStub),
     (cashier_service_pb2, "CashierService", cashier_service_pb2_grpc.CashierServiceStub),
+    (tournament_service_pb2, "TournamentService", tournament_service_pb2_grpc.TournamentServiceStub),
 )
 
 
@@ -270,6 +276,40 @@ async def hand_secrets(insider: Insider, tables: Tables, committed: CommittedSee
         seeds |= {f"the key-encryption key {kid}": key for kid, key in TEST_KEYRING.keys.items()}
         secrets.append(HandSecrets(table_id, hand.number, tuple(hand.deck), hand.next_card, down, seeds))
     return secrets
+
+
+@dataclass(frozen=True)
+class Tournaments:
+    kept: str  # tournaments/{id}: taking registrations, its seating draw's seed committed and not yet used
+    cancelled: str  # tournaments/{id}: for CancelTournament
+
+
+async def keep_a_tournament_waiting(insider: Insider) -> Tournaments:
+    """Two play-money tournaments that start in ten years: registrations draw nothing, so the seed committed
+    with each stays unused (the seating draw's) while the insider reads."""
+    operator = insider.client("house", Role.OPERATOR)
+    start = int(time.time()) + 10 * 365 * 86_400
+    names = []
+    for _ in range(2):
+        created = await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
+            tournament=tournament_pb2.Tournament(
+                play_money=True, kind=tournament_pb2.TOURNAMENT_KIND_SCHEDULED,
+                start_time=timestamp_pb2.Timestamp(seconds=start), max_entrants=100),
+            tournament_id=f"ins-cup-{uuid.uuid4().hex[:8]}"), metadata=operator.metadata)
+        names.append(created.name)
+    return Tournaments(*names)
+
+
+async def tournament_secrets(insider: Insider, tournaments: Tournaments) -> HandSecrets:
+    """The kept tournament's committed draw seed, from the service's memory (no cards: a HandSecrets of seeds
+    only)."""
+    runtime = insider.host.runtime
+    assert runtime is not None
+    tournament_id = tournaments.kept.removeprefix("tournaments/")
+    live = await runtime.tournaments.live(tournament_id)
+    seed = seed_of(live.state.secret)
+    assert seed is not None and live.state.draw == 1
+    return HandSecrets(tournaments.kept, 0, (), 0, {}, {"the committed seed of draw 1": seed})
 
 
 # -- matching ----------------------------------------------------------------------------------------------
@@ -512,10 +552,12 @@ class Calls:
     """Request builders by method name: each gives the requests one token sends (several resources)."""
 
     tables: Tables
+    tournaments: Tournaments
     fresh: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
 
     def builders(self) -> dict[str, Callable[[], list[Message]]]:
-        t, a, c = table_service_pb2, audit_service_pb2, cashier_service_pb2
+        t, a, c, tr = table_service_pb2, audit_service_pb2, cashier_service_pb2, tournament_service_pb2
+        cup = self.tournaments.kept
         running = [f"tables/{table}" for table in self.tables.running]
         first = running[0]
         hands = self.tables.finished_hands + [f"tables/{table}/hands/{n}" for table, n in self.running_hands]
@@ -594,6 +636,21 @@ class Calls:
             "SuspendPlayer": lambda: [c.SuspendPlayerRequest(name=player, reason="insider test")],
             "ReinstatePlayer": lambda: [c.ReinstatePlayerRequest(name=player)],
             "GetPlayerStanding": lambda: [c.GetPlayerStandingRequest(name=player)],
+            # TournamentService
+            "CreateTournament": lambda: [tr.CreateTournamentRequest(
+                tournament=tournament_pb2.Tournament(play_money=True), request_id=new_request_id())],
+            "GetTournament": lambda: [tr.GetTournamentRequest(name=cup)],
+            "ListTournaments": lambda: [tr.ListTournamentsRequest(page_size=1000)],
+            "RegisterTournament": lambda: [
+                tr.RegisterTournamentRequest(name=cup, request_id=new_request_id())],
+            "UnregisterTournament": lambda: [
+                tr.UnregisterTournamentRequest(name=cup, request_id=new_request_id())],
+            "ReEnterTournament": lambda: [tr.ReEnterTournamentRequest(name=cup, request_id=new_request_id())],
+            "CancelTournament": lambda: [
+                tr.CancelTournamentRequest(name=self.tournaments.cancelled, reason="insider test")],
+            "GetTournamentView": lambda: [tr.GetTournamentViewRequest(name=cup)],
+            "WatchTournament": lambda: [tr.WatchTournamentRequest(name=cup, after_version=after,
+                                                                  include_views=True) for after in (0, 1)],
         }
 
     running_hands: list[tuple[str, int]] = field(default_factory=list)
@@ -667,7 +724,8 @@ async def _read_watch(stream, close, request, head: int) -> list[Message]:  # ty
                 replies.append(reply)
                 if request.after_version == 0:
                     break
-                events = reply.events or ([reply.event] if reply.HasField("event") else [])
+                batched = list(getattr(reply, "events", ()))  # WatchTable's batches; WatchTournament has none
+                events = batched or ([reply.event] if reply.HasField("event") else [])
                 if events and events[-1].version >= head:
                     break
     finally:
@@ -747,10 +805,12 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
 ) -> None:
     committed = CommittedSeeds(monkeypatch)
     tables = await keep_hands_running(insider)
+    tournaments = await keep_a_tournament_waiting(insider)
     secrets = await hand_secrets(insider, tables, committed)
+    tournament = await tournament_secrets(insider, tournaments)
     url = insider.host.database_url
     assert url is not None
-    calls = Calls(tables, running_hands=[(hand.table_id, hand.hand) for hand in secrets])
+    calls = Calls(tables, tournaments, running_hands=[(hand.table_id, hand.hand) for hand in secrets])
 
     readings = await database_rows(url)
     readings += await database_dump(url)
@@ -762,10 +822,11 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
     assert len(over_web) > 40, len(over_web)  # answers, not only refusals
     readings += service_log(insider.log_path)  # last: it holds the lines the calls above caused
 
-    # The hands are still running, exactly as they were read.
+    # The hands are still running, exactly as they were read, and the tournament's seed is still unused.
     assert await hand_secrets(insider, tables, committed) == secrets
+    assert await tournament_secrets(insider, tournaments) == tournament
 
-    matchers = Matchers(secrets)
+    matchers = Matchers([*secrets, tournament])
     leaks = text_leaks([r for r in readings if r.scan and r.at_rest], matchers, at_rest=True)
     leaks |= text_leaks([r for r in readings if r.scan and not r.at_rest], matchers, at_rest=False)
     examined: Counter[str] = Counter()
@@ -792,6 +853,8 @@ async def test_an_insider_reading_everything_while_hands_run_learns_no_hidden_ca
         down_card = hand.down[min(hand.down)][0]
         assert plaintext_at_rest({"type": "CardDealt", "card": down_card, "face_up": False})
         assert {"the server seed", "the next hand's server seed"} <= set(hand.seeds), hand.seeds.keys()
+    for seed in tournament.seeds.values():
+        assert matchers.in_text(seed.hex().upper(), down_text=False)
 
 
 async def fold_out(clients: dict[int, StudClient], table_id: str) -> None:

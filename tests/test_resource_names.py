@@ -42,7 +42,7 @@ from stud_service.auth import AuthError, Role, TokenVerifier, mint_token, valid_
 from stud_service.bots.connect_stub import WebChannel
 from stud_service.ledger.names import account_name_of_stream
 from stud_service.server.api.errors import RequestError, error_info
-from stud_service.server.api.names import ACCOUNTS, HANDS, PLAYER_ID, PLAYERS, TABLES
+from stud_service.server.api.names import ACCOUNTS, HANDS, PLAYER_ID, PLAYERS, TABLES, TOURNAMENTS
 from stud_service.server.proto_gen import (
     cashier_service_pb2,
     cashier_service_pb2_grpc,
@@ -61,6 +61,11 @@ REFUSED: dict[str, list[str]] = {
     "tables/*": [
         "", "tables/", "tables/\x00", "tables/a\x00", "tables/" + "a" * 64, "tables/a/b", "tables/../b",
         f"tables/{EMOJI}", "tables/A", "tables/ a", "tables/" + HUGE, "players/a",
+    ],
+    "tournaments/*": [
+        "", "tournaments/", "tournaments/\x00", "tournaments/a\x00", "tournaments/" + "a" * 57,
+        "tournaments/a/b", "tournaments/../b", f"tournaments/{EMOJI}", "tournaments/A", "tournaments/ a",
+        "tournaments/" + HUGE, "tables/a",
     ],
     "tables/*/hands/*": [
         "", "tables/t/hands/", "tables/t/hands/\x00", "tables/t/hands/1\x00", "tables/t/hands/0",
@@ -96,7 +101,7 @@ NAMED = [(method, *named_field(method)) for method in METHODS if named_field(met
 
 def test_every_method_with_a_name_is_covered_and_every_template_has_hostile_names() -> None:
     assert {template for _m, _f, template in NAMED} == set(REFUSED)
-    assert len(NAMED) >= 25  # 11 TableService, 7 AuditService, 7 CashierService methods take a name
+    assert len(NAMED) >= 32  # 11 TableService, 7 AuditService, 7 CashierService, 7 TournamentService methods
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -223,6 +228,9 @@ async def test_a_table_id_not_of_its_rule_creates_nothing_and_records_nothing(se
         ("GET", "/v1/tables/t/hands/%00:verify", "name"),
         ("GET", "/v1/tables/%00/hands", "parent"),
         ("GET", "/v1/tables/%00:view", "name"),
+        ("GET", "/v1/tournaments/%00", "name"),
+        ("POST", "/v1/tournaments/A:register", "name"),
+        ("GET", "/v1/tournaments/" + "a" * 57 + ":view", "name"),
     ],
 )
 async def test_the_json_routes_refuse_the_same_names(
@@ -299,12 +307,13 @@ def test_names_put_the_player_last_so_any_player_id_round_trips() -> None:
     assert house.player_id is None and house.stream_id == "house/EUR"
     assert PLAYERS.parse("players/a/b") == "a/b"
     assert TABLES.parse("tables/t-1") == "t-1" and HANDS.parse("tables/t-1/hands/7") == ("t-1", 7)
+    assert TOURNAMENTS.parse("tournaments/" + "a" * 56) == "a" * 56  # with "-t99999", still a table id
 
 
 @pytest.mark.parametrize("template", sorted(REFUSED))
 def test_each_kind_refuses_its_hostile_names_with_the_field_and_a_short_message(template: str) -> None:
     kind = {"tables/*": TABLES, "tables/*/hands/*": HANDS, "players/*": PLAYERS,
-            "players/*/accounts/*": ACCOUNTS}[template]
+            "players/*/accounts/*": ACCOUNTS, "tournaments/*": TOURNAMENTS}[template]
     for name in REFUSED[template]:
         with pytest.raises(RequestError) as refused:
             kind.parse(name, "parent")

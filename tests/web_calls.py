@@ -10,16 +10,19 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 
+from connectrpc.errors import ConnectError
 from google.protobuf import duration_pb2
 from grpc_fixtures import table_spec, wait_for_turn
-from web_fixtures import Caller, WebWorld, bearer, method_named
+from web_fixtures import Caller, RouteError, WebWorld, bearer, error_info, method_named
 
 from stud_service.auth import Role
-from stud_service.bots.client import account_name, new_request_id
+from stud_service.bots.client import account_name, error_reason, new_request_id
+from stud_service.bots.connect_stub import rpc_error
 from stud_service.server.proto_gen import audit_service_pb2 as a
 from stud_service.server.proto_gen import cashier_service_pb2 as c
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import table_pb2, tournament_pb2
 from stud_service.server.proto_gen import table_service_pb2 as t
+from stud_service.server.proto_gen import tournament_service_pb2 as tr
 
 BUY_IN = 5_000
 OPERATOR = bearer("house", Role.OPERATOR)
@@ -369,6 +372,107 @@ async def get_integrity_report(world: WebWorld, caller: Caller) -> None:
     assert 0 < len(reply.pairs) <= 3 and all(len(pair.player_ids) == 2 for pair in reply.pairs)
 
 
+# -- TournamentService -------------------------------------------------------------------------------------
+
+
+async def tournament(world: WebWorld, *players: str, seats: int = 3) -> str:
+    """A new play-money sit & go of ``seats`` (over gRPC) with ``players`` registered: its name."""
+    operator = world.grpc_client("house", Role.OPERATOR)
+    created = await operator.tournaments.CreateTournament(tr.CreateTournamentRequest(
+        tournament=tournament_pb2.Tournament(play_money=True, max_entrants=seats, seats_per_table=seats),
+        tournament_id=fresh("cup")), metadata=operator.metadata)
+    for player in players:
+        client = world.grpc_client(player)
+        await client.tournaments.RegisterTournament(tr.RegisterTournamentRequest(
+            name=created.name, request_id=new_request_id()), metadata=client.metadata)
+    return created.name
+
+
+async def create_tournament(world: WebWorld, caller: Caller) -> None:
+    tournament_id = fresh("cup")
+    reply = await call(caller, "CreateTournament", tr.CreateTournamentRequest(
+        tournament=tournament_pb2.Tournament(display_name="Web cup", play_money=True),
+        tournament_id=tournament_id, request_id=new_request_id()), OPERATOR)
+    assert reply.name == f"tournaments/{tournament_id}" and reply.display_name == "Web cup"
+    assert reply.state == tournament_pb2.TOURNAMENT_STATE_REGISTERING and len(reply.levels) == 13
+
+
+async def get_tournament(world: WebWorld, caller: Caller) -> None:
+    name = await tournament(world, "alice")
+    reply = await call(caller, "GetTournament", tr.GetTournamentRequest(name=name), bearer("bob"))
+    assert reply.name == name and reply.entrants == 1 and reply.registration_open
+
+
+async def list_tournaments(world: WebWorld, caller: Caller) -> None:
+    name = await tournament(world)
+    reply = await call(caller, "ListTournaments", tr.ListTournamentsRequest(page_size=1000), bearer("alice"))
+    assert name in [listed.name for listed in reply.tournaments]
+
+
+async def register_tournament(world: WebWorld, caller: Caller) -> None:
+    name = await tournament(world, "alice")
+    reply = await call(caller, "RegisterTournament", tr.RegisterTournamentRequest(
+        name=name, request_id=new_request_id()), bearer("bob"))
+    assert reply.view.registered and reply.view.tournament.entrants == 2
+
+
+async def unregister_tournament(world: WebWorld, caller: Caller) -> None:
+    name = await tournament(world, "alice", "bob")
+    reply = await call(caller, "UnregisterTournament", tr.UnregisterTournamentRequest(
+        name=name, request_id=new_request_id()), bearer("bob"))
+    assert not reply.view.registered and reply.view.tournament.entrants == 1
+
+
+async def re_enter_tournament(world: WebWorld, caller: Caller) -> None:
+    """No player runs out of chips here (no table plays): the refusal travels as over gRPC."""
+    name = await tournament(world, "alice", "bob", seats=2)
+    try:
+        await call(caller, "ReEnterTournament", tr.ReEnterTournamentRequest(
+            name=name, request_id=new_request_id()), bearer("alice"))
+    except (ConnectError, RouteError) as error:
+        assert refused_reason(error) == "STILL_IN_TOURNAMENT", error
+    else:
+        raise AssertionError("a player with chips re-entered")
+
+
+def refused_reason(error: ConnectError | RouteError) -> str:
+    """The ErrorInfo reason of a refusal, as a Connect client or a JSON route received it."""
+    if isinstance(error, RouteError):
+        return error_info(error.document).reason
+    return error_reason(rpc_error(error)) or ""
+
+
+async def cancel_tournament(world: WebWorld, caller: Caller) -> None:
+    name = await tournament(world, "alice")
+    reply = await call(caller, "CancelTournament", tr.CancelTournamentRequest(name=name, reason="web test"),
+                       OPERATOR)
+    assert reply.state == tournament_pb2.TOURNAMENT_STATE_CANCELLED
+
+
+async def get_tournament_view(world: WebWorld, caller: Caller) -> None:
+    name = await tournament(world, "alice", "bob", seats=2)  # full: it started and seated them
+    reply = await call(caller, "GetTournamentView", tr.GetTournamentViewRequest(name=name), bearer("alice"))
+    assert reply.registered and reply.table == f"{name.replace('tournaments/', 'tables/')}-t1"
+    assert reply.seat in (1, 2) and reply.stack == 1_500 and reply.rank == 1
+
+
+async def watch_tournament(world: WebWorld, caller: Caller) -> None:
+    name = await tournament(world, "alice")
+    replies = caller.stream(method_named("WatchTournament"), tr.WatchTournamentRequest(name=name),
+                            bearer("alice")).__aiter__()
+    async with asyncio.timeout(15):
+        first = await replies.__anext__()
+        assert first.view.registered and first.view.tournament.entrants == 1
+        bob = world.grpc_client("bob")
+        await bob.tournaments.RegisterTournament(tr.RegisterTournamentRequest(name=name),
+                                                 metadata=bob.metadata)
+        second = await replies.__anext__()
+        assert second.event.version == first.view.version + 1
+        registered = second.event.player_registered
+        assert (registered.player_id, registered.entrants) == ("bob", 2)
+    await replies.aclose()  # type: ignore[attr-defined]
+
+
 CALLS: dict[str, Scenario] = {
     "CreateTable": create_table, "GetTable": get_table, "ListTables": list_tables, "SitDown": sit_down,
     "Leave": leave, "SitOut": sit_out, "SitIn": sit_in, "TopUp": top_up, "JoinWaitingList": join_waiting_list,
@@ -385,4 +489,9 @@ CALLS: dict[str, Scenario] = {
     "Deposit": deposit, "Withdraw": withdraw, "GetAccount": get_account,
     "ListAccountEntries": list_account_entries, "SuspendPlayer": suspend_player,
     "ReinstatePlayer": reinstate_player, "GetPlayerStanding": get_player_standing,
+    "CreateTournament": create_tournament, "GetTournament": get_tournament,
+    "ListTournaments": list_tournaments,
+    "RegisterTournament": register_tournament, "UnregisterTournament": unregister_tournament,
+    "ReEnterTournament": re_enter_tournament, "CancelTournament": cancel_tournament,
+    "GetTournamentView": get_tournament_view, "WatchTournament": watch_tournament,
 }

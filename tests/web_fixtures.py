@@ -51,6 +51,7 @@ from stud_service.engine import Variant
 from stud_service.server.api.audit_service import AuditService
 from stud_service.server.api.cashier_service import CashierService
 from stud_service.server.api.table_service import TableService
+from stud_service.server.api.tournament_service import TournamentService
 from stud_service.server.host import ServiceHost, ServiceOptions
 from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.web.app import WebApplication, WebSettings
@@ -60,7 +61,7 @@ from stud_service.server.web.wire import PortLimits
 
 ALLOWED_ORIGIN = "https://tables.example"
 SERVICES: tuple[ServiceDescriptor, ...] = (TableService.DESCRIPTOR, AuditService.DESCRIPTOR,
-                                           CashierService.DESCRIPTOR)
+                                           CashierService.DESCRIPTOR, TournamentService.DESCRIPTOR)
 METHODS: tuple[MethodDescriptor, ...] = tuple(method for service in SERVICES for method in service.methods)
 CALL_TIMEOUT = 15.0
 
@@ -132,7 +133,8 @@ async def web_port_on(runtime: TableRuntime, limits: PortLimits | None = None) -
     """A web port on ``runtime`` (beside a gRPC server of a test's own on it): its base URL."""
     services = {TableService.DESCRIPTOR: TableService(runtime, TOKEN_SECRET),
                 AuditService.DESCRIPTOR: AuditService(runtime, TOKEN_SECRET),
-                CashierService.DESCRIPTOR: CashierService(runtime, TOKEN_SECRET)}
+                CashierService.DESCRIPTOR: CashierService(runtime, TOKEN_SECRET),
+                TournamentService.DESCRIPTOR: TournamentService(runtime, TOKEN_SECRET)}
     server = await start_web_server(WebApplication(services, WebSettings()), "127.0.0.1:0", None, 0.0,
                                     limits)
     try:

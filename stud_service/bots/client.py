@@ -22,6 +22,8 @@ from stud_service.server.proto_gen import (
     table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
 )
 
 if TYPE_CHECKING:
@@ -86,6 +88,7 @@ class StudClient:
             self.cashier = cashier_service_pb2_grpc.CashierServiceStub(channel)
             self.audit = audit_service_pb2_grpc.AuditServiceStub(channel)
             self.protection = player_protection_service_pb2_grpc.PlayerProtectionServiceStub(channel)
+            self.tournaments = tournament_service_pb2_grpc.TournamentServiceStub(channel)
         else:
             self.stub = channel.stub(table_service_pb2.DESCRIPTOR.services_by_name["TableService"])
             self.cashier = channel.stub(cashier_service_pb2.DESCRIPTOR.services_by_name["CashierService"])
@@ -93,6 +96,8 @@ class StudClient:
             self.protection = channel.stub(
                 player_protection_service_pb2.DESCRIPTOR.services_by_name["PlayerProtectionService"]
             )
+            self.tournaments = channel.stub(
+                tournament_service_pb2.DESCRIPTOR.services_by_name["TournamentService"])
         self.use_token(token)
 
     def use_token(self, token: str | None) -> None:

@@ -26,6 +26,7 @@ from stud_service.server.api.cashier_service import CashierService
 from stud_service.server.api.money_gate import REFUSED_UNDER_DEVELOPMENT_KEYRING
 from stud_service.server.api.protection_service import PlayerProtectionService
 from stud_service.server.api.table_service import TableService
+from stud_service.server.api.tournament_service import TournamentService
 from stud_service.server.collector import tune_collector
 from stud_service.server.grpc.app import (
     DEFAULT_GRACE_SECONDS,
@@ -154,12 +155,14 @@ class ServiceHost:
         audit = AuditService(self.runtime, keys, reveal_seeds_after=options.reveal_seeds_after)
         cashier = CashierService(self.runtime, keys)
         protection = PlayerProtectionService(self.runtime, keys)
+        tournaments = TournamentService(
+            self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
         self.running = await start_server(
             service, options.listen, options.tls, audit_service=audit, keepalive=options.keepalive,
             cashier_service=cashier, interceptors=self.tracing.interceptors if self.tracing else (),
             max_waiting_calls=options.max_waiting_calls,
             malformed_requests=metrics.malformed_request if metrics is not None else None,
-            more_services=(protection,),
+            more_services=(protection, tournaments),
         )
         self.running.on_shutdown.append(self.runtime.close)  # ends watch streams on both ports
         self.web = await self._start_web({
@@ -167,6 +170,7 @@ class ServiceHost:
             AuditService.DESCRIPTOR: audit,
             CashierService.DESCRIPTOR: cashier,
             PlayerProtectionService.DESCRIPTOR: protection,
+            TournamentService.DESCRIPTOR: tournaments,
         })
         self.readiness = ReadinessMonitor(
             self.running.health, self.running.readiness_services, store, options.unready_after_seconds

@@ -2,8 +2,8 @@
 
 Each error carries ``reason`` (an upper snake string a client can switch on), the name of its gRPC status
 code and ErrorInfo ``metadata``, as the engine's and the ledger's errors do; a refused command changes
-nothing.  The reasons that are new here (all but INVALID_CONFIG, MALFORMED_REQUEST and HAND_RUNNING) join
-``stud.v1.ErrorReason`` when the tournament API is wired (docs/tournaments.md, "Not yet wired").
+nothing.  Every reason is a ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto), sent with the code below
+(``server.api.errors.refusal_for``).
 
 ::
 

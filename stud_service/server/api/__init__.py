@@ -6,6 +6,8 @@ The servicers:
 ``table_watch``      TableService's watch streams: from the log, then live, redacted per viewer
 ``audit_service``    ``stud.v1.AuditService``: hand histories, replays, verification, client seeds
 ``cashier_service``  ``stud.v1.CashierService``: deposits, withdrawals, statements, suspensions
+``tournament_service``  ``stud.v1.TournamentService``: the tournaments' lobby, entries, views and watches
+``tournament_watch``    TournamentService's shared resources and its watch streams
 
 What they share, about the call:
 
@@ -18,6 +20,7 @@ What they share, about the call:
 ``page_tokens``  opaque, authenticated page tokens
 ``errors``       refusals as ``google.rpc.Status`` with ``ErrorInfo`` reasons (``Refused``)
 ``reasons``      the reasons a refusal may give (``stud.v1.ErrorReason``), each with its status code
+``resuming``     where a watch stream may resume, and its heartbeat, checked
 
 and about the messages, to and from proto:
 
@@ -28,4 +31,6 @@ and about the messages, to and from proto:
 ``replies``         reply parts built once per table version and shared (views per viewer, public events)
 ``ledger_convert``  accounts, entries and standings
 ``money_replies``   the money reconciliation report
+``tournament_convert``  a tournament's structure in, the ``Tournament`` and a player's view out
+``tournament_events``   a tournament's events as the typed ``TournamentEvent``
 """

@@ -33,6 +33,7 @@ from stud_service.server.api.call import Call
 from stud_service.server.api.caller import CallerKeys, principal_of
 from stud_service.server.api.convert import (
     VARIANT_PROTOS,
+    checked_timestamp,
     timestamp,
     timestamp_ms,
     view_to_proto,
@@ -89,18 +90,11 @@ def _listed_hands(request: Any) -> str:
     return request.parent or ALL_TABLES
 
 
-# The seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the range google.protobuf.Timestamp allows.
-_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
-
-
 def _time_filter(request: Any, field: str) -> datetime | None:
     """A request's optional Timestamp field as a datetime; MALFORMED_REQUEST outside Timestamp's range."""
     if not request.HasField(field):
         return None
-    stamp = getattr(request, field)
-    if not (_FIRST_SECOND <= stamp.seconds <= _LAST_SECOND and 0 <= stamp.nanos < 1_000_000_000):
-        raise malformed(f"{field} must be a valid timestamp (years 1 to 9999)", field)
-    return stamp.ToDatetime(tzinfo=UTC)
+    return checked_timestamp(getattr(request, field), field).ToDatetime(tzinfo=UTC)
 
 
 def _page_request(

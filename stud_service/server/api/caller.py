@@ -6,8 +6,11 @@ import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from stud_service.auth import Principal, TokenSettings, TokenVerifier, bearer_token
+import grpc
+
+from stud_service.auth import Principal, Role, TokenSettings, TokenVerifier, bearer_token
 from stud_service.server.api.call import Call
+from stud_service.server.api.errors import RequestError
 
 
 @dataclass(frozen=True)
@@ -56,3 +59,11 @@ def optional_principal_of(call: Call, tokens: TokenVerifier) -> Principal | None
     if not any(key == "authorization" for key, _ in call.invocation_metadata() or ()):
         return None
     return principal_of(call, tokens)
+
+
+def playing(principal: Principal) -> str:
+    """The caller's player id, for a call that takes part in a game; an auditor's token only reads."""
+    if principal.role is Role.AUDITOR:
+        raise RequestError(grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY",
+                           "an auditor token cannot take part in a game")
+    return principal.player_id

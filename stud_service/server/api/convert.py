@@ -194,6 +194,18 @@ def duration_ms(ms: int) -> duration_pb2.Duration:
     return duration
 
 
+# The seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the range google.protobuf.Timestamp allows.
+_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+
+
+def checked_timestamp(stamp: timestamp_pb2.Timestamp, field: str) -> timestamp_pb2.Timestamp:
+    """``stamp`` if it is a valid Timestamp (years 1 to 9999, nanos 0..999,999,999); MALFORMED_REQUEST naming
+    ``field`` otherwise."""
+    if not (_FIRST_SECOND <= stamp.seconds <= _LAST_SECOND and 0 <= stamp.nanos < 1_000_000_000):
+        raise malformed(f"{field} must be a valid timestamp (years 1 to 9999)", field)
+    return stamp
+
+
 def timestamp_ms(ms: int) -> timestamp_pb2.Timestamp:
     """Milliseconds since the epoch (the engine's clock) as a protobuf Timestamp."""
     stamp = timestamp_pb2.Timestamp()
@@ -237,8 +249,9 @@ def _control_to_proto(table: table_pb2.Table, table_id: str, control: TableContr
 
 
 def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
-    """The ``Table`` fields fixed at creation (what an event's config shows)."""
-    return table_pb2.Table(
+    """The ``Table`` fields fixed at creation (what an event's config shows), and at a tournament's table
+    the tournament and the level of its current (or last) hand."""
+    table = table_pb2.Table(
         name=f"tables/{table_id}",
         display_name=config.name,
         variant=VARIANT_PROTOS[config.variant],
@@ -266,6 +279,10 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
         chat=table_pb2.ChatRules(spectators_write=config.chat_spectators,
                                  all_in_silence=config.chat_all_in_silence),
     )
+    if config.tournament_id:
+        table.tournament.tournament = f"tournaments/{config.tournament_id}"
+        table.tournament.level = config.tournament_level
+    return table
 
 
 # The settings that may change between hands (engine.CHANGEABLE_SETTINGS), by their Table field.

@@ -5,9 +5,9 @@ Every refusal the service sends has ``ErrorInfo(domain="stud-service", reason=..
 Every reason is a value of ``stud.v1.ErrorReason`` (proto/stud/v1/errors.proto), which documents
 its status code (the value's ``grpc_code`` option), when it is sent and its metadata keys; the
 table in docs/clients.md is generated from it and tests/test_error_reasons.py fails on a reason the code can
-raise that the enum lacks. Reasons come from five places: the engine's ``DomainError``, the ledger's
-``LedgerError`` and the audit's ``AuditError`` (``reason``, ``grpc_code_name`` and ``metadata``
-attributes), ``AuthError``
+raise that the enum lacks. Reasons come from six places: the engine's ``DomainError``, the ledger's
+``LedgerError``, the audit's ``AuditError`` and the tournaments' ``TournamentError`` (``reason``,
+``grpc_code_name`` and ``metadata`` attributes), ``AuthError``
 (always UNAUTHENTICATED) and :class:`RequestError` here, for what the service checks before the
 engine sees a command; the store's faults are STORE_UNAVAILABLE.
 
@@ -169,10 +169,11 @@ def refusal_for(error: Exception) -> status_pb2.Status:
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
     from stud_service.ledger.errors import LedgerError
+    from stud_service.tournaments.errors import TournamentError
 
     if isinstance(error, RequestError):
         return rich_refusal(error.code, error.reason, error.message, error.metadata)
-    if isinstance(error, (DomainError, AuditError, LedgerError)):
+    if isinstance(error, (DomainError, AuditError, LedgerError, TournamentError)):
         # e.g. InvalidConfig's field, IllegalAmount's amounts: clients need not parse the message
         return rich_refusal(status_code_named(error.grpc_code_name), error.reason, error.message,
                            getattr(error, "metadata", None))
@@ -196,8 +197,9 @@ def is_refusal(error: Exception) -> bool:
     from stud_service.auth import AuthError
     from stud_service.engine.errors import DomainError
     from stud_service.ledger.errors import LedgerError
+    from stud_service.tournaments.errors import TournamentError
 
-    explained = (RequestError, DomainError, AuthError, AuditError, LedgerError)
+    explained = (RequestError, DomainError, AuthError, AuditError, LedgerError, TournamentError)
     return isinstance(error, explained) or is_store_refusal(error)
 
 

@@ -9,6 +9,7 @@ PostgreSQL (whose text cannot hold NUL). An id has the same rule wherever it app
 id          rule                                               why
 ==========  =================================================  ===============================================
 table       1..63 characters of ``[a-z0-9-]``, a letter first   CreateTable's ``table_id``; names a stream
+tournament  1..56 characters of ``[a-z0-9-]``, a letter first   its tables are ``{tournament}-t{n}``
 hand        a number from 1, at most 18 digits                  the dealer numbers a table's hands from 1
 player      1..64 printable characters, not only spaces         a token's ``sub`` (``auth.valid_player_id``):
                                                                 every id a token can carry, and nothing else
@@ -20,8 +21,7 @@ place: in ``players/{player}/accounts/{currency}`` the currency ends the name an
 
 Adding a kind is a line (and a rule, if its ids are new)::
 
-    TOURNAMENTS = Kind("a tournament name", ["tournaments/{tournament}"], lambda tournament: tournament,
-                       tournament=TABLE_ID)
+    TABLES = Kind("a table name", ["tables/{table}"], lambda table: table, table=TABLE_ID)
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from stud_service.auth import valid_player_id
 from stud_service.currency import is_currency
 from stud_service.ledger.names import AccountName
 from stud_service.server.api.errors import malformed, quoted
+from stud_service.tournaments.decide import TOURNAMENT_ID as TOURNAMENT_ID_PATTERN
 
 Parsed = TypeVar("Parsed")
 _VARIABLE = re.compile(r"\{([a-z_]+)\}")
@@ -64,6 +65,8 @@ class IdRule:
 
 
 TABLE_ID = IdRule("1..63 characters of [a-z0-9-] starting with a letter", re.compile(r"[a-z][a-z0-9-]{0,62}"))
+# The tournament's own rule (its tables' ids, ``{id}-t{n}``, must stay table ids).
+TOURNAMENT_ID = IdRule("1..56 characters of [a-z0-9-] starting with a letter", TOURNAMENT_ID_PATTERN)
 HAND_NUMBER = IdRule("a number from 1, at most 18 digits", re.compile(r"[1-9][0-9]{0,17}"))
 PLAYER_ID = IdRule(
     "1..64 printable characters, not only spaces, as a token's sub",
@@ -132,6 +135,9 @@ def _account(currency: str, player: str | None = None) -> AccountName:
 TABLES: Kind[str] = Kind("a table name", ["tables/{table}"], lambda table: table, table=TABLE_ID)
 HANDS: Kind[tuple[str, int]] = Kind(
     "a hand name", ["tables/{table}/hands/{hand}"], _hand, table=TABLE_ID, hand=HAND_NUMBER
+)
+TOURNAMENTS: Kind[str] = Kind(
+    "a tournament name", ["tournaments/{tournament}"], lambda tournament: tournament, tournament=TOURNAMENT_ID
 )
 PLAYERS: Kind[str] = Kind("a player name", ["players/{player}"], lambda player: player, player=PLAYER_ID)
 ACCOUNTS: Kind[AccountName] = Kind(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from dataclasses import dataclass
 
 import grpc
@@ -64,3 +65,11 @@ def check_same_request(recorded: RecordedRequest, key: RequestKey) -> None:
             "this request_id was already used by the caller for a different request to this method",
             {"field": "request_id"},
         )
+
+
+def derived_id(prefix: str, key: RequestKey | None) -> str:
+    """An id for a resource a Create call left the client to name: ``prefix`` and 12 hex digits derived from
+    the request id as scoped to the caller, so a retry names the same resource and two callers' same id two
+    resources; random without a request id."""
+    source = key.key.encode() if key else secrets.token_bytes(16)
+    return prefix + hashlib.sha256(source).hexdigest()[:12]

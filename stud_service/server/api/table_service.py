@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
 import logging
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -34,11 +32,12 @@ from stud_service.engine import (
     TableState,
     TopUp,
 )
+from stud_service.engine.errors import TournamentTable
 from stud_service.observability.logging import log_context
 from stud_service.server.api import table_control
 from stud_service.server.api.access import operator_only, record_access, recorded
 from stud_service.server.api.call import Call, heartbeat_seconds
-from stud_service.server.api.caller import CallerKeys, optional_principal_of, principal_of
+from stud_service.server.api.caller import CallerKeys, optional_principal_of, playing, principal_of
 from stud_service.server.api.convert import (
     ACTIONS,
     AMOUNT_ACTIONS,
@@ -56,7 +55,8 @@ from stud_service.server.api.errors import (
 from stud_service.server.api.money_gate import check_real_money
 from stud_service.server.api.names import HANDS, TABLE_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
-from stud_service.server.api.request_ids import RequestKey, request_key
+from stud_service.server.api.request_ids import derived_id, request_key
+from stud_service.server.api.resuming import check_after_head, check_watch_request
 from stud_service.server.api.round_trips import CallerRoundTrips
 from stud_service.server.api.table_chat import (
     answer_heartbeat,
@@ -68,13 +68,12 @@ from stud_service.server.api.table_views import table_resource, table_view, view
 from stud_service.server.api.table_watch import TableWatches
 from stud_service.server.latency.meter import RoundTripMeter
 from stud_service.server.proto_gen import table_pb2, table_service_pb2
-from stud_service.server.tables.live import LiveTable, now_ms
+from stud_service.server.tables.live import now_ms
 from stud_service.server.tables.runtime import TableRuntime
 
 _log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 50
-MAX_HEARTBEAT_SECONDS = 3600
 MAX_PAGE_SIZE = 1000
 
 Reply = TypeVar("Reply")
@@ -127,30 +126,27 @@ class TableService:
     def _principal(self, call: Call) -> Principal:
         return principal_of(call, self._tokens)
 
-    @staticmethod
-    def _player(principal: Principal) -> str:
-        """The caller's player id for a seat-changing call; auditors only read."""
-        if principal.role is Role.AUDITOR:
-            raise RequestError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "AUDITOR_READ_ONLY",
-                "an auditor token cannot take part in a game",
-            )
-        return principal.player_id
-
     def _round_trips(self, table_id: str, principal: Principal, call: Call) -> CallerRoundTrips:
         return CallerRoundTrips(self._meter, table_id, principal, call)
 
     async def _seat_command(
-        self, request: Any, call: Call, make: Callable[[str, TableState, int], Any]
+        self, request: Any, call: Call, make: Callable[[str, TableState, int], Any],
+        at_tournament_tables: bool = False,
     ) -> table_pb2.TableView:
+        """``make``'s command for the caller at the request's table; only SitOut and SitIn
+        (``at_tournament_tables``) at a tournament's, whose seats and chips are the tournament's to move."""
         principal = self._principal(call)
-        player = self._player(principal)
+        player = playing(principal)
         table_id = TABLES.parse(request.name)
         request_id = request_key(principal, request)
-        written = await self.runtime.execute(
-            table_id, lambda state, now: make(player, state, now), request_id=request_id
-        )
+
+        def command(state: TableState, now: int) -> Any:
+            if not at_tournament_tables and state.config is not None and state.config.tournament:
+                raise TournamentTable(f"tables/{table_id} is tournaments/{state.config.tournament_id}'s: the "
+                                      "tournament seats and moves its players")
+            return make(player, state, now)
+
+        written = await self.runtime.execute(table_id, command, request_id=request_id)
         return self._round_trips(table_id, principal, call).stamped(view_at(written, principal))
 
     # -- tables --------------------------------------------------------------------------------
@@ -166,7 +162,7 @@ class TableService:
         if not request.HasField("table"):
             raise malformed("table is required", "table")
         table_id = TABLE_ID.check(request.table_id, "table_id") if request.table_id \
-            else _fresh_table_id(request_id)
+            else derived_id("t-", request_id)
         config = config_from_proto(request.table, self._default_clock)
         if config.currency:
             check_real_money(self.runtime.settings)
@@ -248,7 +244,7 @@ class TableService:
         self, request: table_service_pb2.SitOutRequest, call: Call
     ) -> table_service_pb2.SitOutResponse:
         view = await self._seat_command(
-            request, call, lambda player, state, now: SitOut(player, now_ms=now)
+            request, call, lambda player, state, now: SitOut(player, now_ms=now), at_tournament_tables=True
         )
         return table_service_pb2.SitOutResponse(view=view)
 
@@ -257,7 +253,7 @@ class TableService:
         self, request: table_service_pb2.SitInRequest, call: Call
     ) -> table_service_pb2.SitInResponse:
         view = await self._seat_command(
-            request, call, lambda player, state, now: SitIn(player, now_ms=now)
+            request, call, lambda player, state, now: SitIn(player, now_ms=now), at_tournament_tables=True
         )
         return table_service_pb2.SitInResponse(view=view)
 
@@ -286,7 +282,7 @@ class TableService:
         self, request: table_service_pb2.ActRequest, call: Call
     ) -> table_service_pb2.ActResponse:
         principal = self._principal(call)
-        player = self._player(principal)
+        player = playing(principal)
         table_id = TABLES.parse(request.name)
         request_id = request_key(principal, request)
         kind = ACTIONS.get(request.action)
@@ -325,17 +321,14 @@ class TableService:
         try:
             principal = self._principal(call)
             table_id = TABLES.parse(request.name)
-            if request.after_version < 0:
-                raise malformed("after_version must not be negative", "after_version")
-            if not 0 <= request.heartbeat_seconds <= MAX_HEARTBEAT_SECONDS:
-                raise malformed(f"heartbeat_seconds must be 0..{MAX_HEARTBEAT_SECONDS}", "heartbeat_seconds")
+            check_watch_request(request)
             async with within_deadline(call, "WatchTable", self.runtime.store):
                 if principal.role in _EVERY_CARD:
                     method = f"/{self.SERVICE_NAME}/WatchTable"
                     await record_access(self.runtime.access, principal, method, request.name, call)
                 live = await self.runtime.table(table_id)
-                if request.after_version > live.version:
-                    await self._check_after_head(live, request.after_version)
+                if request.after_version > live.version:  # asked of the log: this replica may lag
+                    await check_after_head(self.runtime.store, live.stream_id, request.after_version, "table")
         except (RequestError, DomainError, AuthError) as error:
             raise Refused(refusal_for(error)) from None
         except Exception as error:
@@ -424,7 +417,7 @@ class TableService:
         self, request: table_service_pb2.SendChatRequest, call: Call
     ) -> table_service_pb2.SendChatResponse:
         principal = self._principal(call)
-        return await send_chat(self.runtime, self._player(principal), principal, request)
+        return await send_chat(self.runtime, playing(principal), principal, request)
 
     @_refusals_as_statuses
     @recorded(gate=_MODERATE_CHAT, resource=TABLES.checked("name"))
@@ -449,22 +442,3 @@ class TableService:
         self, request: table_service_pb2.AnswerHeartbeatRequest, call: Call
     ) -> table_service_pb2.AnswerHeartbeatResponse:
         return answer_heartbeat(self._meter, self._principal(call), request)
-
-    async def _check_after_head(self, live: LiveTable, after_version: int) -> None:
-        """A resume point beyond the log's head (asked of the log: this replica may lag) would wait for
-        ever: OUT_OF_RANGE, with the head so the client can resume from there."""
-        head = await self.runtime.store.head(live.stream_id)
-        if after_version > head:
-            raise RequestError(
-                grpc.StatusCode.OUT_OF_RANGE,
-                "VERSION_OUT_OF_RANGE",
-                f"after_version {after_version} is beyond the table's version {head}",
-                {"version": str(head)},
-            )
-
-
-def _fresh_table_id(request_id: RequestKey | None) -> str:
-    # A retried CreateTable without a table_id must name the same table: derive it from the request
-    # id as scoped to the caller, so two operators' same id names two tables.
-    source = request_id.key.encode() if request_id else secrets.token_bytes(16)
-    return "t-" + hashlib.sha256(source).hexdigest()[:12]

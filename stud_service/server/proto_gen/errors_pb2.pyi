@@ -22,6 +22,9 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NO_TABLE: _ClassVar[ErrorReason]
     NO_HAND: _ClassVar[ErrorReason]
     NO_ACCOUNT: _ClassVar[ErrorReason]
+    NO_TOURNAMENT: _ClassVar[ErrorReason]
+    NOT_REGISTERED: _ClassVar[ErrorReason]
+    NO_TOURNAMENT_TABLE: _ClassVar[ErrorReason]
     MALFORMED_REQUEST: _ClassVar[ErrorReason]
     REQUEST_ID_REUSED: _ClassVar[ErrorReason]
     INVALID_CONFIG: _ClassVar[ErrorReason]
@@ -52,6 +55,17 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DEPOSIT_LIMIT_REACHED: _ClassVar[ErrorReason]
     LOSS_LIMIT_REACHED: _ClassVar[ErrorReason]
     SESSION_LIMIT_REACHED: _ClassVar[ErrorReason]
+    REGISTRATION_CLOSED: _ClassVar[ErrorReason]
+    TOURNAMENT_FULL: _ClassVar[ErrorReason]
+    TOURNAMENT_NOT_STARTED: _ClassVar[ErrorReason]
+    TOURNAMENT_STARTED: _ClassVar[ErrorReason]
+    TOURNAMENT_OVER: _ClassVar[ErrorReason]
+    START_NOT_DUE: _ClassVar[ErrorReason]
+    LEVEL_NOT_DUE: _ClassVar[ErrorReason]
+    RE_ENTRY_NOT_ALLOWED: _ClassVar[ErrorReason]
+    STILL_IN_TOURNAMENT: _ClassVar[ErrorReason]
+    TABLE_ON_HOLD: _ClassVar[ErrorReason]
+    HAND_REPORT_MISMATCH: _ClassVar[ErrorReason]
     TABLE_PAUSED: _ClassVar[ErrorReason]
     TABLE_NOT_PAUSED: _ClassVar[ErrorReason]
     TABLE_CLOSED: _ClassVar[ErrorReason]
@@ -62,6 +76,8 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ALREADY_SEATED: _ClassVar[ErrorReason]
     ALREADY_WAITING: _ClassVar[ErrorReason]
     PAYMENT_REFERENCE_USED: _ClassVar[ErrorReason]
+    TOURNAMENT_EXISTS: _ClassVar[ErrorReason]
+    ALREADY_REGISTERED: _ClassVar[ErrorReason]
     VERSION_OUT_OF_RANGE: _ClassVar[ErrorReason]
     CONFLICT: _ClassVar[ErrorReason]
     STORE_UNAVAILABLE: _ClassVar[ErrorReason]
@@ -93,6 +109,9 @@ NOT_YOUR_ACCOUNT: ErrorReason
 NO_TABLE: ErrorReason
 NO_HAND: ErrorReason
 NO_ACCOUNT: ErrorReason
+NO_TOURNAMENT: ErrorReason
+NOT_REGISTERED: ErrorReason
+NO_TOURNAMENT_TABLE: ErrorReason
 MALFORMED_REQUEST: ErrorReason
 REQUEST_ID_REUSED: ErrorReason
 INVALID_CONFIG: ErrorReason
@@ -123,6 +142,17 @@ EXCLUSION_NOT_OVER: ErrorReason
 DEPOSIT_LIMIT_REACHED: ErrorReason
 LOSS_LIMIT_REACHED: ErrorReason
 SESSION_LIMIT_REACHED: ErrorReason
+REGISTRATION_CLOSED: ErrorReason
+TOURNAMENT_FULL: ErrorReason
+TOURNAMENT_NOT_STARTED: ErrorReason
+TOURNAMENT_STARTED: ErrorReason
+TOURNAMENT_OVER: ErrorReason
+START_NOT_DUE: ErrorReason
+LEVEL_NOT_DUE: ErrorReason
+RE_ENTRY_NOT_ALLOWED: ErrorReason
+STILL_IN_TOURNAMENT: ErrorReason
+TABLE_ON_HOLD: ErrorReason
+HAND_REPORT_MISMATCH: ErrorReason
 TABLE_PAUSED: ErrorReason
 TABLE_NOT_PAUSED: ErrorReason
 TABLE_CLOSED: ErrorReason
@@ -133,6 +163,8 @@ TABLE_EXISTS: ErrorReason
 ALREADY_SEATED: ErrorReason
 ALREADY_WAITING: ErrorReason
 PAYMENT_REFERENCE_USED: ErrorReason
+TOURNAMENT_EXISTS: ErrorReason
+ALREADY_REGISTERED: ErrorReason
 VERSION_OUT_OF_RANGE: ErrorReason
 CONFLICT: ErrorReason
 STORE_UNAVAILABLE: ErrorReason

@@ -4,7 +4,9 @@ Each method decides one command against the tournament this replica folded from 
 appends its events, with the money they move, as :mod:`.writes` says; a refusal is the domain's
 ``TournamentError`` (with its reason) or the ledger's ``LedgerError`` (INSUFFICIENT_FUNDS,
 PLAYER_SUSPENDED), and changes nothing. A ``request_key`` (``api.request_ids.request_key``) makes a call
-idempotent: a retry is answered with the tournament as the first call left it. Draw seeds are drawn here
+idempotent: a retry is answered with the tournament as the first call left it. Each write answers with what
+it did (:class:`Executed`: the version it left the tournament at, its events and the state then). Draw seeds
+are drawn here
 (the shuffle's CSPRNG) and committed with the command that needs them (``NextDraw``).
 
 The states and events handed out never hold a seed that was committed and not yet drawn from (nobody may
@@ -71,15 +73,14 @@ class TournamentRuntime:
 
     async def create(
         self, tournament_id: str, config: TournamentConfig, *, by: str, request_key: RequestKey | None = None
-    ) -> TournamentState:
+    ) -> Executed:
         """A new tournament (its seating seed committed with it); TOURNAMENT_EXISTS if the id is taken."""
         command = CreateTournament(tournament_id, config, new_draw(), now_ms(), by)
-        written = await self.writes.create(command, request_key)
-        return await self._state_at(tournament_id, written)
+        return await self._executed(tournament_id, await self.writes.create(command, request_key))
 
     async def register(
         self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
-    ) -> TournamentState:
+    ) -> Executed:
         """An entry: buy-in + fee debited with it; a sit & go's last seat starts it."""
         return await self._player(
             tournament_id, lambda state, now: Register(player_id, now, new_draw()), request_key
@@ -87,32 +88,34 @@ class TournamentRuntime:
 
     async def unregister(
         self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
-    ) -> TournamentState:
+    ) -> Executed:
         """Withdraw an entry before the start: buy-in + fee refunded with it."""
         return await self._player(tournament_id, lambda state, now: Unregister(player_id, now), request_key)
 
     async def re_enter(
         self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
-    ) -> TournamentState:
+    ) -> Executed:
         """Buy in again after losing every chip (buy-in + fee debited), seated at once."""
         return await self._player(
             tournament_id, lambda state, now: ReEnter(player_id, now, new_draw()), request_key
         )
 
-    async def cancel(self, tournament_id: str, *, by: str, reason: str) -> TournamentState:
+    async def cancel(self, tournament_id: str, *, by: str, reason: str) -> Executed:
         """Stop the tournament: before the start every entry refunded, after it the pool paid out (§11)."""
         return await self._player(tournament_id, lambda state, now: CancelTournament(by, reason, now), None)
 
     async def _player(
         self, tournament_id: str, make: MakeCommand, request_key: RequestKey | None
-    ) -> TournamentState:
+    ) -> Executed:
         live = await self.cache.tournament(tournament_id)
-        written = await self.writes.write(live, make, request_key)
-        return await self._state_at(tournament_id, written)
+        return await self._executed(tournament_id, await self.writes.write(live, make, request_key))
 
-    async def _state_at(self, tournament_id: str, written: Written) -> TournamentState:
+    async def _executed(self, tournament_id: str, written: Written) -> Executed:
+        """What ``written`` did, as the facade shows it: the state at its version (a retry's: as the first
+        call left it), without a committed seed."""
         live = await self.cache.tournament(tournament_id)
-        return shown_state(await self.writes.state_at(live, written.version))
+        state = await self.writes.state_at(live, written.version)
+        return Executed(written.version, [shown_event(event) for event in written.events], shown_state(state))
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -150,9 +153,7 @@ class TournamentRuntime:
         else:
             live = await self.cache.tournament(tournament_id)
             written = await self.writes.write(live, lambda state, now: command, None, fence)
-        live = await self.cache.tournament(tournament_id)
-        state = await self.writes.state_at(live, written.version)
-        return Executed(written.version, [shown_event(event) for event in written.events], shown_state(state))
+        return await self._executed(tournament_id, written)
 
     async def live(self, tournament_id: str) -> LiveTournament:
         """The live tournament (for the owner's tasks: its state with the committed seed)."""

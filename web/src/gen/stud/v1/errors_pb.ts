@@ -13,7 +13,7 @@ import { file_google_rpc_code } from "../../google/rpc/code_pb";
  * Describes the file stud/v1/errors.proto.
  */
 export const file_stud_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2Vycm9ycy5wcm90bxIHc3R1ZC52MSqNDwoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASFwoNVE9LRU5fTUlTU0lORxABGgSItRgQEhcKDVRPS0VOX0lOVkFMSUQQAhoEiLUYEBIXCg1UT0tFTl9FWFBJUkVEEAMaBIi1GBASFwoNT1BFUkFUT1JfT05MWRAKGgSItRgHEhYKDEFVRElUT1JfT05MWRALGgSItRgHEhsKEUFVRElUT1JfUkVBRF9PTkxZEAwaBIi1GAcSFwoNTk9UX1lPVVJfU0VBVBANGgSItRgHEhQKCk5PVF9TRUFURUQQDhoEiLUYBxIXCg1OT1RfWU9VUl9IQU5EEA8aBIi1GAcSGgoQTk9UX1lPVVJfQUNDT1VOVBAQGgSItRgHEhIKCE5PX1RBQkxFEBQaBIi1GAUSEQoHTk9fSEFORBAVGgSItRgFEhQKCk5PX0FDQ09VTlQQFhoEiLUYBRIbChFNQUxGT1JNRURfUkVRVUVTVBAeGgSItRgDEhsKEVJFUVVFU1RfSURfUkVVU0VEEB8aBIi1GAMSGAoOSU5WQUxJRF9DT05GSUcQIBoEiLUYAxIYCg5JTExFR0FMX0FNT1VOVBAhGgSItRgDEh4KFEJVWV9JTl9PVVRfT0ZfTElNSVRTECIaBIi1GAMSFgoMSU5WQUxJRF9TRUFUECMaBIi1GAMSFgoMSU5WQUxJRF9ERUNLECQaBIi1GAMSGAoOSU5WQUxJRF9BTU9VTlQQJRoEiLUYAxIUCgpTVEFMRV9UVVJOECgaBIi1GAkSFwoNTk9UX1lPVVJfVFVSThApGgSItRgJEh4KFEFDVElPTl9OT1RfQVZBSUxBQkxFECoaBIi1GAkSFAoKVEFCTEVfRlVMTBArGgSItRgJEhQKClNFQVRfVEFLRU4QLBoEiLUYCRIaChBIQU5EX05PVF9SVU5OSU5HEC0aBIi1GAkSFgoMSEFORF9SVU5OSU5HEC4aBIi1GAkSGQoPVElNRU9VVF9OT1RfRFVFEC8aBIi1GAkSHAoSTk9UX0VOT1VHSF9QTEFZRVJTEDAaBIi1GAkSFgoMU0VBVF9PRkZFUkVEEDEaBIi1GAkSGAoOVEFCTEVfTk9UX0ZVTEwQNBoEiLUYCRIbChFXQUlUSU5HX0xJU1RfRlVMTBA1GgSItRgJEhUKC05PVF9XQUlUSU5HEDYaBIi1GAkSFwoNT0ZGRVJfTk9UX0RVRRA3GgSItRgJEhwKEklOU1VGRklDSUVOVF9GVU5EUxA5GgSItRgJEhsKEUNVUlJFTkNZX01JU01BVENIEDoaBIi1GAkSGgoQUExBWUVSX1NVU1BFTkRFRBA7GgSItRgJEhkKD1BMQVlFUl9FWENMVURFRBBuGgSItRgJEhwKEkVYQ0xVU0lPTl9OT1RfT1ZFUhBvGgSItRgJEh8KFURFUE9TSVRfTElNSVRfUkVBQ0hFRBBwGgSItRgJEhwKEkxPU1NfTElNSVRfUkVBQ0hFRBBxGgSItRgJEh8KFVNFU1NJT05fTElNSVRfUkVBQ0hFRBByGgSItRgJEhcKDFRBQkxFX1BBVVNFRBCCARoEiLUYCRIbChBUQUJMRV9OT1RfUEFVU0VEEIMBGgSItRgJEhcKDFRBQkxFX0NMT1NFRBCEARoEiLUYCRIbChBIQU5EX0lOVEVSUlVQVEVEEIUBGgSItRgJEhcKDFZPSURfTk9UX0RVRRCGARoEiLUYCRIbChBUT1VSTkFNRU5UX1RBQkxFEIcBGgSItRgJEhYKDFRBQkxFX0VYSVNUUxAyGgSItRgGEhgKDkFMUkVBRFlfU0VBVEVEEDMaBIi1GAYSGQoPQUxSRUFEWV9XQUlUSU5HEDgaBIi1GAYSIAoWUEFZTUVOVF9SRUZFUkVOQ0VfVVNFRBA9GgSItRgGEh4KFFZFUlNJT05fT1VUX09GX1JBTkdFEDwaBIi1GAsSEgoIQ09ORkxJQ1QQRhoEiLUYChIbChFTVE9SRV9VTkFWQUlMQUJMRRBQGgSItRgOEhcKDVVOS05PV05fUk9VVEUQVRoEiLUYDBIbChFSRVFVRVNUX1RPT19MQVJHRRBWGgSItRgIEhkKD1JFUVVFU1RfVElNRU9VVBBXGgSItRgEEhIKCElOVEVSTkFMEFoaBIi1GA0SIAoWU0VBTEVEX0RBVEFfVU5SRUFEQUJMRRBbGgSItRgPEh0KE0RFVkVMT1BNRU5UX0tFWVJJTkcQXBoEiLUYCRIcChFDSEFUX1RFWFRfUkVGVVNFRBCWARoEiLUYAxIaCg9DSEFUX05BTUVTX0NBUkQQlwEaBIi1GAkSHwoUQ0hBVF9TSUxFTkNFRF9BTExfSU4QmAEaBIi1GAkSHAoRQ0hBVF9SQVRFX0xJTUlURUQQmQEaBIi1GAgSFQoKQ0hBVF9NVVRFRBCaARoEiLUYBxIhChZDSEFUX1NQRUNUQVRPUlNfU0lMRU5UEJsBGgSItRgHEiEKFkNIQVRfTUVTU0FHRV9OT1RfRk9VTkQQnAEaBIi1GAUSGQoOUElOR19OT1RfRk9VTkQQnQEaBIi1GAU6UgoJZ3JwY19jb2RlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMY0YYDIAEoDjIQLmdvb2dsZS5ycGMuQ29kZVIIZ3JwY0NvZGViBnByb3RvMw", [file_google_protobuf_descriptor, file_google_rpc_code]);
+  fileDesc("ChRzdHVkL3YxL2Vycm9ycy5wcm90bxIHc3R1ZC52MSrpEgoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASFwoNVE9LRU5fTUlTU0lORxABGgSItRgQEhcKDVRPS0VOX0lOVkFMSUQQAhoEiLUYEBIXCg1UT0tFTl9FWFBJUkVEEAMaBIi1GBASFwoNT1BFUkFUT1JfT05MWRAKGgSItRgHEhYKDEFVRElUT1JfT05MWRALGgSItRgHEhsKEUFVRElUT1JfUkVBRF9PTkxZEAwaBIi1GAcSFwoNTk9UX1lPVVJfU0VBVBANGgSItRgHEhQKCk5PVF9TRUFURUQQDhoEiLUYBxIXCg1OT1RfWU9VUl9IQU5EEA8aBIi1GAcSGgoQTk9UX1lPVVJfQUNDT1VOVBAQGgSItRgHEhIKCE5PX1RBQkxFEBQaBIi1GAUSEQoHTk9fSEFORBAVGgSItRgFEhQKCk5PX0FDQ09VTlQQFhoEiLUYBRIYCg1OT19UT1VSTkFNRU5UENUBGgSItRgFEhkKDk5PVF9SRUdJU1RFUkVEENYBGgSItRgFEh4KE05PX1RPVVJOQU1FTlRfVEFCTEUQ1wEaBIi1GAUSGwoRTUFMRk9STUVEX1JFUVVFU1QQHhoEiLUYAxIbChFSRVFVRVNUX0lEX1JFVVNFRBAfGgSItRgDEhgKDklOVkFMSURfQ09ORklHECAaBIi1GAMSGAoOSUxMRUdBTF9BTU9VTlQQIRoEiLUYAxIeChRCVVlfSU5fT1VUX09GX0xJTUlUUxAiGgSItRgDEhYKDElOVkFMSURfU0VBVBAjGgSItRgDEhYKDElOVkFMSURfREVDSxAkGgSItRgDEhgKDklOVkFMSURfQU1PVU5UECUaBIi1GAMSFAoKU1RBTEVfVFVSThAoGgSItRgJEhcKDU5PVF9ZT1VSX1RVUk4QKRoEiLUYCRIeChRBQ1RJT05fTk9UX0FWQUlMQUJMRRAqGgSItRgJEhQKClRBQkxFX0ZVTEwQKxoEiLUYCRIUCgpTRUFUX1RBS0VOECwaBIi1GAkSGgoQSEFORF9OT1RfUlVOTklORxAtGgSItRgJEhYKDEhBTkRfUlVOTklORxAuGgSItRgJEhkKD1RJTUVPVVRfTk9UX0RVRRAvGgSItRgJEhwKEk5PVF9FTk9VR0hfUExBWUVSUxAwGgSItRgJEhYKDFNFQVRfT0ZGRVJFRBAxGgSItRgJEhgKDlRBQkxFX05PVF9GVUxMEDQaBIi1GAkSGwoRV0FJVElOR19MSVNUX0ZVTEwQNRoEiLUYCRIVCgtOT1RfV0FJVElORxA2GgSItRgJEhcKDU9GRkVSX05PVF9EVUUQNxoEiLUYCRIcChJJTlNVRkZJQ0lFTlRfRlVORFMQORoEiLUYCRIbChFDVVJSRU5DWV9NSVNNQVRDSBA6GgSItRgJEhoKEFBMQVlFUl9TVVNQRU5ERUQQOxoEiLUYCRIZCg9QTEFZRVJfRVhDTFVERUQQbhoEiLUYCRIcChJFWENMVVNJT05fTk9UX09WRVIQbxoEiLUYCRIfChVERVBPU0lUX0xJTUlUX1JFQUNIRUQQcBoEiLUYCRIcChJMT1NTX0xJTUlUX1JFQUNIRUQQcRoEiLUYCRIfChVTRVNTSU9OX0xJTUlUX1JFQUNIRUQQchoEiLUYCRIeChNSRUdJU1RSQVRJT05fQ0xPU0VEEMgBGgSItRgJEhoKD1RPVVJOQU1FTlRfRlVMTBDJARoEiLUYCRIhChZUT1VSTkFNRU5UX05PVF9TVEFSVEVEEMoBGgSItRgJEh0KElRPVVJOQU1FTlRfU1RBUlRFRBDLARoEiLUYCRIaCg9UT1VSTkFNRU5UX09WRVIQzAEaBIi1GAkSGAoNU1RBUlRfTk9UX0RVRRDNARoEiLUYCRIYCg1MRVZFTF9OT1RfRFVFEM4BGgSItRgJEh8KFFJFX0VOVFJZX05PVF9BTExPV0VEEM8BGgSItRgJEh4KE1NUSUxMX0lOX1RPVVJOQU1FTlQQ0AEaBIi1GAkSGAoNVEFCTEVfT05fSE9MRBDRARoEiLUYCRIfChRIQU5EX1JFUE9SVF9NSVNNQVRDSBDSARoEiLUYCRIXCgxUQUJMRV9QQVVTRUQQggEaBIi1GAkSGwoQVEFCTEVfTk9UX1BBVVNFRBCDARoEiLUYCRIXCgxUQUJMRV9DTE9TRUQQhAEaBIi1GAkSGwoQSEFORF9JTlRFUlJVUFRFRBCFARoEiLUYCRIXCgxWT0lEX05PVF9EVUUQhgEaBIi1GAkSGwoQVE9VUk5BTUVOVF9UQUJMRRCHARoEiLUYCRIWCgxUQUJMRV9FWElTVFMQMhoEiLUYBhIYCg5BTFJFQURZX1NFQVRFRBAzGgSItRgGEhkKD0FMUkVBRFlfV0FJVElORxA4GgSItRgGEiAKFlBBWU1FTlRfUkVGRVJFTkNFX1VTRUQQPRoEiLUYBhIcChFUT1VSTkFNRU5UX0VYSVNUUxDTARoEiLUYBhIdChJBTFJFQURZX1JFR0lTVEVSRUQQ1AEaBIi1GAYSHgoUVkVSU0lPTl9PVVRfT0ZfUkFOR0UQPBoEiLUYCxISCghDT05GTElDVBBGGgSItRgKEhsKEVNUT1JFX1VOQVZBSUxBQkxFEFAaBIi1GA4SFwoNVU5LTk9XTl9ST1VURRBVGgSItRgMEhsKEVJFUVVFU1RfVE9PX0xBUkdFEFYaBIi1GAgSGQoPUkVRVUVTVF9USU1FT1VUEFcaBIi1GAQSEgoISU5URVJOQUwQWhoEiLUYDRIgChZTRUFMRURfREFUQV9VTlJFQURBQkxFEFsaBIi1GA8SHQoTREVWRUxPUE1FTlRfS0VZUklORxBcGgSItRgJEhwKEUNIQVRfVEVYVF9SRUZVU0VEEJYBGgSItRgDEhoKD0NIQVRfTkFNRVNfQ0FSRBCXARoEiLUYCRIfChRDSEFUX1NJTEVOQ0VEX0FMTF9JThCYARoEiLUYCRIcChFDSEFUX1JBVEVfTElNSVRFRBCZARoEiLUYCBIVCgpDSEFUX01VVEVEEJoBGgSItRgHEiEKFkNIQVRfU1BFQ1RBVE9SU19TSUxFTlQQmwEaBIi1GAcSIQoWQ0hBVF9NRVNTQUdFX05PVF9GT1VORBCcARoEiLUYBRIZCg5QSU5HX05PVF9GT1VORBCdARoEiLUYBTpSCglncnBjX2NvZGUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjRhgMgASgOMhAuZ29vZ2xlLnJwYy5Db2RlUghncnBjQ29kZWIGcHJvdG8z", [file_google_protobuf_descriptor, file_google_rpc_code]);
 
 /**
  * Why a call was refused: the `google.rpc.ErrorInfo.reason` of the refusal is the value's name.
@@ -55,7 +55,7 @@ export enum ErrorReason {
 
   /**
    * The method needs an operator token (CreateTable, PauseTable, ResumeTable, CloseTable, VoidHand,
-   * UpdateTableSettings).
+   * UpdateTableSettings, CreateTournament, CancelTournament).
    *
    * @generated from enum value: OPERATOR_ONLY = 10;
    */
@@ -71,7 +71,8 @@ export enum ErrorReason {
   AUDITOR_ONLY = 11,
 
   /**
-   * An auditor token only reads: it cannot sit down, act, change a seat or set a client seed.
+   * An auditor token only reads: it cannot sit down, act, change a seat, set a client seed or enter a
+   * tournament.
    *
    * @generated from enum value: AUDITOR_READ_ONLY = 12;
    */
@@ -127,8 +128,30 @@ export enum ErrorReason {
   NO_ACCOUNT = 22,
 
   /**
+   * No tournament of that name.
+   *
+   * @generated from enum value: NO_TOURNAMENT = 213;
+   */
+  NO_TOURNAMENT = 213,
+
+  /**
+   * UnregisterTournament or ReEnterTournament by a player who is not registered in the tournament.
+   *
+   * @generated from enum value: NOT_REGISTERED = 214;
+   */
+  NOT_REGISTERED = 214,
+
+  /**
+   * A table the tournament does not have open was reported to it. The server drives a tournament's tables
+   * itself; a client should never see it.
+   *
+   * @generated from enum value: NO_TOURNAMENT_TABLE = 215;
+   */
+  NO_TOURNAMENT_TABLE = 215,
+
+  /**
    * The request does not parse, or a field is missing or has a value no call takes (a name not of the
-   * form `tables/{table}`, an unknown enum value, a negative page size, a page token this service did not
+   * form `tables/{table}` or `tournaments/{tournament}`, an unknown enum value, a negative page size, a page token this service did not
    * issue or issued for other filters, a client seed that is empty or too long, ...).
    * Metadata: `field`, the request field at fault (e.g. "turn", "table.variant"), when the
    * refusal is about one field.
@@ -148,8 +171,10 @@ export enum ErrorReason {
 
   /**
    * A table setting of CreateTable (or UpdateTableSettings) is out of its bounds (see Table), or
-   * UpdateTableSettings names one fixed at creation.
-   * Metadata: `field`, the Table field at fault (e.g. "table.stakes.small_bet", "table.action_clock").
+   * UpdateTableSettings names one fixed at creation; or a structure setting of CreateTournament is out of its
+   * own (see Tournament).
+   * Metadata: `field`, the field at fault (e.g. "table.stakes.small_bet", "table.action_clock",
+   * "tournament.levels[3].stakes.bring_in", "tournament.payouts").
    *
    * @generated from enum value: INVALID_CONFIG = 32;
    */
@@ -246,9 +271,10 @@ export enum ErrorReason {
   HAND_NOT_RUNNING = 45,
 
   /**
-   * A call that must wait for the running hand to end: TopUp by a player in it, UpdateTableSettings, or an
-   * AuditService call (GetHand, ReplayHand, VerifyHand, VerifyShuffle, ExportHandHistory) on a hand not yet
-   * finished, of which nothing is revealed.
+   * A call that must wait for the running hand to end: TopUp by a player in it, UpdateTableSettings, Leave at
+   * a tournament's table during a hand (its players move only between hands), or an AuditService call
+   * (GetHand, ReplayHand, VerifyHand, VerifyShuffle, ExportHandHistory) on a hand not yet finished, of which
+   * nothing is revealed.
    *
    * @generated from enum value: HAND_RUNNING = 46;
    */
@@ -308,7 +334,8 @@ export enum ErrorReason {
 
   /**
    * A withdrawal beyond the account's balance, or a SitDown or TopUp the player's account in the table's
-   * currency cannot pay for (or that has no such account). Metadata: `balance`, the account's balance, and
+   * currency cannot pay for, or a RegisterTournament or ReEnterTournament whose buy-in + fee the player's
+   * account in the tournament's currency cannot pay for (or that has no such account). Metadata: `balance`, the account's balance, and
    * `currency`, its ISO 4217 code.
    *
    * @generated from enum value: INSUFFICIENT_FUNDS = 57;
@@ -324,16 +351,16 @@ export enum ErrorReason {
   CURRENCY_MISMATCH = 58,
 
   /**
-   * SitDown or TopUp by a player an operator has suspended (CashierService.SuspendPlayer). Withdrawals stay
-   * open. Metadata: `player_id`.
+   * SitDown, TopUp, RegisterTournament or ReEnterTournament by a player an operator has suspended
+   * (CashierService.SuspendPlayer). Withdrawals stay open. Metadata: `player_id`.
    *
    * @generated from enum value: PLAYER_SUSPENDED = 59;
    */
   PLAYER_SUSPENDED = 59,
 
   /**
-   * A money or seating call (Deposit, SitDown, TopUp, SitIn, JoinWaitingList) by a player who excluded
-   * themselves or is taking a time-out (PlayerProtectionService); withdrawals stay open. Also SelfExclude or
+   * A money or seating call (Deposit, SitDown, TopUp, SitIn, JoinWaitingList, RegisterTournament,
+   * ReEnterTournament) by a player who excluded themselves or is taking a time-out (PlayerProtectionService); withdrawals stay open. Also SelfExclude or
    * TakeTimeOut asking to end sooner than the exclusion in force. Metadata: `kind` ("exclusion" or
    * "time_out"), `until_ms` (when its period ends, ms since the epoch; empty: for ever), `player_id`.
    *
@@ -360,8 +387,8 @@ export enum ErrorReason {
 
   /**
    * A SitDown or TopUp that would let the player lose more than is left of a loss limit in the table's
-   * currency (their net result in the window: money into tables minus money back), or a SitIn once a loss
-   * limit is reached. Metadata: `remaining` (the most the player may still put on a table), `period`,
+   * currency (their net result in the window: money into tables minus money back), a RegisterTournament or
+   * ReEnterTournament whose buy-in and fee would, or a SitIn once a loss limit is reached. Metadata: `remaining` (the most the player may still put on a table), `period`,
    * `limit`, `currency`.
    *
    * @generated from enum value: LOSS_LIMIT_REACHED = 113;
@@ -375,6 +402,90 @@ export enum ErrorReason {
    * @generated from enum value: SESSION_LIMIT_REACHED = 114;
    */
   SESSION_LIMIT_REACHED = 114,
+
+  /**
+   * RegisterTournament after the start, when late registration is over or was never offered (or the prizes
+   * are fixed: entries close at the bubble).
+   *
+   * @generated from enum value: REGISTRATION_CLOSED = 200;
+   */
+  REGISTRATION_CLOSED = 200,
+
+  /**
+   * RegisterTournament when every place (max_entrants) is taken.
+   *
+   * @generated from enum value: TOURNAMENT_FULL = 201;
+   */
+  TOURNAMENT_FULL = 201,
+
+  /**
+   * ReEnterTournament (or a table's report) before the tournament has started.
+   *
+   * @generated from enum value: TOURNAMENT_NOT_STARTED = 202;
+   */
+  TOURNAMENT_NOT_STARTED = 202,
+
+  /**
+   * UnregisterTournament after the start: entries are not refunded once it has started.
+   *
+   * @generated from enum value: TOURNAMENT_STARTED = 203;
+   */
+  TOURNAMENT_STARTED = 203,
+
+  /**
+   * A call that changes a tournament that is finished or cancelled.
+   *
+   * @generated from enum value: TOURNAMENT_OVER = 204;
+   */
+  TOURNAMENT_OVER = 204,
+
+  /**
+   * A scheduled tournament's start time has not come. The server starts tournaments itself; a client should
+   * never see it.
+   *
+   * @generated from enum value: START_NOT_DUE = 205;
+   */
+  START_NOT_DUE = 205,
+
+  /**
+   * The running level's time is not up. The server's level clock sends this to itself only when another
+   * replica moved the level first; a client should never see it.
+   *
+   * @generated from enum value: LEVEL_NOT_DUE = 206;
+   */
+  LEVEL_NOT_DUE = 206,
+
+  /**
+   * ReEnterTournament by a player with no re-entries left, or after `re_entry_until_level`, or once entries
+   * have closed.
+   *
+   * @generated from enum value: RE_ENTRY_NOT_ALLOWED = 207;
+   */
+  RE_ENTRY_NOT_ALLOWED = 207,
+
+  /**
+   * ReEnterTournament by a player who still has chips.
+   *
+   * @generated from enum value: STILL_IN_TOURNAMENT = 208;
+   */
+  STILL_IN_TOURNAMENT = 208,
+
+  /**
+   * A tournament's table may not deal now. The server drives a tournament's tables itself; a client should
+   * never see it. Metadata: `hold`, why (`break`, `hand_for_hand`, `players`, `in_hand`, `not_started`,
+   * `over`, `closed`).
+   *
+   * @generated from enum value: TABLE_ON_HOLD = 209;
+   */
+  TABLE_ON_HOLD = 209,
+
+  /**
+   * A tournament table's hand was reported with players or chips other than those dealt in. The server
+   * reports its tables' hands itself; a client should never see it.
+   *
+   * @generated from enum value: HAND_REPORT_MISMATCH = 210;
+   */
+  HAND_REPORT_MISMATCH = 210,
 
   /**
    * Stopping a game (RULES.md section 12, docs/operators.md).
@@ -418,7 +529,10 @@ export enum ErrorReason {
   VOID_NOT_DUE = 134,
 
   /**
-   * PauseTable or CloseTable at a tournament's table: its tournament stops and closes its tables.
+   * A call a tournament's table (`Table.tournament`) does not take from outside its tournament: PauseTable or
+   * CloseTable (its tournament stops and closes its tables), and SitDown, Leave, TopUp, JoinWaitingList or
+   * LeaveWaitingList (the tournament seats and moves its players, with its own chips: TournamentService).
+   * SitOut, SitIn and Act are a seated player's as at any table.
    *
    * @generated from enum value: TOURNAMENT_TABLE = 135;
    */
@@ -454,15 +568,29 @@ export enum ErrorReason {
   PAYMENT_REFERENCE_USED = 61,
 
   /**
-   * WatchTable with an `after_version` beyond the table's version.
-   * Metadata: `version`, the table's version: resume after it.
+   * CreateTournament with a `tournament_id` already taken.
+   *
+   * @generated from enum value: TOURNAMENT_EXISTS = 211;
+   */
+  TOURNAMENT_EXISTS = 211,
+
+  /**
+   * RegisterTournament by a player already registered in the tournament (a re-entry is ReEnterTournament).
+   *
+   * @generated from enum value: ALREADY_REGISTERED = 212;
+   */
+  ALREADY_REGISTERED = 212,
+
+  /**
+   * WatchTable (or WatchTournament) with an `after_version` beyond the table's (or tournament's) version.
+   * Metadata: `version`, the table's (or tournament's) version: resume after it.
    *
    * @generated from enum value: VERSION_OUT_OF_RANGE = 60;
    */
   VERSION_OUT_OF_RANGE = 60,
 
   /**
-   * Other writers kept changing the table while the call was retried inside the server: retry it, with the
+   * Other writers kept changing the table (or tournament) while the call was retried inside the server: retry it, with the
    * same `request_id`.
    *
    * @generated from enum value: CONFLICT = 70;

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table.proto.
  */
 export const file_stud_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIrYICgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGCggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKBnN0YXR1cxgpIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXNCBOJBAQMSGwoNc3RhdHVzX3JlYXNvbhgqIAEoCUIE4kEBAxI1CgtzdGF0dXNfdGltZRgrIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSMwoQbGFzdF92b2lkZWRfaGFuZBgsIAEoCzITLnN0dWQudjEuVm9pZGVkSGFuZEIE4kEBAxIqCgl0aW1lX2JhbmsYMiABKAsyES5zdHVkLnYxLlRpbWVCYW5rQgTiQQEFEiYKBGNoYXQYMyABKAsyEi5zdHVkLnYxLkNoYXRSdWxlc0IE4kEBBTox6kEuCg1zdHVkLnYxL1RhYmxlEg50YWJsZXMve3RhYmxlfSoGdGFibGVzMgV0YWJsZSKBAQoKVm9pZGVkSGFuZBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSLQoJdm9pZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ3CghUaW1lQmFuaxIqCgdyZXNlcnZlGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEikKBnJlZmlsbBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxyZWZpbGxfaGFuZHMYAyABKAUiPQoJQ2hhdFJ1bGVzEhgKEHNwZWN0YXRvcnNfd3JpdGUYASABKAgSFgoOYWxsX2luX3NpbGVuY2UYAiABKAgicgoIUmFrZVJ1bGUSFAoMYmFzaXNfcG9pbnRzGAEgASgFEhUKDWNhcF8yX3BsYXllcnMYAiABKAMSGgoSY2FwXzNfdG9fNF9wbGF5ZXJzGAMgASgDEh0KFWNhcF81X29yX21vcmVfcGxheWVycxgEIAEoAyJMCgZTdGFrZXMSEQoJc21hbGxfYmV0GAEgASgDEg8KB2JpZ19iZXQYAiABKAMSDAoEYW50ZRgDIAEoAxIQCghicmluZ19pbhgEIAEoAyJACgtMZWdhbEFjdGlvbhIhCgR0eXBlGAEgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgCIAEoAyLBAgoIU2VhdFZpZXcSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSDQoFc3RhY2sYAyABKAMSEwoLc2l0dGluZ19vdXQYBCABKAgSDwoHaW5faGFuZBgFIAEoCBIOCgZmb2xkZWQYBiABKAgSDgoGYWxsX2luGAcgASgIEhIKCnN0cmVldF9iZXQYCCABKAMSEAoIdXBfY2FyZHMYCSADKAUSEgoKZG93bl9jYXJkcxgKIAMoBRIZChFoaWRkZW5fZG93bl9jYXJkcxgLIAEoBRINCgVzaG93bhgMIAEoCBItCg5zaXRfb3V0X3JlYXNvbhgNIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEiwKCXRpbWVfYmFuaxgoIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItCgNQb3QSDgoGYW1vdW50GAEgASgDEhYKDmVsaWdpYmxlX3NlYXRzGAIgAygFIskCCghIYW5kVmlldxIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEh8KBnN0cmVldBgDIAEoDjIPLnN0dWQudjEuU3RyZWV0EhMKC3RvX2FjdF9zZWF0GAQgASgFEhUKDWJyaW5nX2luX3NlYXQYBSABKAUSEwoLY3VycmVudF9iZXQYBiABKAMSGgoEcG90cxgHIAMoCzIMLnN0dWQudjEuUG90EhcKD2NvbW11bml0eV9jYXJkcxgIIAMoBRIXCg9kZWNrX2NvbW1pdG1lbnQYCSABKAkSEAoIY29tcGxldGUYCiABKAgSHgoGYXdhcmRzGAsgAygLMg4uc3R1ZC52MS5Bd2FyZBITCgtzZXJ2ZXJfc2VlZBgMIAEoCRIOCgZ2b2lkZWQYFCABKAgSEwoLdm9pZF9yZWFzb24YFSABKAkiggEKBUF3YXJkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEhEKCXBvdF9pbmRleBgDIAEoBRIiCghwb3RfaGFsZhgGIAEoDjIQLnN0dWQudjEuUG90SGFsZhIYChBoYW5kX2Rlc2NyaXB0aW9uGAUgASgJSgQIBBAFUgRoYWxmIqEDCglUYWJsZVZpZXcSHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEg8KB3ZlcnNpb24YAiABKAMSEwoLdmlld2VyX3NlYXQYAyABKAUSIAoFc2VhdHMYBCADKAsyES5zdHVkLnYxLlNlYXRWaWV3Eh8KBGhhbmQYBSABKAsyES5zdHVkLnYxLkhhbmRWaWV3EisKDWxlZ2FsX2FjdGlvbnMYBiADKAsyFC5zdHVkLnYxLkxlZ2FsQWN0aW9uEjMKD2FjdGlvbl9kZWFkbGluZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNd2FpdGluZ19wbGFjZRgUIAEoBRImCgpzZWF0X29mZmVyGBUgASgLMhIuc3R1ZC52MS5TZWF0T2ZmZXISDAoEdHVybhgIIAEoAxIhCgVjbG9jaxgoIAEoDjISLnN0dWQudjEuQ2xvY2tLaW5kEiYKCnJvdW5kX3RyaXAYKSABKAsyEi5zdHVkLnYxLlJvdW5kVHJpcBISCgpjaGF0X211dGVkGCogASgIIpABCglSb3VuZFRyaXASJwoEdGltZRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgZzb3VyY2UYAiABKA4yGC5zdHVkLnYxLlJvdW5kVHJpcFNvdXJjZRIwCgxtZWFzdXJlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkcKCVNlYXRPZmZlchIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCp0CgtUYWJsZVN0YXR1cxIcChhUQUJMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFUQUJMRV9TVEFUVVNfT1BFThABEhcKE1RBQkxFX1NUQVRVU19QQVVTRUQQAhIXChNUQUJMRV9TVEFUVVNfQ0xPU0VEEAMqaQoHVmFyaWFudBIXChNWQVJJQU5UX1VOU1BFQ0lGSUVEEAASGwoXVkFSSUFOVF9TRVZFTl9DQVJEX1NUVUQQARIWChJWQVJJQU5UX1NUVURfSElfTE8QAhIQCgxWQVJJQU5UX1JBWloQAypwCg9CcmluZ0luVGllYnJlYWsSIQodQlJJTkdfSU5fVElFQlJFQUtfVU5TUEVDSUZJRUQQABIaChZCUklOR19JTl9USUVCUkVBS19TVUlUEAESHgoaQlJJTkdfSU5fVElFQlJFQUtfUE9TSVRJT04QAirMAQoKQWN0aW9uVHlwZRIbChdBQ1RJT05fVFlQRV9VTlNQRUNJRklFRBAAEhQKEEFDVElPTl9UWVBFX0ZPTEQQARIVChFBQ1RJT05fVFlQRV9DSEVDSxACEhQKEEFDVElPTl9UWVBFX0NBTEwQAxIYChRBQ1RJT05fVFlQRV9CUklOR19JThAEEhgKFEFDVElPTl9UWVBFX0NPTVBMRVRFEAUSEwoPQUNUSU9OX1RZUEVfQkVUEAYSFQoRQUNUSU9OX1RZUEVfUkFJU0UQByqSAQoGU3RyZWV0EhYKElNUUkVFVF9VTlNQRUNJRklFRBAAEhAKDFNUUkVFVF9USElSRBADEhEKDVNUUkVFVF9GT1VSVEgQBBIQCgxTVFJFRVRfRklGVEgQBRIQCgxTVFJFRVRfU0lYVEgQBhISCg5TVFJFRVRfU0VWRU5USBAHEhMKD1NUUkVFVF9TSE9XRE9XThAIKuMBCgxTaXRPdXRSZWFzb24SHgoaU0lUX09VVF9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhTSVRfT1VUX1JFQVNPTl9SRVFVRVNURUQQARIcChhTSVRfT1VUX1JFQVNPTl9USU1FRF9PVVQQAhIZChVTSVRfT1VUX1JFQVNPTl9CVVNURUQQAxIdChlTSVRfT1VUX1JFQVNPTl9MT1NTX0xJTUlUEAQSIAocU0lUX09VVF9SRUFTT05fU0VTU0lPTl9MSU1JVBAFEhsKF1NJVF9PVVRfUkVBU09OX0lOQUNUSVZFEAYqXAoHUG90SGFsZhIYChRQT1RfSEFMRl9VTlNQRUNJRklFRBAAEhIKDlBPVF9IQUxGX1dIT0xFEAESEQoNUE9UX0hBTEZfSElHSBACEhAKDFBPVF9IQUxGX0xPVxADKlgKCUNsb2NrS2luZBIaChZDTE9DS19LSU5EX1VOU1BFQ0lGSUVEEAASFQoRQ0xPQ0tfS0lORF9BQ1RJT04QARIYChRDTE9DS19LSU5EX1RJTUVfQkFOSxACKnAKD1JvdW5kVHJpcFNvdXJjZRIhCh1ST1VORF9UUklQX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFVJPVU5EX1RSSVBfU09VUkNFX1RDUBABEh8KG1JPVU5EX1RSSVBfU09VUkNFX0hFQVJUQkVBVBACYgZwcm90bzM", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIuoICgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEjIKCnRvdXJuYW1lbnQYGiABKAsyGC5zdHVkLnYxLlRhYmxlVG91cm5hbWVudEIE4kEBAxI9ChppbnRlcnJ1cHRlZF9oYW5kX3ZvaWRfdGltZRgoIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIqCgZzdGF0dXMYKSABKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzQgTiQQEDEhsKDXN0YXR1c19yZWFzb24YKiABKAlCBOJBAQMSNQoLc3RhdHVzX3RpbWUYKyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTiQQEDEjMKEGxhc3Rfdm9pZGVkX2hhbmQYLCABKAsyEy5zdHVkLnYxLlZvaWRlZEhhbmRCBOJBAQMSKgoJdGltZV9iYW5rGDIgASgLMhEuc3R1ZC52MS5UaW1lQmFua0IE4kEBBRImCgRjaGF0GDMgASgLMhIuc3R1ZC52MS5DaGF0UnVsZXNCBOJBAQU6MepBLgoNc3R1ZC52MS9UYWJsZRIOdGFibGVzL3t0YWJsZX0qBnRhYmxlczIFdGFibGUigQEKClZvaWRlZEhhbmQSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkSEQoJYXV0b21hdGljGAQgASgIEi0KCXZvaWRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidwoIVGltZUJhbmsSKgoHcmVzZXJ2ZRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIpCgZyZWZpbGwYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMcmVmaWxsX2hhbmRzGAMgASgFIj0KCUNoYXRSdWxlcxIYChBzcGVjdGF0b3JzX3dyaXRlGAEgASgIEhYKDmFsbF9pbl9zaWxlbmNlGAIgASgIIjQKD1RhYmxlVG91cm5hbWVudBISCgp0b3VybmFtZW50GAEgASgJEg0KBWxldmVsGAIgASgFInIKCFJha2VSdWxlEhQKDGJhc2lzX3BvaW50cxgBIAEoBRIVCg1jYXBfMl9wbGF5ZXJzGAIgASgDEhoKEmNhcF8zX3RvXzRfcGxheWVycxgDIAEoAxIdChVjYXBfNV9vcl9tb3JlX3BsYXllcnMYBCABKAMiTAoGU3Rha2VzEhEKCXNtYWxsX2JldBgBIAEoAxIPCgdiaWdfYmV0GAIgASgDEgwKBGFudGUYAyABKAMSEAoIYnJpbmdfaW4YBCABKAMiQAoLTGVnYWxBY3Rpb24SIQoEdHlwZRgBIAEoDjITLnN0dWQudjEuQWN0aW9uVHlwZRIOCgZhbW91bnQYAiABKAMiwQIKCFNlYXRWaWV3EgwKBHNlYXQYASABKAUSEQoJcGxheWVyX2lkGAIgASgJEg0KBXN0YWNrGAMgASgDEhMKC3NpdHRpbmdfb3V0GAQgASgIEg8KB2luX2hhbmQYBSABKAgSDgoGZm9sZGVkGAYgASgIEg4KBmFsbF9pbhgHIAEoCBISCgpzdHJlZXRfYmV0GAggASgDEhAKCHVwX2NhcmRzGAkgAygFEhIKCmRvd25fY2FyZHMYCiADKAUSGQoRaGlkZGVuX2Rvd25fY2FyZHMYCyABKAUSDQoFc2hvd24YDCABKAgSLQoOc2l0X291dF9yZWFzb24YDSABKA4yFS5zdHVkLnYxLlNpdE91dFJlYXNvbhIsCgl0aW1lX2JhbmsYKCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iLQoDUG90Eg4KBmFtb3VudBgBIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgCIAMoBSLJAgoISGFuZFZpZXcSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIfCgZzdHJlZXQYAyABKA4yDy5zdHVkLnYxLlN0cmVldBITCgt0b19hY3Rfc2VhdBgEIAEoBRIVCg1icmluZ19pbl9zZWF0GAUgASgFEhMKC2N1cnJlbnRfYmV0GAYgASgDEhoKBHBvdHMYByADKAsyDC5zdHVkLnYxLlBvdBIXCg9jb21tdW5pdHlfY2FyZHMYCCADKAUSFwoPZGVja19jb21taXRtZW50GAkgASgJEhAKCGNvbXBsZXRlGAogASgIEh4KBmF3YXJkcxgLIAMoCzIOLnN0dWQudjEuQXdhcmQSEwoLc2VydmVyX3NlZWQYDCABKAkSDgoGdm9pZGVkGBQgASgIEhMKC3ZvaWRfcmVhc29uGBUgASgJIoIBCgVBd2FyZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAxIRCglwb3RfaW5kZXgYAyABKAUSIgoIcG90X2hhbGYYBiABKA4yEC5zdHVkLnYxLlBvdEhhbGYSGAoQaGFuZF9kZXNjcmlwdGlvbhgFIAEoCUoECAQQBVIEaGFsZiKhAwoJVGFibGVWaWV3Eh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIPCgd2ZXJzaW9uGAIgASgDEhMKC3ZpZXdlcl9zZWF0GAMgASgFEiAKBXNlYXRzGAQgAygLMhEuc3R1ZC52MS5TZWF0VmlldxIfCgRoYW5kGAUgASgLMhEuc3R1ZC52MS5IYW5kVmlldxIrCg1sZWdhbF9hY3Rpb25zGAYgAygLMhQuc3R1ZC52MS5MZWdhbEFjdGlvbhIzCg9hY3Rpb25fZGVhZGxpbmUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXdhaXRpbmdfcGxhY2UYFCABKAUSJgoKc2VhdF9vZmZlchgVIAEoCzISLnN0dWQudjEuU2VhdE9mZmVyEgwKBHR1cm4YCCABKAMSIQoFY2xvY2sYKCABKA4yEi5zdHVkLnYxLkNsb2NrS2luZBImCgpyb3VuZF90cmlwGCkgASgLMhIuc3R1ZC52MS5Sb3VuZFRyaXASEgoKY2hhdF9tdXRlZBgqIAEoCCKQAQoJUm91bmRUcmlwEicKBHRpbWUYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoGc291cmNlGAIgASgOMhguc3R1ZC52MS5Sb3VuZFRyaXBTb3VyY2USMAoMbWVhc3VyZV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJHCglTZWF0T2ZmZXISDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqdAoLVGFibGVTdGF0dXMSHAoYVEFCTEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFQoRVEFCTEVfU1RBVFVTX09QRU4QARIXChNUQUJMRV9TVEFUVVNfUEFVU0VEEAISFwoTVEFCTEVfU1RBVFVTX0NMT1NFRBADKmkKB1ZhcmlhbnQSFwoTVkFSSUFOVF9VTlNQRUNJRklFRBAAEhsKF1ZBUklBTlRfU0VWRU5fQ0FSRF9TVFVEEAESFgoSVkFSSUFOVF9TVFVEX0hJX0xPEAISEAoMVkFSSUFOVF9SQVpaEAMqcAoPQnJpbmdJblRpZWJyZWFrEiEKHUJSSU5HX0lOX1RJRUJSRUFLX1VOU1BFQ0lGSUVEEAASGgoWQlJJTkdfSU5fVElFQlJFQUtfU1VJVBABEh4KGkJSSU5HX0lOX1RJRUJSRUFLX1BPU0lUSU9OEAIqzAEKCkFjdGlvblR5cGUSGwoXQUNUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBBQ1RJT05fVFlQRV9GT0xEEAESFQoRQUNUSU9OX1RZUEVfQ0hFQ0sQAhIUChBBQ1RJT05fVFlQRV9DQUxMEAMSGAoUQUNUSU9OX1RZUEVfQlJJTkdfSU4QBBIYChRBQ1RJT05fVFlQRV9DT01QTEVURRAFEhMKD0FDVElPTl9UWVBFX0JFVBAGEhUKEUFDVElPTl9UWVBFX1JBSVNFEAcqkgEKBlN0cmVldBIWChJTVFJFRVRfVU5TUEVDSUZJRUQQABIQCgxTVFJFRVRfVEhJUkQQAxIRCg1TVFJFRVRfRk9VUlRIEAQSEAoMU1RSRUVUX0ZJRlRIEAUSEAoMU1RSRUVUX1NJWFRIEAYSEgoOU1RSRUVUX1NFVkVOVEgQBxITCg9TVFJFRVRfU0hPV0RPV04QCCrjAQoMU2l0T3V0UmVhc29uEh4KGlNJVF9PVVRfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYU0lUX09VVF9SRUFTT05fUkVRVUVTVEVEEAESHAoYU0lUX09VVF9SRUFTT05fVElNRURfT1VUEAISGQoVU0lUX09VVF9SRUFTT05fQlVTVEVEEAMSHQoZU0lUX09VVF9SRUFTT05fTE9TU19MSU1JVBAEEiAKHFNJVF9PVVRfUkVBU09OX1NFU1NJT05fTElNSVQQBRIbChdTSVRfT1VUX1JFQVNPTl9JTkFDVElWRRAGKlwKB1BvdEhhbGYSGAoUUE9UX0hBTEZfVU5TUEVDSUZJRUQQABISCg5QT1RfSEFMRl9XSE9MRRABEhEKDVBPVF9IQUxGX0hJR0gQAhIQCgxQT1RfSEFMRl9MT1cQAypYCglDbG9ja0tpbmQSGgoWQ0xPQ0tfS0lORF9VTlNQRUNJRklFRBAAEhUKEUNMT0NLX0tJTkRfQUNUSU9OEAESGAoUQ0xPQ0tfS0lORF9USU1FX0JBTksQAipwCg9Sb3VuZFRyaXBTb3VyY2USIQodUk9VTkRfVFJJUF9TT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVST1VORF9UUklQX1NPVVJDRV9UQ1AQARIfChtST1VORF9UUklQX1NPVVJDRV9IRUFSVEJFQVQQAmIGcHJvdG8z", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A game table: its fixed configuration and a summary of who sits there.
@@ -169,6 +169,14 @@ export type Table = Message<"stud.v1.Table"> & {
    * @generated from field: bool play_money = 25;
    */
   playMoney: boolean;
+
+  /**
+   * Set when the table is one of a tournament's (RULES.md section 11; TournamentService): its chips are the
+   * tournament's, its stakes follow the tournament's levels, and the tournament seats and moves its players.
+   *
+   * @generated from field: stud.v1.TableTournament tournament = 26;
+   */
+  tournament?: TableTournament | undefined;
 
   /**
    * How long a hand may go without an action or a deal before the table voids it (a replica crash, a
@@ -348,6 +356,35 @@ export const ChatRulesSchema: GenMessage<ChatRules> = /*@__PURE__*/
   messageDesc(file_stud_v1_table, 3);
 
 /**
+ * What makes a table a tournament's.
+ *
+ * @generated from message stud.v1.TableTournament
+ */
+export type TableTournament = Message<"stud.v1.TableTournament"> & {
+  /**
+   * `tournaments/{tournament}`.
+   *
+   * @generated from field: string tournament = 1;
+   */
+  tournament: string;
+
+  /**
+   * The number of the level the table's current (or last) hand is dealt at, whose stakes are the table's
+   * `stakes`; 1 before its first hand.
+   *
+   * @generated from field: int32 level = 2;
+   */
+  level: number;
+};
+
+/**
+ * Describes the message stud.v1.TableTournament.
+ * Use `create(TableTournamentSchema)` to create a new message.
+ */
+export const TableTournamentSchema: GenMessage<TableTournament> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 4);
+
+/**
  * A table's rake rule (RULES.md section 10): rake = min(cap, total of the pots x basis_points / 10,000,
  * rounded to a whole unit, halves to even), taken from the main pot first, then the side pots in the order
  * they were formed. A hand that ends before any fourth-street card is dealt pays none (no flop, no drop).
@@ -391,7 +428,7 @@ export type RakeRule = Message<"stud.v1.RakeRule"> & {
  * Use `create(RakeRuleSchema)` to create a new message.
  */
 export const RakeRuleSchema: GenMessage<RakeRule> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 4);
+  messageDesc(file_stud_v1_table, 5);
 
 /**
  * Fixed-limit stakes, in chips; each at most 10^12.
@@ -433,7 +470,7 @@ export type Stakes = Message<"stud.v1.Stakes"> & {
  * Use `create(StakesSchema)` to create a new message.
  */
 export const StakesSchema: GenMessage<Stakes> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 5);
+  messageDesc(file_stud_v1_table, 6);
 
 /**
  * One action the viewer may take now.
@@ -461,7 +498,7 @@ export type LegalAction = Message<"stud.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 6);
+  messageDesc(file_stud_v1_table, 7);
 
 /**
  * A seat as one viewer may see it.
@@ -572,7 +609,7 @@ export type SeatView = Message<"stud.v1.SeatView"> & {
  * Use `create(SeatViewSchema)` to create a new message.
  */
 export const SeatViewSchema: GenMessage<SeatView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 7);
+  messageDesc(file_stud_v1_table, 8);
 
 /**
  * A pot and who may win it.
@@ -596,7 +633,7 @@ export type Pot = Message<"stud.v1.Pot"> & {
  * Use `create(PotSchema)` to create a new message.
  */
 export const PotSchema: GenMessage<Pot> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 8);
+  messageDesc(file_stud_v1_table, 9);
 
 /**
  * The hand being played, as one viewer may see it.
@@ -706,7 +743,7 @@ export type HandView = Message<"stud.v1.HandView"> & {
  * Use `create(HandViewSchema)` to create a new message.
  */
 export const HandViewSchema: GenMessage<HandView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 9);
+  messageDesc(file_stud_v1_table, 10);
 
 /**
  * Chips won by one seat from one pot.
@@ -752,7 +789,7 @@ export type Award = Message<"stud.v1.Award"> & {
  * Use `create(AwardSchema)` to create a new message.
  */
 export const AwardSchema: GenMessage<Award> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 10);
+  messageDesc(file_stud_v1_table, 11);
 
 /**
  * A table as one caller may see it: what a client needs to draw the table and act.
@@ -864,7 +901,7 @@ export type TableView = Message<"stud.v1.TableView"> & {
  * Use `create(TableViewSchema)` to create a new message.
  */
 export const TableViewSchema: GenMessage<TableView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 11);
+  messageDesc(file_stud_v1_table, 12);
 
 /**
  * The server's measure of the round trip between it and one client (GLI-19's latency meter).
@@ -899,7 +936,7 @@ export type RoundTrip = Message<"stud.v1.RoundTrip"> & {
  * Use `create(RoundTripSchema)` to create a new message.
  */
 export const RoundTripSchema: GenMessage<RoundTrip> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 12);
+  messageDesc(file_stud_v1_table, 13);
 
 /**
  * A freed seat held for one player on the waiting list (RULES.md section 10).
@@ -927,7 +964,7 @@ export type SeatOffer = Message<"stud.v1.SeatOffer"> & {
  * Use `create(SeatOfferSchema)` to create a new message.
  */
 export const SeatOfferSchema: GenMessage<SeatOffer> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 13);
+  messageDesc(file_stud_v1_table, 14);
 
 /**
  * Whether a table deals (RULES.md section 12).
