@@ -122,7 +122,8 @@ def choice(state: Any, player: str, rng: random.Random) -> tuple[ActionKind, int
 async def replica(url: str) -> AsyncIterator[TableRuntime]:
     """One replica's runtime on ``url``: a sealed store, dealing after the shortest pause, no rake sweeps."""
     pool = await open_pool(url, max_size=8)
-    store = EventStore(pool, sealer=EventSealer(Keyring("bench-1", {"bench-1": new_key()}, "the bench keyring")))
+    keyring = Keyring("bench-1", {"bench-1": new_key()}, "the bench keyring")
+    store = EventStore(pool, sealer=EventSealer(keyring))
     runtime = TableRuntime(store, RuntimeSettings(next_hand_pause=HAND_PAUSE, rake_sweep_interval=0))
     try:
         yield runtime
@@ -223,7 +224,8 @@ async def tournament_run(url: str, entrants: int, tables: int) -> tuple[Burst, R
                 await playing
         seconds = time.monotonic() - started
         run = Run(seconds, bots.actions, time.process_time() - cpu_before - bots.cpu)
-        assert state.status is Status.FINISHED, f"the tournament is {state.status.value} after {seconds:.0f} s"
+        if state.status is not Status.FINISHED:
+            raise SystemExit(f"the tournament is {state.status.value} after {seconds:.0f} s")
         for item in await runtime.store.read_stream(stream_id_for(tournament_id)):
             event = event_from_json(item.payload)
             run.hands += isinstance(event, TableHandDealt)
@@ -244,11 +246,12 @@ async def cash_run(url: str, entrants: int, tables: int, seconds: float) -> Run:
             for seat in range(seats):
                 player = players[table * seats + seat]
                 await runtime.execute(table_id, lambda _state, now, player=player, seat=seat:
-                                      SitDown(player, seat, CASH_BUY_IN, now_ms=now))
+                                      SitDown(player, seat + 1, CASH_BUY_IN, now_ms=now))
         bots = Bots(seed=7)
         cpu_before = time.process_time()
         started = time.monotonic()
-        playing = asyncio.get_running_loop().create_task(bots.play(runtime, lambda table: not table.tournament_id))
+        playing = asyncio.get_running_loop().create_task(
+            bots.play(runtime, lambda table: not table.tournament_id))
         await asyncio.sleep(seconds)
         playing.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -275,7 +278,8 @@ def main() -> int:
           f" {tournament.moved} players moved and {tournament.broken} tables broken"
           f" ({(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} a hand);"
           f" {tournament.cpu_ms:.2f} ms server CPU per action")
-    print(f"cash tables: {cash.actions} actions in {cash.seconds:.0f} s ({cash.actions / cash.seconds:.0f}/s);"
+    print(f"cash tables: {cash.actions} actions in {cash.seconds:.0f} s"
+          f" ({cash.actions / cash.seconds:.0f}/s);"
           f" {cash.cpu_ms:.2f} ms server CPU per action")
     ratio = tournament.cpu_ms / cash.cpu_ms
     burst_ok = burst.served == args.entrants and not burst.refused
@@ -283,9 +287,9 @@ def main() -> int:
     seats = math.ceil(args.entrants / args.tables)
     headline.record(
         __file__,
-        what=f"a sit & go of {args.entrants:,} bots at {args.tables} tables of {seats}, one replica, bots acting"
-             f" at once, {HAND_PAUSE * 1000:.0f} ms between hands, one-minute levels, played to the end"
-             f" ({tournament.seconds / 60:.0f} min); its registrations sent over one second",
+        what=f"a sit & go of {args.entrants:,} bots at {args.tables} tables of {seats}, one replica,"
+             f" bots acting at once, {HAND_PAUSE * 1000:.0f} ms between hands, one-minute levels,"
+             f" played to the end ({tournament.seconds / 60:.0f} min); its registrations sent in one second",
         figure=f"{tournament.cpu_ms:.2f} ms server CPU per action; {hands_per_s:.1f} hands/s;"
                f" {(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} moves and breaks"
                f" a hand; registrations {burst.served:,} of {args.entrants:,} served,"
