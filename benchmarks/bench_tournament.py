@@ -101,6 +101,8 @@ class Bots:
                     await runtime.execute(live.table_id, lambda _state, now, act=act: act(now))
                 except (DomainError, RequestError) as error:
                     self.refused[type(error).__name__] += 1  # the table moved on first: nothing done
+                except Exception as error:  # noqa: BLE001  (a bot keeps playing; the run prints what it met)
+                    self.refused[f"unexpected {type(error).__name__}: {error}"[:120]] += 1
                 else:
                     self.actions += 1
                     acted = True
@@ -231,6 +233,7 @@ async def tournament_run(url: str, entrants: int, tables: int) -> tuple[Burst, R
             run.hands += isinstance(event, TableHandDealt)
             run.moved += isinstance(event, PlayerMoved)
             run.broken += isinstance(event, TableBroken)
+    print(f"bots' refused actions: {dict(bots.refused)}", flush=True)
     return burst, run
 
 
