@@ -292,7 +292,8 @@ def main() -> int:
         __file__,
         what=f"a sit & go of {args.entrants:,} bots at {args.tables} tables of {seats}, one replica,"
              f" bots acting at once, {HAND_PAUSE * 1000:.0f} ms between hands, one-minute levels,"
-             f" played to the end ({tournament.seconds / 60:.0f} min); its registrations sent in one second",
+             f" played to the end ({tournament.seconds / 60:.0f} min);"
+             " its registrations sent over one second",
         figure=f"{tournament.cpu_ms:.2f} ms server CPU per action; {hands_per_s:.1f} hands/s;"
                f" {(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} moves and breaks"
                f" a hand; registrations {burst.served:,} of {args.entrants:,} served,"
