@@ -1,0 +1,310 @@
+"""A tournament of bots played to the end at full speed on one replica, against the same bots at cash tables.
+
+1. **Registration burst**: ``--entrants`` funded players register for a sit & go of that size, spread evenly
+   over one second; every registration must be served (a refusal is counted with its reason). The last one
+   starts the tournament: its ``--tables`` tables open and their dealers drive them between hands.
+2. **Tournament**: the bots act at once for whoever is to act at its tables, the next hand is dealt after the
+   shortest pause (``HAND_PAUSE``), levels last a minute (the shortest a structure has); until it finishes.
+   Hands/s, and the tournament's balancing work per hand (players moved, tables broken: its own log).
+3. **Cash tables**: on a fresh database, the same bots at ``--tables`` money tables of as many seats, dealt
+   by the same dealer after the same pause, for ``--cash-seconds``.
+
+Server CPU per action: this process's CPU time over the window, less the bots' own (choosing an action,
+timed apiece): the bots call the table runtime in process, as the tournament tests' bots do, so no
+transport is measured on either side. Goal: the tournament's ≤ 1.2× the cash tables'.
+
+Run: ``.venv/bin/python benchmarks/bench_tournament.py [--entrants 1000] [--tables 125]`` (the issue's size);
+``--entrants 48 --tables 6 --cash-seconds 20`` for a smoke run. ``DATABASE_URL`` as for ``bench_service.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import math
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import headline  # noqa: E402  (benchmarks/headline.py)
+from bench_service import Database, percentile  # noqa: E402
+
+from stud_service.db import open_pool  # noqa: E402
+from stud_service.engine import Act, ActionKind, DomainError, legal_actions, to_act  # noqa: E402
+from stud_service.engine.commands import CreateTable, SitDown  # noqa: E402
+from stud_service.engine.config import TableConfig  # noqa: E402
+from stud_service.ledger.names import account_stream  # noqa: E402
+from stud_service.sealing import EventSealer, Keyring  # noqa: E402
+from stud_service.sealing.keyring import new_key  # noqa: E402
+from stud_service.server.api.errors import RequestError  # noqa: E402
+from stud_service.server.tables.runtime import TableRuntime  # noqa: E402
+from stud_service.server.tables.settings import RuntimeSettings  # noqa: E402
+from stud_service.server.tournaments.live import stream_id_for  # noqa: E402
+from stud_service.store import EventStore  # noqa: E402
+from stud_service.tournaments import (  # noqa: E402
+    Level,
+    Status,
+    TournamentConfig,
+    TournamentError,
+    TournamentKind,
+    event_from_json,
+)
+from stud_service.tournaments.events import PlayerMoved, TableBroken, TableHandDealt  # noqa: E402
+
+ENTRANTS, TABLES = 1_000, 125  # the issue's size
+HAND_PAUSE = 0.02  # seconds: the shortest next-hand pause the tournament tests run with
+# One-minute levels doubling from 5/10/20/40: a starting stack of 50 small bets lasts a few levels.
+LEVELS = tuple(Level(5 * k, 10 * k, 20 * k, 40 * k, 1) for k in (2 ** n for n in range(16)))
+STARTING_STACK = 1_000
+BUY_IN, FEE = 1_000, 100
+CASH_BUY_IN = 40_000  # the most a default table takes: 100 big bets, nobody busts in the window
+GOAL = 1.2
+TOURNAMENT_LIMIT_SECONDS = 4 * 3600
+
+
+@dataclass
+class Bots:
+    """Bots acting at once for whoever is to act at the tables this replica holds; their own CPU apart."""
+
+    seed: int
+    actions: int = 0
+    cpu: float = 0.0  # seconds spent choosing actions (not the service's)
+    refused: Counter[str] = field(default_factory=Counter)
+
+    async def play(self, runtime: TableRuntime, wanted: Callable[[TableConfig], bool]) -> None:
+        rng = random.Random(self.seed)
+        while True:
+            acted = False
+            for live in runtime.loaded_tables():
+                state = live.state
+                if state.config is None or not wanted(state.config):
+                    continue
+                started = time.process_time()
+                seat = to_act(state)
+                act = None
+                if seat is not None:
+                    player = state.seats[seat].player_id
+                    act = partial(Act, player, *choice(state, player, rng))
+                self.cpu += time.process_time() - started
+                if act is None:
+                    continue
+                try:
+                    await runtime.execute(live.table_id, lambda _state, now, act=act: act(now))
+                except (DomainError, RequestError) as error:
+                    self.refused[type(error).__name__] += 1  # the table moved on first: nothing done
+                except Exception as error:  # noqa: BLE001  (a bot keeps playing; the run prints what it met)
+                    self.refused[f"unexpected {type(error).__name__}: {error}"[:120]] += 1
+                else:
+                    self.actions += 1
+                    acted = True
+            if not acted:
+                await asyncio.sleep(0.005)
+
+
+def choice(state: Any, player: str, rng: random.Random) -> tuple[ActionKind, int | None]:
+    """Mostly checks and calls (bring-ins); bets and raises the most allowed 40% of the time."""
+    options = dict(legal_actions(state, player).options)
+    calls = [kind for kind in (ActionKind.CHECK, ActionKind.CALL, ActionKind.BRING_IN) if kind in options]
+    raises = [kind for kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE) if kind in options]
+    kinds = raises if raises and rng.random() < 0.4 else calls
+    kind = kinds[0] if kinds else next(iter(options))
+    return kind, max(options[kind]) if options[kind] else None
+
+
+@contextlib.asynccontextmanager
+async def replica(url: str) -> AsyncIterator[TableRuntime]:
+    """One replica's runtime on ``url``: a sealed store, dealing after the shortest pause, no rake sweeps."""
+    pool = await open_pool(url, max_size=8)
+    keyring = Keyring("bench-1", {"bench-1": new_key()}, "the bench keyring")
+    store = EventStore(pool, sealer=EventSealer(keyring))
+    runtime = TableRuntime(store, RuntimeSettings(next_hand_pause=HAND_PAUSE, rake_sweep_interval=0))
+    try:
+        yield runtime
+    finally:
+        await runtime.close()
+        await store.close()
+        await pool.close()
+
+
+async def fund(runtime: TableRuntime, players: list[str], amount: int) -> None:
+    for start in range(0, len(players), 50):
+        await asyncio.gather(*(
+            runtime.ledger.cashier("deposit", account_stream(player, "USD"), amount, f"pay-{player}", 0)
+            for player in players[start:start + 50]
+        ))
+
+
+@dataclass
+class Burst:
+    served: int
+    refused: Counter[str]
+    last_served_seconds: float  # from the first registration sent to the last one answered
+    latencies: list[float]
+
+
+async def register_burst(runtime: TableRuntime, tournament_id: str, players: list[str]) -> Burst:
+    """Every player registers, the sends spread evenly over one second."""
+    began = time.monotonic()
+    latencies: list[float] = []
+    refused: Counter[str] = Counter()
+
+    async def one(index: int, player: str) -> None:
+        await asyncio.sleep(max(0.0, began + index / len(players) - time.monotonic()))
+        sent = time.monotonic()
+        try:
+            await runtime.tournaments.register(tournament_id, player, request_key=None)
+        except TournamentError as error:
+            refused[error.reason] += 1
+        except Exception as error:  # noqa: BLE001  (counted, not hidden: any refusal fails the burst)
+            refused[type(error).__name__] += 1
+        else:
+            latencies.append(time.monotonic() - sent)
+
+    await asyncio.gather(*(one(index, player) for index, player in enumerate(players)))
+    return Burst(len(latencies), refused, time.monotonic() - began, latencies)
+
+
+@dataclass
+class Run:
+    seconds: float
+    actions: int
+    server_cpu: float  # the process's CPU less the bots'
+    hands: int = 0
+    moved: int = 0
+    broken: int = 0
+
+    @property
+    def cpu_ms(self) -> float:
+        return self.server_cpu / max(self.actions, 1) * 1000
+
+
+async def tournament_run(url: str, entrants: int, tables: int) -> tuple[Burst, Run]:
+    seats = math.ceil(entrants / tables)
+    config = TournamentConfig(
+        kind=TournamentKind.SIT_AND_GO, name="Benchmark", min_entrants=entrants, max_entrants=entrants,
+        seats_per_table=seats, buy_in=BUY_IN, fee=FEE, currency="USD", levels=LEVELS,
+        starting_stack=STARTING_STACK, action_clock_seconds=30,
+    ).validate()
+    players = [f"bot{n}" for n in range(entrants)]
+    async with replica(url) as runtime:
+        await fund(runtime, players, BUY_IN + FEE)
+        tournament_id = "bench-tournament"
+        await runtime.tournaments.create(tournament_id, config, by="house", request_key=None)
+        bots = Bots(seed=7)
+        cpu_before = time.process_time()
+        started = time.monotonic()
+        playing = asyncio.get_running_loop().create_task(
+            bots.play(runtime, lambda table: table.tournament_id == tournament_id))
+        try:
+            burst = await register_burst(runtime, tournament_id, players)
+            print(f"registration burst: {burst.served} of {entrants} served, refused {dict(burst.refused)},"
+                  f" the last answered {burst.last_served_seconds:.2f} s after the first was sent;"
+                  f" p50 {percentile(burst.latencies, 0.5) * 1000:.0f} ms,"
+                  f" p99 {percentile(burst.latencies, 0.99) * 1000:.0f} ms", flush=True)
+            report = time.monotonic()
+            while time.monotonic() - started < TOURNAMENT_LIMIT_SECONDS:
+                state = await runtime.tournaments.state(tournament_id)
+                if state.status is not Status.RUNNING and state.status is not Status.REGISTERING:
+                    break
+                if time.monotonic() - report > 30:
+                    report = time.monotonic()
+                    print(f"  {report - started:.0f} s: level {state.level_index + 1},"
+                          f" {len(state.seat_of)} players left, {bots.actions} actions", flush=True)
+                await asyncio.sleep(0.5)
+        finally:
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await playing
+        seconds = time.monotonic() - started
+        run = Run(seconds, bots.actions, time.process_time() - cpu_before - bots.cpu)
+        if state.status is not Status.FINISHED:
+            raise SystemExit(f"the tournament is {state.status.value} after {seconds:.0f} s")
+        for item in await runtime.store.read_stream(stream_id_for(tournament_id)):
+            event = event_from_json(item.payload)
+            run.hands += isinstance(event, TableHandDealt)
+            run.moved += isinstance(event, PlayerMoved)
+            run.broken += isinstance(event, TableBroken)
+    print(f"bots' refused actions: {dict(bots.refused)}", flush=True)
+    return burst, run
+
+
+async def cash_run(url: str, entrants: int, tables: int, seconds: float) -> Run:
+    seats = math.ceil(entrants / tables)
+    async with replica(url) as runtime:
+        players = [f"bot{n}" for n in range(tables * seats)]
+        await fund(runtime, players, CASH_BUY_IN)
+        config = TableConfig(seats=seats, currency="USD", max_buy_in=CASH_BUY_IN)
+        for table in range(tables):
+            table_id = f"cash-{table}"
+            await runtime.create(table_id, CreateTable(table_id, config, int(time.time() * 1000)), None)
+            for seat in range(seats):
+                player = players[table * seats + seat]
+                await runtime.execute(table_id, lambda _state, now, player=player, seat=seat:
+                                      SitDown(player, seat + 1, CASH_BUY_IN, now_ms=now))
+        bots = Bots(seed=7)
+        cpu_before = time.process_time()
+        started = time.monotonic()
+        playing = asyncio.get_running_loop().create_task(
+            bots.play(runtime, lambda table: not table.tournament_id))
+        await asyncio.sleep(seconds)
+        playing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
+        return Run(time.monotonic() - started, bots.actions, time.process_time() - cpu_before - bots.cpu)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entrants", type=int, default=ENTRANTS)
+    parser.add_argument("--tables", type=int, default=TABLES)
+    parser.add_argument("--cash-seconds", type=float, default=120.0)
+    args = parser.parse_args()
+    db = Database()
+    db.start()
+    try:
+        burst, tournament = asyncio.run(tournament_run(db.url, args.entrants, args.tables))
+        cash = asyncio.run(cash_run(db.another(), args.entrants, args.tables, args.cash_seconds))
+    finally:
+        db.stop()
+    hands_per_s = tournament.hands / tournament.seconds
+    print(f"tournament: {tournament.hands} hands in {tournament.seconds:.0f} s ({hands_per_s:.1f} hands/s),"
+          f" {tournament.actions} actions ({tournament.actions / tournament.seconds:.0f}/s),"
+          f" {tournament.moved} players moved and {tournament.broken} tables broken"
+          f" ({(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} a hand);"
+          f" {tournament.cpu_ms:.2f} ms server CPU per action")
+    print(f"cash tables: {cash.actions} actions in {cash.seconds:.0f} s"
+          f" ({cash.actions / cash.seconds:.0f}/s);"
+          f" {cash.cpu_ms:.2f} ms server CPU per action")
+    ratio = tournament.cpu_ms / cash.cpu_ms
+    burst_ok = burst.served == args.entrants and not burst.refused
+    met = ratio <= GOAL and burst_ok
+    seats = math.ceil(args.entrants / args.tables)
+    headline.record(
+        __file__,
+        what=f"a sit & go of {args.entrants:,} bots at {args.tables} tables of {seats}, one replica,"
+             f" bots acting at once, {HAND_PAUSE * 1000:.0f} ms between hands, one-minute levels,"
+             f" played to the end ({tournament.seconds / 60:.0f} min);"
+             " its registrations sent over one second",
+        figure=f"{tournament.cpu_ms:.2f} ms server CPU per action; {hands_per_s:.1f} hands/s;"
+               f" {(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} moves and breaks"
+               f" a hand; registrations {burst.served:,} of {args.entrants:,} served,"
+               f" the last {burst.last_served_seconds:.2f} s after the first",
+        peer=f"the same bots at {args.tables} cash tables of {seats}: {cash.cpu_ms:.2f} ms",
+        ratio=f"{ratio:.2f}×",
+        goal=f"≤ {GOAL}× the cash tables' CPU per action; every registration served",
+        met=met,
+    )
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
