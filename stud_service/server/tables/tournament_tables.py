@@ -184,7 +184,8 @@ class TournamentTables:
             self._recheck.discard(live.table_id)
             if not await self._step(live, tournament.state) and live.table_id not in self._recheck:
                 return  # in line, and the tournament did not change meanwhile
-        _log.error("table %s: its orders did not settle", live.table_id)
+        # Armed again at the tournament's next change; a known defect (docs/tournaments.md).
+        _log.warning("table %s: its orders did not settle", live.table_id)
 
     async def _step(self, live: LiveTable, state: TournamentState) -> bool:
         """One step towards the orders; whether it appended anything (then look again)."""
