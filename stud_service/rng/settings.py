@@ -8,7 +8,7 @@ from pathlib import Path
 from stud_service.rng.seeds import SeedSource
 
 DEFAULT_DECKS = 10_000_000
-DEFAULT_NIST_SEQUENCES = 1_000  # SP 800-22 §4.2: at least 1/alpha = 100; 1,000 as its own §4 examples
+DEFAULT_NIST_SEQUENCES = 100  # SP 800-22 §4.2: at least 1/alpha = 100 sequences
 DEFAULT_NIST_BITS = 1_000_000
 MIN_DECKS = 1_000
 ALPHA = 0.01  # every verdict is at 99%
