@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from math import factorial, perm
 from typing import Any
 
@@ -55,26 +56,33 @@ BRING_IN_TIEBREAKS = (BringInTiebreak.SUIT, BringInTiebreak.POSITION)
 BRING_IN_CHECKED_DECKS = 2_000  # decks whose bring-in is also asked of the engine itself
 
 
+@cache
 def door_strengths(razz: bool, tiebreak: BringInTiebreak) -> np.ndarray:
-    """Each card's bring-in strength from the C core (lowest brings in); ties only under POSITION."""
+    """Each card's bring-in strength from the C core (the lowest brings in); ties only under POSITION."""
     use_suit = tiebreak is BringInTiebreak.SUIT
-    return np.array([native.door_card_strength(card, razz, use_suit) for card in range(N)], dtype=np.int16)
+    strengths = np.array([native.door_card_strength(card, razz, use_suit) for card in range(N)],
+                         dtype=np.int16)
+    strengths.flags.writeable = False  # shared by every caller
+    return strengths
 
 
-def bring_in_expectation(players: int, strengths: np.ndarray) -> list[Fraction]:
-    """The exact chance that each seat (in seat order) brings in: seat i must hold the weakest door card,
-    strictly weaker than every seat before it (ties go to the lowest seat)."""
-    total = perm(N - 1, players - 1)
+@cache
+def bring_in_expectation(players: int, razz: bool, tiebreak: BringInTiebreak) -> tuple[Fraction, ...]:
+    """The exact chance that each seat (in seat order) brings in. Seat i brings in holding card c when
+    every seat before it shows a card of higher strength and every seat after it one of higher or equal
+    strength (ties go to the lowest seat): counted over the ordered draws of the other door cards."""
+    strengths = door_strengths(razz, tiebreak).tolist()
+    total = N * perm(N - 1, players - 1)
     chances = []
     for seat in range(players):
         ways = 0
         for card in range(N):
-            weaker = int(np.sum(strengths > strengths[card]))
-            tied = int(np.sum(strengths == strengths[card])) - 1
-            if weaker >= seat:
-                ways += perm(weaker, seat) * perm(weaker + tied - seat, players - 1 - seat)
-        chances.append(Fraction(ways, N * total))
-    return chances
+            higher = sum(s > strengths[card] for s in strengths)
+            equal = sum(s == strengths[card] for s in strengths) - 1  # the others of c's strength
+            if higher >= seat:
+                ways += perm(higher, seat) * perm(higher + equal - seat, players - 1 - seat)
+        chances.append(Fraction(ways, total))
+    return tuple(chances)
 
 
 def _lehmer_digits(decks: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -258,10 +266,9 @@ class CardCounts:
         out = []
         for game, razz in BRING_IN_GAMES:
             for tiebreak in BRING_IN_TIEBREAKS:
-                strengths = door_strengths(razz, tiebreak)
                 for players in range(MIN_PLAYERS, MAX_PLAYERS + 1):
                     observed = self.bring_in[(game, tiebreak.name, players)]
-                    chances = bring_in_expectation(players, strengths)
+                    chances = bring_in_expectation(players, razz, tiebreak)
                     expected = np.array([float(chance) * self.decks for chance in chances])
                     statistic, df, p = chi_square(observed, expected)
                     out.append(TestResult(

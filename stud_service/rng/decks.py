@@ -26,11 +26,13 @@ from stud_service.shuffle import fisher_yates, u32_stream
 DRAWS_PER_DECK = DECK_SIZE - 1  # Fisher–Yates draws once for each position from 51 down to 1
 
 
-def dealt_deck(server_seed: bytes) -> tuple[list[int], int]:
-    """The deck ``server_seed`` deals (no client seeds) and how many stream values were rejected."""
+def dealt_deck(server_seed: bytes, stream: Iterator[int] | None = None) -> tuple[list[int], int]:
+    """The deck ``server_seed`` deals (no client seeds) and how many stream values were rejected
+    (``stream``, for the tests: other values in the place of the seed's)."""
+    values = u32_stream(server_seed, {}) if stream is None else stream
     counter = itertools.count()
     # zip takes a value from the stream, then one from the counter: the counter counts values read.
-    next_value = map(operator.itemgetter(0), zip(u32_stream(server_seed, {}), counter, strict=False)).__next__
+    next_value = map(operator.itemgetter(0), zip(values, counter, strict=False)).__next__
     deck = fisher_yates(list(range(DECK_SIZE)), next_value)
     return deck, next(counter) - DRAWS_PER_DECK
 

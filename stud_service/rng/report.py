@@ -39,6 +39,7 @@ from stud_service.rng.settings import ALPHA, ReportRefused, ReportSettings
 from stud_service.rng.stats import (
     TestResult,
     apply_holm,
+    finite_or_none,
     ks_uniform,
     nist_proportion_range,
     nist_uniformity,
@@ -85,7 +86,7 @@ class NistSummary:
         counts, _ = np.histogram(self.p_values, bins=10, range=(0.0, 1.0))
         return {"test": self.test, "part": self.part, "sequences": self.sequences,
                 "proportion_passing": self.proportion, "proportion_range": list(self.proportion_range),
-                "uniformity_chi2": statistic, "uniformity_p_value_t": p_t,
+                "uniformity_chi2": finite_or_none(statistic), "uniformity_p_value_t": finite_or_none(p_t),
                 "histogram_10_bins": counts.tolist(), "passed": self.passed}
 
 
@@ -239,8 +240,7 @@ def run_nist(settings: ReportSettings, progress: Progress) -> list[NistSummary]:
     for index in range(settings.nist_sequences):
         bits = nist.bits_from_bytes(seed_stream_bytes(seeder(index), blocks))[: settings.nist_bits]
         for test in nist.NIST_TESTS:
-            values = test.run(bits)
-            values = values if isinstance(values, list) else [values]
+            values = nist.run_test(test, bits)
             for part, value in zip(_nist_parts(test.name, len(values)), values, strict=True):
                 collected.setdefault((test.name, part), []).append(value)
         if (index + 1) % 10 == 0:

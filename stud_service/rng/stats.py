@@ -43,14 +43,15 @@ class TestResult:
     def as_json(self) -> dict[str, Any]:
         return {
             "section": self.section, "name": self.name, "method": self.method, "sample": self.sample,
-            "statistic": _finite(self.statistic), "df": self.df, "p_value": _finite(self.p_value),
-            "holm_p": None if self.holm_p is None else _finite(self.holm_p),
+            "statistic": finite_or_none(self.statistic), "df": self.df,
+            "p_value": finite_or_none(self.p_value),
+            "holm_p": None if self.holm_p is None else finite_or_none(self.holm_p),
             "verdict_99": "pass" if self.passed else "fail", "own_verdict": self.own_verdict,
             "detail": self.detail,
         }
 
 
-def _finite(value: float) -> float | None:
+def finite_or_none(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
@@ -70,6 +71,8 @@ def chi_square(observed: Any, expected: Any, variance_scale: float = 1.0,
         return float("inf"), int(cells.sum()) - 1, 0.0  # a count where none can be: no shuffle does that
     statistic = float(np.sum((observed[cells] - expected[cells]) ** 2 / expected[cells])) / variance_scale
     degrees = int(cells.sum()) - 1 if df is None else df
+    if degrees <= 0:
+        return statistic, 0, 1.0  # one cell: nothing can deviate
     return statistic, degrees, float(scipy_stats.chi2.sf(statistic, degrees))
 
 
@@ -108,6 +111,8 @@ def ks_uniform(p_values: Sequence[float]) -> tuple[float, float]:
 def nist_uniformity(p_values: Sequence[float]) -> tuple[float, float]:
     """SP 800-22 §4.2.2: the p-values in 10 equal bins, chi-square with 9 degrees of freedom:
     (statistic, P-value_T); uniform when P-value_T ≥ 0.0001."""
+    if not len(p_values):
+        return float("nan"), float("nan")
     counts, _ = np.histogram(np.asarray(p_values, dtype=np.float64), bins=10, range=(0.0, 1.0))
     expected = len(p_values) / 10
     statistic = float(np.sum((counts - expected) ** 2 / expected))
