@@ -313,3 +313,31 @@ def test_the_command_line_refuses_bad_arguments(tmp_path: Path, arguments: tuple
     assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "rng-report").exists()
 
+
+
+def test_a_hand_that_repeats_the_last_hands_first_card_fails_the_tests_between_hands() -> None:
+    """Every deck fair on its own; one hand in five starts with the previous hand's first card."""
+    previous = [0]
+
+    def sticky(seed: bytes) -> tuple[list[int], int]:
+        deck, rejected = dealt_deck(seed)
+        if seed[1] < 51:
+            here = deck.index(previous[0])
+            deck[0], deck[here] = deck[here], deck[0]
+        previous[0] = deck[0]
+        return deck, rejected
+
+    failing = _failing(_counts(sticky, 40_000))
+    assert {"poker test: different first cards in five hands in a row",
+            "gap test: hands between first cards among 2♣ … 5♣"} <= failing
+    assert "position × card (52 × 52)" not in failing  # each deck is still uniform
+
+
+def test_the_laws_of_the_tests_between_hands_are_exact() -> None:
+    from stud_service.rng.hands import coupon_chances, poker_chances, stirling2
+
+    assert [stirling2(5, k) for k in range(1, 6)] == [1, 15, 25, 10, 1]
+    assert sum(poker_chances()) == pytest.approx(1.0) and poker_chances()[-1] == pytest.approx(
+        52 * 51 * 50 * 49 * 48 / 52**5)
+    assert coupon_chances()[0] == pytest.approx(24 / 256)  # all four suits in the first four hands
+    assert sum(coupon_chances()) == pytest.approx(1.0)

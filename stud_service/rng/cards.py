@@ -16,7 +16,9 @@ consequence of that, with Pearson's chi-square against exact expectations:
 - bring-in: how often each seat brings in, for Stud (and Stud Hi-Lo) and Razz, suit and position
   tie-breaks, 2 to 8 players, against the exact chance computed from the engine's door-card strengths;
 - rank: each deck's Lehmer code (its digits c_i, uniform on 0..51-i and independent under a perfect
-  shuffle), and its rank among the 52! orders scaled to [0, 1) and binned uniformly.
+  shuffle), and its rank among the 52! orders scaled to [0, 1) and binned uniformly;
+- between hands: Knuth's serial, gap, poker and coupon collector's tests on the first card of each hand
+  (``hands``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from stud_service.cards import DECK_SIZE
 from stud_service.engine import BringInTiebreak
 from stud_service.engine.rules.bring_in import lowest_door_card_seat
 from stud_service.rng.decks import Batch
+from stud_service.rng.hands import between_hands_results
 from stud_service.rng.layout import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -125,6 +128,7 @@ class CardCounts:
     bring_in: dict[tuple[str, str, int], np.ndarray] = field(default_factory=dict)
     bring_in_checked: int = 0
     prefixes: list[np.ndarray] = field(default_factory=list)  # each deck's first ten cards as one number
+    first_cards: list[np.ndarray] = field(default_factory=list)  # each hand's first card, hands in order
 
     def add(self, batch: Batch) -> None:
         decks = batch.decks
@@ -150,6 +154,7 @@ class CardCounts:
         self.rank_bins += np.bincount(bins, minlength=RANK_BINS)
         self._add_bring_in(decks)
         self.prefixes.append(wide[:, :PREFIX_CARDS] @ _PREFIX_WEIGHTS)
+        self.first_cards.append(decks[:, 0].copy())
 
     def repeated_prefixes(self) -> int:
         """How many decks repeat the first ten cards of an earlier deck (a cycling stream would)."""
@@ -211,6 +216,8 @@ class CardCounts:
         out.extend(self._player_results(sample))
         out.extend(self._bring_in_results(sample))
         out.extend(self._rank_results(sample))
+        if self.first_cards:
+            out.extend(between_hands_results(np.concatenate(self.first_cards)))
         return out
 
     def _permutation_results(self, sample: str) -> list[TestResult]:
