@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py \
            $(wildcard stud_service/engine/*.py stud_service/engine/rules/*.py)
 
-.PHONY: demo test test-loaded lint fuzz bench web clean
+.PHONY: demo test test-loaded lint fuzz bench rng-report web clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,15 @@ lint: $(VENV)/.installed-test
 bench: $(VENV)/.installed-bench
 	@status=0; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || status=1; done; \
 	$(BIN)/python benchmarks/headline.py --write && exit $$status
+
+## rng-report: the shuffle's randomness report for a test lab (docs/rng.md), the committed run again: its seed,
+## 10 million dealt decks, NIST SP 800-22 and Dieharder's full battery (needs Debian's dieharder; hours); writes docs/rng/
+RNG_SEED ?= 2afd5225c9a935d96ad4380bc0b79a15667b068291bafb32a8c75eba6f54a593
+RNG_DECKS ?= 10000000
+RNG_JOBS ?= 2
+rng-report: $(VENV)/.installed-test
+	@command -v dieharder >/dev/null || { echo "rng-report needs Debian's dieharder: sudo apt-get install -y dieharder"; exit 2; }
+	$(BIN)/stud-service rng report --out docs/rng --seed $(RNG_SEED) --decks $(RNG_DECKS) --jobs $(RNG_JOBS)
 
 ## web: rebuild the web table's assets (stud_service/web/static/) from web/; needs Node 20+
 web: $(VENV)/.installed-test
