@@ -101,6 +101,11 @@ def _results_table(results: list[TestResult], own: bool = False) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
+def _table(headers: tuple[str, ...], rows: list[str]) -> str:
+    head = "".join(f"<th>{escape(header)}</th>" for header in headers)
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
 def _family(result: TestResult) -> str:
     family = result.detail.get("family")
     if result.section == "dieharder":
@@ -122,9 +127,8 @@ def _summary_table(report: Report) -> str:
             f"<td class=num>{_p(worst.p_value)}</td><td class=num>{sum(not r.passed for r in results)}</td>"
             f"<td class=num>{_p(min(r.holm_p or 1.0 for r in results))}</td>"
             f"<td>{_verdict(holm_ok)}</td></tr>")
-    return ("<table><tr><th>test</th><th>statistic (smallest p)</th><th>p-value (smallest)</th>"
-            "<th>below 0.01</th><th>Holm-adjusted</th><th>verdict at 99%</th></tr>"
-            + "".join(rows) + "</table>")
+    return _table(("test", "statistic (smallest p)", "p-value (smallest)", "below 0.01", "Holm-adjusted",
+                   "verdict at 99%"), rows)
 
 
 def _nist_table(report: Report) -> str:
@@ -144,9 +148,8 @@ def _nist_table(report: Report) -> str:
             f"<td class=num>{min(s.proportion for s in usable):.3f} (range {low:.3f}–{high:.3f})</td>"
             f"<td class=num>{_p(worst.uniformity[1])} ({escape(worst.part) or 'the test'})</td>"
             f"<td class=num>{sum(not s.passed for s in usable)}</td></tr>")
-    return ("<table><tr><th>test</th><th>p-values per sequence</th><th>sequences applied</th>"
-            "<th>lowest proportion passing</th><th>smallest P-value_T</th><th>outside §4.2</th></tr>"
-            + "".join(rows) + "</table>")
+    return _table(("test", "p-values per sequence", "sequences applied", "lowest proportion passing",
+                   "smallest P-value_T", "outside §4.2"), rows)
 
 
 def _scaling_table(report: Report) -> str:
@@ -154,8 +157,8 @@ def _scaling_table(report: Report) -> str:
         f"<tr><td class=num>{row['n']}</td><td class=num>{row['limit']:,}</td>"
         f"<td class=num>{row['rejected_values']:,}</td><td class=num>{row['values_per_result']:,}</td>"
         f"<td class=num>{row['rejection_chance']:.3g}</td></tr>" for row in report.scaling.get("draws", []))
-    return ("<table><tr><th>n</th><th>limit</th><th>values rejected (of 2³²)</th><th>kept values per result"
-            "</th><th>chance of a rejection</th></tr>" + rows + "</table>")
+    return _table(("n", "limit", "values rejected (of 2³²)", "kept values per result",
+                   "chance of a rejection"), [rows])
 
 
 def _image(path: Path, alt: str) -> str:
