@@ -281,21 +281,23 @@ def nist_results(summaries: list[NistSummary], settings: ReportSettings) -> list
         parts = [s for s in summaries if s.test == test.name and s.p_values]
         if not parts:
             continue
-        candidates = []
+        candidates = []  # (p-value, statistic, df, what, part)
         for part in parts:
             failures = sum(p < ALPHA for p in part.p_values)
             candidates.append((float(scipy_stats.binom.sf(failures - 1, len(part.p_values), ALPHA)),
-                               "sequences failing", part))
+                               float(failures), None, "sequences failing", part))
             if len(part.p_values) >= NIST_UNIFORMITY_MIN_SEQUENCES:
-                candidates.append((part.uniformity[1], "uniformity", part))
-        smallest, kind, worst = min(candidates, key=lambda c: c[0])
+                statistic, p_t = part.uniformity
+                candidates.append((p_t, statistic, 9, "uniformity", part))
+        smallest, statistic, df, kind, worst = min(candidates, key=lambda c: c[0])
         out.append(TestResult(
             "nist", f"SP 800-22 §{test.section} {test.name}",
-            "smallest over its templates/states of the binomial tail of the sequences failing at 1% and the "
-            "uniformity P-value_T (§4.2.2), Bonferroni-corrected over them",
+            "the smallest, over its templates/states, of the binomial tail of the sequences failing at 1% "
+            "(statistic: how many failed) and the uniformity P-value_T (§4.2.2; statistic: chi-square, "
+            "9 df), Bonferroni-corrected over them",
             f"{settings.nist_sequences} sequences of {settings.nist_bits:,} bits "
             f"({test.parameters or 'defaults'})",
-            smallest, min(1.0, smallest * len(candidates)), None,
+            statistic, min(1.0, smallest * len(candidates)), df,
             detail={"parts": len(parts), "worst_part": worst.part, "worst_kind": kind,
                     "outside_proportion_range": sum(not s.passed for s in parts),
                     "lowest_proportion_passing": min(s.proportion for s in parts)}))
