@@ -341,3 +341,15 @@ def test_the_laws_of_the_tests_between_hands_are_exact() -> None:
         52 * 51 * 50 * 49 * 48 / 52**5)
     assert coupon_chances()[0] == pytest.approx(24 / 256)  # all four suits in the first four hands
     assert sum(coupon_chances()) == pytest.approx(1.0)
+
+
+def test_the_chance_of_leaving_the_nist_proportion_range_matches_its_check() -> None:
+    """§4.2.1 at 100 sequences: 96 passing of 100 is already outside p̂ - 3σ = 0.96015, so 4 failures fail
+    it (1.8% of the time for a perfect generator) and one of 188 templates/states does in 97% of runs."""
+    from stud_service.rng.report import NistSummary, nist_range_chance
+
+    chance = nist_range_chance(100, 188)
+    assert chance["one"] == pytest.approx(0.018374, abs=1e-6)
+    assert chance["any"] == pytest.approx(0.969, abs=1e-3)
+    assert NistSummary("t", "", [0.005] * 3 + [0.5] * 97, 100).passed
+    assert not NistSummary("t", "", [0.005] * 4 + [0.5] * 96, 100).passed

@@ -42,11 +42,11 @@ METHODS = {
         " is on PyPI) and checked against its worked examples and Appendix B's results for the binary "
         "digits of e. Sequences are successive seeds' streams. §4.2's two criteria are shown for each test,"
         " template and state: the proportion of sequences passing at 1% within p̂ ± 3√(p̂(1−p̂)/m), and the"
-        " p-values uniform (chi-square over 10 bins, P-value_T ≥ 0.0001, from 55 sequences on). Applied to "
-        "188 templates and states, the proportion range alone is left by a perfect generator in about half "
-        "the runs, so the verdict takes, for each test, the smallest of the binomial tail of its failing "
-        "sequences and its P-value_T over its templates/states, Bonferroni-corrected, into the Holm family."
-        " The Linear complexity test uses the publication's π₀ = 1/96 (the reference program has 0.01047)."),
+        " p-values uniform (chi-square over 10 bins, P-value_T ≥ 0.0001, from 55 sequences on). Each range "
+        "is three standard deviations wide, and there are 188 templates and states: {range_chance} So the "
+        "verdict takes, for each test, the smallest of the binomial tail of its failing sequences and its "
+        "P-value_T over its templates/states, Bonferroni-corrected, into the Holm family. The Linear "
+        "complexity test uses the publication's π₀ = 1/96 (the reference program has 0.01047)."),
     "cards": (
         "Decks are dealt by the production shuffle (stud_service.shuffle: the seed's HMAC stream, rejection"
         " sampling and Fisher–Yates), with the values each draw rejected counted on the way; the first "
@@ -219,7 +219,12 @@ def render(report: Report, figures: dict[str, Path]) -> str:
     dieharder_results = report.section_results("dieharder")
     parts.append(_results_table(dieharder_results, own=True) if dieharder_results else
                  f"<p>{escape(meta.get('dieharder', {}).get('source', 'not run'))}.</p>")
-    parts += ["<h3>NIST SP 800-22</h3>", f"<p>{METHODS['nist']}</p>", _nist_table(report),
+    chance = meta.get("nist_range_chance")
+    range_chance = (f"at {chance['sequences']} sequences a perfect generator leaves at least one of them "
+                    f"in {100 * chance['any']:.0f}% of runs ({100 * chance['one']:.2f}% for each)."
+                    if chance else "")
+    parts += ["<h3>NIST SP 800-22</h3>", f"<p>{METHODS['nist'].format(range_chance=range_chance)}</p>",
+              _nist_table(report),
               _results_table(report.section_results("nist")),
               "<h2>The cards dealt</h2>", f"<p>{METHODS['cards']}</p>",
               _results_table(report.section_results("cards")),

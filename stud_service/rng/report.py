@@ -269,13 +269,22 @@ def _nist_parts(name: str, count: int) -> list[str]:
     return [""] * count
 
 
+def nist_range_chance(sequences: int, parts: int) -> dict[str, float]:
+    """The chance that a perfect generator leaves §4.2.1's proportion range: for one test (its failures at
+    1% are binomial) and for any of ``parts`` (taken as independent)."""
+    low, _ = nist_proportion_range(sequences)
+    most_failures = math.floor(sequences * (1 - low) + 1e-9)  # more than this many failing is out of range
+    one = float(scipy_stats.binom.sf(most_failures, sequences, ALPHA))
+    return {"sequences": sequences, "parts": parts, "one": one, "any": 1.0 - (1.0 - one) ** parts}
+
+
 def nist_results(summaries: list[NistSummary], settings: ReportSettings) -> list[TestResult]:
     """Each NIST test as one result of the family. For every template or state of the test two p-values:
     the chance of at least as many sequences failing at 1% (binomial), and the uniformity P-value_T of the
     sequences' p-values (§4.2.2, from 55 sequences on); the result is the smallest of them all,
-    Bonferroni-corrected over their number. (§4.2.1's 3-sigma proportion range, applied to each of a
-    test's 148 templates, is left by a perfect generator in about half the runs: it is shown, and the
-    verdict counts it this way.)"""
+    Bonferroni-corrected over their number. (§4.2.1's 3-sigma proportion range, applied to each of the
+    188 templates and states, is left by a perfect generator in most runs, ``nist_range_chance``: it is
+    shown, and the verdict counts it this way.)"""
     out = []
     for test in nist.NIST_TESTS:
         parts = [s for s in summaries if s.test == test.name and s.p_values]
@@ -321,6 +330,8 @@ def build_report(settings: ReportSettings, progress: Progress = None, jobs: int 
     dieharder_thread = _start_dieharder(settings, report, progress)
     started = time.monotonic()
     report.nist = run_nist(settings, progress)
+    report.meta["nist_range_chance"] = nist_range_chance(
+        settings.nist_sequences, sum(1 for summary in report.nist if summary.p_values))
     report.timings["nist"] = time.monotonic() - started
 
     started = time.monotonic()
