@@ -39,8 +39,10 @@ def main() -> None:
         report = json.loads(REPORT.read_text(encoding="utf-8"))
         timings, sizes = report["timings_seconds"], report["meta"]["sizes"]
         jobs = report["throughput"].get("jobs", 1)
+        dieharder = ("" if "dieharder" in timings
+                     else " (Dieharder's battery ran beside it, from its own log: not counted)")
         run = (f"; the committed report's {sizes['decks']:,} decks: {timings['decks'] / 60:,.1f} min "
-               f"({jobs} processes), the whole report {timings['total'] / 60:,.0f} min")
+               f"({jobs} processes), the whole report {timings['total'] / 60:,.0f} min{dieharder}")
         print(run[2:])
     headline.record(
         __file__,
