@@ -13,7 +13,9 @@ import sys
 from collections.abc import Sequence
 
 # Modules under stud_service.commands, in the order their commands are listed in --help.
-COMMAND_MODULES: tuple[str, ...] = ("demo", "serve", "eval", "token", "migrate", "hands", "audit", "keys", "rng")
+COMMAND_MODULES: tuple[str, ...] = (
+    "demo", "serve", "eval", "token", "migrate", "hands", "audit", "keys", "rng",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
