@@ -14,6 +14,7 @@ from collections.abc import Awaitable
 import grpc
 import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
+from grpc_fixtures import wait_for_view
 
 from stud_service.auth import Role
 from stud_service.bots import StudClient, error_reason
@@ -375,6 +376,56 @@ async def test_a_player_sees_their_table_seat_stack_and_rank_once_the_sit_and_go
     stranger = await outsider.tournaments.GetTournamentView(T.GetTournamentViewRequest(name=tournament),
                                                             metadata=outsider.metadata)
     assert not stranger.registered and stranger.rank == 0 and stranger.tournament == lobby
+
+
+def bank(reserve: int, refill: int = 0, refill_hands: int = 0) -> table_pb2.TimeBank:
+    return table_pb2.TimeBank(reserve=duration_pb2.Duration(seconds=reserve),
+                              refill=duration_pb2.Duration(seconds=refill), refill_hands=refill_hands)
+
+
+async def test_a_tournaments_time_bank_is_its_tables_and_shown_in_every_view(grpc_service, operator) -> None:
+    """§7: a tournament's time bank is an option of its structure, given to every table it opens."""
+    clients = await funded(grpc_service, operator, players(3))
+    created = await create(operator, time_bank=bank(45, 10, 5))
+    assert created.time_bank == bank(45, 10, 5)
+    assert not (await create(operator)).HasField("time_bank")  # none unless asked for
+    seated = [await register(client, created.name) for client in clients][-1]
+    table = await opened(clients[0], seated.table.removeprefix("tables/"))
+    assert table.time_bank == bank(45, 10, 5) and table.tournament.tournament == created.name
+    view = await wait_for_view(clients[0], seated.table.removeprefix("tables/"),
+                               lambda view: sum(bool(seat.player_id) for seat in view.seats) == 3)
+    assert sorted(seat.time_bank.ToMilliseconds() for seat in view.seats) == [45_000] * 3
+
+
+async def opened(client: StudClient, table_id: str) -> table_pb2.Table:
+    """The table once the tournament's driver has opened it (its seating reply may come first)."""
+    async with asyncio.timeout(30):
+        while True:
+            try:
+                return await client.get_table(table_id)
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize(("time_bank", "reason", "field"), [
+    (bank(601), "INVALID_CONFIG", "tournament.time_bank.reserve"),
+    (bank(30, 40, 5), "INVALID_CONFIG", "tournament.time_bank.refill"),
+    (bank(30, 10, 0), "INVALID_CONFIG", "tournament.time_bank.refill_hands"),
+    (bank(30, 0, 1_001), "INVALID_CONFIG", "tournament.time_bank.refill_hands"),
+    (table_pb2.TimeBank(reserve=duration_pb2.Duration(seconds=30, nanos=5)), "MALFORMED_REQUEST",
+     "tournament.time_bank.reserve"),
+    (bank(-1), "MALFORMED_REQUEST", "tournament.time_bank.reserve"),
+])
+async def test_a_time_bank_out_of_bounds_is_refused_naming_its_field(grpc_service, operator, time_bank,
+                                                                    reason: str, field: str) -> None:
+    tournament_id = fresh()
+    reply = operator.tournaments.CreateTournament(
+        T.CreateTournamentRequest(tournament=structure(time_bank=time_bank), tournament_id=tournament_id),
+        metadata=operator.metadata)
+    assert await refused(reply) == (grpc.StatusCode.INVALID_ARGUMENT, reason, {"field": field})
+    assert await head(grpc_service, f"tournaments/{tournament_id}") == 0
 
 
 # --- watching -------------------------------------------------------------------------------------------

@@ -152,10 +152,7 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
         values.update(rake_basis_points=rake.basis_points, rake_cap_2=rake.cap_2_players,
                       rake_cap_3_4=rake.cap_3_to_4_players, rake_cap_5_plus=rake.cap_5_or_more_players)
     if table.HasField("time_bank"):
-        bank = table.time_bank
-        values.update(time_bank_seconds=_whole_seconds(bank.reserve, "table.time_bank.reserve"),
-                      time_bank_refill_seconds=_whole_seconds(bank.refill, "table.time_bank.refill"),
-                      time_bank_refill_hands=bank.refill_hands)
+        values.update(time_bank_values(table.time_bank, "table.time_bank"))
     values.update(chat_spectators=table.chat.spectators_write, chat_all_in_silence=table.chat.all_in_silence)
     try:
         return TableConfig(**values).validate()
@@ -183,8 +180,25 @@ def as_proto_config_error(error: InvalidConfig, prefix: str) -> InvalidConfig:
 def _whole_seconds(duration: duration_pb2.Duration, field: str) -> int:
     """A Duration of whole seconds (0 or more) as its seconds; anything else names ``field``."""
     if duration.nanos or duration.seconds < 0:
-        raise malformed(f"{field.removeprefix('table.')} must be whole seconds, 0 or more", field)
+        raise malformed(f"{field.partition('.')[2]} must be whole seconds, 0 or more", field)
     return duration.seconds
+
+
+def time_bank_values(bank: table_pb2.TimeBank, field: str) -> dict[str, int]:
+    """A TimeBank setting (a table's or a tournament's, at ``field``) as the config's ``time_bank_*`` values;
+    their bounds are the config's to check."""
+    return {"time_bank_seconds": _whole_seconds(bank.reserve, f"{field}.reserve"),
+            "time_bank_refill_seconds": _whole_seconds(bank.refill, f"{field}.refill"),
+            "time_bank_refill_hands": bank.refill_hands}
+
+
+def time_bank_proto(reserve_seconds: int, refill_seconds: int,
+                    refill_hands: int) -> table_pb2.TimeBank | None:
+    """A config's time bank as the TimeBank message; None (unset) without one."""
+    if not reserve_seconds:
+        return None
+    return table_pb2.TimeBank(reserve=duration_pb2.Duration(seconds=reserve_seconds),
+                              refill=duration_pb2.Duration(seconds=refill_seconds), refill_hands=refill_hands)
 
 
 def duration_ms(ms: int) -> duration_pb2.Duration:
@@ -271,11 +285,8 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
                                 cap_5_or_more_players=config.rake_cap_5_plus),
         interrupted_hand_void_time=duration_pb2.Duration(seconds=config.interrupted_hand_void_seconds)
         if config.interrupted_hand_void_seconds else None,
-        time_bank=table_pb2.TimeBank(
-            reserve=duration_pb2.Duration(seconds=config.time_bank_seconds),
-            refill=duration_pb2.Duration(seconds=config.time_bank_refill_seconds),
-            refill_hands=config.time_bank_refill_hands,
-        ) if config.time_bank_seconds else None,
+        time_bank=time_bank_proto(config.time_bank_seconds, config.time_bank_refill_seconds,
+                                  config.time_bank_refill_hands),
         chat=table_pb2.ChatRules(spectators_write=config.chat_spectators,
                                  all_in_silence=config.chat_all_in_silence),
     )

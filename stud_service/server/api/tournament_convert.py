@@ -13,7 +13,14 @@ from typing import Any
 from google.protobuf import duration_pb2
 
 from stud_service.engine.config import PLAY_CHIPS
-from stud_service.server.api.convert import VARIANT_PROTOS, VARIANTS, checked_timestamp, timestamp_ms
+from stud_service.server.api.convert import (
+    VARIANT_PROTOS,
+    VARIANTS,
+    checked_timestamp,
+    time_bank_proto,
+    time_bank_values,
+    timestamp_ms,
+)
 from stud_service.server.api.errors import malformed
 from stud_service.server.proto_gen import table_pb2, tournament_pb2
 from stud_service.tournaments import (
@@ -50,7 +57,8 @@ _STAKES = ("ante", "bring_in", "small_bet", "big_bet")
 # TournamentConfig fields by their names in the Tournament message, where they differ.
 PROTO_STRUCTURE_FIELDS = {
     "name": "display_name", "start_ms": "start_time", "currency": "currency_code",
-    "action_clock_seconds": "action_clock", "config": "tournament",
+    "action_clock_seconds": "action_clock", "config": "tournament", "time_bank_seconds": "time_bank.reserve",
+    "time_bank_refill_seconds": "time_bank.refill", "time_bank_refill_hands": "time_bank.refill_hands",
 }
 _LEVEL_FIELD = re.compile(r"levels\[(\d+)\]\.(\w+)")
 _MINUTE = 60
@@ -88,6 +96,8 @@ def structure_from_proto(tournament: tournament_pb2.Tournament,
         if clock.nanos or clock.seconds <= 0:
             raise malformed("action_clock must be whole seconds, at least 1", "tournament.action_clock")
         values["action_clock_seconds"] = clock.seconds
+    if tournament.HasField("time_bank"):
+        values.update(time_bank_values(tournament.time_bank, "tournament.time_bank"))
     if tournament.play_money:
         if tournament.currency_code:
             raise TournamentConfigError("tournament.currency_code",
@@ -154,6 +164,8 @@ def structure_to_proto(tournament_id: str, config: TournamentConfig) -> tourname
         payouts=config.payouts,
         cancellation_payout=CANCELLATION_PAYOUT_PROTOS[config.cancellation_payout],
         action_clock=duration_pb2.Duration(seconds=config.action_clock_seconds),
+        time_bank=time_bank_proto(config.time_bank_seconds, config.time_bank_refill_seconds,
+                                  config.time_bank_refill_hands),
     )
     if config.start_ms:
         message.start_time.CopyFrom(timestamp_ms(config.start_ms))
