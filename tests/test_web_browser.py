@@ -34,11 +34,12 @@ from playwright.async_api import Browser, Page, expect
 from sealing_keys import TEST_KEYRING
 
 from stud_service.auth import Role, mint_token
-from stud_service.bots import StudClient
+from stud_service.bots import StudClient, error_reason
+from stud_service.bots.client import new_request_id
 from stud_service.bots.player import Bot, cautious_strategy
 from stud_service.cards import card_str
 from stud_service.server.host import ServiceHost
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import table_pb2, tournament_pb2, tournament_service_pb2
 from stud_service.shuffle import commitment
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-output" / "screenshots"
@@ -427,3 +428,133 @@ async def test_a_players_time_bank_runs_and_a_chat_message_arrives(web: WebServi
             await expect(reserve).not_to_have_text("Time bank 60 s")
         left = int(re.fullmatch(r"Time bank (\d+) s", await reserve.text_content() or "").group(1))
         assert 0 < left < 60
+
+
+async def _seated_at_tournament_table(client: StudClient, tournament: str) -> tuple[str, int]:
+    """The table and seat the tournament gave this player, once its owner has opened the table there."""
+    async def seated() -> bool:
+        view = await client.tournaments.GetTournamentView(
+            tournament_service_pb2.GetTournamentViewRequest(name=tournament), metadata=client.metadata)
+        if not view.table:
+            return False
+        try:
+            table_view = await client.view(view.table.removeprefix("tables/"))
+        except grpc.aio.AioRpcError as error:
+            if error_reason(error) == "NO_TABLE":
+                return False
+            raise
+        return table_view.viewer_seat == view.seat
+    await until(seated, "the tournament seats the player at an open table")
+    view = await client.tournaments.GetTournamentView(
+        tournament_service_pb2.GetTournamentViewRequest(name=tournament), metadata=client.metadata)
+    return view.table.removeprefix("tables/"), view.seat
+
+
+async def test_a_player_registers_in_a_sit_and_go_from_the_lobby_plays_at_its_table_and_a_spectator_follows(
+    web: WebService, browser: Browser
+) -> None:
+    """docs/tournaments.md, the web table: the lobby lists the sit & go; two bots register over the API and
+    the player takes the last seat with the lobby's button, which starts it and takes the player to their
+    table. The table shows the tournament's level and stakes, the countdown to the next level, the player's
+    rank among the players left and the average stack, in chips; the player acts. A spectator opens the
+    tournament from the lobby and its table from the tournament's page, and follows the hands there."""
+    tag = uuid.uuid4().hex[:8]
+    tournament_id = f"sng-{tag}"
+    operator = web.client("house", Role.OPERATOR)
+    created = await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
+        tournament=tournament_pb2.Tournament(
+            display_name=f"Sunday {tag}", play_money=True, max_entrants=3, seats_per_table=3,
+            starting_stack=5_000, action_clock=duration_pb2.Duration(seconds=300)),
+        tournament_id=tournament_id), metadata=operator.metadata)
+    player = f"dora-{tag}"
+    bots = {name: web.client(name) for name in (f"bot1-{tag}", f"bot2-{tag}")}
+    for client in bots.values():
+        await client.tournaments.RegisterTournament(tournament_service_pb2.RegisterTournamentRequest(
+            name=created.name, request_id=new_request_id()), metadata=client.metadata)
+
+    async with browser_page(browser) as page, browser_page(browser) as spectator:
+        await page.goto(web.url)
+        await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
+        await expect(page.get_by_test_id(f"tournament-entrants-{tournament_id}")).to_have_text("2/3")
+        await expect(page.get_by_test_id(f"tournament-state-{tournament_id}")).to_have_text("Registering")
+        await page.get_by_test_id(f"register-{tournament_id}").click()
+
+        # The last registration starts the sit & go: the page goes to the player's table.
+        await expect(page).to_have_url(re.compile(rf"#/tables/{tournament_id}-t1$"))
+        table = f"{tournament_id}-t1"
+        seats = await asyncio.gather(*(_seated_at_tournament_table(client, created.name)
+                                       for client in bots.values()))
+        playing = [Bot(client, table, seat, strategy=cautious_strategy, seed=seat)
+                   for client, (_, seat) in zip(bots.values(), seats, strict=True)]
+        panel = page.get_by_test_id("tournament-panel")
+        await expect(panel.get_by_test_id("tournament-name")).to_have_text(f"Sunday {tag}")
+        await expect(panel.get_by_test_id("tournament-level")).to_have_text("Level 1")
+        await expect(panel.get_by_test_id("tournament-stakes")).to_have_text("20/40, ante 5, bring-in 10")
+        countdown = panel.get_by_test_id("level-countdown")
+        await expect(countdown).to_have_text(re.compile(r"^Next level in \d+:\d\d$"))
+        left = int(await countdown.get_attribute("data-seconds") or 0)
+        assert 0 < left <= 600, f"ten minutes of level 1 at most, on the server's clock: {left} s"
+        await expect(panel.get_by_test_id("tournament-rank")).to_have_text(re.compile(r"^Rank [123] of 3$"))
+        await expect(panel.get_by_test_id("players-left")).to_have_text("3 of 3 players left")
+        await expect(panel.get_by_test_id("average-stack")).to_have_text("average stack 5,000")
+        await expect(page.get_by_test_id("table-facts")).to_contain_text("tournament chips")
+        mine = page.locator(f'[data-player="{player}"]')
+        await expect(mine.locator("[data-testid$='-stack']")).to_have_text(re.compile(r"^Stack [\d,]+$"))
+        await expect(page.get_by_test_id("leave")).to_have_count(0)  # the tournament seats its players
+
+        await spectator.goto(web.url)
+        await log_in(spectator, mint_token(TOKEN_SECRET, f"rail-{tag}", Role.PLAYER), f"rail-{tag}")
+        await spectator.get_by_test_id(f"open-tournament-{tournament_id}").click()
+        await expect(spectator.get_by_test_id("tournament-state")).to_have_text("Running")
+        await expect(spectator.get_by_test_id("register")).to_have_count(0)
+        await spectator.get_by_test_id(f"watch-table-{table}").click()
+        await expect(spectator.get_by_test_id("connection")).to_have_attribute("data-state", "live")
+        await expect(spectator.get_by_test_id("tournament-level")).to_have_text("Level 1")
+        await expect(spectator.get_by_test_id("level-countdown")).to_have_text(re.compile(r"^Next level in "))
+        await expect(spectator.get_by_test_id("tournament-rank")).to_have_count(0)  # not in it
+        await expect(spectator.locator(f'[data-player="{player}"]')).to_be_visible()
+        await expect(spectator.get_by_test_id("sit-down-form")).to_have_count(0)
+
+        actions = page.get_by_test_id("actions")
+        async with running(*(bot.run(10**6) for bot in playing)):
+            await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
+            await save_screenshot(page, "web-tournament-table")
+            turn = await actions.get_attribute("data-turn")
+            offered = actions.locator("button[data-action]")
+            choice = _choose(await offered.evaluate_all("all => all.map(b => b.dataset.action)"))
+            await actions.locator(f'button[data-action="{choice}"]').click()
+            await expect(actions).not_to_have_attribute("data-turn", turn or "")
+            acted = await shown_version(page) or 0
+
+            async def spectator_followed() -> bool:
+                return (await shown_version(spectator) or 0) >= acted
+            await until(spectator_followed, "the spectator's page reaches the player's action")
+        log = await dom_log(spectator)
+    verb = {"CHECK": "checks", "CALL": "calls", "BRING_IN": "brings in"}.get(choice, "")
+    assert any(kind == "text" and verb and " " + verb in value for _, kind, value in log), \
+        f"the spectator's table log shows the player's {choice}"
+
+
+async def test_a_refused_registration_shows_its_reason_in_the_lobby(
+    web: WebService, browser: Browser
+) -> None:
+    """The lobby shows a refusal as it shows the cash tables' (the reason clients branch on, and the
+    message): a player without money in the tournament's currency cannot pay its buy-in and fee."""
+    tournament_id = f"usd-{uuid.uuid4().hex[:8]}"
+    operator = web.client("house", Role.OPERATOR)
+    await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
+        tournament=tournament_pb2.Tournament(display_name="Ten dollars", currency_code="USD", buy_in=1_000,
+                                             fee=100, max_entrants=6),
+        tournament_id=tournament_id), metadata=operator.metadata)
+    player = f"penny-{uuid.uuid4().hex[:6]}"
+    async with browser_page(browser) as page:
+        await page.goto(web.url)
+        await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
+        row = page.get_by_test_id(f"lobby-tournament-{tournament_id}")
+        await expect(row).to_contain_text("$10.00 + $1.00")
+        await page.get_by_test_id(f"register-{tournament_id}").click()
+        error = page.get_by_test_id("error")
+        await expect(error).to_have_attribute("data-reason", "INSUFFICIENT_FUNDS")
+        await expect(error).to_have_attribute("data-code", "FailedPrecondition")
+        await expect(page.get_by_test_id(f"tournament-entrants-{tournament_id}")).to_have_text("0/6")
+        await expect(page.get_by_test_id(f"register-{tournament_id}")).to_be_visible()  # it may try again

@@ -3,6 +3,7 @@ import { createClient, type Client, type Interceptor } from "@connectrpc/connect
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { AuditService } from "./gen/stud/v1/audit_service_pb";
 import { TableService } from "./gen/stud/v1/table_service_pb";
+import { TournamentService } from "./gen/stud/v1/tournament_service_pb";
 import { token } from "./session";
 
 const bearer: Interceptor = (next) => async (request) => {
@@ -20,6 +21,7 @@ const transport = createConnectTransport({
 
 export const tables: Client<typeof TableService> = createClient(TableService, transport);
 export const audit: Client<typeof AuditService> = createClient(AuditService, transport);
+export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
 
 /** An idempotency key (request_id). crypto.randomUUID needs a secure context; getRandomValues does not. */
 export function requestId(): string {

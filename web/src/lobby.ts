@@ -1,9 +1,10 @@
-// The lobby: ListTables, which is public (no token needed).
+// The lobby: ListTables, which is public (no token needed), and the tournaments (tournament_lobby.ts).
 import { tables } from "./api";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
 import { stakesText, stoppedText, tableId, variantName } from "./format";
 import type { Table } from "./gen/stud/v1/table_pb";
+import { tournamentLobby } from "./tournament_lobby";
 
 // The lobby reads at most this many pages of tables (ListTables gives at most 1000 a page).
 const MAX_PAGES = 10;
@@ -33,7 +34,8 @@ export function showLobby(main: HTMLElement, signal: AbortSignal): void {
       h("table", { class: "lobby", "data-testid": "lobby" },
         h("thead", {}, h("tr", {}, ["Table", "Id", "Game", "Stakes", "Seated", "Seats"].map((title) =>
           h("th", { scope: "col" }, title)))),
-        body)));
+        body)),
+    tournamentLobby(signal));
 
   async function load(): Promise<void> {
     status.textContent = "Loading tables…";

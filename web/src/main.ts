@@ -3,11 +3,20 @@
  * through its published API (TableService, AuditService) over the Connect protocol.
  *
  * Routes (in the fragment, so the service serves one page): #/ the lobby, #/tables/{id} a table,
- * #/tables/{id}/hands its hands, #/tables/{id}/hands/{n} the replayer.
+ * #/tables/{id}/hands its hands, #/tables/{id}/hands/{n} the replayer, #/tournaments/{id} a tournament (a player in
+ * it who opens it is taken to their table), #/tournaments/{id}/info the same page, staying there.
  *
  * Hooks for browser tests (data-testid unless said otherwise; stable: change them with the tests):
  *   login-form, login-token, login-submit, login-error, logged-in (data-player), logout
  *   lobby, lobby-refresh, lobby-table-{id}, open-table-{id}, seated-{id}
+ *   tournaments, tournaments-refresh, lobby-tournament-{id}, open-tournament-{id}, tournament-state-{id},
+ *   tournament-level-{id}, tournament-countdown-{id}, tournament-entrants-{id}, register-{id}, unregister-{id},
+ *   my-table-{id}; a countdown has data-seconds (the seconds left on the server's clock)
+ *   a tournament's page: tournament-facts, register, unregister, my-table, tournament-tables with
+ *   watch-table-{table id}, tournament-places; at a tournament's table, tournament-panel with tournament-name
+ *   (a link to the tournament's page); both: tournament-state, tournament-level, tournament-stakes,
+ *   level-countdown, players-left, average-stack, prize-pool, winner, tournament-you with tournament-rank,
+ *   tournament-place or tournament-registered
  *   felt, seats, seat-{N} (data-player when occupied; class "to-act" on the seat to act), seat-{N}-player,
  *   seat-{N}-stack, seat-{N}-cards; sit-here-{N}, sit-down-form, sit-seat, sit-buy-in, sit-down
  *   a card the page was sent: .card[data-card="As"]; a card it was not: .card.back (no data-card)
@@ -26,6 +35,7 @@ import { showLobby } from "./lobby";
 import { showLogin } from "./login";
 import { showHands, showReplay } from "./replayer";
 import { showTable } from "./table";
+import { showTournament } from "./tournament_page";
 
 const main = document.getElementById("main")!;
 const login = document.getElementById("login")!;
@@ -38,6 +48,7 @@ function route(): void {
   showLogin(login, route);
   const path = decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
   const match = /^\/tables\/([a-z0-9-]+)(?:\/hands(?:\/(\d+))?)?\/?$/.exec(path);
+  const tournament = /^\/tournaments\/([a-z0-9-]+)(\/info)?\/?$/.exec(path);
   if (path === "/") {
     showLobby(main, current.signal);
   } else if (match && path.includes("/hands/")) {
@@ -46,6 +57,8 @@ function route(): void {
     showHands(main, match[1], current.signal);
   } else if (match) {
     showTable(main, match[1], current.signal);
+  } else if (tournament) {
+    showTournament(main, tournament[1], tournament[2] === undefined, current.signal);
   } else {
     fill(main, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the tables")));
   }

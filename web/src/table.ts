@@ -8,11 +8,13 @@ import { actionName, money, seatName, stakesText, stoppedText, variantName } fro
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, ClockKind, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { chatPanel } from "./chat";
+import { ServerClock } from "./clock";
 import { latencyMeter } from "./latency";
 import { narrate } from "./narrate";
 import { handSummary, resultList, seatList } from "./seats";
 import { principal } from "./session";
 import { sitDownForm } from "./sitdown";
+import { tournamentPanel } from "./tournament_panel";
 import { watchTable } from "./watch";
 
 const LOG_LINES = 40;
@@ -44,6 +46,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   const seatControls = h("section", { class: "seat-controls", "data-testid": "seat-controls" });
   const sitDown = h("section", { class: "sit-down-slot" });
   const problems = h("div", { class: "problems", "data-testid": "problems" });
+  // A tournament's table: the tournament above it (tournament_panel.ts), once the first view says whose it is.
+  const tournamentSlot = h("div", {});
   const lastResult = h("section", { class: "last-result", "data-testid": "last-result", "aria-label": "Last hand" });
   const log = h("ol", { class: "log", "data-testid": "event-log" });
   const announcer = h("div", { class: "visually-hidden", "aria-live": "polite", "data-testid": "announcer" });
@@ -52,7 +56,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   fill(main,
     h("p", {}, h("a", { href: "#/" }, "← Tables"), " · ",
       h("a", { href: `#/tables/${encodeURIComponent(id)}/hands`, "data-testid": "open-replayer" }, "Hands played")),
-    title, facts, h("div", { class: "link-state" }, connection, meter.element), problems,
+    title, facts, tournamentSlot, h("div", { class: "link-state" }, connection, meter.element), problems,
     h("div", { class: "felt", "data-testid": "felt" }, hand, clock, seats),
     actions, seatControls, sitDown, chat.element, lastResult,
     h("details", { class: "log-box" }, h("summary", {}, "Table log"), log),
@@ -66,14 +70,12 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   let announced = "";
   let deadline: Date | null = null;
 
-  // The deadline is the server's time. This clock's lead over it is at most the smallest gap seen between an
-  // event's record_time and its arrival (the gap also holds the network's delay, never less than the lead).
-  let clockLead = Number.POSITIVE_INFINITY;
-  const serverNow = (): number => Date.now() - (Number.isFinite(clockLead) ? clockLead : 0);
+  // The deadline is the server's time (clock.ts), learnt from the events' record times.
+  const serverClock = new ServerClock();
 
   function showClock(): void {
     if (deadline === null) { clock.textContent = ""; delete clock.dataset.clock; return; }
-    const seconds = Math.max(0, Math.ceil((deadline.getTime() - serverNow()) / 1000));
+    const seconds = serverClock.secondsUntil(deadline);
     const seat = view?.hand?.toActSeat ?? 0;
     // RULES.md section 7: once the action clock has run out, the player's time bank runs.
     const bank = view?.clock === ClockKind.TIME_BANK;
@@ -98,7 +100,12 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     const table = next.table;
     const currency = table?.currencyCode ?? "";
     title.textContent = table?.displayName || id;
+    const tournament = table?.tournament;
+    if (tournament && tournamentSlot.childElementCount === 0) {
+      fill(tournamentSlot, tournamentPanel(tournament.tournament, name, serverClock, signal));
+    }
     facts.textContent = table === undefined ? "" : `${variantName(table.variant)} · ${stakesText(table.stakes, currency)}`
+      + (tournament ? ` (level ${tournament.level}) · tournament chips` : "")
       + ` · ${table.seatedPlayers}/${table.maxSeats} seated`
       + (stoppedText(table) ? ` · ${stoppedText(table)}` : "") + ` · version ${next.version}`;
     fill(hand, handSummary(next));
@@ -189,12 +196,14 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     if (mine === undefined) { fill(seatControls); return; }
     const button = (label: string, testid: string, run: () => Promise<{ view?: TableView }>) =>
       h("button", { type: "button", "data-testid": testid, onclick: () => void call(run) }, label);
+    // A tournament seats and moves its players: they do not leave its tables (RULES.md section 11).
+    const leave = next.table?.tournament ? null
+      : button("Leave the table", "leave", () => tables.leave({ name, requestId: requestId() }, { signal }));
     fill(seatControls,
       mine.sittingOut
         ? button("Sit in", "sit-in", () => tables.sitIn({ name, requestId: requestId() }, { signal }))
         : button("Sit out", "sit-out", () => tables.sitOut({ name, requestId: requestId() }, { signal })),
-      " ",
-      button("Leave the table", "leave", () => tables.leave({ name, requestId: requestId() }, { signal })));
+      " ", leave);
   }
 
   function openSeats(next: TableView): number[] {
@@ -203,7 +212,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   }
 
   function canSit(next: TableView): boolean {
-    return me !== null && me.role === "player" && next.viewerSeat === 0;
+    // A tournament's table takes no one but the players the tournament seats there.
+    return me !== null && me.role === "player" && next.viewerSeat === 0 && next.table?.tournament === undefined;
   }
 
   function openSeatButton(next: TableView, seat: number): Node | null {
@@ -234,7 +244,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   }
 
   function record(event: TableEvent): void {
-    if (event.recordTime) clockLead = Math.min(clockLead, Date.now() - timestampDate(event.recordTime).getTime());
+    if (event.recordTime) serverClock.observe(timestampDate(event.recordTime));
     chat.event(event);
     const line = narrate(event, view?.table?.currencyCode ?? "");
     if (!line) return;

@@ -15,13 +15,9 @@ const RETRY_MAX_MS = 10_000;
 // Refusals that trying again will not change: the watch ends and says why.
 const FINAL = new Set([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument]);
 
-export interface Watcher {
+export interface Watcher extends Connection {
   view(view: TableView): void;
   event(event: TableEvent): void;
-  /** Live, or waiting `retryMs` before the next attempt. */
-  connection(state: "live" | "reconnecting", retryMs: number): void;
-  /** The watch ended for good with this refusal. */
-  stopped(error: unknown): void;
   /** The server's latest measure of the round trip to this page. */
   roundTrip(roundTrip: RoundTrip | undefined): void;
 }
@@ -35,56 +31,84 @@ async function answer(name: string, ping: string, signal: AbortSignal, watcher: 
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
   });
 }
 
-export async function watchTable(name: string, signal: AbortSignal, watcher: Watcher): Promise<void> {
-  let version: bigint | null = null;
+/** What a watch with reconnection tells its page about the stream's state. */
+export interface Connection {
+  /** Live, or waiting `retryMs` before the next attempt. */
+  connection(state: "live" | "reconnecting", retryMs: number): void;
+  /** The watch ended for good with this refusal. */
+  stopped(error: unknown): void;
+}
+
+/**
+ * Runs `attempt` (one stream, from where the page stands) again after each drop, backing off, until the page
+ * leaves or a refusal that trying again will not change. `attempt` calls `live` on each message it gets; it is
+ * told `restart` after VERSION_OUT_OF_RANGE (the stream is not where the page thought: start from a view).
+ */
+export async function keepWatching(
+  signal: AbortSignal,
+  connection: Connection,
+  attempt: (live: () => void, restart: boolean) => Promise<void>,
+): Promise<void> {
   let delay = RETRY_FIRST_MS;
-  const record = (event: TableEvent): void => {
-    if (version === null || event.version > version) version = event.version;
-    watcher.event(event);
-  };
+  let restart = false;
+  const live = (): void => { delay = RETRY_FIRST_MS; };
   while (!signal.aborted) {
     try {
-      if (version === null) {
-        const view = await tables.getTableView({ name }, { signal });
-        watcher.view(view);
-        version = view.version;
-      }
-      const stream = tables.watchTable(
-        { name, afterVersion: version, includeViews: true, heartbeatSeconds: HEARTBEAT_SECONDS }, { signal });
-      watcher.connection("live", 0);
-      for await (const message of stream) {
-        delay = RETRY_FIRST_MS;
-        // A heartbeat keeps an idle stream open through proxies and asks for an answer (the latency meter); it
-        // (and a message of a kind this page does not know) carries no event and no view.
-        if (message.heartbeat !== undefined) {
-          watcher.roundTrip(message.heartbeat.roundTrip);
-          if (message.heartbeat.ping) void answer(name, message.heartbeat.ping, signal, watcher);
-          continue;
-        }
-        if (message.event) record(message.event);
-        message.events.forEach(record);
-        if (message.view) watcher.view(message.view);
-      }
+      const from = restart;
+      restart = false;
+      await attempt(live, from);
     } catch (error) {
       if (signal.aborted || isCanceled(error)) return;
       const refusal = refusalOf(error);
       if (refusal.reason === "VERSION_OUT_OF_RANGE") {
-        version = null;  // the table is not where this page thought: start again from its view
+        restart = true;
       } else if (FINAL.has(Code[refusal.code as keyof typeof Code])) {
-        watcher.stopped(error);
+        connection.stopped(error);
         return;
       }
     }
     if (signal.aborted) return;
-    watcher.connection("reconnecting", delay);
+    connection.connection("reconnecting", delay);
     await sleep(delay, signal);
     delay = Math.min(delay * 2, RETRY_MAX_MS);
   }
+}
+
+export async function watchTable(name: string, signal: AbortSignal, watcher: Watcher): Promise<void> {
+  let version: bigint | null = null;
+  const record = (event: TableEvent): void => {
+    if (version === null || event.version > version) version = event.version;
+    watcher.event(event);
+  };
+  await keepWatching(signal, watcher, async (live, restart) => {
+    if (restart) version = null;  // the table is not where this page thought: start again from its view
+    if (version === null) {
+      const view = await tables.getTableView({ name }, { signal });
+      watcher.view(view);
+      version = view.version;
+    }
+    const stream = tables.watchTable(
+      { name, afterVersion: version, includeViews: true, heartbeatSeconds: HEARTBEAT_SECONDS }, { signal });
+    watcher.connection("live", 0);
+    for await (const message of stream) {
+      live();
+      // A heartbeat keeps an idle stream open through proxies and asks for an answer (the latency meter); it
+      // (and a message of a kind this page does not know) carries no event and no view.
+      if (message.heartbeat !== undefined) {
+        watcher.roundTrip(message.heartbeat.roundTrip);
+        if (message.heartbeat.ping) void answer(name, message.heartbeat.ping, signal, watcher);
+        continue;
+      }
+      if (message.event) record(message.event);
+      message.events.forEach(record);
+      if (message.view) watcher.view(message.view);
+    }
+  });
 }
