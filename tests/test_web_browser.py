@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import random
 import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -498,7 +499,7 @@ async def test_a_player_registers_in_a_sit_and_go_from_the_lobby_plays_at_its_ta
         await expect(panel.get_by_test_id("players-left")).to_have_text("3 of 3 players left")
         await expect(panel.get_by_test_id("average-stack")).to_have_text("average stack 5,000")
         await expect(page.get_by_test_id("table-facts")).to_contain_text("tournament chips")
-        mine = page.locator(f'[data-player="{player}"]')
+        mine = page.locator(f'.seat[data-player="{player}"]')
         await expect(mine.locator("[data-testid$='-stack']")).to_have_text(re.compile(r"^Stack [\d,]+$"))
         await expect(page.get_by_test_id("leave")).to_have_count(0)  # the tournament seats its players
 
@@ -512,7 +513,7 @@ async def test_a_player_registers_in_a_sit_and_go_from_the_lobby_plays_at_its_ta
         await expect(spectator.get_by_test_id("tournament-level")).to_have_text("Level 1")
         await expect(spectator.get_by_test_id("level-countdown")).to_have_text(re.compile(r"^Next level in "))
         await expect(spectator.get_by_test_id("tournament-rank")).to_have_count(0)  # not in it
-        await expect(spectator.locator(f'[data-player="{player}"]')).to_be_visible()
+        await expect(spectator.locator(f'.seat[data-player="{player}"]')).to_be_visible()
         await expect(spectator.get_by_test_id("sit-down-form")).to_have_count(0)
 
         actions = page.get_by_test_id("actions")
@@ -558,3 +559,69 @@ async def test_a_refused_registration_shows_its_reason_in_the_lobby(
         await expect(error).to_have_attribute("data-code", "FailedPrecondition")
         await expect(page.get_by_test_id(f"tournament-entrants-{tournament_id}")).to_have_text("0/6")
         await expect(page.get_by_test_id(f"register-{tournament_id}")).to_be_visible()  # it may try again
+
+
+def _aggressive(view: table_pb2.TableView, rng: random.Random) -> table_pb2.LegalAction:
+    """Completes, bets or raises whenever it may."""
+    raises = (table_pb2.ACTION_TYPE_COMPLETE, table_pb2.ACTION_TYPE_BET, table_pb2.ACTION_TYPE_RAISE)
+    return next((action for action in view.legal_actions if action.type in raises),
+                cautious_strategy(view, rng))
+
+
+def _folding(view: table_pb2.TableView, rng: random.Random) -> table_pb2.LegalAction:
+    """Acts as an absent player is acted for (RULES.md section 7): the bring-in when due, a check when free,
+    else folds."""
+    kinds = [action.type for action in view.legal_actions]
+    for kind in (table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_FOLD):
+        if kind in kinds:
+            return view.legal_actions[kinds.index(kind)]
+    return view.legal_actions[0]
+
+
+async def test_a_player_whose_table_is_broken_is_taken_to_the_table_they_are_moved_to(
+    web: WebService, browser: Browser
+) -> None:
+    """RULES.md section 11, balancing: four players at two tables of two; the player's opponent folds to
+    every bet of the player's and is blinded off (the player's moves over the API, the page only watching),
+    the other table waits on its long clock. Once the opponent is out, the three left fit at one table: the
+    player's table is broken and the player moved, and the page follows the player to the new table."""
+    tag = uuid.uuid4().hex[:8]
+    tournament_id = f"move-{tag}"
+    operator = web.client("house", Role.OPERATOR)
+    created = await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
+        tournament=tournament_pb2.Tournament(
+            display_name=f"Moving {tag}", play_money=True, max_entrants=4, seats_per_table=3,
+            starting_stack=100, action_clock=duration_pb2.Duration(seconds=300)),
+        tournament_id=tournament_id), metadata=operator.metadata)
+    player = f"erin-{tag}"
+    clients = {name: web.client(name) for name in (f"bot1-{tag}", f"bot2-{tag}", f"bot3-{tag}")}
+    for client in clients.values():
+        await client.tournaments.RegisterTournament(tournament_service_pb2.RegisterTournamentRequest(
+            name=created.name, request_id=new_request_id()), metadata=client.metadata)
+
+    async with browser_page(browser) as page:
+        await page.goto(web.url)
+        await log_in(page, mint_token(TOKEN_SECRET, player, Role.PLAYER), player)
+        await page.get_by_test_id(f"register-{tournament_id}").click()
+        await expect(page).to_have_url(re.compile(rf"#/tables/{tournament_id}-t\d$"))
+        me = web.client(player)
+        first, my_seat = await _seated_at_tournament_table(me, created.name)
+        seats = {name: await _seated_at_tournament_table(client, created.name)
+                 for name, client in clients.items()}
+        opponent = next(name for name, (table, _) in seats.items() if table == first)
+        others = [Bot(clients[name], table, seat, strategy=cautious_strategy, seed=seat)
+                  for name, (table, seat) in seats.items() if table != first]
+        second = others[0].table_id
+        await expect(page.get_by_test_id("tournament-rank")).to_have_text(re.compile(r"^Rank [1-4] of 4$"))
+
+        heads_up = (Bot(me, first, my_seat, strategy=_aggressive, seed=1),
+                    Bot(clients[opponent], first, seats[opponent][1], strategy=_folding, seed=2))
+        async with running(*(bot.run(10**6) for bot in heads_up)):
+            await expect(page).to_have_url(re.compile(rf"#/tables/{second}$"), timeout=WAIT_MS * 4)
+        # The hand running there ends (its players act now), and the player is dealt in at the next.
+        async with running(*(bot.run(10**6) for bot in others)):
+            seat = page.locator(f'.seat[data-player="{player}"]')
+            await expect(seat).to_have_class(re.compile(r"\bmine\b"))
+            await expect(page.get_by_test_id("players-left")).to_have_text("3 of 4 players left")
+            rank = page.get_by_test_id("tournament-rank")
+            await expect(rank).to_have_text(re.compile(r"^Rank [1-3] of 3$"))
