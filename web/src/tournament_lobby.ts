@@ -1,13 +1,14 @@
 // The lobby's tournaments: ListTournaments (public), refreshed every few seconds, and for a signed-in player
 // their registration in each open one (GetTournamentView) with Register and Unregister. A player whose
 // tournament starts while the lobby is open is taken to their table.
-import { requestId, tournaments } from "./api";
+import { tournaments } from "./api";
 import { ServerClock } from "./clock";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
-import { tableId, variantName } from "./format";
+import { variantName } from "./format";
 import { type Tournament, TournamentState, type TournamentView } from "./gen/stud/v1/tournament_pb";
 import { principal } from "./session";
+import { registrationControls } from "./tournament_view";
 import {
   buyInText, countdown, levelText, prizeMoney, runCountdowns, stateName, tickCountdowns, tournamentId,
 } from "./tournament_format";
@@ -42,39 +43,15 @@ export function tournamentLobby(signal: AbortSignal): HTMLElement {
         body)));
   runCountdowns(body, clock, signal);
 
-  function action(label: string, testid: string, run: () => Promise<{ view?: TournamentView }>): HTMLElement {
-    return h("button", {
-      type: "button", "data-testid": testid,
-      onclick: async (event: Event) => {
-        (event.currentTarget as HTMLButtonElement).disabled = true;
-        try {
-          const reply = await run();
-          fill(problems);
-          if (reply.view?.table) { leaving = true; await goToTable(reply.view.table, signal); return; }
-        } catch (error) {
-          if (signal.aborted) return;
-          fill(problems, refusalAlert(error));
-        }
+  function controls(tournament: Tournament, view: TournamentView | undefined): Node | null {
+    return registrationControls(tournament, view, `-${tournamentId(tournament)}`, signal, {
+      async done(reply) {
+        fill(problems);
+        if (reply?.table) { leaving = true; await goToTable(reply.table, signal); return; }
         await load();
       },
-    }, label);
-  }
-
-  function controls(tournament: Tournament, view: TournamentView | undefined): Node | null {
-    const id = tournamentId(tournament);
-    const name = tournament.name;
-    if (view?.table) {
-      return h("a", { href: `#/tables/${encodeURIComponent(tableId(view.table))}`,
-        "data-testid": `my-table-${id}` }, "Your table");
-    }
-    if (!player || tournament.state !== TournamentState.REGISTERING && !tournament.registrationOpen) return null;
-    if (view?.registered && tournament.state === TournamentState.REGISTERING) {
-      return action("Unregister", `unregister-${id}`,
-        () => tournaments.unregisterTournament({ name, requestId: requestId() }, { signal }));
-    }
-    if (!tournament.registrationOpen || view?.registered) return null;
-    return action("Register", `register-${id}`,
-      () => tournaments.registerTournament({ name, requestId: requestId() }, { signal }));
+      refused(error) { fill(problems, refusalAlert(error)); void load(); },
+    });
   }
 
   function row(tournament: Tournament, view: TournamentView | undefined): HTMLElement {

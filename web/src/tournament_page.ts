@@ -4,7 +4,7 @@
 // tournament they are in, or whose tournament starts while the page is open, is taken to their table; the
 // `/info` route (the link from a table) stays on the page.
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { requestId, tournaments } from "./api";
+import { tournaments } from "./api";
 import { ServerClock } from "./clock";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
@@ -14,7 +14,7 @@ import { principal } from "./session";
 import {
   buyInText, chips, kindName, levelStakes, ordinal, prizeMoney, runCountdowns, tickCountdowns,
 } from "./tournament_format";
-import { standing, standingOfPlayer } from "./tournament_view";
+import { registrationControls, standing, standingOfPlayer } from "./tournament_view";
 import { goToTable, watchTournament } from "./tournament_watch";
 import { sleep } from "./watch";
 
@@ -55,7 +55,6 @@ function levels(tournament: Tournament): HTMLElement {
 export function showTournament(main: HTMLElement, id: string, follow: boolean, signal: AbortSignal): void {
   const name = `tournaments/${id}`;
   const me = principal();
-  const player = me !== null && me.role === "player";
   const clock = new ServerClock();
   const title = h("h1", {}, id);
   const about = h("div", {});
@@ -66,6 +65,7 @@ export function showTournament(main: HTMLElement, id: string, follow: boolean, s
   runCountdowns(about, clock, signal);
   let waitingForStart = false;
   let leaving = false;
+  let shownVersion = -1n;
 
   function take(table: string): void {
     if (leaving) return;
@@ -73,43 +73,21 @@ export function showTournament(main: HTMLElement, id: string, follow: boolean, s
     void goToTable(table, signal);
   }
 
-  function button(label: string, testid: string, run: () => Promise<{ view?: TournamentView }>): HTMLElement {
-    return h("button", { type: "button", "data-testid": testid, onclick: async (event: Event) => {
-      (event.currentTarget as HTMLButtonElement).disabled = true;
-      try {
-        const reply = await run();
-        fill(problems);
-        if (reply.view) show(reply.view.tournament, reply.view);
-      } catch (error) {
-        if (!signal.aborted) fill(problems, refusalAlert(error));
-        (event.target as HTMLButtonElement).disabled = false;
-      }
-    } }, label);
-  }
-
-  function controls(tournament: Tournament, view: TournamentView | undefined): Node[] {
-    if (view?.table) {
-      return [h("a", { href: `#/tables/${encodeURIComponent(tableId(view.table))}`, "data-testid": "my-table" },
-        "Go to your table")];
-    }
-    if (!player) return [];
-    if (view?.registered && tournament.state === TournamentState.REGISTERING) {
-      return [button("Unregister", "unregister",
-        () => tournaments.unregisterTournament({ name, requestId: requestId() }, { signal }))];
-    }
-    if (tournament.registrationOpen && !view?.registered) {
-      return [button("Register", "register",
-        () => tournaments.registerTournament({ name, requestId: requestId() }, { signal }))];
-    }
-    return [];
-  }
-
   function show(tournament: Tournament | undefined, view?: TournamentView): void {
-    if (tournament === undefined) return;
+    // A call's reply and the watch both carry views: never go back to an older one.
+    if (tournament === undefined || tournament.version < shownVersion) return;
+    shownVersion = tournament.version;
     title.textContent = tournament.displayName || id;
     fill(about, structure(tournament), standing(tournament));
     tickCountdowns(about, clock);
-    fill(you, view ? standingOfPlayer(view) : null, controls(tournament, view));
+    fill(you, view ? standingOfPlayer(view) : null, registrationControls(tournament, view, "", signal, {
+      done(reply) {
+        fill(problems);
+        if (reply?.table) take(reply.table);  // the last seat of a sit & go: it started
+        else if (reply) show(reply.tournament, reply);
+      },
+      refused(error) { fill(problems, refusalAlert(error)); },
+    }));
     fill(rest, tableList(tournament, view?.table ?? ""), places(tournament), levels(tournament));
     if (view?.table && (follow || waitingForStart)) take(view.table);
     waitingForStart = Boolean(view?.registered && !view.table && tournament.state === TournamentState.REGISTERING);

@@ -1,8 +1,11 @@
 // Where a tournament stands and where the caller stands in it, drawn from a Tournament and a TournamentView:
 // shared by the tournament's page and the panel above a tournament table.
+import { requestId, tournaments } from "./api";
 import { h } from "./dom";
+import { tableId } from "./format";
 import type { Tournament, TournamentView } from "./gen/stud/v1/tournament_pb";
 import { TournamentState } from "./gen/stud/v1/tournament_pb";
+import { principal } from "./session";
 import { chips, countdown, levelStakes, levelText, ordinal, prizeMoney, stateName } from "./tournament_format";
 
 /** State, level and stakes, the countdown to the next level, players left, average stack, prize pool. */
@@ -43,4 +46,47 @@ export function standingOfPlayer(view: TournamentView): HTMLElement | null {
   }
   if (view.prize > 0n) parts.push(` · prize ${prizeMoney(tournament, view.prize)}`);
   return h("p", { class: "you", "data-testid": "tournament-you" }, parts);
+}
+
+export interface Registration {
+  /** The reply's view: the caller's registration, and their table if it started the tournament. */
+  done(view: TournamentView | undefined): void | Promise<void>;
+  refused(error: unknown): void;
+}
+
+/**
+ * What a player may do about a tournament from the lobby or its page: go to their table once seated; else
+ * Register while registration is open, or Unregister before the start. Test ids end with `suffix`.
+ */
+export function registrationControls(tournament: Tournament, view: TournamentView | undefined, suffix: string,
+  signal: AbortSignal, registration: Registration): Node | null {
+  if (view?.table) {
+    return h("a", { href: `#/tables/${encodeURIComponent(tableId(view.table))}`, "data-testid": `my-table${suffix}` },
+      "Go to your table");
+  }
+  const me = principal();
+  if (me === null || me.role !== "player") return null;
+  const name = tournament.name;
+  const button = (label: string, testid: string, run: () => Promise<{ view?: TournamentView }>): HTMLElement => {
+    const element = h("button", { type: "button", "data-testid": `${testid}${suffix}`, onclick: async () => {
+      element.disabled = true;  // one request per click; a retry is a new click
+      try {
+        await registration.done((await run()).view);
+      } catch (error) {
+        if (signal.aborted) return;
+        registration.refused(error);
+        element.disabled = false;
+      }
+    } }, label);
+    return element;
+  };
+  if (view?.registered && tournament.state === TournamentState.REGISTERING) {
+    return button("Unregister", "unregister",
+      () => tournaments.unregisterTournament({ name, requestId: requestId() }, { signal }));
+  }
+  if (tournament.registrationOpen && !view?.registered) {
+    return button("Register", "register",
+      () => tournaments.registerTournament({ name, requestId: requestId() }, { signal }));
+  }
+  return null;
 }
