@@ -283,6 +283,17 @@ async def test_a_player_logs_in_sits_down_and_clicks_through_hands_to_a_showdown
     assert any(kind == "text" and " wins " in value for _, kind, value in log), "the page showed who won"
 
 
+async def _click_a_passive_action(page: Page) -> str:
+    """On the player's turn, click the most passive action offered; once the turn has passed, its name."""
+    actions = page.get_by_test_id("actions")
+    turn = await actions.get_attribute("data-turn")
+    offered = actions.locator("button[data-action]")
+    choice = _choose(await offered.evaluate_all("all => all.map(b => b.dataset.action)"))
+    await actions.locator(f'button[data-action="{choice}"]').click()
+    await expect(actions).not_to_have_attribute("data-turn", turn or "")
+    return choice
+
+
 async def _plant_a_hidden_card(page: Page, opponent: Bot, table: str) -> int:
     """Put an opponent's face-down card (from its own view) into the page for an instant and take it out
     again: the recorder must see it, else the leak check could never fail."""
@@ -420,15 +431,28 @@ async def test_a_players_time_bank_runs_and_a_chat_message_arrives(web: WebServi
             await expect(latency).to_have_attribute("data-source", "heartbeat")
             await expect(latency).to_have_text(re.compile(r"^Round trip [\d.]+ ms \(heartbeat\)$"))
             await save_screenshot(page, "web-time-bank-and-chat")
-            turn = await actions.get_attribute("data-turn")
-            offered = actions.locator("button[data-action]")
-            choice = _choose(await offered.evaluate_all("all => all.map(b => b.dataset.action)"))
-            await actions.locator(f'button[data-action="{choice}"]').click()
-            await expect(actions).not_to_have_attribute("data-turn", turn or "")
+            await _click_a_passive_action(page)
             reserve = page.get_by_test_id(f"seat-{seat}-time-bank")
             await expect(reserve).not_to_have_text("Time bank 60 s")
         left = int(re.fullmatch(r"Time bank (\d+) s", await reserve.text_content() or "").group(1))
         assert 0 < left < 60
+
+
+async def _sit_and_go_of_bots(web: WebService, tournament_id: str, title: str, seats: int,
+                              stack: int) -> dict[str, StudClient]:
+    """A play-money sit & go of ``seats`` players at tables of three, with a long action clock (the player's
+    clicks end their turns), and every seat but the last taken by bots over the API: their clients by name."""
+    operator = web.client("house", Role.OPERATOR)
+    await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
+        tournament=tournament_pb2.Tournament(
+            display_name=title, play_money=True, max_entrants=seats, seats_per_table=3,
+            starting_stack=stack, action_clock=duration_pb2.Duration(seconds=300)),
+        tournament_id=tournament_id), metadata=operator.metadata)
+    bots = {f"bot{n}-{tournament_id}": web.client(f"bot{n}-{tournament_id}") for n in range(1, seats)}
+    for client in bots.values():
+        await client.tournaments.RegisterTournament(tournament_service_pb2.RegisterTournamentRequest(
+            name=f"tournaments/{tournament_id}", request_id=new_request_id()), metadata=client.metadata)
+    return bots
 
 
 async def _seated_at_tournament_table(client: StudClient, tournament: str) -> tuple[str, int]:
@@ -461,17 +485,9 @@ async def test_a_player_registers_in_a_sit_and_go_from_the_lobby_plays_at_its_ta
     tournament from the lobby and its table from the tournament's page, and follows the hands there."""
     tag = uuid.uuid4().hex[:8]
     tournament_id = f"sng-{tag}"
-    operator = web.client("house", Role.OPERATOR)
-    created = await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
-        tournament=tournament_pb2.Tournament(
-            display_name=f"Sunday {tag}", play_money=True, max_entrants=3, seats_per_table=3,
-            starting_stack=5_000, action_clock=duration_pb2.Duration(seconds=300)),
-        tournament_id=tournament_id), metadata=operator.metadata)
+    bots = await _sit_and_go_of_bots(web, tournament_id, f"Sunday {tag}", seats=3, stack=5_000)
+    tournament = f"tournaments/{tournament_id}"
     player = f"dora-{tag}"
-    bots = {name: web.client(name) for name in (f"bot1-{tag}", f"bot2-{tag}")}
-    for client in bots.values():
-        await client.tournaments.RegisterTournament(tournament_service_pb2.RegisterTournamentRequest(
-            name=created.name, request_id=new_request_id()), metadata=client.metadata)
 
     async with browser_page(browser) as page, browser_page(browser) as spectator:
         await page.goto(web.url)
@@ -483,7 +499,7 @@ async def test_a_player_registers_in_a_sit_and_go_from_the_lobby_plays_at_its_ta
         # The last registration starts the sit & go: the page goes to the player's table.
         await expect(page).to_have_url(re.compile(rf"#/tables/{tournament_id}-t1$"))
         table = f"{tournament_id}-t1"
-        seats = await asyncio.gather(*(_seated_at_tournament_table(client, created.name)
+        seats = await asyncio.gather(*(_seated_at_tournament_table(client, tournament)
                                        for client in bots.values()))
         playing = [Bot(client, table, seat, strategy=cautious_strategy, seed=seat)
                    for client, (_, seat) in zip(bots.values(), seats, strict=True)]
@@ -520,11 +536,7 @@ async def test_a_player_registers_in_a_sit_and_go_from_the_lobby_plays_at_its_ta
         async with running(*(bot.run(10**6) for bot in playing)):
             await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
             await save_screenshot(page, "web-tournament-table")
-            turn = await actions.get_attribute("data-turn")
-            offered = actions.locator("button[data-action]")
-            choice = _choose(await offered.evaluate_all("all => all.map(b => b.dataset.action)"))
-            await actions.locator(f'button[data-action="{choice}"]').click()
-            await expect(actions).not_to_have_attribute("data-turn", turn or "")
+            choice = await _click_a_passive_action(page)
             acted = await shown_version(page) or 0
 
             async def spectator_followed() -> bool:
@@ -587,17 +599,9 @@ async def test_a_player_whose_table_is_broken_is_taken_to_the_table_they_are_mov
     player's table is broken and the player moved, and the page follows the player to the new table."""
     tag = uuid.uuid4().hex[:8]
     tournament_id = f"move-{tag}"
-    operator = web.client("house", Role.OPERATOR)
-    created = await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
-        tournament=tournament_pb2.Tournament(
-            display_name=f"Moving {tag}", play_money=True, max_entrants=4, seats_per_table=3,
-            starting_stack=100, action_clock=duration_pb2.Duration(seconds=300)),
-        tournament_id=tournament_id), metadata=operator.metadata)
+    clients = await _sit_and_go_of_bots(web, tournament_id, f"Moving {tag}", seats=4, stack=100)
+    tournament = f"tournaments/{tournament_id}"
     player = f"erin-{tag}"
-    clients = {name: web.client(name) for name in (f"bot1-{tag}", f"bot2-{tag}", f"bot3-{tag}")}
-    for client in clients.values():
-        await client.tournaments.RegisterTournament(tournament_service_pb2.RegisterTournamentRequest(
-            name=created.name, request_id=new_request_id()), metadata=client.metadata)
 
     async with browser_page(browser) as page:
         await page.goto(web.url)
@@ -605,8 +609,8 @@ async def test_a_player_whose_table_is_broken_is_taken_to_the_table_they_are_mov
         await page.get_by_test_id(f"register-{tournament_id}").click()
         await expect(page).to_have_url(re.compile(rf"#/tables/{tournament_id}-t\d$"))
         me = web.client(player)
-        first, my_seat = await _seated_at_tournament_table(me, created.name)
-        seats = {name: await _seated_at_tournament_table(client, created.name)
+        first, my_seat = await _seated_at_tournament_table(me, tournament)
+        seats = {name: await _seated_at_tournament_table(client, tournament)
                  for name, client in clients.items()}
         opponent = next(name for name, (table, _) in seats.items() if table == first)
         others = [Bot(clients[name], table, seat, strategy=cautious_strategy, seed=seat)
