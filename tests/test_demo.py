@@ -14,7 +14,8 @@ import urllib.request
 from collections.abc import Awaitable, Callable
 from typing import IO
 
-WATCH_LINE = re.compile(r"^Watch it: (http://127\.0\.0\.1:\d+/)#/tables/(demo-[0-9a-f]+)$")
+WATCH_LINE = re.compile(
+    r"^Watch it: (http://127\.0\.0\.1:\d+/)#/tables/(demo-[0-9a-f]+)\?token=(eyJ[\w-]+\.[\w-]+\.[\w-]+)$")
 TOKEN_LINE = re.compile(r"^eyJ[\w-]+\.[\w-]+\.[\w-]+$")
 BALANCED = "balanced to the cent"
 
@@ -48,6 +49,9 @@ def _get(url: str, token: str | None = None) -> dict:
 async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c(
     make_database: Callable[..., Awaitable[str]],
 ) -> None:
+    """The printed link watches alone (its spectator token), the auditor's token verifies hands, and Ctrl-C
+    with the person still in a hand cashes everyone out, the person too, and the books balance with nothing
+    left at the table."""
     url = await make_database(migrated=False)
     demo = subprocess.Popen(
         [sys.executable, "-m", "stud_service.cli", "demo", "--hands", "2", "--players", "3", "--stay",
@@ -57,11 +61,17 @@ async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c
     seen: list[str] = []
     try:
         assert demo.stdout is not None
-        base, table_id = _lines_until(demo.stdout, WATCH_LINE, seen, timeout=120).groups()
+        base, table_id, spectator = _lines_until(demo.stdout, WATCH_LINE, seen, timeout=120).groups()
         assert any(BALANCED in line for line in seen), "the first summary reconciles the books"
         token = _lines_until(demo.stdout, TOKEN_LINE, seen, timeout=60).group(0)
+        auditor = _lines_until(demo.stdout, TOKEN_LINE, seen, timeout=60).group(0)
         lobby = _get(base + "v1/tables")
         (table,) = [t for t in lobby["tables"] if t["name"] == f"tables/{table_id}"]
+        # The link's own token watches: a spectator, seated nowhere.
+        watched = _get(base + f"v1/tables/{table_id}:view", spectator)
+        assert len(watched["seats"]) == 3 and "viewerSeat" not in watched
+        # The auditor's token verifies the hands played before.
+        assert _get(base + f"v1/tables/{table_id}/hands/1:verify", auditor)["passed"] is True
         # The bots sat down again; the person's token is a player's, seated nowhere yet, with money to buy in.
         view = _get(base + f"v1/tables/{table_id}:view", token)
         assert len(view["seats"]) == 3 and "viewerSeat" not in view
@@ -70,19 +80,27 @@ async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c
         while int(_get(base + f"v1/tables/{table_id}")["version"]) <= int(table["version"]):
             assert time.monotonic() - waiting < 60, "the bots stopped playing"  # they play on, slowly
             time.sleep(0.5)
-        # The person takes the free seat and is still seated at Ctrl-C: the bots leave, the books balance.
+        # The person takes the free seat and is dealt in; Ctrl-C while that hand runs and they never act.
         _post(base + f"v1/tables/{table_id}:sitDown", token, {"seat": 8, "buyIn": "2000"})
+        waiting = time.monotonic()
+        while not any(seat["seat"] == 8 and seat.get("inHand") for seat in
+                      _get(base + f"v1/tables/{table_id}:view", token)["seats"]):
+            assert time.monotonic() - waiting < 90, "the person was not dealt in"
+            time.sleep(0.2)
         demo.send_signal(signal.SIGINT)
-        rest, _ = demo.communicate(timeout=60)
+        rest, _ = demo.communicate(timeout=300)
         seen += rest.splitlines()
     finally:
         if demo.poll() is None:
             demo.kill()
             demo.wait()
     assert demo.returncode == 0, "\n".join(seen[-40:])
+    assert not any("Traceback" in line or "TimeoutError" in line for line in seen), "\n".join(seen[-40:])
     assert sum(BALANCED in line for line in seen) == 2, "the books balance again after Ctrl-C"
     assert any("players/you/accounts/USD" in line for line in seen)
-    assert any("'you' is still seated" in line for line in seen)
+    final = [line for line in seen if line.startswith("Reconciliation (auditor)")][-1]
+    assert "+ at tables $0 +" in final, "everyone, the person too, is cashed out: " + final
+    assert "still seated" not in "\n".join(seen)
 
 
 async def test_demo_without_stay_ends_on_its_own_and_says_how_to_stay(

@@ -64,6 +64,11 @@ STAY_THINK_SECONDS = 1.2
 # the operator and the auditor); with --stay the bots' are renewed this often, so the table can play for days.
 RENEW_TOKENS_SECONDS = DEFAULT_MAX_LIFETIMES.player / 2
 HUMAN = "you"
+# The player id of the spectator's token in the printed link: nobody's account, so it can only watch.
+SPECTATOR = "spectator"
+# After Ctrl-C, how long the hand in play may take to end: every turn a person leaves unplayed runs out its
+# action clock and time bank.
+CLOSE_TIMEOUT_SECONDS = 600.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -226,7 +231,7 @@ async def _play(
         f" fourth street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and"
         f" buy in for {money(BUY_IN)}"
     )
-    spectator = _client(channel, key, "spectator")
+    spectator = _client(channel, key, SPECTATOR)
     narrator = Narrator()
     watch = asyncio.ensure_future(_narrate(spectator, table_id, narrator, args.hands))
     bots = [
@@ -259,10 +264,6 @@ async def _play(
     # The table may have played for hours: the first tokens may have expired, so new ones.
     operator = _client(channel, key, "house", Role.OPERATOR)
     auditor = _client(channel, key, "auditor", Role.AUDITOR)
-    try:  # the books balance with chips still at the table too: they are reconciled whatever happens here
-        await _until_empty(_client(channel, key, "spectator"), table_id, staying=HUMAN)
-    except TimeoutError:
-        print("(a hand is still running: the bots' chips are counted at the table)", flush=True)
     await host.runtime.sweep_rake()
     return await _books(operator, auditor, (*names, HUMAN))
 
@@ -280,33 +281,41 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    url = f"{_web_url(host)}#/tables/{table_id}"
+    base = _web_url(host)
+    # The tokens ride in the link's fragment, which a browser never sends to a server (nor in a Referer): the
+    # page takes it, keeps it for the tab and drops it from the address bar.
+    watch_url = f"{base}#/tables/{table_id}?token={_token(key, SPECTATOR)}"
     print("")
     print("━━ The table plays on ━━")
-    print(f"Watch it: {url}")
+    print(f"Watch it: {watch_url}")
+    print(f"  (a spectator's token for player {SPECTATOR!r}, who has no money and no seat; valid"
+          f" {DEFAULT_MAX_LIFETIMES.player // 3600} hours)")
     print(f"Play it: open the page's login form and paste this development token of player {HUMAN!r}"
           f" ({money(DEPOSIT)} in the cashier, valid {DEFAULT_MAX_LIFETIMES.player // 3600} hours), then pick"
           " the free seat:")
     print(_token(key, HUMAN))
-    print("Ctrl-C ends the demo (the bots cash out and the books are reconciled again).", flush=True)
-    tasks = [asyncio.ensure_future(bot.run(10**9, stop)) for bot in playing]
-    tasks.append(asyncio.ensure_future(_renew_tokens(key, bots[:7], stop)))
+    print(f"Audit it: this auditor's token (valid {DEFAULT_MAX_LIFETIMES.auditor // 60} minutes) shows every"
+          f" hand's verification in the replayer ({base}#/tables/{table_id}/hands):")
+    print(_token(key, "auditor", Role.AUDITOR))
+    print("Ctrl-C ends the demo: the table closes, everyone (you too) is cashed out when the hand in play ends,"
+          " and the books are reconciled again.", flush=True)
+    tasks = [asyncio.ensure_future(bot.run(10**9)) for bot in playing]
+    renewing = asyncio.ensure_future(_renew_tokens(key, bots[:7], stop))
     try:
         await stop.wait()
+        print("\nStopping: the table closes; everyone is cashed out when the hand in play ends…", flush=True)
+        # The operator closes the table (RULES.md §12): every player, a person still seated too, leaves with the
+        # stack, now or at the end of the hand in play, which the bots play out meanwhile.
+        operator = _client(channel, key, "house", Role.OPERATOR)  # the first token may have expired
+        await operator.close_table(table_id, "the demo ends")
+        await _until_empty(operator, table_id, timeout=CLOSE_TIMEOUT_SECONDS)
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        for task in tasks:
+        stop.set()
+        for task in (*tasks, renewing):
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    print("\nStopping: everyone leaves the table…", flush=True)
-    for bot in playing:
-        with contextlib.suppress(grpc.aio.AioRpcError):
-            await bot.client.leave(table_id)
-    view = await _client(channel, key, "house", Role.OPERATOR).view(table_id)  # the first may have expired
-    for seat in view.seats:  # a person still seated: the operator cannot leave for them; say so
-        if seat.player_id == HUMAN:
-            print(f"(player {HUMAN!r} is still seated: leave the table in the page to cash out)")
+        await asyncio.gather(*tasks, renewing, return_exceptions=True)
 
 
 async def _renew_tokens(key: SigningKey, bots: list[tuple[Bot, str]], stop: asyncio.Event) -> None:
@@ -335,13 +344,13 @@ async def _narrate(client: StudClient, table_id: str, narrator: Narrator, hands:
         stream.cancel()
 
 
-async def _until_empty(client: StudClient, table_id: str, staying: str | None = None) -> None:
-    """Wait until nobody but ``staying`` (a person who may still sit there) is seated at the table."""
-    for _ in range(600):
-        if all(seat.player_id == staying for seat in (await client.view(table_id)).seats):
-            return
+async def _until_empty(client: StudClient, table_id: str, timeout: float = 30.0) -> None:
+    """Wait until nobody is seated at the table."""
+    deadline = time.monotonic() + timeout
+    while (await client.view(table_id)).seats:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the players did not leave the table")
         await asyncio.sleep(0.05)
-    raise TimeoutError("the bots did not leave the table")
 
 
 def _summary(narrator: Narrator, bots: list[Bot], elapsed: float) -> None:

@@ -4,7 +4,8 @@
  *
  * Routes (in the fragment, so the service serves one page): #/ the lobby, #/tables/{id} a table,
  * #/tables/{id}/hands its hands, #/tables/{id}/hands/{n} the replayer, #/tournaments/{id} a tournament (a player in
- * it who opens it is taken to their table), #/tournaments/{id}/info the same page, staying there.
+ * it who opens it is taken to their table), #/tournaments/{id}/info the same page, staying there;
+ * any of them may end in ?token=JWT.
  *
  * Hooks for browser tests (data-testid unless said otherwise; stable: change them with the tests):
  *   login-form, login-token, login-submit, login-error, logged-in (data-player), logout
@@ -34,6 +35,7 @@ import { fill, h } from "./dom";
 import { showLobby } from "./lobby";
 import { showLogin } from "./login";
 import { showHands, showReplay } from "./replayer";
+import { logIn } from "./session";
 import { showTable } from "./table";
 import { showTournament } from "./tournament_page";
 
@@ -42,7 +44,18 @@ const login = document.getElementById("login")!;
 let current = new AbortController();
 let routed = false;
 
+/** A link may carry a token in its fragment (`#/tables/t1?token=...`, as the demo prints one for spectators):
+ * the page keeps it for the tab, as if pasted into the login form, and drops it from the address bar. */
+function takeLinkToken(): void {
+  const [path, query] = location.hash.split("?", 2);
+  if (query === undefined) return;
+  const jwt = new URLSearchParams(query).get("token");
+  if (jwt) logIn(jwt);
+  history.replaceState(null, "", `${location.pathname}${location.search}${path}`);
+}
+
 function route(): void {
+  takeLinkToken();
   current.abort();
   current = new AbortController();
   showLogin(login, route);
