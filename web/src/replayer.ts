@@ -1,7 +1,7 @@
 // The hand replayer: AuditService.ListHands for the table, ReplayHand of one hand stepped through event by
 // event and street by street, and the hand's verification (VerifyHand) and shuffle evidence (VerifyShuffle).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { audit } from "./api";
+import { audit, tables } from "./api";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
 import { money, streetName } from "./format";
@@ -26,6 +26,8 @@ export function showHands(main: HTMLElement, id: string, signal: AbortSignal): v
   fill(main, back, h("h1", {}, `Hands at ${id}`), status, list);
   void (async () => {
     try {
+      // The pots in the table's currency, as the table shows them (GetTable is public).
+      const currency = (await tables.getTable({ name: `tables/${id}` }, { signal })).currencyCode;
       const hands: HandSummary[] = [];
       let pageToken = "";
       for (let page = 0; page < MAX_PAGES; page++) {
@@ -43,7 +45,7 @@ export function showHands(main: HTMLElement, id: string, signal: AbortSignal): v
           hand.complete
             ? h("a", { href: `#/tables/${encodeURIComponent(id)}/hands/${hand.handNumber}` }, label)
             : h("span", {}, `${label} (still running)`),
-          ` · ${when} · ${players}${hand.complete ? ` · pot ${money(hand.pot, "")}` : ""}`);
+          ` · ${when} · ${players}${hand.complete ? ` · pot ${money(hand.pot, currency)}` : ""}`);
       }));
     } catch (error) {
       if (!signal.aborted) fill(status, refusalAlert(error));
@@ -123,8 +125,15 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
       if (!signal.aborted) fill(status, refusalAlert(error));
     }
   })();
-  void audit.verifyHand({ name }, { signal }).then((reply) => fill(verification, verifyHandReport(reply)),
-    (error) => { if (!signal.aborted) fill(verification, h("h2", {}, "Verification"), refusalAlert(error)); });
+  // VerifyHand reads every card of the hand: auditors' and operators' only. A player checks the shuffle's
+  // evidence below, the cards it may see.
+  if (["auditor", "operator"].includes(principal()?.role ?? "")) {
+    void audit.verifyHand({ name }, { signal }).then((reply) => fill(verification, verifyHandReport(reply)),
+      (error) => { if (!signal.aborted) fill(verification, h("h2", {}, "Verification"), refusalAlert(error)); });
+  } else {
+    fill(verification, h("h2", {}, "Verification"), h("p", { "data-testid": "verification-auditors" },
+      "The whole hand's verification is for auditors; the shuffle's evidence below proves the cards you may see."));
+  }
   void audit.verifyShuffle({ name }, { signal }).then((reply) => fill(shuffle, shuffleReport(reply)),
     (error) => { if (!signal.aborted) fill(shuffle, h("h2", {}, "Shuffle"), refusalAlert(error)); });
 }

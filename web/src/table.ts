@@ -4,7 +4,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { requestId, tables } from "./api";
 import { fill, h, redraw } from "./dom";
 import { refusalAlert, refusalOf } from "./errors";
-import { actionName, money, seatName, stakesText, stoppedText, variantName } from "./format";
+import { actionName, fromMajor, money, seatName, stakesText, stoppedText, toMajor, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, ClockKind, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { chatPanel } from "./chat";
@@ -56,9 +56,10 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   fill(main,
     h("p", {}, h("a", { href: "#/" }, "← Tables"), " · ",
       h("a", { href: `#/tables/${encodeURIComponent(id)}/hands`, "data-testid": "open-replayer" }, "Hands played")),
-    title, facts, tournamentSlot, h("div", { class: "link-state" }, connection, meter.element), problems,
+    title, facts, tournamentSlot, h("div", { class: "link-state" }, connection, meter.element), seatControls,
+    problems,
     h("div", { class: "felt", "data-testid": "felt" }, hand, clock, seats),
-    actions, seatControls, sitDown, chat.element, lastResult,
+    actions, sitDown, chat.element, lastResult,
     h("details", { class: "log-box" }, h("summary", {}, "Table log"), log),
     announcer);
 
@@ -188,22 +189,74 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     }
   }
 
+  // Above the felt, away from the action buttons: a click there must never land on Leave, and the action
+  // area changing height after a click moves nothing under the pointer up here.
   function renderSeatControls(next: TableView): void {
     const mine = next.seats.find((seat) => seat.seat === next.viewerSeat);
-    const key = mine === undefined ? "" : `${mine.seat}:${mine.sittingOut}`;
+    const busted = mine !== undefined && mine.stack === 0n;
+    const key = mine === undefined ? "" : `${mine.seat}:${mine.sittingOut}:${busted}`;
     if (key === controlsKey) return;
     controlsKey = key;
     if (mine === undefined) { fill(seatControls); return; }
     const button = (label: string, testid: string, run: () => Promise<{ view?: TableView }>) =>
       h("button", { type: "button", "data-testid": testid, onclick: () => void call(run) }, label);
-    // A tournament seats and moves its players: they do not leave its tables (RULES.md section 11).
-    const leave = next.table?.tournament ? null
-      : button("Leave the table", "leave", () => tables.leave({ name, requestId: requestId() }, { signal }));
+    // A tournament seats and moves its players, with its own chips: they neither leave its tables nor top up
+    // (RULES.md section 11).
+    const tournament = Boolean(next.table?.tournament);
+    const leave = () => tables.leave({ name, requestId: requestId() }, { signal });
     fill(seatControls,
-      mine.sittingOut
-        ? button("Sit in", "sit-in", () => tables.sitIn({ name, requestId: requestId() }, { signal }))
-        : button("Sit out", "sit-out", () => tables.sitOut({ name, requestId: requestId() }, { signal })),
-      " ", leave);
+      // A busted player cannot sit in (the service says so): the chips come first.
+      busted && !tournament ? topUpForm(next)
+        : mine.sittingOut ? button("Sit in", "sit-in", () => tables.sitIn({ name, requestId: requestId() }, { signal }))
+          : button("Sit out", "sit-out", () => tables.sitOut({ name, requestId: requestId() }, { signal })),
+      " ",
+      tournament ? null : h("button", {
+        type: "button", class: "leave", "data-testid": "leave",
+        onclick: () => { if (playingTheHand()) confirmLeave(leave); else void call(leave); },
+      }, "Leave the table"));
+  }
+
+  /** Whether the viewer holds cards in the hand being played: leaving then needs a second thought. */
+  function playingTheHand(): boolean {
+    const mine = view?.seats.find((seat) => seat.seat === view?.viewerSeat);
+    return view?.hand !== undefined && !view.hand.complete && mine !== undefined && mine.inHand && !mine.folded;
+  }
+
+  function confirmLeave(leave: () => Promise<{ view?: TableView }>): void {
+    const stay = () => { controlsKey = ""; if (view) renderSeatControls(view); };
+    const confirm = h("div", { class: "leave-confirm", role: "alertdialog", "aria-label": "Leave the table?" },
+      h("p", {}, "You are in this hand. Leave the table when it ends? Your chips go back to your account then."),
+      h("button", { type: "button", "data-testid": "leave-confirm", onclick: () => void call(leave).then(stay) },
+        "Leave after this hand"), " ",
+      h("button", { type: "button", "data-testid": "leave-cancel", onclick: stay }, "Stay"));
+    fill(seatControls, confirm);
+    confirm.querySelector<HTMLButtonElement>("[data-testid=leave-cancel]")?.focus();
+  }
+
+  function topUpForm(next: TableView): HTMLElement {
+    const table = next.table;
+    const currency = table?.currencyCode ?? "";
+    const amount = h("input", {
+      name: "top-up", id: "top-up-amount", type: "text", inputmode: "decimal", required: true, autocomplete: "off",
+      value: toMajor(table?.minBuyIn ?? 0n, currency), "data-testid": "top-up-amount",
+      oninput: (event: Event) => (event.target as HTMLInputElement).setCustomValidity(""),
+    });
+    return h("form", {
+      class: "top-up", "data-testid": "top-up-form", "aria-label": "Top up",
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const chips = fromMajor(amount.value, currency);
+        if (chips === null) {
+          amount.setCustomValidity(`An amount such as ${toMajor(table?.minBuyIn ?? 0n, currency)}`);
+          amount.reportValidity();
+          return;
+        }
+        void call(() => tables.topUp({ name, amount: chips, requestId: requestId() }, { signal }));
+      },
+    },
+    h("span", {}, "Out of chips. "),
+    h("label", { for: "top-up-amount" }, "Top up "), amount, " ",
+    h("button", { type: "submit", "data-testid": "top-up" }, "Top up"));
   }
 
   function openSeats(next: TableView): number[] {
