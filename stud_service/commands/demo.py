@@ -297,15 +297,15 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
     print(f"Audit it: this auditor's token (valid {DEFAULT_MAX_LIFETIMES.auditor // 60} minutes) shows every"
           f" hand's verification in the replayer ({base}#/tables/{table_id}/hands):")
     print(_token(key, "auditor", Role.AUDITOR))
-    print("Ctrl-C ends the demo: the table closes, everyone (you too) is cashed out when the hand in play ends,"
-          " and the books are reconciled again.", flush=True)
+    print("Ctrl-C ends the demo: the table closes, everyone (you too) is cashed out when the hand in play"
+          " ends, and the books are reconciled again.", flush=True)
     tasks = [asyncio.ensure_future(bot.run(10**9)) for bot in playing]
     renewing = asyncio.ensure_future(_renew_tokens(key, bots[:7], stop))
     try:
         await stop.wait()
         print("\nStopping: the table closes; everyone is cashed out when the hand in play ends…", flush=True)
-        # The operator closes the table (RULES.md §12): every player, a person still seated too, leaves with the
-        # stack, now or at the end of the hand in play, which the bots play out meanwhile.
+        # The operator closes the table (RULES.md §12): every player, a person still seated too, leaves with
+        # the stack, now or at the end of the hand in play, which the bots play out meanwhile.
         operator = _client(channel, key, "house", Role.OPERATOR)  # the first token may have expired
         await operator.close_table(table_id, "the demo ends")
         await _until_empty(operator, table_id, timeout=CLOSE_TIMEOUT_SECONDS)
