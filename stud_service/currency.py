@@ -64,3 +64,30 @@ def format_amount(amount: int, code: str) -> str:
     sign = "-" if amount < 0 else ""
     whole, part = divmod(abs(amount), 10**places)
     return f"{sign}{whole}.{part:0{places}d}"
+
+
+# The signs people write before an amount of the most common currencies; others are followed by their code.
+CURRENCY_SIGNS: dict[str, str] = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
+
+
+def money_text(amount: int, code: str) -> str:
+    """``amount`` as a person reads it, in ``code`` ("" for play chips), grouped by thousands and without
+    a fraction when it is whole: 745000 USD -> "$7,450", 7450 USD -> "$74.50", 1234 JPY -> "1,234 JPY",
+    3600 play chips -> "3,600 chips"."""
+    if not code:
+        return f"{amount:,} chips"
+    places = minor_units(code)
+    sign = "-" if amount < 0 else ""
+    whole, part = divmod(abs(amount), 10**places)
+    number = f"{whole:,}" + (f".{part:0{places}d}" if part else "")
+    prefix = CURRENCY_SIGNS.get(code)
+    return f"{sign}{prefix}{number}" if prefix else f"{sign}{number} {code}"
+
+
+def stakes_text(small_bet: int, big_bet: int, ante: int, bring_in: int, code: str) -> str:
+    """A table's stakes as a person reads them: "$2/$4, ante $0.50, bring-in $1" (play chips: "200/400
+    chips, ante 50, bring-in 100")."""
+    if not code:
+        return f"{small_bet:,}/{big_bet:,} chips, ante {ante:,}, bring-in {bring_in:,}"
+    return (f"{money_text(small_bet, code)}/{money_text(big_bet, code)}, ante {money_text(ante, code)},"
+            f" bring-in {money_text(bring_in, code)}")

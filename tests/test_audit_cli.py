@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import tomllib
 import uuid
 
@@ -43,6 +44,20 @@ def test_list_show_replay_and_export(capsys, database_url, cli_table):
     assert steps[-1]["event"]["type"] == "HandEnded"
     code, out, _ = run(capsys, database_url, "hands", "export", cli_table, "3", "--format", "pokerstars")
     assert code == 0 and out.startswith("PokerStars Hand #") and "7 Card Stud Hi/Lo Limit" in out
+
+
+def test_amounts_print_in_the_tables_currency_and_stay_raw_in_json(capsys, database_url, cli_table):
+    """The simulated table plays for USD: a person reads dollars, a program reads the smallest unit."""
+    code, out, _ = run(capsys, database_url, "hands", "list", "--table", cli_table, "--page-size", "5")
+    assert code == 0 and all(re.search(r"  pot +\$[\d,]+(\.\d\d)?  ", line) for line in out.splitlines()), out
+    code, out, _ = run(capsys, database_url, "hands", "list", "--table", cli_table, "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and all(isinstance(row["pot"], int) and row["currency"] == "USD" for row in rows)
+    code, out, _ = run(capsys, database_url, "hands", "show", cli_table, "3")
+    header = out.splitlines()[0]
+    assert re.search(r" Stud Hi-Lo \$\d+/\$\d+, ante \$[\d.]+, bring-in \$[\d.]+ — ", header), header
+    assert re.search(r"wins \$[\d,]+(\.\d\d)? from the", out)
+    assert re.search(r"Stacks after the hand: \d \$", out)
 
 
 def test_verify_many_hands_shows_progress(capsys, database_url, cli_table):

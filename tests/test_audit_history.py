@@ -6,6 +6,8 @@ and the hands shown at showdown; mucked hands stay hidden; nobody but an auditor
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from stud_service.audit import (
@@ -20,6 +22,7 @@ from stud_service.audit import (
 )
 from stud_service.audit.replay_check import chips_ledger, replay_hand
 from stud_service.audit.simulate import as_logged_before_proofs, simulate_table
+from stud_service.currency import money_text
 from stud_service.engine import HandEnded, Variant, event_from_json
 
 
@@ -130,5 +133,6 @@ def test_show_states_the_rake_and_its_shares():
     """RULES.md §10: the narration of a raked hand says what the house took, and from whom."""
     table = simulate_table("narrated", Variant.STUD, 20, seed=3, raked=True)
     record = next(r for r in table.hand_records() if r.ended["rake"] > 0)
-    shares = ", ".join(f"seat {seat} {share}" for seat, share in record.ended["rake_shares"])
-    assert f"  rake {record.ended['rake']} (contributed: {shares})" in narrate(record)
+    dollars = functools.partial(money_text, code="USD")
+    shares = ", ".join(f"seat {seat} {dollars(share)}" for seat, share in record.ended["rake_shares"])
+    assert f"  rake {dollars(record.ended['rake'])} (contributed: {shares})" in narrate(record)

@@ -129,7 +129,7 @@ async def test_the_command_line_prints_the_books_and_fails_on_a_discrepancy(make
 
         code, out, _ = await run()
         assert code == 0 and out.splitlines()[-1] == "PASS: the books balance"
-        assert "USD: deposits" in out and "(difference 0)" in out and "play chips: 1 tables" in out
+        assert "USD: deposits $" in out and "(difference $0)" in out and "play chips: 1 tables" in out
         code, out, _ = await run("--json", "--currency", "USD")
         books = json.loads(out)
         assert code == 0 and books["ok"] and [t["currency"] for t in books["totals"]] == ["USD"]

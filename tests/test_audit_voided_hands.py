@@ -178,8 +178,10 @@ def test_a_voided_hand_moves_no_chip_between_players_in_the_integrity_evidence(t
 
 def test_the_narration_says_who_voided_the_hand_and_what_went_back(tables) -> None:
     from stud_service.audit.narrate import narrate
+    from stud_service.currency import money_text
 
     record = voided_records(tables["RAZZ"])[0]
-    returned = ", ".join(f"seat {seat} {amount}" for seat, amount in record.voided["returned"])
+    returned = ", ".join(f"seat {seat} {money_text(amount, 'USD')}"
+                         for seat, amount in record.voided["returned"])
     text = narrate(record)
     assert f"Voided by ops: the fault spoilt the hand\n  returned: {returned}\n" in text

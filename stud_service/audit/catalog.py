@@ -33,6 +33,7 @@ class HandSummary:
     complete: bool
     first_version: int
     pot: int  # total awarded; 0 while the hand runs
+    currency: str = ""  # the table's ISO 4217 code; "" for play chips
 
     @property
     def name(self) -> str:
@@ -64,7 +65,7 @@ def decode_page_token(token: str) -> tuple[datetime, str, int]:
 
 _LIST_QUERY = """
 SELECT s.stream_id, s.hand, s.recorded_at, s.payload->'config'->>'variant', s.payload->'seats', s.version,
-       e.payload->'pots'
+       e.payload->'pots', coalesce(s.payload->'config'->>'currency', '')
   FROM events s
   LEFT JOIN events e ON e.stream_id = s.stream_id AND e.hand = s.hand AND e.type = 'HandEnded'
  WHERE s.type = 'HandStarted' AND starts_with(s.stream_id, %(prefix)s)
@@ -80,7 +81,7 @@ SELECT s.stream_id, s.hand, s.recorded_at, s.payload->'config'->>'variant', s.pa
 
 
 def _summary(row: tuple[Any, ...]) -> HandSummary:
-    stream_id, hand, started_at, variant, seats, version, pots = row
+    stream_id, hand, started_at, variant, seats, version, pots, currency = row
     pot = sum(int(p.get("amount", 0)) for p in pots) if pots else 0
     return HandSummary(
         table_id=stream_id[len(STREAM_PREFIX) :],
@@ -91,6 +92,7 @@ def _summary(row: tuple[Any, ...]) -> HandSummary:
         complete=pots is not None,
         first_version=int(version),
         pot=pot,
+        currency=str(currency),
     )
 
 

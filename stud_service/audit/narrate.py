@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from stud_service.audit.history import FULL, hand_events
 from stud_service.audit.records import HandRecord
 from stud_service.cards import card_pretty
+from stud_service.currency import money_text, stakes_text
 from stud_service.wording import ACTION_VERBS, STREET_NAMES, VARIANT_NAMES
 
 
@@ -21,13 +23,18 @@ def narrate(record: HandRecord, viewer: str | None = None) -> str:
     started = events[0]
     config = started["config"]
     names = {int(seat): str(player) for seat, player, _stack in started["seats"]}
+    currency = str(config.get("currency", ""))
+
+    def money(amount: int) -> str:
+        return money_text(amount, currency)
+
     at = datetime.fromtimestamp(started["at_ms"] / 1000, UTC)
     lines = [
         f"tables/{record.table_id}/hands/{record.hand} — {VARIANT_NAMES[config['variant']]}"
-        f" {config['small_bet']}/{config['big_bet']}, ante {config['ante']}, bring-in {config['bring_in']}"
+        f" {stakes_text(*(config[f] for f in ('small_bet', 'big_bet', 'ante', 'bring_in')), currency)}"
         f" — {at:%Y-%m-%d %H:%M:%S} UTC",
         f"Deck commitment {started['commitment']}",
-        "Seats: " + ", ".join(f"{seat} {names[seat]} ({stack})" for seat, _p, stack in started["seats"]),
+        "Seats: " + ", ".join(f"{seat} {names[seat]} ({money(n)})" for seat, _, n in started["seats"]),
     ]
     street = 0
     dealt: dict[int, list[str]] = {}
@@ -52,24 +59,24 @@ def narrate(record: HandRecord, viewer: str | None = None) -> str:
             dealt = {}
         if kind in ("HandShown", "HandMucked") and "Showdown:" not in lines:
             lines.append("Showdown:")
-        lines.extend(_describe(payload, names))
+        lines.extend(_describe(payload, names, money))
     return "\n".join(lines) + "\n"
 
 
-def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
+def _describe(payload: dict[str, Any], names: dict[int, str], money: Callable[[int], str]) -> list[str]:
     kind = payload["type"]
     if kind == "PlayerActed":
         seat = payload["seat"]
         verb = ACTION_VERBS[payload["action"]]
-        amount = f" {payload['amount']}" if payload["action"] not in ("FOLD", "CHECK", "CALL") else ""
+        amount = f" {money(payload['amount'])}" if payload["action"] not in ("FOLD", "CHECK", "CALL") else ""
         if payload["action"] == "CALL":
-            amount = f" {payload['chips']}"
+            amount = f" {money(payload['chips'])}"
         notes = (" (timed out)" if payload.get("timeout") else "") + (
             " — all in" if payload["all_in"] else ""
         )
         return [f"  seat {seat} {names[seat]} {verb}{amount}{notes}"]
     if kind == "UncalledBetReturned":
-        return [f"  {payload['amount']} uncalled returned to seat {payload['seat']}"]
+        return [f"  {money(payload['amount'])} uncalled returned to seat {payload['seat']}"]
     if kind == "HandShown":
         made = " / ".join(part for part in (payload.get("high"), payload.get("low")) if part)
         cards = " ".join(_card(c) for c in payload["cards"])
@@ -78,7 +85,7 @@ def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
         return [f"  seat {payload['seat']} {names[payload['seat']]} mucks"]
     if kind == "HandVoided":  # RULES.md §12
         by = "the table (interrupted)" if payload["automatic"] else payload["operator"]
-        returned = ", ".join(f"seat {seat} {amount}" for seat, amount in payload["returned"])
+        returned = ", ".join(f"seat {seat} {money(amount)}" for seat, amount in payload["returned"])
         return [f"Voided by {by}: {payload['reason']}", f"  returned: {returned or 'nothing'}"]
     if kind == "HandEnded":
         out = ["Result:"]
@@ -94,14 +101,14 @@ def _describe(payload: dict[str, Any], names: dict[int, str]) -> list[str]:
                     else ""
                 )
                 out.append(
-                    f"  seat {award['seat']} {names[award['seat']]} wins {award['amount']}"
+                    f"  seat {award['seat']} {names[award['seat']]} wins {money(award['amount'])}"
                     f" from the {label}{half}{hand}"
                 )
         if payload.get("rake"):  # RULES.md §10: taken before the pots were awarded
-            shares = ", ".join(f"seat {seat} {share}" for seat, share in payload.get("rake_shares", ()))
-            out.append(f"  rake {payload['rake']} (contributed: {shares})")
+            shares = ", ".join(f"seat {seat} {money(part)}" for seat, part in payload.get("rake_shares", ()))
+            out.append(f"  rake {money(payload['rake'])} (contributed: {shares})")
         out.append(
-            "Stacks after the hand: " + ", ".join(f"{seat} {stack}" for seat, stack in payload["stacks"])
+            "Stacks after the hand: " + ", ".join(f"{seat} {money(n)}" for seat, n in payload["stacks"])
         )
         if payload.get("server_seed"):
             out.append(f"Server seed (revealed) {payload['server_seed']}")

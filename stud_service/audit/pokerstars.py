@@ -44,11 +44,10 @@ from stud_service.audit.history import FULL, with_chat
 from stud_service.audit.records import HandRecord
 from stud_service.audit.tournament_log import TournamentInfo, table_number, tournament_number
 from stud_service.cards import card_str
-from stud_service.currency import format_amount, minor_units
+from stud_service.currency import CURRENCY_SIGNS, format_amount, minor_units
 
 GAME_NAMES = {"STUD": "7 Card Stud Limit", "STUD_HI_LO": "7 Card Stud Hi/Lo Limit", "RAZZ": "Razz Limit"}
 STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
-CURRENCY_SIGNS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
 FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "7th Street"}
 EASTERN = ZoneInfo("America/New_York")  # the room's "ET": EST or EDT as the date has it
 

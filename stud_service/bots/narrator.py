@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stud_service.cards import card_pretty
+from stud_service.currency import money_text
 from stud_service.server.proto_gen import events_pb2, table_pb2
 from stud_service.wording import ACTION_VERBS, STREET_NAMES, VARIANT_NAMES
 
@@ -19,8 +20,8 @@ HIDDEN = "▒▒"
 
 
 def money(chips: int) -> str:
-    """Chips are cents at the demo table."""
-    return f"${chips // 100}.{chips % 100:02d}" if chips % 100 else f"${chips // 100}"
+    """Chips are cents at the demo table: dollars as every command writes them (``money_text``)."""
+    return money_text(chips, "USD")
 
 
 @dataclass

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from stud_service.commands.recorded import recorded_store
+from stud_service.currency import money_text
 from stud_service.db import DatabaseUnavailable, add_database_arguments, settings_from_args
 from stud_service.sealing.startup import add_keys_argument
 
@@ -229,13 +230,16 @@ def run_money(args: argparse.Namespace) -> int:
         return 0 if report.ok else 1
     print(f"money {position}: {report.events_in_log} events in the log, {report.events_read} read")
     for currency, totals in sorted(report.totals.items()):
+        def money(amount: int, code: str = currency) -> str:
+            return money_text(amount, code)
+
         print(
-            f"{currency}: deposits {totals.deposits} - withdrawals {totals.withdrawals}"
-            f" = balances {totals.balances} + chips at tables {totals.chips_at_tables}"
-            f" + rake taken {totals.rake_taken} + prize pools {totals.prize_pools} + fees {totals.fees}"
-            f" (difference {totals.difference}); house {totals.house_balance}, unswept rake"
-            f" {totals.unswept_rake}; {totals.accounts} accounts, {totals.tables} tables,"
-            f" {totals.tournaments} tournaments"
+            f"{currency}: deposits {money(totals.deposits)} - withdrawals {money(totals.withdrawals)}"
+            f" = balances {money(totals.balances)} + chips at tables {money(totals.chips_at_tables)}"
+            f" + rake taken {money(totals.rake_taken)} + prize pools {money(totals.prize_pools)}"
+            f" + fees {money(totals.fees)} (difference {money(totals.difference)});"
+            f" house {money(totals.house_balance)}, unswept rake {money(totals.unswept_rake)};"
+            f" {totals.accounts} accounts, {totals.tables} tables, {totals.tournaments} tournaments"
         )
     play = sum(1 for table in report.tables.values() if not table.currency)
     if play:

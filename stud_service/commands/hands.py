@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from stud_service.commands.recorded import recorded_store
+from stud_service.currency import money_text
 from stud_service.db import DatabaseUnavailable, add_database_arguments, settings_from_args
 from stud_service.sealing.startup import add_keys_argument
 
@@ -141,6 +142,7 @@ async def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
                         "players": [p for _s, p, _stack in summary.players],
                         "complete": summary.complete,
                         "pot": summary.pot,
+                        "currency": summary.currency,
                     }
                 ),
                 file=out,
@@ -150,7 +152,7 @@ async def _list(store: Any, args: argparse.Namespace, out: TextIO) -> int:
             players = ", ".join(player for _seat, player, _stack in summary.players)
             print(
                 f"{summary.name}  {summary.started_at:%Y-%m-%d %H:%M:%S}  {summary.variant:<10}"
-                f"  pot {summary.pot:>8}  {players}{state}",
+                f"  pot {money_text(summary.pot, summary.currency):>12}  {players}{state}",
                 file=out,
             )
     if page.next_page_token:
