@@ -7,8 +7,8 @@ Needs Node 18+ and grpcio-tools (a test dependency). The steps:
   1. ``npm ci`` in web/ when web/node_modules was not installed from the current package-lock.json;
   2. TypeScript for the API into web/src/gen/ (protoc-gen-es, run by grpc_tools' protoc);
   3. ``tsc --noEmit`` (type checking only: esbuild does not check types);
-  4. esbuild bundles web/src/main.ts into app.js and web/src/app.css into app.css, minified; index.html is
-     copied as it is;
+  4. esbuild bundles web/src/main.ts into app.js and web/src/app.css into app.css, minified; index.html and
+     favicon.svg are copied as they are;
   5. build.json: the sha256 of every input (``input_digest``) and of every file written, so a test can tell,
      without Node, that the committed assets are those of the committed sources.
 """
@@ -52,7 +52,7 @@ GOOGLE_PROTOS = (
 ESBUILD_SCRIPT = ["--bundle", "--minify", "--format=esm", "--target=es2020", "--legal-comments=none",
                   "--charset=utf8"]
 ESBUILD_STYLE = ["--minify", "--charset=utf8"]
-OUTPUTS = ("index.html", "app.js", "app.css")
+OUTPUTS = ("index.html", "app.js", "app.css", "favicon.svg")
 SCRIPT = Path(__file__).name
 
 
@@ -129,7 +129,8 @@ def bundle() -> None:
     esbuild = NODE_BIN / "esbuild"
     _run(esbuild, SRC / "main.ts", *ESBUILD_SCRIPT, f"--outfile={OUT / 'app.js'}", "--log-level=warning")
     _run(esbuild, SRC / "app.css", *ESBUILD_STYLE, f"--outfile={OUT / 'app.css'}", "--log-level=warning")
-    shutil.copyfile(STATIC_SRC / "index.html", OUT / "index.html")
+    for name in ("index.html", "favicon.svg"):
+        shutil.copyfile(STATIC_SRC / name, OUT / name)
     stamp = {
         "comment": "Written by scripts/build_web.py (make web); tests/test_web_assets.py checks it.",
         "input_digest": input_digest(),

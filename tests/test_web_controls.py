@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import urllib.request
 import uuid
 
 from grpc_fixtures import TOKEN_SECRET, table_spec
@@ -144,3 +145,19 @@ async def test_a_busted_player_is_offered_a_top_up_not_sit_in_and_tops_up_on_the
         await expect(page.get_by_test_id(f"seat-{seat}-stack")).to_contain_text("2,000")
         await expect(controls.get_by_test_id("sit-in")).to_be_visible()
         await expect(page.get_by_test_id("error")).to_have_count(0)
+
+
+async def test_the_site_icon_is_served_and_a_page_load_logs_no_console_error(
+    web: WebService, browser: Browser  # noqa: F811
+) -> None:
+    for path in ("favicon.ico", "favicon.svg"):
+        with await asyncio.to_thread(urllib.request.urlopen, web.url + path, timeout=10) as reply:
+            assert reply.status == 200 and reply.headers["content-type"] == "image/svg+xml"
+            assert b"<svg" in reply.read()
+    async with browser_page(browser) as page:
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        await page.goto(web.url)
+        await expect(page.get_by_test_id("lobby")).to_be_visible()
+        await page.wait_for_load_state("networkidle")
+        assert errors == []

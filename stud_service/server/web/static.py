@@ -46,6 +46,8 @@ def load_files() -> dict[str, File]:
             files[f"{prefix}/{entry.name}"] = File(body, kind, etag)
     if "/index.html" in files:
         files["/"] = files["/index.html"]
+    if "/favicon.svg" in files:  # where a browser or a bookmark looks for a site's icon unasked
+        files["/favicon.ico"] = files["/favicon.svg"]
     return files
 
 
