@@ -23,3 +23,8 @@ ACTION_VERBS = {
     "BET": "bets",
     "RAISE": "raises to",
 }
+
+
+def counted(number: int, noun: str, nouns: str | None = None) -> str:
+    """``number`` with its noun in the right number: "1 table", "9 streams" (``nouns`` when not noun + s)."""
+    return f"{number:,} {noun if number == 1 else nouns or noun + 's'}"

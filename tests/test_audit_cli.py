@@ -159,7 +159,12 @@ async def test_audit_checkpoint_then_verify(
         main, ["audit", "checkpoint", "-o", str(path), "--database-url", database_url]
     )
     assert code == 0
-    mine = [t for t in json.loads(path.read_text())["tables"] if t["table"] == table.table_id]
+    written = json.loads(path.read_text())
+    tables, others = len(written["tables"]), len(written["streams"])
+    said = re.search(r"checkpoint of ([\d,]+) streams? \(([\d,]+) tables? and ([\d,]+) other streams?: ",
+                     capsys.readouterr().err)
+    assert said and [int(n.replace(",", "")) for n in said.groups()] == [tables + others, tables, others]
+    mine = [t for t in written["tables"] if t["table"] == table.table_id]
     assert len(mine) == 1
     # Other tests tamper with their own tables on this database: keep to this one.
     signed = await make_checkpoint(event_store, key_from(KEY), table_ids=[table.table_id])
@@ -167,7 +172,7 @@ async def test_audit_checkpoint_then_verify(
     code = await asyncio.to_thread(
         main, ["audit", "verify", "--checkpoint", str(path), "--database-url", database_url]
     )
-    assert code == 0 and "OK: 1 tables" in capsys.readouterr().out
+    assert code == 0 and "OK: 1 stream still extends the checkpoint" in capsys.readouterr().out
     await _rehash_with_edit(db_pool, table.table_id)
     code = await asyncio.to_thread(
         main, ["audit", "verify", "--checkpoint", str(path), "--database-url", database_url]

@@ -38,6 +38,7 @@ from stud_service.commands.recorded import recorded_store
 from stud_service.currency import money_text
 from stud_service.db import DatabaseUnavailable, add_database_arguments, settings_from_args
 from stud_service.sealing.startup import add_keys_argument
+from stud_service.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -133,7 +134,10 @@ def run_checkpoint(args: argparse.Namespace) -> int:
     text = json.dumps(checkpoint, indent=2) + "\n"
     if args.output is not None:
         args.output.write_text(text)
-        print(f"checkpoint of {len(checkpoint['tables'])} tables written to {args.output}", file=sys.stderr)
+        tables, others = len(checkpoint["tables"]), len(checkpoint["streams"])
+        print(f"checkpoint of {counted(tables + others, 'stream')} ({counted(tables, 'table')} and"
+              f" {counted(others, 'other stream')}: accounts, the house, tournaments)"
+              f" written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -177,7 +181,8 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"FAIL {where}: {finding.message}")
     if report.ok:
         created = checkpoint.get("created_at")
-        print(f"OK: {report.tables_checked} tables and streams still extend the checkpoint of {created}")
+        checked = counted(report.tables_checked, "stream still extends", "streams still extend")
+        print(f"OK: {checked} the checkpoint of {created}")
         return 0
     return 1
 
