@@ -87,6 +87,19 @@ def test_token_command_mints_an_operator_token_from_the_environment_secret(
     assert verify_token(SECRET, capsys.readouterr().out.strip()) == Principal("alice", Role.OPERATOR)
 
 
+def test_token_command_without_any_key_names_every_way_to_sign(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in (auth.SECRET_ENV, token_command.KEY_FILE_ENV):
+        monkeypatch.delenv(name, raising=False)
+    args = _token_cli(["--player", "alice", "--role", "auditor"])
+    assert args.func(args) == 2
+    said = capsys.readouterr().err
+    for option in ("--key", token_command.KEY_FILE_ENV, "--new-key", "--token-jwks", "--secret",
+                   auth.SECRET_ENV, "--token-hs256"):
+        assert option in said, (option, said)
+
+
 @pytest.mark.parametrize(
     ("role", "lifetime"), [(Role.PLAYER, 86400), (Role.OPERATOR, 3600), (Role.AUDITOR, 3600)]
 )

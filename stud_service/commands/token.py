@@ -15,6 +15,12 @@ from pathlib import Path
 from stud_service.auth import DEFAULT_MAX_LIFETIMES, SECRET_ENV, Role, mint_token, secret_from_env
 
 KEY_FILE_ENV = "STUD_TOKEN_KEY_FILE"
+# Every way to sign, for a person who gave none (the service they run takes one of the two).
+NO_KEY = (
+    f"no key to sign with: --key PEM (or ${KEY_FILE_ENV}; `stud-service token --new-key DIR` makes one) for a"
+    f" service started with --token-jwks DIR/jwks.json, or --secret (or ${SECRET_ENV}) for one started"
+    " with --token-hs256 on (the demo keeps its key to itself: it prints its own tokens)"
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
             signing = SigningKey.load(Path(args.key))
             print(signing.mint(args.player, role, args.ttl, issuer=args.issuer, audience=args.audience))
         else:
+            if not (args.secret or os.environ.get(SECRET_ENV)):
+                raise ValueError(NO_KEY)
             secret = secret_from_env(args.secret)
             print(mint_token(secret, args.player, role, args.ttl, issuer=args.issuer, audience=args.audience))
     except (ValueError, OSError) as error:
