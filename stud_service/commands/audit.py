@@ -71,7 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     summary.set_defaults(func=run_tournament_summary)
     histories = commands.add_parser("tournament-hands", help="every hand of a tournament in one file")
     histories.add_argument("tournament", metavar="ID", help="the tournament's id")
-    histories.add_argument("--format", choices=("phh", "pokerstars"), default="pokerstars")
+    histories.add_argument("--format", choices=("phh", "pokerstars"), default="pokerstars",
+                           help="PokerStars' text or PHH (default pokerstars)")
     histories.add_argument("--as", dest="viewer", help="only this player's hands, as they saw them")
     histories.add_argument("-o", "--output", type=Path, help="write to this file (default: standard output)")
     add_database_arguments(histories)

@@ -78,8 +78,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__.splitlines()[0] if __doc__ else None,
     )
     parser.add_argument("--hands", type=int, default=5, help="hands to play (default 5)")
-    parser.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="2..8")
-    parser.add_argument("--variant", choices=sorted(VARIANTS), default="stud")
+    parser.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="2..8",
+                        help="bots at the table (default 4)")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="stud",
+                        help="the game: Seven Card Stud, Stud Hi-Lo or Razz (default stud)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bots' choices (not of the deck)")
     parser.add_argument(
         "--database-url", default=None, help="use this PostgreSQL instead of the embedded one"

@@ -39,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--player", help="only hands this player was dealt into")
     listing.add_argument("--since", type=datetime.fromisoformat, help="started at or after (ISO 8601)")
     listing.add_argument("--until", type=datetime.fromisoformat, help="started before (ISO 8601)")
-    listing.add_argument("--page-size", type=int, default=50)
-    listing.add_argument("--page-token", default="")
+    listing.add_argument("--page-size", type=int, default=50, help="per page (default 50; at most 1000)")
+    listing.add_argument("--page-token", default="", help="the next page, as the previous one printed it")
     listing.add_argument("--json", action="store_true", help="one JSON object per hand")
     add_database_arguments(listing)
     add_keys_argument(listing)
@@ -67,8 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     verify.set_defaults(func=_runner(_verify))
 
     shuffle = commands.add_parser("verify-shuffle", help="check a hand's deck against its commitment")
-    shuffle.add_argument("table", nargs="?")
-    shuffle.add_argument("hand", nargs="?", type=int)
+    shuffle.add_argument("table", nargs="?", help="table id (the {table} of tables/{table}); not with --phh")
+    shuffle.add_argument("hand", nargs="?", type=int, help="hand number there, from 1; not with --phh")
     shuffle.add_argument("--phh", type=Path, help="check an exported PHH file instead (no database)")
     shuffle.add_argument("--as", dest="viewer", help="as this player may check it (default: an observer)")
     add_database_arguments(shuffle)
@@ -77,7 +77,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     export = commands.add_parser("export", help="a hand history in PHH or PokerStars text")
     _hand_arguments(export)
-    export.add_argument("--format", choices=("phh", "pokerstars"), default="phh")
+    export.add_argument("--format", choices=("phh", "pokerstars"), default="phh",
+                        help="PHH (the poker hand history standard) or PokerStars' text (default phh)")
     export.add_argument("--as", dest="viewer", help="only what this player saw")
     export.add_argument("-o", "--output", type=Path, help="write to this file (default: standard output)")
     export.set_defaults(func=_runner(_export))

@@ -116,8 +116,10 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="OTLP/HTTP collector base URL for traces, e.g. http://collector:4318, or 'off' (default: "
         "$STUD_OTLP_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT if set, else off)",
     )
-    parser.add_argument("--log-format", default=_env("STUD_LOG_FORMAT"), choices=("json", "text"))
-    parser.add_argument("--log-level", default=_env("STUD_LOG_LEVEL"))
+    parser.add_argument("--log-format", default=_env("STUD_LOG_FORMAT"), choices=("json", "text"),
+                        help="log lines as JSON or as text (default: $STUD_LOG_FORMAT or json)")
+    parser.add_argument("--log-level", default=_env("STUD_LOG_LEVEL"),
+                        help="DEBUG, INFO, WARNING or ERROR (default: $STUD_LOG_LEVEL or INFO)")
     parser.add_argument(
         "--action-clock-seconds",
         type=int,

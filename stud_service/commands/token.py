@@ -30,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"is --key (or ${KEY_FILE_ENV}); without one, HS256 with --secret or ${SECRET_ENV}.",
     )
     parser.add_argument("--player", help="player id (the token's subject)")
-    parser.add_argument("--role", choices=[role.value for role in Role], default=Role.PLAYER.value)
+    parser.add_argument("--role", choices=[role.value for role in Role], default=Role.PLAYER.value,
+                        help="the token's role claim (default player)")
     parser.add_argument(
         "--ttl", type=int, default=None,
         help="lifetime in seconds (default: the longest a service accepts by default for the role,"
