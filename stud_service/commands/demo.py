@@ -23,7 +23,6 @@ import socket
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -104,7 +103,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING)
-    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")  # harmless, from platformdirs
     with contextlib.ExitStack() as stack:
         data_dir = args.data_dir
         if data_dir is None and args.database_url is None:

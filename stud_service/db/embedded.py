@@ -8,6 +8,7 @@ releases our handle; pgserver stops the server when the last process using it le
 from __future__ import annotations
 
 import logging
+import warnings
 from pathlib import Path
 
 _log = logging.getLogger(__name__)
@@ -29,7 +30,13 @@ class EmbeddedPostgres:
 
     def start(self) -> str:
         """Start (or attach to) the server and return its URL. Blocking: from async code use a thread."""
-        import pgserver  # imported here: only needed when no database URL is given
+        with warnings.catch_warnings():
+            # pgserver asks platformdirs for a runtime directory when it is imported; without
+            # $XDG_RUNTIME_DIR (a service account, a container, ssh without a login session) platformdirs
+            # warns and uses /tmp/runtime-UID, which serves pgserver as well (its socket goes beside the
+            # data directory when it can). That warning only, and only here.
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR", category=UserWarning)
+            import pgserver  # imported here: only needed when no database URL is given
 
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         _log.info("starting embedded PostgreSQL in %s", self.pgdata)
