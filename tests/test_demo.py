@@ -14,6 +14,8 @@ import urllib.request
 from collections.abc import Awaitable, Callable
 from typing import IO
 
+import pytest
+
 WATCH_LINE = re.compile(
     r"^Watch it: (http://127\.0\.0\.1:\d+/)#/tables/(demo-[0-9a-f]+)\?token=(eyJ[\w-]+\.[\w-]+\.[\w-]+)$")
 TOKEN_LINE = re.compile(r"^eyJ[\w-]+\.[\w-]+\.[\w-]+$")
@@ -46,12 +48,13 @@ def _get(url: str, token: str | None = None) -> dict:
         return json.loads(response.read())
 
 
+@pytest.mark.parametrize("twice", [False, True], ids=["ctrl-c", "ctrl-c-twice"])
 async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c(
-    make_database: Callable[..., Awaitable[str]],
+    make_database: Callable[..., Awaitable[str]], twice: bool,
 ) -> None:
     """The printed link watches alone (its spectator token), the auditor's token verifies hands, and Ctrl-C
-    with the person still in a hand cashes everyone out, the person too, and the books balance with nothing
-    left at the table."""
+    with the person still in a hand cashes everyone out, the person too, when that hand ends (a second Ctrl-C
+    voids it), and the books balance with nothing left at the table."""
     url = await make_database(migrated=False)
     demo = subprocess.Popen(
         [sys.executable, "-m", "stud_service.cli", "demo", "--hands", "2", "--players", "3", "--stay",
@@ -88,6 +91,9 @@ async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c
             assert time.monotonic() - waiting < 90, "the person was not dealt in"
             time.sleep(0.2)
         demo.send_signal(signal.SIGINT)
+        if twice:  # the person never acts: their hand is still in play
+            _lines_until(demo.stdout, re.compile(r"^Stopping: "), seen, timeout=60)
+            demo.send_signal(signal.SIGINT)
         rest, _ = demo.communicate(timeout=300)
         seen += rest.splitlines()
     finally:
@@ -101,6 +107,7 @@ async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c
     final = [line for line in seen if line.startswith("Reconciliation (auditor)")][-1]
     assert "+ at tables $0 +" in final, "everyone, the person too, is cashed out: " + final
     assert "still seated" not in "\n".join(seen)
+    assert any(line.startswith("Voiding the hand in play") for line in seen) == twice
 
 
 async def test_demo_without_stay_ends_on_its_own_and_says_how_to_stay(

@@ -277,10 +277,16 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
         bot.client = _client(channel, key, name)
         bot.think_seconds = STAY_THINK_SECONDS
         await bot.sit(BUY_IN)
-    stop = asyncio.Event()
+    stop, hurry = asyncio.Event(), asyncio.Event()
+
+    def interrupted() -> None:  # the first Ctrl-C stops the demo; a second one voids the hand in play
+        if stop.is_set():
+            hurry.set()
+        stop.set()
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, interrupted)
     base = _web_url(host)
     # The tokens ride in the link's fragment, which a browser never sends to a server (nor in a Referer): the
     # page takes it, keeps it for the tab and drops it from the address bar.
@@ -303,12 +309,13 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
     renewing = asyncio.ensure_future(_renew_tokens(key, bots[:7], stop))
     try:
         await stop.wait()
-        print("\nStopping: the table closes; everyone is cashed out when the hand in play ends…", flush=True)
+        print("\nStopping: the table closes; everyone is cashed out when the hand in play ends (Ctrl-C again"
+              " voids that hand: every chip in it goes back)…", flush=True)
         # The operator closes the table (RULES.md §12): every player, a person still seated too, leaves with
         # the stack, now or at the end of the hand in play, which the bots play out meanwhile.
         operator = _client(channel, key, "house", Role.OPERATOR)  # the first token may have expired
         await operator.close_table(table_id, "the demo ends")
-        await _until_empty(operator, table_id, timeout=CLOSE_TIMEOUT_SECONDS)
+        await _emptied(operator, table_id, hurry)
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
@@ -316,6 +323,24 @@ async def _stay(channel: grpc.aio.Channel, key: SigningKey, operator: StudClient
         for task in (*tasks, renewing):
             task.cancel()
         await asyncio.gather(*tasks, renewing, return_exceptions=True)
+
+
+async def _emptied(operator: StudClient, table_id: str, hurry: asyncio.Event) -> None:
+    """Wait until the closed table is empty; on ``hurry``, void the hand in play so that it empties now."""
+    emptied = asyncio.ensure_future(_until_empty(operator, table_id, timeout=CLOSE_TIMEOUT_SECONDS))
+    hurried = asyncio.ensure_future(hurry.wait())
+    try:
+        await asyncio.wait((emptied, hurried), return_when=asyncio.FIRST_COMPLETED)
+        if not emptied.done():
+            view = await operator.view(table_id)
+            if view.HasField("hand") and not view.hand.complete:
+                print("Voiding the hand in play…", flush=True)
+                with contextlib.suppress(grpc.aio.AioRpcError):  # it may have ended meanwhile
+                    await operator.void_hand(table_id, view.hand.hand_number, "the demo was stopped")
+        await emptied
+    finally:
+        for task in (emptied, hurried):
+            task.cancel()
 
 
 async def _renew_tokens(key: SigningKey, bots: list[tuple[Bot, str]], stop: asyncio.Event) -> None:
