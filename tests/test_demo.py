@@ -122,6 +122,7 @@ async def test_demo_without_stay_ends_on_its_own_and_says_how_to_stay(
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert BALANCED in done.stdout
     assert "stud-service demo --stay" in done.stdout
+    assert ": Seven Card Stud $2/$4, ante $0.50, bring-in $1, raked 5%" in done.stdout
 
 
 async def test_the_demo_books_read_an_unraked_house_as_nothing_taken(

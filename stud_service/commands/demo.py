@@ -36,6 +36,7 @@ from google.protobuf import duration_pb2
 from stud_service.auth import DEFAULT_MAX_LIFETIMES, Role, TokenSettings
 from stud_service.bots import Bot, StudClient, events_of, random_strategy
 from stud_service.bots.narrator import Narrator, money
+from stud_service.currency import stakes_text
 from stud_service.dev_keys import SigningKey
 from stud_service.server.proto_gen import account_pb2, audit_service_pb2, cashier_service_pb2, table_pb2
 from stud_service.wording import VARIANT_NAMES
@@ -49,6 +50,7 @@ VARIANTS = {
     "hi-lo": table_pb2.VARIANT_STUD_HI_LO,
     "razz": table_pb2.VARIANT_RAZZ,
 }
+STAKES = table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100)
 BUY_IN = 10_000
 DEPOSIT = 50_000
 # 5% of each pot from fourth street on, capped at $0.50 heads-up, $1 for 3-4 players, $1.50 for 5 or more.
@@ -214,7 +216,7 @@ async def _play(
         table_pb2.Table(
             display_name="Demo table",
             variant=VARIANTS[args.variant],
-            stakes=table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100),
+            stakes=STAKES,
             min_buy_in=2_000,
             max_buy_in=40_000,
             max_seats=8,
@@ -226,8 +228,9 @@ async def _play(
     names = PLAYERS[: args.players]
     for name in names:
         await operator.deposit(name, DEPOSIT, reference=f"demo-deposit-{name}")
+    stakes = stakes_text(STAKES.small_bet, STAKES.big_bet, STAKES.ante, STAKES.bring_in, "USD")
     print(
-        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]}, $2/$4, raked 5% from"
+        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]} {stakes}, raked 5% from"
         f" fourth street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and"
         f" buy in for {money(BUY_IN)}"
     )
