@@ -4,7 +4,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { requestId, tables } from "./api";
 import { fill, h, redraw } from "./dom";
 import { refusalAlert, refusalOf } from "./errors";
-import { actionName, fromMajor, money, seatName, stakesText, stoppedText, toMajor, variantName } from "./format";
+import { actionName, money, seatName, stakesText, stoppedText, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, ClockKind, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { chatPanel } from "./chat";
@@ -13,7 +13,7 @@ import { latencyMeter } from "./latency";
 import { narrate } from "./narrate";
 import { handSummary, resultList, seatList } from "./seats";
 import { principal } from "./session";
-import { sitDownForm } from "./sitdown";
+import { sitDownForm, topUpForm } from "./sitdown";
 import { tournamentPanel } from "./tournament_panel";
 import { watchTable } from "./watch";
 
@@ -206,7 +206,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     const leave = () => tables.leave({ name, requestId: requestId() }, { signal });
     fill(seatControls,
       // A busted player cannot sit in (the service says so): the chips come first.
-      busted && !tournament ? topUpForm(next)
+      busted && !tournament && next.table ? topUpForm(next.table,
+        (amount) => void call(() => tables.topUp({ name, amount, requestId: requestId() }, { signal })))
         : mine.sittingOut ? button("Sit in", "sit-in", () => tables.sitIn({ name, requestId: requestId() }, { signal }))
           : button("Sit out", "sit-out", () => tables.sitOut({ name, requestId: requestId() }, { signal })),
       " ",
@@ -231,32 +232,6 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
       h("button", { type: "button", "data-testid": "leave-cancel", onclick: stay }, "Stay"));
     fill(seatControls, confirm);
     confirm.querySelector<HTMLButtonElement>("[data-testid=leave-cancel]")?.focus();
-  }
-
-  function topUpForm(next: TableView): HTMLElement {
-    const table = next.table;
-    const currency = table?.currencyCode ?? "";
-    const amount = h("input", {
-      name: "top-up", id: "top-up-amount", type: "text", inputmode: "decimal", required: true, autocomplete: "off",
-      value: toMajor(table?.minBuyIn ?? 0n, currency), "data-testid": "top-up-amount",
-      oninput: (event: Event) => (event.target as HTMLInputElement).setCustomValidity(""),
-    });
-    return h("form", {
-      class: "top-up", "data-testid": "top-up-form", "aria-label": "Top up",
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        const chips = fromMajor(amount.value, currency);
-        if (chips === null) {
-          amount.setCustomValidity(`An amount such as ${toMajor(table?.minBuyIn ?? 0n, currency)}`);
-          amount.reportValidity();
-          return;
-        }
-        void call(() => tables.topUp({ name, amount: chips, requestId: requestId() }, { signal }));
-      },
-    },
-    h("span", {}, "Out of chips. "),
-    h("label", { for: "top-up-amount" }, "Top up "), amount, " ",
-    h("button", { type: "submit", "data-testid": "top-up" }, "Top up"));
   }
 
   function openSeats(next: TableView): number[] {
