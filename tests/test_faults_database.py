@@ -561,6 +561,7 @@ HAND = f"{UNLOADED}/hands/1"
 ACCOUNT = "players/p1/accounts/USD"
 TOURNAMENT = "tournaments/never-loaded"  # as UNLOADED: only the store can answer
 CALL_DEADLINE = 1.0  # shorter than the store timeout below: the call's deadline must win
+STARVED_ATTEMPTS = 3
 STORE_TIMEOUT = 2.0
 REQUESTS = {
     "CreateTable": table_service_pb2.CreateTableRequest(
@@ -721,14 +722,20 @@ async def test_with_the_store_down_every_method_is_unavailable_within_the_deadli
         response_deserializer=lambda data: data,
     )
     metadata = (("authorization", f"Bearer {mint_token(TOKEN_SECRET, 'house', Role.OPERATOR)}"),)
-    started = time.monotonic()
-    with pytest.raises(grpc.RpcError) as caught:
-        if streaming:
-            async for _ in call(request, metadata=metadata, timeout=CALL_DEADLINE):
-                pass
-        else:
-            await call(request, metadata=metadata, timeout=CALL_DEADLINE)
-    _assert_store_unavailable(caught.value, time.monotonic() - started, CALL_DEADLINE)
+    for _attempt in range(STARVED_ATTEMPTS):
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as caught:
+            if streaming:
+                async for _ in call(request, metadata=metadata, timeout=CALL_DEADLINE):
+                    pass
+            else:
+                await call(request, metadata=metadata, timeout=CALL_DEADLINE)
+        elapsed = time.monotonic() - started
+        # The server and this client share one process: a deadline met this late means the machine stalled
+        # the process itself (the client's own timer fired seconds late), which says nothing of the service.
+        if caught.value.code() != grpc.StatusCode.DEADLINE_EXCEEDED or elapsed < 2 * CALL_DEADLINE:
+            break
+    _assert_store_unavailable(caught.value, elapsed, CALL_DEADLINE)
 
 
 LONG_DEADLINE = 60.0
