@@ -195,6 +195,19 @@ def test_dealing_and_reporting_a_hand() -> None:
     refused(tourney.state, DealTableHand("spring-t1", 1, T0), "HAND_REPORT_MISMATCH")  # hand 1 was dealt
 
 
+def test_a_table_is_let_deal_only_to_the_players_the_tournament_seats_there() -> None:
+    """A table names the players it seats when it asks to deal: the hand it starts deals them in, so they
+    must be the tournament's there (players moved there since it looked sit down first)."""
+    tourney = started_sit_and_go()
+    players = tuple(tourney.players_at("spring-t1"))
+    error = refused(tourney.state, DealTableHand("spring-t1", 1, T0, players[:-1]), "TABLE_ON_HOLD")
+    assert error.metadata == {"hold": "seating"}
+    refused(tourney.state, DealTableHand("spring-t1", 1, T0, (*players, "zed")), "TABLE_ON_HOLD")
+    refused(tourney.state, DealTableHand("spring-t1", 1, T0, (1, 2)), "MALFORMED_REQUEST")  # type: ignore[arg-type]
+    (dealt,) = tourney.run(DealTableHand("spring-t1", 1, T0, tuple(reversed(players))))
+    assert tourney.state.dealt_in["spring-t1"] == players
+
+
 @pytest.mark.parametrize("chips", [
     (("ann", 1_000, 0),),                                                                 # players missing
     tuple((p, 1_000, 1_000) for p in ("ann", "bob", "cy", "dee", "eve", "gus")),          # a stranger
