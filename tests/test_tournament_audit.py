@@ -57,7 +57,7 @@ async def store(own_database):
     await pool.close()
 
 
-async def stored_tournament(store: EventStore, seed: int = 2, config=SUNDAY_RAZZ, **options: Any) -> Any:
+async def stored_tournament(store: EventStore, seed: int = 8, config=SUNDAY_RAZZ, **options: Any) -> Any:
     sim = played(config, seed=seed, tournament_id=f"t{uuid.uuid4().hex[:10]}", **options)
     await store_tournament(store, sim)
     return sim
@@ -65,7 +65,7 @@ async def stored_tournament(store: EventStore, seed: int = 2, config=SUNDAY_RAZZ
 
 @pytest_asyncio.fixture(scope="module")
 async def sunday(store):
-    """A finished $10+$1 Razz sit & go of 12 (190 hands, a broken table, shared places), untouched."""
+    """A finished $10+$1 Razz sit & go of 12 (85 hands, a broken table, shared places), untouched."""
     return await stored_tournament(store)
 
 
@@ -79,7 +79,7 @@ async def test_an_untouched_tournament_and_every_hand_of_its_tables_verify(store
     report = await verify_tournament(store, sunday.tournament_id)
     hands = sum(type(event).__name__ == "TableHandEnded" for event in sunday.log)
     assert report.ok, report.summary()
-    assert report.events == len(sunday.log) and len(report.hands) == hands == 190
+    assert report.events == len(sunday.log) and len(report.hands) == hands == 85
     assert all(check.ok for hand in report.hands for check in hand.checks)
     assert {check.name for check in report.hands[0].checks} == {"chain", "shuffle", "replay", "chips"}
 
@@ -87,10 +87,10 @@ async def test_an_untouched_tournament_and_every_hand_of_its_tables_verify(store
 def test_the_cli_verifies_a_tournament_and_refuses_an_unknown_one(capsys, own_database, sunday):
     code, out, _ = run(capsys, own_database, "audit", "verify", "--tournament", sunday.tournament_id)
     assert code == 0 and out.strip() == f"tournaments/{sunday.tournament_id} ({len(sunday.log)} events, " \
-                                        "190 hands): PASS"
+                                        "85 hands): PASS"
     code, out, _ = run(capsys, own_database, "audit", "verify", "--tournament", sunday.tournament_id,
                        "--json")
-    assert code == 0 and json.loads(out)["ok"] is True and json.loads(out)["hands"] == 190
+    assert code == 0 and json.loads(out)["ok"] is True and json.loads(out)["hands"] == 85
     code, _, err = run(capsys, own_database, "audit", "verify", "--tournament", "no-such-one")
     assert code == 2 and "there is no tournament 'no-such-one'" in err
 
@@ -230,18 +230,18 @@ def test_every_hand_of_a_tournament_in_one_file(capsys, own_database, sunday, tm
     path = tmp_path / "sunday.txt"
     code, _, _ = run(capsys, own_database, "audit", "tournament-hands", sunday.tournament_id, "-o", str(path))
     text = path.read_text()
-    assert code == 0 and text.count("PokerStars Hand #") == 190 and "\n\n\nPokerStars Hand #" in text
+    assert code == 0 and text.count("PokerStars Hand #") == 85 and "\n\n\nPokerStars Hand #" in text
     code, out, _ = run(capsys, own_database, "audit", "tournament-hands", sunday.tournament_id,
                        "--format", "phh")
     histories = list(HandHistory.loads_all(out))
-    assert code == 0 and len(histories) == 190 and {h.event for h in histories} == {"Sunday Razz"}
+    assert code == 0 and len(histories) == 85 and {h.event for h in histories} == {"Sunday Razz"}
 
 
 async def test_a_player_s_file_holds_their_hands_as_they_saw_them(store, sunday):
     player = sunday.state.winner
     mine = await tournament_histories(store, sunday.tournament_id, "pokerstars", player)
     dealt = [line for line in mine.splitlines() if line.startswith("Dealt to ") and "[" in line]
-    assert 0 < mine.count("PokerStars Hand #") < 190
+    assert 0 < mine.count("PokerStars Hand #") < 85
     # Their own down cards, only the others' up cards: another player's third street shows one card.
     assert any(line.startswith(f"Dealt to {player} [") and line.count(" ") == 5 for line in dealt)
     assert all(line.count(" ") in (3, 4) for line in dealt if not line.startswith(f"Dealt to {player} ")

@@ -9,13 +9,17 @@ from dataclasses import replace
 import pytest
 from tournament_helpers import T0, Tourney, next_draw, of_type
 
-from stud_service.engine import EventDecodeError
+from stud_service.engine import CreateTable, EventDecodeError, Leave, SitDown
+from stud_service.engine import decide as decide_table
+from stud_service.engine import initial_state as initial_table
+from stud_service.engine import replay as replay_table
 from stud_service.tournaments import (
     AdvanceLevel,
     CancelTournament,
     CreateTournament,
     DealTableHand,
     EndTableHand,
+    Hold,
     Level,
     NextDraw,
     ReEnter,
@@ -33,6 +37,7 @@ from stud_service.tournaments import (
 )
 from stud_service.tournaments.draws import Draw
 from stud_service.tournaments.events import EVENT_TYPES, EVENT_VERSIONS
+from stud_service.tournaments.orders import TableOrders, table_commands, table_config
 from stud_service.tournaments.rules.seating import seating_draw
 
 LEVELS = (Level(5, 10, 20, 40, 10), Level(minutes=5, is_break=True), Level(10, 20, 40, 80, 10))
@@ -193,6 +198,31 @@ def test_dealing_and_reporting_a_hand() -> None:
     assert of_type(events, "TableHandEnded")[0].chips[0] == ("ann", 1_000, 900)
     assert tourney.state.chips["ann"] == 900
     refused(tourney.state, DealTableHand("spring-t1", 1, T0), "HAND_REPORT_MISMATCH")  # hand 1 was dealt
+
+
+def test_a_table_is_let_deal_only_to_the_players_the_tournament_seats_there() -> None:
+    """A table names the players it seats when it asks to deal: the hand it starts deals them in, so they
+    must be the tournament's there (players moved there since it looked sit down first)."""
+    tourney = started_sit_and_go()
+    players = tuple(tourney.players_at("spring-t1"))
+    error = refused(tourney.state, DealTableHand("spring-t1", 1, T0, players[:-1]), "TABLE_ON_HOLD")
+    assert error.metadata == {"hold": "seating"}
+    refused(tourney.state, DealTableHand("spring-t1", 1, T0, (*players, "zed")), "TABLE_ON_HOLD")
+    refused(tourney.state, DealTableHand("spring-t1", 1, T0, (1, 2)), "MALFORMED_REQUEST")  # type: ignore[arg-type]
+    (dealt,) = tourney.run(DealTableHand("spring-t1", 1, T0, tuple(reversed(players))))
+    assert tourney.state.dealt_in["spring-t1"] == players
+
+
+def test_a_player_seated_again_with_other_chips_leaves_and_sits_down_with_them() -> None:
+    """Out at a table, then re-entered into the same seat before the table let them go: the table seats
+    them with the tournament's chips (a re-entry's starting stack), not the 0 they were left with."""
+    config = table_config(SIT_AND_GO, "spring", "spring-t1")
+    created = replay_table(decide_table(initial_table(), CreateTable("spring-t1", config, T0)))
+    table = replay_table(decide_table(created, SitDown("ann", 1, 1, T0)), created)
+    orders = TableOrders("spring-t1", ((1, "ann", 1_000),), None, False, Hold.PLAYERS, False)
+    assert table_commands(orders, table, T0) == [Leave("ann", T0), SitDown("ann", 1, 1_000, T0)]
+    in_line = TableOrders("spring-t1", ((1, "ann", 1),), None, False, Hold.PLAYERS, False)
+    assert table_commands(in_line, table, T0) == []
 
 
 @pytest.mark.parametrize("chips", [

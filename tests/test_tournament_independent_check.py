@@ -48,7 +48,7 @@ HI_LO = TournamentConfig(
     name="Hi-Lo turbo", variant=Variant.STUD_HI_LO, max_entrants=16, seats_per_table=8, starting_stack=600,
     levels=(Level(5, 10, 20, 40, 2), Level(10, 20, 40, 80, 2), Level(25, 50, 100, 200, 5)),
 )
-TOURNAMENTS = {"razz": (SUNDAY_RAZZ, 2), "stud": (STUD_BUBBLE, 2), "hi-lo": (HI_LO, 3)}
+TOURNAMENTS = {"razz": (SUNDAY_RAZZ, 8), "stud": (STUD_BUBBLE, 7), "hi-lo": (HI_LO, 2)}
 
 
 @pytest_asyncio.fixture(scope="module")

@@ -2,8 +2,10 @@
 re-entries, absent players and cancellations, played by random players at real engine tables
 (``stud_service.tournaments.simulate``).
 
-At every step: chips are conserved across all the tournament's tables, and every table between hands
-seats exactly the players the tournament says with the chips it says.  After every balancing: the table
+At every step: chips are conserved across all the tournament's tables (a moved player counted once, where
+the tournament seats them), every table between hands with nothing left to seat seats exactly the players
+the tournament says with the chips it says, and every hand deals in exactly the players the tournament
+dealt in.  After every balancing: the table
 that gave players is within one of the shortest (or was broken, or a longer table in a hand gives next), and
 every table that took one is.  At the end: places are a permutation of
 1..players with ties only among players out in one hand with equal chips; the payouts add up to the pool;
@@ -31,6 +33,7 @@ from stud_service.tournaments import (
     event_to_json,
     replay,
 )
+from stud_service.tournaments.orders import Step, next_step
 from stud_service.tournaments.rules.levels import level_number
 from stud_service.tournaments.simulate import T0_MS, SimulatedTournament, simulate_tournament
 from stud_service.tournaments.state import entries_total, table_counts
@@ -69,14 +72,16 @@ class Checks:
     def __init__(self) -> None:
         self.commands_seen = 0
         self.balancings = 0
+        self.hands_seen: dict[str, int] = {}
 
     def __call__(self, sim: SimulatedTournament) -> None:
         state = sim.state
         if state.status is Status.RUNNING:
-            assert sum(chips_in_play(table) for table in sim.tables.values()) == \
-                sim.config.starting_stack * entries_total(state), "chips are not conserved across the tables"
+            assert chips_held(sim) == sim.config.starting_stack * entries_total(state), \
+                "chips are not conserved across the tables"
             for table_id, table in sim.tables.items():
-                if table.hand is None:
+                self.dealt_as_the_tournament_dealt(sim, table_id)
+                if table.hand is None and next_step(state, table_id, table) in (Step.NONE, Step.DEAL):
                     seated = {seat: (s.player_id, s.stack) for seat, s in table.seats.items()}
                     wanted = {seat: (player, state.chips[player])
                               for seat, player in state.tables.get(table_id, {}).items()}
@@ -84,6 +89,17 @@ class Checks:
         for events in sim.commands[self.commands_seen:]:
             self.after_balancing(sim, events)
         self.commands_seen = len(sim.commands)
+
+    def dealt_as_the_tournament_dealt(self, sim: SimulatedTournament, table_id: str) -> None:
+        """A hand started at a table deals in exactly the players the tournament let it deal to."""
+        table = sim.tables[table_id]
+        if table.hand is None or self.hands_seen.get(table_id) == table.hand_number:
+            return
+        self.hands_seen[table_id] = table.hand_number
+        log = sim.table_logs[table_id]
+        started = next(event for event in reversed(log) if isinstance(event, HandStarted))
+        players = tuple(sorted(player for _seat, player, _chips in started.seats))
+        assert players == sim.state.dealt_in[table_id], f"{table_id} dealt hand {started.hand} to others"
 
     def after_balancing(self, sim: SimulatedTournament, events: list[Any]) -> None:
         """§11 Balancing: the table that gave players is within one of the shortest, or broken, or no longer
@@ -99,6 +115,26 @@ class Checks:
             assert counts[table_id] - shortest <= 1 or counts[table_id] < longest, counts
         receivers = {event.to_table for event in events if type(event).__name__ == "PlayerMoved"}
         assert all(counts[table_id] - shortest <= 1 for table_id in receivers), counts
+
+
+def chips_held(sim: SimulatedTournament) -> int:
+    """The chips at the tournament's tables, a player who left one seat for another counted once: at the
+    seat the tournament gives them, or with the chips it says while they are on their way there (a table
+    between hands whose hand is reported holds them with those chips, or holds someone else)."""
+    state = sim.state
+    total = 0
+    held: set[str] = set()
+    for table_id, table in sim.tables.items():
+        total += chips_in_play(table)
+        folded = table.hand is None and next_step(state, table_id, table) is not Step.REPORT
+        for seat, seated in table.seats.items():
+            player = seated.player_id
+            stale = folded and seated.stack != state.chips[player]
+            if state.seat_of.get(player) == (table_id, seat) and not stale:
+                held.add(player)
+            else:
+                total -= seated.stack
+    return total + sum(state.chips[player] for player in state.seat_of if player not in held)
 
 
 def check_places(sim: SimulatedTournament) -> None:

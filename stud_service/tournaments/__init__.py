@@ -17,7 +17,7 @@ The public API (import from ``stud_service.tournaments``)::
     Register(player_id, now_ms, next_draw)   Unregister(player_id, now_ms)
     ReEnter(player_id, now_ms, next_draw)
     StartTournament(now_ms, next_draw)       AdvanceLevel(now_ms, next_draw)
-    DealTableHand(table_id, hand, now_ms)    EndTableHand(table_id, hand, chips, now_ms, next_draw)
+    DealTableHand(table_id, hand, now_ms, seated)  EndTableHand(table_id, hand, chips, now_ms, next_draw)
     CancelTournament(by, reason, now_ms)
 
     # the decider
@@ -30,6 +30,8 @@ The public API (import from ``stud_service.tournaments``)::
     table_config(config, tournament_id, table_id) -> TableConfig
     table_orders(state, table_id) -> TableOrders(seats, stakes, deal, hold, close)
     table_commands(orders, table_state, now_ms) -> [table commands]
+    next_step(state, table_id, table_state) -> Step.NONE | REPORT | START | SEAT | DEAL (between hands)
+    seated_players(table_state) -> what DealTableHand names   dealt_stakes(config, index) -> Stakes
     hand_chips(table events of one hand) -> what EndTableHand reports
 """
 
@@ -51,8 +53,12 @@ from stud_service.tournaments.decide import decide, execute
 from stud_service.tournaments.errors import TournamentConfigError, TournamentError
 from stud_service.tournaments.evolve import evolve, replay
 from stud_service.tournaments.orders import (
+    Step,
     TableOrders,
+    dealt_stakes,
     hand_chips,
+    next_step,
+    seated_players,
     table_commands,
     table_config,
     table_orders,
@@ -71,4 +77,5 @@ __all__ = [
     "TableOrders", "TournamentConfig", "TournamentConfigError", "TournamentError", "TournamentKind",
     "TournamentState", "Unregister", "decide", "event_from_json", "event_to_json", "evolve", "execute",
     "hand_chips", "initial_state", "players_left", "replay", "table_commands", "table_config", "table_orders",
+    "Step", "dealt_stakes", "next_step", "seated_players",
 ]

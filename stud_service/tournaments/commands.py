@@ -70,11 +70,14 @@ class AdvanceLevel:
 
 @dataclass(frozen=True, slots=True)
 class DealTableHand:
-    """``table_id`` is about to deal its hand ``hand`` (the table's next hand number)."""
+    """``table_id`` is about to deal its hand ``hand`` (the table's next hand number) to ``seated`` (the
+    players it seats, ``orders.seated_players``): refused unless they are the tournament's players there.
+    None: not checked (a deal read back from the log, whose players the tournament recorded)."""
 
     table_id: str
     hand: int
     now_ms: int = 0
+    seated: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

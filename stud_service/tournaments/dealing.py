@@ -21,6 +21,7 @@ class Hold(enum.StrEnum):
     BREAK = "break"                  # §11 Levels: a break, no play
     PLAYERS = "players"              # fewer than two players: it waits for balancing
     HAND_FOR_HAND = "hand_for_hand"  # §11 Hand for hand: other tables finish first
+    SEATING = "seating"              # the table does not seat the tournament's players there yet
 
 
 def hold_of(state: TournamentState, table_id: str) -> Hold:

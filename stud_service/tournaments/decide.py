@@ -367,6 +367,14 @@ def _deal(state: TournamentState, cmd: DealTableHand) -> list[Any]:
         raise TableOnHold(f"{cmd.table_id} may not deal now ({hold.value})", hold.value)
     if not isinstance(cmd.hand, int) or cmd.hand <= state.last_hand.get(cmd.table_id, 0):
         raise HandReportMismatch(f"{cmd.table_id} dealt hand {state.last_hand.get(cmd.table_id, 0)} already")
+    if cmd.seated is not None and (not isinstance(cmd.seated, tuple | list)
+                                   or not all(isinstance(player, str) for player in cmd.seated)):
+        raise MalformedTournamentCommand("seated", "the players a table seats are player ids")
+    players = tuple(sorted(state.tables[cmd.table_id].values()))
+    if cmd.seated is not None and tuple(sorted(cmd.seated)) != players:
+        # Players moved there (or away) since the table looked: it seats them first, then asks again.
+        raise TableOnHold(f"{cmd.table_id} seats {', '.join(sorted(cmd.seated))}, not the tournament's "
+                          f"{', '.join(players)}", Hold.SEATING.value)
     return [TableHandDealt(cmd.table_id, cmd.hand, state.level_index, cmd.now_ms)]
 
 

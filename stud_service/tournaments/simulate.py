@@ -1,6 +1,8 @@
 """A tournament played to its end by random players, tournament and tables together, without a server:
 the tournament's decide/evolve and the table engine's, driven as the tournament's owner will drive them
-(``orders``).  A fast source of whole tournaments for tests and benchmarks.
+(``orders``): each table between hands takes one ``next_step`` at a time, its steps interleaved at random
+with the other tables' (a table may deal while another's hand moves players to it).  A fast source of
+whole tournaments for tests and benchmarks.
 
 Everything random comes from one seeded generator (seeds of the draws, decks, the players' choices,
 the clock), so a run is reproducible from its seed.  Players mostly check and call, sometimes bet or
@@ -59,8 +61,17 @@ from stud_service.tournaments.commands import (
 from stud_service.tournaments.decide import execute as execute_tournament
 from stud_service.tournaments.draws import SEED_BYTES, draw_secret
 from stud_service.tournaments.errors import TournamentError
-from stud_service.tournaments.events import TableOpened
-from stud_service.tournaments.orders import hand_chips, table_commands, table_config, table_orders
+from stud_service.tournaments.events import TableHandDealt, TableOpened
+from stud_service.tournaments.orders import (
+    Step,
+    dealt_stakes,
+    hand_chips,
+    next_step,
+    seated_players,
+    table_commands,
+    table_config,
+    table_orders,
+)
 from stud_service.tournaments.rules.levels import level_ends_ms
 from stud_service.tournaments.state import Status, TournamentState
 from stud_service.tournaments.state import initial_state as initial_tournament
@@ -90,6 +101,7 @@ class SimulatedTournament:
     committed_shuffle: bool = False
     # table -> (the server seed committed for its next hand, the version of that ShuffleCommitted)
     committed: dict[str, tuple[bytes, int]] = field(default_factory=dict)
+    dealt_at: dict[str, int] = field(default_factory=dict)  # table -> the level index of its last deal
 
 
 Execute = Callable[[TournamentState, Any], tuple[list[Any], TournamentState]]
@@ -124,7 +136,12 @@ class _Driver:
                 self.table(event.table_id, CreateTable(
                     event.table_id, table_config(sim.config, sim.tournament_id, event.table_id), sim.now))
                 self.commit_shuffle(event.table_id)
-        self.follow_orders()
+            elif isinstance(event, TableHandDealt):
+                sim.dealt_at[event.table_id] = event.index
+        if sim.state.status is not Status.RUNNING:
+            self.follow_orders()  # over: every table closes (one in a hand keeps its players)
+        self.close_broken()
+        self.step()
         return events
 
     def table(self, table_id: str, command: Any) -> list[Any]:
@@ -146,7 +163,8 @@ class _Driver:
         sim.committed[table_id] = (seed, len(sim.table_logs[table_id]))
 
     def follow_orders(self) -> None:
-        """Every table in line with the tournament: leaving players between hands, joining ones at once."""
+        """Every table in line with the tournament that is over: leaving players between hands, joining
+        ones at once."""
         sim = self.sim
         for table_id in list(sim.tables):
             orders = table_orders(sim.state, table_id)
@@ -156,8 +174,20 @@ class _Driver:
                     continue  # a table in a hand gives no player (the tournament moves none from it)
                 self.table(table_id, command)
                 table = sim.tables[table_id]
-            if orders.close and not table.seats:
+
+    def close_broken(self) -> None:
+        """Tables the tournament closed that seat nobody any more close."""
+        sim = self.sim
+        for table_id in list(sim.tables):
+            if table_orders(sim.state, table_id).close and not sim.tables[table_id].seats:
                 sim.closed[table_id] = sim.tables.pop(table_id)
+
+    def seat(self, table_id: str) -> None:
+        """The SEAT step: players leave the table and sit down at it as the tournament says."""
+        sim = self.sim
+        for command in table_commands(table_orders(sim.state, table_id), sim.tables[table_id], sim.now):
+            self.table(table_id, command)
+        self.close_broken()
         self.step()
 
     def step(self) -> None:
@@ -185,8 +215,10 @@ class _Driver:
                 attempts = [self.register, self.re_enter]
                 self.rng.shuffle(attempts)
                 late -= any(attempt() for attempt in attempts)
+            steps = {table_id: next_step(sim.state, table_id, table)
+                     for table_id, table in sim.tables.items()}
             choices = [table_id for table_id, table in sim.tables.items()
-                       if table.hand is not None or table_orders(sim.state, table_id).deal]
+                       if table.hand is not None or steps[table_id] is not Step.NONE]
             due = level_ends_ms(sim.config.levels, sim.state.level_index, sim.state.level_starts_ms)
             if due is not None and (sim.now >= due or not choices):
                 sim.now = max(sim.now, due)
@@ -194,10 +226,17 @@ class _Driver:
                 continue
             assert choices, "no table can play and no level is due"
             table_id = self.rng.choice(sorted(choices))
-            if sim.tables[table_id].hand is None:
-                self.deal(table_id)
-            else:
+            step = steps[table_id]
+            if sim.tables[table_id].hand is not None:
                 self.act(table_id)
+            elif step is Step.REPORT:
+                self.report(table_id)
+            elif step is Step.START:
+                self.start(table_id)
+            elif step is Step.SEAT:
+                self.seat(table_id)
+            else:
+                self.deal(table_id)
 
     def register(self) -> bool:
         sim = self.sim
@@ -221,23 +260,29 @@ class _Driver:
         return True
 
     def deal(self, table_id: str) -> None:
+        """The DEAL step: the tournament lets the table deal its next hand (started by a later step)."""
         sim = self.sim
-        orders = table_orders(sim.state, table_id)
         table = sim.tables[table_id]
-        self.tournament(DealTableHand(table_id, table.hand_number + 1, sim.now))
+        self.tournament(DealTableHand(table_id, table.hand_number + 1, sim.now, seated_players(table)))
+
+    def start(self, table_id: str) -> None:
+        """The START step: the hand the tournament let the table deal, at the level it let it deal at."""
+        sim = self.sim
+        stakes = dealt_stakes(sim.config, sim.dealt_at[table_id])
+        table = sim.tables[table_id]
         for _seat, seated in sorted(table.seats.items()):
             if seated.sitting_out and self.rng.random() < 0.5:
                 self.table(table_id, SitIn(seated.player_id, sim.now))
         if sim.committed_shuffle:
             seed, version = sim.committed[table_id]
             prepared = prepare_deal(seed, {}, version)
-            start = StartHand(prepared.cards, prepared.commitment, sim.now, prepared.extra, orders.stakes)
+            start = StartHand(prepared.cards, prepared.commitment, sim.now, prepared.extra, stakes)
             events = self.table(table_id, start)
             self.commit_shuffle(table_id)
         else:
             deck = list(range(52))
             self.rng.shuffle(deck)
-            events = self.table(table_id, StartHand(tuple(deck), "00" * 32, sim.now, {}, orders.stakes))
+            events = self.table(table_id, StartHand(tuple(deck), "00" * 32, sim.now, {}, stakes))
         self.after_events(table_id, events)
 
     def act(self, table_id: str) -> None:
@@ -275,6 +320,10 @@ class _Driver:
         if not any(type(event).__name__ == "HandEnded" for event in events):
             self.step()
             return
+        self.report(table_id)
+
+    def report(self, table_id: str) -> None:
+        """The REPORT step: the table's last hand is reported to the tournament."""
         log = self.sim.table_logs[table_id]
         start = next(index for index in range(len(log) - 1, -1, -1) if isinstance(log[index], HandStarted))
         hand = log[start].hand

@@ -55,7 +55,9 @@ class Dealer:
         if live.dealer is not None and not live.dealer.done() and (
             live.dealer_version == live.version or _between_tournament_hands(live)
         ):
-            return  # a tournament's table: the one at work looks at its orders again before it stops
+            # A tournament's table: the one at work looks at the table and its orders again before it stops.
+            live.look_again = True
+            return
         if live.dealer is not None:
             live.dealer.cancel()
         live.dealer_version = live.version

@@ -107,6 +107,9 @@ class LiveTable(LiveStream):
     interrupted: DeadlineTimer = field(default_factory=DeadlineTimer)  # voids a hand standing still (§12)
     dealer: asyncio.Task[None] | None = None
     dealer_version: int | None = None
+    # A tournament's table: it or its tournament changed while its dealer was at work between hands, which
+    # then looks at its orders again before it stops (server.tables.tournament_tables).
+    look_again: bool = False
     # Per player, when they last made a call here (ms since the epoch, from the events they caused): the
     # operator's inactivity time-out counts from it (server.tables.protection).
     last_active: dict[str, int] = field(default_factory=dict)

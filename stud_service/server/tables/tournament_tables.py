@@ -4,16 +4,22 @@ tournament").
 The tables of a tournament are ordinary table streams (``orders.table_config``): each is owned, dealt and
 timed as any table is, by the replica holding its lease. Between hands its dealer does not simply deal: it
 brings the table in line with the tournament (:meth:`TournamentTables.between_hands`), one step at a time
-and each step derived again from the two logs, so that a replica that died between two appends (the
-tournament's and the table's) leaves nothing the next owner cannot finish:
+(``orders.next_step``) and each step derived again from the two logs, so that a replica that died between
+two appends (the tournament's and the table's) leaves nothing the next owner cannot finish:
 
-1. a hand the table ended and the tournament has not folded (``in_hand`` still names it) is reported
-   (``EndTableHand`` with ``hand_chips``; the hand number makes it once only);
-2. the table's seating is brought in line with ``table_orders`` (``table_commands``: players moved in sit
-   down with their chips, players moved away or out leave; a tournament table moves no money);
-3. a hand the tournament let it deal (``DealTableHand`` appended, ``in_hand`` names the next hand) and the
-   table has not started is started with the level's ``stakes``;
-4. else, if the orders say it may deal, ``DealTableHand`` is appended to the tournament, then step 3.
+1. REPORT: a hand the table ended and the tournament has not folded (``in_hand`` still names it) is
+   reported (``EndTableHand`` with ``hand_chips``; the hand number makes it once only);
+2. START: a hand the tournament let it deal (``DealTableHand`` appended, ``in_hand`` names the next hand)
+   and the table has not started is started at the level it was let deal at, before any seat changes:
+   players moved there since are dealt in from the next hand, so the hand's players are those the
+   tournament dealt in;
+3. SEAT: the table's seating is brought in line with ``table_orders`` (``table_commands``: players moved
+   in sit down with their chips, players moved away or out leave; a tournament table moves no money);
+4. DEAL: if the orders say it may deal, ``DealTableHand`` naming the players it seats is appended to the
+   tournament (refused if the tournament moved players there meanwhile: step 3 again), then step 2.
+
+Other tables change the tournament while a table takes its steps, and players change the table (sitting
+out and in): either makes the dealer at work look again (``LiveTable.look_again``) rather than stop.
 
 The tournament's appends the table's owner makes are fenced by the table's lease; its level clock (the
 scheduled start, each level's or break's end) runs on the owner of the tournament's own lease and is fenced
@@ -31,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from stud_service.engine import CreateTable, Stakes, TableExists
+from stud_service.engine import CreateTable, TableExists
 from stud_service.engine import event_from_json as table_event_from_json
 from stud_service.engine.events import HandStarted
 from stud_service.server.tables.cache import TableCache
@@ -46,8 +52,17 @@ from stud_service.tournaments import AdvanceLevel, DealTableHand, EndTableHand, 
 from stud_service.tournaments import event_from_json as tournament_event_from_json
 from stud_service.tournaments.errors import TournamentError
 from stud_service.tournaments.events import TableHandDealt
-from stud_service.tournaments.orders import hand_chips, table_commands, table_config, table_orders
-from stud_service.tournaments.rules.levels import level_ends_ms, level_number
+from stud_service.tournaments.orders import (
+    Step,
+    dealt_stakes,
+    hand_chips,
+    next_step,
+    seated_players,
+    table_commands,
+    table_config,
+    table_orders,
+)
+from stud_service.tournaments.rules.levels import level_ends_ms
 from stud_service.tournaments.state import TournamentState
 from stud_service.tournaments.structure import TournamentKind
 
@@ -86,7 +101,6 @@ class TournamentTables:
         self.arm_table = arm_table
         self._clocks: dict[str, tuple[int, asyncio.Task[None]]] = {}  # tournament -> (due, its timer)
         self._opened: set[str] = set()  # tables this replica created or found created
-        self._recheck: set[str] = set()  # tables whose tournament changed while their dealer looked
 
     # -- a tournament changed ----------------------------------------------------------------------
 
@@ -105,8 +119,7 @@ class TournamentTables:
         for live in self.cache.loaded_tables():
             config = live.state.config
             if config is not None and config.tournament_id == tournament_id and self.owned.owns(live):
-                self._recheck.add(live.table_id)
-                self.arm_table(live)
+                self.arm_table(live)  # a dealer at work looks again (look_again)
 
     async def _open(self, tournament_id: str, state: TournamentState, table_id: str) -> None:
         """Create a table the tournament opened (another replica may have: then it exists)."""
@@ -181,41 +194,47 @@ class TournamentTables:
         assert config is not None and config.tournament_id
         tournament = await self.tournaments.live(config.tournament_id)
         for _step in range(MAX_STEPS):
-            self._recheck.discard(live.table_id)
-            if not await self._step(live, tournament.state) and live.table_id not in self._recheck:
-                return  # in line, and the tournament did not change meanwhile
-        # Armed again at the tournament's next change; a known defect (docs/tournaments.md).
-        _log.warning("table %s: its orders did not settle", live.table_id)
+            live.look_again = False
+            try:
+                stepped = await self._step(live, tournament.state)
+            except TableMoved:
+                if not live.look_again:
+                    raise
+                continue  # the table changed under the step (a player sat out): look again
+            if not stepped and not live.look_again:
+                return  # in line, and neither the tournament nor the table changed meanwhile
+        # Every step appends or follows a change: this many means a fault, and the table waits for the
+        # tournament's next change to look again.
+        _log.error("table %s: its orders did not settle", live.table_id)
 
     async def _step(self, live: LiveTable, state: TournamentState) -> bool:
-        """One step towards the orders; whether it appended anything (then look again)."""
+        """One step towards the orders (``next_step``); whether it appended anything (then look again)."""
         table = live.state
-        if table.hand is not None:
-            return False
         table_id, tournament_id = live.table_id, state.tournament_id
         assert tournament_id is not None
+        step = next_step(state, table_id, table)
         table_fence = self.owned.fence(live)
-        # A cancelled tournament folds no more hands: its tables only close.
-        dealt = state.in_hand.get(table_id) if state.status is Status.RUNNING else None
-        if dealt is not None and dealt == table.hand_number:
+        if step is Step.REPORT:
             chips = await self._last_hand_chips(live)
-            command = EndTableHand(table_id, dealt, chips, now_ms(), new_draw())
+            command = EndTableHand(table_id, table.hand_number, chips, now_ms(), new_draw())
             return await self._tournament(tournament_id, command, table_fence) is not None
-        orders = table_orders(state, table_id)
-        if table_commands(orders, table, now_ms()):
+        if step is Step.START:
+            hand = table.hand_number + 1
+            await self._start_hand(live, state, await self._dealt_index(tournament_id, table_id, hand))
+            return True
+        if step is Step.SEAT:
+            orders = table_orders(state, table_id)
+
             def in_line(now_state: Any, now: int) -> Any:
                 return tuple(table_commands(orders, now_state, now))
 
             await self.writes.write(live, in_line, None, live.version)
             return True
-        if dealt is not None and dealt == table.hand_number + 1:
-            await self._start_hand(live, state, await self._dealt_index(tournament_id, table_id, dealt))
-            return True
-        if dealt is None and orders.deal:
-            executed = await self._tournament(
-                tournament_id, DealTableHand(table_id, table.hand_number + 1, now_ms()), table_fence)
+        if step is Step.DEAL:
+            deal = DealTableHand(table_id, table.hand_number + 1, now_ms(), seated_players(table))
+            executed = await self._tournament(tournament_id, deal, table_fence)
             if executed is None:
-                return False
+                return False  # refused: the change that refused it makes this table look again
             index = next((event.index for event in executed if isinstance(event, TableHandDealt)), None)
             if index is not None and live.state.hand is None:
                 await self._start_hand(live, state, index)
@@ -225,10 +244,7 @@ class TournamentTables:
     async def _start_hand(self, live: LiveTable, state: TournamentState, index: int) -> None:
         """Deal the hand the tournament let the table deal, at the level it was let deal at."""
         assert state.config is not None
-        levels = state.config.levels
-        level = levels[index]
-        number = level_number(levels, index)
-        stakes = Stakes(level.ante, level.bring_in, level.small_bet, level.big_bet, number)
+        stakes = dealt_stakes(state.config, index)
 
         def start(now_state: Any, now: int) -> Any:
             hand, commit = deal_commands(live, now_state, now)
