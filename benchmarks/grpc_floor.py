@@ -8,7 +8,12 @@ one command. ``CreateTable`` and ``SitDown`` exist so the benchmark's own bots c
 Views carry only the version, the seat and the legal action, so messages are smaller than the
 service's: what this server reaches bounds what any Python gRPC server can do with this pattern here.
 
-Run: ``.venv/bin/python benchmarks/grpc_floor.py --listen 127.0.0.1:PORT`` (bench_service.py starts it).
+``--work-us N`` makes each ``Act`` burn N µs of CPU before it answers: the same transport carrying actions
+that cost work, at a pace like the service's, to tell its per-action cost at that pace from the service's own
+work.
+
+Run: ``.venv/bin/python benchmarks/grpc_floor.py --listen 127.0.0.1:PORT [--work-us N]`` (bench_service.py
+starts it).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,9 +77,17 @@ def _caller(context: grpc.aio.ServicerContext) -> str:
     return dict(context.invocation_metadata() or ()).get("authorization", "")
 
 
+def burn(seconds: float) -> None:
+    """Use ``seconds`` of this thread's CPU."""
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
+
+
 class FloorService(table_service_pb2_grpc.TableServiceServicer):
-    def __init__(self) -> None:
+    def __init__(self, work: float = 0.0) -> None:
         self.tables: dict[str, FloorTable] = {}
+        self.work = work  # seconds of CPU each accepted Act burns
 
     async def CreateTable(
         self, request: table_service_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
@@ -96,6 +110,8 @@ class FloorService(table_service_pb2_grpc.TableServiceServicer):
         if request.seat != table.turn or request.turn != table.version:
             status = rich_status(grpc.StatusCode.FAILED_PRECONDITION, "STALE_TURN", "not your turn now")
             await abort_with(context, status)
+        if self.work:
+            burn(self.work)
         table.act()
         return table_service_pb2.ActResponse(view=table.view(request.seat))
 
@@ -119,8 +135,8 @@ class FloorService(table_service_pb2_grpc.TableServiceServicer):
                 queue.put_nowait(None)
 
 
-async def serve(listen: str) -> None:
-    service = FloorService()
+async def serve(listen: str, work: float = 0.0) -> None:
+    service = FloorService(work)
     running = await start_server(service, listen)
     running.on_shutdown.append(service.end_watches)
     await serve_until_signalled(running)
@@ -129,7 +145,9 @@ async def serve(listen: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--listen", default="127.0.0.1:50052")
-    asyncio.run(serve(parser.parse_args().listen))
+    parser.add_argument("--work-us", type=int, default=0, help="µs of CPU each accepted Act burns")
+    args = parser.parse_args()
+    asyncio.run(serve(args.listen, args.work_us / 1_000_000))
     return 0
 
 

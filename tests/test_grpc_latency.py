@@ -5,6 +5,7 @@ watch's heartbeats, which the client answers (AnswerHeartbeat)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 import grpc
@@ -12,7 +13,7 @@ import pytest
 from grpc_fixtures import wait_for_view
 
 from stud_service.bots.client import error_reason
-from stud_service.server.latency.tcp import parse_peer
+from stud_service.server.latency.tcp import TcpRoundTrips, parse_peer
 from stud_service.server.proto_gen import table_pb2
 
 WAIT = 60.0
@@ -90,3 +91,22 @@ def test_grpc_peers_are_read_as_grpc_writes_them() -> None:
     assert str(parse_peer("ipv6:[::1]:443").address) == "::1"
     assert str(parse_peer("ipv6:%5B::ffff:127.0.0.1%5D:80").address) == "::ffff:7f00:1"
     assert parse_peer("unix:/tmp/socket") is None and parse_peer("ipv4:nonsense") is None
+
+
+@pytest.mark.parametrize("family", [socket.AF_INET, socket.AF_INET6])
+def test_a_connection_is_found_by_the_peer_string_grpc_gives_it(family: int) -> None:
+    """The kernel's measure of a loopback connection, looked up as gRPC names its client: an IPv4 client of a
+    dual-stack (IPv6) listener too, which the kernel holds as ::ffff:a.b.c.d and gRPC names ipv4."""
+    host = "::" if family == socket.AF_INET6 else "127.0.0.1"
+    with socket.socket(family) as listener:
+        listener.bind((host, 0))
+        listener.listen()
+        with socket.create_connection(("127.0.0.1", listener.getsockname()[1])) as client:
+            accepted, _ = listener.accept()
+            with accepted:
+                address, port = client.getsockname()
+                meter = TcpRoundTrips()
+                measured = meter.round_trip_us(f"ipv4:{address}:{port}")
+                assert measured is not None and 0 < measured < 1_000_000
+                assert meter.round_trip_us(f"ipv4:{address}:{port}") == measured  # the parse kept
+                assert meter.round_trip_us("unix:/tmp/socket") is None

@@ -170,9 +170,9 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--append-spin-us",
         type=int,
-        default=int(_env("STUD_APPEND_SPIN_US", "1000") or 1000),
+        default=int(_env("STUD_APPEND_SPIN_US", "0") or 0),
         help="microseconds a batch of appends may spin for its commit before sleeping, 0 never"
-        " (default: $STUD_APPEND_SPIN_US or 1000)",
+        " (default: $STUD_APPEND_SPIN_US or 0)",
     )
     parser.add_argument(
         "--max-waiting-calls",

@@ -41,7 +41,7 @@ from stud_service.server.grpc.readiness import DEFAULT_UNREADY_AFTER_SECONDS, Re
 from stud_service.server.tables.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
 from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.tables.settings import RuntimeSettings
-from stud_service.store import DEFAULT_SPIN_WAIT, EventStore, spans
+from stud_service.store import EventStore, spans
 
 if TYPE_CHECKING:
     from stud_service.observability.tracing import Tracing
@@ -71,7 +71,9 @@ class ServiceOptions:
     metrics_listen: str = "off"
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     pool_size: int = 20
-    append_spin_seconds: float = DEFAULT_SPIN_WAIT
+    # A batch waits for its commit asleep: spinning saves an idle CPU's wake-up per batch but costs the CPU of
+    # every turn of the loop it spins, which a busy replica pays per action (--append-spin-us).
+    append_spin_seconds: float = 0.0
     keepalive: KeepalivePolicy = KeepalivePolicy()
     max_waiting_calls: int = DEFAULT_MAX_WAITING_CALLS  # received calls kept waiting to start (grpc.app)
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS

@@ -236,7 +236,8 @@ def table_to_proto(table_id: str, state: TableState, version: int,
                    created_ms: int | None = None) -> table_pb2.Table:
     config = state.config
     assert config is not None
-    table = config_to_proto(table_id, config)
+    table = table_pb2.Table()
+    table.CopyFrom(_config_proto(table_id, config))
     table.seated_players = len(state.seats)
     table.hands_started = state.hand_number
     table.version = version
@@ -260,6 +261,24 @@ def _control_to_proto(table: table_pb2.Table, table_id: str, control: TableContr
             reason=control.void_reason, automatic=not control.void_operator,
             void_time=timestamp_ms(control.voided_ms),
         ))
+
+
+# Each table's config as a message, kept while the table's config is the same object (a config is frozen; a
+# change between hands makes a new one): every version's Table resource starts from it.
+_CONFIG_PROTOS: dict[str, tuple[TableConfig, table_pb2.Table]] = {}
+MAX_CONFIG_PROTOS = 10_000
+
+
+def _config_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
+    """``config_to_proto`` of the table's current config, built once per config (shared: copy it)."""
+    cached = _CONFIG_PROTOS.get(table_id)
+    if cached is not None and cached[0] is config:
+        return cached[1]
+    if len(_CONFIG_PROTOS) >= MAX_CONFIG_PROTOS:
+        _CONFIG_PROTOS.clear()
+    table = config_to_proto(table_id, config)
+    _CONFIG_PROTOS[table_id] = (config, table)
+    return table
 
 
 def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:

@@ -3,6 +3,8 @@ measured to its caller (:mod:`stud_service.server.latency`), as ``stud.v1.RoundT
 
 from __future__ import annotations
 
+import functools
+
 from stud_service.auth import Principal
 from stud_service.server.api.call import Call
 from stud_service.server.latency.meter import RoundTrip, RoundTripMeter
@@ -11,7 +13,10 @@ from stud_service.server.proto_gen import table_pb2
 SOURCES = {"tcp": table_pb2.ROUND_TRIP_SOURCE_TCP, "heartbeat": table_pb2.ROUND_TRIP_SOURCE_HEARTBEAT}
 
 
+@functools.lru_cache(maxsize=4096)
 def round_trip_proto(measure: RoundTrip) -> table_pb2.RoundTrip:
+    """``measure`` as a message, built once for every view that carries it (shared: copy it, never change
+    it): a connection's measure changes at most once a second."""
     message = table_pb2.RoundTrip(source=SOURCES[measure.source])
     message.time.FromMicroseconds(measure.micros)
     message.measure_time.FromMilliseconds(measure.measured_ms)

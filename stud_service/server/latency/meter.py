@@ -59,6 +59,7 @@ class RoundTripMeter:
         self.tcp = tcp or TcpRoundTrips()
         self._pings: OrderedDict[str, _Ping] = OrderedDict()
         self._heard: OrderedDict[tuple[str, tuple[str, str]], RoundTrip] = OrderedDict()
+        self._tcp: dict[str, RoundTrip] = {}  # each peer's last kernel measure, one object while it holds
 
     def ping(self, table_id: str, principal: Principal) -> str:
         """A new ping for a heartbeat to ``principal`` about ``table_id``, its clock started now."""
@@ -99,8 +100,13 @@ class RoundTripMeter:
         if web and heard is not None:
             return heard
         micros = self.tcp.round_trip_us(peer) if peer else None
-        if micros is not None:
-            return RoundTrip(micros, "tcp", int(time.time() * 1000))
+        if micros is not None:  # the kernel's measure as of the connections' dump it is read from
+            measure = self._tcp.get(peer)
+            if measure is None or measure.micros != micros or measure.measured_ms != self.tcp.taken_ms:
+                if len(self._tcp) >= MAX_MEASURES:
+                    self._tcp.clear()
+                measure = self._tcp[peer] = RoundTrip(micros, "tcp", self.tcp.taken_ms)
+            return measure
         return heard
 
     def _forget_old_pings(self) -> None:

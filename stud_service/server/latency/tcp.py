@@ -20,6 +20,7 @@ import struct
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 NETLINK_SOCK_DIAG = 4
 SOCK_DIAG_BY_FAMILY = 20
@@ -39,8 +40,13 @@ _TCPI_RTT_OFFSET = 8 + 15 * 4
 # cost a netlink round each).
 FRESH_SECONDS = 1.0
 _RECEIVE_BYTES = 1 << 16
+# Peer strings whose parse is kept (a client keeps its connection, and every view for it looks it up).
+MAX_PEERS = 100_000
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+# A remote end as a dump holds it: the packed address (an IPv4-mapped IPv6 one as IPv4) and the port.
+Key = tuple[bytes, int]
+_V4_MAPPED_PREFIX = bytes(10) + b"\xff\xff"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +93,7 @@ def _rtt_of(data: bytes, at: int, end: int) -> int | None:
     return None
 
 
-def _read(data: bytes, into: dict[Peer, int]) -> bool:
+def _read(data: bytes, into: dict[Key, int]) -> bool:
     """Each socket's remote end and round trip in one netlink reply; whether the dump is over."""
     offset = 0
     while offset + _NLMSG_HEADER.size <= len(data):
@@ -99,24 +105,23 @@ def _read(data: bytes, into: dict[Peer, int]) -> bool:
             family, remote_port, remote = fields[0], fields[5], fields[7]
             rtt = _rtt_of(data, offset + _NLMSG_HEADER.size + _DIAG_MSG.size, offset + length)
             if rtt is not None:
-                address: Address = ipaddress.IPv4Address(remote[:4]) if family == socket.AF_INET \
-                    else ipaddress.IPv6Address(remote)
-                into[_peer(address, int.from_bytes(remote_port, "big"))] = rtt
+                packed = remote[:4] if family == socket.AF_INET else remote
+                into[_key(packed, int.from_bytes(remote_port, "big"))] = rtt
         offset += (length + 3) & ~3
     return False
 
 
-def _peer(address: Address, port: int) -> Peer:
+def _key(packed: bytes, port: int) -> Key:
     # A dual-stack listener holds an IPv4 client in an IPv6 socket, as ::ffff:a.b.c.d; gRPC names it ipv4.
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return Peer(address.ipv4_mapped, port)
-    return Peer(address, port)
+    if len(packed) == 16 and packed[:12] == _V4_MAPPED_PREFIX:
+        return packed[12:], port
+    return packed, port
 
 
-def established_round_trips() -> dict[Peer, int]:
+def established_round_trips() -> dict[Key, int]:
     """Every established TCP connection of this network namespace, by its remote end: the kernel's smoothed
     round trip (µs). Empty where there is no ``sock_diag``."""
-    found: dict[Peer, int] = {}
+    found: dict[Key, int] = {}
     try:
         for family in (socket.AF_INET, socket.AF_INET6):
             with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG) as sock:
@@ -129,6 +134,9 @@ def established_round_trips() -> dict[Peer, int]:
     return found
 
 
+_UNPARSED: Any = object()
+
+
 class TcpRoundTrips:
     """The kernel's measures by peer string, from a dump of every connection taken at most once per
     ``FRESH_SECONDS``.  The first dump is taken at once; later ones in a thread of their own while lookups
@@ -137,25 +145,34 @@ class TcpRoundTrips:
 
     def __init__(self) -> None:
         self._taken = float("-inf")
-        self._known: dict[Peer, int] | None = None
+        self._known: dict[Key, int] | None = None
         self._refreshing = threading.Lock()
+        self._keys: dict[str, Key | None] = {}  # peer strings as parsed: a client keeps its connection
+        self.taken_ms = 0  # when the dump lookups answer from was taken (ms since the epoch)
 
     def round_trip_us(self, peer: str) -> int | None:
-        parsed = parse_peer(peer)
-        if parsed is None:
+        key = self._keys.get(peer, _UNPARSED)
+        if key is _UNPARSED:
+            if len(self._keys) >= MAX_PEERS:
+                self._keys.clear()
+            parsed = parse_peer(peer)
+            key = self._keys[peer] = None if parsed is None else _key(parsed.address.packed, parsed.port)
+        if key is None:
             return None
         if self._known is None:
             self._refresh()
         elif time.monotonic() - self._taken >= FRESH_SECONDS and not self._refreshing.locked():
             threading.Thread(target=self._refresh, name="tcp-round-trips", daemon=True).start()
         known = self._known or {}
-        return known.get(_peer(parsed.address, parsed.port))
+        return known.get(key)
 
     def _refresh(self) -> None:
         if not self._refreshing.acquire(blocking=False):
             return
         try:
             self._taken = time.monotonic()
+            taken_ms = int(time.time() * 1000)
             self._known = established_round_trips()  # one assignment: lookups see the old dict or the new
+            self.taken_ms = taken_ms
         finally:
             self._refreshing.release()
