@@ -14,7 +14,7 @@ from typing import Any
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from stud_service.engine.commands import ActionKind
-from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, TableConfig, Variant
+from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, SameNetworkRule, TableConfig, Variant
 from stud_service.engine.control import CLOSED, OPEN, PAUSED, TableControl
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
@@ -48,6 +48,19 @@ TIEBREAKS = {
     table_pb2.BRING_IN_TIEBREAK_POSITION: BringInTiebreak.POSITION,
 }
 TIEBREAK_PROTOS = {engine: proto for proto, engine in TIEBREAKS.items()}
+SAME_NETWORK_RULES = {
+    table_pb2.SAME_NETWORK_SEATING_UNSPECIFIED: SameNetworkRule.OFF,
+    table_pb2.SAME_NETWORK_SEATING_OFF: SameNetworkRule.OFF,
+    table_pb2.SAME_NETWORK_SEATING_DEVICE: SameNetworkRule.DEVICE,
+    table_pb2.SAME_NETWORK_SEATING_ADDRESS: SameNetworkRule.ADDRESS,
+    table_pb2.SAME_NETWORK_SEATING_PREFIX: SameNetworkRule.PREFIX,
+}
+SAME_NETWORK_PROTOS = {
+    SameNetworkRule.OFF: table_pb2.SAME_NETWORK_SEATING_OFF,
+    SameNetworkRule.DEVICE: table_pb2.SAME_NETWORK_SEATING_DEVICE,
+    SameNetworkRule.ADDRESS: table_pb2.SAME_NETWORK_SEATING_ADDRESS,
+    SameNetworkRule.PREFIX: table_pb2.SAME_NETWORK_SEATING_PREFIX,
+}
 ACTIONS = {
     table_pb2.ACTION_TYPE_FOLD: ActionKind.FOLD,
     table_pb2.ACTION_TYPE_CHECK: ActionKind.CHECK,
@@ -140,6 +153,10 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
             raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
         values["bring_in_tiebreak"] = TIEBREAKS[table.bring_in_tiebreak]
     values["uncapped_heads_up"] = table.uncapped_heads_up
+    if table.same_network_seating not in SAME_NETWORK_RULES:
+        raise malformed(f"unknown same_network_seating {table.same_network_seating}",
+                        "table.same_network_seating")
+    values["same_network"] = SAME_NETWORK_RULES[table.same_network_seating]
     # Unset: the default currency; play money has none.
     if table.play_money:
         if table.currency_code:
@@ -289,6 +306,7 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
                                   config.time_bank_refill_hands),
         chat=table_pb2.ChatRules(spectators_write=config.chat_spectators,
                                  all_in_silence=config.chat_all_in_silence),
+        same_network_seating=SAME_NETWORK_PROTOS[config.same_network],
     )
     if config.tournament_id:
         table.tournament.tournament = f"tournaments/{config.tournament_id}"
