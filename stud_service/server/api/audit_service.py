@@ -45,9 +45,14 @@ from stud_service.server.api.money_replies import CURRENCY_CODE, reconciliation_
 from stud_service.server.api.names import HANDS, PLAYER_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import request_key
+from stud_service.server.api.sessions import in_session, named_table
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
 from stud_service.server.tables.live import now_ms
 from stud_service.server.tables.runtime import TableRuntime
+from stud_service.sessions import EndReason, PlayerSession, check_device_id, parse_network
+from stud_service.sessions.networks import IPNetwork
+from stud_service.sessions.reading import BadPosition as BadSessionPosition
+from stud_service.sessions.reading import list_sessions
 
 ALL_TABLES = "tables/-"
 DEFAULT_PAGE_SIZE = 50
@@ -61,6 +66,15 @@ _NOT_AUDITORS = roles_only((Role.PLAYER, Role.OPERATOR), lambda: RequestError(
 _AUDITORS = roles_only((Role.AUDITOR,), lambda: RequestError(
     grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY", "the access log is for auditors"
 ))
+_SESSION_AUDITORS = roles_only((Role.AUDITOR,), lambda: RequestError(
+    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY", "player sessions are for auditors"
+))
+_SESSION_ENDS = {
+    EndReason.CLOSED: audit_pb2.SESSION_END_CLOSED,
+    EndReason.IDLE: audit_pb2.SESSION_END_IDLE,
+    EndReason.SHUTDOWN: audit_pb2.SESSION_END_SHUTDOWN,
+    EndReason.REPLICA_LOST: audit_pb2.SESSION_END_REPLICA_LOST,
+}
 
 
 
@@ -82,6 +96,46 @@ def _access_records(request: Any) -> str:
     """The resource a ListAccessRecords names, for its access record: its principal filter checked first."""
     _access_records_of(request)
     return "accessRecords"
+
+
+def _session_filters(request: Any) -> tuple[str | None, str | None, IPNetwork | None]:
+    """ListPlayerSessions' player, device and network filters (None: any), checked."""
+    player_id = PLAYER_ID.check(request.player_id, "player_id") if request.player_id else None
+    device = None
+    if request.device_id:
+        try:
+            device = check_device_id(request.device_id)
+        except ValueError as error:
+            raise malformed(str(error).replace("x-stud-device-id", "device_id"), "device_id") from None
+    network = None
+    if request.address:
+        try:
+            network = parse_network(request.address)
+        except ValueError:
+            raise malformed("address must be an IP address or a network in CIDR form (10.0.0.0/24),"
+                            " without host bits", "address") from None
+    return player_id, device, network
+
+
+def _player_sessions(request: Any) -> str:
+    """The resource a ListPlayerSessions names, for its access record: its filters checked first."""
+    _session_filters(request)
+    return "playerSessions"
+
+
+def session_proto(session: PlayerSession) -> audit_pb2.PlayerSession:
+    start, end = session.start, session.end
+    reply = audit_pb2.PlayerSession(
+        session_id=start.session_id, player_id=start.player_id, transport=start.transport.value,
+        connection=start.connection, address=start.address, device_id=start.device,
+        start_time=timestamp_ms(start.at_ms), tables=list(session.tables),
+        log_stream=session.stream_id, log_version=session.version,
+    )
+    if end is not None:
+        reply.end_time.CopyFrom(timestamp_ms(end.at_ms))
+        reply.end = _SESSION_ENDS[end.reason]
+        reply.calls = end.calls
+    return reply
 
 
 def _listed_hands(request: Any) -> str:
@@ -192,6 +246,7 @@ class AuditService:
         self._tokens = keys.tokens
         self._page_tokens = PageTokens(keys.page_token_key, "ListHands")
         self._access_tokens = PageTokens(keys.page_token_key, "ListAccessRecords")
+        self._session_tokens = PageTokens(keys.page_token_key, "ListPlayerSessions")
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -234,6 +289,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=_listed_hands)
+    @in_session()
     async def ListHands(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         table_id, player_id = _listed(request)
@@ -265,6 +321,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def GetHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -288,6 +345,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def ReplayHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -322,6 +380,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def VerifyHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         if not self._sees_everything(principal):
@@ -353,6 +412,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def VerifyShuffle(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -390,6 +450,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def ExportHandHistory(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -409,6 +470,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=lambda request: "money")
+    @in_session()
     async def ReconcileMoney(self, request: Any, call: Call) -> Any:
         if not self._sees_everything(self._principal(call)):
             raise RequestError(
@@ -426,6 +488,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=lambda request: "integrityReport")
+    @in_session()
     async def GetIntegrityReport(self, request: Any, call: Call) -> Any:
         if not self._sees_everything(self._principal(call)):
             raise RequestError(
@@ -440,6 +503,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(gate=_NOT_AUDITORS, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def SetClientSeed(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _NOT_AUDITORS(principal)
@@ -455,6 +519,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(gate=_AUDITORS, resource=_access_records)
+    @in_session()
     async def ListAccessRecords(self, request: Any, call: Call) -> Any:
         _AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
         principal_id = _access_records_of(request)
@@ -479,3 +544,26 @@ class AuditService:
             access_records=[access_record_proto(stored) for stored in page.records],
             next_page_token=next_token,
         )
+
+    # -- player sessions -------------------------------------------------------------------------
+
+    @refusals_as_statuses
+    @recorded(gate=_SESSION_AUDITORS, resource=_player_sessions)
+    @in_session()
+    async def ListPlayerSessions(self, request: Any, call: Call) -> Any:
+        _SESSION_AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
+        player_id, device, network = _session_filters(request)
+        filters = (player_id, device, str(network) if network is not None else None)
+        since, until, binding, position = _page_request(request, self._session_tokens, filters)
+        try:
+            page = await list_sessions(
+                self.store, player_id=player_id, device=device, network=network, since_ms=_ms(since),
+                until_ms=_ms(until), page_size=request.page_size or DEFAULT_PAGE_SIZE, position=position,
+            )
+        except BadSessionPosition as error:
+            raise malformed(str(error), "page_token") from None
+        next_token = self._session_tokens.issue(page.next_position, binding) if page.next_position else ""
+        return audit_service_pb2.ListPlayerSessionsResponse(
+            player_sessions=[session_proto(session) for session in page.sessions], next_page_token=next_token,
+        )
+
