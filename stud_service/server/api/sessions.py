@@ -33,6 +33,7 @@ from stud_service.auth import AuthError, Principal, Role
 from stud_service.server.api.call import Call
 from stud_service.server.api.caller import optional_principal_of, principal_of
 from stud_service.server.api.errors import Refused, RequestError, raise_if_store_refusal, refusal_for
+from stud_service.server.api.names import TABLE_ID
 from stud_service.sessions import (
     DEVICE_ID_HEADER,
     FORWARDED_FOR_HEADER,
@@ -57,12 +58,12 @@ def _no_table(request: Any) -> str | None:
 
 
 def named_table(request: Any) -> str | None:
-    """The table a request's ``name`` names (``tables/{table}``, or a hand of it), as sessions record it."""
+    """The table a request's ``name`` names (``tables/{table}``), as sessions record it; None for a name that
+    is not a table's (the method refuses it: nothing of it is recorded)."""
     name = getattr(request, "name", "")
-    if not name.startswith(_TABLE_PREFIX):
+    if not name.startswith(_TABLE_PREFIX) or not TABLE_ID.holds(name[len(_TABLE_PREFIX):]):
         return None
-    table, _, _rest = name[len(_TABLE_PREFIX):].partition("/")
-    return _TABLE_PREFIX + table if table else None
+    return name
 
 
 @dataclass(frozen=True, slots=True)
