@@ -22,6 +22,10 @@
 6. Sealing at rest: the first table count again, the service as deployed (decks, seeds and face-down cards
    sealed with AES-256-GCM, deck proofs) against the same service storing them in the clear
    (``serve_unsealed.py``), alternating ``--sealing-rounds`` times; ratio = sealed ÷ unsealed (goal >= 0.9).
+6b. Player sessions: the first table count again, the service as deployed (every player call placed in its
+   session: the device id checked, the peer's address found, the session touched; a session's start and end
+   in the log) against the same service with ``--player-sessions off``, alternating ``--sessions-rounds``
+   times; ratio = sessions on ÷ off (goal >= 0.95). The bots send a device id each, as clients do.
 7. History while playing (a soak): the first table count again, with an auditor in a process of its own
    opening older hands of the tables being played through the public API while the bots are measured (an
    auditor token, two calls in flight; at each visit to a table ``ListHands`` finds its finished hands,
@@ -39,7 +43,8 @@ Every table plays for money (USD): the bots' buy-ins are debited from their acco
 cashier before play, and every cash-out credited back, as in production.
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]
-[--rake-rounds 2] [--sealing-rounds 2] [--history-rounds 2]`` (0 rounds or 0 memory tables skips that part).
+[--rake-rounds 2] [--sealing-rounds 2] [--sessions-rounds 2] [--history-rounds 2]`` (0 rounds or 0 memory
+tables skips that part).
 With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
 otherwise an embedded PostgreSQL (``pgserver``) is started in a temporary directory.
 """
@@ -373,7 +378,8 @@ async def _drive(
     bots: list[Bot] = []
     for index, table_id in enumerate(table_ids):
         for seat in range(1, BOTS_PER_TABLE + 1):
-            client = StudClient(channels[(index + seat) % len(channels)], mint_token(SECRET, f"bot-{seat}"))
+            client = StudClient(channels[(index + seat) % len(channels)], mint_token(SECRET, f"bot-{seat}"),
+                                device_id=f"bench-device-{seat}")
             bot = Bot(client, table_id, seat, strategy=random_strategy, seed=seed + index * 10 + seat)
             await bot.sit(BUY_IN)
             bots.append(bot)
@@ -884,6 +890,8 @@ def main() -> int:
     parser.add_argument("--memory-tables", type=int, default=1000)
     parser.add_argument("--rake-rounds", type=int, default=2, help="raked/unraked pairs (0: skip)")
     parser.add_argument("--sealing-rounds", type=int, default=2, help="sealed/unsealed pairs (0: skip)")
+    parser.add_argument("--sessions-rounds", type=int, default=2,
+                        help="player sessions off/on pairs (0: skip)")
     parser.add_argument("--history-rounds", type=int, default=2,
                         help="pairs of play without and with an auditor reading older hands (0: skip)")
     args = parser.parse_args()
@@ -907,6 +915,11 @@ def main() -> int:
             for sealed in (False, True):
                 server = Server.service(url) if sealed else Server.unsealed(clear_url)
                 sealing_runs[sealed].append(measure(server, args.tables[0], args.seconds))
+        sessions_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
+        for _round in range(args.sessions_rounds):
+            for sessions in (False, True):
+                server = Server.service(url, options=("--player-sessions", "on" if sessions else "off"))
+                sessions_runs[sessions].append(measure(server, args.tables[0], args.seconds))
         history_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
         for _round in range(args.history_rounds):
             for reading in (False, True):
@@ -941,6 +954,9 @@ def main() -> int:
     if args.sealing_rounds:
         print_pairs("sealing at rest", args.tables[0], sealing_runs, "unsealed", "sealed (AES-256-GCM, deck"
                     " proofs)", 0.9)
+    if args.sessions_rounds:
+        print_pairs("player sessions", args.tables[0], sessions_runs, "sessions off", "sessions on", 0.95)
+        record_sessions(args.tables[0], sessions_runs)
     passed = print_history(args.tables[0], history_runs) if args.history_rounds else True
     if args.memory_tables:
         before, after, opening, idle_cpu = memory
@@ -990,6 +1006,28 @@ def record_headlines(first: Row, history_runs: dict[bool, list[LoadResult]] | No
         ratio=f"{rates[True] / rates[False]:.2f}×",
         goal="every table keeps dealing, no bot stalls, no read fails",
         met=passed,
+    )
+
+
+def record_sessions(tables: int, runs: dict[bool, list[LoadResult]]) -> None:
+    """The player sessions' cost: actions/s with sessions on against off, the rounds summed."""
+    rates = {on: sum(run.actions for run in results) / sum(run.seconds for run in results)
+             for on, results in runs.items()}
+    cpu = {on: sum(run.server_cpu for run in results) / max(sum(run.actions for run in results), 1) * 1000
+           for on, results in runs.items()}
+    ratio = rates[True] / rates[False]
+    headline.record(
+        __file__,
+        part="player sessions",
+        what=f"{tables} money tables, {BOTS_PER_TABLE} bots each over gRPC, each call placed in its player"
+             f" session (device id, address, session start and end in the log), {len(runs[True])} rounds"
+             " alternating",
+        figure=f"{rates[True]:,.0f} actions/s with sessions on; {cpu[True]:.2f} ms server CPU per action",
+        peer=f"the same with --player-sessions off: {rates[False]:,.0f} actions/s; {cpu[False]:.2f} ms server"
+             " CPU per action",
+        ratio=f"{ratio:.2f}×",
+        goal="≥ 0.95×",
+        met=ratio >= 0.95,
     )
 
 

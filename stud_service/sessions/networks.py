@@ -136,7 +136,8 @@ class TrustedProxies:
         if connection is None or not self.trusts(connection):
             return connection
         # Empty list elements are ignored, as HTTP's list syntax says.
-        hops = [hop for value in forwarded_for for hop in value.split(",") if hop.strip()][-MAX_FORWARDED_HOPS:]
+        hops = [hop for value in forwarded_for for hop in value.split(",") if hop.strip()]
+        hops = hops[-MAX_FORWARDED_HOPS:]
         current = connection
         for hop in reversed(hops):
             address = parse_address(hop)

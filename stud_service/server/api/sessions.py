@@ -76,37 +76,63 @@ class Caller:
     device: str
 
 
-_addresses: dict[str, IPAddress | None] = {}
+# The hot path: every player call goes through here. A connection's calls share its peer string, and a client
+# sends one device id: both are read once and kept (each cache cleared whenever it fills).
+_addresses: dict[str, tuple[IPAddress | None, str]] = {}  # peer -> its address, and as text
+_valid_devices: set[str] = set()
+_TRANSPORTS = {"grpc": Transport.GRPC, "web": Transport.WEB}
 
 
-def _peer_address(peer: str) -> IPAddress | None:
-    if peer in _addresses:
-        return _addresses[peer]
-    if len(_addresses) >= _MAX_PEERS:
-        _addresses.clear()
-    address = _addresses[peer] = peer_address(peer)
-    return address
+def _peer_address(peer: str) -> tuple[IPAddress | None, str]:
+    found = _addresses.get(peer)
+    if found is None:
+        if len(_addresses) >= _MAX_PEERS:
+            _addresses.clear()
+        address = peer_address(peer)
+        found = _addresses[peer] = (address, "" if address is None else str(address))
+    return found
 
 
 def device_of(call: Call) -> str:
     """The call's device id ("" when none); DEVICE_ID_INVALID when malformed."""
+    device = ""
+    for key, value in call.invocation_metadata() or ():
+        if key == DEVICE_ID_HEADER:
+            if value in _valid_devices and not device:
+                device = value  # type: ignore[assignment]  # only str values are ever kept
+                continue
+            return _checked_device(call)
+    return device
+
+
+def _checked_device(call: Call) -> str:
     try:
-        return device_id_of(call.invocation_metadata())
+        device = device_id_of(call.invocation_metadata())
     except DeviceIdError as error:
         raise RequestError(grpc.StatusCode.INVALID_ARGUMENT, "DEVICE_ID_INVALID", str(error),
                            {"header": DEVICE_ID_HEADER}) from None
+    if len(_valid_devices) >= _MAX_PEERS:
+        _valid_devices.clear()
+    _valid_devices.add(device)
+    return device
 
 
-def caller_of(call: Call, sessions: PlayerSessions, device: str | None = None) -> Caller:
-    """The call's transport, connection, client address and device (``device``: already read)."""
-    peer = call.peer() or ""
-    address = _peer_address(peer)
+def _client(call: Call, peer: str, sessions: PlayerSessions) -> tuple[IPAddress | None, str]:
+    """The client's address (and as text): the peer's, or behind a trusted proxy the one it forwarded."""
+    address, text = _peer_address(peer)
     proxies = sessions.proxies
     if proxies and address is not None and proxies.trusts(address):
         forwarded = [value for key, value in call.invocation_metadata() or () if key == FORWARDED_FOR_HEADER]
         address = proxies.client(address, [str(value) for value in forwarded])
-    return Caller(Transport(getattr(call, "transport", Transport.GRPC)), peer, address,
-                  device_of(call) if device is None else device)
+        text = "" if address is None else str(address)
+    return address, text
+
+
+def caller_of(call: Call, sessions: PlayerSessions) -> Caller:
+    """The call's transport, connection, client address and device."""
+    peer = call.peer() or ""
+    return Caller(_TRANSPORTS[getattr(call, "transport", "grpc")], peer, _client(call, peer, sessions)[0],
+                  device_of(call))
 
 
 async def enter_session(call: Call, principal: Principal | None, sessions: PlayerSessions,
@@ -115,9 +141,9 @@ async def enter_session(call: Call, principal: Principal | None, sessions: Playe
     device = device_of(call)
     if principal is None or principal.role is not Role.PLAYER or not sessions.enabled:
         return None
-    caller = caller_of(call, sessions, device)
-    found = sessions.touch(principal.player_id, caller.transport, caller.connection,
-                           "" if caller.address is None else str(caller.address), caller.device, table)
+    peer = call.peer() or ""
+    found = sessions.touch(principal.player_id, _TRANSPORTS[getattr(call, "transport", "grpc")], peer,
+                           _client(call, peer, sessions)[1], device, table)
     return found if isinstance(found, OpenSession) else await found
 
 
