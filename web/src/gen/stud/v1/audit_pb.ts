@@ -1008,15 +1008,22 @@ export const TimingEvidenceSchema: GenMessage<TimingEvidence> = /*@__PURE__*/
   messageDesc(file_stud_v1_audit, 14);
 
 /**
+ * What two players' recorded sessions (PlayerSession) share, over the sessions that overlap the report's window.
+ *
  * @generated from message stud.v1.SessionOverlap
  */
 export type SessionOverlap = Message<"stud.v1.SessionOverlap"> & {
   /**
+   * Pairs of sessions, one of each player, open at the same time from the same network (the same /24 for IPv4,
+   * /64 for IPv6; the same address counts).
+   *
    * @generated from field: int32 shared_network_sessions = 1;
    */
   sharedNetworkSessions: number;
 
   /**
+   * Pairs of sessions, one of each player, with the same device id, at any time.
+   *
    * @generated from field: int32 shared_device_sessions = 2;
    */
   sharedDeviceSessions: number;
