@@ -12,6 +12,7 @@ from google.protobuf import timestamp_pb2
 from grpc_fixtures import service_under_test
 from integrity_tables import COLLUDING, collusion_tables
 from test_audit_grpc import auth, refused, stub
+from test_player_sessions import listed
 from test_same_network_seating import client_at
 
 from stud_service.audit.simulate import store_table
@@ -114,6 +115,8 @@ async def test_shared_networks_and_devices_come_from_the_recorded_sessions(playe
                 client_at(address, web_url, "grpc", "honest-1", "own-phone", source="127.0.1.9") as honest_1):
         for client in (soft_1, soft_2, honest_1):
             await client.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=client.metadata)
+        for player in ("soft-1", "soft-2", "honest-1"):
+            await listed(played_service.channel, player)  # their starts are written in the background
         audit = stub(played_service.channel)
         report = await audit.GetIntegrityReport(audit_service_pb2.GetIntegrityReportRequest(page_size=1000),
                                                 metadata=AUDITOR)

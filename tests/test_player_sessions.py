@@ -47,6 +47,16 @@ async def sessions_of(channel, player: str, **filters) -> list[audit_pb2.PlayerS
     return list(reply.player_sessions)
 
 
+async def listed(channel, player: str, count: int = 1, **filters) -> list[audit_pb2.PlayerSession]:
+    """The player's sessions once at least ``count`` are in the log (their records are written in the
+    background)."""
+    async def enough():
+        found = await sessions_of(channel, player, **filters)
+        return found if len(found) >= count else None
+
+    return await until(enough, f"{count} sessions of {player}")
+
+
 async def until(condition, what: str):
     """Poll ``condition()`` (a coroutine function) until it returns something true; that."""
     deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
@@ -78,7 +88,12 @@ async def test_a_players_calls_on_one_connection_are_one_session(grpc_service, n
             await alice.view(table_id)
         await alice.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=alice.metadata)
         await alice.view(other_table)
-        (session,) = await sessions_of(grpc_service.channel, player)
+
+        async def both_tables():
+            (found,) = await sessions_of(grpc_service.channel, player)
+            return found if len(found.tables) == 2 else None
+
+        session = await until(both_tables, "the second table's record")
     assert await started_events(grpc_service.store, player) == 1  # recorded once, not per call
     assert (session.player_id, session.address, session.device_id) == (player, "127.0.0.1", "phone-7")
     assert session.transport == ("grpc" if transport == "grpc" else "web")
@@ -120,6 +135,7 @@ async def test_list_player_sessions_is_for_auditors_paged_and_filtered(grpc_serv
     for device in ("d-1", "d-2", "d-3"):
         async with service_client(grpc_service, "grpc", player, device) as client:
             await client.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=client.metadata)
+    await listed(grpc_service.channel, player, 3)
     audit = audit_service_pb2_grpc.AuditServiceStub(grpc_service.channel)
     request = audit_service_pb2.ListPlayerSessionsRequest(player_id=player, page_size=2)
     first = await audit.ListPlayerSessions(request, metadata=AUDITOR)
@@ -151,6 +167,7 @@ async def test_list_player_sessions_over_the_web_port(grpc_service):
     player = someone("wendy")
     async with service_client(grpc_service, "connect-json", player, "browser-1") as wendy:
         await wendy.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=wendy.metadata)
+    await listed(grpc_service.channel, player)
     auditor = grpc_service.client("auditor-1", Role.AUDITOR, "connect-json")
     reply = await auditor.audit.ListPlayerSessions(
         audit_service_pb2.ListPlayerSessionsRequest(player_id=player), metadata=auditor.metadata)
@@ -174,7 +191,7 @@ async def test_a_grpc_session_ends_when_idle_but_never_while_a_watch_is_open(mak
                                       metadata=alice.metadata)
         await watch.read()
         await asyncio.sleep(3.0)  # three idle time-outs
-        (session,) = await sessions_of(service.channel, "alice")
+        (session,) = await listed(service.channel, "alice")
         assert session.end == audit_pb2.SESSION_END_UNSPECIFIED, "a session with a watch open ended"
         watch.cancel()
 
@@ -187,7 +204,7 @@ async def test_a_grpc_session_ends_when_idle_but_never_while_a_watch_is_open(mak
         # It ended at its last activity: the watch's end, three seconds after it began.
         assert idle.end_time.ToMilliseconds() >= session.start_time.ToMilliseconds() + 3_000
         await alice.view("watched")  # the same connection again: a new session
-        assert len(await sessions_of(service.channel, "alice")) == 2
+        assert len(await listed(service.channel, "alice", 2)) == 2
         await channel.close()
 
 
@@ -211,6 +228,7 @@ async def test_a_crashed_replicas_sessions_are_closed_by_another(make_database, 
     async with grpc.aio.insecure_channel(server.address) as channel:
         alice = StudClient(channel, mint_token(TOKEN_SECRET, "alice", Role.PLAYER), "phone")
         await alice.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=alice.metadata)
+        await listed(channel, "alice")  # its start is in the log
         await asyncio.sleep(2.0)  # a heartbeat or two after the session began
         os.kill(server.process.pid, signal.SIGKILL)
         server.process.wait(timeout=30)
@@ -290,5 +308,5 @@ async def test_client_at_sees_the_address_it_was_given(grpc_service):
     address, web_url = grpc_service.address, grpc_service.web_url
     async with client_at(address, web_url, "grpc", player, source="127.0.0.3") as sam:
         await sam.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=sam.metadata)
-    (session,) = await sessions_of(grpc_service.channel, player)
+    (session,) = await listed(grpc_service.channel, player)
     assert session.address == "127.0.0.3"

@@ -1,8 +1,9 @@
 """Every player's call in its session (``stud_service.sessions``): the service methods' decorators.
 
 A method decorated with :func:`in_session` (a unary one) or :func:`watched_in_session` (WatchTable) finds
-the caller first: a player's call is placed in its session before it does its work (the session's first
-call waits for the session's start to be in the log), naming the table the request names, if any. Every
+the caller first: a player's call is placed in its session before it does its work (its records are written
+in the background; a SitDown waits until its session's start is in the log), naming the table the request
+names, if any. Every
 caller's ``x-stud-device-id`` is checked first: a malformed one is refused INVALID_ARGUMENT /
 DEVICE_ID_INVALID, whoever sends it. Operators' and auditors' calls have no session (the access log records
 them); a public call without a token has none either.
@@ -136,27 +137,35 @@ def caller_of(call: Call, sessions: PlayerSessions) -> Caller:
 
 
 async def enter_session(call: Call, principal: Principal | None, sessions: PlayerSessions,
-                        table: str | None) -> OpenSession | None:
-    """Check the call's device id and, for a player's call, place it in its session."""
+                        table: str | None, durable: bool = False) -> OpenSession | None:
+    """Check the call's device id and, for a player's call, place it in its session; ``durable``: wait until
+    the session's start is in the log."""
     device = device_of(call)
     if principal is None or principal.role is not Role.PLAYER or not sessions.enabled:
         return None
     peer = call.peer() or ""
-    found = sessions.touch(principal.player_id, _TRANSPORTS[getattr(call, "transport", "grpc")], peer,
-                           _client(call, peer, sessions)[1], device, table)
-    return found if isinstance(found, OpenSession) else await found
+    session = sessions.touch(principal.player_id, _TRANSPORTS[getattr(call, "transport", "grpc")], peer,
+                             _client(call, peer, sessions)[1], device, table)
+    if durable and not session.durable:
+        await sessions.durable(session)
+    return session
 
 
-def in_session(*, table: TableOf = _no_table, optional_token: bool = False) -> Callable[
-        [Callable[..., Awaitable[Reply]]], Callable[..., Awaitable[Reply]]]:
+Unary = Callable[..., Awaitable[Reply]]
+
+
+def in_session(*, table: TableOf = _no_table, optional_token: bool = False,
+               durable: bool = False) -> Callable[[Unary[Reply]], Unary[Reply]]:
     """A unary servicer method whose player calls are placed in their sessions first; ``table`` reads the
-    table a request names; ``optional_token``: a public method (a call without a token has no session)."""
+    table a request names; ``optional_token``: a public method (a call without a token has no session);
+    ``durable``: the call waits until its session's start is in the log (SitDown: another replica checking
+    a table's same-network rule must find the players seated there)."""
 
-    def decorate(method: Callable[..., Awaitable[Reply]]) -> Callable[..., Awaitable[Reply]]:
+    def decorate(method: Unary[Reply]) -> Unary[Reply]:
         @functools.wraps(method)
         async def wrapper(self: Any, request: Any, call: Call) -> Reply:
             principal = (optional_principal_of if optional_token else principal_of)(call, self._tokens)
-            await enter_session(call, principal, self.runtime.sessions, table(request))
+            await enter_session(call, principal, self.runtime.sessions, table(request), durable)
             return await method(self, request, call)
 
         wrapper.in_session = True  # type: ignore[attr-defined]  # tests find every method covered

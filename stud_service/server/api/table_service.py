@@ -214,7 +214,7 @@ class TableService:
     # -- seats ---------------------------------------------------------------------------------
 
     @_refusals_as_statuses
-    @in_session(table=named_table)
+    @in_session(table=named_table, durable=True)
     async def SitDown(
         self, request: table_service_pb2.SitDownRequest, call: Call
     ) -> table_service_pb2.SitDownResponse:
