@@ -30,7 +30,7 @@ from stud_service.server.proto_gen import (
     audit_service_pb2_grpc,
     table_service_pb2,
 )
-from stud_service.sessions import SESSION_STARTED
+from stud_service.sessions import SESSION_STARTED, PlayerSessions, Transport
 from stud_service.sessions.reading import list_sessions
 from stud_service.sessions.records import STREAM_CLOSED
 from stud_service.store import EventStore
@@ -310,3 +310,33 @@ async def test_client_at_sees_the_address_it_was_given(grpc_service):
         await sam.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=sam.metadata)
     (session,) = await listed(grpc_service.channel, player)
     assert session.address == "127.0.0.3"
+
+
+async def test_a_day_is_marked_closed_once_it_is_over_and_its_sessions_ended(event_store):
+    sessions = PlayerSessions(event_store, f"w-{os.urandom(4).hex()}")
+    session = sessions.touch("ann", Transport.GRPC, "ipv4:10.0.0.7:1", "10.0.0.7", "", None)
+    await sessions.durable(session)
+    stream, day = session.stream_id, 86_400_000
+
+    async def last_type() -> str:
+        return (await event_store.last_event_types([stream]))[stream]
+
+    sessions.mark_closed_days(now_ms=session.start.at_ms + day)  # the day is over, but ann is still here
+    await asyncio.sleep(0.2)
+    assert await last_type() == "PlayerSessionStarted"
+    assert sessions.end_idle(now_ms=session.start.at_ms + day) == 1
+
+    async def ended():
+        return await last_type() == "PlayerSessionEnded"
+
+    await until(ended, "the end's record")
+    sessions.mark_closed_days(now_ms=session.start.at_ms)  # the same day: it may still get sessions
+    await asyncio.sleep(0.2)
+    assert await last_type() == "PlayerSessionEnded"
+    sessions.mark_closed_days(now_ms=session.start.at_ms + day)
+
+    async def closed():
+        return await last_type() == STREAM_CLOSED
+
+    await until(closed, "the day's stream marked closed")
+    await sessions.close()
