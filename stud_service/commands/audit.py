@@ -35,6 +35,7 @@ import asyncio
 import json
 import re
 import sys
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,51 @@ def _as_of(text: str) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _refuser(command: str) -> Callable[[str], int]:
+    """Print why ``stud-service audit {command}`` refuses, and give its exit code (2)."""
+
+    def refuse(message: str) -> int:
+        print(f"stud-service audit {command}: {message}", file=sys.stderr)
+        return 2
+
+    return refuse
+
+
+def _time_bounds(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]:
+    """``--since`` and ``--until``; ValueError naming the flag that is not an ISO-8601 time."""
+    bounds = []
+    for flag, text in (("--since", args.since), ("--until", args.until)):
+        try:
+            bounds.append(_as_of(text) if text else None)
+        except ValueError:
+            raise ValueError(f"{flag} must be an ISO-8601 time, not {text!r}") from None
+    return bounds[0], bounds[1]
+
+
+def _ms(when: datetime | None) -> int | None:
+    return None if when is None else int(when.timestamp() * 1000)
+
+
+Page = Callable[[Any, str], Awaitable[tuple[list[Any], str]]]  # (store, position) -> items, next position
+
+
+def _listing(args: argparse.Namespace, command: str, resource: str, read_page: Page) -> list[Any]:
+    """Every item of a listing of the database of ``args``, the access of ``stud-service audit {command}``
+    recorded first; ``read_page(store, position)`` gives a page's items and the next position."""
+
+    async def main() -> list[Any]:
+        found: list[Any] = []
+        async with recorded_store(args, f"audit {command}", resource) as store:
+            position = ""
+            while True:
+                items, position = await read_page(store, position)
+                found.extend(items)
+                if not position:
+                    return found
+
+    return asyncio.run(main())
+
+
 def run_money(args: argparse.Namespace) -> int:
     from stud_service.audit.checkpoint import FORMAT, signature_ok
     from stud_service.audit.money_log import audit_money, heads_of
@@ -271,33 +317,20 @@ def run_money(args: argparse.Namespace) -> int:
 def run_access(args: argparse.Namespace) -> int:
     from stud_service.access import list_access_records
 
-    def refuse(message: str) -> int:
-        print(f"stud-service audit access: {message}", file=sys.stderr)
-        return 2
+    refuse = _refuser("access")
+    try:
+        since, until = _time_bounds(args)
+    except ValueError as error:
+        return refuse(str(error))
 
-    bounds = []
-    for flag, text in (("--since", args.since), ("--until", args.until)):
-        try:
-            bounds.append(int(_as_of(text).timestamp() * 1000) if text else None)
-        except ValueError:
-            return refuse(f"{flag} must be an ISO-8601 time, not {text!r}")
-    since_ms, until_ms = bounds
-
-    async def main() -> list:
-        found, position = [], ""
-        async with recorded_store(args, "audit access", "accessRecords") as store:
-            while True:
-                page = await list_access_records(
-                    store, since_ms=since_ms, until_ms=until_ms, principal_id=args.principal,
-                    method=args.method, page_size=1000, position=position,
-                )
-                found.extend(page.records)
-                position = page.next_position
-                if not position:
-                    return found
+    async def page(store: Any, position: str) -> tuple[list[Any], str]:
+        found = await list_access_records(store, since_ms=_ms(since), until_ms=_ms(until),
+                                          principal_id=args.principal, method=args.method, page_size=1000,
+                                          position=position)
+        return list(found.records), found.next_position
 
     try:
-        records = asyncio.run(main())
+        records = _listing(args, "access", "accessRecords", page)
     except DatabaseUnavailable as error:
         return refuse(str(error))
     for stored in records:
@@ -319,16 +352,11 @@ def run_access(args: argparse.Namespace) -> int:
 def run_integrity(args: argparse.Namespace) -> int:
     from stud_service.audit.integrity import integrity_report, report_json, report_text
 
-    def refuse(message: str) -> int:
-        print(f"stud-service audit integrity: {message}", file=sys.stderr)
-        return 2
-
-    bounds = []
-    for flag, text in (("--since", args.since), ("--until", args.until)):
-        try:
-            bounds.append(_as_of(text) if text else None)
-        except ValueError:
-            return refuse(f"{flag} must be an ISO-8601 time, not {text!r}")
+    refuse = _refuser("integrity")
+    try:
+        bounds = _time_bounds(args)
+    except ValueError as error:
+        return refuse(str(error))
     if args.top is not None and args.top < 1:
         return refuse(f"--top must be at least 1, not {args.top}")
     if args.plots is not None:
@@ -448,36 +476,22 @@ def run_sessions(args: argparse.Namespace) -> int:
     from stud_service.sessions import check_device_id, parse_network
     from stud_service.sessions.reading import list_sessions
 
-    def refuse(message: str) -> int:
-        print(f"stud-service audit sessions: {message}", file=sys.stderr)
-        return 2
-
-    bounds = []
-    for flag, text in (("--since", args.since), ("--until", args.until)):
-        try:
-            bounds.append(int(_as_of(text).timestamp() * 1000) if text else None)
-        except ValueError:
-            return refuse(f"{flag} must be an ISO-8601 time, not {text!r}")
+    refuse = _refuser("sessions")
     try:
+        since, until = _time_bounds(args)
         network = parse_network(args.address) if args.address else None
         device = check_device_id(args.device) if args.device else None
     except ValueError as error:
-        return refuse(f"--address or --device: {error}")
+        return refuse(str(error))
 
-    async def main() -> list:
-        found, position = [], ""
-        async with recorded_store(args, "audit sessions", "playerSessions") as store:
-            while True:
-                page = await list_sessions(store, player_id=args.player, device=device, network=network,
-                                           since_ms=bounds[0], until_ms=bounds[1], page_size=1000,
-                                           position=position)
-                found.extend(page.sessions)
-                position = page.next_position
-                if not position:
-                    return found
+    async def page(store: Any, position: str) -> tuple[list[Any], str]:
+        found = await list_sessions(store, player_id=args.player, device=device, network=network,
+                                    since_ms=_ms(since), until_ms=_ms(until), page_size=1000,
+                                    position=position)
+        return list(found.sessions), found.next_position
 
     try:
-        sessions = asyncio.run(main())
+        sessions = _listing(args, "sessions", "playerSessions", page)
     except DatabaseUnavailable as error:
         return refuse(str(error))
     for session in sessions:
@@ -499,10 +513,7 @@ def run_purge_sessions(args: argparse.Namespace) -> int:
     from stud_service.access.local import os_user
     from stud_service.sessions.retention import purge_sessions
 
-    def refuse(message: str) -> int:
-        print(f"stud-service audit purge-sessions: {message}", file=sys.stderr)
-        return 2
-
+    refuse = _refuser("purge-sessions")
     try:
         before = datetime.strptime(args.before, "%Y-%m-%d").date()
     except ValueError:

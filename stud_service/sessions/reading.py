@@ -28,6 +28,9 @@ from stud_service.sessions.records import (
     SessionStart,
 )
 from stud_service.store import EventStore
+from stud_service.store.positions import BadPosition, parse_position, position_of
+
+__all__ = ["RECENT", "BadPosition", "SessionPage", "current_sessions", "list_sessions", "session_from_row"]
 
 MAX_PAGE_SIZE = 1000
 RECENT = 20  # of a player's newest sessions, those a same-network rule looks at
@@ -57,10 +60,6 @@ SELECT p.player, s.stream_id, s.version, s.payload::text,
 """
 
 
-class BadPosition(ValueError):
-    """A page position this module did not make."""
-
-
 @dataclass(frozen=True)
 class SessionPage:
     sessions: tuple[PlayerSession, ...]
@@ -80,18 +79,6 @@ def session_from_row(stream_id: str, version: int, start: str, end: str | None,
     return PlayerSession(started, ended, tuple(dict.fromkeys(named)), stream_id, version)
 
 
-def _position(session: PlayerSession) -> str:
-    return f"{session.start.at_ms}|{session.version}|{session.stream_id}"
-
-
-def _parse_position(position: str) -> tuple[int, str, int]:
-    at_ms, _, rest = position.partition("|")
-    version, _, stream = rest.partition("|")
-    if not (at_ms.lstrip("-").isdigit() and version.isdigit() and stream.startswith(STREAM_PREFIX)):
-        raise BadPosition("the page token is not one this service issued")
-    return int(at_ms), stream, int(version)
-
-
 async def list_sessions(
     store: EventStore,
     *,
@@ -107,7 +94,7 @@ async def list_sessions(
     ``device``, from an address within ``network``, if given; after ``position`` (a previous page's
     ``next_position``); oldest first."""
     size = max(1, min(page_size, MAX_PAGE_SIZE))
-    after_ms, after_stream, after_version = _parse_position(position) if position else (-(2**63), "", 0)
+    after_ms, after_stream, after_version = parse_position(position, STREAM_PREFIX)
     params: dict[str, Any] = {"player": player_id, "device": device,
                               "network": str(network) if network is not None else None,
                               "since": since_ms, "until": until_ms}
@@ -123,7 +110,8 @@ async def list_sessions(
     )
     rows = await fetch(store, query, params)
     sessions = tuple(session_from_row(*row) for row in rows[:size])
-    return SessionPage(sessions, _position(sessions[-1]) if len(rows) > size else "")
+    last = sessions[-1] if len(rows) > size else None
+    return SessionPage(sessions, position_of(last.start.at_ms, last.stream_id, last.version) if last else "")
 
 
 async def current_sessions(store: EventStore, players: list[str]) -> dict[str, list[SessionStart]]:
