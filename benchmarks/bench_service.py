@@ -24,8 +24,9 @@
    (``serve_unsealed.py``), alternating ``--sealing-rounds`` times; ratio = sealed ÷ unsealed (goal >= 0.9).
 6b. Player sessions: the first table count again, the service as deployed (every player call placed in its
    session: the device id checked, the peer's address found, the session touched; a session's start and end
-   in the log) against the same service with ``--player-sessions off``, alternating ``--sessions-rounds``
-   times; ratio = sessions on ÷ off (goal >= 0.95). The bots send a device id each, as clients do.
+   in the log) against the same service with ``--player-sessions off``, ``--sessions-rounds`` pairs in the
+   order off-on, on-off, ...; ratio = sessions on ÷ off (goal >= 0.95). The bots send a device id each, as
+   clients do.
 7. History while playing (a soak): the first table count again, with an auditor in a process of its own
    opening older hands of the tables being played through the public API while the bots are measured (an
    auditor token, two calls in flight; at each visit to a table ``ListHands`` finds its finished hands,
@@ -916,8 +917,9 @@ def main() -> int:
                 server = Server.service(url) if sealed else Server.unsealed(clear_url)
                 sealing_runs[sealed].append(measure(server, args.tables[0], args.seconds))
         sessions_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
-        for _round in range(args.sessions_rounds):
-            for sessions in (False, True):
+        for number in range(args.sessions_rounds):
+            # Off then on, then on then off: a load that drifts during the run weighs on both alike.
+            for sessions in ((False, True) if number % 2 == 0 else (True, False)):
                 server = Server.service(url, options=("--player-sessions", "on" if sessions else "off"))
                 sessions_runs[sessions].append(measure(server, args.tables[0], args.seconds))
         history_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
