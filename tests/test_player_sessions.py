@@ -24,6 +24,10 @@ from stud_service.bots import StudClient
 from stud_service.bots.client import OWN_CONNECTION
 from stud_service.cli import main
 from stud_service.db import open_pool
+from stud_service.server.api.audit_service import AuditService
+from stud_service.server.api.cashier_service import CashierService
+from stud_service.server.api.protection_service import PlayerProtectionService
+from stud_service.server.api.table_service import TableService
 from stud_service.server.proto_gen import (
     audit_pb2,
     audit_service_pb2,
@@ -340,3 +344,13 @@ async def test_a_day_is_marked_closed_once_it_is_over_and_its_sessions_ended(eve
 
     await until(closed, "the day's stream marked closed")
     await sessions.close()
+
+
+@pytest.mark.parametrize("service", [TableService, AuditService, CashierService, PlayerProtectionService],
+                         ids=lambda service: service.__name__)
+def test_every_method_of_every_service_places_a_players_call_in_its_session(service):
+    """A method added without ``in_session`` would serve players unrecorded: every method the service's
+    descriptor has goes through it (the device id checked, the session found)."""
+    missing = [method.name for method in service.DESCRIPTOR.methods
+               if not getattr(getattr(service, method.name), "in_session", False)]
+    assert not missing, f"{service.__name__}: {missing} lack in_session / watched_in_session"

@@ -54,7 +54,8 @@ _MAX_PEERS = 10_000
 _TABLE_PREFIX = "tables/"
 
 
-def _no_table(request: Any) -> str | None:
+def no_table(request: Any) -> str | None:
+    """A request that names no table (for a session's record)."""
     return None
 
 
@@ -154,7 +155,7 @@ async def enter_session(call: Call, principal: Principal | None, sessions: Playe
 Unary = Callable[..., Awaitable[Reply]]
 
 
-def in_session(*, table: TableOf = _no_table, optional_token: bool = False,
+def in_session(*, table: TableOf = no_table, optional_token: bool = False,
                durable: bool = False) -> Callable[[Unary[Reply]], Unary[Reply]]:
     """A unary servicer method whose player calls are placed in their sessions first; ``table`` reads the
     table a request names; ``optional_token``: a public method (a call without a token has no session);

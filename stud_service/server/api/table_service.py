@@ -407,6 +407,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def PauseTable(
         self, request: table_service_pb2.PauseTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -416,6 +417,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def ResumeTable(
         self, request: table_service_pb2.ResumeTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -425,6 +427,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def CloseTable(
         self, request: table_service_pb2.CloseTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -434,6 +437,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=HANDS.checked("name"))
+    @in_session(table=named_table)
     async def VoidHand(
         self, request: table_service_pb2.VoidHandRequest, call: Call
     ) -> table_pb2.Table:
@@ -445,6 +449,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def UpdateTableSettings(
         self, request: table_service_pb2.UpdateTableSettingsRequest, call: Call
     ) -> table_pb2.Table:
