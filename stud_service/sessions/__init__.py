@@ -3,11 +3,13 @@
 Public API (import from ``stud_service.sessions``)::
 
     sessions = PlayerSessions(store, writer, idle_seconds=300, proxies=TrustedProxies.parse("10.0.0.0/8"))
-    found = sessions.touch(player, Transport.GRPC, "ipv4:10.0.0.7:51234", "10.0.0.7", device, "tables/t1")
+    session = sessions.touch(player, Transport.GRPC, "ipv4:10.0.0.7:51234", "10.0.0.7", device, "tables/t1")
+    await sessions.durable(session)         its start in the log (SitDown waits for it; no other call does)
     sessions.connection_closed(peer); sessions.end_idle(); await sessions.close()
     page = await list_sessions(store, player_id=..., network=..., device=..., since_ms=..., position=...)
     current = await current_sessions(store, ["alice", "bob"])     the sessions a same-network rule compares
-    closed = await close_lost_sessions(store, stale_seconds)      a crashed replica's sessions, ended
+    done = await close_lost_sessions(store, lost_after_seconds=60, me=replica)   a lost replica's, ended
+    report = await purge_sessions(store, before=date, by=user, at_ms=now)        whole days, recorded
     device_id_of(metadata)  peer_address("ipv4:10.0.0.7:1")  same_network(a, b)  TrustedProxies
 
 ``records`` is the record and its events, ``tracker`` the sessions a replica serves, ``reading`` lists them,
