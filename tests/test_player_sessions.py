@@ -28,6 +28,7 @@ from stud_service.server.api.audit_service import AuditService
 from stud_service.server.api.cashier_service import CashierService
 from stud_service.server.api.protection_service import PlayerProtectionService
 from stud_service.server.api.table_service import TableService
+from stud_service.server.api.tournament_service import TournamentService
 from stud_service.server.proto_gen import (
     audit_pb2,
     audit_service_pb2,
@@ -354,7 +355,8 @@ async def test_a_day_is_marked_closed_once_it_is_over_and_its_sessions_ended(eve
     await sessions.close()
 
 
-@pytest.mark.parametrize("service", [TableService, AuditService, CashierService, PlayerProtectionService],
+@pytest.mark.parametrize("service", [TableService, AuditService, CashierService, PlayerProtectionService,
+                                     TournamentService],
                          ids=lambda service: service.__name__)
 def test_every_method_of_every_service_places_a_players_call_in_its_session(service):
     """A method added without ``in_session`` would serve players unrecorded: every method the service's

@@ -462,6 +462,7 @@ class TableService:
     # -- the table chat and the latency meter (docs/chat.md) ------------------------------------------
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def SendChat(
         self, request: table_service_pb2.SendChatRequest, call: Call
     ) -> table_service_pb2.SendChatResponse:
@@ -470,6 +471,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_MODERATE_CHAT, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def MuteChatPlayer(
         self, request: table_service_pb2.MuteChatPlayerRequest, call: Call
     ) -> table_service_pb2.MuteChatPlayerResponse:
@@ -479,6 +481,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_MODERATE_CHAT, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def DeleteChatMessage(
         self, request: table_service_pb2.DeleteChatMessageRequest, call: Call
     ) -> table_service_pb2.DeleteChatMessageResponse:
@@ -487,6 +490,7 @@ class TableService:
         return await delete_chat_message(self.runtime, principal, request)
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def AnswerHeartbeat(
         self, request: table_service_pb2.AnswerHeartbeatRequest, call: Call
     ) -> table_service_pb2.AnswerHeartbeatResponse:

@@ -33,6 +33,7 @@ from stud_service.server.api.names import TOURNAMENT_ID, TOURNAMENTS
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import derived_id, request_key
 from stud_service.server.api.resuming import check_after_head, check_watch_request
+from stud_service.server.api.sessions import in_session, no_table, watched_in_session
 from stud_service.server.api.tournament_convert import structure_from_proto
 from stud_service.server.api.tournament_watch import TournamentReplies, viewer_of, watch_stream
 from stud_service.server.proto_gen import tournament_pb2, tournament_service_pb2
@@ -74,6 +75,7 @@ class TournamentService:
 
     @refusals_as_statuses
     @recorded(gate=_CREATING, resource=_created_tournament)
+    @in_session()
     async def CreateTournament(
         self, request: tournament_service_pb2.CreateTournamentRequest, call: Call
     ) -> tournament_pb2.Tournament:
@@ -93,6 +95,7 @@ class TournamentService:
 
     @refusals_as_statuses
     @recorded(gate=_CANCELLING, resource=TOURNAMENTS.checked("name"))
+    @in_session()
     async def CancelTournament(
         self, request: tournament_service_pb2.CancelTournamentRequest, call: Call
     ) -> tournament_pb2.Tournament:
@@ -105,6 +108,7 @@ class TournamentService:
     # -- the lobby -----------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @in_session(optional_token=True)
     async def GetTournament(
         self, request: tournament_service_pb2.GetTournamentRequest, call: Call
     ) -> tournament_pb2.Tournament:
@@ -112,6 +116,7 @@ class TournamentService:
         return self.replies.resource(await self.tournaments.live(TOURNAMENTS.parse(request.name)))
 
     @refusals_as_statuses
+    @in_session(optional_token=True)
     async def ListTournaments(
         self, request: tournament_service_pb2.ListTournamentsRequest, call: Call
     ) -> tournament_service_pb2.ListTournamentsResponse:
@@ -142,6 +147,7 @@ class TournamentService:
         return await self.replies.view_at(self.tournaments, tournament_id, written, player)
 
     @refusals_as_statuses
+    @in_session()
     async def RegisterTournament(
         self, request: tournament_service_pb2.RegisterTournamentRequest, call: Call
     ) -> tournament_service_pb2.RegisterTournamentResponse:
@@ -149,6 +155,7 @@ class TournamentService:
         return tournament_service_pb2.RegisterTournamentResponse(view=view)
 
     @refusals_as_statuses
+    @in_session()
     async def UnregisterTournament(
         self, request: tournament_service_pb2.UnregisterTournamentRequest, call: Call
     ) -> tournament_service_pb2.UnregisterTournamentResponse:
@@ -156,6 +163,7 @@ class TournamentService:
         return tournament_service_pb2.UnregisterTournamentResponse(view=view)
 
     @refusals_as_statuses
+    @in_session()
     async def ReEnterTournament(
         self, request: tournament_service_pb2.ReEnterTournamentRequest, call: Call
     ) -> tournament_service_pb2.ReEnterTournamentResponse:
@@ -163,6 +171,7 @@ class TournamentService:
         return tournament_service_pb2.ReEnterTournamentResponse(view=view)
 
     @refusals_as_statuses
+    @in_session()
     async def GetTournamentView(
         self, request: tournament_service_pb2.GetTournamentViewRequest, call: Call
     ) -> tournament_pb2.TournamentView:
@@ -172,6 +181,7 @@ class TournamentService:
 
     # -- watching ------------------------------------------------------------------------------
 
+    @watched_in_session(table=no_table)
     async def WatchTournament(
         self, request: tournament_service_pb2.WatchTournamentRequest, call: Call
     ) -> AsyncIterator[tournament_service_pb2.WatchTournamentResponse]:
