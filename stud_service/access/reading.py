@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 
 from stud_service.access.records import ACCESS_RECORDED, STREAM_PREFIX, AccessRecord, StoredAccessRecord
-from stud_service.audit.records import fetch
 from stud_service.store import EventStore
 from stud_service.store.positions import BadPosition, parse_position, position_of
+from stud_service.store.reads import fetch
 
 __all__ = ["AccessPage", "BadPosition", "list_access_records"]
 

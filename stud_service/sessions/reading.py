@@ -16,7 +16,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from stud_service.audit.records import fetch
 from stud_service.sessions.networks import IPNetwork
 from stud_service.sessions.records import (
     SESSION_ENDED,
@@ -29,6 +28,7 @@ from stud_service.sessions.records import (
 )
 from stud_service.store import EventStore
 from stud_service.store.positions import BadPosition, parse_position, position_of
+from stud_service.store.reads import fetch
 
 __all__ = ["RECENT", "BadPosition", "SessionPage", "current_sessions", "list_sessions", "session_from_row"]
 

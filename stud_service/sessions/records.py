@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from stud_service.access.records import clip
+from stud_service.record_text import clip
 
 SESSION_STARTED = "PlayerSessionStarted"
 SESSION_TABLES = "PlayerSessionTables"

@@ -24,7 +24,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from stud_service.audit.records import fetch
 from stud_service.sessions.records import (
     SESSION_ENDED,
     SESSION_STARTED,
@@ -38,6 +37,7 @@ from stud_service.sessions.records import (
     writer_of,
 )
 from stud_service.store import ConcurrencyError, EventStore, StreamAppend
+from stud_service.store.reads import fetch
 
 DEFAULT_LOST_AFTER_SECONDS = 60.0
 RECOVERY_SECONDS = 30.0

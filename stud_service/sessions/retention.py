@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from stud_service.audit.records import fetch
 from stud_service.sessions.records import SESSION_STARTED, STREAM_CLOSED, STREAM_PREFIX
 from stud_service.store import ConcurrencyError, EventStore
+from stud_service.store.reads import fetch
 
 SESSIONS_PURGED = "SessionsPurged"
 RETENTION_PREFIX = "retention/"

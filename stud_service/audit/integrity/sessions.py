@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from stud_service.audit.integrity.score import Overlap
-from stud_service.audit.records import fetch
 from stud_service.sessions.networks import network_of, parse_address
 from stud_service.sessions.records import SESSION_ENDED, SESSION_STARTED, STREAM_PREFIX
 from stud_service.store import EventStore
+from stud_service.store.reads import fetch
 
 _ANY = (f"SELECT EXISTS (SELECT 1 FROM events WHERE type = '{SESSION_STARTED}'"
         f" AND starts_with(stream_id, '{STREAM_PREFIX}'))")
