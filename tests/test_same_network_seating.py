@@ -1,4 +1,5 @@
-"""The same-network seating rule (Table.same_network_seating) over both ports, with real servers and clients.
+"""The same-network seating rule (Table.same_network_seating; Tournament.same_network_seating at a sit & go's
+registration) over both ports, with real servers and clients.
 
 Over loopback every client is 127.0.0.1 to the server, so the rule is tested through the device id, and
 through other loopback addresses: a TCP forwarder whose connections to the server come from 127.0.0.2 (the
@@ -17,6 +18,7 @@ from collections.abc import AsyncIterator
 import grpc
 import pyqwest
 import pytest
+from google.protobuf import duration_pb2
 from grpc_fixtures import (
     TOKEN_SECRET,
     TRANSPORTS,
@@ -30,10 +32,10 @@ from tcp_proxy import TcpProxy
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
-from stud_service.bots.client import OWN_CONNECTION
+from stud_service.bots.client import OWN_CONNECTION, new_request_id
 from stud_service.bots.connect_stub import WebChannel
 from stud_service.server.api.errors import error_info
-from stud_service.server.proto_gen import table_pb2
+from stud_service.server.proto_gen import table_pb2, tournament_pb2, tournament_service_pb2
 from stud_service.sessions import TrustedProxies
 
 DEVICE = table_pb2.SAME_NETWORK_SEATING_DEVICE
@@ -222,5 +224,124 @@ async def test_two_players_of_one_device_sitting_down_at_once_are_not_both_seate
             await asyncio.gather(alice.get_table(table_id), bob.get_table(table_id))  # their sessions begin
             outcomes = await asyncio.gather(alice.sit_down(table_id, 1, BUY_IN),
                                             bob.sit_down(table_id, 2, BUY_IN), return_exceptions=True)
+        refused = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
+        assert len(refused) == 1 and error_info(refused[0]).reason == "SAME_NETWORK_AT_TABLE", outcomes
+
+
+# -- sit & gos: the rule at RegisterTournament ------------------------------------------------------------
+
+def sit_and_go(rule: int, entrants: int = 3) -> tournament_pb2.Tournament:
+    """A play-money sit & go of ``entrants`` at one table, keeping players apart by ``rule``."""
+    stakes = table_pb2.Stakes(ante=5, bring_in=10, small_bet=20, big_bet=40)
+    return tournament_pb2.Tournament(
+        display_name="Kept apart", max_entrants=entrants, seats_per_table=entrants, starting_stack=1_000,
+        play_money=True, same_network_seating=rule,
+        levels=[tournament_pb2.TournamentLevel(stakes=stakes, duration=duration_pb2.Duration(seconds=600))])
+
+
+async def new_sit_and_go(operator: StudClient, rule: int, entrants: int = 3) -> str:
+    tournament_id = f"sng-{uuid.uuid4().hex[:10]}"
+    await operator.tournaments.CreateTournament(tournament_service_pb2.CreateTournamentRequest(
+        tournament=sit_and_go(rule, entrants), tournament_id=tournament_id, request_id=new_request_id()),
+        metadata=operator.metadata)
+    return f"tournaments/{tournament_id}"
+
+
+def register(client: StudClient, tournament: str):
+    return client.tournaments.RegisterTournament(tournament_service_pb2.RegisterTournamentRequest(
+        name=tournament, request_id=new_request_id()), metadata=client.metadata)
+
+
+async def get_tournament(client: StudClient, tournament: str) -> tournament_pb2.Tournament:
+    request = tournament_service_pb2.GetTournamentRequest(name=tournament)
+    return await client.tournaments.GetTournament(request, metadata=client.metadata)
+
+
+async def opened(operator: StudClient, table_id: str) -> table_pb2.Table:
+    """The tournament's table once its owner has created it (in the background, after the start)."""
+    for _ in range(300):
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            return await operator.get_table(table_id)
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"table {table_id} was never opened")
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_sit_and_go_keeps_one_device_from_two_entries_and_starts_with_its_draw(grpc_service, operator,
+                                                                                      transport):
+    tournament = await new_sit_and_go(operator, DEVICE)
+    assert (await get_tournament(operator, tournament)).same_network_seating == DEVICE
+    async with (service_client(grpc_service, transport, someone("alice"), "phone-1") as alice,
+                service_client(grpc_service, transport, someone("bob"), "phone-1") as bob,
+                service_client(grpc_service, transport, someone("carol"), "phone-2") as carol,
+                service_client(grpc_service, transport, someone("dave")) as dave):
+        await register(alice, tournament)
+        before = (await get_tournament(operator, tournament)).version
+        code, reason, metadata = await refusal(register(bob, tournament))
+        assert (code, reason, metadata) == (grpc.StatusCode.FAILED_PRECONDITION, "SAME_NETWORK_AT_TABLE",
+                                            {"matched": "device"})
+        assert (await get_tournament(operator, tournament)).version == before  # nothing appended
+        await register(carol, tournament)  # the same address (loopback): the rule is DEVICE
+        await register(dave, tournament)  # the last seat: the sit & go starts, its draw seats everyone
+        started = await get_tournament(operator, tournament)
+        assert started.state == tournament_pb2.TOURNAMENT_STATE_RUNNING
+        assert started.players_left == 3 and sum(table.players for table in started.tables) == 3
+        # Its tables are seated by the tournament, not by SitDown: they carry no rule of their own.
+        table = await opened(operator, started.tables[0].table.removeprefix("tables/"))
+        assert table.same_network_seating in (table_pb2.SAME_NETWORK_SEATING_OFF,
+                                              table_pb2.SAME_NETWORK_SEATING_UNSPECIFIED)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_sit_and_go_with_the_prefix_rule_refuses_the_same_slash_24(grpc_service, operator, transport):
+    tournament = await new_sit_and_go(operator, PREFIX)
+    async with (service_client(grpc_service, transport, someone("alice")) as alice,
+                service_client(grpc_service, transport, someone("carol"), source="127.0.0.2") as carol,
+                service_client(grpc_service, transport, someone("erin"), source="127.0.1.5") as erin):
+        await register(alice, tournament)  # from 127.0.0.1
+        assert (await refusal(register(carol, tournament)))[1:] == ("SAME_NETWORK_AT_TABLE",
+                                                                     {"matched": "network"})
+        await register(erin, tournament)  # 127.0.1.5: another /24
+        assert (await get_tournament(operator, tournament)).entrants == 2
+
+
+async def test_an_unregistered_player_no_longer_keeps_their_device_out(grpc_service, operator):
+    tournament = await new_sit_and_go(operator, DEVICE)
+    async with (service_client(grpc_service, "grpc", someone("alice"), "phone-7") as alice,
+                service_client(grpc_service, "connect-json", someone("bob"), "phone-7") as bob):
+        await register(alice, tournament)
+        assert (await refusal(register(bob, tournament)))[1] == "SAME_NETWORK_AT_TABLE"
+        await alice.tournaments.UnregisterTournament(tournament_service_pb2.UnregisterTournamentRequest(
+            name=tournament, request_id=new_request_id()), metadata=alice.metadata)
+        await register(bob, tournament)
+
+
+async def test_without_sessions_a_sit_and_go_with_the_rule_refuses_every_registration(make_database):
+    url = await make_database(migrated=True)
+    async with whole_service(url, TOKEN_SECRET, io.StringIO(), keyring=TEST_KEYRING,
+                             player_sessions=False) as service:
+        operator = StudClient(service.channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
+        alice = StudClient(service.channel, mint_token(TOKEN_SECRET, "alice", Role.PLAYER), "pad")
+        kept_apart, open_one = await new_sit_and_go(operator, DEVICE), await new_sit_and_go(operator, 0)
+        code, reason, _ = await refusal(register(alice, kept_apart))
+        assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "PLAYER_SESSIONS_OFF")
+        await register(alice, open_one)
+
+
+async def test_an_unknown_rule_is_refused_at_create_tournament(operator):
+    code, reason, metadata = await refusal(new_sit_and_go(operator, 9))
+    assert (code, reason, metadata) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
+                                        {"field": "tournament.same_network_seating"})
+
+
+async def test_two_players_of_one_device_registering_at_once_are_not_both_entered(grpc_service, operator):
+    """As at a table: the registration decided second finds a player it did not check and is checked again."""
+    for _ in range(5):
+        tournament = await new_sit_and_go(operator, DEVICE, entrants=4)
+        async with (service_client(grpc_service, "grpc", someone("alice"), "shared") as alice,
+                    service_client(grpc_service, "connect-json", someone("bob"), "shared") as bob):
+            await asyncio.gather(get_tournament(alice, tournament), get_tournament(bob, tournament))
+            outcomes = await asyncio.gather(register(alice, tournament), register(bob, tournament),
+                                            return_exceptions=True)
         refused = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
         assert len(refused) == 1 and error_info(refused[0]).reason == "SAME_NETWORK_AT_TABLE", outcomes

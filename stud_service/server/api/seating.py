@@ -11,6 +11,9 @@ command, and a SitDown decided against a table where someone else sat down meanw
 (:class:`SeatedMeanwhile`), so two players of one network sitting down at once on two replicas cannot both
 pass. Without sessions on this replica (``--player-sessions off``) such a table refuses every SitDown
 (PLAYER_SESSIONS_OFF): the rule cannot be checked.
+
+A tournament with the rule (Tournament.same_network_seating) is checked the same way at RegisterTournament,
+against the players registered (:func:`others_entered`); its own seating (the draw, moves) never is.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from stud_service.sessions import PlayerSessions, SessionStart, same_address, sa
 from stud_service.sessions.networks import parse_address
 from stud_service.sessions.reading import current_sessions
 from stud_service.store import EventStore
+from stud_service.tournaments import Status, TournamentState
 
 # Checked again this many times when players keep sitting down while a SitDown is being checked.
 CHECK_ATTEMPTS = 3
@@ -44,6 +48,19 @@ def others_seated(state: TableState, player: str) -> frozenset[str]:
 def still_checked(state: TableState, player: str, checked: frozenset[str]) -> None:
     """SeatedMeanwhile unless every player seated now (but ``player``) was among ``checked``."""
     if not others_seated(state, player) <= checked:
+        raise SeatedMeanwhile
+
+
+def others_entered(state: TournamentState, player: str) -> frozenset[str]:
+    """The players a registration in a tournament is kept apart from: before the start every player
+    registered, after it (late registration) those still in."""
+    players = state.registered if state.status is Status.REGISTERING else state.seat_of
+    return frozenset(other for other in players if other != player)
+
+
+def still_entered(state: TournamentState, player: str, checked: frozenset[str]) -> None:
+    """SeatedMeanwhile unless every player ``others_entered`` names now was among ``checked``."""
+    if not others_entered(state, player) <= checked:
         raise SeatedMeanwhile
 
 
@@ -65,17 +82,19 @@ def shared(rule: SameNetworkRule, caller: Caller, session: SessionStart) -> str 
 
 
 async def check_seating(store: EventStore, sessions: PlayerSessions, rule: SameNetworkRule, caller: Caller,
-                        seated: Iterable[str]) -> None:
-    """Refuse (SAME_NETWORK_AT_TABLE, PLAYER_SESSIONS_OFF) a SitDown from ``caller`` next to ``seated``."""
+                        seated: Iterable[str], where: str = "table") -> None:
+    """Refuse (SAME_NETWORK_AT_TABLE, PLAYER_SESSIONS_OFF) a SitDown from ``caller`` next to ``seated`` (with
+    ``where`` "tournament": a registration beside the players registered)."""
     if not sessions.enabled:
         raise RequestError(grpc.StatusCode.FAILED_PRECONDITION, "PLAYER_SESSIONS_OFF",
-                           "this table keeps players of one network apart, which needs player sessions;"
+                           f"this {where} keeps players of one network apart, which needs player sessions;"
                            " this replica records none (--player-sessions off)")
+    others = "a player seated at this table" if where == "table" else f"a player in this {where}"
     for sessions_of_player in (await current_sessions(store, list(seated))).values():
         for session in sessions_of_player:
             matched = shared(rule, caller, session)
             if matched is not None:
                 raise RequestError(
                     grpc.StatusCode.FAILED_PRECONDITION, "SAME_NETWORK_AT_TABLE",
-                    f"a player seated at this table shares your {matched}: this table keeps players of one"
-                    " household apart", {"matched": matched})
+                    f"{others} shares your {matched}: this {where} keeps players of one household apart",
+                    {"matched": matched})

@@ -16,7 +16,7 @@ see it); a revealed one (``DrawRevealed.seed``) is public, as everything it draw
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,12 +79,19 @@ class TournamentRuntime:
         return await self._executed(tournament_id, await self.writes.create(command, request_key))
 
     async def register(
-        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
+        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None,
+        guard: Callable[[TournamentState], None] | None = None,
     ) -> Executed:
-        """An entry: buy-in + fee debited with it; a sit & go's last seat starts it."""
-        return await self._player(
-            tournament_id, lambda state, now: Register(player_id, now, new_draw()), request_key
-        )
+        """An entry: buy-in + fee debited with it; a sit & go's last seat starts it. ``guard(state)`` is
+        called with the state the entry is decided against and may raise to stop it (the same-network
+        rule's: someone registered since it was checked)."""
+
+        def register(state: TournamentState, now: int) -> Register:
+            if guard is not None:
+                guard(state)
+            return Register(player_id, now, new_draw())
+
+        return await self._player(tournament_id, register, request_key)
 
     async def unregister(
         self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None

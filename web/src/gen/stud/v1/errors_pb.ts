@@ -414,16 +414,19 @@ export enum ErrorReason {
 
   /**
    * SitDown at a table that keeps one household's players apart (Table.same_network_seating) from a player
-   * whose session shares a device id, address or network with a seated player's; the seated player is not
-   * named. Metadata: `matched`, what was shared: "device", "address" or "network".
+   * whose session shares a device id, address or network with a seated player's, or RegisterTournament in
+   * a tournament that does (Tournament.same_network_seating) from one whose session shares them with a
+   * registered player's; the other player is not named. Metadata: `matched`, what was shared: "device",
+   * "address" or "network".
    *
    * @generated from enum value: SAME_NETWORK_AT_TABLE = 141;
    */
   SAME_NETWORK_AT_TABLE = 141,
 
   /**
-   * SitDown at a table that keeps one household's players apart, on a replica that records no player
-   * sessions (`--player-sessions off`): the rule cannot be checked, so nobody sits down there through it.
+   * SitDown at a table (RegisterTournament in a tournament) that keeps one household's players apart, on a
+   * replica that records no player sessions (`--player-sessions off`): the rule cannot be checked, so nobody
+   * sits down (registers) there through it.
    *
    * @generated from enum value: PLAYER_SESSIONS_OFF = 142;
    */
