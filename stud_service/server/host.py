@@ -162,6 +162,7 @@ class ServiceHost:
         self.runtime.keep_ownership(Leases(database.pool, replica, options.lease_seconds))
         self.runtime.sweep_rake_periodically()
         self.runtime.protection.check_periodically()
+        self.runtime.tournaments.exclusions.sweep_periodically()
         sessions.sweep_periodically()
         recovering = asyncio.get_running_loop().create_task(
             _recover_sessions(store, replica, options), context=spans.detached(quiet=True)

@@ -141,8 +141,10 @@ class PlayerProtectionService:
 
         standing, _events = await self.ledger.protect(player, decide)
         tables = await self.runtime.protection.take_off_tables(player)
+        tournaments = await self.runtime.tournaments.exclusions.unregister_player(player)
         return pb.ExclusionResponse(
-            protection=await self._reply(standing), tables=[f"tables/{table}" for table in tables]
+            protection=await self._reply(standing), tables=[f"tables/{table}" for table in tables],
+            tournaments=[f"tournaments/{tournament}" for tournament in tournaments],
         )
 
     @refusals_as_statuses

@@ -238,12 +238,14 @@ class TournamentEvent(_message.Message):
         entrants: int
         def __init__(self, player_id: _Optional[str] = ..., entrants: _Optional[int] = ...) -> None: ...
     class PlayerUnregistered(_message.Message):
-        __slots__ = ("player_id", "entrants")
+        __slots__ = ("player_id", "entrants", "reason")
         PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
         ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+        REASON_FIELD_NUMBER: _ClassVar[int]
         player_id: str
         entrants: int
-        def __init__(self, player_id: _Optional[str] = ..., entrants: _Optional[int] = ...) -> None: ...
+        reason: str
+        def __init__(self, player_id: _Optional[str] = ..., entrants: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
     class PlayerReEntered(_message.Message):
         __slots__ = ("player_id", "entry")
         PLAYER_ID_FIELD_NUMBER: _ClassVar[int]

@@ -162,6 +162,8 @@ class TournamentTables:
                     return  # the tournament moved on (another replica's clock, a cancellation)
                 fence = self.owned.fence_of(live.stream_id)
                 starting = live.state.status is Status.REGISTERING
+                if starting:  # no excluded player in its draw (server/tournaments/exclusions.py)
+                    await self.tournaments.exclusions.before_start(tournament_id)
                 command: Any = (StartTournament if starting else AdvanceLevel)(now_ms(), new_draw())
                 try:
                     await self.tournaments.execute(tournament_id, command, fence=fence)
