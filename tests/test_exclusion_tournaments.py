@@ -9,6 +9,7 @@ nothing twice, and the books balance.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 
@@ -227,3 +228,50 @@ async def test_after_a_crash_between_the_exclusion_and_the_unregistrations_whoev
         assert (await audit_money(store)).ok
     finally:
         await pool.close()
+
+
+async def test_a_player_excluded_in_a_running_tournament_is_sat_out_there_and_may_not_sit_in(grpc_service,
+                                                                                            operator):
+    """The tournament has started: no refund, no removal. The player keeps their seat and chips, sat out
+    (dealt in and blinded off), may not sit in while excluded, and stays in until they are out."""
+    ann, ben = someone("ann"), someone("ben")
+    ann_client, ben_client = grpc_service.client(ann), grpc_service.client(ben)
+    for player in (ann, ben):
+        await operator.deposit(player, DEPOSIT)
+    tournament = await create(operator, "running", entrants=2)
+    for client in (ann_client, ben_client):
+        await register(client, tournament)
+
+    async def seated() -> bool:
+        view = await ann_client.tournaments.GetTournamentView(T.GetTournamentViewRequest(name=tournament),
+                                                              metadata=ann_client.metadata)
+        if not view.table:
+            return False
+        with contextlib.suppress(grpc.aio.AioRpcError):  # its owner opens the table in the background
+            await ann_client.view(view.table.removeprefix("tables/"))
+            return True
+        return False
+
+    await wait_until(seated, 30, "the sit & go seats its players")
+    view = await ann_client.tournaments.GetTournamentView(T.GetTournamentViewRequest(name=tournament),
+                                                          metadata=ann_client.metadata)
+    table_id = view.table.removeprefix("tables/")
+    balance = (await operator.account(ann)).balance
+
+    excluded = await ann_client.protection.SelfExclude(
+        pb.SelfExcludeRequest(name=f"players/{ann}", duration_seconds=DAY_S), metadata=ann_client.metadata)
+    assert list(excluded.tournaments) == [] and list(excluded.tables) == [view.table]
+
+    async def sat_out() -> bool:
+        seats = (await ben_client.view(table_id)).seats
+        return any(seat.player_id == ann and seat.sit_out_reason == table_pb2.SIT_OUT_REASON_EXCLUDED
+                   for seat in seats)
+
+    await wait_until(sat_out, 30, "the excluded player is sat out at the tournament's table")
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await ann_client.sit_in(table_id)
+    assert error_reason(refused.value) == "PLAYER_EXCLUDED"
+    still = await ann_client.tournaments.GetTournamentView(T.GetTournamentViewRequest(name=tournament),
+                                                           metadata=ann_client.metadata)
+    assert still.registered and (await operator.account(ann)).balance == balance  # in, and no refund
+    assert await unregistrations(grpc_service.store, tournament) == []

@@ -98,6 +98,7 @@ SIT_OUT_REASONS = {
     "loss_limit": table_pb2.SIT_OUT_REASON_LOSS_LIMIT,
     "session_limit": table_pb2.SIT_OUT_REASON_SESSION_LIMIT,
     "inactive": table_pb2.SIT_OUT_REASON_INACTIVE,
+    "excluded": table_pb2.SIT_OUT_REASON_EXCLUDED,
 }
 POT_HALVES = {"high": table_pb2.POT_HALF_HIGH, "low": table_pb2.POT_HALF_LOW}
 

@@ -71,6 +71,7 @@ class SitOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SIT_OUT_REASON_LOSS_LIMIT: _ClassVar[SitOutReason]
     SIT_OUT_REASON_SESSION_LIMIT: _ClassVar[SitOutReason]
     SIT_OUT_REASON_INACTIVE: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_EXCLUDED: _ClassVar[SitOutReason]
 
 class PotHalf(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -128,6 +129,7 @@ SIT_OUT_REASON_BUSTED: SitOutReason
 SIT_OUT_REASON_LOSS_LIMIT: SitOutReason
 SIT_OUT_REASON_SESSION_LIMIT: SitOutReason
 SIT_OUT_REASON_INACTIVE: SitOutReason
+SIT_OUT_REASON_EXCLUDED: SitOutReason
 POT_HALF_UNSPECIFIED: PotHalf
 POT_HALF_WHOLE: PotHalf
 POT_HALF_HIGH: PotHalf

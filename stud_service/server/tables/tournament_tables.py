@@ -12,7 +12,8 @@ tournament's and the table's) leaves nothing the next owner cannot finish:
 2. the table's seating is brought in line with ``table_orders`` (``table_commands``: players moved in sit
    down with their chips, players moved away or out leave; a tournament table moves no money);
 3. a hand the tournament let it deal (``DealTableHand`` appended, ``in_hand`` names the next hand) and the
-   table has not started is started with the level's ``stakes``;
+   table has not started is started with the level's ``stakes`` (an excluded player dealt in as present is
+   sat out first: :func:`~stud_service.server.tables.protection.sit_out_excluded`);
 4. else, if the orders say it may deal, ``DealTableHand`` is appended to the tournament, then step 3.
 
 The tournament's appends the table's owner makes are fenced by the table's lease; its level clock (the
@@ -37,6 +38,7 @@ from stud_service.engine.events import HandStarted
 from stud_service.server.tables.cache import TableCache
 from stud_service.server.tables.live import LiveTable, TableMoved, now_ms
 from stud_service.server.tables.owned import OwnedTables
+from stud_service.server.tables.protection import sit_out_excluded
 from stud_service.server.tables.seeds import deal_commands
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tables.writes import TableWrites
@@ -210,6 +212,9 @@ class TournamentTables:
 
             await self.writes.write(live, in_line, None, live.version)
             return True
+        dealing = (dealt is not None and dealt == table.hand_number + 1) or (dealt is None and orders.deal)
+        if dealing and await sit_out_excluded(self.writes.ledger, self.writes, live):
+            return True  # an excluded player is not dealt in as if present (docs/player-protection.md)
         if dealt is not None and dealt == table.hand_number + 1:
             await self._start_hand(live, state, await self._dealt_index(tournament_id, table_id, dealt))
             return True
