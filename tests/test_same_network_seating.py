@@ -194,7 +194,7 @@ async def test_behind_a_trusted_proxy_the_forwarded_address_is_the_players(make_
             await carol.sit_down(table_id, 2, BUY_IN)
 
 
-async def test_without_sessions_a_table_with_the_rule_refuses_every_sit_down(make_database):
+async def test_without_sessions_a_table_or_sit_and_go_with_the_rule_seats_and_registers_nobody(make_database):
     url = await make_database(migrated=True)
     async with whole_service(url, TOKEN_SECRET, io.StringIO(), keyring=TEST_KEYRING,
                              player_sessions=False) as service:
@@ -202,9 +202,12 @@ async def test_without_sessions_a_table_with_the_rule_refuses_every_sit_down(mak
         alice = StudClient(service.channel, mint_token(TOKEN_SECRET, "alice", Role.PLAYER), "pad")
         await operator.create_table("kept-apart", table_spec(same_network_seating=DEVICE))
         await operator.create_table("open", table_spec())
-        code, reason, _ = await refusal(alice.sit_down("kept-apart", 1, BUY_IN))
-        assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "PLAYER_SESSIONS_OFF")
+        kept_apart, open_one = await new_sit_and_go(operator, DEVICE), await new_sit_and_go(operator, 0)
+        for call in (alice.sit_down("kept-apart", 1, BUY_IN), register(alice, kept_apart)):
+            code, reason, _ = await refusal(call)
+            assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "PLAYER_SESSIONS_OFF")
         await alice.sit_down("open", 1, BUY_IN)
+        await register(alice, open_one)
 
 
 async def test_an_unknown_rule_is_refused_at_create_table(operator):
@@ -314,18 +317,6 @@ async def test_an_unregistered_player_no_longer_keeps_their_device_out(grpc_serv
         await alice.tournaments.UnregisterTournament(tournament_service_pb2.UnregisterTournamentRequest(
             name=tournament, request_id=new_request_id()), metadata=alice.metadata)
         await register(bob, tournament)
-
-
-async def test_without_sessions_a_sit_and_go_with_the_rule_refuses_every_registration(make_database):
-    url = await make_database(migrated=True)
-    async with whole_service(url, TOKEN_SECRET, io.StringIO(), keyring=TEST_KEYRING,
-                             player_sessions=False) as service:
-        operator = StudClient(service.channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
-        alice = StudClient(service.channel, mint_token(TOKEN_SECRET, "alice", Role.PLAYER), "pad")
-        kept_apart, open_one = await new_sit_and_go(operator, DEVICE), await new_sit_and_go(operator, 0)
-        code, reason, _ = await refusal(register(alice, kept_apart))
-        assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "PLAYER_SESSIONS_OFF")
-        await register(alice, open_one)
 
 
 async def test_an_unknown_rule_is_refused_at_create_tournament(operator):
