@@ -248,11 +248,11 @@ async def test_a_player_excluded_in_a_running_tournament_is_sat_out_there_and_ma
         if not view.table:
             return False
         with contextlib.suppress(grpc.aio.AioRpcError):  # its owner opens the table in the background
-            await ann_client.view(view.table.removeprefix("tables/"))
-            return True
+            table = await ann_client.view(view.table.removeprefix("tables/"))
+            return any(seat.player_id == ann for seat in table.seats)  # and seats her there
         return False
 
-    await wait_until(seated, 30, "the sit & go seats its players")
+    await wait_until(seated, 30, "the sit & go seats its players at its table")
     view = await ann_client.tournaments.GetTournamentView(T.GetTournamentViewRequest(name=tournament),
                                                           metadata=ann_client.metadata)
     table_id = view.table.removeprefix("tables/")
