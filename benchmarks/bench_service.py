@@ -22,6 +22,13 @@
 6. Sealing at rest: the first table count again, the service as deployed (decks, seeds and face-down cards
    sealed with AES-256-GCM, deck proofs) against the same service storing them in the clear
    (``serve_unsealed.py``), alternating ``--sealing-rounds`` times; ratio = sealed ÷ unsealed (goal >= 0.9).
+6b. Player sessions and limits: the first table count again, the service as deployed (every player call
+   placed in its session: the device id checked, the peer's address found, the session touched; a session's
+   start and end in the log) with bots that set a careful player's limits (loss limits per day, week and
+   month, a session limit, reality checks: :func:`protect`) against the same service with
+   ``--player-sessions off`` and bots without limits (fresh bots each run), ``--sessions-rounds`` pairs in
+   the order off-on, on-off, ...; ratio = on ÷ off (goal >= 0.95). The bots send a device id each, as
+   clients do.
 7. History while playing (a soak): the first table count again, with an auditor in a process of its own
    opening older hands of the tables being played through the public API while the bots are measured (an
    auditor token, two calls in flight; at each visit to a table ``ListHands`` finds its finished hands,
@@ -39,7 +46,8 @@ Every table plays for money (USD): the bots' buy-ins are debited from their acco
 cashier before play, and every cash-out credited back, as in production.
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]
-[--rake-rounds 2] [--sealing-rounds 2] [--history-rounds 2]`` (0 rounds or 0 memory tables skips that part).
+[--rake-rounds 2] [--sealing-rounds 2] [--sessions-rounds 2] [--history-rounds 2]`` (0 rounds or 0 memory
+tables skips that part).
 With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
 otherwise an embedded PostgreSQL (``pgserver``) is started in a temporary directory.
 """
@@ -309,6 +317,25 @@ async def fund(operator: StudClient, players: list[str], amount: int) -> None:
         await operator.deposit(player, amount)
 
 
+async def protect(channel: grpc.aio.Channel, players: list[str], bankroll: int) -> None:
+    """Each player's own limits, as a careful player sets them, none of them reached in a run: a loss limit
+    per day, week and month of ten bankrolls, a session limit of a day and a reality check every 5 minutes.
+    Every buy-in, top-up and deal then checks them (the loss limit reads the player's account each deal)."""
+    from stud_service.server.proto_gen import player_protection_service_pb2 as pb
+
+    for player in players:
+        client = StudClient(channel, mint_token(SECRET, player))
+        name = f"players/{player}"
+        for period in (pb.LIMIT_PERIOD_DAY, pb.LIMIT_PERIOD_WEEK, pb.LIMIT_PERIOD_MONTH):
+            await client.protection.SetLimit(pb.SetLimitRequest(
+                name=name, kind=pb.LIMIT_KIND_LOSS, currency_code="USD", period=period, amount=10 * bankroll),
+                metadata=client.metadata)
+        await client.protection.SetLimit(pb.SetLimitRequest(name=name, kind=pb.LIMIT_KIND_SESSION_TIME,
+                                                            amount=86_400), metadata=client.metadata)
+        await client.protection.SetRealityCheck(pb.SetRealityCheckRequest(name=name, interval_seconds=300),
+                                                metadata=client.metadata)
+
+
 LOAD_PROCESSES = 2  # bot load generators, each its own process (and event loop), tables split between them
 
 
@@ -359,21 +386,30 @@ class Outcome:
 
 
 def _load_generator(
-    transport: Transport, table_ids: list[str], seed: int, budget: Budget, ready: Any, go: Any, results: Any
+    transport: Transport, table_ids: list[str], seed: int, budget: Budget, bots: str, ready: Any, go: Any,
+    results: Any
 ) -> None:
     """One load-generator process: seats three bots at each of its tables, plays on ``go``."""
     os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
-    results.put(asyncio.run(_drive(transport, table_ids, seed, budget, ready, go)))
+    results.put(asyncio.run(_drive(transport, table_ids, seed, budget, bots, ready, go)))
+
+
+def bot_names(prefix: str) -> list[str]:
+    """The players at every table: ``{prefix}-1``, ``{prefix}-2``, ..."""
+    return [f"{prefix}-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)]
 
 
 async def _drive(
-    transport: Transport, table_ids: list[str], seed: int, budget: Budget, ready: Any, go: Any
+    transport: Transport, table_ids: list[str], seed: int, budget: Budget, bots_named: str, ready: Any,
+    go: Any
 ) -> Outcome:
     channels = [transport.opener(transport.address) for _ in range(2)]
     bots: list[Bot] = []
+    names = bot_names(bots_named)
     for index, table_id in enumerate(table_ids):
         for seat in range(1, BOTS_PER_TABLE + 1):
-            client = StudClient(channels[(index + seat) % len(channels)], mint_token(SECRET, f"bot-{seat}"))
+            client = StudClient(channels[(index + seat) % len(channels)], mint_token(SECRET, names[seat - 1]),
+                                device_id=f"bench-device-{seat}")
             bot = Bot(client, table_id, seat, strategy=random_strategy, seed=seed + index * 10 + seat)
             await bot.sit(BUY_IN)
             bots.append(bot)
@@ -499,20 +535,24 @@ class LoadResult:
 
 def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = False,
          cashier: bool = True, transport: Transport | None = None, hands: int = 0,
-         history: HistoryReaders | None = None) -> LoadResult:
+         history: HistoryReaders | None = None, protected: bool | None = None) -> LoadResult:
     """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds`` (or ``hands``
     hands at each table), over ``transport`` (the gRPC port by default; tables are set up over gRPC);
-    ``history`` (with ``seconds`` only) watches the tables, reading their older hands if it is told to."""
+    ``history`` (with ``seconds`` only) watches the tables, reading their older hands if it is told to.
+    ``protected`` (not None): bots of their own for this run, with (True) or without (False) the limits a
+    careful player sets (:func:`protect`)."""
     budget = Budget(seconds, hands, settle=history is not None)
     transport = transport or Transport.grpc(port)
     table_ids = [f"load-{tables}-{uuid.uuid4().hex[:6]}-{index}" for index in range(tables)]
+    prefix = "bot" if protected is None else f"bot{uuid.uuid4().hex[:6]}"
 
     async def create() -> None:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             operator = StudClient(channel, mint_token(SECRET, "house", Role.OPERATOR))
             if cashier:
-                bots = [f"bot-{seat}" for seat in range(1, BOTS_PER_TABLE + 1)]
-                await fund(operator, bots, BUY_IN * tables)
+                await fund(operator, bot_names(prefix), BUY_IN * tables)
+            if protected:
+                await protect(channel, bot_names(prefix), BUY_IN * tables)
             for table_id in table_ids:
                 await operator.create_table(table_id, table_spec(raked))
 
@@ -520,7 +560,7 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
     context = multiprocessing.get_context("spawn")
     go = context.Event()
     results = context.Queue()
-    jobs = [(transport, table_ids[worker::LOAD_PROCESSES], worker * 100_000, budget)
+    jobs = [(transport, table_ids[worker::LOAD_PROCESSES], worker * 100_000, budget, prefix)
             for worker in range(min(LOAD_PROCESSES, tables))]
     processes = start_load_generators(_load_generator, jobs, go, results)
     if history is not None:
@@ -775,12 +815,13 @@ async def open_tables(port: int, count: int) -> None:
 
 
 def measure(server: Server, tables: int, seconds: float, raked: bool = False,
-            history: HistoryReaders | None = None) -> LoadResult:
-    """Bots play ``tables`` tables on ``server`` for ``seconds`` (``history`` beside them); the server is
-    stopped afterwards."""
+            history: HistoryReaders | None = None, protected: bool | None = None) -> LoadResult:
+    """Bots play ``tables`` tables on ``server`` for ``seconds`` (``history`` beside them; ``protected``: as
+    :func:`play`); the server is stopped afterwards."""
     try:
         asyncio.run(server.wait_ready())
-        return play(server.port, tables, seconds, server.process.pid, raked, server.cashier, history=history)
+        return play(server.port, tables, seconds, server.process.pid, raked, server.cashier, history=history,
+                    protected=protected)
     finally:
         server.stop()
 
@@ -889,6 +930,8 @@ def main() -> int:
     parser.add_argument("--memory-tables", type=int, default=1000)
     parser.add_argument("--rake-rounds", type=int, default=2, help="raked/unraked pairs (0: skip)")
     parser.add_argument("--sealing-rounds", type=int, default=2, help="sealed/unsealed pairs (0: skip)")
+    parser.add_argument("--sessions-rounds", type=int, default=2,
+                        help="player sessions off/on pairs (0: skip)")
     parser.add_argument("--history-rounds", type=int, default=2,
                         help="pairs of play without and with an auditor reading older hands (0: skip)")
     args = parser.parse_args()
@@ -912,6 +955,13 @@ def main() -> int:
             for sealed in (False, True):
                 server = Server.service(url) if sealed else Server.unsealed(clear_url)
                 sealing_runs[sealed].append(measure(server, args.tables[0], args.seconds))
+        sessions_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
+        for number in range(args.sessions_rounds):
+            # Off then on, then on then off: a load that drifts during the run weighs on both alike.
+            for sessions in ((False, True) if number % 2 == 0 else (True, False)):
+                server = Server.service(url, options=("--player-sessions", "on" if sessions else "off"))
+                sessions_runs[sessions].append(
+                    measure(server, args.tables[0], args.seconds, protected=sessions))
         history_runs: dict[bool, list[LoadResult]] = {False: [], True: []}
         for _round in range(args.history_rounds):
             for reading in (False, True):
@@ -951,6 +1001,9 @@ def main() -> int:
     if args.sealing_rounds:
         print_pairs("sealing at rest", args.tables[0], sealing_runs, "unsealed", "sealed (AES-256-GCM, deck"
                     " proofs)", 0.9)
+    if args.sessions_rounds:
+        print_pairs("player sessions", args.tables[0], sessions_runs, "sessions off", "sessions on", 0.95)
+        record_sessions(args.tables[0], sessions_runs)
     passed = print_history(args.tables[0], history_runs) if args.history_rounds else True
     if args.memory_tables:
         before, after, opening, idle_cpu = memory
@@ -1004,6 +1057,30 @@ def record_headlines(first: Row, history_runs: dict[bool, list[LoadResult]] | No
         ratio=f"{rates[True] / rates[False]:.2f}×",
         goal="every table keeps dealing, no bot stalls, no read fails",
         met=passed,
+    )
+
+
+def record_sessions(tables: int, runs: dict[bool, list[LoadResult]]) -> None:
+    """The player sessions' cost: actions/s with sessions on against off, the rounds summed."""
+    rates = {on: sum(run.actions for run in results) / sum(run.seconds for run in results)
+             for on, results in runs.items()}
+    cpu = {on: sum(run.server_cpu for run in results) / max(sum(run.actions for run in results), 1) * 1000
+           for on, results in runs.items()}
+    ratio = rates[True] / rates[False]
+    headline.record(
+        __file__,
+        part="player sessions",
+        what=f"{tables} money tables, {BOTS_PER_TABLE} bots each over gRPC, each call placed in its player"
+             f" session (device id, address, session start and end in the log) and every bot with loss"
+             f" limits (day, week, month), a session limit and reality checks, {len(runs[True])} rounds"
+             " alternating",
+        figure=f"{rates[True]:,.0f} actions/s with sessions and limits on; {cpu[True]:.2f} ms server CPU per"
+               " action",
+        peer=f"the same with --player-sessions off and no limits: {rates[False]:,.0f} actions/s;"
+             f" {cpu[False]:.2f} ms server CPU per action",
+        ratio=f"{ratio:.2f}×",
+        goal="≥ 0.95×",
+        met=ratio >= 0.95,
     )
 
 

@@ -45,6 +45,9 @@ CHANNEL_OPTIONS = [
 RACE_REASONS = {"STALE_TURN", "NOT_YOUR_TURN", "ACTION_NOT_AVAILABLE", "HAND_NOT_RUNNING"}
 # Reasons worth retrying with the same request (and request_id), after RetryInfo's delay if there is one.
 RETRY_REASONS = {"STORE_UNAVAILABLE", "CONFLICT"}
+# The device id sent with every call (docs/clients.md, "Player sessions and the device id"): a real client
+# makes it up once per installation and keeps it; this one makes one per run.
+DEVICE_ID = uuid.uuid4().hex
 # Preferred actions, best first: never put in more than the table forces.
 PASSIVE = [table_pb2.ACTION_TYPE_CHECK, table_pb2.ACTION_TYPE_CALL, table_pb2.ACTION_TYPE_BRING_IN]
 
@@ -68,12 +71,17 @@ def error_info(error: grpc.RpcError) -> tuple[str, dict[str, str], float | None]
     return reason, metadata, retry_delay
 
 
+def credentials(token: str) -> list[tuple[str, str]]:
+    """Every call's metadata: the bearer token and the device id."""
+    return [("authorization", f"Bearer {token}"), ("x-stud-device-id", DEVICE_ID)]
+
+
 def call(method: Callable[..., Reply], request, token: str, attempts: int = 5) -> Reply:
     """One call, retried while the server says so. A mutating request carries a request_id, so a retry of a
     call whose outcome was unknown is answered with the first call's result instead of acting twice."""
     for attempt in range(attempts):
         try:
-            return method(request, metadata=[("authorization", f"Bearer {token}")], timeout=10)
+            return method(request, metadata=credentials(token), timeout=10)
         except grpc.RpcError as error:
             reason, _, delay = error_info(error)
             transient = reason in RETRY_REASONS or (
@@ -137,7 +145,7 @@ def watch(
     request = table_service_pb2.WatchTableRequest(
         name=name, after_version=after_version, include_views=True, batch_events=True
     )
-    return stub.WatchTable(request, metadata=[("authorization", f"Bearer {token}")])
+    return stub.WatchTable(request, metadata=credentials(token))
 
 
 def play_one_hand(stub: Stub, token: str, name: str, seat: int) -> None:

@@ -97,13 +97,14 @@ class ServiceUnderTest:
     def web_url(self) -> str:
         return f"http://127.0.0.1:{self.web.port}"
 
-    def client(self, player: str | None, role: Role = Role.PLAYER, transport: str = "grpc") -> StudClient:
+    def client(self, player: str | None, role: Role = Role.PLAYER, transport: str = "grpc",
+               device_id: str | None = None) -> StudClient:
         token = mint_token(TOKEN_SECRET, player, role) if player is not None else None
-        return self.connect(token, transport)
+        return self.connect(token, transport, device_id)
 
-    def connect(self, token: str | None, transport: str = "grpc") -> StudClient:
-        """A client presenting ``token`` (any token, or none) over ``transport``."""
-        return StudClient(self.channel_for(transport), token)
+    def connect(self, token: str | None, transport: str = "grpc", device_id: str | None = None) -> StudClient:
+        """A client presenting ``token`` (any token, or none) and ``device_id`` over ``transport``."""
+        return StudClient(self.channel_for(transport), token, device_id)
 
     def channel_for(self, transport: str) -> grpc.aio.Channel | WebChannel:
         if transport == "grpc":
@@ -135,7 +136,7 @@ async def service_under_test(
         PlayerProtectionService.DESCRIPTOR: protection, TournamentService.DESCRIPTOR: tournaments,
     }
     web = await start_web_server(WebApplication(services, WebSettings(serve_page=False)), "127.0.0.1:0",
-                                 None, 0)
+                                 None, 0, connection_closed=runtime.sessions.connection_closed)
     running.on_shutdown.append(lambda: web.shutdown(0))
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     try:

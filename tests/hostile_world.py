@@ -117,11 +117,14 @@ class LogLines:
         return len(text)
 
 
-# Every stream's events but the access log's, in one digest; every account's last balance by currency.
-_FINGERPRINT = """
+# Every stream's events but the records of who called (the access log's and the player sessions': a refused
+# call's caller is recorded as any caller is), in one digest; every account's last balance by currency.
+_NOT_CALLERS = ("(stream_id < 'access/' OR stream_id >= 'access0')"
+                " AND (stream_id < 'sessions/' OR stream_id >= 'sessions0')")
+_FINGERPRINT = f"""
 SELECT count(*), coalesce(md5(string_agg(stream_id || ':' || version || ':' || encode(hash, 'hex'), ','
                                          ORDER BY stream_id, version)), '')
-FROM events WHERE stream_id < 'access/' OR stream_id >= 'access0'
+FROM events WHERE {_NOT_CALLERS}
 """
 _MONEY = """
 SELECT split_part(stream_id, '/', 2), sum(coalesce((payload->>'balance')::numeric, 0))::text
@@ -129,9 +132,9 @@ FROM (SELECT DISTINCT ON (stream_id) stream_id, payload FROM events
       WHERE stream_id LIKE 'accounts/%' OR stream_id LIKE 'house/%' ORDER BY stream_id, version DESC) last
 GROUP BY 1 ORDER BY 1
 """
-_NEWEST = """
+_NEWEST = f"""
 SELECT stream_id, version, type FROM events
-WHERE (stream_id < 'access/' OR stream_id >= 'access0') AND recorded_at >= %s ORDER BY recorded_at, version
+WHERE {_NOT_CALLERS} AND recorded_at >= %s ORDER BY recorded_at, version
 LIMIT 20
 """
 

@@ -1,5 +1,8 @@
 """A loopback TCP forwarder whose connections a test can cut, as a network failure would: both sides
-are aborted (reset), with nothing more sent either way. New connections are forwarded as before."""
+are aborted (reset), with nothing more sent either way. New connections are forwarded as before.
+
+``source``: the address its connections to the target come from (another loopback address, ``127.0.0.2``:
+on Linux the whole of 127.0.0.0/8 is the loopback), so a server sees its clients at another address."""
 
 from __future__ import annotations
 
@@ -9,9 +12,10 @@ from collections.abc import AsyncIterator
 
 
 class TcpProxy:
-    def __init__(self, target_port: int, host: str = "127.0.0.1") -> None:
+    def __init__(self, target_port: int, host: str = "127.0.0.1", source: str | None = None) -> None:
         self._target = (host, target_port)
         self._host = host
+        self._source = (source, 0) if source else None
         self._server: asyncio.Server | None = None
         self._open: set[asyncio.StreamWriter] = set()
         self._pipes: set[asyncio.Task[None]] = set()
@@ -20,6 +24,10 @@ class TcpProxy:
     def port(self) -> int:
         assert self._server is not None
         return self._server.sockets[0].getsockname()[1]
+
+    @property
+    def address(self) -> str:
+        return f"{self._host}:{self.port}"
 
     @property
     def url(self) -> str:
@@ -44,7 +52,7 @@ class TcpProxy:
             pipe.cancel()
 
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
-        server_reader, server_writer = await asyncio.open_connection(*self._target)
+        server_reader, server_writer = await asyncio.open_connection(*self._target, local_addr=self._source)
         self._open |= {client_writer, server_writer}
         pipes = [asyncio.ensure_future(_pipe(client_reader, server_writer)),
                  asyncio.ensure_future(_pipe(server_reader, client_writer))]

@@ -493,10 +493,18 @@ async def test_a_replica_whose_store_refuses_writes_for_a_full_disk_is_not_ready
         refusal = await create_tables_until_refused(operator)
         assert refusal.code() == grpc.StatusCode.UNAVAILABLE and error_reason(refusal) == "STORE_UNAVAILABLE"
         await wait_for_readiness(channel, not_serving, "went NOT_SERVING while writes were refused")
-        assert (await client(channel, "spectator").view(table_id)).version >= 1  # reads are served
+        # Reads are served, a newcomer's first read too: its session's start waits for the store.
+        assert (await client(channel, "spectator").view(table_id)).version >= 1
         filler.unlink()
         await wait_for_readiness(channel, serving, "came back once there was room")
         await operator.create_table(f"t-{uuid.uuid4().hex[:10]}", table_spec())
+        auditor = client(channel, "auditor-1", Role.AUDITOR)
+        request = audit_service_pb2.ListPlayerSessionsRequest(player_id="spectator")
+        started = time.monotonic()
+        listed = auditor.audit.ListPlayerSessions
+        while not (await listed(request, metadata=auditor.metadata)).player_sessions:
+            assert time.monotonic() - started < READINESS_CHANGE, "the session's start never went in"
+            await asyncio.sleep(0.1)
 
 
 READ_ONLY = "default_transaction_read_only"
@@ -605,6 +613,7 @@ REQUESTS = {
     "ReconcileMoney": audit_service_pb2.ReconcileMoneyRequest(),
     "GetIntegrityReport": audit_service_pb2.GetIntegrityReportRequest(),
     "ListAccessRecords": audit_service_pb2.ListAccessRecordsRequest(),
+    "ListPlayerSessions": audit_service_pb2.ListPlayerSessionsRequest(),
     "Deposit": cashier_service_pb2.DepositRequest(
         account=ACCOUNT, amount=100, currency_code="USD", payment_reference="pay-1", request_id="r11"
     ),

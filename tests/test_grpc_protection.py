@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import time
 import uuid
+from dataclasses import replace
 
 import grpc
 import pytest
@@ -299,6 +300,36 @@ async def test_an_excluded_player_at_a_table_leaves_when_the_hand_ends(grpc_serv
                 if event["type"] == "PlayerLeft" and event["player_id"] == ann)
     assert log[left - 1]["type"] in ("HandEnded", "ShuffleCommitted", "PlayerSatOut")
     assert not any(event["type"] == "LeaveRequested" for event in log)
+
+
+async def test_a_player_inactive_for_the_operators_time_out_is_sat_out_before_the_next_deal(
+    grpc_service, operator, ann
+):
+    """RTS 13 / AGCO 4.30: ann sits down and makes no call for longer than the time-out; the deal that ben's
+    arrival brings sits her out (reason inactive), not ben, who just called; her SitIn brings her back."""
+    settings = grpc_service.runtime.settings  # the service is shared: its setting is put back after
+    grpc_service.runtime.settings = replace(settings, inactivity_timeout=2.0)
+    try:
+        ben = f"ben-{uuid.uuid4().hex[:8]}"
+        clients = [grpc_service.client(ann), grpc_service.client(ben)]
+        table_id = await new_table(operator, play_money=True)
+        await clients[0].sit_down(table_id, 1, 4_000)
+        await asyncio.sleep(3.0)  # past the time-out: ann made no call since her SitDown
+        await clients[1].sit_down(table_id, 2, 4_000)
+
+        def ann_sat_out(view: table_pb2.TableView) -> bool:
+            return any(seat.seat == 1 and seat.sitting_out for seat in view.seats)
+
+        view = await wait_for_view(clients[1], table_id, ann_sat_out)
+        seats = {seat.seat: seat for seat in view.seats}
+        assert seats[1].sit_out_reason == table_pb2.SIT_OUT_REASON_INACTIVE and not seats[2].sitting_out
+        log = [stored.payload for stored in await grpc_service.store.read_stream(f"tables/{table_id}")]
+        assert [(event["player_id"], event["reason"]) for event in log if event["type"] == "PlayerSatOut"] \
+            == [(ann, "inactive")]
+        back = await clients[0].sit_in(table_id)
+        assert not [seat for seat in back.seats if seat.seat == 1][0].sitting_out
+    finally:
+        grpc_service.runtime.settings = settings
 
 
 async def test_reality_checks_reach_the_players_watch_stream(grpc_service, operator, ann):

@@ -624,6 +624,7 @@ class Calls:
             "SetClientSeed": lambda: [
                 a.SetClientSeedRequest(name=first, seed="insider", request_id=new_request_id())],
             "ListAccessRecords": lambda: [_default_request("AuditService", "ListAccessRecords")],
+            "ListPlayerSessions": lambda: [a.ListPlayerSessionsRequest(page_size=1000)],
             # CashierService
             "Deposit": lambda: [c.DepositRequest(account=account, amount=500, currency_code="USD",
                                                  payment_reference=f"pay-{new_request_id()}",

@@ -9,6 +9,7 @@ from integrity_tables import COLLUDING, collusion_tables, log_rows
 
 from stud_service.audit.integrity import fold_rows, report_json, report_text, score_pairs
 from stud_service.audit.integrity.score import Overlap
+from stud_service.audit.integrity.sessions import RecordedSessions
 
 RUNS = 40
 HANDS = 200
@@ -64,6 +65,26 @@ def test_session_overlaps_add_to_the_score_and_the_reasons():
     assert "sessions on the same network: 2" in pair.reasons
     other = next(p for p in report.pairs if (p.a, p.b) != ("honest-1", "honest-2"))
     assert other.overlap == Overlap(0, 0)
+
+
+def test_recorded_sessions_count_shared_networks_at_once_and_shared_devices_at_any_time():
+    """Sessions as the log holds them (player, address, device, start, end): a network counts for sessions
+    open at a common moment (a /24 or the same address; a mapped address as its IPv4 one), a device
+    whenever it was used."""
+    rows = [
+        ("ann", "10.0.0.7", "pc", 0, 100),
+        ("bea", "10.0.0.9", "", 50, 150),  # ann's /24, while ann's first session was open
+        ("bea", "::ffff:10.0.0.8", "", 120, None),  # still open (until now), after ann's first ended
+        ("ann", "10.0.0.7", "", 1_000, 1_100),  # overlaps bea's open session
+        ("cid", "10.0.1.7", "pc", 5_000, 5_100),  # another /24, never at once with ann; ann's device
+        ("dan", "2001:db8:1:2::5", "", 0, None),
+        ("eve", "2001:db8:1:2::99", "", 10, 20),  # dan's /64
+        ("fay", "2001:db8:1:3::5", "", 10, 20),  # another /64
+    ]
+    overlaps = RecordedSessions(rows, now_ms=10_000).overlaps(
+        [("ann", "bea"), ("ann", "cid"), ("dan", "eve"), ("dan", "fay"), ("bea", "zed")])
+    assert overlaps == {("ann", "bea"): Overlap(2, 0), ("ann", "cid"): Overlap(0, 1),
+                        ("dan", "eve"): Overlap(1, 0)}
 
 
 def _hand(hand, seats, *events, shown=(), pots=()):

@@ -12,12 +12,14 @@ from google.protobuf import timestamp_pb2
 from grpc_fixtures import service_under_test
 from integrity_tables import COLLUDING, collusion_tables
 from test_audit_grpc import auth, refused, stub
+from test_player_sessions import listed
+from test_same_network_seating import client_at
 
 from stud_service.audit.simulate import store_table
 from stud_service.auth import Role
 from stud_service.cli import main
 from stud_service.db import DatabaseSettings, open_database
-from stud_service.server.proto_gen import audit_service_pb2
+from stud_service.server.proto_gen import audit_service_pb2, table_service_pb2
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.store import EventStore
 
@@ -102,3 +104,27 @@ def test_the_command_line_report_json_and_plots(capsys, played_database, tmp_pat
 def test_the_command_line_refuses_bad_input(capsys, argv):
     assert main(["audit", "integrity", *argv, "--database-url", "postgresql://nowhere.invalid/x"]) == 2
     assert "stud-service audit integrity:" in capsys.readouterr().err
+
+
+async def test_shared_networks_and_devices_come_from_the_recorded_sessions(played_service):
+    """soft-1 and soft-2 play from one machine with one device id, both connected at once; honest-1 from
+    another network (127.0.1.9, through a forwarder) and another device."""
+    address, web_url = played_service.address, played_service.web_url
+    async with (client_at(address, web_url, "grpc", "soft-1", "family-pc") as soft_1,
+                client_at(address, web_url, "connect-json", "soft-2", "family-pc") as soft_2,
+                client_at(address, web_url, "grpc", "honest-1", "own-phone", source="127.0.1.9") as honest_1):
+        for client in (soft_1, soft_2, honest_1):
+            await client.stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=client.metadata)
+        for player in ("soft-1", "soft-2", "honest-1"):
+            await listed(played_service.channel, player)  # their starts are written in the background
+        audit = stub(played_service.channel)
+        report = await audit.GetIntegrityReport(audit_service_pb2.GetIntegrityReportRequest(page_size=1000),
+                                                metadata=AUDITOR)
+    assert report.sessions_recorded
+    pairs = {tuple(pair.player_ids): pair for pair in report.pairs}
+    soft = pairs[("soft-1", "soft-2")]
+    assert (soft.sessions.shared_network_sessions, soft.sessions.shared_device_sessions) == (1, 1)
+    assert {"sessions on the same network: 1", "sessions on the same device: 1"} <= set(soft.reasons)
+    honest = pairs[("honest-1", "soft-1")]
+    assert honest.HasField("sessions") and honest.sessions.shared_network_sessions == 0
+    assert honest.sessions.shared_device_sessions == 0

@@ -78,6 +78,7 @@ def test_each_flag_reads_the_environment_variable_its_row_names(monkeypatch: pyt
         "STUD_TOKEN_LEEWAY_SECONDS": "12.5",
         "STUD_TOKEN_JWKS_MAX_AGE_SECONDS": "60.0",
         "STUD_TOKEN_JWKS_MIN_INTERVAL_SECONDS": "5.0",
+        "STUD_SESSION_IDLE_SECONDS": "150.0",
     }
     for flag, env, _ in documented_rows():
         if flag:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from stud_service.engine.config import MAX_CHIPS
+from stud_service.engine.config import MAX_CHIPS, SameNetworkRule
 from stud_service.tournaments.errors import TournamentConfigError
 from stud_service.tournaments.structure import (
     DEFAULT_LEVELS,
@@ -125,6 +125,24 @@ def test_a_tournament_sets_its_tables_time_bank() -> None:
     bank = (table.time_bank_seconds, table.time_bank_refill_seconds, table.time_bank_refill_hands)
     assert bank == (90, 15, 10)
     assert "time_bank_seconds" not in config_to_json(TournamentConfig())  # unset: written as before
+
+
+def test_a_tournament_keeps_one_household_apart_by_its_rule() -> None:
+    """The same-network rule (checked by the service at registration): any rule, written only when set, and
+    never on its tables, which the tournament seats itself."""
+    from stud_service.tournaments import table_config
+
+    for rule in SameNetworkRule:
+        config = replace(TournamentConfig(), same_network=rule).validate()
+        assert config_from_json(config_to_json(config)) == config
+        assert table_config(config, "tn-1", "tn-1-t1").same_network is SameNetworkRule.OFF
+    assert "same_network" not in config_to_json(TournamentConfig())  # off: written as before
+    assert config_to_json(replace(TournamentConfig(), same_network=SameNetworkRule.PREFIX))["same_network"] \
+        == "PREFIX"
+    assert refused_field(replace(TournamentConfig(), same_network="HOUSEHOLD")) == "same_network"
+    with pytest.raises(TournamentConfigError) as refused:
+        config_from_json({**config_to_json(TournamentConfig()), "same_network": "HOUSEHOLD"})
+    assert refused.value.field == "same_network"
 
 
 def test_json_with_an_unknown_field_names_it() -> None:

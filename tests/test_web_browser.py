@@ -40,7 +40,7 @@ from stud_service.bots.client import new_request_id
 from stud_service.bots.player import Bot, cautious_strategy
 from stud_service.cards import card_str
 from stud_service.server.host import ServiceHost
-from stud_service.server.proto_gen import table_pb2, tournament_pb2, tournament_service_pb2
+from stud_service.server.proto_gen import audit_service_pb2, table_pb2, tournament_pb2, tournament_service_pb2
 from stud_service.shuffle import commitment
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "test-output" / "screenshots"
@@ -281,6 +281,12 @@ async def test_a_player_logs_in_sits_down_and_clicks_through_hands_to_a_showdown
     drawn = {value for _, kind, value in log if kind == "attr"}
     assert all(f"data-card={card_str(card.code)}" in drawn for card in mine), "the player saw its own cards"
     assert any(kind == "text" and " wins " in value for _, kind, value in log), "the page showed who won"
+    # The page sends the browser's device id (made once, kept in localStorage) with every call: the player's
+    # sessions on the web port, one per HTTP connection, all carry the same one.
+    listed = audit_service_pb2.ListPlayerSessionsRequest(player_id=player)
+    reply = await auditor.audit.ListPlayerSessions(listed, metadata=auditor.metadata)
+    devices = {s.device_id for s in reply.player_sessions if s.transport == "web"}
+    assert len(devices) == 1 and re.fullmatch("[0-9a-f]{32}", devices.pop()), reply.player_sessions
 
 
 async def _click_a_passive_action(page: Page) -> str:

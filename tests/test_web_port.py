@@ -69,7 +69,7 @@ async def test_a_configured_origin_gets_cors_headers_and_its_preflight_answered(
     assert "Origin" in preflight.headers["vary"]
     allowed = {h.strip() for h in preflight.headers["access-control-allow-headers"].split(",")}
     assert {"authorization", "content-type", "connect-protocol-version", "connect-timeout-ms", "x-grpc-web",
-            "x-user-agent"} <= allowed
+            "x-user-agent", "x-stud-device-id"} <= allowed
     assert "POST" in preflight.headers["access-control-allow-methods"]
     table_id = await web_world.new_table()
     call = await raw_request(

@@ -301,6 +301,19 @@ async def list_access_records(world: WebWorld, caller: Caller) -> None:
     assert [record.method for record in reply.access_records] == ["/stud.v1.TableService/GetTableView"]
 
 
+async def list_player_sessions(world: WebWorld, caller: Caller) -> None:
+    player = fresh("sessions")
+    await world.grpc_client(player).view(await world.new_table())
+    request = a.ListPlayerSessionsRequest(player_id=player)
+    for _ in range(600):  # the session's start is written in the background: a moment
+        reply = await call(caller, "ListPlayerSessions", request, AUDITOR)
+        if reply.player_sessions:
+            break
+        await asyncio.sleep(0.05)
+    found = [(s.player_id, s.transport, s.address) for s in reply.player_sessions]
+    assert found == [(player, "grpc", "127.0.0.1")]
+
+
 # -- CashierService -----------------------------------------------------------------------------------------
 
 
@@ -367,8 +380,9 @@ async def call_grpc_suspend(world: WebWorld, player: str) -> None:
 
 async def get_integrity_report(world: WebWorld, caller: Caller) -> None:
     reply = await call(caller, "GetIntegrityReport", a.GetIntegrityReportRequest(page_size=3), AUDITOR)
-    # The world's played table: its players sat together, so there are pairs, each with its two players.
-    assert reply.hands > 0 and reply.pair_count > 0 and not reply.sessions_recorded
+    # The world's played table: its players sat together, so there are pairs, each with its two players; they
+    # played through the service, so their sessions are recorded.
+    assert reply.hands > 0 and reply.pair_count > 0 and reply.sessions_recorded
     assert 0 < len(reply.pairs) <= 3 and all(len(pair.player_ids) == 2 for pair in reply.pairs)
 
 
@@ -485,7 +499,7 @@ CALLS: dict[str, Scenario] = {
     "VerifyShuffle": verify_shuffle, "ExportHandHistory": export_hand_history,
     "ReconcileMoney": reconcile_money, "GetIntegrityReport": get_integrity_report,
     "SetClientSeed": set_client_seed,
-    "ListAccessRecords": list_access_records,
+    "ListAccessRecords": list_access_records, "ListPlayerSessions": list_player_sessions,
     "Deposit": deposit, "Withdraw": withdraw, "GetAccount": get_account,
     "ListAccountEntries": list_account_entries, "SuspendPlayer": suspend_player,
     "ReinstatePlayer": reinstate_player, "GetPlayerStanding": get_player_standing,

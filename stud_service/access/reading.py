@@ -11,8 +11,11 @@ import json
 from dataclasses import dataclass
 
 from stud_service.access.records import ACCESS_RECORDED, STREAM_PREFIX, AccessRecord, StoredAccessRecord
-from stud_service.audit.records import fetch
 from stud_service.store import EventStore
+from stud_service.store.positions import BadPosition, parse_position, position_of
+from stud_service.store.reads import fetch
+
+__all__ = ["AccessPage", "BadPosition", "list_access_records"]
 
 MAX_PAGE_SIZE = 1000
 _AT = "(payload->>'at_ms')::bigint"
@@ -30,26 +33,10 @@ SELECT stream_id, version, payload::text FROM events
 """
 
 
-class BadPosition(ValueError):
-    """A page position this module did not make."""
-
-
 @dataclass(frozen=True)
 class AccessPage:
     records: tuple[StoredAccessRecord, ...]
     next_position: str  # "" on the last page
-
-
-def _position(stored: StoredAccessRecord) -> str:
-    return f"{stored.record.at_ms}|{stored.version}|{stored.stream_id}"
-
-
-def _parse_position(position: str) -> tuple[int, str, int]:
-    at_ms, _, rest = position.partition("|")
-    version, _, stream = rest.partition("|")
-    if not (at_ms.lstrip("-").isdigit() and version.isdigit() and stream.startswith(STREAM_PREFIX)):
-        raise BadPosition("the page token is not one this service issued")
-    return int(at_ms), stream, int(version)
 
 
 async def list_access_records(
@@ -66,7 +53,7 @@ async def list_access_records(
     ``method`` (a full name ``/stud.v1.AuditService/GetHand`` or the bare ``GetHand``) if given, after
     ``position`` (a previous page's ``next_position``)."""
     size = max(1, min(page_size, MAX_PAGE_SIZE))
-    after_ms, after_stream, after_version = _parse_position(position) if position else (-(2**63), "", 0)
+    after_ms, after_stream, after_version = parse_position(position, STREAM_PREFIX)
     rows = await fetch(
         store,
         _LIST_QUERY,
@@ -88,4 +75,5 @@ async def list_access_records(
         for stream, version, text in rows[:size]
     )
     more = len(rows) > size
-    return AccessPage(records, _position(records[-1]) if more else "")
+    last = records[-1] if more else None
+    return AccessPage(records, position_of(last.record.at_ms, last.stream_id, last.version) if last else "")

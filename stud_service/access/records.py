@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from stud_service.record_text import clip
+
 ACCESS_RECORDED = "AccessRecorded"
 STREAM_PREFIX = "access/"
 FORMAT_VERSION = 1
-MAX_FIELD_CHARS = 200
 
 
 class Outcome(enum.StrEnum):
@@ -28,12 +29,6 @@ class Outcome(enum.StrEnum):
 
     ALLOWED = "allowed"
     REFUSED = "refused"
-
-
-def clip(text: str) -> str:
-    """``text`` as a record keeps it: at most MAX_FIELD_CHARS characters, with no control characters."""
-    text = "".join(ch if ch.isprintable() else "?" for ch in text[:MAX_FIELD_CHARS])
-    return text
 
 
 @dataclass(frozen=True, slots=True)

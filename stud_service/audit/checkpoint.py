@@ -12,12 +12,15 @@ The signed body is the canonical JSON (``stud_service.store.canonical``) of::
     {"format": "stud-service-checkpoint/2", "created_at": ISO-8601 UTC,
      "tables": [{"table": id, "version": n, "hash": hex}, ...],          (tables ordered by id)
      "streams": [{"stream": stream id, "version": n, "hash": hex}, ...]} (accounts/, house/, players/,
-                                                                          access/, tournaments/, pools/)
+                                                                          access/, tournaments/, pools/,
+                                                                          sessions/, retention/)
 
 All heads are read in one statement, so a checkpoint is a consistent position of the whole log (money
 moves in one transaction across a table, or a tournament and its pool, and the accounts): ``audit money
 --checkpoint`` reconciles at it.
-Format 1 (tables only, no "streams") is still verified.
+Format 1 (tables only, no "streams") is still verified. A checkpointed session stream that was purged since,
+under a retention record (``sessions.retention``) naming it at or past the checkpointed version (with the
+same hash at that version), is reported as purged, not as a log cut short.
 
 and the file is that body plus ``"signature": {"alg": "HMAC-SHA256", "key_id": first 16 hex of
 SHA-256(key), "value": hex}``.
@@ -43,8 +46,10 @@ SIGNED_FIELDS = {
     FORMAT: ("format", "created_at", "tables", "streams"),
 }
 # The streams besides tables a checkpoint covers: player accounts, the house's rake, operator controls,
-# the access log (a record cut off its stream's tail is then named too), tournaments and their money.
-OTHER_PREFIXES = ("accounts/", "house/", "players/", "access/", "tournaments/", "pools/")
+# the access log (a record cut off its stream's tail is then named too), tournaments and their money, player
+# sessions and the records of their purges.
+OTHER_PREFIXES = ("accounts/", "house/", "players/", "access/", "tournaments/", "pools/", "sessions/",
+                  "retention/")
 KEY_ENV = "STUD_CHECKPOINT_KEY"
 MIN_KEY_BYTES = 32
 
@@ -124,6 +129,7 @@ class CheckpointReport:
     signature_ok: bool
     tables_checked: int  # streams checked: the tables and, from format 2, the other streams
     findings: tuple[TableFinding, ...]
+    purged: tuple[TableFinding, ...] = ()  # streams gone under a retention record: not findings
 
     @property
     def ok(self) -> bool:
@@ -154,7 +160,10 @@ async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: 
         return CheckpointReport(
             False, 0, (TableFinding("", None, "the checkpoint's signature is not valid under this key"),)
         )
-    findings = []
+    from stud_service.sessions.retention import purge_records
+
+    findings, purged = [], []
+    retention = await purge_records(store)
     entries = [(str(e["table"]), stream_id_for(str(e["table"])), e) for e in body["tables"] or ()]
     entries += [(str(e["stream"]), str(e["stream"]), e) for e in body.get("streams") or ()]
     for table_id, stream_id, entry in entries:
@@ -163,7 +172,13 @@ async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: 
             store, "SELECT hash FROM events WHERE stream_id = %s AND version = %s", (stream_id, version)
         )
         if not rows:
-            findings.append(TableFinding(table_id, version, "the checkpointed event is gone (log truncated)"))
+            record = retention.get(stream_id)
+            if record is not None and (record[0] > version or (record[0] == version and record[1] == digest)):
+                purged.append(TableFinding(table_id, version, f"purged at version {record[0]} under the"
+                                           f" retention record {record[2]} version {record[3]}"))
+            else:
+                findings.append(
+                    TableFinding(table_id, version, "the checkpointed event is gone (log truncated)"))
             continue
         if bytes(rows[0][0]).hex() != digest:
             findings.append(
@@ -178,4 +193,4 @@ async def verify_checkpoint(store: EventStore, checkpoint: dict[str, Any], key: 
         chain = await store.verify(stream_id)
         if not chain.ok:
             findings.append(TableFinding(table_id, chain.first_bad_version, chain.reason or "chain broken"))
-    return CheckpointReport(True, len(entries), tuple(findings))
+    return CheckpointReport(True, len(entries), tuple(findings), tuple(purged))

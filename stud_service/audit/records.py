@@ -20,6 +20,7 @@ from stud_service.audit.errors import HandNotFound, HandStillRunning
 from stud_service.audit.fairness import CommitmentOrder, client_seeds_from_extra
 from stud_service.shuffle import seed_from_secret
 from stud_service.store import EventStore, StoredEvent
+from stud_service.store.reads import fetch
 
 STREAM_PREFIX = "tables/"
 # Events a command may append after HandEnded (one PlayerLeft or PlayerSatOut per seat).
@@ -256,10 +257,3 @@ async def _sitting_out_before(store: EventStore, stream_id: str, version: int) -
         (stream_id, version),
     )
     return tuple(sorted(seat for seat, kind in rows if kind == "PlayerSatOut"))
-
-
-async def fetch(store: EventStore, query: str, params: Any) -> list[tuple[Any, ...]]:
-    """Rows of a read-only query on the store's pool."""
-    async with store.pool.connection() as conn:
-        cursor = await conn.execute(query, params)
-        return await cursor.fetchall()

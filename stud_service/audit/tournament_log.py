@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stud_service.audit.records import HandRecord, fetch
+from stud_service.audit.records import HandRecord
 from stud_service.store import EventStore, StoredEvent
+from stud_service.store.reads import fetch
 from stud_service.tournaments.errors import NoTournament
 
 TOURNAMENT_PREFIX = "tournaments/"

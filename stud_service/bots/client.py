@@ -76,13 +76,16 @@ async def wait_until_serving(
 
 
 class StudClient:
-    """One player's (or operator's) connection: every call carries its bearer token.
+    """One player's (or operator's) connection: every call carries its bearer token, and its device id if
+    given (``x-stud-device-id``, docs/clients.md).
 
     ``channel``: a gRPC channel to the service's port, or a ``connect_stub.WebChannel`` to its web port
     (the same calls over Connect or gRPC-Web; see :meth:`over_web`)."""
 
-    def __init__(self, channel: grpc.aio.Channel | WebChannel, token: str | None) -> None:
+    def __init__(self, channel: grpc.aio.Channel | WebChannel, token: str | None,
+                 device_id: str | None = None) -> None:
         self.channel = channel
+        self.device_id = device_id
         if isinstance(channel, grpc.aio.Channel):
             self.stub = table_service_pb2_grpc.TableServiceStub(channel)
             self.cashier = cashier_service_pb2_grpc.CashierServiceStub(channel)
@@ -102,16 +105,17 @@ class StudClient:
 
     def use_token(self, token: str | None) -> None:
         """Send ``token`` with every call from now on (a renewed one, before the old one expires)."""
-        self.metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
+        device = (("x-stud-device-id", self.device_id),) if self.device_id is not None else ()
+        self.metadata = ((("authorization", f"Bearer {token}"),) if token is not None else ()) + device
 
     @classmethod
     def over_web(cls, base_url: str, token: str | None, protocol: Protocol = "connect",
-                 codec: Codec = "json") -> StudClient:
+                 codec: Codec = "json", device_id: str | None = None) -> StudClient:
         """A client of the web port at ``base_url`` ("http://host:port"): Connect or gRPC-Web, JSON or
         binary; refusals raise ``grpc.aio.AioRpcError`` with the same ErrorInfo as over gRPC."""
         from stud_service.bots.connect_stub import WebChannel  # the Connect client only when used
 
-        return cls(WebChannel(base_url, protocol, codec), token)
+        return cls(WebChannel(base_url, protocol, codec), token, device_id)
 
     async def create_table(self, table_id: str, table: table_pb2.Table,
                            request_id: str | None = None) -> table_pb2.Table:

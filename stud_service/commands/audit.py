@@ -14,6 +14,11 @@
     stud-service audit integrity [--since TIME] [--until TIME] [--player WHO] [--top N] [--json]
                                  [--plots FILE.png]      collusion and chip-dumping evidence
                                                          (docs/integrity.md)
+    stud-service audit sessions [--since TIME] [--until TIME] [--player WHO] [--address NET] [--device ID]
+                                [--json]                 player sessions, oldest first
+    stud-service audit purge-sessions --before DAY [--dry-run]
+                                                         purge the session streams of the days before DAY
+                                                         (docs/player-protection.md, "Retention")
 
 The key is ``$STUD_CHECKPOINT_KEY`` (at least 32 bytes) unless ``--key-file`` names a file holding it.
 Store checkpoints outside the database: a log rewritten and re-hashed after one fails ``verify`` with the
@@ -30,6 +35,7 @@ import asyncio
 import json
 import re
 import sys
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -104,6 +110,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     integrity.add_argument("--plots", type=Path, help="draw the top pairs into this PNG (needs matplotlib)")
     add_database_arguments(integrity)
     integrity.set_defaults(func=run_integrity)
+    sessions = commands.add_parser("sessions", help="list player sessions: address, device, start, end")
+    sessions.add_argument("--since", help="only sessions started at or after this ISO-8601 time (UTC)")
+    sessions.add_argument("--until", help="only sessions started before this ISO-8601 time (default UTC)")
+    sessions.add_argument("--player", help="only this player's sessions")
+    sessions.add_argument("--address", help="only sessions from this address or network (10.0.0.0/24)")
+    sessions.add_argument("--device", help="only sessions with this device id")
+    sessions.add_argument("--json", action="store_true", help="one JSON object per session")
+    add_database_arguments(sessions)
+    sessions.set_defaults(func=run_sessions)
+    purge = commands.add_parser("purge-sessions",
+                                help="purge the player sessions of the days before a day (retention)")
+    purge.add_argument("--before", required=True, help="a UTC day, YYYY-MM-DD: the days before it are purged")
+    purge.add_argument("--dry-run", action="store_true", help="say what would be purged; purge nothing")
+    add_database_arguments(purge)
+    purge.set_defaults(func=run_purge_sessions)
 
 
 def _key(args: argparse.Namespace) -> bytes | None:
@@ -176,6 +197,8 @@ def run_verify(args: argparse.Namespace) -> int:
     except DatabaseUnavailable as error:
         print(f"stud-service audit verify: {error}", file=sys.stderr)
         return 2
+    for finding in report.purged:
+        print(f"PURGED {finding.table_id} (checkpointed at version {finding.version}): {finding.message}")
     for finding in report.findings:
         stream = finding.table_id if "/" in finding.table_id else f"tables/{finding.table_id}"
         where = f"{stream} version {finding.version}" if finding.table_id else "checkpoint"
@@ -196,6 +219,51 @@ def _refuse(message: str) -> int:
 def _as_of(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _refuser(command: str) -> Callable[[str], int]:
+    """Print why ``stud-service audit {command}`` refuses, and give its exit code (2)."""
+
+    def refuse(message: str) -> int:
+        print(f"stud-service audit {command}: {message}", file=sys.stderr)
+        return 2
+
+    return refuse
+
+
+def _time_bounds(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]:
+    """``--since`` and ``--until``; ValueError naming the flag that is not an ISO-8601 time."""
+    bounds = []
+    for flag, text in (("--since", args.since), ("--until", args.until)):
+        try:
+            bounds.append(_as_of(text) if text else None)
+        except ValueError:
+            raise ValueError(f"{flag} must be an ISO-8601 time, not {text!r}") from None
+    return bounds[0], bounds[1]
+
+
+def _ms(when: datetime | None) -> int | None:
+    return None if when is None else int(when.timestamp() * 1000)
+
+
+Page = Callable[[Any, str], Awaitable[tuple[list[Any], str]]]  # (store, position) -> items, next position
+
+
+def _listing(args: argparse.Namespace, command: str, resource: str, read_page: Page) -> list[Any]:
+    """Every item of a listing of the database of ``args``, the access of ``stud-service audit {command}``
+    recorded first; ``read_page(store, position)`` gives a page's items and the next position."""
+
+    async def main() -> list[Any]:
+        found: list[Any] = []
+        async with recorded_store(args, f"audit {command}", resource) as store:
+            position = ""
+            while True:
+                items, position = await read_page(store, position)
+                found.extend(items)
+                if not position:
+                    return found
+
+    return asyncio.run(main())
 
 
 def run_money(args: argparse.Namespace) -> int:
@@ -259,33 +327,20 @@ def run_money(args: argparse.Namespace) -> int:
 def run_access(args: argparse.Namespace) -> int:
     from stud_service.access import list_access_records
 
-    def refuse(message: str) -> int:
-        print(f"stud-service audit access: {message}", file=sys.stderr)
-        return 2
+    refuse = _refuser("access")
+    try:
+        since, until = _time_bounds(args)
+    except ValueError as error:
+        return refuse(str(error))
 
-    bounds = []
-    for flag, text in (("--since", args.since), ("--until", args.until)):
-        try:
-            bounds.append(int(_as_of(text).timestamp() * 1000) if text else None)
-        except ValueError:
-            return refuse(f"{flag} must be an ISO-8601 time, not {text!r}")
-    since_ms, until_ms = bounds
-
-    async def main() -> list:
-        found, position = [], ""
-        async with recorded_store(args, "audit access", "accessRecords") as store:
-            while True:
-                page = await list_access_records(
-                    store, since_ms=since_ms, until_ms=until_ms, principal_id=args.principal,
-                    method=args.method, page_size=1000, position=position,
-                )
-                found.extend(page.records)
-                position = page.next_position
-                if not position:
-                    return found
+    async def page(store: Any, position: str) -> tuple[list[Any], str]:
+        found = await list_access_records(store, since_ms=_ms(since), until_ms=_ms(until),
+                                          principal_id=args.principal, method=args.method, page_size=1000,
+                                          position=position)
+        return list(found.records), found.next_position
 
     try:
-        records = asyncio.run(main())
+        records = _listing(args, "access", "accessRecords", page)
     except DatabaseUnavailable as error:
         return refuse(str(error))
     for stored in records:
@@ -307,16 +362,11 @@ def run_access(args: argparse.Namespace) -> int:
 def run_integrity(args: argparse.Namespace) -> int:
     from stud_service.audit.integrity import integrity_report, report_json, report_text
 
-    def refuse(message: str) -> int:
-        print(f"stud-service audit integrity: {message}", file=sys.stderr)
-        return 2
-
-    bounds = []
-    for flag, text in (("--since", args.since), ("--until", args.until)):
-        try:
-            bounds.append(_as_of(text) if text else None)
-        except ValueError:
-            return refuse(f"{flag} must be an ISO-8601 time, not {text!r}")
+    refuse = _refuser("integrity")
+    try:
+        bounds = _time_bounds(args)
+    except ValueError as error:
+        return refuse(str(error))
     if args.top is not None and args.top < 1:
         return refuse(f"--top must be at least 1, not {args.top}")
     if args.plots is not None:
@@ -419,3 +469,84 @@ def run_tournament_hands(args: argparse.Namespace) -> int:
         return 0
 
     return _on_tournament(args, "tournament-hands", action)
+def session_json(session) -> dict:  # type: ignore[no-untyped-def]
+    """A session as ``audit sessions --json`` writes it (an archive before a purge)."""
+    start, end = session.start, session.end
+    return {
+        "session": start.session_id, "player": start.player_id, "transport": start.transport.value,
+        "connection": start.connection, "address": start.address, "device": start.device,
+        "start": datetime.fromtimestamp(start.at_ms / 1000, UTC).isoformat(),
+        "end": datetime.fromtimestamp(end.at_ms / 1000, UTC).isoformat() if end else None,
+        "ended": end.reason.value if end else None, "calls": end.calls if end else None,
+        "tables": list(session.tables), "stream": session.stream_id, "version": session.version,
+    }
+
+
+def run_sessions(args: argparse.Namespace) -> int:
+    from stud_service.sessions import check_device_id, parse_network
+    from stud_service.sessions.reading import list_sessions
+
+    refuse = _refuser("sessions")
+    try:
+        since, until = _time_bounds(args)
+        network = parse_network(args.address) if args.address else None
+        device = check_device_id(args.device) if args.device else None
+    except ValueError as error:
+        return refuse(str(error))
+
+    async def page(store: Any, position: str) -> tuple[list[Any], str]:
+        found = await list_sessions(store, player_id=args.player, device=device, network=network,
+                                    since_ms=_ms(since), until_ms=_ms(until), page_size=1000,
+                                    position=position)
+        return list(found.sessions), found.next_position
+
+    try:
+        sessions = _listing(args, "sessions", "playerSessions", page)
+    except DatabaseUnavailable as error:
+        return refuse(str(error))
+    for session in sessions:
+        document = session_json(session)
+        if args.json:
+            print(json.dumps(document))
+        else:
+            until = f"{document['end'][:23]} ({document['ended']}, {document['calls']} calls)" \
+                if session.end else "open"
+            print(f"{document['start'][:23]} .. {until}  {document['player']}  {document['transport']}"
+                  f"  {document['address'] or '-'}  device {document['device'] or '-'}"
+                  f"  {' '.join(document['tables']) or '-'}")
+    return 0
+
+
+def run_purge_sessions(args: argparse.Namespace) -> int:
+    import time
+
+    from stud_service.access.local import os_user
+    from stud_service.sessions.retention import purge_sessions
+
+    refuse = _refuser("purge-sessions")
+    try:
+        before = datetime.strptime(args.before, "%Y-%m-%d").date()
+    except ValueError:
+        return refuse(f"--before must be a day, YYYY-MM-DD, not {args.before!r}")
+    if before > datetime.now(UTC).date():
+        return refuse("--before must not be after today (UTC)")
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with recorded_store(args, "audit purge-sessions", f"playerSessions/before/{before}") as store:
+            return await purge_sessions(store, before, by=os_user(), at_ms=int(time.time() * 1000),
+                                        dry_run=args.dry_run)
+
+    try:
+        report = asyncio.run(main())
+    except DatabaseUnavailable as error:
+        return refuse(str(error))
+    verb = "would purge" if args.dry_run else "purged"
+    for stream in report.purged:
+        print(f"{verb} {stream.stream_id}: {stream.sessions} sessions, head version {stream.version}")
+    for stream in report.kept_open:
+        print(f"kept {stream}: not marked closed (sessions may be open; its replica alive or not recovered)")
+    record = f"; recorded as {report.record[0]} version {report.record[1]}" if report.record else ""
+    print(f"{verb} {len(report.purged)} streams, {report.sessions} sessions, of the days before"
+          f" {report.before}{record}")
+    return 0
+

@@ -203,7 +203,9 @@ def _token(key: SigningKey, player: str, role: Role = Role.PLAYER) -> str:
 
 
 def _client(channel: grpc.aio.Channel, key: SigningKey, player: str, role: Role = Role.PLAYER) -> StudClient:
-    return StudClient(channel, _token(key, player, role))
+    """A client of ``player``'s with a device id of its own: the demo's bots play from one machine, each as
+    its own device (the table keeps one device's players apart)."""
+    return StudClient(channel, _token(key, player, role), device_id=f"demo-{player}")
 
 
 async def _play(
@@ -223,6 +225,9 @@ async def _play(
             action_clock=duration_pb2.Duration(seconds=10),
             currency_code="USD",
             rake=RAKE,
+            # A cash table keeps one household's players apart (docs/player-protection.md). Every bot plays
+            # from this machine, so the rule here is the device's; an operator's tables use PREFIX or ADDRESS.
+            same_network_seating=table_pb2.SAME_NETWORK_SEATING_DEVICE,
         ),
     )
     names = PLAYERS[: args.players]

@@ -1,7 +1,8 @@
 """``stud-service demo --tournament``: a sit & go of bots on the real service, played to the end.
 
-The operator creates a USD sit & go of six at two tables of three; each bot deposits through the cashier
-and registers (buy-in + fee debited with the registration); the last registration starts it. The service
+The operator creates a USD sit & go of six at two tables of three, keeping one device's players apart (each
+bot is a device of its own); each bot deposits through the cashier and registers through TournamentService
+(buy-in + fee debited with the registration); the last registration starts it. The service
 opens its tables and drives them between hands (its level clock, moves, the table broken when one is
 enough); the bots play their seats through the public table API, wherever the tournament seats them. At
 the end: the places and prizes, each account, and the money reconciliation an auditor runs
@@ -39,6 +40,8 @@ async def play_tournament(channel: grpc.aio.Channel, client: Callable[..., StudC
                           seed: int | None) -> int:
     from stud_service.audit.money_log import audit_money
     from stud_service.audit.tournament_verify import verify_tournament
+    from stud_service.engine.config import SameNetworkRule
+    from stud_service.server.proto_gen import tournament_service_pb2
     from stud_service.tournaments import Level, Status, TournamentConfig, TournamentKind
 
     assert host.runtime is not None
@@ -51,18 +54,22 @@ async def play_tournament(channel: grpc.aio.Channel, client: Callable[..., StudC
         starting_stack=500, action_clock_seconds=30,
         levels=(Level(5, 10, 20, 40, 1), Level(10, 20, 40, 80, 1), Level(20, 50, 100, 200, 1),
                 Level(50, 100, 200, 400, 1), Level(100, 200, 400, 800, 1)),
+        same_network=SameNetworkRule.DEVICE,  # one device's players kept apart, as at the cash table
     ).validate()
     await tournaments.create(tournament_id, config, by="house")
     print(f"Tournament tournaments/{tournament_id}: a sit & go of {len(ENTRANTS)} at two tables of three,"
           f" {money(BUY_IN)} + {money(FEE)}, one-minute levels; each bot deposits {money(DEPOSIT)}")
     started = time.monotonic()
-    bots = []
+    bots, players = [], {name: client(name) for name in ENTRANTS}
     for number, name in enumerate(ENTRANTS):
         await operator.deposit(name, DEPOSIT, reference=f"demo-deposit-{name}")
         rng = random.Random(None if seed is None else seed + number)
-        bots.append(asyncio.ensure_future(_play_seat(client(name), name, tournament_id, host, rng)))
-    for name in ENTRANTS:
-        await tournaments.register(tournament_id, name)
+        bots.append(asyncio.ensure_future(_play_seat(players[name], name, tournament_id, host, rng)))
+    for name, player in players.items():  # each from a device of its own: the rule lets every bot in
+        await player.tournaments.RegisterTournament(
+            tournament_service_pb2.RegisterTournamentRequest(name=f"tournaments/{tournament_id}",
+                                                             request_id=f"demo-register-{name}"),
+            metadata=player.metadata)
     try:
         for _ in range(int(TOURNAMENT_SECONDS / POLL_SECONDS)):
             state = await tournaments.state(tournament_id)

@@ -32,6 +32,7 @@ from stud_service.server.grpc.keepalive import (
     KeepalivePolicy,
 )
 from stud_service.server.web.cors import origins
+from stud_service.sessions import DEFAULT_IDLE_SECONDS, TrustedProxies
 
 _log = logging.getLogger("stud_service.serve")
 
@@ -238,6 +239,25 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         " database's development keyring, which lies beside it (default: refused;"
         " $STUD_ACCEPT_DEVELOPMENT_KEYRING=1 to allow)",
     )
+    parser.add_argument(
+        "--player-sessions",
+        default=_env("STUD_PLAYER_SESSIONS", "on"),
+        help="'on': record each player's session per connection (address, device, tables) in the log; 'off':"
+        " none, and tables that keep one network's players apart refuse SitDown (default: on)",
+    )
+    parser.add_argument(
+        "--session-idle-seconds",
+        type=float,
+        default=float(_env("STUD_SESSION_IDLE_SECONDS", str(DEFAULT_IDLE_SECONDS)) or DEFAULT_IDLE_SECONDS),
+        help="a player session with no call and no watch stream this long ends"
+        f" (default: $STUD_SESSION_IDLE_SECONDS or {DEFAULT_IDLE_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--trusted-proxies",
+        default=_env("STUD_TRUSTED_PROXIES", "none"),
+        help="addresses or CIDR networks of the reverse proxies whose X-Forwarded-For names the client,"
+        " comma separated, or 'none' (default: $STUD_TRUSTED_PROXIES or none)",
+    )
     parser.add_argument("--tls-cert", default=_env("STUD_TLS_CERT"), help="PEM certificate chain file")
     parser.add_argument("--tls-key", default=_env("STUD_TLS_KEY"), help="PEM private key file")
     add_token_arguments(parser)
@@ -321,6 +341,14 @@ def reveal_seeds_after(value: str) -> float | None:
     return seconds
 
 
+def player_sessions(value: str) -> bool:
+    """``--player-sessions``: 'on' or 'off'."""
+    choice = value.strip().lower()
+    if choice not in ("on", "off"):
+        raise ValueError("--player-sessions is 'on' or 'off'")
+    return choice == "on"
+
+
 def tls_files(args: argparse.Namespace) -> TlsFiles | None:
     if bool(args.tls_cert) != bool(args.tls_key):
         raise ValueError("--tls-cert and --tls-key go together")
@@ -337,6 +365,10 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         tls = tls_files(args)
         reveal_after = reveal_seeds_after(str(args.reveal_seeds_after))
         gc_thresholds = parse_thresholds(str(args.gc_thresholds))
+        sessions_on = player_sessions(str(args.player_sessions))
+        proxies = TrustedProxies.parse(str(args.trusted_proxies))
+        if not args.session_idle_seconds > 0:
+            raise ValueError("--session-idle-seconds must be more than 0")
     except ValueError as error:
         print(f"stud-service serve: {error}", file=sys.stderr)
         return 2
@@ -393,6 +425,9 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         web_max_connections_per_address=max(args.web_max_connections_per_address, 0),
         otlp_endpoint=args.otlp_endpoint or None,
         gc_thresholds=gc_thresholds,
+        player_sessions=sessions_on,
+        session_idle_seconds=args.session_idle_seconds,
+        trusted_proxies=proxies,
         **overrides,
     )
     from stud_service.observability.tracing import TracingUnavailable

@@ -15,11 +15,13 @@ The public API (import from ``stud_service.engine``)::
                 rake_basis_points=0, rake_cap_2=0, rake_cap_3_4=0, rake_cap_5_plus=0,
                 tournament_id="", tournament_level=0, interrupted_hand_void_seconds=0, time_bank_seconds=0,
                 time_bank_refill_seconds=0, time_bank_refill_hands=0, chat_spectators=False,
-                chat_all_in_silence=False)
+                chat_all_in_silence=False,
+                same_network=SameNetworkRule.OFF)
                                                  .validate() -> raises InvalidConfig(field)
     a tournament table (§11: tournament_id set): tournament chips (currency ""), no rake, no top-up,
     no waiting list, no leaving during a hand; a player sitting out is dealt in and acts at once by §7
     Variant.STUD | STUD_HI_LO | RAZZ;   BringInTiebreak.SUIT | POSITION
+    SameNetworkRule.OFF | DEVICE | ADDRESS | PREFIX   (who may not sit together: checked by the service)
 
     # commands (frozen dataclasses; now_ms = caller's clock, ms since the epoch)
     CreateTable(table_id, config, now_ms)       SitDown(player_id, seat, buy_in, now_ms)
@@ -137,7 +139,7 @@ from stud_service.engine.commands import (
     VoidHand,
     VoidInterruptedHand,
 )
-from stud_service.engine.config import BringInTiebreak, TableConfig, Variant
+from stud_service.engine.config import BringInTiebreak, SameNetworkRule, TableConfig, Variant
 from stud_service.engine.control import CLOSED, OPEN, PAUSED, TableControl
 from stud_service.engine.decide import decide, execute
 from stud_service.engine.errors import (
@@ -267,4 +269,5 @@ __all__ = [
     "time_bank_reserve_ms", "SendChat", "MuteChat", "DeleteChat", "ChatMessageSent", "ChatMessageDeleted",
     "ChatMuteSet", "ChatMessageNotFound", "ChatMuted", "ChatNamesCard",
     "ChatRateLimited", "ChatSilencedAllIn", "ChatSpectatorsSilent", "ChatTextRefused",
+    "SameNetworkRule",
 ]

@@ -43,8 +43,8 @@ class Leave:
 
 
 # Why a SitOut sits a player out: they asked, or the service did for their protection (a loss or session limit
-# reached, inactive past the operator's time-out: docs/player-protection.md).
-SIT_OUT_COMMAND_REASONS = ("request", "loss_limit", "session_limit", "inactive")
+# reached, inactive past the operator's time-out, excluded while in a tournament: docs/player-protection.md).
+SIT_OUT_COMMAND_REASONS = ("request", "loss_limit", "session_limit", "inactive", "excluded")
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,13 +45,25 @@ CHAT_FIELDS = ("chat_spectators", "chat_all_in_silence")
 # Options written to JSON only when they differ from their default (off), so the events of a table that does
 # not use them read exactly as they did before the option existed.
 OPTIONAL_FIELDS = {"interrupted_hand_void_seconds": 0, **dict.fromkeys(TIME_BANK_FIELDS, 0),
-                   **dict.fromkeys(CHAT_FIELDS, False)}
+                   **dict.fromkeys(CHAT_FIELDS, False), "same_network": "OFF"}
 
 
 class Variant(enum.StrEnum):
     STUD = "STUD"
     STUD_HI_LO = "STUD_HI_LO"
     RAZZ = "RAZZ"
+
+
+class SameNetworkRule(enum.StrEnum):
+    """Which players may not sit at the table together (docs/player-protection.md): a newcomer whose current
+    session shares a device id with a seated player's (DEVICE and every rule after it), the same address
+    (ADDRESS), or the same network, /24 for IPv4 and /64 for IPv6 (PREFIX). The service checks it at SitDown:
+    the engine only carries it, since sessions are not the game's."""
+
+    OFF = "OFF"
+    DEVICE = "DEVICE"
+    ADDRESS = "ADDRESS"
+    PREFIX = "PREFIX"
 
 
 class BringInTiebreak(enum.StrEnum):
@@ -115,6 +127,7 @@ class TableConfig:
     time_bank_refill_hands: int = 0
     chat_spectators: bool = False
     chat_all_in_silence: bool = False
+    same_network: SameNetworkRule = SameNetworkRule.OFF
 
     @property
     def tournament(self) -> bool:
@@ -151,6 +164,8 @@ class TableConfig:
             raise InvalidConfig("variant", f"must be one of {', '.join(Variant)}")
         if not isinstance(self.bring_in_tiebreak, BringInTiebreak):
             raise InvalidConfig("bring_in_tiebreak", f"must be one of {', '.join(BringInTiebreak)}")
+        if not isinstance(self.same_network, SameNetworkRule):
+            raise InvalidConfig("same_network", f"must be one of {', '.join(SameNetworkRule)}")
         if not isinstance(self.name, str) or len(self.name) > MAX_NAME_CHARS or not plain_text(self.name):
             raise InvalidConfig(
                 "name", f"must be text of at most {MAX_NAME_CHARS} characters, without control characters")
@@ -285,4 +300,9 @@ def config_from_json(data: dict[str, Any]) -> TableConfig:
             values["bring_in_tiebreak"] = BringInTiebreak(values["bring_in_tiebreak"])
     except ValueError:
         raise InvalidConfig("bring_in_tiebreak", f"must be one of {', '.join(BringInTiebreak)}") from None
+    try:
+        if "same_network" in values:
+            values["same_network"] = SameNetworkRule(values["same_network"])
+    except ValueError:
+        raise InvalidConfig("same_network", f"must be one of {', '.join(SameNetworkRule)}") from None
     return TableConfig(**values)

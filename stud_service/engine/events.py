@@ -88,7 +88,8 @@ class LeaveRequested:
 @dataclass(frozen=True, slots=True)
 class PlayerSatOut:
     """Dealt no new hands until they sit in.  ``reason``: "request", "timeout", "busted", or the service's
-    for the player's protection: "loss_limit", "session_limit", "inactive" (docs/player-protection.md)."""
+    for the player's protection: "loss_limit", "session_limit", "inactive", "excluded" (at a tournament's
+    table: docs/player-protection.md)."""
 
     player_id: str
     seat: int

@@ -283,7 +283,8 @@ class Ledger:
 
         Refused, nothing appended anywhere: a debit beyond the balance (or from no account)
         INSUFFICIENT_FUNDS, a suspended player's PLAYER_SUSPENDED, and (``guard``: a player's own calls, not
-        at a tournament's table) a player's protection (:mod:`stud_service.ledger.enforce`). A stale
+        at a tournament's table) a player's protection (:mod:`stud_service.ledger.enforce`); at a
+        tournament's table only an excluded player's SitIn (PLAYER_EXCLUDED). A stale
         expected version of the table, an account or a player's stream raises ConcurrencyError, nothing
         appended: the caller folds what changed and decides again."""
         involved = effects.players
@@ -301,6 +302,10 @@ class Ledger:
             folded = {stream_id: await self.account(stream_id) for stream_id in involved_accounts}
             for player in sorted({t.player_id for t in effects.transfers if t.debit}):
                 enforce.not_suspended(standings[player])
+            if not guard:  # a tournament's table: an excluded player sat out there stays out
+                for call in effects.guarded:
+                    if call.kind == "sit_in":
+                        enforce.not_excluded(standings[call.player_id], now_ms)
             if guard:
                 for call in effects.guarded:
                     standing = standings[call.player_id]

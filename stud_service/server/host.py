@@ -41,6 +41,8 @@ from stud_service.server.grpc.readiness import DEFAULT_UNREADY_AFTER_SECONDS, Re
 from stud_service.server.tables.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
 from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.tables.settings import RuntimeSettings
+from stud_service.sessions import DEFAULT_IDLE_SECONDS, PlayerSessions, TrustedProxies
+from stud_service.sessions.recovery import DEFAULT_LOST_AFTER_SECONDS, RECOVERY_SECONDS, close_lost_sessions
 from stud_service.store import EventStore, spans
 
 if TYPE_CHECKING:
@@ -97,6 +99,12 @@ class ServiceOptions:
     span_exporter: object | None = None  # given directly (tests): spans go there, tracing on
     # The collector's thresholds, set (and startup's objects frozen) once started; None: left as they are.
     gc_thresholds: tuple[int, int, int] | None = None
+    player_sessions: bool = True  # record players' sessions (stud_service.sessions); off: none, nor the rule
+    session_idle_seconds: float = DEFAULT_IDLE_SECONDS  # a session with no call this long ends
+    trusted_proxies: TrustedProxies = TrustedProxies()  # whose X-Forwarded-For names the client
+    # A replica not heartbeating this long is lost: its open sessions are closed (sessions.recovery).
+    sessions_lost_after_seconds: float = DEFAULT_LOST_AFTER_SECONDS
+    sessions_recovery_seconds: float = RECOVERY_SECONDS  # how often each replica looks for lost sessions
 
 
 class ServiceHost:
@@ -136,6 +144,9 @@ class ServiceHost:
             store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
+        replica = new_replica_id()
+        sessions = PlayerSessions(store, replica, options.session_idle_seconds,
+                                  enabled=options.player_sessions, proxies=options.trusted_proxies)
         self.runtime = TableRuntime(
             store,
             RuntimeSettings(
@@ -146,13 +157,19 @@ class ServiceHost:
                 real_money_refused=_real_money_refused(keyring, options.accept_development_keyring),
             ),
             metrics=metrics,
+            sessions=sessions,
         )
         self._stack.push_async_callback(self.runtime.close)
         # Tables this replica takes the leases of are loaded and armed; others on first use by its clients.
-        replica = new_replica_id()
         self.runtime.keep_ownership(Leases(database.pool, replica, options.lease_seconds))
         self.runtime.sweep_rake_periodically()
         self.runtime.protection.check_periodically()
+        self.runtime.tournaments.exclusions.sweep_periodically()
+        sessions.sweep_periodically()
+        recovering = asyncio.get_running_loop().create_task(
+            _recover_sessions(store, replica, options), context=spans.detached(quiet=True)
+        )
+        self._stack.push_async_callback(_cancel, recovering)
         service = TableService(self.runtime, keys, default_action_clock_seconds=options.action_clock_seconds)
         audit = AuditService(self.runtime, keys, reveal_seeds_after=options.reveal_seeds_after)
         cashier = CashierService(self.runtime, keys)
@@ -198,8 +215,10 @@ class ServiceHost:
                                options.web_body_timeout_seconds)
         limits = PortLimits(options.web_header_timeout_seconds, options.web_max_connections_per_address)
         app = WebApplication(services, settings)
+        assert self.runtime is not None
         web = await start_web_server(self.tracing.asgi(app) if self.tracing else app, options.web_listen,
-                                     options.tls, options.grace_seconds, limits)
+                                     options.tls, options.grace_seconds, limits,
+                                     connection_closed=self.runtime.sessions.connection_closed)
         assert self.running is not None
         self.running.on_shutdown.append(lambda: web.shutdown(options.grace_seconds))
         return web
@@ -250,6 +269,18 @@ class ServiceHost:
             await serve_until_signalled(self.running, self.options.grace_seconds)
         finally:
             await self.stop()
+
+
+async def _recover_sessions(store: EventStore, replica: str, options: ServiceOptions) -> None:
+    """Every ``sessions_recovery_seconds``, close the sessions of replicas that are gone
+    (sessions.recovery)."""
+    while True:
+        await asyncio.sleep(options.sessions_recovery_seconds)
+        try:
+            await close_lost_sessions(store, lost_after_seconds=options.sessions_lost_after_seconds,
+                                      me=replica)
+        except Exception as error:  # the database away: the next round tries again
+            _log.warning("closing lost replicas' sessions failed: %s", type(error).__name__)
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

@@ -15,6 +15,10 @@ from stud_service.tournaments.events import EVENT_TYPES, EVENT_VERSIONS
 from stud_service.tournaments.structure import config_from_json, config_to_json
 
 _FIELDS = {cls: dataclasses.fields(cls) for cls in EVENT_TYPES.values()}
+# Older versions of an event, read as the current one: (type, version) -> the data upgraded.
+_UPGRADES: dict[tuple[str, int], Any] = {
+    ("PlayerUnregistered", 1): lambda data: {**data, "reason": "request"},  # v1: only the player's own
+}
 
 
 def _to_json(value: Any) -> Any:
@@ -55,6 +59,7 @@ def event_from_json(data: Any) -> Any:
     if not isinstance(version, int) or version > EVENT_VERSIONS[cls]:
         newest = EVENT_VERSIONS[cls]
         raise EventDecodeError(f"{name} v{version!r} is not a version this code reads (v{newest})")
+    data = _UPGRADES.get((name, version), dict)(data)
     names = {field.name for field in _FIELDS[cls]}
     unexpected = set(data) - names - {"type", "v"}
     if unexpected:

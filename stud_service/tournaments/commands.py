@@ -39,10 +39,15 @@ class Register:
     next_draw: NextDraw | None = None
 
 
+# Why a player is unregistered: their own call, or their exclusion (docs/player-protection.md).
+UNREGISTER_REASONS = ("request", "excluded")
+
+
 @dataclass(frozen=True, slots=True)
 class Unregister:
     player_id: str
     now_ms: int = 0
+    reason: str = "request"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stud_service.tournaments.commands import (
+    UNREGISTER_REASONS,
     AdvanceLevel,
     CancelTournament,
     CreateTournament,
@@ -261,7 +262,9 @@ def _unregister(state: TournamentState, cmd: Unregister) -> list[Any]:
         raise NotRegistered(f"player {cmd.player_id!r} is not registered")
     if state.status is not Status.REGISTERING:
         raise AlreadyStarted("the tournament has started: entries are not refunded now")
-    return [PlayerUnregistered(cmd.player_id, cmd.now_ms)]
+    if cmd.reason not in UNREGISTER_REASONS:
+        raise MalformedTournamentCommand("reason", f"must be one of {', '.join(UNREGISTER_REASONS)}")
+    return [PlayerUnregistered(cmd.player_id, cmd.now_ms, cmd.reason)]
 
 
 def _re_enter(state: TournamentState, cmd: ReEnter) -> _Recorder:

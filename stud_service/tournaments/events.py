@@ -59,10 +59,12 @@ class PlayerRegistered:
 
 @dataclass(frozen=True, slots=True)
 class PlayerUnregistered:
-    """Before the start: buy-in and fee are refunded."""
+    """Before the start: buy-in and fee are refunded.  ``reason``: "request" (the player's own call) or
+    "excluded" (their self-exclusion or time-out took them out); v1 events, before reasons, were requests."""
 
     player_id: str
     at_ms: int
+    reason: str = "request"
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,4 +233,4 @@ Event = (
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.__name__: cls for cls in Event.__args__}  # type: ignore[attr-defined]
-EVENT_VERSIONS: dict[type[Event], int] = {cls: 1 for cls in EVENT_TYPES.values()}
+EVENT_VERSIONS: dict[type[Event], int] = {cls: 1 for cls in EVENT_TYPES.values()} | {PlayerUnregistered: 2}

@@ -24,6 +24,7 @@ from stud_service.engine.config import (
     MIN_SEATS,
     PLAY_CHIPS,
     TIME_BANK_FIELDS,
+    SameNetworkRule,
     TableConfig,
     Variant,
 )
@@ -90,7 +91,10 @@ class TournamentConfig:
     (``rules.payouts.default_payout_table``).  ``re_entries``: how many times a player out of chips may
     buy in again, while the level number is at most ``re_entry_until_level``.  ``time_bank_seconds``,
     ``time_bank_refill_seconds`` and ``time_bank_refill_hands``: its tables' time bank (§7: a tournament may
-    set its own; bounded as a table's; 0, none).
+    set its own; bounded as a table's; 0, none).  ``same_network``: players of one household kept apart
+    (docs/player-protection.md): the service refuses a registration whose session shares a device id (or by
+    the rule an address, a network) with a player registered and still in; the tournament's own seating,
+    its draws and moves, is never refused.
     """
 
     name: str = ""
@@ -114,6 +118,7 @@ class TournamentConfig:
     time_bank_seconds: int = 0
     time_bank_refill_seconds: int = 0
     time_bank_refill_hands: int = 0
+    same_network: SameNetworkRule = SameNetworkRule.OFF
 
     @property
     def play_levels(self) -> int:
@@ -141,6 +146,8 @@ class TournamentConfig:
                 "name", f"must be text of at most {MAX_NAME_CHARS} characters, without control characters")
         if not isinstance(self.variant, Variant):
             raise TournamentConfigError("variant", f"must be one of {', '.join(Variant)}")
+        if not isinstance(self.same_network, SameNetworkRule):
+            raise TournamentConfigError("same_network", f"must be one of {', '.join(SameNetworkRule)}")
         self._validate_kind()
         self._validate_levels()
         self._validate_entries()
@@ -267,6 +274,8 @@ def config_to_json(config: TournamentConfig) -> dict[str, Any]:
             value = [{g.name: getattr(level, g.name) for g in fields(Level)} for level in value]
         elif f.name == "payouts":
             value = list(value)
+        elif f.name == "same_network" and value is SameNetworkRule.OFF:
+            continue  # written only when set, as the time bank
         elif isinstance(value, enum.Enum):
             value = value.value
         elif f.name in TIME_BANK_FIELDS and not value:
@@ -284,7 +293,8 @@ def config_from_json(data: Any) -> TournamentConfig:
     if unknown:
         raise TournamentConfigError(sorted(unknown)[0], "is not a tournament config field")
     values = dict(data)
-    enums = (("variant", Variant), ("kind", TournamentKind), ("cancellation_payout", CancellationPayout))
+    enums = (("variant", Variant), ("kind", TournamentKind), ("cancellation_payout", CancellationPayout),
+             ("same_network", SameNetworkRule))
     for name, kind in enums:
         if name in values:
             try:

@@ -4,11 +4,14 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { AuditService } from "./gen/stud/v1/audit_service_pb";
 import { TableService } from "./gen/stud/v1/table_service_pb";
 import { TournamentService } from "./gen/stud/v1/tournament_service_pb";
-import { token } from "./session";
+import { deviceId, token } from "./session";
 
+// Every call carries the token, and the browser's device id (x-stud-device-id: the player's sessions record it,
+// and a table that keeps one household apart compares it).
 const bearer: Interceptor = (next) => async (request) => {
   const jwt = token();
   if (jwt !== null) request.header.set("authorization", `Bearer ${jwt}`);
+  request.header.set("x-stud-device-id", deviceId());
   return next(request);
 };
 

@@ -2,6 +2,7 @@
 // as `authorization: Bearer ...`. The page never checks it: the service does, on every call.
 
 const KEY = "stud.token";
+const DEVICE_KEY = "stud.device";
 
 export interface Principal {
   player: string;
@@ -11,6 +12,18 @@ export interface Principal {
 
 export function token(): string | null {
   return sessionStorage.getItem(KEY);
+}
+
+/** This browser's device id: made up once (32 hex digits) and kept in localStorage, so every tab and visit of
+ *  this browser sends the same one (docs/clients.md, "Player sessions and the device id"). */
+export function deviceId(): string {
+  let id = localStorage.getItem(DEVICE_KEY);
+  if (id === null || !/^[0-9a-f]{32}$/.test(id)) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    id = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    localStorage.setItem(DEVICE_KEY, id);
+  }
+  return id;
 }
 
 export function logIn(jwt: string): void {

@@ -2,7 +2,7 @@
 
 Public API (import from ``stud_service.audit.integrity``)::
 
-    report = await integrity_report(store, since=None, until=None, sessions=None)
+    report = await integrity_report(store, since=None, until=None)   (sessions: the log's by default)
                                           -> IntegrityReport(.pairs ranked, .flagged, .baselines, ...)
     tally = fold_rows(rows)               the pair statistics of (stream_id, version, payload) rows
     report = score_pairs(tally, sessions=None)
@@ -10,8 +10,8 @@ Public API (import from ``stud_service.audit.integrity``)::
     write_plots(report, path, top=10)               (stud_service.audit.integrity.plots; matplotlib)
 
 ``fold`` counts (pure, fast), ``score`` turns the counts into z-scores against baselines from the same log
-and ranks the pairs with their reasons, ``log`` reads the tables' streams, ``report`` and ``plots`` present.
-Same-network and same-device overlaps come in through ``SessionOverlaps`` once player sessions are logged.
+and ranks the pairs with their reasons, ``log`` reads the tables' streams, ``sessions`` the player sessions
+(the same-network and same-device overlaps, through ``SessionOverlaps``), ``report`` and ``plots`` present.
 """
 
 from stud_service.audit.integrity.fold import IntegrityFold, Tally, fold_rows

@@ -14,10 +14,12 @@ from typing import Any
 
 from stud_service.audit.integrity.fold import INTEGRITY_TYPES, TABLES, IntegrityFold
 from stud_service.audit.integrity.score import IntegrityReport, SessionOverlaps, score_pairs
+from stud_service.audit.integrity.sessions import recorded_sessions
 from stud_service.store import EventStore
 from stud_service.store._json import loads
 
 BATCH_ROWS = 5_000
+FROM_LOG = "from the log"  # ``integrity_report``'s sessions: the player sessions the log records
 
 _READ = (
     "SELECT e.stream_id, e.version, e.payload::text FROM events e"
@@ -44,11 +46,14 @@ async def integrity_report(
     store: EventStore,
     since: datetime | None = None,
     until: datetime | None = None,
-    sessions: SessionOverlaps | None = None,
+    sessions: SessionOverlaps | None | str = FROM_LOG,
 ) -> IntegrityReport:
     """Every pair of players who sat together in the hands recorded in [``since``, ``until``), scored
-    (``score.score_pairs``). ``sessions``: where shared networks and devices come from, once the log holds
-    player sessions; None until then (the report says so)."""
+    (``score.score_pairs``). ``sessions``: where shared networks and devices come from: by default the
+    player sessions of the log that overlap the window (``sessions.recorded_sessions``; none while the log
+    holds no session, and the report says so)."""
+    if isinstance(sessions, str):
+        sessions = await recorded_sessions(store, since, until)
     params = {"prefix": TABLES, "types": list(INTEGRITY_TYPES), "since": since, "until": until}
     fold = IntegrityFold()
     async with store.pool.connection() as conn, conn.transaction():

@@ -9,13 +9,10 @@ AUDITOR_ONLY, INVALID_ARGUMENT/MALFORMED_REQUEST.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 import grpc
 
-from stud_service.access import BadPosition, Outcome, StoredAccessRecord, list_access_records
-from stud_service.access.records import MAX_FIELD_CHARS
 from stud_service.audit.catalog import BadPageToken, HandSummary, list_hands
 from stud_service.audit.fairness import check_shuffle, client_seeds_from_extra
 from stud_service.audit.history import FULL, PUBLIC, Render, hand_events, replay_steps, shuffle_evidence
@@ -29,11 +26,21 @@ from stud_service.auth import Principal, Role
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
 from stud_service.server.api.access import recorded, roles_only
+from stud_service.server.api.audit_listings import (
+    AUDITORS,
+    DEFAULT_PAGE_SIZE,
+    SESSION_AUDITORS,
+    access_records_page,
+    access_records_resource,
+    page_request,
+    player_sessions_page,
+    player_sessions_resource,
+    time_filter,
+)
 from stud_service.server.api.call import Call
 from stud_service.server.api.caller import CallerKeys, principal_of
 from stud_service.server.api.convert import (
     VARIANT_PROTOS,
-    checked_timestamp,
     timestamp,
     timestamp_ms,
     view_to_proto,
@@ -45,23 +52,15 @@ from stud_service.server.api.money_replies import CURRENCY_CODE, reconciliation_
 from stud_service.server.api.names import HANDS, PLAYER_ID, TABLES
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import request_key
+from stud_service.server.api.sessions import in_session, named_table
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
 from stud_service.server.tables.live import now_ms
 from stud_service.server.tables.runtime import TableRuntime
 
 ALL_TABLES = "tables/-"
-DEFAULT_PAGE_SIZE = 50
-_OUTCOMES = {
-    Outcome.ALLOWED: audit_pb2.ACCESS_OUTCOME_ALLOWED,
-    Outcome.REFUSED: audit_pb2.ACCESS_OUTCOME_REFUSED,
-}
 _NOT_AUDITORS = roles_only((Role.PLAYER, Role.OPERATOR), lambda: RequestError(
     grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_READ_ONLY", "an auditor token cannot take part in a game"
 ))
-_AUDITORS = roles_only((Role.AUDITOR,), lambda: RequestError(
-    grpc.StatusCode.PERMISSION_DENIED, "AUDITOR_ONLY", "the access log is for auditors"
-))
-
 
 
 def _listed(request: Any) -> tuple[str | None, str | None]:
@@ -73,61 +72,10 @@ def _listed(request: Any) -> tuple[str | None, str | None]:
     return table_id, player_id
 
 
-def _access_records_of(request: Any) -> str | None:
-    """ListAccessRecords' principal filter (None: everyone's records)."""
-    return PLAYER_ID.check(request.principal_id, "principal_id") if request.principal_id else None
-
-
-def _access_records(request: Any) -> str:
-    """The resource a ListAccessRecords names, for its access record: its principal filter checked first."""
-    _access_records_of(request)
-    return "accessRecords"
-
-
 def _listed_hands(request: Any) -> str:
     """The resource a ListHands names, for its access record: its filters checked first."""
     _listed(request)
     return request.parent or ALL_TABLES
-
-
-def _time_filter(request: Any, field: str) -> datetime | None:
-    """A request's optional Timestamp field as a datetime; MALFORMED_REQUEST outside Timestamp's range."""
-    if not request.HasField(field):
-        return None
-    return checked_timestamp(getattr(request, field), field).ToDatetime(tzinfo=UTC)
-
-
-def _page_request(
-    request: Any, tokens: PageTokens, filters: tuple[str | None, ...]
-) -> tuple[datetime | None, datetime | None, tuple[str | None, ...], str]:
-    """A listing's page_size, start_time, end_time and page_token checked: the times, the token's binding
-    and the position it holds. A token continues its listing only: same filters and times (AIP-158)."""
-    if request.page_size < 0:
-        raise malformed("page_size must not be negative", "page_size")
-    since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
-    binding = (*filters, *(when.isoformat() if when else None for when in (since, until)))
-    position = tokens.open(request.page_token, binding) if request.page_token else ""
-    return since, until, binding, position
-
-
-def _ms(when: datetime | None) -> int | None:
-    return None if when is None else int(when.timestamp() * 1000)
-
-
-def access_record_proto(stored: StoredAccessRecord) -> audit_pb2.AccessRecord:
-    record = stored.record
-    return audit_pb2.AccessRecord(
-        principal_id=record.principal_id,
-        role=record.role,
-        method=record.method,
-        resource=record.resource,
-        time=timestamp_ms(record.at_ms),
-        peer=record.peer,
-        outcome=_OUTCOMES[record.outcome],
-        refusal_reason=record.reason,
-        log_stream=stored.stream_id,
-        log_version=stored.version,
-    )
 
 
 def _replay_views(record: HandRecord, mode: str) -> Render:
@@ -192,6 +140,7 @@ class AuditService:
         self._tokens = keys.tokens
         self._page_tokens = PageTokens(keys.page_token_key, "ListHands")
         self._access_tokens = PageTokens(keys.page_token_key, "ListAccessRecords")
+        self._session_tokens = PageTokens(keys.page_token_key, "ListPlayerSessions")
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -234,6 +183,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=_listed_hands)
+    @in_session()
     async def ListHands(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         table_id, player_id = _listed(request)
@@ -245,7 +195,7 @@ class AuditService:
                     "a player may list only their own hands",
                 )
             player_id = principal.player_id
-        since, until, binding, position = _page_request(request, self._page_tokens, (table_id, player_id))
+        since, until, binding, position = page_request(request, self._page_tokens, (table_id, player_id))
         try:
             page = await list_hands(
                 self.store,
@@ -265,6 +215,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def GetHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -288,6 +239,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def ReplayHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -322,6 +274,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def VerifyHand(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         if not self._sees_everything(principal):
@@ -353,6 +306,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def VerifyShuffle(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -390,6 +344,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=HANDS.checked("name"))
+    @in_session()
     async def ExportHandHistory(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         record = await self._finished_hand(request.name)
@@ -409,6 +364,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=lambda request: "money")
+    @in_session()
     async def ReconcileMoney(self, request: Any, call: Call) -> Any:
         if not self._sees_everything(self._principal(call)):
             raise RequestError(
@@ -416,7 +372,7 @@ class AuditService:
                 "AUDITOR_ONLY",
                 "reconciling money is for auditors and operators",
             )
-        as_of = _time_filter(request, "as_of")
+        as_of = time_filter(request, "as_of")
         if request.currency and not CURRENCY_CODE.fullmatch(request.currency):
             raise malformed("currency must be an ISO 4217 code: three capital letters", "currency")
         if request.view not in audit_service_pb2.MoneyReconciliationView.values():
@@ -426,6 +382,7 @@ class AuditService:
 
     @refusals_as_statuses
     @recorded(resource=lambda request: "integrityReport")
+    @in_session()
     async def GetIntegrityReport(self, request: Any, call: Call) -> Any:
         if not self._sees_everything(self._principal(call)):
             raise RequestError(
@@ -433,13 +390,14 @@ class AuditService:
                 "AUDITOR_ONLY",
                 "the integrity report is for auditors and operators",
             )
-        since, until = _time_filter(request, "start_time"), _time_filter(request, "end_time")
+        since, until = time_filter(request, "start_time"), time_filter(request, "end_time")
         return await integrity_reply(self.store, request, since, until)
 
     # -- the shuffle's client seeds --------------------------------------------------------------
 
     @refusals_as_statuses
     @recorded(gate=_NOT_AUDITORS, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def SetClientSeed(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _NOT_AUDITORS(principal)
@@ -454,28 +412,17 @@ class AuditService:
     # -- the access log --------------------------------------------------------------------------
 
     @refusals_as_statuses
-    @recorded(gate=_AUDITORS, resource=_access_records)
+    @recorded(gate=AUDITORS, resource=access_records_resource)
+    @in_session()
     async def ListAccessRecords(self, request: Any, call: Call) -> Any:
-        _AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
-        principal_id = _access_records_of(request)
-        if len(request.method) > MAX_FIELD_CHARS or not request.method.isprintable():
-            raise malformed(f"method must be at most {MAX_FIELD_CHARS} printable characters", "method")
-        filters = (principal_id, request.method or None)
-        since, until, binding, position = _page_request(request, self._access_tokens, filters)
-        try:
-            page = await list_access_records(
-                self.store,
-                since_ms=_ms(since),
-                until_ms=_ms(until),
-                principal_id=principal_id,
-                method=request.method or None,
-                page_size=request.page_size or DEFAULT_PAGE_SIZE,
-                position=position,
-            )
-        except BadPosition as error:
-            raise malformed(str(error), "page_token") from None
-        next_token = self._access_tokens.issue(page.next_position, binding) if page.next_position else ""
-        return audit_service_pb2.ListAccessRecordsResponse(
-            access_records=[access_record_proto(stored) for stored in page.records],
-            next_page_token=next_token,
-        )
+        AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
+        return await access_records_page(self.store, request, self._access_tokens)
+
+    # -- player sessions -------------------------------------------------------------------------
+
+    @refusals_as_statuses
+    @recorded(gate=SESSION_AUDITORS, resource=player_sessions_resource)
+    @in_session()
+    async def ListPlayerSessions(self, request: Any, call: Call) -> Any:
+        SESSION_AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
+        return await player_sessions_page(self.store, request, self._session_tokens)

@@ -29,6 +29,7 @@ from stud_service.server.api.money_gate import check_real_money
 from stud_service.server.api.names import ACCOUNTS, PLAYERS
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import RequestKey, check_same_request, request_key
+from stud_service.server.api.sessions import in_session
 from stud_service.server.proto_gen import account_pb2, cashier_service_pb2
 from stud_service.server.tables.live import now_ms
 from stud_service.server.tables.runtime import TableRuntime
@@ -128,12 +129,14 @@ class CashierService:
 
     @refusals_as_statuses
     @recorded(gate=_MOVING_MONEY, resource=ACCOUNTS.checked("account"))
+    @in_session()
     async def Deposit(self, request: Any, call: Call) -> Any:
         entry, account = await self._cashier(request, call, deposit=True)
         return cashier_service_pb2.DepositResponse(entry=entry, account=account)
 
     @refusals_as_statuses
     @recorded(gate=_MOVING_MONEY, resource=ACCOUNTS.checked("account"))
+    @in_session()
     async def Withdraw(self, request: Any, call: Call) -> Any:
         entry, account = await self._cashier(request, call, deposit=False)
         return cashier_service_pb2.WithdrawResponse(entry=entry, account=account)
@@ -142,6 +145,7 @@ class CashierService:
 
     @refusals_as_statuses
     @recorded(resource=ACCOUNTS.checked("name"))
+    @in_session()
     async def GetAccount(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         name = ACCOUNTS.parse(request.name)
@@ -150,6 +154,7 @@ class CashierService:
 
     @refusals_as_statuses
     @recorded(resource=ACCOUNTS.checked("parent"))
+    @in_session()
     async def ListAccountEntries(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         name = ACCOUNTS.parse(request.parent, "parent")
@@ -183,6 +188,7 @@ class CashierService:
 
     @refusals_as_statuses
     @recorded(gate=_SUSPENDING, resource=PLAYERS.checked("name"))
+    @in_session()
     async def SuspendPlayer(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _SUSPENDING(principal)
@@ -216,6 +222,7 @@ class CashierService:
 
     @refusals_as_statuses
     @recorded(gate=_REINSTATING, resource=PLAYERS.checked("name"))
+    @in_session()
     async def ReinstatePlayer(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _REINSTATING(principal)
@@ -225,6 +232,7 @@ class CashierService:
 
     @refusals_as_statuses
     @recorded(resource=PLAYERS.checked("name"))
+    @in_session()
     async def GetPlayerStanding(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         player = PLAYERS.parse(request.name)

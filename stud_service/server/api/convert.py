@@ -14,7 +14,7 @@ from typing import Any
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from stud_service.engine.commands import ActionKind
-from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, TableConfig, Variant
+from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, SameNetworkRule, TableConfig, Variant
 from stud_service.engine.control import CLOSED, OPEN, PAUSED, TableControl
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
@@ -30,6 +30,7 @@ from stud_service.engine.state import (
     turn_number,
 )
 from stud_service.server.api.errors import malformed
+from stud_service.server.api.time_banks import time_bank_proto, time_bank_values
 from stud_service.server.proto_gen import table_pb2
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -48,6 +49,19 @@ TIEBREAKS = {
     table_pb2.BRING_IN_TIEBREAK_POSITION: BringInTiebreak.POSITION,
 }
 TIEBREAK_PROTOS = {engine: proto for proto, engine in TIEBREAKS.items()}
+SAME_NETWORK_RULES = {
+    table_pb2.SAME_NETWORK_SEATING_UNSPECIFIED: SameNetworkRule.OFF,
+    table_pb2.SAME_NETWORK_SEATING_OFF: SameNetworkRule.OFF,
+    table_pb2.SAME_NETWORK_SEATING_DEVICE: SameNetworkRule.DEVICE,
+    table_pb2.SAME_NETWORK_SEATING_ADDRESS: SameNetworkRule.ADDRESS,
+    table_pb2.SAME_NETWORK_SEATING_PREFIX: SameNetworkRule.PREFIX,
+}
+SAME_NETWORK_PROTOS = {
+    SameNetworkRule.OFF: table_pb2.SAME_NETWORK_SEATING_OFF,
+    SameNetworkRule.DEVICE: table_pb2.SAME_NETWORK_SEATING_DEVICE,
+    SameNetworkRule.ADDRESS: table_pb2.SAME_NETWORK_SEATING_ADDRESS,
+    SameNetworkRule.PREFIX: table_pb2.SAME_NETWORK_SEATING_PREFIX,
+}
 ACTIONS = {
     table_pb2.ACTION_TYPE_FOLD: ActionKind.FOLD,
     table_pb2.ACTION_TYPE_CHECK: ActionKind.CHECK,
@@ -85,6 +99,7 @@ SIT_OUT_REASONS = {
     "loss_limit": table_pb2.SIT_OUT_REASON_LOSS_LIMIT,
     "session_limit": table_pb2.SIT_OUT_REASON_SESSION_LIMIT,
     "inactive": table_pb2.SIT_OUT_REASON_INACTIVE,
+    "excluded": table_pb2.SIT_OUT_REASON_EXCLUDED,
 }
 POT_HALVES = {"high": table_pb2.POT_HALF_HIGH, "low": table_pb2.POT_HALF_LOW}
 
@@ -140,6 +155,10 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
             raise malformed(f"unknown bring_in_tiebreak {table.bring_in_tiebreak}", "table.bring_in_tiebreak")
         values["bring_in_tiebreak"] = TIEBREAKS[table.bring_in_tiebreak]
     values["uncapped_heads_up"] = table.uncapped_heads_up
+    if table.same_network_seating not in SAME_NETWORK_RULES:
+        raise malformed(f"unknown same_network_seating {table.same_network_seating}",
+                        "table.same_network_seating")
+    values["same_network"] = SAME_NETWORK_RULES[table.same_network_seating]
     # Unset: the default currency; play money has none.
     if table.play_money:
         if table.currency_code:
@@ -175,30 +194,6 @@ def as_proto_config_error(error: InvalidConfig, prefix: str) -> InvalidConfig:
         lambda word: PROTO_CONFIG_FIELDS[word.group(0)], error.message.removeprefix(f"{error.field}: ")
     )
     return InvalidConfig(field, message)
-
-
-def _whole_seconds(duration: duration_pb2.Duration, field: str) -> int:
-    """A Duration of whole seconds (0 or more) as its seconds; anything else names ``field``."""
-    if duration.nanos or duration.seconds < 0:
-        raise malformed(f"{field.partition('.')[2]} must be whole seconds, 0 or more", field)
-    return duration.seconds
-
-
-def time_bank_values(bank: table_pb2.TimeBank, field: str) -> dict[str, int]:
-    """A TimeBank setting (a table's or a tournament's, at ``field``) as the config's ``time_bank_*`` values;
-    their bounds are the config's to check."""
-    return {"time_bank_seconds": _whole_seconds(bank.reserve, f"{field}.reserve"),
-            "time_bank_refill_seconds": _whole_seconds(bank.refill, f"{field}.refill"),
-            "time_bank_refill_hands": bank.refill_hands}
-
-
-def time_bank_proto(reserve_seconds: int, refill_seconds: int,
-                    refill_hands: int) -> table_pb2.TimeBank | None:
-    """A config's time bank as the TimeBank message; None (unset) without one."""
-    if not reserve_seconds:
-        return None
-    return table_pb2.TimeBank(reserve=duration_pb2.Duration(seconds=reserve_seconds),
-                              refill=duration_pb2.Duration(seconds=refill_seconds), refill_hands=refill_hands)
 
 
 def duration_ms(ms: int) -> duration_pb2.Duration:
@@ -308,6 +303,7 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
                                   config.time_bank_refill_hands),
         chat=table_pb2.ChatRules(spectators_write=config.chat_spectators,
                                  all_in_silence=config.chat_all_in_silence),
+        same_network_seating=SAME_NETWORK_PROTOS[config.same_network],
     )
     if config.tournament_id:
         table.tournament.tournament = f"tournaments/{config.tournament_id}"

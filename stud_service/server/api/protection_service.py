@@ -39,6 +39,7 @@ from stud_service.server.api.protection_convert import (
     protection_to_proto,
     reality_check_to_proto,
 )
+from stud_service.server.api.sessions import in_session, no_table, watched_in_session
 from stud_service.server.proto_gen import player_protection_service_pb2 as pb
 from stud_service.server.tables.live import now_ms
 from stud_service.server.tables.runtime import TableRuntime
@@ -83,6 +84,7 @@ class PlayerProtectionService:
 
     @refusals_as_statuses
     @recorded(resource=PLAYERS.checked("name"))
+    @in_session()
     async def GetLimits(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         player = PLAYERS.parse(request.name)
@@ -91,6 +93,7 @@ class PlayerProtectionService:
         return await self._reply(await self.ledger.standing(player))
 
     @refusals_as_statuses
+    @in_session()
     async def SetLimit(self, request: Any, call: Call) -> Any:
         principal, player = self._own(request, call)
         key, amount = limit_key(request)
@@ -105,6 +108,7 @@ class PlayerProtectionService:
         return await self._reply(standing)
 
     @refusals_as_statuses
+    @in_session()
     async def SelfExclude(self, request: Any, call: Call) -> Any:
         if request.forever and request.duration_seconds:
             raise malformed("give duration_seconds or forever, not both", "duration_seconds")
@@ -112,6 +116,7 @@ class PlayerProtectionService:
         return await self._exclude(request, call, "exclusion", seconds)
 
     @refusals_as_statuses
+    @in_session()
     async def TakeTimeOut(self, request: Any, call: Call) -> Any:
         return await self._exclude(request, call, "time_out", request.duration_seconds)
 
@@ -136,11 +141,14 @@ class PlayerProtectionService:
 
         standing, _events = await self.ledger.protect(player, decide)
         tables = await self.runtime.protection.take_off_tables(player)
+        tournaments = await self.runtime.tournaments.exclusions.unregister_player(player)
         return pb.ExclusionResponse(
-            protection=await self._reply(standing), tables=[f"tables/{table}" for table in tables]
+            protection=await self._reply(standing), tables=[f"tables/{table}" for table in tables],
+            tournaments=[f"tournaments/{tournament}" for tournament in tournaments],
         )
 
     @refusals_as_statuses
+    @in_session()
     async def SetRealityCheck(self, request: Any, call: Call) -> Any:
         _principal, player = self._own(request, call)
         seconds = request.interval_seconds
@@ -159,6 +167,7 @@ class PlayerProtectionService:
 
     @refusals_as_statuses
     @recorded(gate=_FLOOR, resource=PLAYERS.checked("name"))
+    @in_session()
     async def SetLimitFloor(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _FLOOR(principal)
@@ -172,6 +181,7 @@ class PlayerProtectionService:
 
     @refusals_as_statuses
     @recorded(gate=_ENDING, resource=PLAYERS.checked("name"))
+    @in_session()
     async def EndExclusion(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
         _ENDING(principal)
@@ -193,6 +203,7 @@ class PlayerProtectionService:
 
     # -- the player's stream -----------------------------------------------------------------------
 
+    @watched_in_session(table=no_table)
     async def WatchPlayer(self, request: Any, call: Call) -> AsyncIterator[pb.WatchPlayerResponse]:
         try:
             principal = self._principal(call)

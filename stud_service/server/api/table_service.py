@@ -26,6 +26,7 @@ from stud_service.engine import (
     JoinWaitingList,
     Leave,
     LeaveWaitingList,
+    SameNetworkRule,
     SitDown,
     SitIn,
     SitOut,
@@ -58,6 +59,14 @@ from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import derived_id, request_key
 from stud_service.server.api.resuming import check_after_head, check_watch_request
 from stud_service.server.api.round_trips import CallerRoundTrips
+from stud_service.server.api.seating import (
+    CHECK_ATTEMPTS,
+    SeatedMeanwhile,
+    check_seating,
+    others_seated,
+    still_checked,
+)
+from stud_service.server.api.sessions import caller_of, in_session, named_table, watched_in_session
 from stud_service.server.api.table_chat import (
     answer_heartbeat,
     delete_chat_message,
@@ -153,6 +162,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_CREATE_TABLE, resource=_created_table)
+    @in_session()
     async def CreateTable(
         self, request: table_service_pb2.CreateTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -172,6 +182,7 @@ class TableService:
         return table_resource(created.live, created.state, created.version)
 
     @_refusals_as_statuses
+    @in_session(table=named_table, optional_token=True)
     async def GetTable(
         self, request: table_service_pb2.GetTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -180,6 +191,7 @@ class TableService:
         return table_resource(live, live.state, live.version)
 
     @_refusals_as_statuses
+    @in_session(optional_token=True)
     async def ListTables(
         self, request: table_service_pb2.ListTablesRequest, call: Call
     ) -> table_service_pb2.ListTablesResponse:
@@ -202,17 +214,41 @@ class TableService:
     # -- seats ---------------------------------------------------------------------------------
 
     @_refusals_as_statuses
+    @in_session(table=named_table, durable=True)
     async def SitDown(
         self, request: table_service_pb2.SitDownRequest, call: Call
     ) -> table_service_pb2.SitDownResponse:
-        view = await self._seat_command(
-            request,
-            call,
-            lambda player, state, now: SitDown(player, request.seat, request.buy_in, now_ms=now),
-        )
-        return table_service_pb2.SitDownResponse(view=view)
+        def sit_down(player: str, state: TableState, now: int) -> SitDown:
+            return SitDown(player, request.seat, request.buy_in, now_ms=now)
+
+        live = await self.runtime.table(TABLES.parse(request.name))
+        config = live.state.config
+        rule = config.same_network if config is not None else SameNetworkRule.OFF
+        if rule is SameNetworkRule.OFF:
+            return table_service_pb2.SitDownResponse(view=await self._seat_command(request, call, sit_down))
+        player = playing(self._principal(call))
+        caller = caller_of(call, self.runtime.sessions)
+        for _attempt in range(CHECK_ATTEMPTS):
+            checked = others_seated(live.state, player)
+            if live.state.seat_of(player) is None:  # a seated caller's SitDown is refused or a retry anyway
+                await check_seating(self.runtime.store, self.runtime.sessions, rule, caller, checked)
+
+            def guarded(player: str, state: TableState, now: int,
+                        checked: frozenset[str] = checked) -> SitDown:
+                if state.seat_of(player) is None:
+                    still_checked(state, player, checked)
+                return sit_down(player, state, now)
+
+            try:
+                view = await self._seat_command(request, call, guarded)
+            except SeatedMeanwhile:
+                continue
+            return table_service_pb2.SitDownResponse(view=view)
+        raise RequestError(grpc.StatusCode.ABORTED, "CONFLICT",
+                           "players kept sitting down at the table; retry")
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def Leave(
         self, request: table_service_pb2.LeaveRequest, call: Call
     ) -> table_service_pb2.LeaveResponse:
@@ -222,6 +258,7 @@ class TableService:
         return table_service_pb2.LeaveResponse(view=view)
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def JoinWaitingList(
         self, request: table_service_pb2.JoinWaitingListRequest, call: Call
     ) -> table_service_pb2.JoinWaitingListResponse:
@@ -231,6 +268,7 @@ class TableService:
         return table_service_pb2.JoinWaitingListResponse(view=view)
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def LeaveWaitingList(
         self, request: table_service_pb2.LeaveWaitingListRequest, call: Call
     ) -> table_service_pb2.LeaveWaitingListResponse:
@@ -240,6 +278,7 @@ class TableService:
         return table_service_pb2.LeaveWaitingListResponse(view=view)
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def SitOut(
         self, request: table_service_pb2.SitOutRequest, call: Call
     ) -> table_service_pb2.SitOutResponse:
@@ -249,6 +288,7 @@ class TableService:
         return table_service_pb2.SitOutResponse(view=view)
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def SitIn(
         self, request: table_service_pb2.SitInRequest, call: Call
     ) -> table_service_pb2.SitInResponse:
@@ -258,6 +298,7 @@ class TableService:
         return table_service_pb2.SitInResponse(view=view)
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def TopUp(
         self, request: table_service_pb2.TopUpRequest, call: Call
     ) -> table_service_pb2.TopUpResponse:
@@ -270,6 +311,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(roles=_EVERY_CARD, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def GetTableView(
         self, request: table_service_pb2.GetTableViewRequest, call: Call
     ) -> table_pb2.TableView:
@@ -278,6 +320,7 @@ class TableService:
         return self._round_trips(live.table_id, principal, call).stamped(table_view(live, principal))
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def Act(
         self, request: table_service_pb2.ActRequest, call: Call
     ) -> table_service_pb2.ActResponse:
@@ -315,6 +358,7 @@ class TableService:
         self._round_trips(table_id, principal, call).stamp(reply.view)
         return reply
 
+    @watched_in_session()
     async def WatchTable(
         self, request: table_service_pb2.WatchTableRequest, call: Call
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
@@ -363,6 +407,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def PauseTable(
         self, request: table_service_pb2.PauseTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -372,6 +417,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def ResumeTable(
         self, request: table_service_pb2.ResumeTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -381,6 +427,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def CloseTable(
         self, request: table_service_pb2.CloseTableRequest, call: Call
     ) -> table_pb2.Table:
@@ -390,6 +437,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=HANDS.checked("name"))
+    @in_session(table=named_table)
     async def VoidHand(
         self, request: table_service_pb2.VoidHandRequest, call: Call
     ) -> table_pb2.Table:
@@ -401,6 +449,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_STOP_GAME, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def UpdateTableSettings(
         self, request: table_service_pb2.UpdateTableSettingsRequest, call: Call
     ) -> table_pb2.Table:
@@ -413,6 +462,7 @@ class TableService:
     # -- the table chat and the latency meter (docs/chat.md) ------------------------------------------
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def SendChat(
         self, request: table_service_pb2.SendChatRequest, call: Call
     ) -> table_service_pb2.SendChatResponse:
@@ -421,6 +471,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_MODERATE_CHAT, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def MuteChatPlayer(
         self, request: table_service_pb2.MuteChatPlayerRequest, call: Call
     ) -> table_service_pb2.MuteChatPlayerResponse:
@@ -430,6 +481,7 @@ class TableService:
 
     @_refusals_as_statuses
     @recorded(gate=_MODERATE_CHAT, resource=TABLES.checked("name"))
+    @in_session(table=named_table)
     async def DeleteChatMessage(
         self, request: table_service_pb2.DeleteChatMessageRequest, call: Call
     ) -> table_service_pb2.DeleteChatMessageResponse:
@@ -438,6 +490,7 @@ class TableService:
         return await delete_chat_message(self.runtime, principal, request)
 
     @_refusals_as_statuses
+    @in_session(table=named_table)
     async def AnswerHeartbeat(
         self, request: table_service_pb2.AnswerHeartbeatRequest, call: Call
     ) -> table_service_pb2.AnswerHeartbeatResponse:

@@ -12,16 +12,17 @@ from typing import Any
 
 from google.protobuf import duration_pb2
 
-from stud_service.engine.config import PLAY_CHIPS
+from stud_service.engine.config import PLAY_CHIPS, SameNetworkRule
 from stud_service.server.api.convert import (
+    SAME_NETWORK_PROTOS,
+    SAME_NETWORK_RULES,
     VARIANT_PROTOS,
     VARIANTS,
     checked_timestamp,
-    time_bank_proto,
-    time_bank_values,
     timestamp_ms,
 )
 from stud_service.server.api.errors import malformed
+from stud_service.server.api.time_banks import time_bank_proto, time_bank_values
 from stud_service.server.proto_gen import table_pb2, tournament_pb2
 from stud_service.tournaments import (
     CancellationPayout,
@@ -59,6 +60,7 @@ PROTO_STRUCTURE_FIELDS = {
     "name": "display_name", "start_ms": "start_time", "currency": "currency_code",
     "action_clock_seconds": "action_clock", "config": "tournament", "time_bank_seconds": "time_bank.reserve",
     "time_bank_refill_seconds": "time_bank.refill", "time_bank_refill_hands": "time_bank.refill_hands",
+    "same_network": "same_network_seating",
 }
 _LEVEL_FIELD = re.compile(r"levels\[(\d+)\]\.(\w+)")
 _MINUTE = 60
@@ -90,6 +92,8 @@ def structure_from_proto(tournament: tournament_pb2.Tournament,
         "fee": tournament.fee,
         "payouts": tuple(tournament.payouts),
         "action_clock_seconds": default_action_clock_seconds,
+        "same_network": _enum(tournament.same_network_seating, SAME_NETWORK_RULES, SameNetworkRule.OFF,
+                              "tournament.same_network_seating"),
     }
     if tournament.HasField("action_clock"):
         clock = tournament.action_clock
@@ -169,6 +173,8 @@ def structure_to_proto(tournament_id: str, config: TournamentConfig) -> tourname
     )
     if config.start_ms:
         message.start_time.CopyFrom(timestamp_ms(config.start_ms))
+    if config.same_network is not SameNetworkRule.OFF:  # unset when off, as tournaments before the rule
+        message.same_network_seating = SAME_NETWORK_PROTOS[config.same_network]
     return message
 
 

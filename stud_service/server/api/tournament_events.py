@@ -62,9 +62,12 @@ def _draw_revealed(target: Any, e: ev.DrawRevealed, after: TournamentState) -> N
     target.draw, target.seed = e.draw, e.seed
 
 
-def _registration(target: Any, e: ev.PlayerRegistered | ev.PlayerUnregistered,
-                  after: TournamentState) -> None:
+def _registration(target: Any, e: ev.PlayerRegistered, after: TournamentState) -> None:
     target.player_id, target.entrants = e.player_id, len(after.registered)
+
+
+def _unregistration(target: Any, e: ev.PlayerUnregistered, after: TournamentState) -> None:
+    target.player_id, target.entrants, target.reason = e.player_id, len(after.registered), e.reason
 
 
 def _re_entered(target: Any, e: ev.PlayerReEntered, after: TournamentState) -> None:
@@ -157,7 +160,7 @@ def _cancelled(target: Any, e: ev.TournamentCancelled, after: TournamentState) -
 
 BUILDERS: dict[str, Callable[[Any, Any, TournamentState], None]] = {
     "TournamentCreated": _created, "DrawCommitted": _draw_committed, "DrawRevealed": _draw_revealed,
-    "PlayerRegistered": _registration, "PlayerUnregistered": _registration, "PlayerReEntered": _re_entered,
+    "PlayerRegistered": _registration, "PlayerUnregistered": _unregistration, "PlayerReEntered": _re_entered,
     "TournamentStarted": _started, "LevelStarted": _level_started, "BreakStarted": _break_started,
     "TableOpened": _table_named, "PlayerSeated": _seated, "TableHandDealt": _hand_dealt,
     "TableHandEnded": _hand_ended, "PlayersEliminated": _eliminated, "PlacesFixed": _places_fixed,

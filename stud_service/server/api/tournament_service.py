@@ -13,8 +13,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import grpc
+
 from stud_service.auth import AuthError, Principal
 from stud_service.engine import DomainError
+from stud_service.engine.config import SameNetworkRule
 from stud_service.ledger.errors import LedgerError
 from stud_service.server.api.access import operator_only, recorded
 from stud_service.server.api.call import Call, heartbeat_seconds
@@ -33,11 +36,19 @@ from stud_service.server.api.names import TOURNAMENT_ID, TOURNAMENTS
 from stud_service.server.api.page_tokens import PageTokens
 from stud_service.server.api.request_ids import derived_id, request_key
 from stud_service.server.api.resuming import check_after_head, check_watch_request
+from stud_service.server.api.seating import (
+    CHECK_ATTEMPTS,
+    SeatedMeanwhile,
+    check_seating,
+    others_entered,
+    still_entered,
+)
+from stud_service.server.api.sessions import caller_of, in_session, no_table, watched_in_session
 from stud_service.server.api.tournament_convert import structure_from_proto
 from stud_service.server.api.tournament_watch import TournamentReplies, viewer_of, watch_stream
 from stud_service.server.proto_gen import tournament_pb2, tournament_service_pb2
 from stud_service.server.tables.runtime import TableRuntime
-from stud_service.tournaments import TournamentError
+from stud_service.tournaments import TournamentError, TournamentState
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
@@ -74,6 +85,7 @@ class TournamentService:
 
     @refusals_as_statuses
     @recorded(gate=_CREATING, resource=_created_tournament)
+    @in_session()
     async def CreateTournament(
         self, request: tournament_service_pb2.CreateTournamentRequest, call: Call
     ) -> tournament_pb2.Tournament:
@@ -93,6 +105,7 @@ class TournamentService:
 
     @refusals_as_statuses
     @recorded(gate=_CANCELLING, resource=TOURNAMENTS.checked("name"))
+    @in_session()
     async def CancelTournament(
         self, request: tournament_service_pb2.CancelTournamentRequest, call: Call
     ) -> tournament_pb2.Tournament:
@@ -105,6 +118,7 @@ class TournamentService:
     # -- the lobby -----------------------------------------------------------------------------
 
     @refusals_as_statuses
+    @in_session(optional_token=True)
     async def GetTournament(
         self, request: tournament_service_pb2.GetTournamentRequest, call: Call
     ) -> tournament_pb2.Tournament:
@@ -112,6 +126,7 @@ class TournamentService:
         return self.replies.resource(await self.tournaments.live(TOURNAMENTS.parse(request.name)))
 
     @refusals_as_statuses
+    @in_session(optional_token=True)
     async def ListTournaments(
         self, request: tournament_service_pb2.ListTournamentsRequest, call: Call
     ) -> tournament_service_pb2.ListTournamentsResponse:
@@ -142,13 +157,47 @@ class TournamentService:
         return await self.replies.view_at(self.tournaments, tournament_id, written, player)
 
     @refusals_as_statuses
+    @in_session(durable=True)
     async def RegisterTournament(
         self, request: tournament_service_pb2.RegisterTournamentRequest, call: Call
     ) -> tournament_service_pb2.RegisterTournamentResponse:
-        view = await self._entry(request, call, "register")
-        return tournament_service_pb2.RegisterTournamentResponse(view=view)
+        tournament_id = TOURNAMENTS.parse(request.name)
+        config = (await self.tournaments.live(tournament_id)).state.config
+        rule = config.same_network if config is not None else SameNetworkRule.OFF
+        if rule is SameNetworkRule.OFF:
+            view = await self._entry(request, call, "register")
+            return tournament_service_pb2.RegisterTournamentResponse(view=view)
+        return tournament_service_pb2.RegisterTournamentResponse(
+            view=await self._register_apart(request, call, tournament_id, rule))
+
+    async def _register_apart(self, request: Any, call: Call, tournament_id: str,
+                              rule: SameNetworkRule) -> tournament_pb2.TournamentView:
+        """RegisterTournament in a tournament that keeps one household's players apart (api.seating): the
+        caller's session checked against the players registered, and again if others registered meanwhile."""
+        principal = self._principal(call)
+        player = playing(principal)
+        key = request_key(principal, request)
+        caller = caller_of(call, self.runtime.sessions)
+        live = await self.tournaments.live(tournament_id)
+        for _attempt in range(CHECK_ATTEMPTS):
+            checked = others_entered(live.state, player)
+            if player not in live.state.entries:  # a registered caller's is refused or a retry anyway
+                await check_seating(self.runtime.store, self.runtime.sessions, rule, caller, checked,
+                                    "tournament")
+
+            def guard(state: TournamentState, checked: frozenset[str] = checked) -> None:
+                if player not in state.entries:
+                    still_entered(state, player, checked)
+
+            try:
+                written = await self.tournaments.register(tournament_id, player, request_key=key, guard=guard)
+            except SeatedMeanwhile:
+                continue
+            return await self.replies.view_at(self.tournaments, tournament_id, written, player)
+        raise RequestError(grpc.StatusCode.ABORTED, "CONFLICT", "players kept registering; retry")
 
     @refusals_as_statuses
+    @in_session()
     async def UnregisterTournament(
         self, request: tournament_service_pb2.UnregisterTournamentRequest, call: Call
     ) -> tournament_service_pb2.UnregisterTournamentResponse:
@@ -156,6 +205,7 @@ class TournamentService:
         return tournament_service_pb2.UnregisterTournamentResponse(view=view)
 
     @refusals_as_statuses
+    @in_session()
     async def ReEnterTournament(
         self, request: tournament_service_pb2.ReEnterTournamentRequest, call: Call
     ) -> tournament_service_pb2.ReEnterTournamentResponse:
@@ -163,6 +213,7 @@ class TournamentService:
         return tournament_service_pb2.ReEnterTournamentResponse(view=view)
 
     @refusals_as_statuses
+    @in_session()
     async def GetTournamentView(
         self, request: tournament_service_pb2.GetTournamentViewRequest, call: Call
     ) -> tournament_pb2.TournamentView:
@@ -172,6 +223,7 @@ class TournamentService:
 
     # -- watching ------------------------------------------------------------------------------
 
+    @watched_in_session(table=no_table)
     async def WatchTournament(
         self, request: tournament_service_pb2.WatchTournamentRequest, call: Call
     ) -> AsyncIterator[tournament_service_pb2.WatchTournamentResponse]:

@@ -19,9 +19,22 @@ class AccessOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACCESS_OUTCOME_UNSPECIFIED: _ClassVar[AccessOutcome]
     ACCESS_OUTCOME_ALLOWED: _ClassVar[AccessOutcome]
     ACCESS_OUTCOME_REFUSED: _ClassVar[AccessOutcome]
+
+class SessionEnd(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SESSION_END_UNSPECIFIED: _ClassVar[SessionEnd]
+    SESSION_END_CLOSED: _ClassVar[SessionEnd]
+    SESSION_END_IDLE: _ClassVar[SessionEnd]
+    SESSION_END_SHUTDOWN: _ClassVar[SessionEnd]
+    SESSION_END_REPLICA_LOST: _ClassVar[SessionEnd]
 ACCESS_OUTCOME_UNSPECIFIED: AccessOutcome
 ACCESS_OUTCOME_ALLOWED: AccessOutcome
 ACCESS_OUTCOME_REFUSED: AccessOutcome
+SESSION_END_UNSPECIFIED: SessionEnd
+SESSION_END_CLOSED: SessionEnd
+SESSION_END_IDLE: SessionEnd
+SESSION_END_SHUTDOWN: SessionEnd
+SESSION_END_REPLICA_LOST: SessionEnd
 
 class HandSummary(_message.Message):
     __slots__ = ("name", "hand_number", "start_time", "variant", "players", "complete", "pot")
@@ -365,3 +378,33 @@ class AccessRecord(_message.Message):
     log_stream: str
     log_version: int
     def __init__(self, principal_id: _Optional[str] = ..., role: _Optional[str] = ..., method: _Optional[str] = ..., resource: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., peer: _Optional[str] = ..., outcome: _Optional[_Union[AccessOutcome, str]] = ..., refusal_reason: _Optional[str] = ..., log_stream: _Optional[str] = ..., log_version: _Optional[int] = ...) -> None: ...
+
+class PlayerSession(_message.Message):
+    __slots__ = ("session_id", "player_id", "transport", "connection", "address", "device_id", "start_time", "end_time", "end", "tables", "calls", "log_stream", "log_version")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    TRANSPORT_FIELD_NUMBER: _ClassVar[int]
+    CONNECTION_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    LOG_STREAM_FIELD_NUMBER: _ClassVar[int]
+    LOG_VERSION_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    player_id: str
+    transport: str
+    connection: str
+    address: str
+    device_id: str
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    end: SessionEnd
+    tables: _containers.RepeatedScalarFieldContainer[str]
+    calls: int
+    log_stream: str
+    log_version: int
+    def __init__(self, session_id: _Optional[str] = ..., player_id: _Optional[str] = ..., transport: _Optional[str] = ..., connection: _Optional[str] = ..., address: _Optional[str] = ..., device_id: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[SessionEnd, str]] = ..., tables: _Optional[_Iterable[str]] = ..., calls: _Optional[int] = ..., log_stream: _Optional[str] = ..., log_version: _Optional[int] = ...) -> None: ...

@@ -227,3 +227,29 @@ class ListAccessRecordsResponse(_message.Message):
     access_records: _containers.RepeatedCompositeFieldContainer[_audit_pb2.AccessRecord]
     next_page_token: str
     def __init__(self, access_records: _Optional[_Iterable[_Union[_audit_pb2.AccessRecord, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListPlayerSessionsRequest(_message.Message):
+    __slots__ = ("start_time", "end_time", "player_id", "address", "device_id", "page_size", "page_token")
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    player_id: str
+    address: str
+    device_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., player_id: _Optional[str] = ..., address: _Optional[str] = ..., device_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListPlayerSessionsResponse(_message.Message):
+    __slots__ = ("player_sessions", "next_page_token")
+    PLAYER_SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    player_sessions: _containers.RepeatedCompositeFieldContainer[_audit_pb2.PlayerSession]
+    next_page_token: str
+    def __init__(self, player_sessions: _Optional[_Iterable[_Union[_audit_pb2.PlayerSession, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

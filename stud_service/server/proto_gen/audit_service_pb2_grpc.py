@@ -113,6 +113,11 @@ class AuditServiceStub:
                 request_serializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.FromString,
                 _registered_method=True)
+        self.ListPlayerSessions = channel.unary_unary(
+                '/stud.v1.AuditService/ListPlayerSessions',
+                request_serializer=stud_dot_v1_dot_audit__service__pb2.ListPlayerSessionsRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_audit__service__pb2.ListPlayerSessionsResponse.FromString,
+                _registered_method=True)
 
 
 class AuditServiceServicer:
@@ -235,6 +240,15 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPlayerSessions(self, request, context):
+        """Lists player sessions, oldest first: one per player per connection, with its peer, device id, start, end
+        and the tables it touched (docs/player-protection.md). Auditors only: an operator's or a player's token is
+        PERMISSION_DENIED (AUDITOR_ONLY), and like every auditor's call it is recorded in the access log first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -287,6 +301,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     servicer.ListAccessRecords,
                     request_deserializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.FromString,
                     response_serializer=stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.SerializeToString,
+            ),
+            'ListPlayerSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPlayerSessions,
+                    request_deserializer=stud_dot_v1_dot_audit__service__pb2.ListPlayerSessionsRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_audit__service__pb2.ListPlayerSessionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -587,6 +606,33 @@ class AuditService:
             '/stud.v1.AuditService/ListAccessRecords',
             stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsRequest.SerializeToString,
             stud_dot_v1_dot_audit__service__pb2.ListAccessRecordsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPlayerSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AuditService/ListPlayerSessions',
+            stud_dot_v1_dot_audit__service__pb2.ListPlayerSessionsRequest.SerializeToString,
+            stud_dot_v1_dot_audit__service__pb2.ListPlayerSessionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -33,6 +33,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INVALID_SEAT: _ClassVar[ErrorReason]
     INVALID_DECK: _ClassVar[ErrorReason]
     INVALID_AMOUNT: _ClassVar[ErrorReason]
+    DEVICE_ID_INVALID: _ClassVar[ErrorReason]
     STALE_TURN: _ClassVar[ErrorReason]
     NOT_YOUR_TURN: _ClassVar[ErrorReason]
     ACTION_NOT_AVAILABLE: _ClassVar[ErrorReason]
@@ -55,6 +56,8 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DEPOSIT_LIMIT_REACHED: _ClassVar[ErrorReason]
     LOSS_LIMIT_REACHED: _ClassVar[ErrorReason]
     SESSION_LIMIT_REACHED: _ClassVar[ErrorReason]
+    SAME_NETWORK_AT_TABLE: _ClassVar[ErrorReason]
+    PLAYER_SESSIONS_OFF: _ClassVar[ErrorReason]
     REGISTRATION_CLOSED: _ClassVar[ErrorReason]
     TOURNAMENT_FULL: _ClassVar[ErrorReason]
     TOURNAMENT_NOT_STARTED: _ClassVar[ErrorReason]
@@ -120,6 +123,7 @@ BUY_IN_OUT_OF_LIMITS: ErrorReason
 INVALID_SEAT: ErrorReason
 INVALID_DECK: ErrorReason
 INVALID_AMOUNT: ErrorReason
+DEVICE_ID_INVALID: ErrorReason
 STALE_TURN: ErrorReason
 NOT_YOUR_TURN: ErrorReason
 ACTION_NOT_AVAILABLE: ErrorReason
@@ -142,6 +146,8 @@ EXCLUSION_NOT_OVER: ErrorReason
 DEPOSIT_LIMIT_REACHED: ErrorReason
 LOSS_LIMIT_REACHED: ErrorReason
 SESSION_LIMIT_REACHED: ErrorReason
+SAME_NETWORK_AT_TABLE: ErrorReason
+PLAYER_SESSIONS_OFF: ErrorReason
 REGISTRATION_CLOSED: ErrorReason
 TOURNAMENT_FULL: ErrorReason
 TOURNAMENT_NOT_STARTED: ErrorReason

@@ -146,12 +146,14 @@ class TakeTimeOutRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., duration_seconds: _Optional[int] = ...) -> None: ...
 
 class ExclusionResponse(_message.Message):
-    __slots__ = ("protection", "tables")
+    __slots__ = ("protection", "tables", "tournaments")
     PROTECTION_FIELD_NUMBER: _ClassVar[int]
     TABLES_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
     protection: PlayerProtection
     tables: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, protection: _Optional[_Union[PlayerProtection, _Mapping]] = ..., tables: _Optional[_Iterable[str]] = ...) -> None: ...
+    tournaments: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, protection: _Optional[_Union[PlayerProtection, _Mapping]] = ..., tables: _Optional[_Iterable[str]] = ..., tournaments: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class EndExclusionRequest(_message.Message):
     __slots__ = ("name",)

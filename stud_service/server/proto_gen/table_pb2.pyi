@@ -20,6 +20,14 @@ class TableStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TABLE_STATUS_PAUSED: _ClassVar[TableStatus]
     TABLE_STATUS_CLOSED: _ClassVar[TableStatus]
 
+class SameNetworkSeating(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SAME_NETWORK_SEATING_UNSPECIFIED: _ClassVar[SameNetworkSeating]
+    SAME_NETWORK_SEATING_OFF: _ClassVar[SameNetworkSeating]
+    SAME_NETWORK_SEATING_DEVICE: _ClassVar[SameNetworkSeating]
+    SAME_NETWORK_SEATING_ADDRESS: _ClassVar[SameNetworkSeating]
+    SAME_NETWORK_SEATING_PREFIX: _ClassVar[SameNetworkSeating]
+
 class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     VARIANT_UNSPECIFIED: _ClassVar[Variant]
@@ -63,6 +71,7 @@ class SitOutReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SIT_OUT_REASON_LOSS_LIMIT: _ClassVar[SitOutReason]
     SIT_OUT_REASON_SESSION_LIMIT: _ClassVar[SitOutReason]
     SIT_OUT_REASON_INACTIVE: _ClassVar[SitOutReason]
+    SIT_OUT_REASON_EXCLUDED: _ClassVar[SitOutReason]
 
 class PotHalf(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -86,6 +95,11 @@ TABLE_STATUS_UNSPECIFIED: TableStatus
 TABLE_STATUS_OPEN: TableStatus
 TABLE_STATUS_PAUSED: TableStatus
 TABLE_STATUS_CLOSED: TableStatus
+SAME_NETWORK_SEATING_UNSPECIFIED: SameNetworkSeating
+SAME_NETWORK_SEATING_OFF: SameNetworkSeating
+SAME_NETWORK_SEATING_DEVICE: SameNetworkSeating
+SAME_NETWORK_SEATING_ADDRESS: SameNetworkSeating
+SAME_NETWORK_SEATING_PREFIX: SameNetworkSeating
 VARIANT_UNSPECIFIED: Variant
 VARIANT_SEVEN_CARD_STUD: Variant
 VARIANT_STUD_HI_LO: Variant
@@ -115,6 +129,7 @@ SIT_OUT_REASON_BUSTED: SitOutReason
 SIT_OUT_REASON_LOSS_LIMIT: SitOutReason
 SIT_OUT_REASON_SESSION_LIMIT: SitOutReason
 SIT_OUT_REASON_INACTIVE: SitOutReason
+SIT_OUT_REASON_EXCLUDED: SitOutReason
 POT_HALF_UNSPECIFIED: PotHalf
 POT_HALF_WHOLE: PotHalf
 POT_HALF_HIGH: PotHalf
@@ -127,7 +142,7 @@ ROUND_TRIP_SOURCE_TCP: RoundTripSource
 ROUND_TRIP_SOURCE_HEARTBEAT: RoundTripSource
 
 class Table(_message.Message):
-    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money", "tournament", "interrupted_hand_void_time", "status", "status_reason", "status_time", "last_voided_hand", "time_bank", "chat")
+    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money", "tournament", "same_network_seating", "interrupted_hand_void_time", "status", "status_reason", "status_time", "last_voided_hand", "time_bank", "chat")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -149,6 +164,7 @@ class Table(_message.Message):
     RAKE_FIELD_NUMBER: _ClassVar[int]
     PLAY_MONEY_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    SAME_NETWORK_SEATING_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTED_HAND_VOID_TIME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     STATUS_REASON_FIELD_NUMBER: _ClassVar[int]
@@ -177,6 +193,7 @@ class Table(_message.Message):
     rake: RakeRule
     play_money: bool
     tournament: TableTournament
+    same_network_seating: SameNetworkSeating
     interrupted_hand_void_time: _duration_pb2.Duration
     status: TableStatus
     status_reason: str
@@ -184,7 +201,7 @@ class Table(_message.Message):
     last_voided_hand: VoidedHand
     time_bank: TimeBank
     chat: ChatRules
-    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ..., tournament: _Optional[_Union[TableTournament, _Mapping]] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., status: _Optional[_Union[TableStatus, str]] = ..., status_reason: _Optional[str] = ..., status_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_voided_hand: _Optional[_Union[VoidedHand, _Mapping]] = ..., time_bank: _Optional[_Union[TimeBank, _Mapping]] = ..., chat: _Optional[_Union[ChatRules, _Mapping]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ..., tournament: _Optional[_Union[TableTournament, _Mapping]] = ..., same_network_seating: _Optional[_Union[SameNetworkSeating, str]] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., status: _Optional[_Union[TableStatus, str]] = ..., status_reason: _Optional[str] = ..., status_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_voided_hand: _Optional[_Union[VoidedHand, _Mapping]] = ..., time_bank: _Optional[_Union[TimeBank, _Mapping]] = ..., chat: _Optional[_Union[ChatRules, _Mapping]] = ...) -> None: ...
 
 class VoidedHand(_message.Message):
     __slots__ = ("name", "hand_number", "reason", "automatic", "void_time")

@@ -38,6 +38,8 @@ from stud_service.store.errors import is_store_fault
 
 _log = logging.getLogger(__name__)
 
+EXCLUDED = "excluded"  # a SitOut's reason at a tournament's table
+
 # Events a player's own call causes: their activity, for the inactivity time-out.
 _PLAYER_EVENTS = frozenset({"PlayerSeated", "PlayerSatIn", "PlayerSatOut", "PlayerToppedUp", "ClientSeedSet",
                             "LeaveRequested", "WaitingListJoined"})
@@ -134,11 +136,21 @@ class ProtectionKeeper:
 
     async def take_off_tables(self, player: str) -> list[str]:
         """An excluded player leaves the tables this replica runs: at once where they are in no hand, else
-        when the hand ends (before the next deal); a place on a waiting list is given up. The tables."""
+        when the hand ends (before the next deal); a place on a waiting list is given up; at a tournament's
+        table they are sat out (:func:`sit_out_excluded`, which its dealer also applies before each hand).
+        The tables."""
         tables = []
         for live in self.cache.loaded_tables():
             state = live.state
             seat = state.seat_of(player)
+            if seat is not None and state.config is not None and state.config.tournament_id:
+                # A tournament's table: they keep their seat and chips, sat out (blinded off) until out.
+                tables.append(live.table_id)
+                if not state.seats[seat].sitting_out:
+                    with contextlib.suppress(DomainError):
+                        await self.writes.execute(live.table_id, lambda state, now: SitOut(
+                            player, now_ms=now, reason=EXCLUDED))
+                continue
             if seat is not None:
                 tables.append(live.table_id)
                 if state.hand is not None and seat in state.hand.players:
@@ -223,3 +235,18 @@ def _reality_check(standing: PlayerStanding, net: dict[str, int], now: int) -> d
     started = standing.session.started_ms or now
     return {"type": "RealityCheck", "v": 1, "session_start_ms": started,
             "elapsed_s": (now - started) // 1000, "net": net, "at_ms": now}
+
+
+async def sit_out_excluded(ledger: Ledger, writes: TableWrites, live: LiveTable) -> bool:
+    """At a tournament's table, between hands: each excluded player dealt in is sat out (reason "excluded";
+    they stay in the tournament, blinded off, and may not sit in while excluded). Whether any was."""
+    dealt_in = [seat.player_id for seat in live.state.seats.values() if not seat.sitting_out]
+    if not dealt_in:
+        return False
+    now = now_ms()
+    standings = await ledger.standings(dealt_in)
+    excluded = [player for player in dealt_in if standings[player].excluded_at(now) is not None]
+    for player in excluded:
+        with contextlib.suppress(DomainError):  # they sat out meanwhile
+            await writes.write(live, lambda state, at, p=player: SitOut(p, now_ms=at, reason=EXCLUDED), None)
+    return bool(excluded)

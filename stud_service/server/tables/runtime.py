@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stud_service.access import AccessLog
+from stud_service.access.writer import writer_id
 from stud_service.engine import Command, TableState
 from stud_service.ledger.book import Ledger
 from stud_service.observability.metrics import Metrics
@@ -58,6 +59,7 @@ from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tables.tournament_tables import TournamentTables
 from stud_service.server.tables.writes import Commands, TableWrites
 from stud_service.server.tournaments.runtime import TournamentRuntime
+from stud_service.sessions import PlayerSessions
 from stud_service.store import EventStore
 from stud_service.tournaments import TournamentState
 
@@ -66,11 +68,14 @@ class TableRuntime:
     """All tables of one replica. Create one per server; ``close`` stops its tasks."""
 
     def __init__(
-        self, store: EventStore, settings: RuntimeSettings | None = None, metrics: Metrics | None = None
+        self, store: EventStore, settings: RuntimeSettings | None = None, metrics: Metrics | None = None,
+        sessions: PlayerSessions | None = None,
     ) -> None:
         self.store = store
         self.ledger = Ledger(store)
         self.access = AccessLog(store)  # privileged calls' records (server.api.access)
+        # Players' sessions (server.api.sessions); a replica's writer id is its replica id (ServiceHost).
+        self.sessions = sessions or PlayerSessions(store, writer_id())
         settings = settings or RuntimeSettings()
         self._settings = settings
         self.metrics = metrics
@@ -217,10 +222,12 @@ class TableRuntime:
         self.tournaments.end_watches()
 
     async def close(self) -> None:
-        """Stop clocks, dealers and followers; end watches; hand the leases over at once."""
+        """Stop clocks, dealers and followers; end watches; end the players' sessions; hand the leases over
+        at once (the sessions' ends are written while this replica still counts as alive)."""
         self.tasks.closed = True
         for live in self.cache.loaded_tables():
             self.clocks.disarm(live)
         await self.end_watches()
+        await self.sessions.close()
         await self.owned.close()
         await self.tasks.close()

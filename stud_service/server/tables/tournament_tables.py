@@ -12,7 +12,8 @@ two appends (the tournament's and the table's) leaves nothing the next owner can
 2. START: a hand the tournament let it deal (``DealTableHand`` appended, ``in_hand`` names the next hand)
    and the table has not started is started at the level it was let deal at, before any seat changes:
    players moved there since are dealt in from the next hand, so the hand's players are those the
-   tournament dealt in;
+   tournament dealt in (an excluded player dealt in as present is sat out first:
+   :func:`~stud_service.server.tables.protection.sit_out_excluded`);
 3. SEAT: the table's seating is brought in line with ``table_orders`` (``table_commands``: players moved
    in sit down with their chips, players moved away or out leave; a tournament table moves no money);
 4. DEAL: if the orders say it may deal, ``DealTableHand`` naming the players it seats is appended to the
@@ -43,6 +44,7 @@ from stud_service.engine.events import HandStarted
 from stud_service.server.tables.cache import TableCache
 from stud_service.server.tables.live import LiveTable, TableMoved, now_ms
 from stud_service.server.tables.owned import OwnedTables
+from stud_service.server.tables.protection import sit_out_excluded
 from stud_service.server.tables.seeds import deal_commands
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tables.writes import TableWrites
@@ -175,6 +177,8 @@ class TournamentTables:
                     return  # the tournament moved on (another replica's clock, a cancellation)
                 fence = self.owned.fence_of(live.stream_id)
                 starting = live.state.status is Status.REGISTERING
+                if starting:  # no excluded player in its draw (server/tournaments/exclusions.py)
+                    await self.tournaments.exclusions.before_start(tournament_id)
                 command: Any = (StartTournament if starting else AdvanceLevel)(now_ms(), new_draw())
                 try:
                     await self.tournaments.execute(tournament_id, command, fence=fence)
@@ -218,6 +222,8 @@ class TournamentTables:
             chips = await self._last_hand_chips(live)
             command = EndTableHand(table_id, table.hand_number, chips, now_ms(), new_draw())
             return await self._tournament(tournament_id, command, table_fence) is not None
+        if step in (Step.START, Step.DEAL) and await sit_out_excluded(self.writes.ledger, self.writes, live):
+            return True  # an excluded player is not dealt in as if present (docs/player-protection.md)
         if step is Step.START:
             hand = table.hand_number + 1
             await self._start_hand(live, state, await self._dealt_index(tournament_id, table_id, hand))

@@ -16,7 +16,7 @@ see it); a revealed one (``DrawRevealed.seed``) is public, as everything it draw
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from stud_service.server.tables.fanout import end_watches
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tournaments import watch as watching
 from stud_service.server.tournaments.cache import TournamentCache, shown_event
+from stud_service.server.tournaments.exclusions import EXCLUDED, ExcludedEntries
 from stud_service.server.tournaments.live import LiveTournament, now_ms, shown_state
 from stud_service.server.tournaments.lobby import Lobby
 from stud_service.server.tournaments.writes import MakeCommand, TournamentWrites, Written
@@ -37,11 +38,21 @@ from stud_service.tournaments import (
     NextDraw,
     ReEnter,
     Register,
+    Status,
     TournamentConfig,
+    TournamentKind,
     TournamentState,
     Unregister,
 )
 from stud_service.tournaments.draws import draw_secret
+
+
+def _fills_sit_and_go(state: TournamentState, player_id: str) -> bool:
+    """Whether ``player_id``'s registration would take a sit & go's last place (and so start it)."""
+    config = state.config
+    return (config is not None and config.kind is TournamentKind.SIT_AND_GO
+            and state.status is Status.REGISTERING and player_id not in state.entries
+            and len(state.registered) + 1 >= config.max_entrants)
 
 
 def new_draw() -> NextDraw:
@@ -68,6 +79,7 @@ class TournamentRuntime:
         self.cache = TournamentCache(store, tasks)
         self.writes = TournamentWrites(store, ledger, self.cache)
         self.lobby = Lobby(store)
+        self.exclusions = ExcludedEntries(store, ledger, self.cache, tasks, self._unregister_excluded)
 
     # -- players and operators -------------------------------------------------------------------
 
@@ -79,18 +91,34 @@ class TournamentRuntime:
         return await self._executed(tournament_id, await self.writes.create(command, request_key))
 
     async def register(
-        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
+        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None,
+        guard: Callable[[TournamentState], None] | None = None,
     ) -> Executed:
-        """An entry: buy-in + fee debited with it; a sit & go's last seat starts it."""
-        return await self._player(
-            tournament_id, lambda state, now: Register(player_id, now, new_draw()), request_key
-        )
+        """An entry: buy-in + fee debited with it; a sit & go's last seat starts it (its excluded players'
+        entries undone first: none is in its draw). ``guard(state)`` is called with the state the entry is
+        decided against and may raise to stop it (the same-network rule's: someone registered since it was
+        checked)."""
+        if _fills_sit_and_go((await self.cache.tournament(tournament_id)).state, player_id):
+            await self.exclusions.before_start(tournament_id)
+
+        def register(state: TournamentState, now: int) -> Register:
+            if guard is not None:
+                guard(state)
+            return Register(player_id, now, new_draw())
+
+        return await self._player(tournament_id, register, request_key)
 
     async def unregister(
-        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None
+        self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None,
+        reason: str = "request",
     ) -> Executed:
-        """Withdraw an entry before the start: buy-in + fee refunded with it."""
-        return await self._player(tournament_id, lambda state, now: Unregister(player_id, now), request_key)
+        """Withdraw an entry before the start: buy-in + fee refunded with it (``reason`` "excluded": the
+        player's exclusion took them out)."""
+        return await self._player(
+            tournament_id, lambda state, now: Unregister(player_id, now, reason), request_key)
+
+    async def _unregister_excluded(self, tournament_id: str, player_id: str) -> Executed:
+        return await self.unregister(tournament_id, player_id, reason=EXCLUDED)
 
     async def re_enter(
         self, tournament_id: str, player_id: str, *, request_key: RequestKey | None = None

@@ -11,6 +11,7 @@ class WebCall:
 
     __slots__ = ("_deadline", "_metadata", "_peer", "heartbeat_seconds")
     web = True  # the latency meter measures this port by its heartbeats (server.api.round_trips)
+    transport = "web"  # player sessions tell the ports apart (server.api.sessions)
 
     def __init__(
         self,
@@ -21,7 +22,7 @@ class WebCall:
     ) -> None:
         self._metadata = [(key.lower(), value) for key, value in headers]
         self._deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
-        self._peer = _peer(client)
+        self._peer = peer_name(client)
         self.heartbeat_seconds = heartbeat_seconds
 
     def invocation_metadata(self) -> Sequence[tuple[str, str]]:
@@ -34,8 +35,8 @@ class WebCall:
         return self._peer
 
 
-def _peer(client: tuple[str, int] | None) -> str:
-    """The peer as gRPC names it, so the access log reads the same for both ports."""
+def peer_name(client: tuple[str, int] | None) -> str:
+    """The peer as gRPC names it, so the access log and the sessions read the same for both ports."""
     if client is None:
         return ""
     host, port = client

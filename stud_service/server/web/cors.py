@@ -3,7 +3,7 @@
 The page the port serves itself is same-origin and needs none of this. A preflight (OPTIONS with
 ``Access-Control-Request-Method``) from an allowed origin is answered 204 here; from any other origin 403,
 without CORS headers, so the browser refuses the call. Headers are those Connect and gRPC-Web clients send
-and read (connectrpc.com/docs/cors).
+and read (connectrpc.com/docs/cors), and the device id a player's client sends (``x-stud-device-id``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Cal
 ALLOWED_METHODS = b"GET, POST, OPTIONS"
 ALLOWED_HEADERS = (
     b"authorization, content-type, connect-protocol-version, connect-timeout-ms, connect-accept-encoding, "
-    b"connect-content-encoding, grpc-timeout, x-grpc-web, x-user-agent, x-request-id"
+    b"connect-content-encoding, grpc-timeout, x-grpc-web, x-user-agent, x-request-id, x-stud-device-id"
 )
 EXPOSED_HEADERS = (
     b"grpc-status, grpc-message, grpc-status-details-bin, connect-content-encoding, content-encoding"

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hypercorn.asyncio import serve
@@ -45,7 +46,9 @@ class WebServer:
 
 
 async def start_web_server(app: object, listen: str, tls: TlsFiles | None, grace: float,
-                           limits: PortLimits | None = None) -> WebServer:
+                           limits: PortLimits | None = None,
+                           connection_closed: Callable[[str], None] | None = None) -> WebServer:
+    """Serve ``app`` on ``listen``; ``connection_closed`` is told the peer of each connection that closes."""
     host, port = parse_listen(listen)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -58,7 +61,7 @@ async def start_web_server(app: object, listen: str, tls: TlsFiles | None, grace
     sock.listen(1024)
     sock.setblocking(False)
     wire.install()
-    config = PortConfig(limits or PortLimits())
+    config = PortConfig(limits or PortLimits(), connection_closed)
     config.bind = [f"fd://{sock.fileno()}"]
     config.keep_alive_timeout = KEEP_ALIVE_SECONDS
     config.graceful_timeout = grace

@@ -28,13 +28,15 @@ the connection at once (GOAWAY FRAME_SIZE_ERROR); h2 checks the size only once t
 client could hold the connection (and h2's buffer) for as long as it liked.
 
 Connections (:class:`GuardedProtocolWrapper`): an address holding ``max_connections_per_address`` already
-has its next connection closed before anything is read from it.
+has its next connection closed before anything is read from it; and when a connection closes, the port's
+``connection_closed`` hears of it (the player sessions on that connection end: server.api.sessions).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -53,6 +55,7 @@ from hyperframe.frame import Frame
 
 from stud_service.server.api.errors import malformed, refusal_for
 from stud_service.server.web import routes as json_routes
+from stud_service.server.web.call import peer_name
 from stud_service.server.web.early import error_document
 from stud_service.server.web.limits import MAX_REQUEST_BYTES, request_timeout, request_too_large
 
@@ -71,12 +74,14 @@ class PortLimits:
 
 
 class PortConfig(Config):
-    """hypercorn's Config with the port's limits and the connections each address holds now."""
+    """hypercorn's Config with the port's limits, the connections each address holds now, and who is told
+    when a connection closes (its peer, as gRPC names one: ``ipv4:10.0.0.7:51234``)."""
 
-    def __init__(self, limits: PortLimits) -> None:
+    def __init__(self, limits: PortLimits, connection_closed: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.limits = limits
         self.connections: collections.Counter[str] = collections.Counter()
+        self.connection_closed = connection_closed
         self.h11_max_incomplete_size = HEAD_LIMIT
         self.h2_max_header_list_size = HEAD_LIMIT
 
@@ -274,6 +279,9 @@ class GuardedProtocolWrapper(ProtocolWrapper):
                 if counts[self._counted] <= 0:
                     del counts[self._counted]
                 self._counted = None
+                closed = getattr(self.config, "connection_closed", None)
+                if closed is not None and self.client is not None:
+                    closed(peer_name(self.client))
 
 
 _DEFAULT_LIMITS = PortLimits(header_timeout_seconds=0, max_connections_per_address=0)

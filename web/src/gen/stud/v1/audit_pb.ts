@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/audit.proto.
  */
 export const file_stud_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL2F1ZGl0LnByb3RvEgdzdHVkLnYxIosCCgtIYW5kU3VtbWFyeRISCgRuYW1lGAEgASgJQgTiQQEIEhMKC2hhbmRfbnVtYmVyGAIgASgDEi4KCnN0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB3ZhcmlhbnQYBCABKA4yEC5zdHVkLnYxLlZhcmlhbnQSJAoHcGxheWVycxgFIAMoCzITLnN0dWQudjEuSGFuZFBsYXllchIQCghjb21wbGV0ZRgGIAEoCBILCgNwb3QYByABKAM6O+pBOAoMc3R1ZC52MS9IYW5kEht0YWJsZXMve3RhYmxlfS9oYW5kcy97aGFuZH0qBWhhbmRzMgRoYW5kIkUKCkhhbmRQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFgoOc3RhcnRpbmdfc3RhY2sYAyABKAMiiwIKBEhhbmQSDAoEbmFtZRgBIAEoCRIlCgdzdW1tYXJ5GAIgASgLMhQuc3R1ZC52MS5IYW5kU3VtbWFyeRIjCgZldmVudHMYAyADKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSFwoPZGVja19jb21taXRtZW50GAQgASgJEhMKC3NlcnZlcl9zZWVkGAUgASgJEjQKDGNsaWVudF9zZWVkcxgGIAMoCzIeLnN0dWQudjEuSGFuZC5DbGllbnRTZWVkc0VudHJ5EhEKCWRlY2tfcm9vdBgHIAEoCRoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiRwoJQ2FyZFByb29mEhAKCHBvc2l0aW9uGAEgASgFEgwKBGNhcmQYAiABKAUSDAoEc2FsdBgDIAEoCRIMCgRwYXRoGAQgAygJImUKClJlcGxheVN0ZXASIgoFZXZlbnQYASABKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSIQoFc3RhdGUYAyABKAsyEi5zdHVkLnYxLlRhYmxlVmlld0oECAIQA1IKc3RhdGVfanNvbiJUChFWZXJpZmljYXRpb25DaGVjaxINCgVjaGVjaxgBIAEoCRIOCgZwYXNzZWQYAiABKAgSDwoHdmVyc2lvbhgDIAEoAxIPCgdtZXNzYWdlGAQgASgJIqICCg1DdXJyZW5jeUJvb2tzEhAKCGN1cnJlbmN5GAEgASgJEhAKCGRlcG9zaXRzGAIgASgDEhMKC3dpdGhkcmF3YWxzGAMgASgDEhAKCGJhbGFuY2VzGAQgASgDEhcKD2NoaXBzX2F0X3RhYmxlcxgFIAEoAxISCgpyYWtlX3Rha2VuGAYgASgDEhUKDWhvdXNlX2JhbGFuY2UYByABKAMSFAoMdW5zd2VwdF9yYWtlGAggASgDEhIKCmRpZmZlcmVuY2UYCSABKAMSEAoIYWNjb3VudHMYCiABKAUSDgoGdGFibGVzGAsgASgFEhMKC3ByaXplX3Bvb2xzGAwgASgDEgwKBGZlZXMYDSABKAMSEwoLdG91cm5hbWVudHMYDiABKAUixQEKClRhYmxlQm9va3MSDQoFdGFibGUYASABKAkSEAoIY3VycmVuY3kYAiABKAkSDwoHYnV5X2lucxgDIAEoAxIPCgd0b3BfdXBzGAQgASgDEhEKCWNhc2hfb3V0cxgFIAEoAxISCgpyYWtlX3Rha2VuGAYgASgDEhIKCnJha2Vfc3dlcHQYByABKAMSDQoFY2hpcHMYCCABKAMSFQoNY2hpcHNfaW5faGFuZBgJIAEoAxITCgtoYW5kc19lbmRlZBgKIAEoAyKgAQoMQWNjb3VudEJvb2tzEg8KB2FjY291bnQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEhAKCGN1cnJlbmN5GAMgASgJEhAKCGRlcG9zaXRzGAQgASgDEhMKC3dpdGhkcmF3YWxzGAUgASgDEg8KB2J1eV9pbnMYBiABKAMSEQoJY2FzaF9vdXRzGAcgASgDEg8KB2JhbGFuY2UYCCABKAMiVgoQTW9uZXlEaXNjcmVwYW5jeRIOCgZzdHJlYW0YASABKAkSDwoHdmVyc2lvbhgCIAEoAxIPCgdtZXNzYWdlGAMgASgJEhAKCGN1cnJlbmN5GAQgASgJIsUCChNNb25leVJlY29uY2lsaWF0aW9uEhAKCGJhbGFuY2VkGAEgASgIEikKBWFzX29mGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1ldmVudHNfaW5fbG9nGAMgASgDEhMKC2V2ZW50c19yZWFkGAQgASgDEioKCmN1cnJlbmNpZXMYBSADKAsyFi5zdHVkLnYxLkN1cnJlbmN5Qm9va3MSIwoGdGFibGVzGAYgAygLMhMuc3R1ZC52MS5UYWJsZUJvb2tzEicKCGFjY291bnRzGAcgAygLMhUuc3R1ZC52MS5BY2NvdW50Qm9va3MSMAoNZGlzY3JlcGFuY2llcxgIIAMoCzIZLnN0dWQudjEuTW9uZXlEaXNjcmVwYW5jeRIZChFkaXNjcmVwYW5jeV9jb3VudBgJIAEoBSKqAgoPSW50ZWdyaXR5UmVwb3J0EhUKDWV2ZW50c19pbl9sb2cYASABKAMSEwoLZXZlbnRzX3JlYWQYAiABKAMSDQoFaGFuZHMYAyABKAMSDgoGdGFibGVzGAQgASgFEg8KB3BsYXllcnMYBSABKAUSEgoKcGFpcl9jb3VudBgGIAEoBRIVCg1mbGFnZ2VkX2NvdW50GAcgASgFEhIKCmZsYWdfc2NvcmUYCCABKAESGQoRc2Vzc2lvbnNfcmVjb3JkZWQYCSABKAgSHQoVaGVhZHNfdXBfY2hlY2tlZF9yYXRlGAogASgBEhwKFHJhaXNlX3dhcnNfcGVyX3JvdW5kGAsgASgBEiQKBXBhaXJzGAwgAygLMhUuc3R1ZC52MS5QYWlyRXZpZGVuY2UihQQKDFBhaXJFdmlkZW5jZRISCgpwbGF5ZXJfaWRzGAEgAygJEg0KBWhhbmRzGAIgASgDEg0KBXNjb3JlGAMgASgBEg8KB2ZsYWdnZWQYBCABKAgSDwoHcmVhc29ucxgFIAMoCRIRCglmbG93X2Zyb20YBiABKAkSDwoHZmxvd190bxgHIAEoCRIQCghuZXRfZmxvdxgIIAEoAxIVCg1mbG93X2V4cGVjdGVkGAkgASgDEhgKEGZsb3dfYXRfc2hvd2Rvd24YCiABKAMSDgoGZmxvd196GAsgASgBEiwKCXNvZnRfcGxheRgMIAMoCzIZLnN0dWQudjEuU29mdFBsYXlFdmlkZW5jZRIXCg9oZWFkc191cF9yb3VuZHMYDSABKAUSGAoQaGVhZHNfdXBfY2hlY2tlZBgOIAEoBRIUCgxjaGVja19kb3duX3oYDyABKAESEgoKcmFpc2Vfd2FycxgQIAEoBRIYChB0aHJlZV93YXlfcm91bmRzGBEgASgFEhsKE3JhaXNlX3dhcnNfZXhwZWN0ZWQYEiABKAESFAoMcmFpc2Vfd2Fyc196GBMgASgBEicKBnRpbWluZxgUIAMoCzIXLnN0dWQudjEuVGltaW5nRXZpZGVuY2USKQoIc2Vzc2lvbnMYFSABKAsyFy5zdHVkLnYxLlNlc3Npb25PdmVybGFwIp0CChBTb2Z0UGxheUV2aWRlbmNlEhEKCXBsYXllcl9pZBgBIAEoCRIRCgliZXR0b3JfaWQYAiABKAkSDQoFZmFjZWQYAyABKAUSDQoFZm9sZHMYBCABKAUSFAoMZmFjZWRfYmV0dGVyGAUgASgFEhQKDGZvbGRzX2JldHRlchgGIAEoBRIiChpwbGF5ZXJfb3RoZXJzX2ZhY2VkX2JldHRlchgHIAEoBRIiChpwbGF5ZXJfb3RoZXJzX2ZvbGRzX2JldHRlchgIIAEoBRIiChpiZXR0b3Jfb3RoZXJzX2ZhY2VkX2JldHRlchgJIAEoBRIiChpiZXR0b3Jfb3RoZXJzX2ZvbGRzX2JldHRlchgKIAEoBRIJCgF6GAsgASgBInsKDlRpbWluZ0V2aWRlbmNlEhEKCXBsYXllcl9pZBgBIAEoCRIRCgliZXR0b3JfaWQYAiABKAkSDwoHbWVhbl9tcxgDIAEoARIWCg5vdGhlcnNfbWVhbl9tcxgEIAEoARIPCgdhY3Rpb25zGAUgASgFEgkKAXoYBiABKAEiUQoOU2Vzc2lvbk92ZXJsYXASHwoXc2hhcmVkX25ldHdvcmtfc2Vzc2lvbnMYASABKAUSHgoWc2hhcmVkX2RldmljZV9zZXNzaW9ucxgCIAEoBSL2AQoMQWNjZXNzUmVjb3JkEhQKDHByaW5jaXBhbF9pZBgBIAEoCRIMCgRyb2xlGAIgASgJEg4KBm1ldGhvZBgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRwZWVyGAYgASgJEicKB291dGNvbWUYByABKA4yFi5zdHVkLnYxLkFjY2Vzc091dGNvbWUSFgoOcmVmdXNhbF9yZWFzb24YCCABKAkSEgoKbG9nX3N0cmVhbRgJIAEoCRITCgtsb2dfdmVyc2lvbhgKIAEoAypnCg1BY2Nlc3NPdXRjb21lEh4KGkFDQ0VTU19PVVRDT01FX1VOU1BFQ0lGSUVEEAASGgoWQUNDRVNTX09VVENPTUVfQUxMT1dFRBABEhoKFkFDQ0VTU19PVVRDT01FX1JFRlVTRUQQAmIGcHJvdG8z", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp, file_stud_v1_events, file_stud_v1_table]);
+  fileDesc("ChNzdHVkL3YxL2F1ZGl0LnByb3RvEgdzdHVkLnYxIosCCgtIYW5kU3VtbWFyeRISCgRuYW1lGAEgASgJQgTiQQEIEhMKC2hhbmRfbnVtYmVyGAIgASgDEi4KCnN0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB3ZhcmlhbnQYBCABKA4yEC5zdHVkLnYxLlZhcmlhbnQSJAoHcGxheWVycxgFIAMoCzITLnN0dWQudjEuSGFuZFBsYXllchIQCghjb21wbGV0ZRgGIAEoCBILCgNwb3QYByABKAM6O+pBOAoMc3R1ZC52MS9IYW5kEht0YWJsZXMve3RhYmxlfS9oYW5kcy97aGFuZH0qBWhhbmRzMgRoYW5kIkUKCkhhbmRQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFgoOc3RhcnRpbmdfc3RhY2sYAyABKAMiiwIKBEhhbmQSDAoEbmFtZRgBIAEoCRIlCgdzdW1tYXJ5GAIgASgLMhQuc3R1ZC52MS5IYW5kU3VtbWFyeRIjCgZldmVudHMYAyADKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSFwoPZGVja19jb21taXRtZW50GAQgASgJEhMKC3NlcnZlcl9zZWVkGAUgASgJEjQKDGNsaWVudF9zZWVkcxgGIAMoCzIeLnN0dWQudjEuSGFuZC5DbGllbnRTZWVkc0VudHJ5EhEKCWRlY2tfcm9vdBgHIAEoCRoyChBDbGllbnRTZWVkc0VudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoCToCOAEiRwoJQ2FyZFByb29mEhAKCHBvc2l0aW9uGAEgASgFEgwKBGNhcmQYAiABKAUSDAoEc2FsdBgDIAEoCRIMCgRwYXRoGAQgAygJImUKClJlcGxheVN0ZXASIgoFZXZlbnQYASABKAsyEy5zdHVkLnYxLlRhYmxlRXZlbnQSIQoFc3RhdGUYAyABKAsyEi5zdHVkLnYxLlRhYmxlVmlld0oECAIQA1IKc3RhdGVfanNvbiJUChFWZXJpZmljYXRpb25DaGVjaxINCgVjaGVjaxgBIAEoCRIOCgZwYXNzZWQYAiABKAgSDwoHdmVyc2lvbhgDIAEoAxIPCgdtZXNzYWdlGAQgASgJIqICCg1DdXJyZW5jeUJvb2tzEhAKCGN1cnJlbmN5GAEgASgJEhAKCGRlcG9zaXRzGAIgASgDEhMKC3dpdGhkcmF3YWxzGAMgASgDEhAKCGJhbGFuY2VzGAQgASgDEhcKD2NoaXBzX2F0X3RhYmxlcxgFIAEoAxISCgpyYWtlX3Rha2VuGAYgASgDEhUKDWhvdXNlX2JhbGFuY2UYByABKAMSFAoMdW5zd2VwdF9yYWtlGAggASgDEhIKCmRpZmZlcmVuY2UYCSABKAMSEAoIYWNjb3VudHMYCiABKAUSDgoGdGFibGVzGAsgASgFEhMKC3ByaXplX3Bvb2xzGAwgASgDEgwKBGZlZXMYDSABKAMSEwoLdG91cm5hbWVudHMYDiABKAUixQEKClRhYmxlQm9va3MSDQoFdGFibGUYASABKAkSEAoIY3VycmVuY3kYAiABKAkSDwoHYnV5X2lucxgDIAEoAxIPCgd0b3BfdXBzGAQgASgDEhEKCWNhc2hfb3V0cxgFIAEoAxISCgpyYWtlX3Rha2VuGAYgASgDEhIKCnJha2Vfc3dlcHQYByABKAMSDQoFY2hpcHMYCCABKAMSFQoNY2hpcHNfaW5faGFuZBgJIAEoAxITCgtoYW5kc19lbmRlZBgKIAEoAyKgAQoMQWNjb3VudEJvb2tzEg8KB2FjY291bnQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEhAKCGN1cnJlbmN5GAMgASgJEhAKCGRlcG9zaXRzGAQgASgDEhMKC3dpdGhkcmF3YWxzGAUgASgDEg8KB2J1eV9pbnMYBiABKAMSEQoJY2FzaF9vdXRzGAcgASgDEg8KB2JhbGFuY2UYCCABKAMiVgoQTW9uZXlEaXNjcmVwYW5jeRIOCgZzdHJlYW0YASABKAkSDwoHdmVyc2lvbhgCIAEoAxIPCgdtZXNzYWdlGAMgASgJEhAKCGN1cnJlbmN5GAQgASgJIsUCChNNb25leVJlY29uY2lsaWF0aW9uEhAKCGJhbGFuY2VkGAEgASgIEikKBWFzX29mGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1ldmVudHNfaW5fbG9nGAMgASgDEhMKC2V2ZW50c19yZWFkGAQgASgDEioKCmN1cnJlbmNpZXMYBSADKAsyFi5zdHVkLnYxLkN1cnJlbmN5Qm9va3MSIwoGdGFibGVzGAYgAygLMhMuc3R1ZC52MS5UYWJsZUJvb2tzEicKCGFjY291bnRzGAcgAygLMhUuc3R1ZC52MS5BY2NvdW50Qm9va3MSMAoNZGlzY3JlcGFuY2llcxgIIAMoCzIZLnN0dWQudjEuTW9uZXlEaXNjcmVwYW5jeRIZChFkaXNjcmVwYW5jeV9jb3VudBgJIAEoBSKqAgoPSW50ZWdyaXR5UmVwb3J0EhUKDWV2ZW50c19pbl9sb2cYASABKAMSEwoLZXZlbnRzX3JlYWQYAiABKAMSDQoFaGFuZHMYAyABKAMSDgoGdGFibGVzGAQgASgFEg8KB3BsYXllcnMYBSABKAUSEgoKcGFpcl9jb3VudBgGIAEoBRIVCg1mbGFnZ2VkX2NvdW50GAcgASgFEhIKCmZsYWdfc2NvcmUYCCABKAESGQoRc2Vzc2lvbnNfcmVjb3JkZWQYCSABKAgSHQoVaGVhZHNfdXBfY2hlY2tlZF9yYXRlGAogASgBEhwKFHJhaXNlX3dhcnNfcGVyX3JvdW5kGAsgASgBEiQKBXBhaXJzGAwgAygLMhUuc3R1ZC52MS5QYWlyRXZpZGVuY2UihQQKDFBhaXJFdmlkZW5jZRISCgpwbGF5ZXJfaWRzGAEgAygJEg0KBWhhbmRzGAIgASgDEg0KBXNjb3JlGAMgASgBEg8KB2ZsYWdnZWQYBCABKAgSDwoHcmVhc29ucxgFIAMoCRIRCglmbG93X2Zyb20YBiABKAkSDwoHZmxvd190bxgHIAEoCRIQCghuZXRfZmxvdxgIIAEoAxIVCg1mbG93X2V4cGVjdGVkGAkgASgDEhgKEGZsb3dfYXRfc2hvd2Rvd24YCiABKAMSDgoGZmxvd196GAsgASgBEiwKCXNvZnRfcGxheRgMIAMoCzIZLnN0dWQudjEuU29mdFBsYXlFdmlkZW5jZRIXCg9oZWFkc191cF9yb3VuZHMYDSABKAUSGAoQaGVhZHNfdXBfY2hlY2tlZBgOIAEoBRIUCgxjaGVja19kb3duX3oYDyABKAESEgoKcmFpc2Vfd2FycxgQIAEoBRIYChB0aHJlZV93YXlfcm91bmRzGBEgASgFEhsKE3JhaXNlX3dhcnNfZXhwZWN0ZWQYEiABKAESFAoMcmFpc2Vfd2Fyc196GBMgASgBEicKBnRpbWluZxgUIAMoCzIXLnN0dWQudjEuVGltaW5nRXZpZGVuY2USKQoIc2Vzc2lvbnMYFSABKAsyFy5zdHVkLnYxLlNlc3Npb25PdmVybGFwIp0CChBTb2Z0UGxheUV2aWRlbmNlEhEKCXBsYXllcl9pZBgBIAEoCRIRCgliZXR0b3JfaWQYAiABKAkSDQoFZmFjZWQYAyABKAUSDQoFZm9sZHMYBCABKAUSFAoMZmFjZWRfYmV0dGVyGAUgASgFEhQKDGZvbGRzX2JldHRlchgGIAEoBRIiChpwbGF5ZXJfb3RoZXJzX2ZhY2VkX2JldHRlchgHIAEoBRIiChpwbGF5ZXJfb3RoZXJzX2ZvbGRzX2JldHRlchgIIAEoBRIiChpiZXR0b3Jfb3RoZXJzX2ZhY2VkX2JldHRlchgJIAEoBRIiChpiZXR0b3Jfb3RoZXJzX2ZvbGRzX2JldHRlchgKIAEoBRIJCgF6GAsgASgBInsKDlRpbWluZ0V2aWRlbmNlEhEKCXBsYXllcl9pZBgBIAEoCRIRCgliZXR0b3JfaWQYAiABKAkSDwoHbWVhbl9tcxgDIAEoARIWCg5vdGhlcnNfbWVhbl9tcxgEIAEoARIPCgdhY3Rpb25zGAUgASgFEgkKAXoYBiABKAEiUQoOU2Vzc2lvbk92ZXJsYXASHwoXc2hhcmVkX25ldHdvcmtfc2Vzc2lvbnMYASABKAUSHgoWc2hhcmVkX2RldmljZV9zZXNzaW9ucxgCIAEoBSL2AQoMQWNjZXNzUmVjb3JkEhQKDHByaW5jaXBhbF9pZBgBIAEoCRIMCgRyb2xlGAIgASgJEg4KBm1ldGhvZBgDIAEoCRIQCghyZXNvdXJjZRgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRwZWVyGAYgASgJEicKB291dGNvbWUYByABKA4yFi5zdHVkLnYxLkFjY2Vzc091dGNvbWUSFgoOcmVmdXNhbF9yZWFzb24YCCABKAkSEgoKbG9nX3N0cmVhbRgJIAEoCRITCgtsb2dfdmVyc2lvbhgKIAEoAyLJAgoNUGxheWVyU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIRCgl0cmFuc3BvcnQYAyABKAkSEgoKY29ubmVjdGlvbhgEIAEoCRIPCgdhZGRyZXNzGAUgASgJEhEKCWRldmljZV9pZBgGIAEoCRIuCgpzdGFydF90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIAoDZW5kGAkgASgOMhMuc3R1ZC52MS5TZXNzaW9uRW5kEg4KBnRhYmxlcxgKIAMoCRINCgVjYWxscxgLIAEoAxISCgpsb2dfc3RyZWFtGAwgASgJEhMKC2xvZ192ZXJzaW9uGA0gASgDKmcKDUFjY2Vzc091dGNvbWUSHgoaQUNDRVNTX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZBQ0NFU1NfT1VUQ09NRV9BTExPV0VEEAESGgoWQUNDRVNTX09VVENPTUVfUkVGVVNFRBACKo8BCgpTZXNzaW9uRW5kEhsKF1NFU1NJT05fRU5EX1VOU1BFQ0lGSUVEEAASFgoSU0VTU0lPTl9FTkRfQ0xPU0VEEAESFAoQU0VTU0lPTl9FTkRfSURMRRACEhgKFFNFU1NJT05fRU5EX1NIVVRET1dOEAMSHAoYU0VTU0lPTl9FTkRfUkVQTElDQV9MT1NUEARiBnByb3RvMw", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_timestamp, file_stud_v1_events, file_stud_v1_table]);
 
 /**
  * A hand played at a table: `tables/{table}/hands/{hand}`, hands numbered from 1 per table.
@@ -1008,15 +1008,22 @@ export const TimingEvidenceSchema: GenMessage<TimingEvidence> = /*@__PURE__*/
   messageDesc(file_stud_v1_audit, 14);
 
 /**
+ * What two players' recorded sessions (PlayerSession) share, over the sessions that overlap the report's window.
+ *
  * @generated from message stud.v1.SessionOverlap
  */
 export type SessionOverlap = Message<"stud.v1.SessionOverlap"> & {
   /**
+   * Pairs of sessions, one of each player, open at the same time from the same network (the same /24 for IPv4,
+   * /64 for IPv6; the same address counts).
+   *
    * @generated from field: int32 shared_network_sessions = 1;
    */
   sharedNetworkSessions: number;
 
   /**
+   * Pairs of sessions, one of each player, with the same device id, at any time.
+   *
    * @generated from field: int32 shared_device_sessions = 2;
    */
   sharedDeviceSessions: number;
@@ -1123,6 +1130,114 @@ export const AccessRecordSchema: GenMessage<AccessRecord> = /*@__PURE__*/
   messageDesc(file_stud_v1_audit, 16);
 
 /**
+ * One player's calls over one connection (docs/player-protection.md, "Player sessions"): recorded in the log
+ * when its first call arrives and when it ends, never per call. Events of `sessions/{YYYY-MM-DD}/{writer}`
+ * streams (the day it started, the replica serving it) in the hash-chained event log.
+ *
+ * @generated from message stud.v1.PlayerSession
+ */
+export type PlayerSession = Message<"stud.v1.PlayerSession"> & {
+  /**
+   * Unique: 16 hex digits.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * The token's subject (`sub`).
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * "grpc" (the gRPC port) or "web" (the web port: Connect, gRPC-Web, the JSON routes).
+   *
+   * @generated from field: string transport = 3;
+   */
+  transport: string;
+
+  /**
+   * The connection, as gRPC names a peer (`ipv4:10.0.0.7:51234`, `ipv6:[2001:db8::7]:51234`): the HTTP/2
+   * connection on the gRPC port, the HTTP connection on the web port; behind a proxy, the proxy's connection.
+   *
+   * @generated from field: string connection = 4;
+   */
+  connection: string;
+
+  /**
+   * The client's IP address (IPv4-mapped IPv6 written as IPv4): the connection's, or, when the connection comes
+   * from a trusted proxy (`--trusted-proxies`), the address it forwarded in X-Forwarded-For. Empty when the
+   * connection has no IP address (a Unix socket).
+   *
+   * @generated from field: string address = 5;
+   */
+  address: string;
+
+  /**
+   * The client's `x-stud-device-id` metadata; empty when it sent none.
+   *
+   * @generated from field: string device_id = 6;
+   */
+  deviceId: string;
+
+  /**
+   * The first call's arrival (the service's clock).
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 7;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * Unset while the session is open.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 8;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * Why it ended; UNSPECIFIED while open.
+   *
+   * @generated from field: stud.v1.SessionEnd end = 9;
+   */
+  end: SessionEnd;
+
+  /**
+   * The tables its calls named (`tables/{table}`), in the order first named.
+   *
+   * @generated from field: repeated string tables = 10;
+   */
+  tables: string[];
+
+  /**
+   * The calls it carried, once it has ended (0 while open, and when its replica was lost).
+   *
+   * @generated from field: int64 calls = 11;
+   */
+  calls: bigint;
+
+  /**
+   * Where its start is in the log: the stream (`sessions/{YYYY-MM-DD}/{writer}`) and version.
+   *
+   * @generated from field: string log_stream = 12;
+   */
+  logStream: string;
+
+  /**
+   * @generated from field: int64 log_version = 13;
+   */
+  logVersion: bigint;
+};
+
+/**
+ * Describes the message stud.v1.PlayerSession.
+ * Use `create(PlayerSessionSchema)` to create a new message.
+ */
+export const PlayerSessionSchema: GenMessage<PlayerSession> = /*@__PURE__*/
+  messageDesc(file_stud_v1_audit, 17);
+
+/**
  * What the service decided about a privileged call, from the caller's role, before the call did its work.
  *
  * @generated from enum stud.v1.AccessOutcome
@@ -1154,4 +1269,55 @@ export enum AccessOutcome {
  */
 export const AccessOutcomeSchema: GenEnum<AccessOutcome> = /*@__PURE__*/
   enumDesc(file_stud_v1_audit, 0);
+
+/**
+ * How a player session ended (docs/player-protection.md, "Player sessions").
+ *
+ * @generated from enum stud.v1.SessionEnd
+ */
+export enum SessionEnd {
+  /**
+   * Still open.
+   *
+   * @generated from enum value: SESSION_END_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Its connection closed (the web port sees each HTTP connection close).
+   *
+   * @generated from enum value: SESSION_END_CLOSED = 1;
+   */
+  CLOSED = 1,
+
+  /**
+   * No call on its connection for the idle time-out (`--session-idle-seconds`) and no watch stream open: how a
+   * gRPC session ends, since gRPC does not tell the service when an HTTP/2 connection closes. The end time is
+   * the last call's (or the last stream's end).
+   *
+   * @generated from enum value: SESSION_END_IDLE = 2;
+   */
+  IDLE = 2,
+
+  /**
+   * The replica serving it stopped (a graceful shutdown).
+   *
+   * @generated from enum value: SESSION_END_SHUTDOWN = 3;
+   */
+  SHUTDOWN = 3,
+
+  /**
+   * The replica serving it stopped heartbeating (a crash): another replica closed it; the end time is the lost
+   * replica's last heartbeat, the latest the session can have lasted.
+   *
+   * @generated from enum value: SESSION_END_REPLICA_LOST = 4;
+   */
+  REPLICA_LOST = 4,
+}
+
+/**
+ * Describes the enum stud.v1.SessionEnd.
+ */
+export const SessionEndSchema: GenEnum<SessionEnd> = /*@__PURE__*/
+  enumDesc(file_stud_v1_audit, 1);
 
