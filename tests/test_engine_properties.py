@@ -223,6 +223,12 @@ class Run:
         kind, amounts = self.rng.choices(legal.options, [weights[k] for k, _ in legal.options])[0]
         amount = self.rng.choice(amounts) if amounts else None
         self.now += self.rng.randint(0, 2_000)
+        void_at = hand_void_deadline_ms(self.state)
+        if void_at is not None and self.now >= void_at:
+            # A player this late (past a short time bank, unanswered by a Timeout) finds the hand stood
+            # still past the table's limit: §12 voids it rather than play on.
+            self.run(VoidInterruptedHand(self.now))
+            return
         self.run(Act(pid, kind, amount, self.now))
 
     def between_hands(self) -> None:

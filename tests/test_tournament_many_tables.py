@@ -1,7 +1,7 @@
 """A tournament of many small tables on the real event log, played by bots to the end (issue #30's stall):
 tables are broken and balanced again and again (players moved onto tables about to deal, onto idle ones,
-players left alone at a table, the final table's merge, hand for hand at the bubble), and every table with
-two players or more deals again until the winner is known."""
+players left alone at a table, the final table's merge, often hand for hand at the bubble), and every table
+with two players or more deals again until the winner is known."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from stud_service.audit.money_log import audit_money
 from stud_service.audit.tournament_verify import verify_tournament
 from stud_service.engine import SitOut
 from stud_service.tournaments import Level, Status, TournamentConfig, TournamentKind, TournamentState
-from stud_service.tournaments.events import HandForHandStarted, PlayerMoved, TableBroken
+from stud_service.tournaments.events import PlayerMoved, TableBroken
 
 # Stakes that rise fast against a short stack: over in a few hundred hands. Ten tables of four: on the
 # code before the fix this stalled within a minute (a table dealt in a player moved to it after the
@@ -65,7 +65,9 @@ async def test_a_tournament_of_many_small_tables_is_played_to_the_end(database):
         assert sorted(place for place, _shared in state.places.values()).count(1) == 1
         assert sum(state.prizes_won.values()) == ENTRANTS * 100
         events = await tournament_events(runtime, tournament)
-        for kind in (TableBroken, PlayerMoved, HandForHandStarted):
+        # Hand for hand comes only if no hand takes two players out at once across the bubble (the bots' play
+        # depends on the tables' interleaving): test_tournament_examples plays the bubble itself.
+        for kind in (TableBroken, PlayerMoved):
             assert any(isinstance(event, kind) for event in events), kind.__name__
         assert (await audit_money(runtime.store)).ok
         verified = await verify_tournament(runtime.store, tournament)
