@@ -24,7 +24,7 @@ from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tournaments.live import stream_id_for
 from stud_service.tournaments import Level, Status, TournamentConfig, TournamentKind, event_from_json
-from stud_service.tournaments.events import LevelStarted, TableHandDealt, TableOpened
+from stud_service.tournaments.events import LevelStarted, TableHandDealt, TableHandEnded, TableOpened
 
 PLAYING = RuntimeSettings(next_hand_pause=0.02, rake_sweep_interval=0)
 # One-minute levels (the shortest a structure has): the first ends while the bots play.
@@ -159,3 +159,36 @@ async def test_the_level_clock_advances_on_the_owner_from_the_log(database):
         assert second.starts_ms == first.starts_ms + 60_000  # from the log: no drift
         await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
         assert (await audit_money(runtime.store)).ok
+
+
+async def test_a_table_reports_its_hands_from_what_it_holds_without_reading_its_log_again(database):
+    """A hand's report (``EndTableHand``) takes the chips from the hand's HandStarted and HandEnded the
+    table holds: reading the table's recent log back each hand cost more than the hand's actions."""
+    async with replica(database, settings=PLAYING) as runtime:
+        table_reads: list[str] = []
+        read_stream = runtime.store.read_stream
+
+        async def counted(stream_id: str, *args: Any, **kwargs: Any) -> Any:
+            if stream_id.startswith("tables/"):
+                table_reads.append(stream_id)
+            return await read_stream(stream_id, *args, **kwargs)
+
+        runtime.store.read_stream = counted  # type: ignore[method-assign]
+        players = [f"bot{n}" for n in range(1, 7)]
+        await fund(runtime, players, 5_000)
+        tournament = new_id()
+        await runtime.tournaments.create(tournament, sit_and_go(), by="house")
+        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=7))
+        try:
+            for player in players:
+                await runtime.tournaments.register(tournament, player)
+
+            async def reported(count: int) -> bool:
+                events = await tournament_events(runtime, tournament)
+                return sum(isinstance(event, TableHandEnded) for event in events) >= count
+
+            await wait_for(partial(reported, 10), 120, "ten hands reported")
+        finally:
+            bots.cancel()
+        # Loading and following a table may read its log; a report each reading it would be ten reads more.
+        assert len(table_reads) < 10, table_reads

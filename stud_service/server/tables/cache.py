@@ -102,6 +102,7 @@ class TableCache(FollowedStreams[LiveTable]):
             live.created_ms = int(payload["at_ms"])
         if kind == "HandStarted":
             live.commitment = str(payload.get("commitment", ""))
+            live.last_start = payload
             live.client_seeds.clear()
         elif kind == "ShuffleCommitted":
             live.next_seed = seeds.committed_seed(payload, version)

@@ -96,6 +96,7 @@ class LiveTable(LiveStream):
     table_id: str
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
+    last_start: dict[str, Any] | None = None  # the last HandStarted payload (a tournament table reports it)
     commitment: str = ""  # the deck commitment of the current (or last) hand
     created_ms: int | None = None  # TableCreated's time: every table is folded from its first event
     replies: ReplyCache = field(default_factory=ReplyCache)  # reply parts shared by every call
