@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
@@ -89,23 +90,30 @@ async def wait_for(condition, seconds: float, what: str) -> None:
         await asyncio.sleep(0.1)
 
 
+@contextlib.asynccontextmanager
+async def sit_and_go_played(runtime: TableRuntime, players: list[str]) -> AsyncIterator[str]:
+    """A sit & go of ``players`` (funded, registered) played by bots while inside; its id."""
+    await fund(runtime, players, 5_000)
+    tournament = new_id()
+    await runtime.tournaments.create(tournament, sit_and_go(), by="house")
+    bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=7))
+    try:
+        for player in players:
+            await runtime.tournaments.register(tournament, player)
+        yield tournament
+    finally:
+        bots.cancel()
+
+
 async def test_a_sit_and_go_of_bots_is_played_to_the_end_every_hand_at_its_level_every_prize_paid(database):
     async with replica(database, settings=PLAYING) as runtime:
         players = [f"bot{n}" for n in range(1, 7)]
-        await fund(runtime, players, 5_000)
-        tournament = new_id()
-        await runtime.tournaments.create(tournament, sit_and_go(), by="house")
-        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=7))
-        try:
-            for player in players:
-                await runtime.tournaments.register(tournament, player)
+        async with sit_and_go_played(runtime, players) as tournament:
 
             async def finished() -> bool:
                 return (await runtime.tournaments.state(tournament)).status is Status.FINISHED
 
             await wait_for(finished, 240, "the tournament to finish")
-        finally:
-            bots.cancel()
         state = await runtime.tournaments.state(tournament)
         places = sorted(place for place, _shared in state.places.values())
         # Everyone placed; players out in one hand with the same starting chips share a place (§11).
@@ -174,21 +182,12 @@ async def test_a_table_reports_its_hands_from_what_it_holds_without_reading_its_
             return await read_stream(stream_id, *args, **kwargs)
 
         runtime.store.read_stream = counted  # type: ignore[method-assign]
-        players = [f"bot{n}" for n in range(1, 7)]
-        await fund(runtime, players, 5_000)
-        tournament = new_id()
-        await runtime.tournaments.create(tournament, sit_and_go(), by="house")
-        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=7))
-        try:
-            for player in players:
-                await runtime.tournaments.register(tournament, player)
+        async with sit_and_go_played(runtime, [f"bot{n}" for n in range(1, 7)]) as tournament:
 
             async def reported(count: int) -> bool:
                 events = await tournament_events(runtime, tournament)
                 return sum(isinstance(event, TableHandEnded) for event in events) >= count
 
             await wait_for(partial(reported, 10), 120, "ten hands reported")
-        finally:
-            bots.cancel()
         # Loading and following a table may read its log; a report each reading it would be ten reads more.
         assert len(table_reads) < 10, table_reads
