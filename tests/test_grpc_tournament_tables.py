@@ -96,3 +96,19 @@ async def test_a_seated_player_sits_out_and_in_at_a_tournament_table(operator, m
         await outsider.stub.SitOut(table_service_pb2.SitOutRequest(name=f"tables/{table_id}"),
                                    metadata=outsider.metadata)
     assert error_reason(refused.value) == "NOT_SEATED"
+
+
+async def test_a_table_whose_players_are_all_absent_deals_on_with_a_pause_between_hands(operator, make_player,
+                                                                                       caplog) -> None:
+    """§11 Sitting out: absent players are dealt in and blinded off, hand after hand, each hand after the
+    table's pause like any other. (Such hands end as soon as they start: the dealer used to deal the next at
+    once, ran out of steps with an ERROR and left the table waiting for the tournament's next change.)"""
+    table_id, players = await started_sit_and_go(operator, make_player)
+    for client in players.values():
+        await client.sit_out(table_id)
+    watcher = next(iter(players.values()))
+    first = (await watcher.view(table_id)).hand.hand_number
+    async with asyncio.timeout(90):
+        while (await watcher.view(table_id)).hand.hand_number < first + 40:
+            await asyncio.sleep(0.1)
+    assert not [record for record in caplog.records if "did not settle" in record.getMessage()]

@@ -45,8 +45,9 @@ class Dealer:
         self.protection = protection
         self.owned = owned
         self.settings = settings
-        # A tournament's table between hands (TournamentTables.between_hands), set by the runtime.
-        self.between_tournament_hands: Callable[[LiveTable], Awaitable[None]] | None = None
+        # A tournament's table between hands (TournamentTables.between_hands: whether it started a hand), set
+        # by the runtime.
+        self.between_tournament_hands: Callable[[LiveTable], Awaitable[bool]] | None = None
 
     def arm(self, live: LiveTable) -> None:
         """Deal the table's next hand after the pause if it is ready (one armed at this version stays)."""
@@ -80,7 +81,17 @@ class Dealer:
     async def _deal(self, live: LiveTable, version: int) -> None:
         between = self.between_tournament_hands
         if between is not None and _between_tournament_hands(live):
-            await self.tasks.until_done(live, "dealing", lambda: between(live))
+            started: list[bool] = []
+
+            async def steps() -> None:
+                started.append(await between(live))
+
+            await self.tasks.until_done(live, "dealing", steps)
+            if any(started) and _between_tournament_hands(live) and live.dealer is asyncio.current_task():
+                # The hand it started is over already (its players all absent): the next one after the
+                # pause, as at any table, not at once.
+                live.dealer = None
+                self.arm(live)
             return
 
         async def deal() -> None:

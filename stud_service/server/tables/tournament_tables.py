@@ -192,24 +192,30 @@ class TournamentTables:
 
     # -- a table between hands -----------------------------------------------------------------------
 
-    async def between_hands(self, live: LiveTable) -> None:
-        """Bring a tournament's table in line with its tournament (the module's steps), as its owner."""
+    async def between_hands(self, live: LiveTable) -> bool:
+        """Bring a tournament's table in line with its tournament (the module's steps), as its owner, up to
+        the start of its next hand; whether it started one. A hand started ends the work even if it is over
+        already (players all absent are dealt out at once): the next comes after the dealer's pause."""
         config = live.state.config
         assert config is not None and config.tournament_id
         tournament = await self.tournaments.live(config.tournament_id)
         for _step in range(MAX_STEPS):
             live.look_again = False
+            hands_before = live.state.hand_number
             try:
                 stepped = await self._step(live, tournament.state)
             except TableMoved:
                 if not live.look_again:
                     raise
                 continue  # the table changed under the step (a player sat out): look again
+            if live.state.hand_number > hands_before:
+                return True
             if not stepped and not live.look_again:
-                return  # in line, and neither the tournament nor the table changed meanwhile
+                return False  # in line, and neither the tournament nor the table changed meanwhile
         # Every step appends or follows a change: this many means a fault, and the table waits for the
         # tournament's next change to look again.
         _log.error("table %s: its orders did not settle", live.table_id)
+        return False
 
     async def _step(self, live: LiveTable, state: TournamentState) -> bool:
         """One step towards the orders (``next_step``); whether it appended anything (then look again)."""
