@@ -379,3 +379,26 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
         check=True, capture_output=True,
     )
     return TlsFiles(cert_file=cert, key_file=key)
+
+
+async def cancel_running_tournaments(service: ServiceUnderTest) -> None:
+    """Cancel every tournament still running in the shared service: its players, absent once their test is
+    over, would be dealt in and blinded off hand after hand (§11), and later tests that count the log's
+    events would count its hands."""
+    from stud_service.tournaments import Status, TournamentError
+
+    tournaments = service.runtime.tournaments
+    after: str | None = None
+    while page := await tournaments.list(page_size=100, after=after):
+        for state in page:
+            if state.status is Status.RUNNING and state.tournament_id is not None:
+                with contextlib.suppress(TournamentError):  # finished or cancelled meanwhile
+                    await tournaments.cancel(state.tournament_id, by="house", reason="the test is over")
+        after = page[-1].tournament_id
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def tournaments_cancelled_after(grpc_service: ServiceUnderTest) -> AsyncIterator[None]:
+    """Use (autouse) in a module whose tests start tournaments in the shared service."""
+    yield
+    await cancel_running_tournaments(grpc_service)

@@ -35,6 +35,11 @@ DAY_S = 86_400
 SCHEDULED_IN_S = 25  # a scheduled tournament's start: after the restart, soon enough for a test
 
 
+@pytest.fixture(autouse=True)
+def _cancelled_after(tournaments_cancelled_after: None) -> None:
+    """The tournaments a test started stop with it (grpc_fixtures.cancel_running_tournaments)."""
+
+
 @pytest.fixture
 async def database(make_database) -> str:
     return await make_database(migrated=True)
@@ -130,7 +135,8 @@ async def test_an_exclusion_unregisters_the_player_from_every_tournament_not_sta
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await register(ann_client, untouched)
     assert error_reason(refused.value) == "PLAYER_EXCLUDED"
-    assert (await audit_money(grpc_service.store)).ok
+    money = await audit_money(grpc_service.store)
+    assert money.ok, money.discrepancies
 
 
 async def test_a_time_out_unregisters_too_and_a_player_not_excluded_keeps_their_entries(grpc_service,

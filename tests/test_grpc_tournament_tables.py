@@ -17,6 +17,11 @@ from stud_service.server.proto_gen import table_service_pb2, tournament_pb2, tou
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
+@pytest.fixture(autouse=True)
+def _cancelled_after(tournaments_cancelled_after: None) -> None:
+    """The tournaments a test started stop with it (grpc_fixtures.cancel_running_tournaments)."""
+
+
 async def started_sit_and_go(operator: StudClient, make_player) -> tuple[str, dict[str, StudClient]]:
     """A play-money heads-up sit & go, both seats taken: it started, and its owner opened its table and seated
     both players there. (its table, its players)"""

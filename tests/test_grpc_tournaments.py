@@ -27,6 +27,11 @@ from stud_service.tournaments import StartTournament
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
+
+@pytest.fixture(autouse=True)
+def _cancelled_after(tournaments_cancelled_after: None) -> None:
+    """The tournaments a test started stop with it (grpc_fixtures.cancel_running_tournaments)."""
+
 T = tournament_service_pb2
 BUY_IN, FEE = 1_000, 100
 
