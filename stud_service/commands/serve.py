@@ -243,7 +243,8 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         "--player-sessions",
         default=_env("STUD_PLAYER_SESSIONS", "on"),
         help="'on': record each player's session per connection (address, device, tables) in the log; 'off':"
-        " none, and tables that keep one network's players apart refuse SitDown (default: on)",
+        " none, and tables (tournaments) that keep one network's players apart refuse SitDown"
+        " (RegisterTournament) (default: on)",
     )
     parser.add_argument(
         "--session-idle-seconds",

@@ -30,7 +30,7 @@ from stud_service.engine.state import (
     turn_number,
 )
 from stud_service.server.api.errors import malformed
-from stud_service.server.api.time_banks import time_bank_proto, time_bank_values
+from stud_service.server.api.time_banks import time_bank_proto, time_bank_values, whole_seconds
 from stud_service.server.proto_gen import table_pb2
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -177,13 +177,6 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
         return TableConfig(**values).validate()
     except InvalidConfig as error:
         raise as_proto_config_error(error, "table.") from None
-
-
-def whole_seconds(duration: duration_pb2.Duration, field: str, least: int = 1) -> int:
-    """A Duration setting of a table: whole seconds, at least ``least`` (MALFORMED_REQUEST otherwise)."""
-    if duration.nanos or duration.seconds < least:
-        raise malformed(f"{field.rpartition('.')[2]} must be whole seconds, at least {least}", field)
-    return duration.seconds
 
 
 def as_proto_config_error(error: InvalidConfig, prefix: str) -> InvalidConfig:

@@ -21,8 +21,9 @@ from stud_service.engine import (
     UpdateTableSettings,
     VoidHand,
 )
-from stud_service.server.api.convert import DURATION_SETTINGS, as_proto_config_error, whole_seconds
+from stud_service.server.api.convert import DURATION_SETTINGS, as_proto_config_error
 from stud_service.server.api.errors import malformed
+from stud_service.server.api.time_banks import whole_seconds
 from stud_service.server.proto_gen import table_service_pb2
 
 # How a request makes its command: (operator, now_ms) -> the command.

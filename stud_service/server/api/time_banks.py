@@ -1,5 +1,5 @@
 """Protobuf <-> a time bank setting (RULES.md section 7), a table's or a tournament's: ``TimeBank`` in, the
-config's ``time_bank_*`` values out, and back."""
+config's ``time_bank_*`` values out, and back; and the whole-seconds check every Duration setting passes."""
 
 from __future__ import annotations
 
@@ -9,18 +9,20 @@ from stud_service.server.api.errors import malformed
 from stud_service.server.proto_gen import table_pb2
 
 
-def _whole_seconds(duration: duration_pb2.Duration, field: str) -> int:
-    """A Duration of whole seconds (0 or more) as its seconds; anything else names ``field``."""
-    if duration.nanos or duration.seconds < 0:
-        raise malformed(f"{field.partition('.')[2]} must be whole seconds, 0 or more", field)
+def whole_seconds(duration: duration_pb2.Duration, field: str, least: int = 1) -> int:
+    """A Duration setting (a table's, a tournament's): whole seconds, at least ``least`` (MALFORMED_REQUEST
+    naming ``field`` otherwise)."""
+    if duration.nanos or duration.seconds < least:
+        bound = "0 or more" if least == 0 else f"at least {least}"
+        raise malformed(f"{field.rpartition('.')[2]} must be whole seconds, {bound}", field)
     return duration.seconds
 
 
 def time_bank_values(bank: table_pb2.TimeBank, field: str) -> dict[str, int]:
     """A TimeBank setting (a table's or a tournament's, at ``field``) as the config's ``time_bank_*`` values;
     their bounds are the config's to check."""
-    return {"time_bank_seconds": _whole_seconds(bank.reserve, f"{field}.reserve"),
-            "time_bank_refill_seconds": _whole_seconds(bank.refill, f"{field}.refill"),
+    return {"time_bank_seconds": whole_seconds(bank.reserve, f"{field}.reserve", least=0),
+            "time_bank_refill_seconds": whole_seconds(bank.refill, f"{field}.refill", least=0),
             "time_bank_refill_hands": bank.refill_hands}
 
 
