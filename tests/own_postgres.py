@@ -89,15 +89,24 @@ class OwnPostgres:
         self.own(self.workdir)
         subprocess.run(["cp", "-a", str(_initialised_cluster()), str(self.data)], check=True, timeout=60)
 
-    def start(self) -> None:
+    def start(self, extra_options: str = "") -> None:
+        """Start the server; ``extra_options``: more ``-c name=value`` settings."""
         options = (
             f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.workdir}"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            f" -c fsync=off -c synchronous_commit=off -c full_page_writes=off {extra_options}"
         )
         self._run(
             "pg_ctl", "-D", str(self.data), "-l", str(self.workdir / "log"), "-o", options, "-w", "start"
         )
         self.running = True
+
+    def init_standby_of(self, primary: OwnPostgres) -> None:
+        """Make this a hot standby streaming from ``primary`` (running): its base backup, with the settings
+        that make it follow (``standby.signal``, ``primary_conninfo``)."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.own(self.workdir)
+        self._run("pg_basebackup", "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres",
+                  "-D", str(self.data), "-R", "-X", "stream", "-c", "fast")
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")

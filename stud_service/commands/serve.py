@@ -58,6 +58,14 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         help="PostgreSQL URL (default: $DATABASE_URL; none: the embedded PostgreSQL)",
     )
     parser.add_argument(
+        "--read-database-url",
+        default=_env("STUD_READ_DATABASE_URL"),
+        help="PostgreSQL URL of hot standbys (e.g. the primary's hosts with target_session_attrs="
+        "prefer-standby) for history, replays, exports, audits and listings; a read waits up to 1 s for the"
+        " standby to replay what the primary had when it began, else reads the primary"
+        " (default: $STUD_READ_DATABASE_URL; none: every read on the primary)",
+    )
+    parser.add_argument(
         "--data-dir",
         default=_env("STUD_DATA_DIR"),
         help="data directory of the embedded PostgreSQL (default: $STUD_DATA_DIR)",
@@ -397,6 +405,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
 
     options = ServiceOptions(
         database_url=args.database_url,
+        read_database_url=args.read_database_url,
         data_dir=args.data_dir,
         listen=args.listen,
         tokens=tokens,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stud_service.auth import TokenSettings
-from stud_service.db import DatabaseSettings, open_database
+from stud_service.db import DatabaseSettings, describe_url, open_database
 from stud_service.db.connect import DEFAULT_STORE_TIMEOUT_SECONDS
 from stud_service.sealing import Keyring, open_sealed_store, resolve_keyring
 from stud_service.server.api.audit_service import AuditService
@@ -44,6 +44,7 @@ from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.sessions import DEFAULT_IDLE_SECONDS, PlayerSessions, TrustedProxies
 from stud_service.sessions.recovery import DEFAULT_LOST_AFTER_SECONDS, RECOVERY_SECONDS, close_lost_sessions
 from stud_service.store import EventStore, spans
+from stud_service.store.standby import DEFAULT_REPLAY_WAIT_SECONDS, StandbyReads, open_standby_pool
 
 if TYPE_CHECKING:
     from stud_service.observability.tracing import Tracing
@@ -58,6 +59,9 @@ class ServiceOptions:
     tokens: TokenSettings | None = None
     page_token_key: str | None = None  # none: the HS256 secret's, else a random one for this process
     database_url: str | None = None
+    # Hot standbys for history, replays, exports, audits and listings (store.standby); none: the primary.
+    read_database_url: str | None = None
+    standby_wait_seconds: float = DEFAULT_REPLAY_WAIT_SECONDS  # longest a read waits for a standby's replay
     data_dir: str | Path | None = None
     listen: str = "0.0.0.0:50051"
     tls: TlsFiles | None = None
@@ -143,6 +147,7 @@ class ServiceHost:
         else:
             store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
+        reads = await self._standby_reads(store)
         metrics = self._start_metrics(database.pool)
         replica = new_replica_id()
         sessions = PlayerSessions(store, replica, options.session_idle_seconds,
@@ -158,6 +163,7 @@ class ServiceHost:
             ),
             metrics=metrics,
             sessions=sessions,
+            reads=reads,
         )
         self._stack.push_async_callback(self.runtime.close)
         # Tables this replica takes the leases of are loaded and armed; others on first use by its clients.
@@ -202,6 +208,17 @@ class ServiceHost:
         if options.gc_thresholds is not None:
             tune_collector(options.gc_thresholds)
         _log.info("service started", extra={"port": self.running.port, "replica": replica})
+
+    async def _standby_reads(self, store: EventStore) -> StandbyReads:
+        options = self.options
+        if not options.read_database_url:
+            return StandbyReads(store)
+        pool = await open_standby_pool(
+            options.read_database_url, max_size=options.pool_size, wait=options.standby_wait_seconds
+        )
+        self._stack.push_async_callback(pool.close)
+        _log.info("reads may go to %s", describe_url(options.read_database_url))
+        return StandbyReads(store, pool, wait=options.standby_wait_seconds)
 
     async def _start_web(self, services: dict[Any, object]) -> WebServer | None:
         options = self.options

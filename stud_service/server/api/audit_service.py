@@ -4,6 +4,9 @@ Who may see what (``stud_service.audit.history``): auditors and operators every 
 hand; a player only the hands they were dealt into, as they saw them.  Refusals are rich statuses like
 TableService's: NOT_FOUND/NO_HAND, FAILED_PRECONDITION/HAND_RUNNING, PERMISSION_DENIED/NOT_YOUR_HAND or
 AUDITOR_ONLY, INVALID_ARGUMENT/MALFORMED_REQUEST.
+
+Every read here may be served by a hot standby (``runtime.reads``, :mod:`stud_service.store.standby`), as
+current as the primary was when the call began; SetClientSeed, a write, goes to the table like any command.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.tournament_log import tournament_info_for
-from stud_service.audit.verify import verify_loaded
+from stud_service.audit.verify import verify_hand
 from stud_service.auth import Principal, Role
 from stud_service.engine import SetClientSeed
 from stud_service.engine.state import TableState
@@ -135,7 +138,7 @@ class AuditService:
         self.runtime = runtime
         # Seconds after a hand's end when its seed (and so its whole deck) is public; None: auditors only.
         self.reveal_seeds_after = reveal_seeds_after
-        self.store = runtime.store
+        self.reads = runtime.reads
         keys = CallerKeys.of(keys)
         self._tokens = keys.tokens
         self._page_tokens = PageTokens(keys.page_token_key, "ListHands")
@@ -153,7 +156,7 @@ class AuditService:
 
     async def _finished_hand(self, name: str) -> HandRecord:
         table_id, hand = HANDS.parse(name)
-        return (await load_hand(self.store, table_id, hand)).require_complete()
+        return (await self.reads.read(lambda store: load_hand(store, table_id, hand))).require_complete()
 
     def _public_reveal_ms(self, record: HandRecord) -> int | None:
         """When the hand's server seed becomes public (ms since the epoch); None: never, as for a voided hand,
@@ -197,15 +200,15 @@ class AuditService:
             player_id = principal.player_id
         since, until, binding, position = page_request(request, self._page_tokens, (table_id, player_id))
         try:
-            page = await list_hands(
-                self.store,
+            page = await self.reads.read(lambda store: list_hands(
+                store,
                 table_id=table_id,
                 player_id=player_id,
                 since=since,
                 until=until,
                 page_size=request.page_size or DEFAULT_PAGE_SIZE,
                 page_token=position,
-            )
+            ))
         except BadPageToken as error:
             raise malformed(str(error), "page_token") from None
         next_token = self._page_tokens.issue(page.next_page_token, binding) if page.next_page_token else ""
@@ -284,7 +287,7 @@ class AuditService:
                 "verifying hands is for auditors and operators",
             )
         table_id, hand = HANDS.parse(request.name)
-        report = await verify_loaded(self.store, await load_hand(self.store, table_id, hand))
+        report = await self.reads.read(lambda store: verify_hand(store, table_id, hand))
         checks = [
             audit_pb2.VerificationCheck(
                 check=c.name,
@@ -351,7 +354,8 @@ class AuditService:
         mode = self._mode(principal, record)
         viewer = None if mode == FULL else mode
         fmt = request.format or audit_service_pb2.HISTORY_FORMAT_PHH
-        tournament = await tournament_info_for(self.store, record)  # a tournament table's: its buy-in
+        # A tournament table's: its buy-in.
+        tournament = await self.reads.read(lambda store: tournament_info_for(store, record))
         if fmt == audit_service_pb2.HISTORY_FORMAT_PHH:
             text = to_phh(record, viewer, tournament)
         elif fmt == audit_service_pb2.HISTORY_FORMAT_POKERSTARS:
@@ -377,7 +381,9 @@ class AuditService:
             raise malformed("currency must be an ISO 4217 code: three capital letters", "currency")
         if request.view not in audit_service_pb2.MoneyReconciliationView.values():
             raise malformed(f"unknown view {request.view}", "view")
-        report = await audit_money(self.store, as_of=as_of, currency=request.currency or None)
+        report = await self.reads.read(
+            lambda store: audit_money(store, as_of=as_of, currency=request.currency or None)
+        )
         return reconciliation_proto(report, request.view == audit_service_pb2.MONEY_RECONCILIATION_VIEW_FULL)
 
     @refusals_as_statuses
@@ -391,7 +397,7 @@ class AuditService:
                 "the integrity report is for auditors and operators",
             )
         since, until = time_filter(request, "start_time"), time_filter(request, "end_time")
-        return await integrity_reply(self.store, request, since, until)
+        return await self.reads.read(lambda store: integrity_reply(store, request, since, until))
 
     # -- the shuffle's client seeds --------------------------------------------------------------
 
@@ -416,7 +422,7 @@ class AuditService:
     @in_session()
     async def ListAccessRecords(self, request: Any, call: Call) -> Any:
         AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
-        return await access_records_page(self.store, request, self._access_tokens)
+        return await self.reads.read(lambda store: access_records_page(store, request, self._access_tokens))
 
     # -- player sessions -------------------------------------------------------------------------
 
@@ -425,4 +431,6 @@ class AuditService:
     @in_session()
     async def ListPlayerSessions(self, request: Any, call: Call) -> Any:
         SESSION_AUDITORS(self._principal(call))  # a player's call is not recorded, but refused all the same
-        return await player_sessions_page(self.store, request, self._session_tokens)
+        return await self.reads.read(
+            lambda store: player_sessions_page(store, request, self._session_tokens)
+        )

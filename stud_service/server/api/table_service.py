@@ -202,7 +202,10 @@ class TableService:
         after = self._page_tokens.open(request.page_token, ()) if request.page_token else None
         if after is not None and not after.startswith("tables/"):
             raise malformed("page_token is not one this service issued", "page_token")
-        page = await self.runtime.store.list_streams(prefix="tables/", after=after, limit=size + 1)
+        # The listing may be a standby's (store.standby); each table's state is the live one.
+        page = await self.runtime.reads.read(
+            lambda store: store.list_streams(prefix="tables/", after=after, limit=size + 1)
+        )
         reply = table_service_pb2.ListTablesResponse()
         for info in page[:size]:
             live = await self.runtime.table(info.stream_id.removeprefix("tables/"), client=False)

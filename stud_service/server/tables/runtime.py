@@ -61,6 +61,7 @@ from stud_service.server.tables.writes import Commands, TableWrites
 from stud_service.server.tournaments.runtime import TournamentRuntime
 from stud_service.sessions import PlayerSessions
 from stud_service.store import EventStore
+from stud_service.store.standby import StandbyReads
 from stud_service.tournaments import TournamentState
 
 
@@ -69,9 +70,11 @@ class TableRuntime:
 
     def __init__(
         self, store: EventStore, settings: RuntimeSettings | None = None, metrics: Metrics | None = None,
-        sessions: PlayerSessions | None = None,
+        sessions: PlayerSessions | None = None, reads: StandbyReads | None = None,
     ) -> None:
         self.store = store
+        # History, audits and listings, which a standby may serve (store.standby); the tables never read it.
+        self.reads = reads or StandbyReads(store)
         self.ledger = Ledger(store)
         self.access = AccessLog(store)  # privileged calls' records (server.api.access)
         # Players' sessions (server.api.sessions); a replica's writer id is its replica id (ServiceHost).
@@ -89,7 +92,7 @@ class TableRuntime:
         )
         self.dealer = Dealer(self.tasks, self.writes, self.protection, self.owned, settings)
         self.rake = RakeSweeper(self.ledger, self.cache, self.tasks, settings)
-        self.tournaments = TournamentRuntime(store, self.ledger, self.tasks)
+        self.tournaments = TournamentRuntime(store, self.ledger, self.tasks, self.reads)
         self.tournament_tables = TournamentTables(
             self.tournaments, self.cache, self.writes, self.owned, self.tasks, self.dealer.arm
         )

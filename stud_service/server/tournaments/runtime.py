@@ -32,6 +32,7 @@ from stud_service.server.tournaments.lobby import Lobby
 from stud_service.server.tournaments.writes import MakeCommand, TournamentWrites, Written
 from stud_service.shuffle import new_commitment
 from stud_service.store import EventStore, Fence
+from stud_service.store.standby import StandbyReads
 from stud_service.tournaments import (
     CancelTournament,
     CreateTournament,
@@ -74,11 +75,13 @@ class Executed:
 class TournamentRuntime:
     """All tournaments of one replica, sharing the tables' store, ledger and background tasks."""
 
-    def __init__(self, store: EventStore, ledger: Ledger, tasks: TableTasks) -> None:
+    def __init__(
+        self, store: EventStore, ledger: Ledger, tasks: TableTasks, reads: StandbyReads | None = None
+    ) -> None:
         self.store = store
         self.cache = TournamentCache(store, tasks)
         self.writes = TournamentWrites(store, ledger, self.cache)
-        self.lobby = Lobby(store)
+        self.lobby = Lobby(reads or StandbyReads(store))  # the lobby's listing may read a standby
         self.exclusions = ExcludedEntries(store, ledger, self.cache, tasks, self._unregister_excluded)
 
     # -- players and operators -------------------------------------------------------------------
