@@ -12,35 +12,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
 import shutil
 import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import pytest
 import pytest_asyncio
 from grpc_fixtures import TOKEN_SECRET, WholeService, table_spec, whole_service
 from own_postgres import OwnPostgres
+from standby_pair import StandbyPair, missing
 from test_audit_grpc import play_out
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots.client import StudClient
 from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc
 
-pytestmark = pytest.mark.skipif(
-    not glob.glob("/usr/lib/postgresql/*/bin/pg_basebackup")
-    or not glob.glob("/usr/share/postgresql/*/extension/pg_stat_statements.control"),
-    reason="needs the Debian PostgreSQL server binaries (pg_basebackup) and pg_stat_statements:"
-    " apt-get install postgresql-15",
-)
+pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "-")
 
-STATEMENTS = "-c shared_preload_libraries=pg_stat_statements"
-DATABASE = "stud"
 BUY_IN = 5_000
 # What each kind of read runs, as pg_stat_statements keeps it (constants in the text become $n).
 HISTORY_QUERY = "LEFT JOIN events e ON e.stream_id = s.stream_id AND e.hand = s.hand"  # ListHands' catalog
@@ -50,55 +41,22 @@ LOBBY_QUERY = "CROSS JOIN LATERAL (SELECT version, recorded_at FROM events e"  #
 AUDIT_QUERIES = (HISTORY_QUERY, HAND_QUERY, MONEY_QUERY)
 
 
-@dataclass
-class Pair:
-    primary: OwnPostgres
-    standby: OwnPostgres
-
-    def sql(self, server: OwnPostgres, query: str, params: tuple = ()) -> list[tuple]:
-        with psycopg.connect(server.url(DATABASE), autocommit=True) as conn:
-            cursor = conn.execute(query, params)
-            return cursor.fetchall() if cursor.description else []
-
-    def calls(self, server: OwnPostgres, fragment: str) -> int:
-        """How many times ``server`` ran statements holding ``fragment`` (as pg_stat_statements counts)."""
-        rows = self.sql(server, "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements"
-                                " WHERE strpos(query, %s) > 0", (fragment,))
-        return rows[0][0]
-
-    def start_standby(self) -> None:
-        self.standby.start(STATEMENTS)
-        deadline = time.monotonic() + 60
-        while not self.sql(self.primary, "SELECT 1 FROM pg_stat_replication WHERE state = 'streaming'"):
-            assert time.monotonic() < deadline, "the standby never streamed"
-            time.sleep(0.1)
-
-
 @pytest_asyncio.fixture(scope="module")
-async def pair() -> AsyncIterator[Pair]:
+async def pair() -> AsyncIterator[StandbyPair]:
     workdir = Path(tempfile.mkdtemp(prefix="stud-standby-pg-"))
-    primary, standby = OwnPostgres(workdir / "primary"), OwnPostgres(workdir / "standby")
+    started: StandbyPair | None = None
     try:
-        primary.own(workdir)  # each server's directory is under it
-        await asyncio.to_thread(primary.init_from_copy)
-        await asyncio.to_thread(primary.start, STATEMENTS)
-        with psycopg.connect(primary.maintenance_url, autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {DATABASE}")
-        with psycopg.connect(primary.url(DATABASE), autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION pg_stat_statements")
-        await asyncio.to_thread(standby.init_standby_of, primary)
-        found = Pair(primary, standby)
-        await asyncio.to_thread(found.start_standby)
-        yield found
+        started = await asyncio.to_thread(StandbyPair.start, workdir)
+        yield started
     finally:
-        await asyncio.to_thread(standby.destroy)
-        await asyncio.to_thread(primary.destroy)
+        if started is not None:
+            await asyncio.to_thread(started.destroy)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 @pytest_asyncio.fixture
 async def service(
-    pair: Pair, tmp_path: Path
+    pair: StandbyPair, tmp_path: Path
 ) -> AsyncIterator[Callable[[], Awaitable[WholeService]]]:
     """``await service()``: the whole service on the pair, reading from the standby (a long pause between
     hands: a hand played out stays the last one)."""
@@ -107,7 +65,7 @@ async def service(
 
         async def start() -> WholeService:
             return await stack.enter_async_context(whole_service(
-                pair.primary.url(DATABASE), TOKEN_SECRET, log, read_database_url=pair.standby.url(DATABASE),
+                pair.url(pair.primary), TOKEN_SECRET, log, read_database_url=pair.url(pair.standby),
                 hand_pause_seconds=0.5, grace_seconds=0.0, store_timeout_seconds=5.0,
             ))
 
@@ -149,7 +107,7 @@ async def read_everything(service: WholeService, hand: str, player: str) -> list
     return [summary.name for summary in history.hands]
 
 
-def audit_calls(pair: Pair, server: OwnPostgres) -> dict[str, int]:
+def audit_calls(pair: StandbyPair, server: OwnPostgres) -> dict[str, int]:
     return {fragment: pair.calls(server, fragment) for fragment in AUDIT_QUERIES}
 
 
