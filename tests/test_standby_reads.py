@@ -3,9 +3,9 @@ from it by ``pg_basebackup``, streaming, each on a free loopback port, and the w
 
 History, replays, exports, audits and the lobby's listing are served by the standby (its own
 ``pg_stat_statements`` counts their queries; the primary's does not); a player's own hand that has just ended
-is in their history at once while the standby's replay is paused (the primary answers); and a standby
-stopped, even before the service starts, fails no call: the primary answers until it is back, and then the
-standby serves again.
+is in their history at once while the standby's replay is paused (the primary answers); a standby stopped,
+even before the service starts, fails no call: the primary answers until it is back, and then the standby
+serves again; and the primary's own hosts with ``target_session_attrs=prefer-standby`` read the standby.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ from test_audit_grpc import play_out
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots.client import StudClient
-from stud_service.server.proto_gen import audit_service_pb2, audit_service_pb2_grpc
+from stud_service.server.proto_gen import (
+    audit_service_pb2,
+    audit_service_pb2_grpc,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
+)
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "-")
 
@@ -57,15 +62,16 @@ async def pair() -> AsyncIterator[StandbyPair]:
 @pytest_asyncio.fixture
 async def service(
     pair: StandbyPair, tmp_path: Path
-) -> AsyncIterator[Callable[[], Awaitable[WholeService]]]:
-    """``await service()``: the whole service on the pair, reading from the standby (a long pause between
-    hands: a hand played out stays the last one)."""
+) -> AsyncIterator[Callable[..., Awaitable[WholeService]]]:
+    """``await service(read_database_url=None)``: the whole service on the pair, reading from the standby
+    (or that URL)."""
     async with contextlib.AsyncExitStack() as stack:
         log = stack.enter_context((tmp_path / "service.log").open("w"))
 
-        async def start() -> WholeService:
+        async def start(read_database_url: str | None = None) -> WholeService:
             return await stack.enter_async_context(whole_service(
-                pair.url(pair.primary), TOKEN_SECRET, log, read_database_url=pair.url(pair.standby),
+                pair.url(pair.primary), TOKEN_SECRET, log,
+                read_database_url=read_database_url or pair.url(pair.standby),
                 hand_pause_seconds=0.5, grace_seconds=0.0, store_timeout_seconds=5.0,
             ))
 
@@ -103,7 +109,12 @@ async def read_everything(service: WholeService, hand: str, player: str) -> list
     verified = await audit.VerifyHand(audit_service_pb2.VerifyHandRequest(name=hand), metadata=auditor)
     assert verified.passed
     await audit.ReconcileMoney(audit_service_pb2.ReconcileMoneyRequest(), metadata=auditor)
+    await audit.GetIntegrityReport(audit_service_pb2.GetIntegrityReportRequest(), metadata=auditor)
+    await audit.ListAccessRecords(audit_service_pb2.ListAccessRecordsRequest(), metadata=auditor)
+    await audit.ListPlayerSessions(audit_service_pb2.ListPlayerSessionsRequest(), metadata=auditor)
     await client(service, player).list_tables()
+    await tournament_service_pb2_grpc.TournamentServiceStub(service.channel).ListTournaments(
+        tournament_service_pb2.ListTournamentsRequest())
     return [summary.name for summary in history.hands]
 
 
@@ -156,3 +167,15 @@ async def test_a_stopped_standby_fails_no_call_and_serves_again_once_back(pair, 
             break
         assert time.monotonic() < deadline, "the standby never served reads again"
         await asyncio.sleep(0.5)
+
+
+async def test_the_primarys_hosts_with_prefer_standby_read_the_standby(pair, service):
+    """The read URL may name the primary's hosts (the primary first) with
+    ``target_session_attrs=prefer-standby``: libpq picks the standby."""
+    hosts = f"127.0.0.1:{pair.primary.port},127.0.0.1:{pair.standby.port}"
+    running = await service(f"postgresql://postgres@{hosts}/stud?target_session_attrs=prefer-standby")
+    _table_id, hand, player = await hand_played(running)
+    primary_before, standby_before = audit_calls(pair, pair.primary), audit_calls(pair, pair.standby)
+    assert hand in await read_everything(running, hand, player)
+    assert audit_calls(pair, pair.primary) == primary_before
+    assert all(count > standby_before[query] for query, count in audit_calls(pair, pair.standby).items())

@@ -4,9 +4,9 @@ History, replays, exports, audits, reconciliation and the lobby's listings read 
 the live tables (the table runtime, leases, appends, the listener) never do: they keep the primary's store.
 
 The consistency rule: a read served by a standby sees every write the primary had made durable when the read
-began. The read takes the primary's WAL flush position (one function call there, no table touched), then waits, at
-most ``wait`` seconds, for the standby to have replayed past it; a standby that does not get there in time, is
-down, or fails the read in any way, leaves the read to the primary, and the reads of the next
+began. The read takes the primary's WAL flush position (one function call there, no table touched), then
+waits, at most ``wait`` seconds, for the standby to have replayed past it; a standby that does not get there
+in time, is down, or fails the read in any way, leaves the read to the primary, and the reads of the next
 ``STANDBY_RETRY_SECONDS`` too. So a player's own hand that has just ended is in their history at once, and a
 standby never fails a call the primary could answer.
 
@@ -37,8 +37,8 @@ DEFAULT_REPLAY_WAIT_SECONDS = 1.0
 STANDBY_RETRY_SECONDS = 5.0
 REPLAY_POLL_SECONDS = 0.01
 # The end of the WAL the primary has made durable: every write acknowledged as durable is before it (a commit
-# not yet flushed could still be lost by the primary itself). Its insert position would also cover WAL still in
-# its buffers, which reaches a standby only when flushed: up to the WAL writer's delay later.
+# not yet flushed could still be lost by the primary itself). Its insert position would also cover WAL still
+# in its buffers, which reaches a standby only when flushed: up to the WAL writer's delay later.
 PRIMARY_POSITION_SQL = "SELECT pg_current_wal_flush_lsn()::text"
 # True once the server has replayed past the position, and on a server that is no standby at all.
 REPLAYED_PAST_SQL = (
