@@ -15,6 +15,7 @@ import contextlib
 import shutil
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ import pytest
 import pytest_asyncio
 from grpc_fixtures import TOKEN_SECRET, WholeService, table_spec, whole_service
 from own_postgres import OwnPostgres
+from prometheus_client.parser import text_string_to_metric_families
 from standby_pair import StandbyPair, missing
 from test_audit_grpc import play_out
 
@@ -118,6 +120,16 @@ async def read_everything(service: WholeService, hand: str, player: str) -> list
     return [summary.name for summary in history.hands]
 
 
+async def served_by(service: WholeService, server: str) -> float:
+    """The replica's count of calls ``server`` ("standby" or "primary") answered, from its metrics."""
+    text = (await asyncio.to_thread(lambda: urllib.request.urlopen(service.metrics_url, timeout=30).read()))
+    for family in text_string_to_metric_families(text.decode()):
+        for sample in family.samples:
+            if sample.name == "stud_standby_reads_total" and sample.labels == {"served_by": server}:
+                return sample.value
+    return 0.0
+
+
 def audit_calls(pair: StandbyPair, server: OwnPostgres) -> dict[str, int]:
     return {fragment: pair.calls(server, fragment) for fragment in AUDIT_QUERIES}
 
@@ -132,6 +144,7 @@ async def test_history_replays_exports_audits_and_the_lobby_are_served_by_the_st
     standby_after = {**audit_calls(pair, pair.standby), LOBBY_QUERY: pair.calls(pair.standby, LOBBY_QUERY)}
     assert all(standby_after[query] > standby_before[query] for query in standby_before), (
         standby_before, standby_after)
+    assert await served_by(running, "standby") >= 11 and await served_by(running, "primary") == 0
 
 
 async def test_a_players_own_hand_is_in_their_history_at_once_though_the_standby_lags(pair, service):
@@ -145,6 +158,7 @@ async def test_a_players_own_hand_is_in_their_history_at_once_though_the_standby
         primary_before = pair.calls(pair.primary, HISTORY_QUERY)
         assert hand in await read_everything(running, hand, player)
         assert pair.calls(pair.primary, HISTORY_QUERY) > primary_before
+        assert await served_by(running, "primary") >= 11 and await served_by(running, "standby") == 0
     finally:
         pair.sql(pair.standby, "SELECT pg_wal_replay_resume()")
 

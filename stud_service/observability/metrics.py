@@ -194,6 +194,12 @@ class Metrics:
             " health and reflection too); refused INVALID_ARGUMENT, logged at most once a minute.",
             ["method"], namespace=ns, registry=reg,
         )
+        self.standby_reads = Counter(
+            "standby_reads",
+            "Calls that may read a hot standby (history, audits, listings), by the server that answered: the"
+            " standby, or the primary when the standby was behind, away or failing.",
+            ["served_by"], namespace=ns, registry=reg,
+        )
         self.open_tables = Gauge("open_tables", "Tables loaded on this replica.", namespace=ns, registry=reg)
         self.active_watchers = Gauge(
             "active_watchers", "Client event streams open on this replica.", namespace=ns, registry=reg

@@ -47,6 +47,7 @@ from stud_service.store import EventStore, spans
 from stud_service.store.standby import DEFAULT_REPLAY_WAIT_SECONDS, StandbyReads, open_standby_pool
 
 if TYPE_CHECKING:
+    from stud_service.observability.metrics import Metrics
     from stud_service.observability.tracing import Tracing
     from stud_service.server.web.server import WebServer
 
@@ -147,8 +148,8 @@ class ServiceHost:
         else:
             store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
         self._stack.push_async_callback(store.close)
-        reads = await self._standby_reads(store)
         metrics = self._start_metrics(database.pool)
+        reads = await self._standby_reads(store, metrics)
         replica = new_replica_id()
         sessions = PlayerSessions(store, replica, options.session_idle_seconds,
                                   enabled=options.player_sessions, proxies=options.trusted_proxies)
@@ -209,7 +210,7 @@ class ServiceHost:
             tune_collector(options.gc_thresholds)
         _log.info("service started", extra={"port": self.running.port, "replica": replica})
 
-    async def _standby_reads(self, store: EventStore) -> StandbyReads:
+    async def _standby_reads(self, store: EventStore, metrics: Metrics | None) -> StandbyReads:
         options = self.options
         if not options.read_database_url:
             return StandbyReads(store)
@@ -218,7 +219,12 @@ class ServiceHost:
         )
         self._stack.push_async_callback(pool.close)
         _log.info("reads may go to %s", describe_url(options.read_database_url))
-        return StandbyReads(store, pool, wait=options.standby_wait_seconds)
+        if metrics is None:
+            return StandbyReads(store, pool, wait=options.standby_wait_seconds)
+        metrics.watch_pool(pool, "standby")
+        served = metrics.standby_reads
+        return StandbyReads(store, pool, wait=options.standby_wait_seconds,
+                            served=lambda server: served.labels(served_by=server).inc())
 
     async def _start_web(self, services: dict[Any, object]) -> WebServer | None:
         options = self.options

@@ -92,17 +92,22 @@ class StandbyReads:
         *,
         wait: float = DEFAULT_REPLAY_WAIT_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        served: Callable[[str], None] | None = None,
     ) -> None:
         self.primary = primary
         self.standby = standby
         self.wait = wait
+        self._served = served or (lambda server: None)  # told "standby" or "primary" for each call (metrics)
         self._clock = clock
         self._skip_until = 0.0  # the clock's time until which the standby is left alone
 
     async def read(self, reading: Callable[[EventStore], Awaitable[T]]) -> T:
         """``reading(store)`` on a standby's store if it has replayed everything the primary had when this
         began, else on the primary's. ``reading`` must only read: it may run twice (the standby failed)."""
-        if self.standby is None or self._clock() < self._skip_until:
+        if self.standby is None:
+            return await reading(self.primary)
+        if self._clock() < self._skip_until:
+            self._served("primary")
             return await reading(self.primary)
         (position,) = (await self.primary._fetch(PRIMARY_POSITION_SQL, ()))[0]
         try:
@@ -113,10 +118,13 @@ class StandbyReads:
                         announce=False,
                         sealer=self.primary.sealer,
                     )
-                    return await reading(store)
+                    answer = await reading(store)
+                    self._served("standby")
+                    return answer
             self._leave_standby(f"it has not replayed the primary's position {position} within {self.wait} s")
         except (StoreUnavailable, psycopg.Error) as error:
             self._leave_standby(f"it failed: {error}")  # down, restarting, or a query cancelled by recovery
+        self._served("primary")
         return await reading(self.primary)
 
     def _leave_standby(self, why: str) -> None:

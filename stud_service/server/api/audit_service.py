@@ -23,7 +23,7 @@ from stud_service.audit.money_log import audit_money
 from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
-from stud_service.audit.tournament_log import tournament_info_for
+from stud_service.audit.tournament_log import TournamentInfo, tournament_info_for
 from stud_service.audit.verify import verify_hand
 from stud_service.auth import Principal, Role
 from stud_service.engine import SetClientSeed
@@ -59,6 +59,7 @@ from stud_service.server.api.sessions import in_session, named_table
 from stud_service.server.proto_gen import audit_pb2, audit_service_pb2, table_pb2
 from stud_service.server.tables.live import now_ms
 from stud_service.server.tables.runtime import TableRuntime
+from stud_service.store import EventStore
 
 ALL_TABLES = "tables/-"
 _NOT_AUDITORS = roles_only((Role.PLAYER, Role.OPERATOR), lambda: RequestError(
@@ -126,6 +127,14 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
         complete=ended is not None,
         pot=sum(pot["amount"] for pot in ended["pots"]) if ended else 0,
     )
+
+
+async def _hand_for_export(
+    store: EventStore, table_id: str, hand: int
+) -> tuple[HandRecord, TournamentInfo | None]:
+    """A finished hand and, at a tournament table, its tournament's (the buy-in): in one read."""
+    record = (await load_hand(store, table_id, hand)).require_complete()
+    return record, await tournament_info_for(store, record)
 
 
 class AuditService:
@@ -350,12 +359,11 @@ class AuditService:
     @in_session()
     async def ExportHandHistory(self, request: Any, call: Call) -> Any:
         principal = self._principal(call)
-        record = await self._finished_hand(request.name)
+        table_id, hand = HANDS.parse(request.name)
+        record, tournament = await self.reads.read(lambda store: _hand_for_export(store, table_id, hand))
         mode = self._mode(principal, record)
         viewer = None if mode == FULL else mode
         fmt = request.format or audit_service_pb2.HISTORY_FORMAT_PHH
-        # A tournament table's: its buy-in.
-        tournament = await self.reads.read(lambda store: tournament_info_for(store, record))
         if fmt == audit_service_pb2.HISTORY_FORMAT_PHH:
             text = to_phh(record, viewer, tournament)
         elif fmt == audit_service_pb2.HISTORY_FORMAT_POKERSTARS:
