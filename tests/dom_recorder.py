@@ -3,9 +3,9 @@
 ``RECORDER_SCRIPT`` (for ``page.add_init_script``) logs, from before the page's own script runs, every text
 node, every attribute and the text of every element ever added to the document, and every later change of
 an attribute or a text, even of a node removed again in the same task. Each entry is tagged with the newest
-table version the page had been told of then (its ``table-facts`` line, or its log's newest event), so it
-can be judged against what had happened by that version: ``HoleCards`` knows, by version, every face-down
-card dealt at a table and every hand shown.
+table version the page had been told of then (its ``table-facts`` line's data-version, or its log's newest
+event), so it can be judged against what had happened by that version: ``HoleCards`` knows, by version,
+every face-down card dealt at a table and every hand shown.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ RECORDER_SCRIPT = r"""
   const seen = new Set();
   const log = [];
   window.__domLog = log;
-  // The newest version the page has been told of: its view's (the facts line), or its log's newest event
-  // (events can arrive ahead of the next view).
+  // The newest version the page has been told of: its view's (the facts line's data-version), or its log's
+  // newest event (events can arrive ahead of the next view).
   const shownVersion = () => {
-    const facts = document.querySelector('[data-testid="table-facts"]');
-    const match = facts && /version (\d+)/.exec(facts.textContent || "");
+    const facts = document.querySelector('[data-testid="table-facts"][data-version]');
     const newest = document.querySelector('[data-testid="event-log"] > [data-version]');
-    const versions = [match ? Number(match[1]) : NaN, newest ? Number(newest.dataset.version) : NaN];
+    const versions = [facts ? Number(facts.dataset.version) : NaN,
+                      newest ? Number(newest.dataset.version) : NaN];
     const known = versions.filter((version) => !Number.isNaN(version));
     return known.length ? Math.max(...known) : null;
   };

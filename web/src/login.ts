@@ -8,7 +8,7 @@ export function showLogin(slot: HTMLElement, changed: () => void): void {
   if (who !== null) {
     const expiry = who.expires ? `, until ${who.expires.toLocaleTimeString()}` : "";
     fill(slot, h("div", { class: "who", "data-testid": "logged-in", "data-player": who.player },
-      `Logged in as `, h("strong", {}, who.player), ` (${who.role}${expiry}) `,
+      `Logged in as `, h("strong", {}, who.player), h("span", { class: "who-detail" }, ` (${who.role}${expiry})`), " ",
       h("button", { type: "button", "data-testid": "logout", onclick: () => { logOut(); changed(); } }, "Log out")));
     return;
   }

@@ -17,8 +17,14 @@ const VERBS: Record<ActionType, string> = {
 
 const cards = (codes: number[]): string => codes.map(cardLabel).join(" ");
 
-/** The event in words, amounts in the table's currency; empty for an event this page does not know. */
-export function narrate(event: TableEvent, currency: string): string {
+/** Who sits in a seat, as a line names them: the player's name when known, else "Seat 3". */
+export type SeatNamer = (seat: number) => string;
+
+const bySeatNumber: SeatNamer = (seat) => `Seat ${seat}`;
+
+/** The event in words, amounts in the table's currency, players named by `who`; empty for an event this page
+ * does not know. */
+export function narrate(event: TableEvent, currency: string, who: SeatNamer = bySeatNumber): string {
   const e = event.event;
   const m = (amount: bigint): string => money(amount, currency);
   switch (e.case) {
@@ -31,43 +37,43 @@ export function narrate(event: TableEvent, currency: string): string {
     case "leaveRequested":
       return `${e.value.playerId} will leave after this hand`;
     case "playerSatOut":
-      return `Seat ${e.value.seat} sits out`;
+      return `${who(e.value.seat)} sits out`;
     case "playerSatIn":
-      return `Seat ${e.value.seat} sits in`;
+      return `${who(e.value.seat)} sits in`;
     case "playerToppedUp":
-      return `Seat ${e.value.seat} tops up ${m(e.value.amount)}`;
+      return `${who(e.value.seat)} tops up ${m(e.value.amount)}`;
     case "clientSeedSet":
-      return `Seat ${e.value.seat} sets a client seed`;
+      return `${who(e.value.seat)} sets a client seed`;
     case "shuffleCommitted":
       return `Shuffle committed for hand ${e.value.nextHand}`;
     case "handStarted":
       return `Hand ${e.value.hand} starts: ${e.value.players.map((p) => `seat ${p.seat} ${p.playerId}`).join(", ")}`;
     case "antePosted":
-      return `Seat ${e.value.seat} posts the ante ${m(e.value.amount)}`;
+      return `${who(e.value.seat)} posts the ante ${m(e.value.amount)}`;
     case "cardDealt": {
-      const to = e.value.seat === 0 ? "The board" : `Seat ${e.value.seat}`;
+      const to = e.value.seat === 0 ? "The board" : who(e.value.seat);
       if (e.value.hidden) return `${to} gets a face-down card`;
       return `${to} gets ${cardLabel(e.value.card)}${e.value.faceUp ? " face up" : " face down"}`;
     }
     case "bettingRoundStarted":
-      return `${streetName(e.value.street)}: seat ${e.value.firstSeat} first to act`;
+      return `${streetName(e.value.street)}: ${who(e.value.firstSeat)} first to act`;
     case "playerActed": {
       const { seat, action, amount, timeout, allIn } = e.value;
       const sized = action === ActionType.FOLD || action === ActionType.CHECK ? "" : ` ${m(amount)}`;
-      return `Seat ${seat} ${VERBS[action] ?? "acts"}${sized}${allIn ? " (all in)" : ""}${timeout ? " (timed out)" : ""}`;
+      return `${who(seat)} ${VERBS[action] ?? "acts"}${sized}${allIn ? " (all in)" : ""}${timeout ? " (timed out)" : ""}`;
     }
     case "uncalledBetReturned":
-      return `${m(e.value.amount)} returned to seat ${e.value.seat}`;
+      return `${m(e.value.amount)} returned to ${who(e.value.seat)}`;
     case "handShown": {
       const made = [e.value.high, e.value.low].filter(Boolean).join(" / ");
-      return `Seat ${e.value.seat} shows ${cards(e.value.cards)}${made ? `: ${made}` : ""}`;
+      return `${who(e.value.seat)} shows ${cards(e.value.cards)}${made ? `: ${made}` : ""}`;
     }
     case "handMucked":
-      return `Seat ${e.value.seat} mucks`;
+      return `${who(e.value.seat)} mucks`;
     case "handEnded": {
       const awards = e.value.pots.flatMap((pot) => pot.awards.map((award) => {
         const half = award.potHalf === PotHalf.HIGH ? " (high)" : award.potHalf === PotHalf.LOW ? " (low)" : "";
-        return `seat ${award.seat} wins ${m(award.amount)}${half}`;
+        return `${who(award.seat)} wins ${m(award.amount)}${half}`;
       }));
       return `Hand ${e.value.hand} ends: ${awards.join(", ")}`;
     }
@@ -76,7 +82,7 @@ export function narrate(event: TableEvent, currency: string): string {
     case "waitingListLeft":
       return "A player leaves the waiting list";
     case "seatOffered":
-      return `Seat ${e.value.seat} is offered to the next player waiting`;
+      return `${who(e.value.seat)} is offered to the next player waiting`;
     case "tablePaused":
       return `The table is paused: ${e.value.reason}`;
     case "tableResumed":
@@ -88,11 +94,11 @@ export function narrate(event: TableEvent, currency: string): string {
     case "tableSettingsChanged":
       return `Settings changed (${e.value.fields.join(", ")}): ${e.value.reason}`;
     case "timeBankStarted":
-      return `Seat ${e.value.seat}'s time bank runs (${secondsText(e.value.reserve)})`;
+      return `${who(e.value.seat)}'s time bank runs (${secondsText(e.value.reserve)})`;
     case "timeBankUsed":
-      return `Seat ${e.value.seat} used ${secondsText(e.value.used)} of its time bank (${secondsText(e.value.reserve)} left)`;
+      return `${who(e.value.seat)} used ${secondsText(e.value.used)} of its time bank (${secondsText(e.value.reserve)} left)`;
     case "timeBankRefilled":
-      return `Seat ${e.value.seat}'s time bank grows to ${secondsText(e.value.reserve)}`;
+      return `${who(e.value.seat)}'s time bank grows to ${secondsText(e.value.reserve)}`;
     default:
       return "";
   }

@@ -9,7 +9,7 @@ import type { HandSummary, ReplayStep } from "./gen/stud/v1/audit_pb";
 import type { VerifyHandResponse, VerifyShuffleResponse } from "./gen/stud/v1/audit_service_pb";
 import { Street } from "./gen/stud/v1/table_pb";
 import { narrate } from "./narrate";
-import { handSummary, seatList } from "./seats";
+import { handSummary, tableOval } from "./seats";
 import { principal } from "./session";
 
 const MAX_PAGES = 10;
@@ -105,9 +105,11 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
       class: s.street === current ? "current" : "", "aria-current": s.street === current ? "step" : undefined,
     }, s.street === Street.UNSPECIFIED ? "Deal" : streetName(s.street))));
     streets.dataset.street = Street[current];
-    position.textContent = `Event ${at + 1} of ${steps.length}: ${step.event ? narrate(step.event, step.state?.table?.currencyCode ?? "") || step.event.type : ""}`;
+    const who = (seat: number) => step.state?.seats.find((s) => s.seat === seat)?.playerId ?? `Seat ${seat}`;
+    const line = step.event ? narrate(step.event, step.state?.table?.currencyCode ?? "", who) || step.event.type : "";
+    position.textContent = `Event ${at + 1} of ${steps.length}: ${line}`;
     position.dataset.index = String(at);
-    if (step.state) fill(board, handSummary(step.state), seatList(step.state));
+    if (step.state) fill(board, tableOval(step.state, [handSummary(step.state)]));
     for (const testid of ["replay-prev", "replay-prev-street"]) {
       controls.querySelector<HTMLButtonElement>(`[data-testid=${testid}]`)!.disabled = at === 0;
     }

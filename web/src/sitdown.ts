@@ -43,8 +43,9 @@ export function sitDownForm(table: Table, open: number[], sit: (seat: number, bu
   h("button", { type: "submit", "data-testid": "sit-down" }, "Sit down"));
 }
 
-/** For a player out of chips: the service refuses to deal them in until they top up (TopUp). */
-export function topUpForm(table: Table, topUp: (amount: bigint) => void): HTMLElement {
+/** Adds chips between hands (TopUp), up to the maximum buy-in; `note` says why it is offered. For a player out of
+ * chips the service refuses to deal them in until they top up. */
+export function topUpForm(table: Table, topUp: (amount: bigint) => void, note = "Out of chips. "): HTMLElement {
   const amount = amountInput("top-up", "top-up-amount", table);
   return h("form", {
     class: "top-up", "data-testid": "top-up-form", "aria-label": "Top up",
@@ -54,7 +55,7 @@ export function topUpForm(table: Table, topUp: (amount: bigint) => void): HTMLEl
       if (chips !== null) topUp(chips);
     },
   },
-  h("span", {}, "Out of chips. "),
+  note ? h("span", {}, note) : null,
   h("label", { for: "top-up-amount" }, "Top up "), amount, " ",
   h("button", { type: "submit", "data-testid": "top-up" }, "Top up"));
 }

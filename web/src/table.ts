@@ -1,23 +1,34 @@
-// The table as the caller may see it (kept current by watch.ts). Seated players act with buttons built from the
-// view's legal actions, on the view's turn.
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+// The table as the caller may see it (kept current by watch.ts), laid out as a card room's: the oval with its
+// seats (seats.ts), the action clock as a bar on the seat to act, and below it the player's buttons, or the
+// pre-actions before their turn. Seated players act with buttons built from the view's legal actions, on the
+// view's turn.
+import { durationMs, timestampDate } from "@bufbuild/protobuf/wkt";
 import { requestId, tables } from "./api";
 import { fill, h, redraw } from "./dom";
 import { refusalAlert, refusalOf } from "./errors";
-import { actionName, money, seatName, stakesText, stoppedText, variantName } from "./format";
+import { actionName, money, seatName, stakesText, variantName } from "./format";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, ClockKind, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { chatPanel } from "./chat";
 import { ServerClock } from "./clock";
+import { historyDownloads } from "./history";
 import { latencyMeter } from "./latency";
+import { chipsOnScreen, gatherInto } from "./motion";
 import { narrate } from "./narrate";
-import { handSummary, resultList, seatList } from "./seats";
+import { lasts, type PreAction, preActionBoxes, preActionChoice } from "./preactions";
+import { handSummary, resultList, tableOval } from "./seats";
 import { principal } from "./session";
-import { sitDownForm, topUpForm } from "./sitdown";
+import { sitDownForm } from "./sitdown";
+import { soundToggle, sounds } from "./sounds";
+import { gameFacts } from "./table_head";
+import { tableInfoPanel } from "./table_info";
+import { seatControls } from "./table_seat";
 import { tournamentPanel } from "./tournament_panel";
 import { watchTable } from "./watch";
 
 const LOG_LINES = 40;
+// The clock "runs low" from here on: the bar turns urgent, and the player hears it once.
+const LOW_SECONDS = 5;
 
 function actionLabel(action: LegalAction, currency: string): string {
   const amount = money(action.amount, currency);
@@ -33,57 +44,104 @@ function actionLabel(action: LegalAction, currency: string): string {
   }
 }
 
+/** Each seat's card count at the last drawing of a hand: the cards beyond it are newly dealt. */
+class DealtCards {
+  private hand = -1n;
+  private counts = new Map<number, number>();
+
+  /** Starts counting `hand`'s cards; the first drawing of a page animates nothing. */
+  at(hand: bigint | undefined, first: boolean): (seat: number, count: number) => number {
+    if (hand !== this.hand) { this.hand = hand ?? -1n; this.counts = new Map(); }
+    return (seat, count) => {
+      const before = this.counts.get(seat) ?? 0;
+      this.counts.set(seat, count);
+      return first ? 0 : Math.max(0, count - before);
+    };
+  }
+}
+
 export function showTable(main: HTMLElement, id: string, signal: AbortSignal): void {
   const name = `tables/${id}`;
   const me = principal();
-  const title = h("h1", {}, id);
+  const title = h("h1", { "data-testid": "table-title" }, id);
+  // data-version: the table's log version the page shows (for tests; players are shown no internal numbers).
   const facts = h("p", { class: "facts", "data-testid": "table-facts" });
-  const connection = h("p", { class: "connection", "data-testid": "connection", role: "status" }, "Connecting…");
-  const hand = h("div", {});
+  const connection = h("span", { class: "connection", "data-testid": "connection", role: "status" }, "Connecting…");
   const clock = h("p", { class: "clock", "data-testid": "action-clock", role: "timer", "aria-live": "off" });
-  const seats = h("div", {});
+  const felt = h("div", { class: "felt", "data-testid": "felt" });
   const actions = h("section", { class: "actions", "data-testid": "actions", "aria-label": "Your actions" });
-  const seatControls = h("section", { class: "seat-controls", "data-testid": "seat-controls" });
-  const sitDown = h("section", { class: "sit-down-slot" });
   const problems = h("div", { class: "problems", "data-testid": "problems" });
+  const controls = seatControls(name, signal, {
+    done: (reply) => { fill(problems); if (reply.view) render(reply.view); },
+    refused: (error) => { if (!signal.aborted) showProblem(error); },
+  });
+  const sitDown = h("section", { class: "sit-down-slot" });
   // A tournament's table: the tournament above it (tournament_panel.ts), once the first view says whose it is.
   const tournamentSlot = h("div", {});
   const lastResult = h("section", { class: "last-result", "data-testid": "last-result", "aria-label": "Last hand" });
-  const log = h("ol", { class: "log", "data-testid": "event-log" });
+  const log = h("ol", { class: "log", "data-testid": "event-log", reversed: true });
   const announcer = h("div", { class: "visually-hidden", "aria-live": "polite", "data-testid": "announcer" });
+  const info = tableInfoPanel();
   const chat = chatPanel(name, signal);
   const meter = latencyMeter();
   fill(main,
-    h("p", {}, h("a", { href: "#/" }, "← Tables"), " · ",
-      h("a", { href: `#/tables/${encodeURIComponent(id)}/hands`, "data-testid": "open-replayer" }, "Hands played")),
-    title, facts, tournamentSlot, h("div", { class: "link-state" }, connection, meter.element), seatControls,
-    problems,
-    h("div", { class: "felt", "data-testid": "felt" }, hand, clock, seats),
-    actions, sitDown, chat.element, lastResult,
-    h("details", { class: "log-box" }, h("summary", {}, "Table log"), log),
+    h("div", { class: "table-bar" },
+      h("nav", { class: "table-nav", "aria-label": "Table" },
+        h("a", { href: "#/" }, "← Tables"),
+        h("a", { href: `#/tables/${encodeURIComponent(id)}/hands`, "data-testid": "open-replayer" }, "Hands played"),
+        info.element, soundToggle()),
+      h("div", { class: "link-state" }, connection, meter.element)),
+    h("header", { class: "table-head" }, h("div", { class: "table-title" }, title, facts), controls.element),
+    tournamentSlot, problems, felt, actions, sitDown,
+    h("div", { class: "table-side" },
+      lastResult, chat.element,
+      h("details", { class: "log-box", open: true }, h("summary", {}, "Table log"), log)),
     announcer);
 
   let view: TableView | null = null;
-  let lastResultView: TableView | null = null;
   let actionsKey = "";
   let sitDownKey = "";
-  let controlsKey = "";
   let announced = "";
   let deadline: Date | null = null;
+  let clockMs = 0;  // the whole of the clock that runs now: the action clock, or the time bank's reserve
+  let warned = "";  // the turn whose low clock the player heard
+  let chimed = 0n;  // the turn whose start the player heard
+  let preAction: { kind: PreAction; hand: bigint } | null = null;
+  let autoActed = 0n;  // the turn a pre-action acted on
+  let streetKey = "";
+  let logged = 0;
+  const dealt = new DealtCards();
+  const handsDealtIn = new Set<bigint>();
+  // Who sits where, for the log's lines (players who have left keep their names there).
+  const names = new Map<number, string>();
+  const who = (seat: number) => names.get(seat) ?? `Seat ${seat}`;
 
   // The deadline is the server's time (clock.ts), learnt from the events' record times.
   const serverClock = new ServerClock();
 
   function showClock(): void {
+    const bar = felt.querySelector<HTMLElement>(".clock-bar");
     if (deadline === null) { clock.textContent = ""; delete clock.dataset.clock; return; }
     const seconds = serverClock.secondsUntil(deadline);
     const seat = view?.hand?.toActSeat ?? 0;
+    const mine = seat === view?.viewerSeat;
     // RULES.md section 7: once the action clock has run out, the player's time bank runs.
     const bank = view?.clock === ClockKind.TIME_BANK;
     clock.dataset.clock = bank ? "TIME_BANK" : "ACTION";
-    clock.textContent = `${seat === view?.viewerSeat ? "Your" : `Seat ${seat}'s`} ${bank ? "time bank" : "clock"}: ${seconds} s`;
-    clock.classList.toggle("urgent", seconds <= 5);
+    clock.textContent = `${mine ? "Your" : `Seat ${seat}'s`} ${bank ? "time bank" : "clock"}: ${seconds} s`;
+    const low = seconds <= LOW_SECONDS;
+    clock.classList.toggle("urgent", low);
     clock.classList.toggle("time-bank", bank);
+    if (bar) {
+      const left = Math.max(0, deadline.getTime() - serverClock.now());
+      const share = clockMs > 0 ? Math.min(1, left / clockMs) : 0;
+      bar.dataset.seconds = String(seconds);
+      bar.dataset.clock = clock.dataset.clock;
+      bar.classList.toggle("urgent", low);
+      bar.firstElementChild?.setAttribute("style", `width:${(share * 100).toFixed(1)}%`);
+    }
+    const key = `${view?.turn}:${clock.dataset.clock}`;
+    if (mine && low && seconds > 0 && warned !== key) { warned = key; sounds.clockLow(); }
   }
   const tick = setInterval(showClock, 250);
   signal.addEventListener("abort", () => clearInterval(tick), { once: true });
@@ -95,35 +153,55 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   function render(next: TableView): void {
     // An Act's reply and the watch both carry views: never go back to an older one.
     if (view !== null && next.version < view.version) return;
+    const first = view === null;
     view = next;
+    facts.dataset.version = String(next.version);
     meter.show(next.roundTrip);
     chat.view(next);
     const table = next.table;
-    const currency = table?.currencyCode ?? "";
+    for (const seat of next.seats) names.set(seat.seat, seat.playerId);
     title.textContent = table?.displayName || id;
     const tournament = table?.tournament;
     if (tournament && tournamentSlot.childElementCount === 0) {
       fill(tournamentSlot, tournamentPanel(tournament.tournament, name, serverClock, signal));
     }
-    facts.textContent = table === undefined ? "" : `${variantName(table.variant)} · ${stakesText(table.stakes, currency)}`
-      + (tournament ? ` (level ${tournament.level}) · tournament chips` : "")
-      + ` · ${table.seatedPlayers}/${table.maxSeats} seated`
-      + (stoppedText(table) ? ` · ${stoppedText(table)}` : "") + ` · version ${next.version}`;
-    fill(hand, handSummary(next));
-    redraw(seats, seatList(next, { openSeat: (seat) => openSeatButton(next, seat) }));
+    if (table) { fill(facts, gameFacts(table)); info.show(table); }
+    const hand = next.hand;
+    if (preAction !== null && preAction.hand !== hand?.handNumber) preAction = null;
+    const mine = next.seats.find((seat) => seat.seat === next.viewerSeat);
+    if (hand && mine?.inHand) handsDealtIn.add(hand.handNumber);
+    // The street's end: the bets drawn before slide into the pot.
+    const street = `${hand?.handNumber}:${hand?.street}:${hand?.complete}`;
+    const bets = street !== streetKey && !first ? chipsOnScreen(felt) : [];
+    streetKey = street;
+    redraw(felt, tableOval(next, [handSummary(next), clock], {
+      openSeat: (seat) => openSeatButton(next, seat),
+      newCards: dealt.at(hand?.handNumber, first),
+    }));
+    gatherInto(felt.querySelector("[data-testid=pot-total]"), bets);
     deadline = next.actionDeadline ? timestampDate(next.actionDeadline) : null;
+    clockMs = clockLength(next);
     showClock();
     // The hand's result stays on show below the table while the next hand is played.
-    if (next.hand?.complete) {
-      fill(lastResult);
-      lastResultView = next;
-    } else if (lastResultView?.hand && lastResult.childElementCount === 0) {
-      fill(lastResult, h("h2", {}, `Last hand (${lastResultView.hand.handNumber})`), resultList(lastResultView));
+    if (hand?.complete && lastResult.dataset.hand !== String(hand.handNumber)) {
+      lastResult.dataset.hand = String(hand.handNumber);
+      const mayExport = handsDealtIn.has(hand.handNumber) || me?.role === "auditor" || me?.role === "operator";
+      fill(lastResult, h("h2", {}, `Last hand (${hand.handNumber})`), resultList(next),
+        mayExport && !hand.voided ? historyDownloads(id, hand.handNumber, problems, signal) : null);
     }
     renderActions(next);
-    renderSeatControls(next);
+    controls.show(next);
     renderSitDown(next);
     announceTurn(next);
+  }
+
+  /** The whole of the clock running now, in milliseconds: the bar's full width. */
+  function clockLength(next: TableView): number {
+    if (next.clock === ClockKind.TIME_BANK) {
+      const acting = next.seats.find((seat) => seat.seat === next.hand?.toActSeat);
+      return acting?.timeBank ? durationMs(acting.timeBank) : 0;
+    }
+    return next.table?.actionClock ? durationMs(next.table.actionClock) : 30_000;
   }
 
   function announceTurn(next: TableView): void {
@@ -143,24 +221,49 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
       : `${seatName(toAct, player).replace(/^s/, "S")} to act`;
   }
 
-  // Rebuilt only when the choice changes, so a focused button keeps its focus while other views arrive.
+  /** Whether the viewer holds live cards in the running hand and may act later in it: pre-actions apply. */
+  function awaitingTurn(next: TableView): boolean {
+    const mine = next.seats.find((seat) => seat.seat === next.viewerSeat);
+    return next.hand !== undefined && !next.hand.complete && mine !== undefined && mine.inHand && !mine.folded
+      && !mine.allIn;
+  }
+
+  // Rebuilt only when the choice changes, so a focused button or box keeps its focus while other views arrive.
   function renderActions(next: TableView): void {
-    const key = `${next.turn}|${next.legalActions.map((a) => `${a.type}:${a.amount}`).join(",")}`;
+    const legal = next.legalActions;
+    const waiting = legal.length === 0 && awaitingTurn(next);
+    const key = waiting ? `pre|${next.hand?.handNumber}`
+      : `${next.turn}|${legal.map((a) => `${a.type}:${a.amount}`).join(",")}`;
     if (key === actionsKey) return;
     actionsKey = key;
     actions.dataset.turn = String(next.turn);
-    if (next.legalActions.length === 0) {
+    if (waiting) {
+      fill(actions, preActionBoxes(preAction?.kind ?? null, (kind) => {
+        preAction = kind === null || !next.hand ? null : { kind, hand: next.hand.handNumber };
+      }));
+      return;
+    }
+    if (legal.length === 0) {
       fill(actions, next.viewerSeat === 0 ? null : h("p", { class: "waiting" }, "Not your turn."));
       return;
     }
     const currency = next.table?.currencyCode ?? "";
-    const buttons = next.legalActions.map((action) => h("button", {
+    const buttons = legal.map((action) => h("button", {
       type: "button", class: `act act-${actionName(action.type).toLowerCase()}`,
       "data-action": actionName(action.type), "data-amount": String(action.amount),
       onclick: () => void act(next, action),
     }, actionLabel(action, currency)));
     // No button takes the focus by itself (a stray Enter would fold): the live region announces the turn.
     fill(actions, h("h2", {}, "Your turn"), h("div", { class: "buttons" }, buttons));
+    const chosen = preAction === null ? undefined : preActionChoice(preAction.kind, legal);
+    if (preAction !== null && chosen !== undefined && autoActed !== next.turn) {
+      autoActed = next.turn;
+      if (!lasts(preAction.kind)) preAction = null;
+      void act(next, chosen);
+    } else if (chimed !== next.turn) {
+      chimed = next.turn;
+      sounds.yourTurn();
+    }
   }
 
   async function act(at: TableView, action: LegalAction): Promise<void> {
@@ -187,51 +290,6 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     } catch (error) {
       if (!signal.aborted) showProblem(error);
     }
-  }
-
-  // Above the felt, away from the action buttons: a click there must never land on Leave, and the action
-  // area changing height after a click moves nothing under the pointer up here.
-  function renderSeatControls(next: TableView): void {
-    const mine = next.seats.find((seat) => seat.seat === next.viewerSeat);
-    const busted = mine !== undefined && mine.stack === 0n;
-    const key = mine === undefined ? "" : `${mine.seat}:${mine.sittingOut}:${busted}`;
-    if (key === controlsKey) return;
-    controlsKey = key;
-    if (mine === undefined) { fill(seatControls); return; }
-    const button = (label: string, testid: string, run: () => Promise<{ view?: TableView }>) =>
-      h("button", { type: "button", "data-testid": testid, onclick: () => void call(run) }, label);
-    // A tournament seats and moves its players, with its own chips: they neither leave its tables nor top up
-    // (RULES.md section 11).
-    const tournament = Boolean(next.table?.tournament);
-    const leave = () => tables.leave({ name, requestId: requestId() }, { signal });
-    fill(seatControls,
-      // A busted player cannot sit in (the service says so): the chips come first.
-      busted && !tournament && next.table ? topUpForm(next.table,
-        (amount) => void call(() => tables.topUp({ name, amount, requestId: requestId() }, { signal })))
-        : mine.sittingOut ? button("Sit in", "sit-in", () => tables.sitIn({ name, requestId: requestId() }, { signal }))
-          : button("Sit out", "sit-out", () => tables.sitOut({ name, requestId: requestId() }, { signal })),
-      " ",
-      tournament ? null : h("button", {
-        type: "button", class: "leave", "data-testid": "leave",
-        onclick: () => { if (playingTheHand()) confirmLeave(leave); else void call(leave); },
-      }, "Leave the table"));
-  }
-
-  /** Whether the viewer holds cards in the hand being played: leaving then needs a second thought. */
-  function playingTheHand(): boolean {
-    const mine = view?.seats.find((seat) => seat.seat === view?.viewerSeat);
-    return view?.hand !== undefined && !view.hand.complete && mine !== undefined && mine.inHand && !mine.folded;
-  }
-
-  function confirmLeave(leave: () => Promise<{ view?: TableView }>): void {
-    const stay = () => { controlsKey = ""; if (view) renderSeatControls(view); };
-    const confirm = h("div", { class: "leave-confirm", role: "alertdialog", "aria-label": "Leave the table?" },
-      h("p", {}, "You are in this hand. Leave the table when it ends? Your chips go back to your account then."),
-      h("button", { type: "button", "data-testid": "leave-confirm", onclick: () => void call(leave).then(stay) },
-        "Leave after this hand"), " ",
-      h("button", { type: "button", "data-testid": "leave-cancel", onclick: stay }, "Stay"));
-    fill(seatControls, confirm);
-    confirm.querySelector<HTMLButtonElement>("[data-testid=leave-cancel]")?.focus();
   }
 
   function openSeats(next: TableView): number[] {
@@ -274,9 +332,14 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   function record(event: TableEvent): void {
     if (event.recordTime) serverClock.observe(timestampDate(event.recordTime));
     chat.event(event);
-    const line = narrate(event, view?.table?.currencyCode ?? "");
+    const e = event.event;
+    if (e.case === "playerSeated") names.set(e.value.seat, e.value.playerId);
+    if (e.case === "handStarted") for (const player of e.value.players) names.set(player.seat, player.playerId);
+    const line = narrate(event, view?.table?.currencyCode ?? "", who);
     if (!line) return;
-    log.prepend(h("li", { "data-version": String(event.version) }, line));
+    // Newest first, numbered from the first line this page logged (the list counts down: `reversed`).
+    logged += 1;
+    log.prepend(h("li", { "data-version": String(event.version), value: logged }, line));
     while (log.children.length > LOG_LINES) log.lastElementChild?.remove();
   }
 
