@@ -18,13 +18,18 @@
  *   (a link to the tournament's page); both: tournament-state, tournament-level, tournament-stakes,
  *   level-countdown, players-left, average-stack, prize-pool, winner, tournament-you with tournament-rank,
  *   tournament-place or tournament-registered
+ *   table-title, table-facts (data-version: the view's table version, never shown) with game-name; table-info
+ *   (a details) with table-info-list; sound-toggle (aria-pressed)
  *   felt, seats, seat-{N} (data-player when occupied; class "to-act" on the seat to act), seat-{N}-player,
- *   seat-{N}-stack, seat-{N}-cards; sit-here-{N}, sit-down-form, sit-seat, sit-buy-in, sit-down
+ *   seat-{N}-stack, seat-{N}-cards, seat-{N}-bet (data-amount), seat-{N}-clock (the countdown bar on the seat
+ *   to act: data-seconds, data-clock); sit-here-{N}, sit-down-form, sit-seat, sit-buy-in, sit-down
  *   a card the page was sent: .card[data-card="As"]; a card it was not: .card.back (no data-card)
- *   hand, hand-number, street, pots, pot-{i}, result, last-result, action-clock, announcer (the aria-live
- *   region), event-log (li[data-version]), connection (data-state: live | reconnecting | stopped)
+ *   hand, hand-number, street, pot-total ("Pot $x + bets $y"), pots and pot-{i} (side pots), result,
+ *   last-result (data-hand) with downloads: download-pokerstars, download-phh; action-clock, announcer (the
+ *   aria-live region), event-log (li[data-version]), connection (data-state: live | reconnecting | stopped)
  *   actions (data-turn: the view's turn) with buttons [data-action="CALL"] (the ActionType name, and
- *   data-amount); seat-controls with sit-in, sit-out, leave
+ *   data-amount), or before the turn pre-actions: pre-check-fold, pre-call-any, pre-fold-any (checkboxes);
+ *   seat-controls with sit-in, sit-out, top-up-open, leave (leave-confirm, leave-cancel)
  *   error (data-reason: the ErrorInfo reason; data-code: the status code's name)
  *   open-replayer, hands (hands-need-login without a token), hand-{n}; replay-prev, replay-next,
  *   replay-prev-street, replay-next-street, replay-streets (data-street), replay-step (data-index),

@@ -12,6 +12,8 @@ export interface SeatHooks {
   openSeat?: (seat: number) => Node | null;
   /** How many of each seat's cards were dealt since the last drawing (they arrive with a short animation). */
   newCards?: (seat: number, count: number) => number;
+  /** Whether the seat's bet on this street grew since the last drawing (its chips arrive with a short one). */
+  betGrew?: (seat: number, bet: bigint) => boolean;
 }
 
 // Why a seat sits out, as the table says it (the player's own limits: docs/player-protection.md).
@@ -93,7 +95,7 @@ function seatBox(view: TableView, number: number, seat: SeatView | undefined, ho
     toAct ? h("div", { class: "clock-bar", "data-testid": `seat-${number}-clock`, "aria-hidden": "true" },
       h("span", { class: "clock-fill" })) : null,
     // The street's bet, in chips in front of the seat.
-    bet ? h("div", { class: "chips", "data-testid": `seat-${number}-bet`, "data-amount": String(seat.streetBet) },
+    bet ? h("div", { class: hooks.betGrew?.(number, seat.streetBet) ? "chips raised" : "chips", "data-testid": `seat-${number}-bet`, "data-amount": String(seat.streetBet) },
       h("span", { class: "chip-stack", "aria-hidden": "true" }), h("span", { class: "visually-hidden" }, "bet "), bet)
       : null,
   );
@@ -131,7 +133,7 @@ export function potAmounts(view: TableView): { pot: bigint; bets: bigint } {
 export function potText(view: TableView): string[] {
   const currency = view.table?.currencyCode ?? "";
   const { pot, bets } = potAmounts(view);
-  return [`Pot ${money(pot, currency)}`, ...(bets > 0n ? [` + bets ${money(bets, currency)}`] : [])];
+  return [`Pot ${money(pot, currency)}`, ...(bets > 0n ? [" ", `+ bets ${money(bets, currency)}`] : [])];
 }
 
 /** Street, pots, the board's shared card, and the awards once the hand is over. */
@@ -150,7 +152,7 @@ export function handSummary(view: TableView): HTMLElement {
     h("div", { class: "hand-head" },
       h("span", { "data-testid": "hand-number" }, `Hand ${hand.handNumber}`), " · ",
       h("span", { "data-testid": "street" }, street)),
-    h("div", { class: "pot-total", "data-testid": "pot-total" }, potText(view).map((part) => h("span", {}, part))),
+    h("div", { class: "pot-total", "data-testid": "pot-total" }, potText(view).map((part) => part === " " ? part : h("span", {}, part))),
     pots.length > 0 ? h("ul", { class: "pots", "data-testid": "pots" }, pots) : null,
     hand.communityCards.length > 0
       ? h("div", { class: "board" }, "Board: ", hand.communityCards.map((code) => cardFace(code, true)))

@@ -16,7 +16,7 @@ import { latencyMeter } from "./latency";
 import { chipsOnScreen, gatherInto } from "./motion";
 import { narrate } from "./narrate";
 import { lasts, type PreAction, preActionBoxes, preActionChoice } from "./preactions";
-import { handSummary, resultList, tableOval } from "./seats";
+import { handSummary, resultList, type SeatHooks, tableOval } from "./seats";
 import { principal } from "./session";
 import { sitDownForm } from "./sitdown";
 import { soundToggle, sounds } from "./sounds";
@@ -44,18 +44,33 @@ function actionLabel(action: LegalAction, currency: string): string {
   }
 }
 
-/** Each seat's card count at the last drawing of a hand: the cards beyond it are newly dealt. */
-class DealtCards {
-  private hand = -1n;
-  private counts = new Map<number, number>();
+/** Each seat's card count and bet at the last drawing of a street: more cards are newly dealt, a bigger bet's
+ * chips newly put in. */
+class SinceLastDrawing {
+  private hand: bigint | undefined = undefined;
+  private street = "";
+  private cards = new Map<number, number>();
+  private bets = new Map<number, bigint>();
 
-  /** Starts counting `hand`'s cards; the first drawing of a page animates nothing. */
-  at(hand: bigint | undefined, first: boolean): (seat: number, count: number) => number {
-    if (hand !== this.hand) { this.hand = hand ?? -1n; this.counts = new Map(); }
-    return (seat, count) => {
-      const before = this.counts.get(seat) ?? 0;
-      this.counts.set(seat, count);
-      return first ? 0 : Math.max(0, count - before);
+  /** Starts a street's drawing; the first drawing of a page animates nothing. */
+  hooks(view: TableView, first: boolean): Pick<SeatHooks, "newCards" | "betGrew"> {
+    const street = `${view.hand?.handNumber}:${view.hand?.street}`;
+    if (view.hand?.handNumber !== this.hand) { this.hand = view.hand?.handNumber; this.cards = new Map(); }
+    if (street !== this.street) {
+      this.street = street;
+      this.bets = new Map();
+    }
+    return {
+      newCards: (seat, count) => {
+        const before = this.cards.get(seat) ?? 0;
+        this.cards.set(seat, count);
+        return first ? 0 : Math.max(0, count - before);
+      },
+      betGrew: (seat, bet) => {
+        const before = this.bets.get(seat) ?? 0n;
+        this.bets.set(seat, bet);
+        return !first && bet > before;
+      },
     };
   }
 }
@@ -110,7 +125,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   let autoActed = 0n;  // the turn a pre-action acted on
   let streetKey = "";
   let logged = 0;
-  const dealt = new DealtCards();
+  const motion = new SinceLastDrawing();
   const handsDealtIn = new Set<bigint>();
   // Who sits where, for the log's lines (players who have left keep their names there).
   const names = new Map<number, string>();
@@ -176,7 +191,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     streetKey = street;
     redraw(felt, tableOval(next, [handSummary(next), clock], {
       openSeat: (seat) => openSeatButton(next, seat),
-      newCards: dealt.at(hand?.handNumber, first),
+      ...motion.hooks(next, first),
     }));
     gatherInto(felt.querySelector("[data-testid=pot-total]"), bets);
     deadline = next.actionDeadline ? timestampDate(next.actionDeadline) : null;
