@@ -135,7 +135,8 @@ async def test_the_pot_shows_the_streets_bets_and_the_clock_counts_down_on_the_s
     web: WebService, browser: Browser  # noqa: F811
 ) -> None:
     """At a dollar table: "Pot $x + bets $y" as the player's own view holds them, a countdown bar on the seat
-    to act that shrinks as the clock runs, the table's information, and a log naming players, newest first."""
+    to act that shrinks as the clock runs, the table's information, sounds off until turned on, no animation
+    under prefers-reduced-motion, and a log naming players, newest first."""
     player, seat = "quinn", 3
     table = await dollar_table(web, [player, "rita", "sam"], action_clock=40)
     bots = [Bot(web.client(name), table, number, strategy=cautious_strategy, seed=number)
@@ -146,14 +147,18 @@ async def test_the_pot_shows_the_streets_bets_and_the_clock_counts_down_on_the_s
             await bot.sit(20_000)
         actions = page.get_by_test_id("actions")
         async with running(*(bot.run(10**6) for bot in bots)):
-            await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
+            while True:  # the player's turn facing a bet (the bring-in faces none: the antes are in the pot)
+                await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
+                view = await web.client(player).view(table)
+                pot = sum(p.amount for p in view.hand.pots)
+                bets = sum(s.street_bet for s in view.seats)
+                if bets > 0:
+                    break
+                await expect(page.get_by_test_id("pot-total")).to_have_text(f"Pot {dollars(pot)}")
+                await _click_a_passive_action(page)
             bar = page.get_by_test_id(f"seat-{seat}-clock")
             await expect(bar).to_be_visible()
             await expect(page.locator(".clock-bar")).to_have_count(1)  # on the seat to act alone
-            view = await web.client(player).view(table)
-            pot = sum(p.amount for p in view.hand.pots)
-            bets = sum(s.street_bet for s in view.seats)
-            assert bets > 0, "the bring-in is a bet of third street"
             pot_text = f"Pot {dollars(pot)} + bets {dollars(bets)}"
             await expect(page.get_by_test_id("pot-total")).to_have_text(pot_text)
             for bettor in (s for s in view.seats if s.street_bet):
@@ -173,6 +178,21 @@ async def test_the_pot_shows_the_streets_bets_and_the_clock_counts_down_on_the_s
             await expect(info).to_contain_text("Seats3 of 8 taken")
             await page.get_by_test_id("table-info").locator("summary").click()
             await save_screenshot(page, "web-table")
+            # Sounds are off until the player turns them on; a person asking for less motion gets none.
+            toggle = page.get_by_test_id("sound-toggle")
+            await expect(toggle).to_have_attribute("aria-pressed", "false")
+            await toggle.click()
+            await expect(toggle).to_have_attribute("aria-pressed", "true")
+            motion = """() => ["card dealt", "chips raised"].map((name) => {
+                const probe = document.createElement("span");
+                probe.className = name;
+                document.body.append(probe);
+                const animation = getComputedStyle(probe).animationName;
+                probe.remove();
+                return animation; })"""
+            assert await page.evaluate(motion) == ["deal-in", "chips-in"]
+            await page.emulate_media(reduced_motion="reduce")
+            assert await page.evaluate(motion) == ["none", "none"]
         log = page.get_by_test_id("event-log").locator("li")
         await expect(log.first).to_contain_text(re.compile(r"rita|sam|quinn"))
         numbers = await log.evaluate_all("all => all.map(li => li.value)")

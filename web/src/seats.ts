@@ -86,10 +86,10 @@ function seatBox(view: TableView, number: number, seat: SeatView | undefined, ho
       toAct ? h("span", { class: "badge turn" }, "to act") : null),
     h("div", { class: "seat-money" },
       h("span", { "data-testid": `seat-${number}-stack` }, `Stack ${money(seat.stack, currency)}`)),
-    h("div", { class: "seat-status" }, seatStatus(seat)),
-    // RULES.md section 7: the seat's time bank reserve, at a table that has one.
-    seat.timeBank ? h("div", { class: "seat-time-bank", "data-testid": `seat-${number}-time-bank` },
-      `Time bank ${secondsText(seat.timeBank)}`) : null,
+    h("div", { class: "seat-status" }, seatStatus(seat),
+      // RULES.md section 7: the seat's time bank reserve, at a table that has one.
+      seat.timeBank ? [" · ", h("span", { class: "seat-time-bank", "data-testid": `seat-${number}-time-bank` },
+        `Time bank ${secondsText(seat.timeBank)}`)] : null),
     seatCards(seat, hooks),
     // The countdown of the seat to act (table.ts moves it as the clock runs).
     toAct ? h("div", { class: "clock-bar", "data-testid": `seat-${number}-clock`, "aria-hidden": "true" },
