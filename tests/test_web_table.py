@@ -6,9 +6,10 @@ the phone layout, the hand history's downloads and Leave's confirmation. Screens
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from grpc_fixtures import table_spec
 from playwright.async_api import Browser, Page, expect
@@ -53,6 +54,23 @@ async def dollar_table(web: WebService, players: list[str], action_clock: int = 
     for player in players:
         await operator.deposit(player, DOLLARS, reference=f"{table}-{player}")
     return table
+
+
+@contextlib.asynccontextmanager
+async def playing_at_a_dollar_table(web: WebService, browser: Browser, viewport: dict[str, int],  # noqa: F811
+                                    player: str, seat: int, bots: dict[int, str],
+                                    action_clock: int = 300) -> AsyncIterator[tuple[Page, str]]:
+    """A page where ``player`` sat down in ``seat`` at a new dollar table, and cautious bots (by seat) playing
+    there over the API while the block runs: the page and the table."""
+    table = await dollar_table(web, [player, *bots.values()], action_clock)
+    playing = [Bot(web.client(name), table, number, strategy=cautious_strategy, seed=number)
+               for number, name in bots.items()]
+    async with browser_page(browser, viewport) as page:
+        await sit_down_on_the_page(page, web, table, player, seat, BUY_IN_DOLLARS)
+        for bot in playing:
+            await bot.sit(20_000)
+        async with running(*(bot.run(10**6) for bot in playing)):
+            yield page, table
 
 
 def dollars(cents: int) -> str:
@@ -138,61 +156,55 @@ async def test_the_pot_shows_the_streets_bets_and_the_clock_counts_down_on_the_s
     to act that shrinks as the clock runs, the table's information, sounds off until turned on, no animation
     under prefers-reduced-motion, and a log naming players, newest first."""
     player, seat = "quinn", 3
-    table = await dollar_table(web, [player, "rita", "sam"], action_clock=40)
-    bots = [Bot(web.client(name), table, number, strategy=cautious_strategy, seed=number)
-            for number, name in ((1, "rita"), (2, "sam"))]
-    async with browser_page(browser, DESKTOP) as page:
-        await sit_down_on_the_page(page, web, table, player, seat, BUY_IN_DOLLARS)
-        for bot in bots:
-            await bot.sit(20_000)
+    async with playing_at_a_dollar_table(web, browser, DESKTOP, player, seat, {1: "rita", 2: "sam"},
+                                         action_clock=40) as (page, table):
         actions = page.get_by_test_id("actions")
-        async with running(*(bot.run(10**6) for bot in bots)):
-            while True:  # the player's turn facing a bet (the bring-in faces none: the antes are in the pot)
-                await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
-                view = await web.client(player).view(table)
-                pot = sum(p.amount for p in view.hand.pots)
-                bets = sum(s.street_bet for s in view.seats)
-                if bets > 0:
-                    break
-                await expect(page.get_by_test_id("pot-total")).to_have_text(f"Pot {dollars(pot)}")
-                await _click_a_passive_action(page)
-            bar = page.get_by_test_id(f"seat-{seat}-clock")
-            await expect(bar).to_be_visible()
-            await expect(page.locator(".clock-bar")).to_have_count(1)  # on the seat to act alone
-            pot_text = f"Pot {dollars(pot)} + bets {dollars(bets)}"
-            await expect(page.get_by_test_id("pot-total")).to_have_text(pot_text)
-            for bettor in (s for s in view.seats if s.street_bet):
-                await expect(page.get_by_test_id(f"seat-{bettor.seat}-bet")).to_have_text(
-                    f"bet {dollars(bettor.street_bet)}")
-            full = await bar.locator(".clock-fill").evaluate("e => e.getBoundingClientRect().width")
-            first = int(await bar.get_attribute("data-seconds") or 0)
-            assert 30 < first <= 40, first
-            await expect(bar).not_to_have_attribute("data-seconds", str(first), timeout=WAIT_MS)
-            await page.wait_for_timeout(1500)
-            later = await bar.locator(".clock-fill").evaluate("e => e.getBoundingClientRect().width")
-            assert later < full, (full, later)
-            await page.get_by_test_id("table-info").locator("summary").click()
-            info = page.get_by_test_id("table-info-list")
-            await expect(info).to_contain_text("5% of each pot, at most $1.00 (2 players)")
-            await expect(info).to_contain_text("Action clock40 s")
-            await expect(info).to_contain_text("Seats3 of 8 taken")
-            await page.get_by_test_id("table-info").locator("summary").click()
-            await save_screenshot(page, "web-table")
-            # Sounds are off until the player turns them on; a person asking for less motion gets none.
-            toggle = page.get_by_test_id("sound-toggle")
-            await expect(toggle).to_have_attribute("aria-pressed", "false")
-            await toggle.click()
-            await expect(toggle).to_have_attribute("aria-pressed", "true")
-            motion = """() => ["card dealt", "chips raised"].map((name) => {
-                const probe = document.createElement("span");
-                probe.className = name;
-                document.body.append(probe);
-                const animation = getComputedStyle(probe).animationName;
-                probe.remove();
-                return animation; })"""
-            assert await page.evaluate(motion) == ["deal-in", "chips-in"]
-            await page.emulate_media(reduced_motion="reduce")
-            assert await page.evaluate(motion) == ["none", "none"]
+        while True:  # the player's turn facing a bet (the bring-in faces none: the antes are in the pot)
+            await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
+            view = await web.client(player).view(table)
+            pot = sum(p.amount for p in view.hand.pots)
+            bets = sum(s.street_bet for s in view.seats)
+            if bets > 0:
+                break
+            await expect(page.get_by_test_id("pot-total")).to_have_text(f"Pot {dollars(pot)}")
+            await _click_a_passive_action(page)
+        bar = page.get_by_test_id(f"seat-{seat}-clock")
+        await expect(bar).to_be_visible()
+        await expect(page.locator(".clock-bar")).to_have_count(1)  # on the seat to act alone
+        pot_text = f"Pot {dollars(pot)} + bets {dollars(bets)}"
+        await expect(page.get_by_test_id("pot-total")).to_have_text(pot_text)
+        for bettor in (s for s in view.seats if s.street_bet):
+            await expect(page.get_by_test_id(f"seat-{bettor.seat}-bet")).to_have_text(
+                f"bet {dollars(bettor.street_bet)}")
+        full = await bar.locator(".clock-fill").evaluate("e => e.getBoundingClientRect().width")
+        first = int(await bar.get_attribute("data-seconds") or 0)
+        assert 30 < first <= 40, first
+        await expect(bar).not_to_have_attribute("data-seconds", str(first), timeout=WAIT_MS)
+        await page.wait_for_timeout(1500)
+        later = await bar.locator(".clock-fill").evaluate("e => e.getBoundingClientRect().width")
+        assert later < full, (full, later)
+        await page.get_by_test_id("table-info").locator("summary").click()
+        info = page.get_by_test_id("table-info-list")
+        await expect(info).to_contain_text("5% of each pot, at most $1.00 (2 players)")
+        await expect(info).to_contain_text("Action clock40 s")
+        await expect(info).to_contain_text("Seats3 of 8 taken")
+        await page.get_by_test_id("table-info").locator("summary").click()
+        await save_screenshot(page, "web-table")
+        # Sounds are off until the player turns them on; a person asking for less motion gets none.
+        toggle = page.get_by_test_id("sound-toggle")
+        await expect(toggle).to_have_attribute("aria-pressed", "false")
+        await toggle.click()
+        await expect(toggle).to_have_attribute("aria-pressed", "true")
+        motion = """() => ["card dealt", "chips raised"].map((name) => {
+            const probe = document.createElement("span");
+            probe.className = name;
+            document.body.append(probe);
+            const animation = getComputedStyle(probe).animationName;
+            probe.remove();
+            return animation; })"""
+        assert await page.evaluate(motion) == ["deal-in", "chips-in"]
+        await page.emulate_media(reduced_motion="reduce")
+        assert await page.evaluate(motion) == ["none", "none"]
         log = page.get_by_test_id("event-log").locator("li")
         await expect(log.first).to_contain_text(re.compile(r"rita|sam|quinn"))
         numbers = await log.evaluate_all("all => all.map(li => li.value)")
@@ -206,30 +218,23 @@ async def test_on_a_phone_the_pot_own_cards_clock_and_buttons_are_on_one_screen(
     """390×844 at a full table of eight: without scrolling, the pot, the player's own cards, the clock and the
     action buttons are all in the window, and nothing scrolls sideways."""
     player, seat = "tess", 5
-    others = [f"p{n}-{uuid.uuid4().hex[:4]}" for n in range(7)]
-    table = await dollar_table(web, [player, *others])
-    bots = [Bot(web.client(name), table, number, strategy=cautious_strategy, seed=number)
-            for number, name in zip((1, 2, 3, 4, 6, 7, 8), others, strict=True)]
-    async with browser_page(browser, PHONE) as page:
-        await sit_down_on_the_page(page, web, table, player, seat, BUY_IN_DOLLARS)
-        for bot in bots:
-            await bot.sit(20_000)
+    others = {number: f"p{number}-{uuid.uuid4().hex[:4]}" for number in (1, 2, 3, 4, 6, 7, 8)}
+    async with playing_at_a_dollar_table(web, browser, PHONE, player, seat, others) as (page, _):
         actions = page.get_by_test_id("actions")
-        async with running(*(bot.run(10**6) for bot in bots)):
-            await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
-            await page.evaluate("window.scrollTo(0, 0)")
-            cards = page.get_by_test_id(f"seat-{seat}-cards").locator(".card")
-            await expect(cards.and_(page.locator("[data-card]")).first).to_be_visible()
-            await save_screenshot(page, "web-table-phone")
-            on_screen = [page.get_by_test_id("pot-total"), page.get_by_test_id("action-clock"),
-                         page.get_by_test_id(f"seat-{seat}-clock"), *[cards.nth(i) for i in range(3)],
-                         *[actions.locator("button[data-action]").nth(i)
-                           for i in range(await actions.locator("button[data-action]").count())]]
-            for element in on_screen:
-                await expect(element).to_be_in_viewport(ratio=1)
-            assert await page.evaluate("window.scrollY") == 0
-            widths = await page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
-            assert widths[0] <= widths[1], widths
+        await expect(actions.locator("button[data-action]:enabled").first).to_be_visible()
+        await page.evaluate("window.scrollTo(0, 0)")
+        cards = page.get_by_test_id(f"seat-{seat}-cards").locator(".card")
+        await expect(cards.and_(page.locator("[data-card]")).first).to_be_visible()
+        await save_screenshot(page, "web-table-phone")
+        on_screen = [page.get_by_test_id("pot-total"), page.get_by_test_id("action-clock"),
+                     page.get_by_test_id(f"seat-{seat}-clock"), *[cards.nth(i) for i in range(3)],
+                     *[actions.locator("button[data-action]").nth(i)
+                       for i in range(await actions.locator("button[data-action]").count())]]
+        for element in on_screen:
+            await expect(element).to_be_in_viewport(ratio=1)
+        assert await page.evaluate("window.scrollY") == 0
+        widths = await page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], widths
 
 
 async def _export(client: StudClient, table: str, hand: int, kind: int) -> str:
@@ -244,48 +249,43 @@ async def test_the_hands_history_downloads_as_pokerstars_text_and_phh_and_leave_
     export gives the player; during the next hand, Leave asks, and "Leave after this hand" takes the player
     away once it ends."""
     player, seat = "uma", 2
-    table = await dollar_table(web, [player, "vic"])
-    bot = Bot(web.client("vic"), table, 1, strategy=cautious_strategy, seed=1)
-    async with browser_page(browser, DESKTOP) as page:
-        await sit_down_on_the_page(page, web, table, player, seat, BUY_IN_DOLLARS)
-        await bot.sit(20_000)
+    async with playing_at_a_dollar_table(web, browser, DESKTOP, player, seat, {1: "vic"}) as (page, table):
         actions = page.get_by_test_id("actions")
         downloads = page.get_by_test_id("downloads")
-        async with running(bot.run(10**6)):
-            while not await downloads.is_visible():
-                buttons = actions.locator("button[data-action]:enabled")
-                await expect(buttons.first.or_(downloads)).to_be_visible()
-                if await downloads.is_visible():
-                    break
-                await _click_a_passive_action(page)
-            hand = int(await page.get_by_test_id("last-result").get_attribute("data-hand") or 0)
-            me = web.client(player)
-            for testid, kind, suffix in (
-                ("download-pokerstars", audit_service_pb2.HISTORY_FORMAT_POKERSTARS, "txt"),
-                ("download-phh", audit_service_pb2.HISTORY_FORMAT_PHH, "phh"),
-            ):
-                async with page.expect_download() as caught:
-                    await page.get_by_test_id(testid).click()
-                download = await caught.value
-                assert download.suggested_filename == f"{table}-hand-{hand}.{suffix}"
-                text = (await download.path()).read_text(encoding="utf-8")
-                assert text == await _export(me, table, hand, kind)
-            assert "PokerStars" in text or "variant" in text
+        while not await downloads.is_visible():
+            buttons = actions.locator("button[data-action]:enabled")
+            await expect(buttons.first.or_(downloads)).to_be_visible()
+            if await downloads.is_visible():
+                break
+            await _click_a_passive_action(page)
+        hand = int(await page.get_by_test_id("last-result").get_attribute("data-hand") or 0)
+        me = web.client(player)
+        for testid, kind, suffix in (
+            ("download-pokerstars", audit_service_pb2.HISTORY_FORMAT_POKERSTARS, "txt"),
+            ("download-phh", audit_service_pb2.HISTORY_FORMAT_PHH, "phh"),
+        ):
+            async with page.expect_download() as caught:
+                await page.get_by_test_id(testid).click()
+            download = await caught.value
+            assert download.suggested_filename == f"{table}-hand-{hand}.{suffix}"
+            text = (await download.path()).read_text(encoding="utf-8")
+            assert text == await _export(me, table, hand, kind)
+        assert "PokerStars" in text or "variant" in text
 
-            # The next hand: the player holds cards in it, so Leave asks first.
-            async def dealt_in() -> bool:
-                view = await me.view(table)
-                mine = [s for s in view.seats if s.seat == seat]
-                running = view.hand.hand_number > hand and not view.hand.complete
-                return running and bool(mine) and mine[0].in_hand
-            await until(dealt_in, "the player is dealt into the next hand")
-            await page.get_by_test_id("leave").click()
-            confirm = page.get_by_test_id("leave-confirm")
-            await expect(confirm).to_be_visible()
-            await expect(page.get_by_role("alertdialog")).to_contain_text("You are in this hand")
-            await confirm.click()
+        # The next hand: the player holds cards in it, so Leave asks first.
+        async def dealt_in() -> bool:
+            view = await me.view(table)
+            mine = [s for s in view.seats if s.seat == seat]
+            running = view.hand.hand_number > hand and not view.hand.complete
+            return running and bool(mine) and mine[0].in_hand
+        await until(dealt_in, "the player is dealt into the next hand")
+        await page.get_by_test_id("leave").click()
+        confirm = page.get_by_test_id("leave-confirm")
+        await expect(confirm).to_be_visible()
+        await expect(page.get_by_role("alertdialog")).to_contain_text("You are in this hand")
+        await confirm.click()
 
-            # A player who asked to leave checks or folds at once: the hand ends and the seat is free.
-            await expect(page.get_by_test_id(f"seat-{seat}")).not_to_have_attribute(
-                "data-player", player, timeout=WAIT_MS * 2)
+        # A player who asked to leave checks or folds at once: the hand ends and the seat is free.
+        await expect(page.get_by_test_id(f"seat-{seat}")).not_to_have_attribute(
+            "data-player", player, timeout=WAIT_MS * 2)
         assert all(s.player_id != player for s in (await me.view(table)).seats)
