@@ -289,3 +289,30 @@ async def test_the_hands_history_downloads_as_pokerstars_text_and_phh_and_leave_
         await expect(page.get_by_test_id(f"seat-{seat}")).not_to_have_attribute(
             "data-player", player, timeout=WAIT_MS * 2)
         assert all(s.player_id != player for s in (await me.view(table)).seats)
+
+
+async def test_a_seated_player_tops_up_from_the_page_between_hands(
+    web: WebService, browser: Browser  # noqa: F811
+) -> None:
+    """Top up waits while the player is dealt into the running hand (the service would refuse HAND_RUNNING);
+    once they sit out of the hands, it adds the amount typed to their stack."""
+    player, seat = "wes", 2
+    bots = {1: "xena", 3: "yuri"}
+    async with playing_at_a_dollar_table(web, browser, DESKTOP, player, seat, bots) as (page, _):
+        await page.get_by_test_id("sit-out").click()
+        await expect(page.get_by_test_id("sit-in")).to_be_visible()
+        opener = page.locator('[data-testid="top-up-open"]:enabled')
+        buttons = page.get_by_test_id("actions").locator("button[data-action]:enabled")
+        while not await opener.is_visible():  # the player plays out the hand they were dealt into
+            await expect(buttons.first.or_(opener)).to_be_visible()
+            if await buttons.first.is_visible():
+                await _click_a_passive_action(page)
+        await opener.click()
+        await page.get_by_test_id("top-up-amount").fill("50")
+        stack = page.get_by_test_id(f"seat-{seat}-stack")
+        before = await stack.text_content() or ""
+        await page.get_by_test_id("top-up").click()
+        await expect(stack).not_to_have_text(before)
+        cents = int(re.sub(r"[^\d]", "", before.removeprefix("Stack ")))
+        await expect(stack).to_have_text(f"Stack {dollars(cents + 5_000)}")
+        await expect(page.get_by_test_id("error")).to_have_count(0)

@@ -97,7 +97,9 @@ export function seatControls(name: string, signal: AbortSignal, hooks: SeatContr
   function enableTopUp(next: TableView): void {
     const mine = next.seats.find((seat) => seat.seat === next.viewerSeat);
     if (topUpButton && mine && next.table) {
-      topUpButton.disabled = playingTheHand(next) || mine.stack >= next.table.maxBuyIn;
+      // Dealt into the running hand, folded or not, the player tops up after it.
+      const dealtIn = next.hand !== undefined && !next.hand.complete && mine.inHand;
+      topUpButton.disabled = dealtIn || mine.stack >= next.table.maxBuyIn;
     }
   }
 
