@@ -35,6 +35,7 @@ import psutil
 import psycopg
 import pytest
 import pytest_asyncio
+from hypothesis import settings
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool
 from pytest_asyncio import is_async_test
@@ -53,6 +54,11 @@ os.environ.pop(KEYS_ENV, None)
 os.environ["STUD_WEB_LISTEN"] = "off"
 
 TEST_DATABASE_URL_ENV = "STUD_TEST_DATABASE_URL"
+
+# No property test has a deadline: on a loaded machine one example can take a second, which says nothing of
+# the property (hypothesis' 200 ms default failed tests at random there). Speed is the benchmarks' business.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 BASETEMP_PREFIX = "stud-pytest-"

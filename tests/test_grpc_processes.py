@@ -67,16 +67,21 @@ async def act_passively(players: list[StudClient], table_id: str, actions: int,
 
 
 TABLE_SETUP_EVENTS = ("TableCreated", "ShuffleCommitted", "PlayerSeated")  # before the chips are all in
+CHIPS_IN = {"PlayerSeated": "buy_in", "PlayerToppedUp": "amount"}
 
 
 def chips_always_conserved(payloads: list[dict], total: int) -> int:
-    """Replay: every chip is accounted for after every event; returns the hands that ended."""
-    state, ended = initial_state(), 0
+    """Replay: every chip is accounted for after every event (the chips brought to the table so far: on a
+    loaded machine a hand may start before the last of the players sits down), and ``total`` chips were
+    brought in all; returns the hands that ended."""
+    state, ended, brought = initial_state(), 0, 0
     for payload in payloads:
         state = apply_in_place(state, event_from_json(payload))
+        brought += payload.get(CHIPS_IN.get(payload["type"], ""), 0) - payload.get("cash_out", 0)
         if state.config is not None and payload["type"] not in TABLE_SETUP_EVENTS:
-            assert chips_in_play(state) == total, f"chips not conserved at {payload['type']}"
+            assert chips_in_play(state) == brought, f"chips not conserved at {payload['type']}"
         ended += isinstance(event_from_json(payload), HandEnded)
+    assert brought + sum(p.get("cash_out", 0) for p in payloads) == total
     return ended
 
 
