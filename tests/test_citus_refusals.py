@@ -6,6 +6,7 @@ extension not created (so no worker can have been added), no worker added, a wor
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,7 @@ def servers() -> Iterator[tuple[OwnPostgres, OwnPostgres]]:
             worker.destroy()
     finally:
         coordinator.destroy()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def tables(node: OwnPostgres) -> int:
