@@ -155,8 +155,8 @@ def tree_cpu_seconds(pid: int) -> float:
         return 0.0
 
 
-def database_cpu(postmasters: tuple[int, ...]) -> float:
-    return sum(tree_cpu_seconds(pid) for pid in postmasters)
+def database_cpu(postmasters: tuple[int, ...]) -> tuple[float, ...]:
+    return tuple(tree_cpu_seconds(pid) for pid in postmasters)
 
 
 def postmasters(url: str) -> tuple[int, ...]:
@@ -558,7 +558,9 @@ class LoadResult:
     unsettled: int = 0
     bot_errors: list[str] = field(default_factory=list)
     history: HistoryOutcome | None = None  # what the history process beside the bots saw, if any
-    database_cpu: float = 0.0  # seconds of the database servers' CPU in the window (--database-url runs)
+    # Seconds of each database server's CPU in the window (--database-url runs; on Citus the coordinator's
+    # first, then the workers').
+    database_cpu: tuple[float, ...] = ()
 
     @property
     def stalled_bots(self) -> int:
@@ -619,7 +621,7 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
         history.start(port, table_ids, go)
     go.set()
     seen = None
-    database_used = 0.0
+    database_used: tuple[float, ...] = ()
     if hands:
         cpu_before = cpu_seconds(server_pid)
         outcomes = _outcomes(results, processes, 600)
@@ -630,7 +632,8 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
         database_before = database_cpu(database_pids)
         time.sleep(seconds)
         server_cpu = cpu_seconds(server_pid) - cpu_before
-        database_used = database_cpu(database_pids) - database_before
+        database_used = tuple(after - before for after, before in zip(database_cpu(database_pids),
+                                                                          database_before, strict=True))
         seen = history.finish() if history is not None else None
         outcomes = _outcomes(results, processes, 120 + SETTLE_LIMIT * budget.settle)
     for process in processes:
@@ -646,7 +649,7 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
         unsettled=sum(outcome.unsettled for outcome in outcomes),
         bot_errors=[error for outcome in outcomes for error in outcome.errors],
         history=seen,
-        database_cpu=database_used if not hands else 0.0,
+        database_cpu=database_used,
     )
 
 
@@ -1117,13 +1120,16 @@ def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: 
             actions = max(sum(r.actions for r in done), 1)
             latencies = [latency for r in done for latency in r.latencies]
             service_ms = sum(r.server_cpu for r in done) / actions * 1000
-            database_ms = sum(r.database_cpu for r in done) / actions * 1000
+            database_ms = sum(sum(r.database_cpu) for r in done) / actions * 1000
+            first_ms = sum(r.database_cpu[0] for r in done) / actions * 1000
             figures[name] = (sum(r.actions for r in done) / sum(r.seconds for r in done),
                              percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000,
                              service_ms, database_ms, service_ms + database_ms)
             rate, p50, p99, service_ms, database_ms, all_ms = figures[name]
+            split = (f"   (coordinator {first_ms:.2f}, workers {database_ms - first_ms:.2f})"
+                     if len(servers[name][1]) > 1 else "")
             print(f"{tables:>6} {name:>8} {rate:>10.0f} {p50:>8.1f} {p99:>8.1f} {service_ms:>9.2f}"
-                  f" {database_ms:>9.2f} {all_ms:>9.2f}")
+                  f" {database_ms:>9.2f} {all_ms:>9.2f}{split}")
         given, ours = figures["given"], figures["plain"]
         print(f"{tables:>6} {'÷ plain':>8} {given[0] / ours[0]:>10.2f} {given[1] / ours[1]:>8.2f}"
               f" {given[2] / ours[2]:>8.2f} {given[3] / ours[3]:>9.2f} {given[4] / ours[4]:>9.2f}"

@@ -112,6 +112,7 @@ async def play_through_restarts(
     return actions
 
 
+@pytest.mark.timeout(600)  # a loaded machine: three databases, the service, the bots, twice the wait bound
 async def test_money_tables_play_to_the_end_through_a_kill_and_restart_and_reconcile_on_citus(
     citus: CitusCluster, service: Service,
 ) -> None:
@@ -187,6 +188,7 @@ async def test_money_tables_play_to_the_end_through_a_kill_and_restart_and_recon
         await pool.close()
 
 
+@pytest.mark.timeout(400)
 def test_the_demo_plays_a_raked_money_table_to_the_end_and_balances_on_citus(citus: CitusCluster) -> None:
     """Players funded through the cashier, the rake swept into the house's accounts, everyone cashed out:
     the demo's summary reconciles the books. (``demo --tournament`` also balances on a cluster; it takes
