@@ -106,10 +106,12 @@ _APPEND_FENCED_SQL = (
 # One command on one stream (migration 0019): on Citus the coordinator hands the call to the stream's worker.
 _APPEND_STREAM_SQL = "SELECT stud_append_stream(%s, %s, %s, %s, %s, %s, %s)"
 _CITUS_SQL = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"
+# The streams named again as "= ANY": Citus then reads only their shards (a join with unnest alone it
+# sends to every shard).
 _HEAD_HASHES_SQL = (
     "SELECT e.stream_id, e.hash FROM events e"
     " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
-    " ON e.stream_id = c.stream_id AND e.version = c.version"
+    " ON e.stream_id = c.stream_id AND e.version = c.version WHERE e.stream_id = ANY(%s::text[])"
 )
 
 
@@ -477,10 +479,9 @@ class AppendWriter:
             c for c in batch if c.expected > 0 and self._heads.get(c.stream_id, (0, b""))[0] != c.expected
         ]
         if unknown:
+            streams = _text_array([c.stream_id for c in unknown])
             cur = await conn.execute(
-                _HEAD_HASHES_SQL,
-                (_text_array([c.stream_id for c in unknown]), _int_array([c.expected for c in unknown])),
-                prepare=True,
+                _HEAD_HASHES_SQL, (streams, _int_array([c.expected for c in unknown]), streams), prepare=True
             )
             expected_of = {c.stream_id: c.expected for c in unknown}
             for stream_id, stored_hash in await cur.fetchall():
