@@ -1,9 +1,10 @@
 """The event log spread over a Citus cluster: where each table of the schema goes (``citus.sql``).
 
-``stud-service migrate --citus`` applies the layout on the coordinator after the migrations. Each statement
-places one table; a table Citus already has in ``pg_dist_partition`` is skipped, so the command is safe to
-repeat (the migration Job runs it at every rollout). docs/deployment.md, "Beyond one database", says why
-each table goes where it goes and what was and was not run.
+``stud-service migrate --citus`` checks the cluster first (:func:`require_citus`: nothing is changed unless
+the layout can be applied), then applies the layout on the coordinator after the migrations. Each statement
+places one table or function; one Citus already has placed so is skipped, so the command is safe to repeat
+(the migration Job runs it at every rollout). docs/deployment.md, "Beyond one database", says why each goes
+where it goes, and what was measured.
 """
 
 from __future__ import annotations
