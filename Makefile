@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py \
            $(wildcard stud_service/engine/*.py stud_service/engine/rules/*.py)
 
-.PHONY: demo test test-loaded lint fuzz bench rng-report web clean
+.PHONY: demo test citus-test test-loaded lint fuzz bench rng-report web clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check stud_service tests benchmarks examples scripts
 	$(BIN)/pytest
+
+## citus-test: only the tests that run on a Citus cluster of their own (a coordinator and two workers on
+## loopback; they skip, saying why, where Citus is not installed for PostgreSQL 15)
+citus-test: $(VENV)/.installed-test
+	$(BIN)/pytest -m citus
 
 ## test-loaded: the whole suite with a CPU hog of its own beside it (one core busy, an hour at most)
 test-loaded: $(VENV)/.installed-test

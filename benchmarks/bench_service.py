@@ -45,9 +45,16 @@
 Every table plays for money (USD): the bots' buy-ins are debited from their accounts, funded through the
 cashier before play, and every cash-out credited back, as in production.
 
+8. ``--database-url URL``: only this comparison. The service plays ``--tables`` on an existing, migrated
+   database (a Citus coordinator with the layout in place: ``stud-service migrate --citus``), and on one
+   plain PostgreSQL made here, ``--rounds`` pairs alternating, in the same run; reported beside each other:
+   actions/s, ``Act`` p50 and p99, and CPU per action of the service, of the database servers (on Citus the
+   coordinator and every worker, found through ``pg_dist_node``; they must run on this machine) and of both.
+   Give the same keyring every run on one database (``STUD_KEYS_FILE``): its hands are sealed with it.
+
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]
-[--rake-rounds 2] [--sealing-rounds 2] [--sessions-rounds 2] [--history-rounds 2]`` (0 rounds or 0 memory
-tables skips that part).
+[--rake-rounds 2] [--sealing-rounds 2] [--sessions-rounds 2] [--history-rounds 2] [--database-url URL
+--rounds 2]`` (0 rounds or 0 memory tables skips that part).
 With ``DATABASE_URL`` set that PostgreSQL is used (the role must be able to create a database);
 otherwise an embedded PostgreSQL (``pgserver``) is started in a temporary directory.
 """
@@ -56,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import json
 import multiprocessing
@@ -125,6 +133,48 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time a process has used."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process, of its children that ended (waited for: a postmaster's backends), and of
+    those still running."""
+    import psutil
+
+    def used(process: psutil.Process) -> float:
+        times = process.cpu_times()
+        return times.user + times.system + times.children_user + times.children_system
+
+    try:
+        root = psutil.Process(pid)
+        total = used(root)
+        for child in root.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                total += child.cpu_times().user + child.cpu_times().system
+        return total
+    except psutil.Error:
+        return 0.0
+
+
+def database_cpu(postmasters: tuple[int, ...]) -> tuple[float, ...]:
+    return tuple(tree_cpu_seconds(pid) for pid in postmasters)
+
+
+def postmasters(url: str) -> tuple[int, ...]:
+    """The postmaster process ids of the PostgreSQL at ``url`` and, on a Citus coordinator, of its workers
+    (all on this machine, read from their data directories): whose CPU a run adds up."""
+    urls = [url]
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone():
+            workers = ("SELECT nodename, nodeport FROM pg_dist_node"
+                       " WHERE groupid <> 0 AND noderole = 'primary'")
+            urls += [make_conninfo(url, host=host, port=port) for host, port in conn.execute(workers)]
+    pids = []
+    for node in urls:
+        with psycopg.connect(node, autocommit=True) as conn:
+            row = conn.execute("SELECT current_setting('data_directory')").fetchone()
+        assert row is not None
+        pids.append(int((Path(row[0]) / "postmaster.pid").read_text().split()[0]))
+    return tuple(pids)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -508,6 +558,9 @@ class LoadResult:
     unsettled: int = 0
     bot_errors: list[str] = field(default_factory=list)
     history: HistoryOutcome | None = None  # what the history process beside the bots saw, if any
+    # Seconds of each database server's CPU in the window (--database-url runs; on Citus the coordinator's
+    # first, then the workers').
+    database_cpu: tuple[float, ...] = ()
 
     @property
     def stalled_bots(self) -> int:
@@ -535,7 +588,8 @@ class LoadResult:
 
 def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = False,
          cashier: bool = True, transport: Transport | None = None, hands: int = 0,
-         history: HistoryReaders | None = None, protected: bool | None = None) -> LoadResult:
+         history: HistoryReaders | None = None, protected: bool | None = None,
+         database_pids: tuple[int, ...] = ()) -> LoadResult:
     """N tables of bots, driven from LOAD_PROCESSES other processes, playing for ``seconds`` (or ``hands``
     hands at each table), over ``transport`` (the gRPC port by default; tables are set up over gRPC);
     ``history`` (with ``seconds`` only) watches the tables, reading their older hands if it is told to.
@@ -567,6 +621,7 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
         history.start(port, table_ids, go)
     go.set()
     seen = None
+    database_used: tuple[float, ...] = ()
     if hands:
         cpu_before = cpu_seconds(server_pid)
         outcomes = _outcomes(results, processes, 600)
@@ -574,8 +629,11 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
     else:
         time.sleep(WARM_UP_SECONDS)  # the generators' warm-up
         cpu_before = cpu_seconds(server_pid)
+        database_before = database_cpu(database_pids)
         time.sleep(seconds)
         server_cpu = cpu_seconds(server_pid) - cpu_before
+        database_used = tuple(after - before for after, before in zip(database_cpu(database_pids),
+                                                                          database_before, strict=True))
         seen = history.finish() if history is not None else None
         outcomes = _outcomes(results, processes, 120 + SETTLE_LIMIT * budget.settle)
     for process in processes:
@@ -591,6 +649,7 @@ def play(port: int, tables: int, seconds: float, server_pid: int, raked: bool = 
         unsettled=sum(outcome.unsettled for outcome in outcomes),
         bot_errors=[error for outcome in outcomes for error in outcome.errors],
         history=seen,
+        database_cpu=database_used,
     )
 
 
@@ -815,13 +874,14 @@ async def open_tables(port: int, count: int) -> None:
 
 
 def measure(server: Server, tables: int, seconds: float, raked: bool = False,
-            history: HistoryReaders | None = None, protected: bool | None = None) -> LoadResult:
+            history: HistoryReaders | None = None, protected: bool | None = None,
+            database_pids: tuple[int, ...] = ()) -> LoadResult:
     """Bots play ``tables`` tables on ``server`` for ``seconds`` (``history`` beside them; ``protected``: as
-    :func:`play`); the server is stopped afterwards."""
+    :func:`play`; the CPU of the ``database_pids`` servers counted too); the server is stopped afterwards."""
     try:
         asyncio.run(server.wait_ready())
         return play(server.port, tables, seconds, server.process.pid, raked, server.cashier, history=history,
-                    protected=protected)
+                    protected=protected, database_pids=database_pids)
     finally:
         server.stop()
 
@@ -934,7 +994,17 @@ def main() -> int:
                         help="player sessions off/on pairs (0: skip)")
     parser.add_argument("--history-rounds", type=int, default=2,
                         help="pairs of play without and with an auditor reading older hands (0: skip)")
+    parser.add_argument(
+        "--database-url", default=None,
+        help="also run the service on this existing, migrated database (a Citus coordinator with the layout"
+             " in place: stud-service migrate --citus), with the plain node's figures from the same run"
+             " beside it; only that comparison runs",
+    )
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="with --database-url: pairs of runs, in the order given, then reversed, ...")
     args = parser.parse_args()
+    if args.database_url:
+        return compare_with_plain(args.database_url, args.tables, args.seconds, args.rounds)
 
     database = Database()
     url = database.start()
@@ -1020,6 +1090,52 @@ def main() -> int:
           " < 100 KB per open table")
     record_headlines(rows[0], history_runs if args.history_rounds else None, passed)
     return 0 if passed else 1
+
+
+def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: int) -> int:
+    """The service on ``url`` (its database, and on Citus every worker, counted in the CPU) against the same
+    service on one plain PostgreSQL made here (or on $DATABASE_URL's server), in the same run, alternating."""
+    plain = Database()
+    plain_url = plain.start()
+    servers = {"given": (url, postmasters(url)), "plain": (plain_url, postmasters(plain_url))}
+    runs: dict[tuple[int, str], list[LoadResult]] = {}
+    try:
+        for tables in table_counts:
+            for number in range(rounds):
+                for name in (("given", "plain") if number % 2 == 0 else ("plain", "given")):
+                    database_url, pids = servers[name]
+                    runs.setdefault((tables, name), []).append(
+                        measure(Server.service(database_url), tables, seconds, database_pids=pids))
+    finally:
+        plain.stop()
+    print(f"stud-service on {conninfo_to_dict(url).get('host')}:{conninfo_to_dict(url).get('port')}"
+          f" ({len(servers['given'][1])} database servers) vs one plain PostgreSQL, same run, {rounds} rounds"
+          f" of {seconds} s alternating, {BOTS_PER_TABLE} bots per table, {os.cpu_count()} CPUs")
+    print(f"{'tables':>6} {'database':>8} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'service':>9}"
+          f" {'database':>9} {'all':>9}   CPU ms per action")
+    for tables in table_counts:
+        figures = {}
+        for name in ("given", "plain"):
+            done = runs[(tables, name)]
+            actions = max(sum(r.actions for r in done), 1)
+            latencies = [latency for r in done for latency in r.latencies]
+            service_ms = sum(r.server_cpu for r in done) / actions * 1000
+            database_ms = sum(sum(r.database_cpu) for r in done) / actions * 1000
+            first_ms = sum(r.database_cpu[0] for r in done) / actions * 1000
+            figures[name] = (sum(r.actions for r in done) / sum(r.seconds for r in done),
+                             percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000,
+                             service_ms, database_ms, service_ms + database_ms)
+            rate, p50, p99, service_ms, database_ms, all_ms = figures[name]
+            split = (f"   (coordinator {first_ms:.2f}, workers {database_ms - first_ms:.2f})"
+                     if len(servers[name][1]) > 1 else "")
+            print(f"{tables:>6} {name:>8} {rate:>10.0f} {p50:>8.1f} {p99:>8.1f} {service_ms:>9.2f}"
+                  f" {database_ms:>9.2f} {all_ms:>9.2f}{split}")
+        given, ours = figures["given"], figures["plain"]
+        print(f"{tables:>6} {'÷ plain':>8} {given[0] / ours[0]:>10.2f} {given[1] / ours[1]:>8.2f}"
+              f" {given[2] / ours[2]:>8.2f} {given[3] / ours[3]:>9.2f} {given[4] / ours[4]:>9.2f}"
+              f" {given[5] / ours[5]:>9.2f}")
+    print("goals on Citus: CPU per action (all) <= 1.5x the plain node's at 8 tables; Act p50 <= 1.5x")
+    return 0
 
 
 def record_headlines(first: Row, history_runs: dict[bool, list[LoadResult]] | None, passed: bool) -> None:

@@ -41,22 +41,26 @@ def _server_user() -> str | None:
 
 
 @functools.cache
-def _initialised_cluster() -> Path:
-    """One initdb per test run; each server starts from a copy (initdb takes seconds, a copy does not)."""
+def _initialised_cluster(bin_dir: Path | None = None) -> Path:
+    """One initdb per test run (and binaries); each server starts from a copy (initdb takes seconds, a copy
+    does not)."""
     holder = Path(tempfile.mkdtemp(prefix="stud-fault-pg-template-"))
     atexit.register(shutil.rmtree, holder, True)
-    template = OwnPostgres(holder)
+    template = OwnPostgres(holder, bin_dir)
     template.init()
     return template.data
 
 
 class OwnPostgres:
-    def __init__(self, workdir: Path) -> None:
+    def __init__(
+        self, workdir: Path, bin_dir: Path | None = None, settings: dict[str, str] | None = None
+    ) -> None:
         self.workdir = workdir
         self.data = workdir / "data"
         self.port = free_port()
-        self.bin = _bin_dir()
+        self.bin = bin_dir or _bin_dir()
         self.user = _server_user()
+        self.settings = dict(settings or {})  # more -c settings at every start (shared_preload_libraries...)
         self.running = False
 
     @property
@@ -87,14 +91,15 @@ class OwnPostgres:
         """As :meth:`init`, from a copy of a cluster initialised once per test run."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.own(self.workdir)
-        subprocess.run(["cp", "-a", str(_initialised_cluster()), str(self.data)], check=True, timeout=60)
+        template = _initialised_cluster(self.bin)
+        subprocess.run(["cp", "-a", str(template), str(self.data)], check=True, timeout=60)
 
     def start(self, extra_options: str = "") -> None:
         """Start the server; ``extra_options``: more ``-c name=value`` settings."""
         options = (
             f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.workdir}"
             f" -c fsync=off -c synchronous_commit=off -c full_page_writes=off {extra_options}"
-        )
+        ) + "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run(
             "pg_ctl", "-D", str(self.data), "-l", str(self.workdir / "log"), "-o", options, "-w", "start"
         )

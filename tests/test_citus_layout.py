@@ -64,6 +64,26 @@ $$;
 CREATE FUNCTION pg_temp.create_reference_table(rel regclass) RETURNS void LANGUAGE sql AS $$
     INSERT INTO placed VALUES (rel, 'reference', NULL, NULL);
 $$;
+
+-- A distributed function: its signature names a function of the schema, its distribution argument one of
+-- its parameters, and the table it is colocated with is distributed.
+CREATE TEMP TABLE placed_functions (fn regprocedure PRIMARY KEY, arg text);
+
+CREATE FUNCTION pg_temp.create_distributed_function(fn regprocedure, arg text DEFAULT NULL,
+                                                    colocate_with text DEFAULT 'default')
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF arg IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = fn AND arg = ANY(p.proargnames)) THEN
+        RAISE EXCEPTION '% has no argument %', fn, arg;
+    END IF;
+    IF colocate_with <> 'default' AND NOT EXISTS (
+        SELECT 1 FROM placed WHERE rel = colocate_with::regclass AND kind = 'distributed') THEN
+        RAISE EXCEPTION '% is colocated with %, which is not distributed (yet)', fn, colocate_with;
+    END IF;
+    INSERT INTO placed_functions VALUES (fn, arg);
+END;
+$$;
 """
 
 TABLES_SQL = """
@@ -73,7 +93,8 @@ SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 
 
 def on_stand_in(statement: str) -> str:
-    return re.sub(r"\b(create_distributed_table|create_reference_table)\(", r"pg_temp.\1(", statement)
+    return re.sub(r"\b(create_distributed_table|create_reference_table|create_distributed_function)\(",
+                  r"pg_temp.\1(", statement)
 
 
 async def test_every_table_of_the_schema_is_placed_by_the_citus_layout(

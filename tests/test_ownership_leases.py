@@ -16,7 +16,7 @@ import pytest_asyncio
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db import open_pool
-from stud_service.server.tables.ownership import _PLAN_SQL, _TAKE_SQL, Leases, fair_share
+from stud_service.server.tables.ownership import _FREE_SQL, _PLAN_SQL, Leases, fair_share
 from stud_service.store import EventStore, Fence, LeaseLost, StreamAppend
 
 SHORT_LEASE = 0.4  # seconds: the expiry tests wait past it
@@ -243,10 +243,10 @@ async def test_a_lease_round_does_no_work_growing_as_the_square_of_the_tables(
     (replica,) = await live_replicas(pool, "a")
     interest = dict.fromkeys(streams, 3)
     statements = [(_PLAN_SQL, replica._params(interest, owned=streams)),
-                  (_TAKE_SQL, replica._params(interest))]
+                  (_FREE_SQL, replica._params(interest))]
     async with pool.connection() as conn:
         for sql, params in statements:
-            async with conn.transaction(force_rollback=True):  # EXPLAIN ANALYZE runs the take's INSERT
+            async with conn.transaction(force_rollback=True):
                 cur = await conn.execute("EXPLAIN (ANALYZE, COSTS OFF) " + sql, params)
                 plan = [line for (line,) in await cur.fetchall()]
             removed = [int(line.rsplit(":", 1)[1]) for line in plan if "Rows Removed by Join Filter" in line]

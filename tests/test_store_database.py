@@ -124,9 +124,12 @@ async def test_heads_are_one_step_back_along_the_primary_key(make_database) -> N
     """A stream's head is its last event: found by the primary key, never by reading the stream,
     for one stream (head, verify), for the streams a hub follows, and for a page of the listing."""
     url = await realistic_database(make_database)
+    # The hub's heads: stud_stream_head for each stream (migration 0018), whose one query is this.
+    assert "stud_stream_head(" in HEADS_SQL
+    stream_head = "SELECT max(e.version) FROM events e WHERE e.stream_id = %s"
     queries = [
         (HEAD_SQL, ("tables/t7",)),
-        (HEADS_SQL, (["tables/t3", "tables/t7"],)),
+        (stream_head, ("tables/t7",)),
         (LIST_STREAMS_SQL, ("", "tables/", 5)),
     ]
     for query, params in queries:

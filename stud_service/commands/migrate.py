@@ -56,5 +56,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("database schema is up to date")
     if args.citus:
-        print("distributed " + ", ".join(placed) if placed else "every table is already placed on Citus")
+        print("distributed " + ", ".join(placed) if placed
+              else "every table and function is already placed on Citus")
     return 0

@@ -168,7 +168,7 @@ class ServiceHost:
         )
         self._stack.push_async_callback(self.runtime.close)
         # Tables this replica takes the leases of are loaded and armed; others on first use by its clients.
-        self.runtime.keep_ownership(Leases(database.pool, replica, options.lease_seconds))
+        keeper = self.runtime.keep_ownership(Leases(database.pool, replica, options.lease_seconds))
         self.runtime.sweep_rake_periodically()
         self.runtime.protection.check_periodically()
         self.runtime.tournaments.exclusions.sweep_periodically()
@@ -199,7 +199,7 @@ class ServiceHost:
             TournamentService.DESCRIPTOR: tournaments,
         })
         self.readiness = ReadinessMonitor(
-            self.running.health, self.running.readiness_services, store, options.unready_after_seconds
+            self.running.health, self.running.readiness_services, store, options.unready_after_seconds, keeper
         )
         # The ping every second makes no spans: a trace a second per replica would bury the calls' traces.
         watching = asyncio.get_running_loop().create_task(

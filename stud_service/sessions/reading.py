@@ -48,15 +48,12 @@ _FILTERS = {
     "since": f"{_AT} >= %(since)s",
     "until": f"{_AT} < %(until)s",
 }
-_CURRENT = f"""
-SELECT p.player, s.stream_id, s.version, s.payload::text,
-       EXISTS (SELECT 1 FROM events e WHERE e.stream_id = s.stream_id AND e.type = '{SESSION_ENDED}'
-                  AND e.payload->>'session' = s.payload->>'session')
+# Each player's newest sessions, with whether each has ended: a function per player (migration 0020),
+# which a Citus coordinator can run (a LIMIT in a lateral subquery over unnest it refuses).
+_CURRENT = """
+SELECT p.player, s.stream_id, s.version, s.payload, s.ended
   FROM unnest(%(players)s::text[]) AS p(player)
- CROSS JOIN LATERAL (
-       SELECT stream_id, version, payload FROM events
-        WHERE type = '{SESSION_STARTED}' AND payload->>'player' = p.player
-        ORDER BY (payload->>'at_ms')::bigint DESC LIMIT %(recent)s) s
+ CROSS JOIN LATERAL stud_recent_sessions(p.player, %(recent)s) AS s
 """
 
 

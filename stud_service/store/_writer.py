@@ -25,6 +25,14 @@ path, which keeps batches of several processes on one database free of deadlocks
 acknowledged only after its transaction's durable commit (``synchronous_commit`` is set on for
 the writer's connections).
 
+On a Citus cluster a batch's statement runs on the coordinator, which routes its rows to the workers:
+several round trips from there, and a two-phase commit when the batch spans workers. So there a command
+on one stream (fenced, if at all, by that stream's own lease) goes alone, as ``stud_append_stream``, which
+the layout distributes by its stream argument: the coordinator hands the call to the stream's worker, one
+round trip, and the worker checks, hashes and inserts next to the data (docs/deployment.md, "Beyond one
+database"). Commands spanning streams (money moves) still go in batches through the coordinator. On one
+PostgreSQL the batch is cheaper (one commit and one WAL flush for many commands), so both paths stay.
+
 Announcements (NOTIFY ``stream:version``) of a batch's appends ride in the next batch's statement,
 or, when no batch follows within ``ANNOUNCE_INTERVAL``, go out in a NOTIFY transaction of their
 own that does not wait for its WAL flush. A NOTIFY in an append transaction holds PostgreSQL's
@@ -95,10 +103,15 @@ _APPEND_FENCED_SQL = (
     "SELECT * FROM stud_append_fenced(%s, %s, %s, %s::integer[], %s::boolean[], %s::text[], %s::bigint[],"
     " %s::text[], %s::text[], %s)"
 )
+# One command on one stream (migration 0019): on Citus the coordinator hands the call to the stream's worker.
+_APPEND_STREAM_SQL = "SELECT stud_append_stream(%s, %s, %s, %s, %s, %s, %s)"
+_CITUS_SQL = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"
+# The streams named again as "= ANY": Citus then reads only their shards (a join with unnest alone it
+# sends to every shard).
 _HEAD_HASHES_SQL = (
     "SELECT e.stream_id, e.hash FROM events e"
     " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
-    " ON e.stream_id = c.stream_id AND e.version = c.version"
+    " ON e.stream_id = c.stream_id AND e.version = c.version WHERE e.stream_id = ANY(%s::text[])"
 )
 
 
@@ -161,6 +174,12 @@ class AppendWriter:
         # next command chains from. Events never change, so an entry can be old but not wrong.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
         self._configured: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
+        # On Citus (found on the first connection): each single-stream command goes alone to its stream's
+        # worker (_commit_routed) instead of in a batch through the coordinator. None: not known yet.
+        self.routed: bool | None = None
+        # Routed commands under way at once, each on a connection of its own: the pool's, less the batches'.
+        self.max_routed = max(1, pool.max_size - max_inflight)
+        self._routing = 0
 
     async def append(self, parts: list[Part]) -> list[AppendRow]:
         """Append one command: its ``parts`` on distinct streams, only the first one ``lead``.
@@ -194,6 +213,16 @@ class AppendWriter:
             held: deque[_Command] = deque()
             for command in self._queue:
                 streams = command.streams
+                if self.routed and self._routable(command):
+                    (stream_id,) = streams
+                    if stream_id in busy or stream_id in seen or self._routing >= self.max_routed:
+                        held.append(command)
+                    else:
+                        busy.add(stream_id)
+                        self._routing += 1
+                        self._spawn(self._commit_routed(command))
+                    seen.add(stream_id)
+                    continue
                 # A fenced command (an owner's own: rare) takes the checked path in a batch of its own.
                 fenced = command.parts[0].fence is not None or (
                     bool(batch) and batch[0].parts[0].fence is not None
@@ -223,6 +252,55 @@ class AppendWriter:
             self._inflight += 1
             work = self._commit_batch(batch, taken)
             self._spawn(work if spans.tracer is None else spans.batch(work, [c.trace for c in batch]))
+
+    @staticmethod
+    def _routable(command: _Command) -> bool:
+        """One stream, and if fenced by that stream's own lease (colocated with it): one worker's work."""
+        if len(command.parts) != 1:
+            return False
+        fence = command.parts[0].fence
+        return fence is None or fence.lease == command.parts[0].stream_id
+
+    async def _commit_routed(self, command: _Command) -> None:
+        """One command on one stream by ``stud_append_stream``: one round trip to its stream's worker."""
+        (part,) = command.parts
+        outcome: list[AppendRow] | BaseException
+        try:
+            conn = await self._take_connection()
+        except psycopg.OperationalError as exc:
+            outcome = exc
+        else:
+            try:
+                owner, epoch = (None, None) if part.fence is None else (part.fence.owner, part.fence.epoch)
+                texts = b"\n".join(part.events.texts).decode()
+                cur = await conn.execute(
+                    _APPEND_STREAM_SQL,
+                    (part.stream_id, owner, epoch, part.expected, part.request_id, part.fingerprint, texts),
+                    prepare=True,
+                )
+                row = await cur.fetchone()
+                assert row is not None
+                code, first, last = row[0]
+                self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
+                outcome = [self._done(part, chr(code), first, last)]
+                self._keep_connection(conn)
+            except psycopg.OperationalError as exc:
+                await self.pool.putconn(conn)  # the pool discards it if broken
+                outcome = exc
+            except psycopg.Error as exc:
+                self._keep_connection(conn)
+                outcome = exc
+            except BaseException:
+                await self.pool.putconn(conn)
+                raise
+        self._routing -= 1
+        self._busy.discard(part.stream_id)
+        if not command.future.done():
+            if isinstance(outcome, BaseException):
+                command.future.set_exception(outcome)
+            else:
+                command.future.set_result(outcome)
+        self._dispatch()
 
     async def _commit_batch(self, batch: list[_Command], streams: set[str]) -> None:
         try:
@@ -401,10 +479,9 @@ class AppendWriter:
             c for c in batch if c.expected > 0 and self._heads.get(c.stream_id, (0, b""))[0] != c.expected
         ]
         if unknown:
+            streams = _text_array([c.stream_id for c in unknown])
             cur = await conn.execute(
-                _HEAD_HASHES_SQL,
-                (_text_array([c.stream_id for c in unknown]), _int_array([c.expected for c in unknown])),
-                prepare=True,
+                _HEAD_HASHES_SQL, (streams, _int_array([c.expected for c in unknown]), streams), prepare=True
             )
             expected_of = {c.stream_id: c.expected for c in unknown}
             for stream_id, stored_hash in await cur.fetchall():
@@ -476,6 +553,10 @@ class AppendWriter:
                 # Durable commits whatever the server's or the role's default (the setting stays
                 # with the connection, which matches PostgreSQL's own default for other users).
                 await conn.execute(_SESSION_SQL)
+                if self.routed is None:
+                    cur = await conn.execute(_CITUS_SQL)
+                    row = await cur.fetchone()
+                    self.routed = bool(row and row[0])
             except BaseException:
                 await self.pool.putconn(conn)
                 raise

@@ -1,5 +1,5 @@
 """Readiness follows the store: NOT_SERVING while the database has been unreachable, or has refused every
-write, for a while.
+write, for a while; or while no lease round has gone through for a lease period.
 
 Health service names (``grpc.health.v1``)::
 
@@ -17,6 +17,10 @@ seat a player, deal a hand or apply an action is not ready for players, though i
 (watches, hand histories, balances); a load balancer keeping it in rotation would send new players to tables
 that cannot move. It is ready again with the first write that goes in.
 
+And so is a replica whose lease rounds fail while the database otherwise answers (a statement the database
+refuses, as a cluster laid out differently may): it takes no table and deals no hand, so it must not look
+healthy. It is ready again after the next round that goes through.
+
 The store's reachability comes from what it already sees (``StoreHealth``); a ``SELECT 1`` probe runs
 only while it is failing, or when it has been quiet for half the threshold, so an idle replica
 notices an outage too. While writes are refused a write probe (:meth:`EventStore.probe_write`) runs at
@@ -28,10 +32,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from typing import Protocol
 
 from grpc_health.v1 import health, health_pb2
 
 from stud_service.store import EventStore
+
+
+class LeaseRounds(Protocol):
+    """The replica's table ownership as readiness sees it (``server.tables.ownership.OwnershipKeeper``)."""
+
+    lease_seconds: float
+
+    def rounds_failing_for(self) -> float: ...
 
 _log = logging.getLogger(__name__)
 
@@ -47,10 +60,12 @@ class ReadinessMonitor:
         services: Sequence[str],
         store: EventStore,
         unready_after: float = DEFAULT_UNREADY_AFTER_SECONDS,
+        leases: LeaseRounds | None = None,
     ) -> None:
         self._health = health_servicer
         self._services = tuple(services)
         self._store = store
+        self._leases = leases
         self.unready_after = unready_after
         self.interval = max(0.05, min(1.0, unready_after / 4))
         self.ready = True
@@ -73,7 +88,9 @@ class ReadinessMonitor:
             await self._store.probe_write(probe_timeout)
         down_for = store_health.unreachable_for()
         refused_for = store_health.writes_refused_for()
-        ready = down_for <= self.unready_after and refused_for <= self.unready_after
+        leases_failing_for = self._leases.rounds_failing_for() if self._leases is not None else 0.0
+        leases_fail = self._leases is not None and leases_failing_for > self._leases.lease_seconds
+        ready = down_for <= self.unready_after and refused_for <= self.unready_after and not leases_fail
         if ready == self.ready:
             return
         self.ready = ready
@@ -81,6 +98,8 @@ class ReadinessMonitor:
             _log.info("the store answers and takes writes again: ready")
         elif down_for > self.unready_after:
             _log.warning("the store has been unreachable for %.1f s: not ready", down_for)
+        elif leases_fail:
+            _log.warning("no lease round has gone through for %.1f s: not ready", leases_failing_for)
         else:
             _log.warning(
                 "the store has refused every write for %.1f s (out of disk, or read-only): not ready",

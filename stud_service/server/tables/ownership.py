@@ -14,14 +14,15 @@ runs its clocks, and no other replica needs to follow it. Tables nobody claims (
 several replicas use them about equally: the margin keeps such a table where it is) are divided by the
 fair share, ``ceil(unclaimed tables / live replicas)``, live meaning seen within a lease period.
 
-Each round (every ``lease_seconds / 3``) costs a replica three statements (four when it hands tables
-over), whatever it owns:
+Each round (every ``lease_seconds / 3``) costs a replica three statements (two more when it finds free
+leases, one more when it hands tables over), whatever it owns:
 
 - **renew**: its heartbeat with its interest and all its leases in one statement; a lease that is not
   returned was lost;
 - **take**: free (unowned or expired) leases it claims, then unclaimed ones up to its fair share of them
   (replicas taking at the same moment may want the same lease: one gets it, the other takes fewer and the
-  rest at its next round); a free table another replica claims is left to that one;
+  rest at its next round); a free table another replica claims is left to that one. Finding them is one
+  statement; taking them, when there are some, two more (one for expired leases, one for new ones);
 - **plan**: the claims on what it owns and its share: it hands over what another replica claims and its
   surplus of unclaimed tables (a replica joined), between hands: at once if no hand runs, else when the
   hand ends, instead of dealing the next one, so a hand in progress always finishes where it is.
@@ -100,14 +101,17 @@ interest AS (
 
 # Free (unowned or expired) leases: those this replica claims, whatever its share; then unclaimed ones up
 # to its fair share of them, those its clients use first, then in an order of its own (replicas taking at
-# once then mostly want different ones). Another replica's claim is left to it.
-_TAKE_SQL = f"""
+# once then mostly want different ones). Another replica's claim is left to it. Only read: the leases found
+# free are taken by _TAKE_EXPIRED_SQL and _TAKE_NEW_SQL, which check again that each is free.
+_FREE_SQL = f"""
 WITH {_CLAIMS_CTE}, mine AS (
     SELECT count(*) AS n FROM table_leases l JOIN shared USING (stream_id)
      WHERE l.owner = %(me)s AND l.expires_at > now()
 ), claimed AS (
     SELECT c.stream_id FROM claims c
-      JOIN streams s ON s.stream_id = c.stream_id LEFT JOIN table_leases l ON l.stream_id = c.stream_id
+      -- The lease joined on the streams' key, not the claims': Citus joins two distributed tables only on
+      -- their distribution columns (the same rows either way).
+      JOIN streams s ON s.stream_id = c.stream_id LEFT JOIN table_leases l ON l.stream_id = s.stream_id
      WHERE c.claimant = %(me)s AND (l.stream_id IS NULL OR l.expires_at <= now())
 ), unclaimed AS (
     -- Joins with the arrays, not "= ANY(array)": that compares every row with every element, and at a
@@ -119,12 +123,23 @@ WITH {_CLAIMS_CTE}, mine AS (
      LIMIT greatest(0, (SELECT ceil(count(*)::numeric / (SELECT n FROM live)) FROM shared)
                        - (SELECT n FROM mine))
 )
+SELECT stream_id FROM claimed UNION SELECT stream_id FROM unclaimed
+"""
+
+# Taking the free leases found: an expired one gets a new owner and epoch if it is still expired (a replica
+# taking it at the same moment locks the row first: this statement then sees its new expiry and skips it);
+# a table never leased gets its first row unless another replica's insert got there first. Two statements,
+# not one INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at <= now(): Citus refuses a function that is
+# not immutable in that WHERE, and the same two statements serve plain PostgreSQL.
+_TAKE_EXPIRED_SQL = """
+UPDATE table_leases SET owner = %(me)s, epoch = epoch + 1, expires_at = now() + %(lease)s
+ WHERE stream_id = ANY(%(free)s::text[]) AND expires_at <= now()
+RETURNING stream_id, epoch
+"""
+_TAKE_NEW_SQL = """
 INSERT INTO table_leases (stream_id, owner, epoch, expires_at)
-SELECT stream_id, %(me)s, 1, now() + %(lease)s
-  FROM (SELECT stream_id FROM claimed UNION SELECT stream_id FROM unclaimed) AS free
-ON CONFLICT (stream_id) DO UPDATE
-   SET owner = excluded.owner, epoch = table_leases.epoch + 1, expires_at = excluded.expires_at
- WHERE table_leases.expires_at <= now()
+SELECT stream_id, %(me)s, 1, now() + %(lease)s FROM unnest(%(free)s::text[]) AS free(stream_id)
+ON CONFLICT (stream_id) DO NOTHING
 RETURNING stream_id, epoch
 """
 
@@ -208,8 +223,17 @@ class Leases:
 
     async def take(self, interest: Interest | None = None) -> dict[str, int]:
         """Take the free leases this replica claims, then unclaimed ones up to its fair share of them (those
-        in ``interest`` first): stream id -> new epoch."""
-        return dict(await self._rows(_TAKE_SQL, interest))
+        in ``interest`` first): stream id -> new epoch. One statement when none is free (most rounds)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(_FREE_SQL, self._params(interest))
+            free = sorted(str(stream) for (stream,) in await cur.fetchall())
+            if not free:
+                return {}
+            taken: dict[str, int] = {}
+            for sql in (_TAKE_EXPIRED_SQL, _TAKE_NEW_SQL):
+                cur = await conn.execute(sql, self._params(free=free))
+                taken.update((str(stream), int(epoch)) for stream, epoch in await cur.fetchall())
+            return taken
 
     async def plan(self, owned: Iterable[str], interest: Interest | None = None) -> Plan:
         """The share and the claims that decide which of ``owned`` this replica should hand over."""
@@ -260,6 +284,7 @@ class OwnershipKeeper:
         self.owned: dict[str, int] = {}  # stream id -> epoch
         self.handing_over: set[str] = set()
         self._renewed_at: float | None = None  # loop time of the last round that renewed
+        self._succeeded_at: float | None = None  # loop time of the last round that went through
         self._lock = asyncio.Lock()  # one round (or take) at a time: each reads and changes ``owned``
         self._stopping = False
 
@@ -288,6 +313,16 @@ class OwnershipKeeper:
             self._renewed_at = started
             await self._take(interest)
             await self._hand_over(await self.leases.plan(self.owned, interest), interest)
+            self._succeeded_at = started
+
+    def rounds_failing_for(self) -> float:
+        """Seconds since the start of the last lease round that went through (since the first round
+        began, before one has): readiness is lost when this exceeds a lease period, since a replica whose
+        rounds fail takes no table and deals no hand."""
+        loop = asyncio.get_running_loop()
+        if self._succeeded_at is None:
+            self._succeeded_at = loop.time()
+        return loop.time() - self._succeeded_at
 
     async def take_now(self) -> None:
         """Take what is free and this replica's now (a table was just created here), not at the next round."""
