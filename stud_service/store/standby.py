@@ -53,6 +53,8 @@ class _OneConnection:
     """The part of a pool the store's reads use, handing out one connection (already checked out) every
     time: a call's reads all run on the standby that was found current enough."""
 
+    max_size = 1  # one connection (the store's writer sizes its routed commands by it; reads write none)
+
     def __init__(self, conn: psycopg.AsyncConnection[Any], timeout: float) -> None:
         self._conn = conn
         self.timeout = timeout
