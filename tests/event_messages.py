@@ -71,6 +71,8 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
         name = field.name
         if name == "secret":
             continue  # a committed seed: no message carries it
+        if name == "game" and kind == "HandStarted":
+            continue  # RULES.md §13: not in the message until mixed tables reach the API
         if name == "at_ms":
             value: Any = body.time.ToMilliseconds()
         elif name == "config":

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stud_service.engine.commands import ActionKind
-from stud_service.engine.config import TableConfig
+from stud_service.engine.config import TableConfig, Variant
 from stud_service.engine.records import fast_frozen_init
 
 
@@ -170,6 +170,8 @@ class HandStarted:
 
     ``seats``: ((seat, player_id, starting_stack), ...) ascending by seat, the players dealt in.
     ``deck``: the 52 codes in dealing order; ``commitment``: the hex commitment published for it.
+    ``game``: the game the hand is dealt in (RULES.md §13); None in a log written before mixed tables, whose
+    hands were all dealt in ``config.variant`` (``hand_game``).
     """
 
     hand: int
@@ -180,9 +182,11 @@ class HandStarted:
     commitment: str
     extra: dict[str, Any]
     at_ms: int
+    game: Variant | None = None
 
     def __init__(self, hand: int, table_id: str, config: TableConfig, seats: tuple[tuple[int, str, int], ...],
-                 deck: tuple[int, ...], commitment: str, extra: dict[str, Any], at_ms: int) -> None:
+                 deck: tuple[int, ...], commitment: str, extra: dict[str, Any], at_ms: int,
+                 game: Variant | None = None) -> None:
         object.__setattr__(self, "hand", hand)
         object.__setattr__(self, "table_id", table_id)
         object.__setattr__(self, "config", config)
@@ -191,6 +195,12 @@ class HandStarted:
         object.__setattr__(self, "commitment", commitment)
         object.__setattr__(self, "extra", extra)
         object.__setattr__(self, "at_ms", at_ms)
+        object.__setattr__(self, "game", game)
+
+
+def hand_game(event: HandStarted) -> Variant:
+    """The game a hand was dealt in: the one its HandStarted names, else (older logs) the table's variant."""
+    return event.config.variant if event.game is None else event.game
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,6 +647,7 @@ CHAT_EVENTS = frozenset({"ChatMessageSent", "ChatMessageDeleted", "ChatMuteSet"}
 # attribute because a compiled dataclass (setup.py) would take a class variable for a field.
 EVENT_VERSIONS: dict[type[Event], int] = {cls: 1 for cls in EVENT_TYPES.values()} | {
     HandEnded: 3,  # v2: server_seed; v3: rake, rake_shares and each pot's "rake"
+    HandStarted: 2,  # v2: game (RULES.md §13)
 }
 
 for _event_type in EVENT_TYPES.values():

@@ -42,12 +42,14 @@ from stud_service.engine.events import (
     UncalledBetReturned,
     WaitingListJoined,
     WaitingListLeft,
+    hand_game,
 )
 from stud_service.engine.rules.betting import (
     bet_size_for_street,
     raise_size_after_bet,
     uncapped_heads_up_round,
 )
+from stud_service.engine.rules.rotation import hand_counts_toward_rotation
 from stud_service.engine.state import (
     HandPlayer,
     HandState,
@@ -133,7 +135,7 @@ def _hand_started(state: TableState, e: HandStarted) -> None:
             writable_seat(state, seat).stack = stack
         players[seat] = HandPlayer(seat, player_id, state.token)
     state.hand_number = e.hand
-    state.hand = HandState(e.hand, e.deck, players, e.at_ms)
+    state.hand = HandState(e.hand, e.deck, players, e.at_ms, game=hand_game(e))
     seed = e.extra.get("server_seed") if isinstance(e.extra, dict) else None
     state.hand.server_seed = seed if isinstance(seed, str) else None
 
@@ -309,6 +311,8 @@ def _hand_ended(state: TableState, e: HandEnded) -> None:
             writable_seat(state, seat).stack = stack
     if e.rake:
         state.rake_taken += e.rake
+    if hand_counts_toward_rotation(e.hand, state.control.voided_hand):
+        state.rotation_hands += 1
     state.hand = None
 
 

@@ -97,7 +97,7 @@ def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> Lega
         if hand.street == 3 and not hand.completed:
             options += ((COMPLETE, (min(config.small_bet, top),)),)
         elif level == 0:
-            open_pair = open_pair_on_fourth_street(config, hand.street, _live_boards(hand))
+            open_pair = open_pair_on_fourth_street(hand.game, hand.street, _live_boards(hand))
             sizes = opening_bet_sizes(config, hand.street, open_pair)
             if len(sizes) == 1:
                 options += ((BET, (min(sizes[0], top),)),)
