@@ -68,6 +68,8 @@ The public API (import from ``stud_service.engine``)::
     can_start_hand(state) -> bool                hand_running(state) -> bool
     chips_in_play(state) -> int                  (stacks + chips committed to the running hand)
     state.rake_taken                             the table's rake so far (§10): it left the chips
+    next_game(state) -> Variant | None           the game of the next hand (§13: a mixed table's rotation)
+    hands_left_in_current_game(state) -> int     of a mixed table's current game, the running hand included
 
     # events and snapshots as JSON
     event_to_json(event) -> {"type", "v", "hand" (hand events), ...}   v: EVENT_VERSIONS[type(event)]
@@ -234,7 +236,9 @@ from stud_service.engine.state import (
     chips_in_play,
     hand_running,
     hand_void_deadline_ms,
+    hands_left_in_current_game,
     initial_state,
+    next_game,
     running_clock,
     seat_offer_deadline_ms,
     sit_out_reason,
@@ -269,5 +273,5 @@ __all__ = [
     "time_bank_reserve_ms", "SendChat", "MuteChat", "DeleteChat", "ChatMessageSent", "ChatMessageDeleted",
     "ChatMuteSet", "ChatMessageNotFound", "ChatMuted", "ChatNamesCard",
     "ChatRateLimited", "ChatSilencedAllIn", "ChatSpectatorsSilent", "ChatTextRefused",
-    "SameNetworkRule",
+    "SameNetworkRule", "next_game", "hands_left_in_current_game",
 ]

@@ -304,9 +304,12 @@ def hands_ended(state: TableState) -> int:
 
 
 def next_game(state: TableState) -> Variant | None:
-    """The game the table's next hand will be dealt in (RULES.md §13), None before the table exists."""
+    """The game the table's next hand will be dealt in (RULES.md §13), None before the table exists.  While a
+    hand runs, the game that follows it if it reaches its end (voided, it does not count: §13)."""
     config = state.config
-    return None if config is None else game_of_next_hand(config, state.rotation_hands)
+    if config is None:
+        return None
+    return game_of_next_hand(config, state.rotation_hands + (1 if state.hand is not None else 0))
 
 
 def hands_left_in_current_game(state: TableState) -> int:
