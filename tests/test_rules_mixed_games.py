@@ -105,6 +105,28 @@ def test_the_rotation_is_kept_in_json_and_a_single_game_tables_json_is_unchanged
     assert refusal.value.field == "rotation"
 
 
+def test_a_game_may_have_its_own_stakes_checked_as_the_tables() -> None:
+    """§13: "unless the table gives a game its own": each game of the rotation at most once, valid stakes, and
+    none at a tournament table (its level sets the stakes)."""
+    mixed = TableConfig(rotation=(STUD, RAZZ), game_stakes=((RAZZ, 100, 200, 400, 800),))
+    razz = replace(mixed, ante=100, bring_in=200, small_bet=400, big_bet=800)
+    assert mixed.validate().for_game(RAZZ) == razz
+    assert mixed.for_game(STUD) is mixed
+    assert config_from_json(config_to_json(mixed)) == mixed
+    assert config_to_json(mixed)["game_stakes"] == [
+        {"game": "RAZZ", "ante": 100, "bring_in": 200, "small_bet": 400, "big_bet": 800}]
+    for values in (dict(game_stakes=((HI_LO, 50, 100, 200, 400),)),
+                   dict(game_stakes=((RAZZ, 50, 100, 200, 400), (RAZZ, 50, 100, 200, 400))),
+                   dict(game_stakes=((RAZZ, 50, 300, 200, 400),)), dict(game_stakes=((RAZZ, 50, 100),)),
+                   dict(game_stakes=((RAZZ, 50, 100, 200, 400),), tournament_id="t", currency="")):
+        with pytest.raises(InvalidConfig) as refusal:
+            replace(mixed, **values).validate()
+        assert refusal.value.field == "game_stakes", values
+    with pytest.raises(InvalidConfig) as refusal:
+        TableConfig(game_stakes=((STUD, 50, 100, 200, 400),)).validate()
+    assert refusal.value.field == "game_stakes"
+
+
 # --- the game of each hand ----------------------------------------------------------------------------
 
 def test_the_rotation_plays_each_game_for_its_count_in_order_then_starts_again() -> None:
@@ -184,6 +206,27 @@ def test_fourth_streets_open_pair_option_follows_the_hands_game() -> None:
         options = {str(kind): amounts for kind, amounts in
                    legal_actions(table.state, table.pid(to_act(table.state))).options}
         assert options["BET"] == ((200, 400) if game is STUD else (200,))
+
+
+def test_a_hand_is_played_at_its_games_own_stakes() -> None:
+    """§13: Razz at its own stakes (ante, bring-in, bets), Stud at the table's; a snapshot keeps them."""
+    table = mixed_table((STUD, RAZZ), 1, game_stakes=((RAZZ, 10, 25, 100, 200),))
+    fold_hand(table)
+    events = table.start(ANY_DECK)
+    assert table.state.hand.game is RAZZ and table.state.config.ante == 50
+    assert [event.amount for event in of_type(events, "AntePosted")] == [10, 10]
+    seat = to_act(table.state)
+    options = {str(kind): amounts for kind, amounts in legal_actions(table.state, table.pid(seat)).options}
+    assert options == {"BRING_IN": (25,), "COMPLETE": (100,)}
+    assert state_from_json(state_to_json(table.state)) == table.state
+    table.act(seat, "COMPLETE", 100)
+    other = to_act(table.state)
+    options = {str(kind): amounts for kind, amounts in legal_actions(table.state, table.pid(other)).options}
+    assert options["RAISE"] == (200,)
+    table.act(other, "FOLD")
+    events = table.start(ANY_DECK)
+    assert table.state.hand.game is STUD
+    assert [event.amount for event in of_type(events, "AntePosted")] == [50, 50]
 
 
 # --- replay and restart ----------------------------------------------------------------------------------

@@ -35,8 +35,9 @@ from stud_service.engine.state import ChatState, HandPlayer, HandState, SeatStat
 # 6: the time bank's reserves and running turn (``banks``, ``bank_turn``, RULES.md §7) and the chat's state
 # (``chat``: its message count, the muted players, the deleted messages, the times the rate limit counts);
 # a format-5 snapshot lacks them, so the table is folded from its events instead.
-# 7: the hands counted toward a mixed table's rotation (``rotation_hands``) and the running hand's game
-# (RULES.md §13); a format-6 snapshot lacks them, so the table is folded from its events instead.
+# 7: the hands counted toward a mixed table's rotation (``rotation_hands``), the running hand's game and the
+# config it was dealt with (RULES.md §13); a format-6 snapshot lacks them, so the table is folded from its
+# events instead.
 STATE_FORMAT_VERSION = 7
 # Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
 _OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
@@ -260,9 +261,9 @@ def state_from_json(data: Any) -> TableState:
         raw = data["hand"]
         if raw is not None:
             hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]),
-                             Variant(raw["game"]))
+                             Variant(raw["game"]), config_from_json(raw["config"]))
             for name in HandState.FIELDS:
-                if name not in ("players", "deck", "order", "folds", "game"):  # set apart: tuples, the game
+                if name not in ("players", "deck", "order", "folds", "game", "config"):  # set apart
                     setattr(hand, name, raw.get(name) if name in _OPTIONAL_HAND_FIELDS else raw[name])
             hand.folds = tuple(raw["folds"])
             players = {}

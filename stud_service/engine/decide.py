@@ -468,6 +468,8 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
         _refuse_if_closed(state)
         raise TableIsPaused(f"the table is paused: {state.control.reason}")
     config = _stakes_for_hand(config, cmd.stakes)
+    game = game_of_next_hand(config, state.rotation_hands)
+    config = config.for_game(game)  # §13: the game's own stakes, if it has them
     seats = players_ready(state)
     if len(seats) < 2:
         raise NotEnoughPlayers(f"a hand needs two players sitting in with chips, there are {len(seats)}")
@@ -479,7 +481,7 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
     rec.emit(HandStarted(
         number, state.table_id or "", config,
         tuple((seat, state.seats[seat].player_id, state.seats[seat].stack) for seat in seats),
-        deck, cmd.commitment, dict(cmd.extra), cmd.now_ms, game_of_next_hand(config, state.rotation_hands)))
+        deck, cmd.commitment, dict(cmd.extra), cmd.now_ms, game))
     if config.time_bank_seconds:  # §7: the reserves the hand starts with, so it replays alone
         rec.emit(banks_at_start(state, number, seats))
     if config.ante > 0:

@@ -135,7 +135,7 @@ def _hand_started(state: TableState, e: HandStarted) -> None:
             writable_seat(state, seat).stack = stack
         players[seat] = HandPlayer(seat, player_id, state.token)
     state.hand_number = e.hand
-    state.hand = HandState(e.hand, e.deck, players, e.at_ms, game=hand_game(e))
+    state.hand = HandState(e.hand, e.deck, players, e.at_ms, game=hand_game(e), config=e.config)
     seed = e.extra.get("server_seed") if isinstance(e.extra, dict) else None
     state.hand.server_seed = seed if isinstance(seed, str) else None
 
@@ -189,8 +189,7 @@ def _new_street(state: TableState, hand: HandState, street: int) -> None:
 
 def _betting_round_started(state: TableState, e: BettingRoundStarted) -> None:
     hand = _hand(state, e.hand)
-    config = state.config
-    assert config is not None
+    config = hand.config  # the hand's stakes (§11, §13)
     hand.betting = True
     hand.to_act = e.first_seat
     hand.turn_ms = e.at_ms
@@ -261,8 +260,7 @@ def _player_acted(state: TableState, e: PlayerActed) -> None:
 def _raise_level(state: TableState, hand: HandState, e: PlayerActed) -> None:
     """The bring-in, a completion, a bet or a raise: the street's bet level and the cap count move."""
     action = e.action
-    config = state.config
-    assert config is not None
+    config = hand.config  # the hand's stakes (§11, §13)
     if action is BRING_IN:
         hand.bring_in_due = False
         hand.level = hand.full_level = config.bring_in

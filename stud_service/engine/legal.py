@@ -77,8 +77,7 @@ def _live_boards(hand: HandState) -> Iterator[list[int]]:
 
 
 def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> LegalActions:
-    config = state.config
-    assert config is not None
+    config = hand.config  # the hand's stakes (§11, §13)
     top = player.bet + state.seats[player.seat].stack  # the most this player's street bet can become
     if hand.bring_in_due:
         # §3: the bring-in must post the bring-in or complete; no fold, no check.

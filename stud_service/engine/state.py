@@ -102,7 +102,7 @@ class HandPlayer:
 HAND_FIELDS = (
     "number", "deck", "next_card", "players", "order", "street", "community", "betting", "to_act",
     "turn_ms", "level", "full_level", "n_bets", "step", "completed", "bring_in_due", "uncapped",
-    "first_actor", "aggressor", "round_street", "started_ms", "server_seed", "folds", "game",
+    "first_actor", "aggressor", "round_street", "started_ms", "server_seed", "folds", "game", "config",
 )
 
 
@@ -110,13 +110,16 @@ class HandState:
     """The running hand.  ``street`` is 3..7 (the last street dealt); ``betting`` is True while a
     betting round is open, with ``to_act`` the seat whose turn it is.  ``folds``: the seats that
     folded, in the order they folded (a pot whose players all folded goes to the last, RULES.md §5).
-    ``game``: the game the hand was dealt in (RULES.md §13: it is played to its end in that game)."""
+    ``game``: the game the hand was dealt in (RULES.md §13: it is played to its end in that game); ``config``:
+    the config it was dealt with (HandStarted's), whose stakes it is played at: a mixed table's game may have
+    its own (§13), a tournament's level sets them (§11)."""
 
     __slots__ = HAND_FIELDS
     FIELDS: ClassVar[tuple[str, ...]] = HAND_FIELDS  # every field is state (codec, equality)
 
     def __init__(self, number: int, deck: tuple[int, ...], players: dict[int, HandPlayer],
-                 at_ms: int, order: tuple[int, ...] | None = None, game: Variant = Variant.STUD) -> None:
+                 at_ms: int, order: tuple[int, ...] | None = None, game: Variant = Variant.STUD,
+                 config: TableConfig | None = None) -> None:
         self.number = number
         self.deck = deck
         self.next_card = 0
@@ -141,10 +144,12 @@ class HandState:
         self.server_seed: str | None = None  # from HandStarted.extra, revealed by HandEnded
         self.folds: tuple[int, ...] = ()
         self.game = game
+        self.config = TableConfig() if config is None else config
 
     def copy(self) -> HandState:
         """A new shell sharing the players (see the module docstring: copy-on-write)."""
-        o = HandState(self.number, self.deck, self.players.copy(), self.turn_ms, self.order, self.game)
+        o = HandState(self.number, self.deck, self.players.copy(), self.turn_ms, self.order, self.game,
+                      self.config)
         o.next_card = self.next_card
         o.street = self.street
         o.community = self.community[:]

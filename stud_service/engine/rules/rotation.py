@@ -27,3 +27,4 @@ def hands_left_in_game(config: TableConfig, counted: int) -> int:
 def hand_counts_toward_rotation(hand: int, voided_hand: int) -> bool:
     """§13: a hand that reached its end counts, a voided one does not."""
     return hand != voided_hand
+
