@@ -31,6 +31,7 @@ from stud_service.engine import (
     StartHand,
     TableConfig,
     UpdateTableSettings,
+    Variant,
     VoidHand,
     event_to_json,
 )
@@ -45,9 +46,7 @@ SERVER_SEED = "5e" * 32
 RENAMED = {"at_ms": {"time"}, "deadline_ms": {"deadline"}, "seats": {"players"},
            "reserve_ms": {"reserve"}, "used_ms": {"used"}, "added_ms": {"added"},
            "extra": {"client_seeds", "server_seed", "deck_root", "commitment_version"},
-           "secret": set(),  # ShuffleCommitted's seed: never in a message
-           # HandStarted's game (RULES.md §13): not in the message until mixed tables reach the API.
-           "game": set()}
+           "secret": set()}  # ShuffleCommitted's seed: never in a message
 
 
 def test_every_engine_event_type_has_a_message_with_every_field() -> None:
@@ -85,7 +84,19 @@ def _played(sessions: int = 24) -> list[Any]:
         run.play_hands(12 if full else rng.randint(2, 5))  # seats free up, in time, on a full table
         chat(run, rng)
         events.extend(run.log)
-    return events + _stopped()
+    return events + _stopped() + _mixed()
+
+
+def _mixed() -> list[Any]:
+    """A mixed table (RULES.md §13): its hands' games and a GameChanged after each game's last hand."""
+    run = Run(random.Random(1))
+    run.run(CreateTable("mixed", TableConfig(variant=Variant.RAZZ, rotation=(Variant.RAZZ, Variant.STUD),
+                                             hands_per_game=1, min_buy_in=1), run.now))
+    run.run(SitDown("p1", 1, 5_000, run.now))
+    run.run(SitDown("p2", 2, 5_000, run.now))
+    run.play_hands(3)
+    assert [event.game for event in run.log if isinstance(event, HandStarted)][:2] == [Variant.RAZZ, Variant.STUD]
+    return run.log
 
 
 def _stopped() -> list[Any]:
@@ -132,11 +143,9 @@ def _as_logged(event: Any) -> dict[str, Any]:
 
 def _as_shown(data: dict[str, Any]) -> dict[str, Any]:
     """What the message is to say: a pot's half only when it was split (Award.pot_half), else "whole";
-    never a committed seed, nor (yet) the hand's game."""
+    never a committed seed."""
     if data["type"] == "ShuffleCommitted":
         return {key: value for key, value in data.items() if key != "secret"}
-    if data["type"] == "HandStarted":  # its game is not in the message yet (RULES.md §13)
-        return {key: value for key, value in data.items() if key != "game"}
     if data["type"] != "HandEnded":
         return data
     pots = []

@@ -140,6 +140,31 @@ def test_the_rotation_plays_each_game_for_its_count_in_order_then_starts_again()
     assert announced == [(RAZZ, 2), (RAZZ, 1), (STUD, 2), (STUD, 1), (HI_LO, 2), (HI_LO, 1), (RAZZ, 2)]
 
 
+def test_the_last_hand_of_a_game_is_followed_by_a_game_changed_event_naming_the_next() -> None:
+    """§13, every player knows the next hand's game before it is dealt: GameChanged comes right after the
+    HandEnded of each game's last hand (a voided hand, not counting, brings none), and replays as logged."""
+    table = mixed_table((RAZZ, STUD, HI_LO), 2)
+    fold_hand(table)
+    assert of_type(table.log, "GameChanged") == []
+    fold_hand(table)
+    void_hand(table)
+    fold_hand(table)
+    fold_hand(table)
+    changes = [(event.after_hand, event.game, event.hands) for event in of_type(table.log, "GameChanged")]
+    assert changes == [(2, STUD, 2), (5, HI_LO, 2)]
+    kinds = [type(event).__name__ for event in table.log]
+    assert kinds[kinds.index("GameChanged") - 1] == "HandEnded"
+    logged = [event_from_json(event_to_json(event)) for event in table.log]
+    assert logged == table.log and replay(logged) == table.state
+
+
+def test_a_single_game_table_logs_no_game_change() -> None:
+    table = Table(TableConfig(min_buy_in=1, max_buy_in=10**9), stacks={1: 10**8, 2: 10**8})
+    for _ in range(3):
+        fold_hand(table)
+    assert of_type(table.log, "GameChanged") == []
+
+
 def test_a_voided_hand_does_not_count_toward_the_rotation() -> None:
     """§13 with §12: Stud for one hand, then Razz; the first Razz hand is voided, so Razz is dealt again."""
     table = mixed_table((STUD, RAZZ), 1)

@@ -100,7 +100,7 @@ PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, ShuffleCommitted, Hand
 CardDealt, BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
 WaitingListJoined, WaitingListLeft, SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided,
 TableSettingsChanged; the time bank's TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled (§7);
-the chat's ChatMessageSent, ChatMessageDeleted, ChatMuteSet (docs/chat.md).
+the chat's ChatMessageSent, ChatMessageDeleted, ChatMuteSet (docs/chat.md); a mixed table's GameChanged (§13).
 """
 
 from stud_service.engine.codec import (
@@ -199,6 +199,7 @@ from stud_service.engine.events import (
     ChatMuteSet,
     ClientSeedSet,
     Event,
+    GameChanged,
     HandEnded,
     HandMucked,
     HandShown,
@@ -273,5 +274,5 @@ __all__ = [
     "time_bank_reserve_ms", "SendChat", "MuteChat", "DeleteChat", "ChatMessageSent", "ChatMessageDeleted",
     "ChatMuteSet", "ChatMessageNotFound", "ChatMuted", "ChatNamesCard",
     "ChatRateLimited", "ChatSilencedAllIn", "ChatSpectatorsSilent", "ChatTextRefused",
-    "SameNetworkRule", "next_game", "hands_left_in_current_game",
+    "SameNetworkRule", "GameChanged", "next_game", "hands_left_in_current_game",
 ]

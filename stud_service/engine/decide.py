@@ -122,6 +122,7 @@ from stud_service.engine.events import (
     BettingRoundStarted,
     CardDealt,
     ClientSeedSet,
+    GameChanged,
     HandEnded,
     HandMucked,
     HandShown,
@@ -767,6 +768,11 @@ def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: 
         for refill in bank_refills(state, hand):  # §7: before HandEnded, as the hand's own events
             rec.emit(refill)
     rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms, hand.server_seed, rake, shares))
+    config = state.config
+    if config is not None and config.mixed and state.rotation_hands % config.hands_per_game == 0:
+        # §13: that hand was its game's last; the next hand's game is known from now on
+        rec.emit(GameChanged(hand.number, game_of_next_hand(config, state.rotation_hands),
+                             config.hands_per_game, now_ms))
     _after_hand(rec, stacks, now_ms)
 
 

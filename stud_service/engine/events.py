@@ -493,6 +493,25 @@ class TableSettingsChanged:
         object.__setattr__(self, "at_ms", at_ms)
 
 
+# --- mixed games (RULES.md §13) ----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class GameChanged:
+    """A mixed table's hand ``after_hand`` ended the last hand of a game (§13: voided hands do not count):
+    from the next hand on, the table plays ``game`` for ``hands`` hands.  Recorded right after that hand's
+    HandEnded, so everyone knows the next hand's game before it is dealt."""
+
+    after_hand: int
+    game: Variant
+    hands: int
+    at_ms: int
+
+    def __init__(self, after_hand: int, game: Variant, hands: int, at_ms: int) -> None:
+        object.__setattr__(self, "after_hand", after_hand)
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "at_ms", at_ms)
+
 
 # --- the time bank (RULES.md §7) ---------------------------------------------------------------------
 
@@ -626,7 +645,7 @@ Event = (
     | PlayerActed | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined
     | WaitingListLeft | SeatOffered | TablePaused | TableResumed | TableClosed | HandVoided
     | TableSettingsChanged | TimeBanksAtStart | TimeBankStarted | TimeBankUsed | TimeBankRefilled
-    | ChatMessageSent | ChatMessageDeleted | ChatMuteSet
+    | ChatMessageSent | ChatMessageDeleted | ChatMuteSet | GameChanged
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -637,7 +656,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         UncalledBetReturned, HandShown, HandMucked, HandEnded, WaitingListJoined, WaitingListLeft,
         SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided, TableSettingsChanged,
         TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled, ChatMessageSent,
-        ChatMessageDeleted, ChatMuteSet,
+        ChatMessageDeleted, ChatMuteSet, GameChanged,
     )
 }
 # The chat's events: about the table's talk, not its play (docs/chat.md).

@@ -20,6 +20,7 @@ from stud_service.engine.events import (
     BettingRoundStarted,
     CardDealt,
     ClientSeedSet,
+    GameChanged,
     HandEnded,
     HandMucked,
     HandShown,
@@ -314,6 +315,10 @@ def _hand_ended(state: TableState, e: HandEnded) -> None:
     state.hand = None
 
 
+def _game_changed(state: TableState, e: GameChanged) -> None:
+    """§13: HandEnded counted the hand; this event only says what that changed."""
+
+
 def _waiting_list_joined(state: TableState, e: WaitingListJoined) -> None:
     state.waiting = (*state.waiting, e.player_id)
 
@@ -403,6 +408,7 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
     TableClosed: _table_closed,
     HandVoided: _hand_voided,
     TableSettingsChanged: _table_settings_changed,
+    GameChanged: _game_changed,
     **dict.fromkeys(TIME_BANK_APPLY, _time_bank_event),
     **CHAT_APPLY,
 }
