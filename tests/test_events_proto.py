@@ -95,7 +95,8 @@ def _mixed() -> list[Any]:
     run.run(SitDown("p1", 1, 5_000, run.now))
     run.run(SitDown("p2", 2, 5_000, run.now))
     run.play_hands(3)
-    assert [event.game for event in run.log if isinstance(event, HandStarted)][:2] == [Variant.RAZZ, Variant.STUD]
+    games = [event.game for event in run.log if isinstance(event, HandStarted)]
+    assert games[:2] == [Variant.RAZZ, Variant.STUD]
     return run.log
 
 

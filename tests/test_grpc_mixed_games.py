@@ -61,7 +61,8 @@ async def test_a_bad_rotation_is_invalid_config_naming_the_field(operator, table
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_a_mixed_table_shows_its_game_and_tells_when_it_changes(operator, table_id, make_player) -> None:
+async def test_a_mixed_table_shows_its_game_and_tells_when_it_changes(operator, table_id,
+                                                                       make_player) -> None:
     """Razz, Stud, Stud Hi-Lo one hand each, Stud at stakes of its own: the table says what it plays and
     what comes next; the watch has each hand's game and a GameChanged after each game's last hand."""
     stud_stakes = table_pb2.Stakes(small_bet=400, big_bet=800, ante=100, bring_in=200)
