@@ -203,6 +203,11 @@ def hand_game(event: HandStarted) -> Variant:
     return event.config.variant if event.game is None else event.game
 
 
+def started_game(payload: dict[str, Any]) -> str:
+    """``hand_game`` of a HandStarted's JSON (as the log holds it): the game's name, e.g. "RAZZ"."""
+    return str(payload.get("game") or payload["config"]["variant"])
+
+
 @dataclass(frozen=True, slots=True)
 class AntePosted:
     hand: int

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from stud_service.engine.config import GameStakes, TableConfig, Variant
+from stud_service.engine.events import started_game
 from stud_service.engine.rules.rotation import game_of_next_hand, hands_left_in_game
 from stud_service.engine.state import TableState
 from stud_service.server.api.errors import malformed
@@ -94,7 +95,7 @@ def last_hand_game(state: TableState, voided: bool) -> Variant:
 def hand_started_game(data: dict[str, Any]) -> int:
     """HandStarted's game as the message has it: the one logged, or (logs from before mixed tables) the
     variant of the config the hand was dealt with."""
-    return VARIANT_PROTOS[Variant(data.get("game") or data["config"]["variant"])]
+    return VARIANT_PROTOS[Variant(started_game(data))]
 
 
 def game_changed(target: Any, data: dict[str, Any]) -> None:
