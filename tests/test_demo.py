@@ -234,8 +234,8 @@ async def test_demo_mixed_plays_the_rotation_through_all_three_games_and_says_wh
     summary."""
     url = await make_database(migrated=False)
     done = subprocess.run(
-        [sys.executable, "-m", "stud_service.cli", "demo", "--mixed", "--hands-per-game", "1", "--players", "2",
-         "--database-url", url, "--web-listen", "127.0.0.1:0"],
+        [sys.executable, "-m", "stud_service.cli", "demo", "--mixed", "--hands-per-game", "1",
+         "--players", "2", "--database-url", url, "--web-listen", "127.0.0.1:0"],
         capture_output=True, text=True, timeout=180,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

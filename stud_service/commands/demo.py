@@ -250,7 +250,8 @@ async def _play(
     game = VARIANT_NAMES[_engine_variant(args.variant)]
     if args.mixed:
         games = ", ".join(game_name(variant) for variant in MIXED_ROTATION)
-        game = f"Mixed games, {games} in turn, {args.hands_per_game} hand{'' if args.hands_per_game == 1 else 's'} each,"
+        each = f"{args.hands_per_game} hand{'' if args.hands_per_game == 1 else 's'} each"
+        game = f"Mixed games, {games} in turn, {each},"
     print(
         f"Table tables/{table_id}: {game} {stakes}, raked 5% from"
         f" fourth street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and"
