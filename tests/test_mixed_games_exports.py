@@ -42,7 +42,8 @@ async def mixed_session(event_store) -> list[HandRecord]:
     table = simulate_table(f"mixed-{uuid.uuid4().hex[:10]}", Variant.RAZZ, HANDS, seed=40, config=config,
                            voids=0.005)
     await store_table(event_store, table)
-    return [await load_hand(event_store, table.table_id, hand) for hand in range(1, table.state.hand_number + 1)]
+    hands = range(1, table.state.hand_number + 1)
+    return [await load_hand(event_store, table.table_id, hand) for hand in hands]
 
 
 def voided(record: HandRecord) -> bool:
@@ -53,9 +54,10 @@ def test_each_hand_is_dealt_in_the_game_the_hands_ended_before_it_give(mixed_ses
     """The game of hand n is the rotation's after the hands before it that reached their end (§13)."""
     counted = 0
     games = Counter()
+    config = replace(table_config(Variant.RAZZ, random.Random(7)), rotation=ROTATION,
+                     hands_per_game=HANDS_PER_GAME)
     for record in mixed_session:
-        game = game_of_next_hand(replace(table_config(Variant.RAZZ, random.Random(7)), rotation=ROTATION,
-                                         hands_per_game=HANDS_PER_GAME), counted)
+        game = game_of_next_hand(config, counted)
         assert record.started["game"] == game, record.hand
         games[game] += 1
         counted += not voided(record)
