@@ -23,6 +23,7 @@ from stud_service.audit.phh import to_phh
 from stud_service.audit.pokerstars import to_pokerstars
 from stud_service.audit.records import HandRecord, load_hand
 from stud_service.audit.simulate import simulate_table, store_table, table_config
+from stud_service.audit.verify import verify_loaded
 from stud_service.engine import Variant
 from stud_service.engine.config import PLAY_CHIPS
 from stud_service.engine.rules.rotation import game_of_next_hand
@@ -105,3 +106,11 @@ def test_the_pokerstars_header_names_the_mix_and_the_hands_game(mixed_session):
         (read,) = read_hands(text)
         names = {seat: player for seat, player, _stack in record.started["seats"]}
         assert read.after == {names[seat]: stack for seat, stack in record.ended["stacks"]}, text
+
+
+async def test_every_hand_of_the_session_verifies_in_its_own_game(event_store, mixed_session):
+    """The auditor's verification (chain, shuffle, replay by the rules of the hand's game, chips) passes for
+    every hand, voided ones too."""
+    for record in mixed_session:
+        report = await verify_loaded(event_store, record)
+        assert report.ok, (record.hand, report)

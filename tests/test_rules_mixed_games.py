@@ -175,6 +175,20 @@ def test_a_voided_hand_does_not_count_toward_the_rotation() -> None:
     fold_hand(table)
     assert games_dealt(table) == [STUD, RAZZ, RAZZ, STUD]
     assert table.state.rotation_hands == 3
+    # each hand's place in its game's run: the voided Razz hand's is dealt again
+    assert [event.game_hand for event in of_type(table.log, "HandStarted")] == [1, 1, 1, 1]
+
+
+def test_each_hand_records_its_place_in_its_games_run() -> None:
+    """§13: "hand 2 of 3": HandStarted.game_hand, 1..hands_per_game; 0 at a single game's table."""
+    table = mixed_table((RAZZ, HI_LO), 3)
+    for _ in range(7):
+        fold_hand(table)
+    assert [(event.game, event.game_hand) for event in of_type(table.log, "HandStarted")] == [
+        (RAZZ, 1), (RAZZ, 2), (RAZZ, 3), (HI_LO, 1), (HI_LO, 2), (HI_LO, 3), (RAZZ, 1)]
+    single = Table(TableConfig(min_buy_in=1, max_buy_in=10**9), stacks={1: 10**8, 2: 10**8})
+    fold_hand(single)
+    assert of_type(single.log, "HandStarted")[0].game_hand == 0
 
 
 def test_a_hand_runs_in_its_own_game_across_a_rotation_point() -> None:

@@ -166,7 +166,7 @@ from stud_service.engine.rules.dealing import (
 )
 from stud_service.engine.rules.pots import side_pots, uncalled_bet
 from stud_service.engine.rules.rake import contributed_rake_shares, rake_for_hand, take_rake_from_pots
-from stud_service.engine.rules.rotation import game_of_next_hand
+from stud_service.engine.rules.rotation import game_hand_of_next, game_of_next_hand
 from stud_service.engine.rules.showdown import (
     ShowdownHand,
     award_pot,
@@ -482,7 +482,8 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
     rec.emit(HandStarted(
         number, state.table_id or "", config,
         tuple((seat, state.seats[seat].player_id, state.seats[seat].stack) for seat in seats),
-        deck, cmd.commitment, dict(cmd.extra), cmd.now_ms, game))
+        deck, cmd.commitment, dict(cmd.extra), cmd.now_ms, game,
+        game_hand_of_next(config, state.rotation_hands)))  # §13: the replay of the hand alone needs it
     if config.time_bank_seconds:  # §7: the reserves the hand starts with, so it replays alone
         rec.emit(banks_at_start(state, number, seats))
     if config.ante > 0:

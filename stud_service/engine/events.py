@@ -171,7 +171,9 @@ class HandStarted:
     ``seats``: ((seat, player_id, starting_stack), ...) ascending by seat, the players dealt in.
     ``deck``: the 52 codes in dealing order; ``commitment``: the hex commitment published for it.
     ``game``: the game the hand is dealt in (RULES.md §13); None in a log written before mixed tables, whose
-    hands were all dealt in ``config.variant`` (``hand_game``).
+    hands were all dealt in ``config.variant`` (``hand_game``).  ``game_hand``: at a mixed table, the hand's
+    place in its game's run, 1..hands_per_game (a replay of the hand alone knows from it where the table stood
+    in its rotation); 0 at a table without one.
     """
 
     hand: int
@@ -183,10 +185,11 @@ class HandStarted:
     extra: dict[str, Any]
     at_ms: int
     game: Variant | None = None
+    game_hand: int = 0
 
     def __init__(self, hand: int, table_id: str, config: TableConfig, seats: tuple[tuple[int, str, int], ...],
                  deck: tuple[int, ...], commitment: str, extra: dict[str, Any], at_ms: int,
-                 game: Variant | None = None) -> None:
+                 game: Variant | None = None, game_hand: int = 0) -> None:
         object.__setattr__(self, "hand", hand)
         object.__setattr__(self, "table_id", table_id)
         object.__setattr__(self, "config", config)
@@ -196,6 +199,7 @@ class HandStarted:
         object.__setattr__(self, "extra", extra)
         object.__setattr__(self, "at_ms", at_ms)
         object.__setattr__(self, "game", game)
+        object.__setattr__(self, "game_hand", game_hand)
 
 
 def hand_game(event: HandStarted) -> Variant:
@@ -671,7 +675,7 @@ CHAT_EVENTS = frozenset({"ChatMessageSent", "ChatMessageDeleted", "ChatMuteSet"}
 # attribute because a compiled dataclass (setup.py) would take a class variable for a field.
 EVENT_VERSIONS: dict[type[Event], int] = {cls: 1 for cls in EVENT_TYPES.values()} | {
     HandEnded: 3,  # v2: server_seed; v3: rake, rake_shares and each pot's "rake"
-    HandStarted: 2,  # v2: game (RULES.md §13)
+    HandStarted: 2,  # v2: game and game_hand (RULES.md §13)
 }
 
 for _event_type in EVENT_TYPES.values():

@@ -28,3 +28,15 @@ def hand_counts_toward_rotation(hand: int, voided_hand: int) -> bool:
     """§13: a hand that reached its end counts, a voided one does not."""
     return hand != voided_hand
 
+
+def game_hand_of_next(config: TableConfig, counted: int) -> int:
+    """The next hand's place in its game's run, 1..hands_per_game (0 at a table without a rotation)."""
+    return counted % config.hands_per_game + 1 if config.rotation else 0
+
+
+def counted_before(config: TableConfig, game: Variant, game_hand: int) -> int:
+    """A count of hands that puts the table where a hand of ``game``, ``game_hand`` of its run, is dealt: the
+    inverse of the two functions above, within one turn of the rotation (all that matters: it repeats)."""
+    if not config.rotation or not game_hand or game not in config.rotation:
+        return 0
+    return config.rotation.index(game) * config.hands_per_game + game_hand - 1

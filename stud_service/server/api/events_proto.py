@@ -122,6 +122,7 @@ def _hand_started(target: Any, data: dict[str, Any]) -> None:
         target.deck.extend(data["deck"])
     target.commitment = data["commitment"]
     target.game = hand_started_game(data)
+    target.game_hand = int(data.get("game_hand") or 0)
     extra = data.get("extra")
     if isinstance(extra, dict):  # audit data (the table runtime writes it): seeds, deck root, nothing secret
         for seat, seed in (extra.get("client_seeds") or {}).items():

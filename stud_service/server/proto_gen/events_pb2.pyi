@@ -216,7 +216,7 @@ class DealtPlayer(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., starting_stack: _Optional[int] = ...) -> None: ...
 
 class HandStarted(_message.Message):
-    __slots__ = ("hand", "table_id", "config", "players", "deck", "commitment", "client_seeds", "server_seed", "time", "deck_root", "commitment_version", "game")
+    __slots__ = ("hand", "table_id", "config", "players", "deck", "commitment", "client_seeds", "server_seed", "time", "deck_root", "commitment_version", "game", "game_hand")
     class ClientSeedsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +236,7 @@ class HandStarted(_message.Message):
     DECK_ROOT_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_HAND_FIELD_NUMBER: _ClassVar[int]
     hand: int
     table_id: str
     config: _table_pb2.Table
@@ -248,7 +249,8 @@ class HandStarted(_message.Message):
     deck_root: str
     commitment_version: int
     game: _table_pb2.Variant
-    def __init__(self, hand: _Optional[int] = ..., table_id: _Optional[str] = ..., config: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., players: _Optional[_Iterable[_Union[DealtPlayer, _Mapping]]] = ..., deck: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., server_seed: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deck_root: _Optional[str] = ..., commitment_version: _Optional[int] = ..., game: _Optional[_Union[_table_pb2.Variant, str]] = ...) -> None: ...
+    game_hand: int
+    def __init__(self, hand: _Optional[int] = ..., table_id: _Optional[str] = ..., config: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., players: _Optional[_Iterable[_Union[DealtPlayer, _Mapping]]] = ..., deck: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., server_seed: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deck_root: _Optional[str] = ..., commitment_version: _Optional[int] = ..., game: _Optional[_Union[_table_pb2.Variant, str]] = ..., game_hand: _Optional[int] = ...) -> None: ...
 
 class AntePosted(_message.Message):
     __slots__ = ("hand", "seat", "amount", "all_in")
