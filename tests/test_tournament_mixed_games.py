@@ -11,11 +11,15 @@ from typing import Any
 
 import pytest
 
-from stud_service.engine import Variant
+from stud_service.audit.pokerstars import to_pokerstars
+from stud_service.audit.records import HandRecord
+from stud_service.audit.tournament_summary import tournament_summary
+from stud_service.engine import Variant, event_to_json
 from stud_service.engine.events import HandEnded, HandStarted
 from stud_service.engine.rules.rotation import game_of_next_hand
 from stud_service.server.api.tournament_convert import structure_from_proto, structure_to_proto
 from stud_service.server.proto_gen import table_pb2, tournament_pb2
+from stud_service.tournaments import event_to_json as tournament_event_to_json
 from stud_service.tournaments.errors import TournamentConfigError
 from stud_service.tournaments.events import PlayerMoved
 from stud_service.tournaments.orders import table_config
@@ -119,3 +123,22 @@ def test_a_tournament_proto_without_a_rotation_is_a_single_game() -> None:
     config = structure_from_proto(message)
     assert (config.variant, config.rotation) == (Variant.RAZZ, ())
     assert isinstance(message, tournament_pb2.Tournament)
+
+
+def test_a_mixed_tournaments_histories_name_the_mix_and_each_hands_game() -> None:
+    """The tournament's summary names the mix and its games; each table's hand, exported, the mix and the
+    game of that hand within it, with the level (as rooms write a HORSE tournament's hands)."""
+    sim = simulate_tournament(MIXED, seed=2)
+    summary = tournament_summary([tournament_event_to_json(event) for event in sim.log])
+    assert summary.to_text().splitlines()[0].endswith(
+        ", RSE (Limit Razz, Limit 7 Card Stud, Limit 7 Card Stud Hi/Lo)")
+    assert summary.to_json()["rotation"] == ["RAZZ", "STUD", "STUD_HI_LO"]
+    names = {"RAZZ": "Razz Limit", "STUD": "7 Card Stud Limit", "STUD_HI_LO": "7 Card Stud Hi/Lo Limit"}
+    table_id, log = next(iter(sim.table_logs.items()))
+    payloads = [event_to_json(event) for event in log]
+    for started in [payload for payload in payloads if payload["type"] == "HandStarted"][:7]:
+        hand = [payload for payload in payloads if payload.get("hand") == started["hand"]]
+        if hand[-1]["type"] != "HandEnded":
+            continue
+        header = to_pokerstars(HandRecord.from_payloads(table_id, started["hand"], hand)).splitlines()[0]
+        assert f" RSE ({names[started['game']]}) - Level " in header, header
