@@ -111,3 +111,29 @@ async def _events_until_hand(stream: Any, hand: int) -> list[Any]:
         raise AssertionError("the watch ended")
 
     return await asyncio.wait_for(read(), WAIT)
+
+
+def test_the_view_names_the_last_hands_game_voided_or_not() -> None:
+    """Between hands the view's hand is the last one, in its own game, while the table's current game is
+    the next hand's: Stud one hand, then Razz; a voided Razz hand (§12: it does not count) is shown as
+    Razz."""
+    from engine_helpers import Table, stacked_deck
+    from test_rules_mixed_games import fold_hand, void_hand
+
+    from stud_service.engine import TableConfig, Variant
+    from stud_service.server.api.convert import view_to_proto
+
+    config = TableConfig(variant=Variant.STUD, rotation=(Variant.STUD, Variant.RAZZ), hands_per_game=1,
+                         min_buy_in=1, max_buy_in=10**9)
+    table = Table(config, stacks={1: 10**6, 2: 10**6})
+    fold_hand(table)
+    view = view_to_proto("t", table.state, len(table.log), None, last_result={"hand": 1})
+    current = view.table.current_game
+    assert (view.hand.game, current.game, current.next_game) == (STUD, RAZZ, STUD)
+    void_hand(table)
+    view = view_to_proto("t", table.state, len(table.log), None, last_result={"hand": 2})
+    assert view.hand.voided and (view.hand.game, view.table.current_game.game) == (RAZZ, RAZZ)
+    table.start(stacked_deck([]))
+    running = view_to_proto("t", table.state, len(table.log), None)
+    assert (running.hand.game, running.table.current_game.game, running.table.current_game.hands_left) == (
+        RAZZ, RAZZ, 1)
