@@ -10,7 +10,7 @@ from google.protobuf.message import Message
 
 from stud_service.engine.config import config_to_json
 from stud_service.engine.events import CHAT_EVENTS, EVENT_TYPES
-from stud_service.server.api.convert import DURATION_SETTINGS, SIT_OUT_REASONS, config_from_proto
+from stud_service.server.api.convert import DURATION_SETTINGS, SIT_OUT_REASONS, VARIANTS, config_from_proto
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 
@@ -110,6 +110,8 @@ def event_json(event: events_pb2.TableEvent) -> dict[str, Any]:
             value = value.removeprefix("WAITING_LIST_LEFT_REASON_").lower()
         elif name == "reason":
             value = {proto: engine for engine, proto in SIT_OUT_REASONS.items()}[body.reason]
+        elif name == "game":  # RULES.md §13: a hand's game, the next game of a rotation
+            value = str(VARIANTS[body.game])
         elif name == "deadline_ms":
             value = body.deadline.ToMilliseconds()
         elif name == "player_id" and kind in WAITING_LIST_EVENTS:

@@ -224,3 +224,27 @@ async def test_demo_tournament_plays_a_sit_and_go_of_bots_to_the_end_and_reconci
     assert re.search(r"^\s+1\. \w+ +\$\d+(\.\d\d)?$", out, re.MULTILINE), out  # the winner and their prize
     assert BALANCED in out and "prize pools $0 + fees $6" in out
     assert re.search(r"Audit of the tournament: \d+ events and \d+ hands verified\.", out), out
+
+
+async def test_demo_mixed_plays_the_rotation_through_all_three_games_and_says_where_it_changed(
+    make_database: Callable[..., Awaitable[str]],
+) -> None:
+    """RULES.md §13: ``--mixed`` plays Razz, Seven Card Stud and Stud Hi-Lo in turn, one hand each here, and
+    back to Razz; each hand's header names its game, and the demo prints each change as it comes and in the
+    summary."""
+    url = await make_database(migrated=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "stud_service.cli", "demo", "--mixed", "--hands-per-game", "1",
+         "--players", "2", "--database-url", url, "--web-listen", "127.0.0.1:0"],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert ": Mixed games, Razz, Seven Card Stud, Stud Hi-Lo in turn, 1 hand each, $2/$4" in out
+    headers = re.findall(r"━━ Hand #(\d) · ([^·]+) ·", out)
+    assert [(int(hand), game.strip()) for hand, game in headers] == [
+        (1, "Razz"), (2, "Seven Card Stud"), (3, "Stud Hi-Lo"), (4, "Razz")]
+    assert "▶▶ The game changes: Seven Card Stud from hand #2, for 1 hand" in out
+    assert ("The game changed: after hand #1 to Seven Card Stud; after hand #2 to Stud Hi-Lo;"
+            " after hand #3 to Razz") in out
+    assert BALANCED in out

@@ -31,6 +31,7 @@ from stud_service.engine import (
     StartHand,
     TableConfig,
     UpdateTableSettings,
+    Variant,
     VoidHand,
     event_to_json,
 )
@@ -83,7 +84,20 @@ def _played(sessions: int = 24) -> list[Any]:
         run.play_hands(12 if full else rng.randint(2, 5))  # seats free up, in time, on a full table
         chat(run, rng)
         events.extend(run.log)
-    return events + _stopped()
+    return events + _stopped() + _mixed()
+
+
+def _mixed() -> list[Any]:
+    """A mixed table (RULES.md §13): its hands' games and a GameChanged after each game's last hand."""
+    run = Run(random.Random(1))
+    run.run(CreateTable("mixed", TableConfig(variant=Variant.RAZZ, rotation=(Variant.RAZZ, Variant.STUD),
+                                             hands_per_game=1, min_buy_in=1), run.now))
+    run.run(SitDown("p1", 1, 5_000, run.now))
+    run.run(SitDown("p2", 2, 5_000, run.now))
+    run.play_hands(3)
+    games = [event.game for event in run.log if isinstance(event, HandStarted)]
+    assert games[:2] == [Variant.RAZZ, Variant.STUD]
+    return run.log
 
 
 def _stopped() -> list[Any]:

@@ -46,6 +46,8 @@ def structure(**fields: object) -> tournament_pb2.Tournament:
     for name, value in fields.items():
         if hasattr(value, "CopyFrom"):
             getattr(spec, name).CopyFrom(value)
+        elif isinstance(value, list):
+            getattr(spec, name).extend(value)
         else:
             setattr(spec, name, value)
     return spec
@@ -400,6 +402,28 @@ async def test_a_tournaments_time_bank_is_its_tables_and_shown_in_every_view(grp
     view = await wait_for_view(clients[0], seated.table.removeprefix("tables/"),
                                lambda view: sum(bool(seat.player_id) for seat in view.seats) == 3)
     assert sorted(seat.time_bank.ToMilliseconds() for seat in view.seats) == [45_000] * 3
+
+
+async def test_a_mixed_tournaments_tables_play_its_rotation(grpc_service, operator) -> None:
+    """RULES.md §13: the rotation is part of the structure, shown in the lobby, and every table the tournament
+    opens plays it, counting its own hands; a bad one is refused naming its field."""
+    clients = await funded(grpc_service, operator, players(3))
+    rotation = [table_pb2.VARIANT_RAZZ, table_pb2.VARIANT_STUD_HI_LO]
+    created = await create(operator, variant=table_pb2.VARIANT_UNSPECIFIED, rotation=rotation,
+                           hands_per_game=3)
+    assert (created.variant, list(created.rotation), created.hands_per_game) == (
+        table_pb2.VARIANT_RAZZ, rotation, 3)
+    seated = [await register(client, created.name) for client in clients][-1]
+    table = await opened(clients[0], seated.table.removeprefix("tables/"))
+    assert (list(table.rotation), table.hands_per_game, list(table.game_stakes)) == (rotation, 3, [])
+    assert table.current_game.game == table_pb2.VARIANT_RAZZ and table.current_game.hands_left >= 1
+    assert table.current_game.next_game == table_pb2.VARIANT_STUD_HI_LO
+    tournament_id = fresh()
+    twice = structure(rotation=[table_pb2.VARIANT_RAZZ, table_pb2.VARIANT_RAZZ])
+    reply = operator.tournaments.CreateTournament(
+        T.CreateTournamentRequest(tournament=twice, tournament_id=tournament_id), metadata=operator.metadata)
+    assert await refused(reply) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_CONFIG",
+                                    {"field": "tournament.rotation"})
 
 
 async def opened(client: StudClient, table_id: str) -> table_pb2.Table:

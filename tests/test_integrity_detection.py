@@ -130,3 +130,35 @@ def test_each_statistic_counts_what_it_says():
     assert ac.flow == 110 and ac.a_to_b == 110 and ac.showdown_flow == 110
     assert tally.pairs[("b", "c")].flow == 50 and ab.flow == 0
     assert tally.players["c"].net == 260 - 100 and tally.hands == 1
+
+
+def test_a_mixed_tables_boards_are_ranked_in_each_hands_own_game():
+    """RULES.md §13: at a table whose first game is Stud, a Razz hand's boards rank low (a 2-3 board beats a
+    pair of kings), a Stud hand's high."""
+    from stud_service.audit.integrity.fold import Tally, _TableHands
+
+    hands = _TableHands("mixed", Tally())
+    config = {"variant": "STUD", "rotation": ["STUD", "RAZZ"]}
+    for number, game, low_wins in ((1, "RAZZ", True), (2, "STUD", False)):
+        hands.started({"hand": number, "seats": [[1, "ann", 100], [2, "bob", 100]], "config": config,
+                       "game": game, "at_ms": 0})
+        hands.up = {1: [0, 4], 2: [44, 45]}  # 2c 3c against Kc Kd
+        assert (hands.board(1) > hands.board(2)) is low_wins, game
+
+
+def test_the_colluding_bots_judge_a_mixed_tables_hand_in_its_own_game():
+    """RULES.md §13: Stud then Razz at one table: the bots' strength is a high hand's, then a low's."""
+    from engine_helpers import Table, play_passively, stacked_deck
+
+    from stud_service.bots.colluders import high_strength, low_strength, strength
+    from stud_service.engine import TableConfig, Variant
+
+    config = TableConfig(variant=Variant.STUD, rotation=(Variant.STUD, Variant.RAZZ), hands_per_game=1,
+                         min_buy_in=1, max_buy_in=10**9)
+    table = Table(config, stacks={1: 10**6, 2: 10**6})
+    for game, judged in ((Variant.STUD, high_strength), (Variant.RAZZ, low_strength)):
+        table.start(stacked_deck([]))
+        hand = table.state.hand
+        cards = list(hand.players[1].down) + list(hand.players[1].up)
+        assert hand.game is game and strength(table.state, 1) == judged(cards)
+        play_passively(table)

@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from stud_service.auth import Role, mint_token
 from stud_service.bots import Bot, StudClient
 from stud_service.server.host import ServiceHost
+from stud_service.server.proto_gen import table_pb2
 
 TOKEN_SECRET = "observability-tests-secret-0123456789abcdef"
 BUY_IN = 10_000
@@ -118,6 +119,27 @@ async def test_after_a_game_the_scrape_shows_hands_actions_latency_tables_watche
     assert total(after, "stud_db_pool_max_connections", pool="main") == 8
     # The streams closed with the game: the gauge comes back down.
     assert await eventually(lambda: _watchers_at_most(service, total(before, "stud_active_watchers")))
+
+
+async def test_a_mixed_tables_hands_are_counted_under_each_hands_own_game(service: Service) -> None:
+    """RULES.md §13: Razz then Stud, one hand each: the hands counters' ``variant`` is the hand's game, not
+    the table's first one."""
+    before = await service.scrape()
+    table_id = f"obs-{uuid.uuid4().hex[:10]}"
+    spec = table_spec(variant=table_pb2.VARIANT_RAZZ, hands_per_game=1)
+    spec.rotation.extend([table_pb2.VARIANT_RAZZ, table_pb2.VARIANT_SEVEN_CARD_STUD])
+    await service.client("house", Role.OPERATOR).create_table(table_id, spec)
+    bots = [Bot(service.client(name), table_id, seat, seed=seat) for seat, name in ((1, "dan"), (2, "eve"))]
+    for bot in bots:
+        await bot.sit(BUY_IN)
+    await asyncio.wait_for(asyncio.gather(*(bot.run(2) for bot in bots)), timeout=60)
+    after = await service.scrape()
+
+    def moved(name: str, **labels: str) -> float:
+        return total(after, name, **labels) - total(before, name, **labels)
+
+    assert moved("stud_hands_finished_total", variant="razz") >= 1
+    assert moved("stud_hands_finished_total", variant="stud") >= 1
 
 
 async def _watchers_at_least(service: Service, count: int) -> bool:

@@ -40,8 +40,7 @@ from stud_service.engine.rules.showdown import (
 )
 
 STUD = TableConfig()
-HI_LO = TableConfig(variant=Variant.STUD_HI_LO)
-RAZZ = TableConfig(variant=Variant.RAZZ)
+HI_LO = Variant.STUD_HI_LO
 
 
 def test_ante_for_player_short_stack_is_all_in() -> None:
@@ -109,11 +108,11 @@ def test_bet_size_for_street() -> None:
 def test_open_pair_on_fourth_street_not_in_razz() -> None:
     """§4."""
     boards = [cards("9c 9d"), cards("Ah Kd")]
-    assert open_pair_on_fourth_street(STUD, 4, boards)
-    assert open_pair_on_fourth_street(HI_LO, 4, boards)
-    assert not open_pair_on_fourth_street(RAZZ, 4, boards)
-    assert not open_pair_on_fourth_street(STUD, 5, boards)
-    assert not open_pair_on_fourth_street(STUD, 4, [cards("9c 8d")])
+    assert open_pair_on_fourth_street(Variant.STUD, 4, boards)
+    assert open_pair_on_fourth_street(Variant.STUD_HI_LO, 4, boards)
+    assert not open_pair_on_fourth_street(Variant.RAZZ, 4, boards)
+    assert not open_pair_on_fourth_street(Variant.STUD, 5, boards)
+    assert not open_pair_on_fourth_street(Variant.STUD, 4, [cards("9c 8d")])
 
 
 def test_opening_bet_sizes_and_raise_size_after_bet() -> None:
@@ -169,61 +168,61 @@ def test_showdown_order_starts_at_the_first_shower_then_clockwise() -> None:
 
 def test_can_muck_a_beaten_hand_but_not_all_in_or_tied() -> None:
     """§5."""
-    winner = evaluate_showdown_hand(STUD, 1, cards("Ac Ad Ah 2c 3d 4h 9s"))
-    loser = evaluate_showdown_hand(STUD, 2, cards("Kc Kd 2h 3c 5d 7h 9c"))
+    winner = evaluate_showdown_hand(Variant.STUD, 1, cards("Ac Ad Ah 2c 3d 4h 9s"))
+    loser = evaluate_showdown_hand(Variant.STUD, 2, cards("Kc Kd 2h 3c 5d 7h 9c"))
     pots = [(1000, (1, 2))]
-    assert can_muck(STUD, loser, False, [winner], pots)
-    assert not can_muck(STUD, loser, True, [winner], pots)
-    assert not can_muck(STUD, winner, False, [loser], pots)
+    assert can_muck(Variant.STUD, loser, False, [winner], pots)
+    assert not can_muck(Variant.STUD, loser, True, [winner], pots)
+    assert not can_muck(Variant.STUD, winner, False, [loser], pots)
     # A side pot the winner is not in: the loser can still win it, so shows.
-    assert not can_muck(STUD, loser, False, [winner], [(1000, (1, 2)), (500, (2, 3))])
+    assert not can_muck(Variant.STUD, loser, False, [winner], [(1000, (1, 2)), (500, (2, 3))])
 
 
 def test_can_muck_in_hi_lo_only_when_beaten_both_ways() -> None:
     """§5/§6: a hand with a low that is not beaten can still win half."""
-    high = evaluate_showdown_hand(HI_LO, 1, cards("Kc Kd Kh Qs Jc 9d 9h"))
-    low = evaluate_showdown_hand(HI_LO, 2, cards("Ac 2d 4h 7s 5c Qd Jh"))
-    assert not can_muck(HI_LO, low, False, [high], [(100, (1, 2))])
+    high = evaluate_showdown_hand(Variant.STUD_HI_LO, 1, cards("Kc Kd Kh Qs Jc 9d 9h"))
+    low = evaluate_showdown_hand(Variant.STUD_HI_LO, 2, cards("Ac 2d 4h 7s 5c Qd Jh"))
+    assert not can_muck(Variant.STUD_HI_LO, low, False, [high], [(100, (1, 2))])
 
 
 def test_odd_chip_winner_highest_card_by_suit_razz_lowest() -> None:
     """§5."""
-    spade = evaluate_showdown_hand(STUD, 1, cards("As Kd Qh Jc 9d 3c 4h"))
-    heart = evaluate_showdown_hand(STUD, 2, cards("Ah Ks Qd Js 9c 3h 4d"))
+    spade = evaluate_showdown_hand(Variant.STUD, 1, cards("As Kd Qh Jc 9d 3c 4h"))
+    heart = evaluate_showdown_hand(Variant.STUD, 2, cards("Ah Ks Qd Js 9c 3h 4d"))
     assert odd_chip_winner([heart, spade], "high") == 1
-    low_club = evaluate_showdown_hand(RAZZ, 3, cards("Ac 2d 3h 4s 5h Kd Kh"))
-    low_spade = evaluate_showdown_hand(RAZZ, 4, cards("As 2h 3d 4c 5d Qd Qh"))
+    low_club = evaluate_showdown_hand(Variant.RAZZ, 3, cards("Ac 2d 3h 4s 5h Kd Kh"))
+    low_spade = evaluate_showdown_hand(Variant.RAZZ, 4, cards("As 2h 3d 4c 5d Qd Qh"))
     assert odd_chip_winner([low_spade, low_club], "low") == 3
 
 
 def test_odd_chip_winner_is_not_simply_the_lowest_seat() -> None:
     """§5: the odd-chip rule decides even against seat order: high by the best card in the winning five
     (not a better card outside it); Razz and a tied Hi-Lo low half by the lowest card, aces lowest."""
-    outside_ace = evaluate_showdown_hand(STUD, 1, cards("Qc Jd Th 9c 8h As 2d"))
-    queen_of_spades = evaluate_showdown_hand(STUD, 2, cards("Qs Jc Td 9d 8d 3h 4c"))
+    outside_ace = evaluate_showdown_hand(Variant.STUD, 1, cards("Qc Jd Th 9c 8h As 2d"))
+    queen_of_spades = evaluate_showdown_hand(Variant.STUD, 2, cards("Qs Jc Td 9d 8d 3h 4c"))
     assert odd_chip_winner([outside_ace, queen_of_spades], "high") == 2
-    deuce_of_clubs = evaluate_showdown_hand(RAZZ, 1, cards("As 2c 3d 4h 5d Qd Qh"))
-    ace_of_clubs = evaluate_showdown_hand(RAZZ, 2, cards("Ac 2s 3h 4d 5h Kd Kh"))
+    deuce_of_clubs = evaluate_showdown_hand(Variant.RAZZ, 1, cards("As 2c 3d 4h 5d Qd Qh"))
+    ace_of_clubs = evaluate_showdown_hand(Variant.RAZZ, 2, cards("Ac 2s 3h 4d 5h Kd Kh"))
     assert odd_chip_winner([deuce_of_clubs, ace_of_clubs], "low") == 2
-    hi_lo = {1: evaluate_showdown_hand(HI_LO, 1, cards("As 2c 4d 5h 7d Qd Jh")),
-             2: evaluate_showdown_hand(HI_LO, 2, cards("Ac 2s 4h 5d 7h Td Jd")),
-             3: evaluate_showdown_hand(HI_LO, 3, cards("Kc Ks Kh Qs Jc 9s 9h"))}
+    hi_lo = {1: evaluate_showdown_hand(Variant.STUD_HI_LO, 1, cards("As 2c 4d 5h 7d Qd Jh")),
+             2: evaluate_showdown_hand(Variant.STUD_HI_LO, 2, cards("Ac 2s 4h 5d 7h Td Jd")),
+             3: evaluate_showdown_hand(Variant.STUD_HI_LO, 3, cards("Kc Ks Kh Qs Jc 9s 9h"))}
     assert [(a["seat"], a["amount"], a["half"]) for a in award_pot(HI_LO, 11, (1, 2, 3), hi_lo)] == [
         (3, 6, "high"), (2, 3, "low"), (1, 2, "low")]
 
 
 def test_two_odd_chips_go_one_each_in_odd_chip_order_not_seat_order() -> None:
     """§5: three tied winners and two odd chips: the first two in odd-chip order get one each."""
-    hearts = evaluate_showdown_hand(STUD, 1, cards("Ah Kh Qc Jc 9d 3c 4d"))
-    clubs = evaluate_showdown_hand(STUD, 2, cards("Ac Kc Qd Jd 9h 3d 4h"))
-    spades = evaluate_showdown_hand(STUD, 3, cards("As Ks Qh Jh 9c 3h 4s"))
+    hearts = evaluate_showdown_hand(Variant.STUD, 1, cards("Ah Kh Qc Jc 9d 3c 4d"))
+    clubs = evaluate_showdown_hand(Variant.STUD, 2, cards("Ac Kc Qd Jd 9h 3d 4h"))
+    spades = evaluate_showdown_hand(Variant.STUD, 3, cards("As Ks Qh Jh 9c 3h 4s"))
     assert split_among_winners(11, [hearts, clubs, spades], "high") == [(3, 4), (1, 4), (2, 3)]
 
 
 def test_split_among_winners_and_hi_lo_halves() -> None:
     """§5: odd chips one each in odd-chip order; Hi-Lo: the odd unit to the high half."""
-    spade = evaluate_showdown_hand(STUD, 1, cards("As Kd Qh Jc 9d 3c 4h"))
-    heart = evaluate_showdown_hand(STUD, 2, cards("Ah Ks Qd Js 9c 3h 4d"))
+    spade = evaluate_showdown_hand(Variant.STUD, 1, cards("As Kd Qh Jc 9d 3c 4h"))
+    heart = evaluate_showdown_hand(Variant.STUD, 2, cards("Ah Ks Qd Js 9c 3h 4d"))
     assert split_among_winners(9, [heart, spade], "high") == [(1, 5), (2, 4)]
     assert split_hi_lo(9) == (5, 4)
 
@@ -231,11 +230,11 @@ def test_split_among_winners_and_hi_lo_halves() -> None:
 def test_award_pot_per_variant() -> None:
     """§5/§6: Stud high, Razz low, Hi-Lo split or scoop."""
     hands = {1: cards("Kc Kd Kh Qs Jc 9d 9h"), 2: cards("Ac 2d 4h 7s 5c Qd Jh")}
-    stud = {s: evaluate_showdown_hand(STUD, s, c) for s, c in hands.items()}
-    assert award_pot(STUD, 100, (1, 2), stud) == [{"seat": 1, "amount": 100, "half": "high",
+    stud = {s: evaluate_showdown_hand(Variant.STUD, s, c) for s, c in hands.items()}
+    assert award_pot(Variant.STUD, 100, (1, 2), stud) == [{"seat": 1, "amount": 100, "half": "high",
                                                    "hand": "full house, kings full of nines"}]
-    hi_lo = {s: evaluate_showdown_hand(HI_LO, s, c) for s, c in hands.items()}
+    hi_lo = {s: evaluate_showdown_hand(Variant.STUD_HI_LO, s, c) for s, c in hands.items()}
     assert [(a["seat"], a["amount"], a["half"]) for a in award_pot(HI_LO, 101, (1, 2), hi_lo)] == [
         (1, 51, "high"), (2, 50, "low")]
-    razz = {s: evaluate_showdown_hand(RAZZ, s, c) for s, c in hands.items()}
-    assert [(a["seat"], a["half"]) for a in award_pot(RAZZ, 100, (1, 2), razz)] == [(2, "low")]
+    razz = {s: evaluate_showdown_hand(Variant.RAZZ, s, c) for s, c in hands.items()}
+    assert [(a["seat"], a["half"]) for a in award_pot(Variant.RAZZ, 100, (1, 2), razz)] == [(2, "low")]

@@ -64,7 +64,8 @@ def decode_page_token(token: str) -> tuple[datetime, str, int]:
 
 
 _LIST_QUERY = """
-SELECT s.stream_id, s.hand, s.recorded_at, s.payload->'config'->>'variant', s.payload->'seats', s.version,
+SELECT s.stream_id, s.hand, s.recorded_at, coalesce(s.payload->>'game', s.payload->'config'->>'variant'),
+       s.payload->'seats', s.version,
        e.payload->'pots', coalesce(s.payload->'config'->>'currency', '')
   FROM events s
   LEFT JOIN events e ON e.stream_id = s.stream_id AND e.hand = s.hand AND e.type = 'HandEnded'

@@ -10,6 +10,7 @@ from stud_service.audit.history import FULL, hand_events
 from stud_service.audit.records import HandRecord
 from stud_service.cards import card_pretty
 from stud_service.currency import money_text, stakes_text
+from stud_service.engine.events import started_game
 from stud_service.wording import ACTION_VERBS, STREET_NAMES, VARIANT_NAMES
 
 
@@ -30,7 +31,7 @@ def narrate(record: HandRecord, viewer: str | None = None) -> str:
 
     at = datetime.fromtimestamp(started["at_ms"] / 1000, UTC)
     lines = [
-        f"tables/{record.table_id}/hands/{record.hand} — {VARIANT_NAMES[config['variant']]}"
+        f"tables/{record.table_id}/hands/{record.hand} — {VARIANT_NAMES[started_game(started)]}"
         f" {stakes_text(*(config[f] for f in ('small_bet', 'big_bet', 'ante', 'bring_in')), currency)}"
         f" — {at:%Y-%m-%d %H:%M:%S} UTC",
         f"Deck commitment {started['commitment']}",

@@ -39,6 +39,10 @@ has none for it): ``_voided = true``, ``_void_reason``, ``_voided_by`` (the oper
 an interrupted hand itself, ``_void_automatic = true``) and ``_void_returned`` (what each seat got back, by
 seat); its ``finishing_stacks`` are its starting stacks, with no rake.
 
+A mixed table's hand (RULES.md §13) has the code of the game it was dealt in as its ``variant``, stakes
+those of that game, and the table's rotation in fields of ours: ``_rotation`` (the games' codes in turn,
+e.g. ``["FR", "F7S", "F7S/8"]``) and ``_hands_per_game``.
+
 A tournament table's hand uses the spec's tournament fields: ``event`` (the tournament's name, else its
 id) and ``level`` (the level the hand was dealt at); its stacks are tournament chips, so it has no
 ``currency``.  The spec has no field for the tournament itself: ``_tournament_id``, and when the
@@ -59,6 +63,8 @@ from stud_service.audit.records import HandRecord
 from stud_service.audit.tournament_log import TournamentInfo
 from stud_service.cards import card_str, parse_card
 from stud_service.deck_proof import CardProof
+from stud_service.engine.config import DEFAULT_HANDS_PER_GAME
+from stud_service.engine.events import started_game
 
 VARIANT_CODES = {"STUD": "F7S", "STUD_HI_LO": "F7S/8", "RAZZ": "FR"}
 ACTION_CODES = {"BRING_IN": "pb", "CALL": "cc", "CHECK": "cc", "FOLD": "f"}  # the rest are "cbr <to>"
@@ -151,7 +157,7 @@ def to_phh(record: HandRecord, player_id: str | None = None, tournament: Tournam
     finishing = dict(ended["stacks"])
     at = datetime.fromtimestamp(started["at_ms"] / 1000, UTC)
     fields: list[tuple[str, Any]] = [
-        ("variant", VARIANT_CODES[config["variant"]]),
+        ("variant", VARIANT_CODES[started_game(started)]),  # the hand's game (RULES.md §13)
         ("ante_trimming_status", True),
         ("antes", [config["ante"]] * len(seats)),
         ("bring_in", config["bring_in"]),
@@ -172,6 +178,7 @@ def to_phh(record: HandRecord, player_id: str | None = None, tournament: Tournam
         ("time_zone", "UTC"),
         *([("currency", config["currency"])] if config.get("currency") else []),
         ("_table_id", record.table_id),
+        *_rotation_fields(config),
         *_evidence_fields(record, player_id or FULL),
         ("_rake", ended.get("rake", 0)),
         ("_rake_pots", [pot.get("rake", 0) for pot in sorted(ended["pots"], key=lambda pot: pot["pot"])]),
@@ -221,6 +228,15 @@ def _void_fields(record: HandRecord) -> list[tuple[str, Any]]:
         ("_void_automatic", bool(voided["automatic"])),
         ("_void_returned", {str(seat): amount for seat, amount in voided["returned"]}),
     ]
+
+
+def _rotation_fields(config: dict[str, Any]) -> list[tuple[str, Any]]:
+    """A mixed table's ``_rotation`` (its games' codes, in turn) and ``_hands_per_game``; none otherwise."""
+    rotation = config.get("rotation") or []
+    if not rotation:
+        return []
+    return [("_rotation", [VARIANT_CODES[game] for game in rotation]),
+            ("_hands_per_game", config.get("hands_per_game", DEFAULT_HANDS_PER_GAME))]
 
 
 def _tournament_fields(

@@ -22,6 +22,12 @@ a line saying who voided it and why (``Hand voided by ops-1: dealer fault``; ``H
 interrupted: ...`` for the table's own void of an interrupted hand), then ``Hand cancelled`` and a summary
 with ``Total pot 0 | Rake 0``: nothing was collected, every chip went back, no hand was shown.
 
+A mixed table's hand (RULES.md §13) names the mix and, within it, the game of that hand, as PokerStars writes
+the hands of its mixed games (``HORSE (Razz Limit, $2/$4 USD)``): the mix is named by its games' letters in
+turn, R for Razz, S for Seven Card Stud, E for Stud Hi-Lo ("eight or better"), the rule book's "R-S-E":
+``PokerStars Hand #N:  RSE (Razz Limit, $2/$4 USD) - <time>``, and in a tournament ``... $10+$1 USD RSE
+(Razz Limit) - Level III (50/100) - <time>``.  The stakes are those the hand was played at.
+
 A tournament table's hand (its ``HandStarted`` config names the tournament and the level) gets the
 header PokerStars writes for tournaments: ``PokerStars Hand #N: Tournament #T, $10+$1 USD 7 Card Stud
 Limit - Level III (50/100) - <time>`` (the buy-in and fee in the room's way: whole amounts without
@@ -45,8 +51,11 @@ from stud_service.audit.records import HandRecord
 from stud_service.audit.tournament_log import TournamentInfo, table_number, tournament_number
 from stud_service.cards import card_str
 from stud_service.currency import CURRENCY_SIGNS, format_amount, minor_units
+from stud_service.engine.events import started_game
 
 GAME_NAMES = {"STUD": "7 Card Stud Limit", "STUD_HI_LO": "7 Card Stud Hi/Lo Limit", "RAZZ": "Razz Limit"}
+# A mixed table's game in its name (RULES.md §13: "R-S-E"): a rotation is named by its games' letters in turn.
+MIX_LETTERS = {"STUD": "S", "STUD_HI_LO": "E", "RAZZ": "R"}
 STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
 FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "7th Street"}
 EASTERN = ZoneInfo("America/New_York")  # the room's "ET": EST or EDT as the date has it
@@ -157,18 +166,29 @@ class _Writer:
             level = f"Level {roman(int(config.get('tournament_level', 0)))}"
             self.say(
                 f"PokerStars Hand #{number}: Tournament #{tournament_number(tournament.tournament_id)}, "
-                f"{entry}{GAME_NAMES[config['variant']]} - {level} ({stakes}) - {room_time(at)}"
+                f"{entry}{self.game_title()} - {level} ({stakes}) - {room_time(at)}"
             )
             table = table_number(tournament.tournament_id, self.record.table_id)
             self.say(f"Table '{tournament_number(tournament.tournament_id)} {table}' {config['seats']}-max")
         else:
             if self.currency:  # PokerStars writes the code once, after the stakes
                 stakes += f" {self.currency}"
-            game = GAME_NAMES[config["variant"]]
-            self.say(f"PokerStars Hand #{number}:  {game} ({stakes}) - {room_time(at)}")
+            game = self.game_title(stakes)
+            self.say(f"PokerStars Hand #{number}:  {game} - {room_time(at)}")
             self.say(f"Table '{self.record.table_id}' {config['seats']}-max")
         for seat, name in sorted(self.names.items()):
             self.say(f"Seat {seat}: {name} ({self.money(self.stacks[seat])} in chips)")
+
+    def game_title(self, stakes: str = "") -> str:
+        """The game as the header names it (RULES.md §13: a mixed table's hand names its own game within the
+        mix, as PokerStars writes a HORSE hand): ``Razz Limit ($2/$4 USD)``, ``RSE (Razz Limit, $2/$4
+        USD)``; a tournament's header has no stakes there: ``Razz Limit``, ``RSE (Razz Limit)``."""
+        game = GAME_NAMES[started_game(self.events[0])]
+        rotation = self.config.get("rotation") or []
+        if not rotation:
+            return f"{game} ({stakes})" if stakes else game
+        mix = "".join(MIX_LETTERS[name] for name in rotation)
+        return f"{mix} ({game}, {stakes})" if stakes else f"{mix} ({game})"
 
     def deal(self, street: int, dealt: list[dict[str, Any]]) -> None:
         self.street = street

@@ -41,8 +41,9 @@ from stud_service.engine import (
     event_to_json,
     initial_state,
 )
-from stud_service.engine.events import CHAT_EVENTS
+from stud_service.engine.events import CHAT_EVENTS, hand_game
 from stud_service.engine.evolve import apply_in_place
+from stud_service.engine.rules.rotation import counted_before
 from stud_service.engine.state import SeatState
 from stud_service.engine.time_bank import banks_before_hand
 from stud_service.store import canonical_json
@@ -77,6 +78,9 @@ def state_before_hand(started: HandStarted, sitting_out: Collection[int] = ()) -
     state.seats = {seat: SeatState(player, stack, sitting_out=seat in sitting_out)
                    for seat, player, stack in started.seats}
     state.hand_number = started.hand - 1
+    # RULES.md §13: where a mixed table stood in its rotation, so the hand is dealt in its game again and its
+    # end says, as it did, whether its game is over
+    state.rotation_hands = counted_before(started.config, hand_game(started), started.game_hand)
     return state
 
 

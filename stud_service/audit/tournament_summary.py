@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from stud_service.audit.pokerstars import hand_number, money_formatter, ordinal, room_time
+from stud_service.audit.pokerstars import MIX_LETTERS, hand_number, money_formatter, ordinal, room_time
 from stud_service.audit.tournament_check import readable
 from stud_service.audit.tournament_log import Finish, TournamentInfo, tournament_number
 from stud_service.tournaments import Status, event_from_json, replay
@@ -59,6 +59,7 @@ class TournamentSummary:
     out_in: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # player -> (table, hand) out in
     cancelled_reason: str | None = None
     cancellation: tuple[tuple[str, int], ...] = ()     # (player, amount) paid or refunded on cancellation
+    rotation: tuple[str, ...] = ()                     # a mixed tournament's games in turn (RULES.md §13)
 
     @property
     def number(self) -> int:
@@ -76,7 +77,11 @@ class TournamentSummary:
     def to_text(self, player_id: str | None = None) -> str:
         money = self._money
         code = f" {self.currency}" if self.currency else ""
-        lines = [f"PokerStars Tournament #{self.number}, {GAMES.get(self.variant, self.variant)}"]
+        game = GAMES.get(self.variant, self.variant)
+        if self.rotation:  # §13: the mix by its games' letters, its games within, as for a hand's header
+            mix = "".join(MIX_LETTERS[name] for name in self.rotation)
+            game = f"{mix} ({', '.join(GAMES[name] for name in self.rotation)})"
+        lines = [f"PokerStars Tournament #{self.number}, {game}"]
         if self.buy_in or self.fee:
             lines.append(f"Buy-In: {money(self.buy_in)}/{money(self.fee)}{code}")
         else:
@@ -129,6 +134,7 @@ class TournamentSummary:
             "still_playing": [{"player": player, "chips": chips} for player, chips in self.still_playing],
             "cancelled_reason": self.cancelled_reason,
             "cancellation": [{"player": player, "amount": amount} for player, amount in self.cancellation],
+            **({"rotation": list(self.rotation)} if self.rotation else {}),
         }
 
 
@@ -164,6 +170,7 @@ def tournament_summary(payloads: Iterable[Mapping[str, Any]]) -> TournamentSumma
     running = state.status is Status.RUNNING
     return TournamentSummary(
         tournament_id=info.tournament_id, name=info.name, variant=state.config.variant.value,
+        rotation=tuple(game.value for game in state.config.rotation),
         status=state.status.value, buy_in=state.config.buy_in, fee=state.config.fee,
         currency=state.config.currency, players=len(state.registered), entries=entries_total(state),
         pool=pool,

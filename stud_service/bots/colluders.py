@@ -59,7 +59,7 @@ def strength(state: TableState, seat: int) -> float:
     assert hand is not None and state.config is not None
     player = hand.players[seat]
     cards = list(player.down) + list(player.up) + list(hand.community)
-    variant = state.config.variant
+    variant = hand.game  # the hand's game (RULES.md §13), not the table's first
     if variant is Variant.RAZZ:
         return low_strength(cards)
     if variant is Variant.STUD_HI_LO:
@@ -115,7 +115,7 @@ def _board_better(state: TableState, seat: int, other: int) -> bool:
     mine, theirs = hand.players[seat].up[:4], hand.players[other].up[:4]
     if not mine or not theirs:
         return False
-    rank = native.board_rank_razz if state.config.variant is Variant.RAZZ else native.board_rank_high
+    rank = native.board_rank_razz if hand.game is Variant.RAZZ else native.board_rank_high
     return bool(rank(mine) > rank(theirs))
 
 

@@ -19,6 +19,12 @@ _HALVES = {table_pb2.POT_HALF_HIGH: "high", table_pb2.POT_HALF_LOW: "low"}
 HIDDEN = "▒▒"
 
 
+def game_name(variant: int) -> str:
+    """A ``Variant`` as players name the game: "Razz", "Stud Hi-Lo"."""
+    name = table_pb2.Variant.Name(variant).removeprefix("VARIANT_")
+    return VARIANT_NAMES.get(name) or name.replace("_", " ").title()
+
+
 def money(chips: int) -> str:
     """Chips are cents at the demo table: dollars as every command writes them (``money_text``)."""
     return money_text(chips, "USD")
@@ -47,6 +53,7 @@ class Narrator:
     out: Callable[[str], None] = print
     hands: list[HandSummary] = field(default_factory=list)
     last_stacks: dict[str, int] = field(default_factory=dict)  # after the last hand told
+    game_changes: list[tuple[int, str]] = field(default_factory=list)  # (after hand, next game), §13
     _seats: dict[int, _Seat] = field(default_factory=dict)
     _community: list[int] = field(default_factory=list)
     _street: int = 0
@@ -68,10 +75,9 @@ class Narrator:
         self._hand = event.hand
         self._seats = {player.seat: _Seat(player.player_id) for player in event.players}
         self._community, self._street, self._pot, self._antes = [], 0, 0, []
-        variant = table_pb2.Variant.Name(config.variant).removeprefix("VARIANT_")
         self.out("")
         self.out(
-            f"━━ Hand #{self._hand} · {VARIANT_NAMES.get(variant) or variant.replace('_', ' ').title()}"
+            f"━━ Hand #{self._hand} · {game_name(event.game or config.variant)}"
             f" · {money(stakes.small_bet)}/{money(stakes.big_bet)}"
             f" · ante {money(stakes.ante)} · bring-in {money(stakes.bring_in)} ━━"
         )
@@ -138,6 +144,13 @@ class Narrator:
 
     def _HandMucked(self, event: events_pb2.HandMucked) -> None:
         self.out(f"  {self._seats[event.seat].name} mucks")
+
+    def _GameChanged(self, event: events_pb2.GameChanged) -> None:
+        """RULES.md §13: a mixed table moves to its rotation's next game."""
+        self.game_changes.append((event.after_hand, game_name(event.game)))
+        self.out("")
+        self.out(f"▶▶ The game changes: {game_name(event.game)} from hand #{event.after_hand + 1},"
+                 f" for {event.hands} hand{'' if event.hands == 1 else 's'}")
 
     def _HandEnded(self, event: events_pb2.HandEnded) -> None:
         winners: dict[str, int] = {}

@@ -35,7 +35,7 @@ from google.protobuf import duration_pb2
 
 from stud_service.auth import DEFAULT_MAX_LIFETIMES, Role, TokenSettings
 from stud_service.bots import Bot, StudClient, events_of, random_strategy
-from stud_service.bots.narrator import Narrator, money
+from stud_service.bots.narrator import Narrator, game_name, money
 from stud_service.currency import stakes_text
 from stud_service.dev_keys import SigningKey
 from stud_service.server.proto_gen import account_pb2, audit_service_pb2, cashier_service_pb2, table_pb2
@@ -50,6 +50,9 @@ VARIANTS = {
     "hi-lo": table_pb2.VARIANT_STUD_HI_LO,
     "razz": table_pb2.VARIANT_RAZZ,
 }
+# --mixed: "R-S-E" (RULES.md §13), each game for a couple of hands so that a short demo plays all three.
+MIXED_ROTATION = (table_pb2.VARIANT_RAZZ, table_pb2.VARIANT_SEVEN_CARD_STUD, table_pb2.VARIANT_STUD_HI_LO)
+MIXED_HANDS_PER_GAME = 2
 STAKES = table_pb2.Stakes(small_bet=200, big_bet=400, ante=50, bring_in=100)
 BUY_IN = 10_000
 DEPOSIT = 50_000
@@ -78,11 +81,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="watch bots play a few hands against the real service",
         description=__doc__.splitlines()[0] if __doc__ else None,
     )
-    parser.add_argument("--hands", type=int, default=5, help="hands to play (default 5)")
+    parser.add_argument("--hands", type=int, default=None,
+                        help="hands to play (default 5; with --mixed, every game's hands and one more)")
     parser.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="2..8",
                         help="bots at the table (default 4)")
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="stud",
                         help="the game: Seven Card Stud, Stud Hi-Lo or Razz (default stud)")
+    parser.add_argument("--mixed", action="store_true",
+                        help="a mixed table (RULES.md §13): Razz, Seven Card Stud and Stud Hi-Lo in turn,"
+                        " --hands-per-game hands each; prints where the game changed")
+    parser.add_argument("--hands-per-game", type=int, default=MIXED_HANDS_PER_GAME, metavar="1..100",
+                        help=f"with --mixed: hands of each game (default {MIXED_HANDS_PER_GAME})")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bots' choices (not of the deck)")
     parser.add_argument(
         "--database-url", default=None, help="use this PostgreSQL instead of the embedded one"
@@ -105,6 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING)
+    if args.hands is None:  # a mixed table's demo plays every game, then the first again
+        args.hands = len(MIXED_ROTATION) * args.hands_per_game + 1 if args.mixed else 5
     with contextlib.ExitStack() as stack:
         data_dir = args.data_dir
         if data_dir is None and args.database_url is None:
@@ -213,11 +224,13 @@ async def _play(
 ) -> int:
     operator = _client(channel, key, "house", Role.OPERATOR)
     table_id = f"demo-{secrets.token_hex(3)}"
+    mixed = {"rotation": MIXED_ROTATION, "hands_per_game": args.hands_per_game} if args.mixed else {}
     await operator.create_table(
         table_id,
         table_pb2.Table(
+            **mixed,
             display_name="Demo table",
-            variant=VARIANTS[args.variant],
+            variant=MIXED_ROTATION[0] if args.mixed else VARIANTS[args.variant],
             stakes=STAKES,
             min_buy_in=2_000,
             max_buy_in=40_000,
@@ -234,8 +247,13 @@ async def _play(
     for name in names:
         await operator.deposit(name, DEPOSIT, reference=f"demo-deposit-{name}")
     stakes = stakes_text(STAKES.small_bet, STAKES.big_bet, STAKES.ante, STAKES.bring_in, "USD")
+    game = VARIANT_NAMES[_engine_variant(args.variant)]
+    if args.mixed:
+        games = ", ".join(game_name(variant) for variant in MIXED_ROTATION)
+        each = f"{args.hands_per_game} hand{'' if args.hands_per_game == 1 else 's'} each"
+        game = f"Mixed games, {games} in turn, {each},"
     print(
-        f"Table tables/{table_id}: {VARIANT_NAMES[_engine_variant(args.variant)]} {stakes}, raked 5% from"
+        f"Table tables/{table_id}: {game} {stakes}, raked 5% from"
         f" fourth street (capped); {len(names)} bots deposit {money(DEPOSIT)} each through the cashier and"
         f" buy in for {money(BUY_IN)}"
     )
@@ -401,6 +419,9 @@ def _summary(narrator: Narrator, bots: list[Bot], elapsed: float) -> None:
             f"Biggest pot: hand #{biggest.number}, {money(biggest.pot)}"
             + (f", won {biggest.description}" if biggest.description else "")
         )
+    if narrator.game_changes:  # RULES.md §13: where a mixed table's game changed
+        print("The game changed: " + "; ".join(f"after hand #{hand} to {game}"
+                                               for hand, game in narrator.game_changes))
     sys.stdout.flush()
 
 

@@ -68,6 +68,8 @@ The public API (import from ``stud_service.engine``)::
     can_start_hand(state) -> bool                hand_running(state) -> bool
     chips_in_play(state) -> int                  (stacks + chips committed to the running hand)
     state.rake_taken                             the table's rake so far (§10): it left the chips
+    next_game(state) -> Variant | None           the game of the next hand (§13: a mixed table's rotation)
+    hands_left_in_current_game(state) -> int     of a mixed table's current game, the running hand included
 
     # events and snapshots as JSON
     event_to_json(event) -> {"type", "v", "hand" (hand events), ...}   v: EVENT_VERSIONS[type(event)]
@@ -98,7 +100,7 @@ PlayerSatOut, PlayerSatIn, PlayerToppedUp, ClientSeedSet, ShuffleCommitted, Hand
 CardDealt, BettingRoundStarted, PlayerActed, UncalledBetReturned, HandShown, HandMucked, HandEnded,
 WaitingListJoined, WaitingListLeft, SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided,
 TableSettingsChanged; the time bank's TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled (§7);
-the chat's ChatMessageSent, ChatMessageDeleted, ChatMuteSet (docs/chat.md).
+the chat's ChatMessageSent, ChatMessageDeleted, ChatMuteSet (docs/chat.md); a mixed table's GameChanged (§13).
 """
 
 from stud_service.engine.codec import (
@@ -197,6 +199,7 @@ from stud_service.engine.events import (
     ChatMuteSet,
     ClientSeedSet,
     Event,
+    GameChanged,
     HandEnded,
     HandMucked,
     HandShown,
@@ -234,7 +237,9 @@ from stud_service.engine.state import (
     chips_in_play,
     hand_running,
     hand_void_deadline_ms,
+    hands_left_in_current_game,
     initial_state,
+    next_game,
     running_clock,
     seat_offer_deadline_ms,
     sit_out_reason,
@@ -269,5 +274,5 @@ __all__ = [
     "time_bank_reserve_ms", "SendChat", "MuteChat", "DeleteChat", "ChatMessageSent", "ChatMessageDeleted",
     "ChatMuteSet", "ChatMessageNotFound", "ChatMuted", "ChatNamesCard",
     "ChatRateLimited", "ChatSilencedAllIn", "ChatSpectatorsSilent", "ChatTextRefused",
-    "SameNetworkRule",
+    "SameNetworkRule", "GameChanged", "next_game", "hands_left_in_current_game",
 ]

@@ -17,7 +17,7 @@ import enum
 from typing import Any
 
 from stud_service.engine.commands import ActionKind
-from stud_service.engine.config import TableConfig, config_from_json, config_to_json
+from stud_service.engine.config import TableConfig, Variant, config_from_json, config_to_json
 from stud_service.engine.control import TableControl
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.events import EVENT_TYPES, EVENT_VERSIONS
@@ -35,7 +35,10 @@ from stud_service.engine.state import ChatState, HandPlayer, HandState, SeatStat
 # 6: the time bank's reserves and running turn (``banks``, ``bank_turn``, RULES.md §7) and the chat's state
 # (``chat``: its message count, the muted players, the deleted messages, the times the rate limit counts);
 # a format-5 snapshot lacks them, so the table is folded from its events instead.
-STATE_FORMAT_VERSION = 6
+# 7: the hands counted toward a mixed table's rotation (``rotation_hands``), the running hand's game and the
+# config it was dealt with (RULES.md §13); a format-6 snapshot lacks them, so the table is folded from its
+# events instead.
+STATE_FORMAT_VERSION = 7
 # Hand-state fields added after format 1 was first written: absent in older snapshots, None then.
 _OPTIONAL_HAND_FIELDS = frozenset({"server_seed"})
 
@@ -94,6 +97,8 @@ def _decode_field(name: str, annotation: object, value: Any) -> Any:
         return config_from_json(value)
     if name == "action":
         return ActionKind(value)
+    if name == "game":
+        return _game(value)
     if name in _OPAQUE_FIELDS:
         return value
     if _is_tuple(annotation):
@@ -128,11 +133,18 @@ def _field_decoder(name: str, annotation: object) -> Any:
         return _config_from_json
     if name == "action":
         return _ACTION_KINDS.__getitem__  # a KeyError for an unknown one: the checked path names it
+    if name == "game":
+        return _game
     if name in _OPAQUE_FIELDS:
         return None
     if _is_tuple(annotation):
         return _frozen
     return None
+
+
+def _game(value: Any) -> Variant | None:
+    """HandStarted's game (RULES.md §13): a Variant's name, or null (the table's variant)."""
+    return None if value is None else Variant(value)
 
 
 def _plan(cls: type) -> None:
@@ -217,6 +229,7 @@ def state_to_json(state: TableState) -> dict[str, Any]:
         "banks": [[seat, reserve, hands] for seat, (reserve, hands) in sorted(state.banks.items())],
         "bank_turn": state.bank_turn,
         "chat": _chat_to_json(state.chat),
+        "rotation_hands": state.rotation_hands,
         "hand": None if hand is None else {
             **{name: _to_json(getattr(hand, name)) for name in HandState.FIELDS if name != "players"},
             "players": [[getattr(p, name) for name in HandPlayer.FIELDS] for p in hand.players.values()],
@@ -244,11 +257,13 @@ def state_from_json(data: Any) -> TableState:
         state.banks = {seat: (reserve, hands) for seat, reserve, hands in data["banks"]}
         state.bank_turn = data["bank_turn"]
         state.chat = _chat_from_json(data["chat"])
+        state.rotation_hands = data["rotation_hands"]
         raw = data["hand"]
         if raw is not None:
-            hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]))
+            hand = HandState(raw["number"], tuple(raw["deck"]), {}, raw["turn_ms"], tuple(raw["order"]),
+                             Variant(raw["game"]), config_from_json(raw["config"]))
             for name in HandState.FIELDS:
-                if name not in ("players", "deck", "order", "folds"):  # tuples, set apart
+                if name not in ("players", "deck", "order", "folds", "game", "config"):  # set apart
                     setattr(hand, name, raw.get(name) if name in _OPTIONAL_HAND_FIELDS else raw[name])
             hand.folds = tuple(raw["folds"])
             players = {}

@@ -1,10 +1,11 @@
-"""A table's configuration: variant, stakes, buy-ins, seats, options, money (RULES.md §1-4, 7, 10)."""
+"""A table's configuration: variant or rotation, stakes, buy-ins, seats, options, money (RULES.md §1-4, 7, 10,
+13)."""
 
 from __future__ import annotations
 
 import enum
 import unicodedata
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from stud_service.currency import is_currency
@@ -42,16 +43,26 @@ MAX_TIME_BANK_SECONDS = 600
 MAX_TIME_BANK_REFILL_HANDS = 1_000
 TIME_BANK_FIELDS = ("time_bank_seconds", "time_bank_refill_seconds", "time_bank_refill_hands")
 CHAT_FIELDS = ("chat_spectators", "chat_all_in_silence")
+# A mixed table's rotation (RULES.md §13): two or three different games, each played for 1..100 hands.
+MIN_ROTATION_GAMES = 2
+DEFAULT_HANDS_PER_GAME = 8
+MAX_HANDS_PER_GAME = 100
+# A game's own stakes at a mixed table (§13): (game, ante, bring_in, small_bet, big_bet).
+GAME_STAKES_FIELDS = ("ante", "bring_in", "small_bet", "big_bet")
 # Options written to JSON only when they differ from their default (off), so the events of a table that does
 # not use them read exactly as they did before the option existed.
 OPTIONAL_FIELDS = {"interrupted_hand_void_seconds": 0, **dict.fromkeys(TIME_BANK_FIELDS, 0),
-                   **dict.fromkeys(CHAT_FIELDS, False), "same_network": "OFF"}
+                   **dict.fromkeys(CHAT_FIELDS, False), "same_network": "OFF", "rotation": [],
+                   "hands_per_game": DEFAULT_HANDS_PER_GAME, "game_stakes": []}
 
 
 class Variant(enum.StrEnum):
     STUD = "STUD"
     STUD_HI_LO = "STUD_HI_LO"
     RAZZ = "RAZZ"
+
+
+GameStakes = tuple[Variant, int, int, int, int]
 
 
 class SameNetworkRule(enum.StrEnum):
@@ -98,6 +109,14 @@ class TableConfig:
     ``time_bank_refill_seconds`` after every ``time_bank_refill_hands`` hands they were dealt (both 0: never).
     The chat (docs/chat.md): ``chat_spectators`` lets players watching without a seat write too;
     ``chat_all_in_silence`` silences the players still in a hand once one of them is all-in.
+
+    A mixed table (§13): ``rotation`` holds the games it plays in turn, two or three different ones, the first
+    of them its ``variant``; each for ``hands_per_game`` hands that reach their end (1..100, default 8; §13
+    sets no bounds: one hand is the least a game can be played for, and beyond a hundred the rotation is
+    hardly one).  Empty (the default): the table plays ``variant`` alone and ``hands_per_game`` is unused.
+    ``game_stakes``: the games of the rotation that have their own stakes, ``(game, ante, bring_in, small_bet,
+    big_bet)`` each, checked as the table's are; the others play at the table's.  A tournament table has none:
+    its level sets the stakes of every game (§13, §11).
     """
 
     variant: Variant = Variant.STUD
@@ -128,20 +147,28 @@ class TableConfig:
     chat_spectators: bool = False
     chat_all_in_silence: bool = False
     same_network: SameNetworkRule = SameNetworkRule.OFF
+    rotation: tuple[Variant, ...] = ()
+    hands_per_game: int = DEFAULT_HANDS_PER_GAME
+    game_stakes: tuple[GameStakes, ...] = ()
+
+    @property
+    def mixed(self) -> bool:
+        """A table whose games rotate (§13)."""
+        return len(self.rotation) > 0
+
+    def for_game(self, game: Variant) -> TableConfig:
+        """The config a hand of ``game`` is dealt with (§13): this one, at that game's own stakes if it has
+        them, else at the table's, the same in every game."""
+        for entry in self.game_stakes:
+            if entry[0] is game:
+                return replace(self, ante=entry[1], bring_in=entry[2], small_bet=entry[3], big_bet=entry[4])
+        return self
 
     @property
     def tournament(self) -> bool:
         """A table a tournament drives (§11): its stakes follow the tournament's levels, its chips are the
         tournament's, and an absent player is dealt in."""
         return self.tournament_id != ""
-
-    @property
-    def razz(self) -> bool:
-        return self.variant is Variant.RAZZ
-
-    @property
-    def hi_lo(self) -> bool:
-        return self.variant is Variant.STUD_HI_LO
 
     def validate(self) -> TableConfig:
         """Return self, or raise InvalidConfig naming the first inconsistent field.
@@ -196,7 +223,43 @@ class TableConfig:
         self._validate_tournament()
         self._validate_time_bank_and_chat()
         self._validate_interrupted_hands()
+        self._validate_rotation()
         return self
+
+    def _validate_rotation(self) -> None:
+        """§13: no rotation, or two or three different games, the first the table's variant, each played for
+        1..MAX_HANDS_PER_GAME hands."""
+        hands = self.hands_per_game
+        if not isinstance(hands, int) or isinstance(hands, bool) \
+                or not 1 <= hands <= MAX_HANDS_PER_GAME:
+            raise InvalidConfig("hands_per_game", f"must be 1..{MAX_HANDS_PER_GAME}")
+        rotation = self.rotation
+        if not isinstance(rotation, tuple) or not all(isinstance(game, Variant) for game in rotation):
+            raise InvalidConfig("rotation", f"must be a list of games, each one of {', '.join(Variant)}")
+        self._validate_game_stakes()
+        if not rotation:
+            return
+        if not MIN_ROTATION_GAMES <= len(rotation) <= len(Variant) or len(set(rotation)) != len(rotation):
+            raise InvalidConfig("rotation", f"must name {MIN_ROTATION_GAMES}..{len(Variant)} different games")
+        if rotation[0] is not self.variant:
+            raise InvalidConfig("variant", "must be the rotation's first game")
+
+    def _validate_game_stakes(self) -> None:
+        """§13: a game of the rotation may have its own stakes, each at most once, each valid as a table's."""
+        entries = self.game_stakes
+        if not isinstance(entries, tuple) or not all(
+                isinstance(entry, tuple) and len(entry) == 1 + len(GAME_STAKES_FIELDS) for entry in entries):
+            raise InvalidConfig("game_stakes", "must list (game, ante, bring_in, small_bet, big_bet) entries")
+        games = [entry[0] for entry in entries]
+        if any(game not in self.rotation for game in games) or len(set(games)) != len(games):
+            raise InvalidConfig("game_stakes", "must name each game of the rotation at most once")
+        if self.game_stakes and self.tournament:
+            raise InvalidConfig("game_stakes", "must be empty at a tournament table: its levels set stakes")
+        for entry in self.game_stakes:
+            try:
+                replace(self.for_game(entry[0]), rotation=(), game_stakes=()).validate()
+            except InvalidConfig as error:
+                raise InvalidConfig("game_stakes", f"{entry[0]} {error.message}") from None
 
     def _validate_interrupted_hands(self) -> None:
         """§12: off, or longer than the action clock and the time bank together (§7: a player thinking on
@@ -272,6 +335,9 @@ def config_to_json(config: TableConfig) -> dict[str, Any]:
     cash table's JSON is as it always was, so its events stay readable by code written before them."""
     out = {f.name: (str(v) if isinstance(v := getattr(config, f.name), enum.Enum) else v)
            for f in fields(config)}
+    out["rotation"] = [str(game) for game in config.rotation]
+    out["game_stakes"] = [{"game": str(entry[0]), **dict(zip(GAME_STAKES_FIELDS, entry[1:], strict=True))}
+                          for entry in config.game_stakes]
     if not config.tournament_id and not config.tournament_level:
         for name in TOURNAMENT_FIELDS:
             del out[name]
@@ -305,4 +371,22 @@ def config_from_json(data: dict[str, Any]) -> TableConfig:
             values["same_network"] = SameNetworkRule(values["same_network"])
     except ValueError:
         raise InvalidConfig("same_network", f"must be one of {', '.join(SameNetworkRule)}") from None
+    try:
+        if "rotation" in values:
+            values["rotation"] = tuple(Variant(game) for game in values["rotation"])
+    except (ValueError, TypeError):
+        raise InvalidConfig("rotation", f"must be a list of games, each one of {', '.join(Variant)}") \
+            from None
+    if "game_stakes" in values:
+        values["game_stakes"] = _game_stakes_from_json(values["game_stakes"])
     return TableConfig(**values)
+
+
+def _game_stakes_from_json(data: Any) -> tuple[GameStakes, ...]:
+    """``[{"game", "ante", "bring_in", "small_bet", "big_bet"}, ...]`` as the config holds them."""
+    try:
+        return tuple((Variant(entry["game"]), *(entry[name] for name in GAME_STAKES_FIELDS))
+                     for entry in data)
+    except (ValueError, TypeError, KeyError):
+        raise InvalidConfig("game_stakes", "must list {game, ante, bring_in, small_bet, big_bet} entries,"
+                            f" each game one of {', '.join(Variant)}") from None

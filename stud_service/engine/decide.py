@@ -83,7 +83,7 @@ from stud_service.engine.commands import (
     VoidHand,
     VoidInterruptedHand,
 )
-from stud_service.engine.config import TableConfig
+from stud_service.engine.config import TableConfig, Variant
 from stud_service.engine.control import CLOSED, PAUSED
 from stud_service.engine.errors import (
     ActionNotAvailable,
@@ -122,6 +122,7 @@ from stud_service.engine.events import (
     BettingRoundStarted,
     CardDealt,
     ClientSeedSet,
+    GameChanged,
     HandEnded,
     HandMucked,
     HandShown,
@@ -165,6 +166,7 @@ from stud_service.engine.rules.dealing import (
 )
 from stud_service.engine.rules.pots import side_pots, uncalled_bet
 from stud_service.engine.rules.rake import contributed_rake_shares, rake_for_hand, take_rake_from_pots
+from stud_service.engine.rules.rotation import game_hand_of_next, game_of_next_hand
 from stud_service.engine.rules.showdown import (
     ShowdownHand,
     award_pot,
@@ -467,6 +469,8 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
         _refuse_if_closed(state)
         raise TableIsPaused(f"the table is paused: {state.control.reason}")
     config = _stakes_for_hand(config, cmd.stakes)
+    game = game_of_next_hand(config, state.rotation_hands)
+    config = config.for_game(game)  # §13: the game's own stakes, if it has them
     seats = players_ready(state)
     if len(seats) < 2:
         raise NotEnoughPlayers(f"a hand needs two players sitting in with chips, there are {len(seats)}")
@@ -478,7 +482,8 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
     rec.emit(HandStarted(
         number, state.table_id or "", config,
         tuple((seat, state.seats[seat].player_id, state.seats[seat].stack) for seat in seats),
-        deck, cmd.commitment, dict(cmd.extra), cmd.now_ms))
+        deck, cmd.commitment, dict(cmd.extra), cmd.now_ms, game,
+        game_hand_of_next(config, state.rotation_hands)))  # §13: the replay of the hand alone needs it
     if config.time_bank_seconds:  # §7: the reserves the hand starts with, so it replays alone
         rec.emit(banks_at_start(state, number, seats))
     if config.ante > 0:
@@ -494,8 +499,8 @@ def _start_hand(state: TableState, cmd: StartHand) -> list[Any] | _Recorder:
     hand = rec.hand
     can_act = {p.seat for p in hand.players.values() if p.can_act}
     if betting_round_needed(len(can_act)):
-        first = bring_in_seat(order, [hand.players[s].up[0] for s in order], can_act, config.razz,
-                              config.bring_in_tiebreak)
+        first = bring_in_seat(order, [hand.players[s].up[0] for s in order], can_act,
+                              hand.game is Variant.RAZZ, config.bring_in_tiebreak)
         assert first is not None
         rec.emit(BettingRoundStarted(number, 3, first, cmd.now_ms))
     _advance(rec, cmd.now_ms)
@@ -659,10 +664,8 @@ def _deal_street(rec: _Recorder, street: int, now_ms: int) -> None:
         for seat in live:
             rec.emit(CardDealt(hand.number, street, seat, hand.deck[hand.next_card], face_up))
     if betting_round_needed(len(can_act)):
-        config = rec.state.config
-        assert config is not None
         boards = [hand.players[s].up for s in live]
-        first = first_to_act_on_later_street(live, boards, can_act, config.razz)
+        first = first_to_act_on_later_street(live, boards, can_act, hand.game is Variant.RAZZ)
         assert first is not None
         rec.emit(BettingRoundStarted(hand.number, street, first, now_ms))
 
@@ -684,11 +687,11 @@ def _end_uncontested(rec: _Recorder, winner: int, now_ms: int) -> None:
     pots = side_pots({seat: p.committed for seat, p in hand.players.items()}, hand.folds) or [(0, (winner,))]
     total = sum(amount for amount, _ in pots)
     rake = rake_for_hand(config, total, len(hand.order), hand.street > 3) if config.rake_basis_points else 0
-    results, winnings = _award_pots(config, pots, rake, {})
+    results, winnings = _award_pots(hand.game, pots, rake, {})
     _finish(rec, results, (), (), winnings, rake, now_ms)
 
 
-def _award_pots(config: TableConfig, pots: list[tuple[int, tuple[int, ...]]], rake: int,
+def _award_pots(game: Variant, pots: list[tuple[int, tuple[int, ...]]], rake: int,
                 shown: dict[int, ShowdownHand]) -> tuple[tuple[dict[str, Any], ...], dict[int, int]]:
     """§5: the pots' results, last side pot first, and what each seat wins.  §10: the rake comes out
     of the pots before any is awarded.  A pot goes to the best hands shown among its contenders, or
@@ -703,7 +706,7 @@ def _award_pots(config: TableConfig, pots: list[tuple[int, tuple[int, ...]]], ra
         in_contention = [seat for seat in contenders if seat in shown]
         if in_contention:
             # A Hi-Lo pot is split into its halves after its share of the rake is taken (§10).
-            awards = award_pot(config, amount - pot_rake, in_contention, shown)
+            awards = award_pot(game, amount - pot_rake, in_contention, shown)
         else:
             awards = [{"seat": contenders[0], "amount": amount - pot_rake, "half": "whole", "hand": None}]
         for award in awards:
@@ -728,7 +731,7 @@ def _showdown(rec: _Recorder, now_ms: int) -> None:
         # The first actor may have folded since (a timeout): the next live seat clockwise shows first.
         first = next_seat_clockwise(hand.order, first, set(live))
     else:
-        first = best_board_seat(live, [hand.players[s].up for s in live], config.razz)
+        first = best_board_seat(live, [hand.players[s].up for s in live], hand.game is Variant.RAZZ)
     assert first is not None
     hands: dict[int, ShowdownHand] = {}
     shown: list[ShowdownHand] = []
@@ -737,9 +740,9 @@ def _showdown(rec: _Recorder, now_ms: int) -> None:
     for seat in showdown_order(live, first):
         player = hand.players[seat]
         own = tuple(player.down[:2] + player.up + player.down[2:])
-        made = evaluate_showdown_hand(config, seat, own + tuple(hand.community))
+        made = evaluate_showdown_hand(hand.game, seat, own + tuple(hand.community))
         hands[seat] = made
-        if can_muck(config, made, player.all_in, shown, pots):
+        if can_muck(hand.game, made, player.all_in, shown, pots):
             mucked.append(seat)
             rec.emit(HandMucked(hand.number, seat))
             continue
@@ -751,7 +754,7 @@ def _showdown(rec: _Recorder, now_ms: int) -> None:
     rake = 0
     if config.rake_basis_points:  # §10: the rake comes out of the pots before any is awarded
         rake = rake_for_hand(config, sum(amount for amount, _ in pots), len(hand.order), True)
-    results, winnings = _award_pots(config, pots, rake, {h.seat: h for h in shown})
+    results, winnings = _award_pots(hand.game, pots, rake, {h.seat: h for h in shown})
     _finish(rec, results, tuple(shown_cards), tuple(mucked), winnings, rake, now_ms)
 
 
@@ -766,6 +769,11 @@ def _finish(rec: _Recorder, pots: tuple, shown: tuple, mucked: tuple, winnings: 
         for refill in bank_refills(state, hand):  # §7: before HandEnded, as the hand's own events
             rec.emit(refill)
     rec.emit(HandEnded(hand.number, pots, shown, mucked, stacks, now_ms, hand.server_seed, rake, shares))
+    config = state.config
+    if config is not None and config.mixed and state.rotation_hands % config.hands_per_game == 0:
+        # §13: that hand was its game's last; the next hand's game is known from now on
+        rec.emit(GameChanged(hand.number, game_of_next_hand(config, state.rotation_hands),
+                             config.hands_per_game, now_ms))
     _after_hand(rec, stacks, now_ms)
 
 

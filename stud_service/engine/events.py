@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stud_service.engine.commands import ActionKind
-from stud_service.engine.config import TableConfig
+from stud_service.engine.config import TableConfig, Variant
 from stud_service.engine.records import fast_frozen_init
 
 
@@ -170,6 +170,10 @@ class HandStarted:
 
     ``seats``: ((seat, player_id, starting_stack), ...) ascending by seat, the players dealt in.
     ``deck``: the 52 codes in dealing order; ``commitment``: the hex commitment published for it.
+    ``game``: the game the hand is dealt in (RULES.md §13); None in a log written before mixed tables, whose
+    hands were all dealt in ``config.variant`` (``hand_game``).  ``game_hand``: at a mixed table, the hand's
+    place in its game's run, 1..hands_per_game (a replay of the hand alone knows from it where the table stood
+    in its rotation); 0 at a table without one.
     """
 
     hand: int
@@ -180,9 +184,12 @@ class HandStarted:
     commitment: str
     extra: dict[str, Any]
     at_ms: int
+    game: Variant | None = None
+    game_hand: int = 0
 
     def __init__(self, hand: int, table_id: str, config: TableConfig, seats: tuple[tuple[int, str, int], ...],
-                 deck: tuple[int, ...], commitment: str, extra: dict[str, Any], at_ms: int) -> None:
+                 deck: tuple[int, ...], commitment: str, extra: dict[str, Any], at_ms: int,
+                 game: Variant | None = None, game_hand: int = 0) -> None:
         object.__setattr__(self, "hand", hand)
         object.__setattr__(self, "table_id", table_id)
         object.__setattr__(self, "config", config)
@@ -191,6 +198,18 @@ class HandStarted:
         object.__setattr__(self, "commitment", commitment)
         object.__setattr__(self, "extra", extra)
         object.__setattr__(self, "at_ms", at_ms)
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "game_hand", game_hand)
+
+
+def hand_game(event: HandStarted) -> Variant:
+    """The game a hand was dealt in: the one its HandStarted names, else (older logs) the table's variant."""
+    return event.config.variant if event.game is None else event.game
+
+
+def started_game(payload: dict[str, Any]) -> str:
+    """``hand_game`` of a HandStarted's JSON (as the log holds it): the game's name, e.g. "RAZZ"."""
+    return str(payload.get("game") or payload["config"]["variant"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,6 +502,25 @@ class TableSettingsChanged:
         object.__setattr__(self, "at_ms", at_ms)
 
 
+# --- mixed games (RULES.md §13) ----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class GameChanged:
+    """A mixed table's hand ``after_hand`` ended the last hand of a game (§13: voided hands do not count):
+    from the next hand on, the table plays ``game`` for ``hands`` hands.  Recorded right after that hand's
+    HandEnded, so everyone knows the next hand's game before it is dealt."""
+
+    after_hand: int
+    game: Variant
+    hands: int
+    at_ms: int
+
+    def __init__(self, after_hand: int, game: Variant, hands: int, at_ms: int) -> None:
+        object.__setattr__(self, "after_hand", after_hand)
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "at_ms", at_ms)
+
 
 # --- the time bank (RULES.md §7) ---------------------------------------------------------------------
 
@@ -616,7 +654,7 @@ Event = (
     | PlayerActed | UncalledBetReturned | HandShown | HandMucked | HandEnded | WaitingListJoined
     | WaitingListLeft | SeatOffered | TablePaused | TableResumed | TableClosed | HandVoided
     | TableSettingsChanged | TimeBanksAtStart | TimeBankStarted | TimeBankUsed | TimeBankRefilled
-    | ChatMessageSent | ChatMessageDeleted | ChatMuteSet
+    | ChatMessageSent | ChatMessageDeleted | ChatMuteSet | GameChanged
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -627,7 +665,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         UncalledBetReturned, HandShown, HandMucked, HandEnded, WaitingListJoined, WaitingListLeft,
         SeatOffered, TablePaused, TableResumed, TableClosed, HandVoided, TableSettingsChanged,
         TimeBanksAtStart, TimeBankStarted, TimeBankUsed, TimeBankRefilled, ChatMessageSent,
-        ChatMessageDeleted, ChatMuteSet,
+        ChatMessageDeleted, ChatMuteSet, GameChanged,
     )
 }
 # The chat's events: about the table's talk, not its play (docs/chat.md).
@@ -637,6 +675,7 @@ CHAT_EVENTS = frozenset({"ChatMessageSent", "ChatMessageDeleted", "ChatMuteSet"}
 # attribute because a compiled dataclass (setup.py) would take a class variable for a field.
 EVENT_VERSIONS: dict[type[Event], int] = {cls: 1 for cls in EVENT_TYPES.values()} | {
     HandEnded: 3,  # v2: server_seed; v3: rake, rake_shares and each pot's "rake"
+    HandStarted: 2,  # v2: game and game_hand (RULES.md §13)
 }
 
 for _event_type in EVENT_TYPES.values():

@@ -20,6 +20,7 @@ from stud_service.engine.events import (
     BettingRoundStarted,
     CardDealt,
     ClientSeedSet,
+    GameChanged,
     HandEnded,
     HandMucked,
     HandShown,
@@ -42,12 +43,14 @@ from stud_service.engine.events import (
     UncalledBetReturned,
     WaitingListJoined,
     WaitingListLeft,
+    hand_game,
 )
 from stud_service.engine.rules.betting import (
     bet_size_for_street,
     raise_size_after_bet,
     uncapped_heads_up_round,
 )
+from stud_service.engine.rules.rotation import hand_counts_toward_rotation
 from stud_service.engine.state import (
     HandPlayer,
     HandState,
@@ -133,7 +136,7 @@ def _hand_started(state: TableState, e: HandStarted) -> None:
             writable_seat(state, seat).stack = stack
         players[seat] = HandPlayer(seat, player_id, state.token)
     state.hand_number = e.hand
-    state.hand = HandState(e.hand, e.deck, players, e.at_ms)
+    state.hand = HandState(e.hand, e.deck, players, e.at_ms, game=hand_game(e), config=e.config)
     seed = e.extra.get("server_seed") if isinstance(e.extra, dict) else None
     state.hand.server_seed = seed if isinstance(seed, str) else None
 
@@ -187,8 +190,7 @@ def _new_street(state: TableState, hand: HandState, street: int) -> None:
 
 def _betting_round_started(state: TableState, e: BettingRoundStarted) -> None:
     hand = _hand(state, e.hand)
-    config = state.config
-    assert config is not None
+    config = hand.config  # the hand's stakes (§11, §13)
     hand.betting = True
     hand.to_act = e.first_seat
     hand.turn_ms = e.at_ms
@@ -259,8 +261,7 @@ def _player_acted(state: TableState, e: PlayerActed) -> None:
 def _raise_level(state: TableState, hand: HandState, e: PlayerActed) -> None:
     """The bring-in, a completion, a bet or a raise: the street's bet level and the cap count move."""
     action = e.action
-    config = state.config
-    assert config is not None
+    config = hand.config  # the hand's stakes (§11, §13)
     if action is BRING_IN:
         hand.bring_in_due = False
         hand.level = hand.full_level = config.bring_in
@@ -309,7 +310,13 @@ def _hand_ended(state: TableState, e: HandEnded) -> None:
             writable_seat(state, seat).stack = stack
     if e.rake:
         state.rake_taken += e.rake
+    if hand_counts_toward_rotation(e.hand, state.control.voided_hand):
+        state.rotation_hands += 1
     state.hand = None
+
+
+def _game_changed(state: TableState, e: GameChanged) -> None:
+    """§13: HandEnded counted the hand; this event only says what that changed."""
 
 
 def _waiting_list_joined(state: TableState, e: WaitingListJoined) -> None:
@@ -401,6 +408,7 @@ APPLY: dict[type, Callable[[TableState, Any], None]] = {
     TableClosed: _table_closed,
     HandVoided: _hand_voided,
     TableSettingsChanged: _table_settings_changed,
+    GameChanged: _game_changed,
     **dict.fromkeys(TIME_BANK_APPLY, _time_bank_event),
     **CHAT_APPLY,
 }

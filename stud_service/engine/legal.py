@@ -77,8 +77,7 @@ def _live_boards(hand: HandState) -> Iterator[list[int]]:
 
 
 def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> LegalActions:
-    config = state.config
-    assert config is not None
+    config = hand.config  # the hand's stakes (§11, §13)
     top = player.bet + state.seats[player.seat].stack  # the most this player's street bet can become
     if hand.bring_in_due:
         # §3: the bring-in must post the bring-in or complete; no fold, no check.
@@ -97,7 +96,7 @@ def _options_for(state: TableState, hand: HandState, player: HandPlayer) -> Lega
         if hand.street == 3 and not hand.completed:
             options += ((COMPLETE, (min(config.small_bet, top),)),)
         elif level == 0:
-            open_pair = open_pair_on_fourth_street(config, hand.street, _live_boards(hand))
+            open_pair = open_pair_on_fourth_street(hand.game, hand.street, _live_boards(hand))
             sizes = opening_bet_sizes(config, hand.street, open_pair)
             if len(sizes) == 1:
                 options += ((BET, (min(sizes[0], top),)),)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from stud_service.engine.config import TableConfig
+from stud_service.engine.config import TableConfig, Variant
 from stud_service.engine.control import OPEN_TABLE, TableControl
+from stud_service.engine.rules.rotation import game_of_next_hand, hands_left_in_game
 from stud_service.engine.rules.stopping import interrupted_hand_deadline_ms, may_deal
 
 
@@ -101,20 +102,24 @@ class HandPlayer:
 HAND_FIELDS = (
     "number", "deck", "next_card", "players", "order", "street", "community", "betting", "to_act",
     "turn_ms", "level", "full_level", "n_bets", "step", "completed", "bring_in_due", "uncapped",
-    "first_actor", "aggressor", "round_street", "started_ms", "server_seed", "folds",
+    "first_actor", "aggressor", "round_street", "started_ms", "server_seed", "folds", "game", "config",
 )
 
 
 class HandState:
     """The running hand.  ``street`` is 3..7 (the last street dealt); ``betting`` is True while a
     betting round is open, with ``to_act`` the seat whose turn it is.  ``folds``: the seats that
-    folded, in the order they folded (a pot whose players all folded goes to the last, RULES.md §5)."""
+    folded, in the order they folded (a pot whose players all folded goes to the last, RULES.md §5).
+    ``game``: the game the hand was dealt in (RULES.md §13: it is played to its end in that game); ``config``:
+    the config it was dealt with (HandStarted's), whose stakes it is played at: a mixed table's game may have
+    its own (§13), a tournament's level sets them (§11)."""
 
     __slots__ = HAND_FIELDS
     FIELDS: ClassVar[tuple[str, ...]] = HAND_FIELDS  # every field is state (codec, equality)
 
     def __init__(self, number: int, deck: tuple[int, ...], players: dict[int, HandPlayer],
-                 at_ms: int, order: tuple[int, ...] | None = None) -> None:
+                 at_ms: int, order: tuple[int, ...] | None = None, game: Variant = Variant.STUD,
+                 config: TableConfig | None = None) -> None:
         self.number = number
         self.deck = deck
         self.next_card = 0
@@ -138,10 +143,13 @@ class HandState:
         self.started_ms = at_ms
         self.server_seed: str | None = None  # from HandStarted.extra, revealed by HandEnded
         self.folds: tuple[int, ...] = ()
+        self.game = game
+        self.config = TableConfig() if config is None else config
 
     def copy(self) -> HandState:
         """A new shell sharing the players (see the module docstring: copy-on-write)."""
-        o = HandState(self.number, self.deck, self.players.copy(), self.turn_ms, self.order)
+        o = HandState(self.number, self.deck, self.players.copy(), self.turn_ms, self.order, self.game,
+                      self.config)
         o.next_card = self.next_card
         o.street = self.street
         o.community = self.community[:]
@@ -209,13 +217,14 @@ class TableState:
     The time bank (§7): ``banks``, seat -> (reserve ms, hands dealt since sitting down), for the seats whose
     reserve the log has spoken of (any other seat holds a full reserve and was dealt none); ``bank_turn``:
     the turn whose player's reserve is running (0: none).  ``chat``: the table chat's state.  ``banks`` and
-    ``chat`` are replaced on change, never changed, so copies share them."""
+    ``chat`` are replaced on change, never changed, so copies share them.  ``rotation_hands``: the hands that
+    reached their end, voided ones not counting (RULES.md §13: they advance a mixed table's rotation)."""
 
     __slots__ = ("table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns",
-                 "rake_taken", "control", "banks", "bank_turn", "chat", "token", "legal")
+                 "rake_taken", "control", "banks", "bank_turn", "chat", "rotation_hands", "token", "legal")
     FIELDS: ClassVar[tuple[str, ...]] = (
         "table_id", "config", "seats", "hand_number", "hand", "waiting", "offers", "turns", "rake_taken",
-        "control", "banks", "bank_turn", "chat")
+        "control", "banks", "bank_turn", "chat", "rotation_hands")
 
     def __init__(self) -> None:
         self.table_id: str | None = None
@@ -232,6 +241,7 @@ class TableState:
         self.banks: dict[int, tuple[int, int]] = {}
         self.bank_turn = 0
         self.chat: ChatState = NO_CHAT
+        self.rotation_hands = 0
         self.token = object()  # marks the seat and player objects this copy may change in place
         self.legal: Any = None  # the player to act's LegalActions, computed once per state
 
@@ -250,6 +260,7 @@ class TableState:
         other.banks = self.banks
         other.bank_turn = self.bank_turn
         other.chat = self.chat
+        other.rotation_hands = self.rotation_hands
         return other
 
     def seat_of(self, player_id: str) -> int | None:
@@ -295,6 +306,22 @@ def hand_running(state: TableState) -> bool:
 def hands_ended(state: TableState) -> int:
     """How many of the table's hands are over: all it dealt, less the one still running."""
     return state.hand_number - (1 if state.hand is not None else 0)
+
+
+def next_game(state: TableState) -> Variant | None:
+    """The game the table's next hand will be dealt in (RULES.md §13), None before the table exists.  While a
+    hand runs, the game that follows it if it reaches its end (voided, it does not count: §13)."""
+    config = state.config
+    if config is None:
+        return None
+    return game_of_next_hand(config, state.rotation_hands + (1 if state.hand is not None else 0))
+
+
+def hands_left_in_current_game(state: TableState) -> int:
+    """How many hands of a mixed table's current game remain, the running (or else the next) hand included
+    (§13: every player knows); 0 at a table whose game does not rotate."""
+    config = state.config
+    return 0 if config is None else hands_left_in_game(config, state.rotation_hands)
 
 
 def to_act(state: TableState) -> int | None:

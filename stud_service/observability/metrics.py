@@ -18,7 +18,7 @@ Metric names (all prefixed ``stud_``):
 ===================================  =========  ==========================================================
 name                                 type       meaning
 ===================================  =========  ==========================================================
-hands_started_total{variant}         counter    hands dealt
+hands_started_total{variant}         counter    hands dealt, by each hand's own game (RULES.md §13)
 hands_finished_total{variant}        counter    hands that reached the end (showdown or last player left)
 actions_total{action,outcome}        counter    player actions handled; outcome is ``ok`` or ``error``
 action_latency_seconds{action}       histogram  time from receiving an action to its events being appended

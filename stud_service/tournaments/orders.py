@@ -44,7 +44,7 @@ class TableOrders:
 
 def table_config(config: TournamentConfig, tournament_id: str, table_id: str) -> TableConfig:
     """The config a tournament's table is created with: tournament chips, the first level's stakes, the
-    tournament's action clock and time bank (§7)."""
+    tournament's action clock and time bank (§7), its rotation (§13)."""
     first = config.levels[0]
     number = table_id.rpartition("-t")[2]
     name = f"{config.name} table {number}" if config.name else f"table {number}"
@@ -55,6 +55,7 @@ def table_config(config: TournamentConfig, tournament_id: str, table_id: str) ->
         tournament_id=tournament_id, tournament_level=1, time_bank_seconds=config.time_bank_seconds,
         time_bank_refill_seconds=config.time_bank_refill_seconds,
         time_bank_refill_hands=config.time_bank_refill_hands,
+        rotation=config.rotation, hands_per_game=config.hands_per_game,  # §13: each table counts its own
     ).validate()
 
 

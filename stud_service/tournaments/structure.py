@@ -18,6 +18,7 @@ from typing import Any
 
 from stud_service.currency import is_currency
 from stud_service.engine.config import (
+    DEFAULT_HANDS_PER_GAME,
     MAX_ACTION_CLOCK_SECONDS,
     MAX_CHIPS,
     MAX_SEATS,
@@ -94,7 +95,9 @@ class TournamentConfig:
     set its own; bounded as a table's; 0, none).  ``same_network``: players of one household kept apart
     (docs/player-protection.md): the service refuses a registration whose session shares a device id (or by
     the rule an address, a network) with a player registered and still in; the tournament's own seating,
-    its draws and moves, is never refused.
+    its draws and moves, is never refused.  ``rotation`` and ``hands_per_game``: a mixed tournament
+    (RULES.md §13), its tables' rotation, checked as a table's (the first game is ``variant``); each table
+    counts its own hands, the levels change the stakes and not the game.  Empty: every hand is ``variant``.
     """
 
     name: str = ""
@@ -119,6 +122,8 @@ class TournamentConfig:
     time_bank_refill_seconds: int = 0
     time_bank_refill_hands: int = 0
     same_network: SameNetworkRule = SameNetworkRule.OFF
+    rotation: tuple[Variant, ...] = ()
+    hands_per_game: int = DEFAULT_HANDS_PER_GAME
 
     @property
     def play_levels(self) -> int:
@@ -155,7 +160,16 @@ class TournamentConfig:
         if not 0 < self.action_clock_seconds <= MAX_ACTION_CLOCK_SECONDS:
             raise TournamentConfigError("action_clock_seconds", f"must be 1..{MAX_ACTION_CLOCK_SECONDS}")
         self._validate_time_bank()
+        self._validate_rotation()
         return self
+
+    def _validate_rotation(self) -> None:
+        """§13: its tables' rotation, checked as a table's is (the table's own rules say what is wrong)."""
+        try:
+            TableConfig(variant=self.variant, rotation=self.rotation, hands_per_game=self.hands_per_game,
+                        min_buy_in=1).validate()
+        except InvalidConfig as error:
+            raise TournamentConfigError(error.field, error.message.partition(": ")[2]) from None
 
     def _validate_time_bank(self) -> None:
         """§7: its tables' time bank, bounded as a table's is (the table's own rules say what is wrong)."""
@@ -276,6 +290,12 @@ def config_to_json(config: TournamentConfig) -> dict[str, Any]:
             value = list(value)
         elif f.name == "same_network" and value is SameNetworkRule.OFF:
             continue  # written only when set, as the time bank
+        elif f.name == "rotation":
+            if not value:
+                continue  # a mixed tournament's only (§13): any other reads as it always did
+            value = [game.value for game in value]
+        elif f.name == "hands_per_game" and not config.rotation:
+            continue
         elif isinstance(value, enum.Enum):
             value = value.value
         elif f.name in TIME_BANK_FIELDS and not value:
@@ -301,6 +321,12 @@ def config_from_json(data: Any) -> TournamentConfig:
                 values[name] = kind(values[name])
             except ValueError:
                 raise TournamentConfigError(name, f"must be one of {', '.join(kind)}") from None
+    if "rotation" in values:
+        try:
+            values["rotation"] = tuple(Variant(game) for game in values["rotation"])
+        except (ValueError, TypeError):
+            raise TournamentConfigError("rotation", f"must list games, each one of {', '.join(Variant)}") \
+                from None
     if "levels" in values:
         levels = values["levels"]
         if not isinstance(levels, list) or not all(isinstance(level, dict) for level in levels):

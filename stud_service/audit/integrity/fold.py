@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from stud_service import native
+from stud_service.engine.events import started_game
 
 TABLES = "tables/"
 # The table events the fold reads; the rest (seats, seeds, face-down cards) tell nothing of how two played.
@@ -223,8 +224,7 @@ class _TableHands:
         self.up = {seat: [] for seat in self.players}
         self.board_ranks = {}
         self.live = set(self.players)
-        config = payload["config"]
-        self.razz = config.get("variant") == "RAZZ"
+        self.razz = started_game(payload) == "RAZZ"  # the hand's game (RULES.md §13)
         self.last_ms = payload["at_ms"]
         self.aggressor, self.callers, self.round_pair, self.round_bet = None, [], None, False
         self.wars = set()

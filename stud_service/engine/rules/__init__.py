@@ -7,4 +7,5 @@
 - ``showdown``: showdown order, mucking, hand values, splitting and the odd chip (§5, §6)
 - ``rake``:     the rake's cap, amount, the pots it comes from and each player's share (§10)
 - ``waiting``:  the waiting list and seat offers (docs/waiting-list.md)
+- ``rotation``: the game of each hand at a mixed table (§13)
 """

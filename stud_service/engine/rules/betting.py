@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from stud_service.cards import rank_of
-from stud_service.engine.config import TableConfig
+from stud_service.engine.config import TableConfig, Variant
 
 MAX_BETS_PER_ROUND: Final = 4  # one bet (or completion) and three raises
 
@@ -16,9 +16,10 @@ def bet_size_for_street(config: TableConfig, street: int) -> int:
     return config.small_bet if street <= 4 else config.big_bet
 
 
-def open_pair_on_fourth_street(config: TableConfig, street: int, boards: Iterable[Sequence[int]]) -> bool:
-    """§4: on fourth street (not Razz) a pair showing on any live board lets the opener bet S or B."""
-    if street != 4 or config.razz:
+def open_pair_on_fourth_street(game: Variant, street: int, boards: Iterable[Sequence[int]]) -> bool:
+    """§4: on fourth street (not Razz: the hand's game, §13) a pair showing on any live board lets the opener
+    bet S or B."""
+    if street != 4 or game is Variant.RAZZ:
         return False
     return any(len(up) >= 2 and rank_of(up[0]) == rank_of(up[1]) for up in boards)
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from stud_service import native
-from stud_service.engine.config import TableConfig, Variant
+from stud_service.engine.config import Variant
 
 
 @dataclass(frozen=True, slots=True)
 class ShowdownHand:
-    """What one player's seven cards make.  ``high``/``low`` are None when the variant or the
+    """What one player's seven cards make.  ``high``/``low`` are None when the game or the
     cards give none (Razz has no high; Stud no low; Hi-Lo no low without an eight-or-better)."""
 
     seat: int
@@ -27,12 +27,12 @@ class ShowdownHand:
         object.__setattr__(self, "low", low)
 
 
-def evaluate_showdown_hand(config: TableConfig, seat: int, cards: Sequence[int]) -> ShowdownHand:
-    """§5/§6: best five of the player's cards (community card included), per variant."""
-    if config.variant is Variant.RAZZ:
+def evaluate_showdown_hand(game: Variant, seat: int, cards: Sequence[int]) -> ShowdownHand:
+    """§5/§6: best five of the player's cards (community card included), in the hand's game (§13)."""
+    if game is Variant.RAZZ:
         return ShowdownHand(seat, tuple(cards), None, native.evaluate_low(cards))
     high = native.evaluate_high(cards)
-    low = native.evaluate_eight_or_better(cards) if config.variant is Variant.STUD_HI_LO else None
+    low = native.evaluate_eight_or_better(cards) if game is Variant.STUD_HI_LO else None
     return ShowdownHand(seat, tuple(cards), high, low)
 
 
@@ -51,7 +51,7 @@ def _beats_low(a: ShowdownHand, b: ShowdownHand) -> bool:
     return a.low is not None and (b.low is None or a.low.value > b.low.value)
 
 
-def can_muck(config: TableConfig, hand: ShowdownHand, all_in: bool, shown: Sequence[ShowdownHand],
+def can_muck(game: Variant, hand: ShowdownHand, all_in: bool, shown: Sequence[ShowdownHand],
              pots: Sequence[tuple[int, tuple[int, ...]]]) -> bool:
     """§5: a player not all-in may muck a hand that cannot win any part of any pot they are in,
     because an earlier shown hand (eligible for that pot) beats it.  Ties can win a share: they show."""
@@ -61,13 +61,13 @@ def can_muck(config: TableConfig, hand: ShowdownHand, all_in: bool, shown: Seque
         if hand.seat not in eligible:
             continue
         rivals = [other for other in shown if other.seat in eligible]
-        if config.variant is Variant.RAZZ:
+        if game is Variant.RAZZ:
             if not any(_beats_low(other, hand) for other in rivals):
                 return False
             continue
         if not any(_beats_high(other, hand) for other in rivals):
             return False
-        if config.variant is Variant.STUD_HI_LO and hand.low is not None and not any(
+        if game is Variant.STUD_HI_LO and hand.low is not None and not any(
                 _beats_low(other, hand) for other in rivals):
             return False
     return True
@@ -126,17 +126,17 @@ def best_low(hands: Sequence[ShowdownHand]) -> list[ShowdownHand]:
     return [hand for hand in hands if hand.low is not None and hand.low.value == top]
 
 
-def award_pot(config: TableConfig, amount: int, eligible: Sequence[int],
+def award_pot(game: Variant, amount: int, eligible: Sequence[int],
               hands: Mapping[int, ShowdownHand]) -> list[dict]:
     """§5/§6: who wins this pot and how much: [{"seat", "amount", "half", "hand"}, ...].
 
     Stud: best high takes it.  Razz: best ace-to-five low.  Hi-Lo: half to the best high, half to the
     best eight-or-better low (odd unit to the high half); no qualifying low -> high takes it all."""
     contenders = [hands[seat] for seat in eligible]
-    if config.variant is Variant.RAZZ:
+    if game is Variant.RAZZ:
         return _awards(amount, best_low(contenders), "low")
     high_winners = best_high(contenders)
-    low_winners = best_low(contenders) if config.variant is Variant.STUD_HI_LO else []
+    low_winners = best_low(contenders) if game is Variant.STUD_HI_LO else []
     if not low_winners:
         return _awards(amount, high_winners, "high")
     high_half, low_half = split_hi_lo(amount)

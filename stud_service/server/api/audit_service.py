@@ -27,6 +27,7 @@ from stud_service.audit.tournament_log import TournamentInfo, tournament_info_fo
 from stud_service.audit.verify import verify_hand
 from stud_service.auth import Principal, Role
 from stud_service.engine import SetClientSeed
+from stud_service.engine.events import started_game
 from stud_service.engine.state import TableState
 from stud_service.server.api.access import recorded, roles_only
 from stud_service.server.api.audit_listings import (
@@ -122,7 +123,7 @@ def _record_summary(record: HandRecord) -> audit_pb2.HandSummary:
         name=f"tables/{record.table_id}/hands/{record.hand}",
         hand_number=record.hand,
         start_time=timestamp(record.started_at),
-        variant=VARIANT_PROTOS.get(started["config"]["variant"], 0),
+        variant=VARIANT_PROTOS.get(started_game(started), 0),  # the hand's game (RULES.md §13)
         players=_hand_players(record.seats),
         complete=ended is not None,
         pot=sum(pot["amount"] for pot in ended["pots"]) if ended else 0,

@@ -14,7 +14,7 @@ from typing import Any
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from stud_service.engine.commands import ActionKind
-from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, SameNetworkRule, TableConfig, Variant
+from stud_service.engine.config import PLAY_CHIPS, BringInTiebreak, SameNetworkRule, TableConfig
 from stud_service.engine.control import CLOSED, OPEN, PAUSED, TableControl
 from stud_service.engine.errors import InvalidConfig
 from stud_service.engine.legal import legal_actions
@@ -30,6 +30,15 @@ from stud_service.engine.state import (
     turn_number,
 )
 from stud_service.server.api.errors import malformed
+from stud_service.server.api.mixed_games import (
+    VARIANT_PROTOS,
+    VARIANTS,
+    add_rotation,
+    current_game_proto,
+    last_hand_game,
+    mixed_config_values,
+    stakes_proto,
+)
 from stud_service.server.api.time_banks import time_bank_proto, time_bank_values, whole_seconds
 from stud_service.server.proto_gen import table_pb2
 
@@ -38,12 +47,6 @@ _SECOND = timedelta(seconds=1)
 
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
 
-VARIANTS = {
-    table_pb2.VARIANT_SEVEN_CARD_STUD: Variant.STUD,
-    table_pb2.VARIANT_STUD_HI_LO: Variant.STUD_HI_LO,
-    table_pb2.VARIANT_RAZZ: Variant.RAZZ,
-}
-VARIANT_PROTOS = {engine: proto for proto, engine in VARIANTS.items()}
 TIEBREAKS = {
     table_pb2.BRING_IN_TIEBREAK_SUIT: BringInTiebreak.SUIT,
     table_pb2.BRING_IN_TIEBREAK_POSITION: BringInTiebreak.POSITION,
@@ -173,6 +176,7 @@ def config_from_proto(table: table_pb2.Table, default_action_clock_seconds: int 
     if table.HasField("time_bank"):
         values.update(time_bank_values(table.time_bank, "table.time_bank"))
     values.update(chat_spectators=table.chat.spectators_write, chat_all_in_silence=table.chat.all_in_silence)
+    values.update(mixed_config_values(table))  # §13
     try:
         return TableConfig(**values).validate()
     except InvalidConfig as error:
@@ -231,6 +235,7 @@ def table_to_proto(table_id: str, state: TableState, version: int,
     table.version = version
     table.open_seats = len(open_seats(config.seats, state.seats, state.offers))
     table.waiting_players = len(state.waiting)
+    table.current_game.CopyFrom(current_game_proto(state))
     if created_ms is not None:
         table.create_time.CopyFrom(timestamp_ms(created_ms))
     _control_to_proto(table, table_id, state.control)
@@ -276,8 +281,7 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
         name=f"tables/{table_id}",
         display_name=config.name,
         variant=VARIANT_PROTOS[config.variant],
-        stakes=table_pb2.Stakes(small_bet=config.small_bet, big_bet=config.big_bet, ante=config.ante,
-                                bring_in=config.bring_in),
+        stakes=stakes_proto(config),
         max_seats=config.seats,
         min_buy_in=config.min_buy_in,
         max_buy_in=config.max_buy_in,
@@ -298,6 +302,7 @@ def config_to_proto(table_id: str, config: TableConfig) -> table_pb2.Table:
                                  all_in_silence=config.chat_all_in_silence),
         same_network_seating=SAME_NETWORK_PROTOS[config.same_network],
     )
+    add_rotation(table, config)
     if config.tournament_id:
         table.tournament.tournament = f"tournaments/{config.tournament_id}"
         table.tournament.level = config.tournament_level
@@ -432,6 +437,7 @@ def _observers_view(table_id: str, state: TableState, version: int, last_result:
                   for pot in sorted(last_result.get("pots", ()), key=lambda pot: pot.get("pot", 0))],
             awards=awards_to_proto(last_result), voided=voided,
             void_reason=state.control.void_reason if voided else "",
+            game=VARIANT_PROTOS[last_hand_game(state, voided)],
         ))
     return view
 
@@ -473,4 +479,5 @@ def _hand_view(table_id: str, state: TableState, commitment: str) -> table_pb2.H
         pots=pots,
         community_cards=hand.community,
         deck_commitment=commitment,
+        game=VARIANT_PROTOS[hand.game],
     )

@@ -27,6 +27,7 @@ from stud_service.server.api.convert import (
     settings_to_proto,
     timestamp,
 )
+from stud_service.server.api.mixed_games import game_changed, hand_started_game
 from stud_service.server.proto_gen import events_pb2, table_pb2
 
 # Engine event type (class name) -> its field in TableEvent's ``event`` oneof.
@@ -120,6 +121,8 @@ def _hand_started(target: Any, data: dict[str, Any]) -> None:
     if data.get("deck") is not None:
         target.deck.extend(data["deck"])
     target.commitment = data["commitment"]
+    target.game = hand_started_game(data)
+    target.game_hand = int(data.get("game_hand") or 0)
     extra = data.get("extra")
     if isinstance(extra, dict):  # audit data (the table runtime writes it): seeds, deck root, nothing secret
         for seat, seed in (extra.get("client_seeds") or {}).items():
@@ -204,4 +207,5 @@ _BUILDERS: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "TimeBankStarted": _time_bank,
     "TimeBankUsed": _time_bank,
     "TimeBankRefilled": _time_bank,
+    "GameChanged": game_changed,
 }

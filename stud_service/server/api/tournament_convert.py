@@ -22,6 +22,7 @@ from stud_service.server.api.convert import (
     timestamp_ms,
 )
 from stud_service.server.api.errors import malformed
+from stud_service.server.api.mixed_games import rotation_values
 from stud_service.server.api.time_banks import time_bank_proto, time_bank_values
 from stud_service.server.proto_gen import table_pb2, tournament_pb2
 from stud_service.tournaments import (
@@ -102,6 +103,9 @@ def structure_from_proto(tournament: tournament_pb2.Tournament,
         values["action_clock_seconds"] = clock.seconds
     if tournament.HasField("time_bank"):
         values.update(time_bank_values(tournament.time_bank, "tournament.time_bank"))
+    # §13: a mixed tournament's rotation; the variant, left unset, is its first game
+    values.update(rotation_values(tournament.rotation, tournament.hands_per_game, tournament.variant,
+                                  "tournament."))
     if tournament.play_money:
         if tournament.currency_code:
             raise TournamentConfigError("tournament.currency_code",
@@ -170,6 +174,8 @@ def structure_to_proto(tournament_id: str, config: TournamentConfig) -> tourname
         action_clock=duration_pb2.Duration(seconds=config.action_clock_seconds),
         time_bank=time_bank_proto(config.time_bank_seconds, config.time_bank_refill_seconds,
                                   config.time_bank_refill_hands),
+        rotation=[VARIANT_PROTOS[game] for game in config.rotation],
+        hands_per_game=config.hands_per_game,
     )
     if config.start_ms:
         message.start_time.CopyFrom(timestamp_ms(config.start_ms))

@@ -26,7 +26,7 @@ WAITING_LIST_LEFT_REASON_OFFER_EXPIRED: WaitingListLeftReason
 WAITING_LIST_LEFT_REASON_TABLE_CLOSED: WaitingListLeftReason
 
 class TableEvent(_message.Message):
-    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered", "shuffle_committed", "table_paused", "table_resumed", "table_closed", "hand_voided", "table_settings_changed", "time_banks_at_start", "time_bank_started", "time_bank_used", "time_bank_refilled", "chat_message_sent", "chat_message_deleted", "chat_mute_set")
+    __slots__ = ("version", "type", "record_time", "table_created", "player_seated", "player_left", "leave_requested", "player_sat_out", "player_sat_in", "player_topped_up", "client_seed_set", "hand_started", "ante_posted", "card_dealt", "betting_round_started", "player_acted", "uncalled_bet_returned", "hand_shown", "hand_mucked", "hand_ended", "waiting_list_joined", "waiting_list_left", "seat_offered", "shuffle_committed", "table_paused", "table_resumed", "table_closed", "hand_voided", "table_settings_changed", "time_banks_at_start", "time_bank_started", "time_bank_used", "time_bank_refilled", "chat_message_sent", "chat_message_deleted", "chat_mute_set", "game_changed")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     RECORD_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,7 @@ class TableEvent(_message.Message):
     CHAT_MESSAGE_SENT_FIELD_NUMBER: _ClassVar[int]
     CHAT_MESSAGE_DELETED_FIELD_NUMBER: _ClassVar[int]
     CHAT_MUTE_SET_FIELD_NUMBER: _ClassVar[int]
+    GAME_CHANGED_FIELD_NUMBER: _ClassVar[int]
     version: int
     type: str
     record_time: _timestamp_pb2.Timestamp
@@ -99,7 +100,8 @@ class TableEvent(_message.Message):
     chat_message_sent: ChatMessageSent
     chat_message_deleted: ChatMessageDeleted
     chat_mute_set: ChatMuteSet
-    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ..., shuffle_committed: _Optional[_Union[ShuffleCommitted, _Mapping]] = ..., table_paused: _Optional[_Union[TablePaused, _Mapping]] = ..., table_resumed: _Optional[_Union[TableResumed, _Mapping]] = ..., table_closed: _Optional[_Union[TableClosed, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., table_settings_changed: _Optional[_Union[TableSettingsChanged, _Mapping]] = ..., time_banks_at_start: _Optional[_Union[TimeBanksAtStart, _Mapping]] = ..., time_bank_started: _Optional[_Union[TimeBankStarted, _Mapping]] = ..., time_bank_used: _Optional[_Union[TimeBankUsed, _Mapping]] = ..., time_bank_refilled: _Optional[_Union[TimeBankRefilled, _Mapping]] = ..., chat_message_sent: _Optional[_Union[ChatMessageSent, _Mapping]] = ..., chat_message_deleted: _Optional[_Union[ChatMessageDeleted, _Mapping]] = ..., chat_mute_set: _Optional[_Union[ChatMuteSet, _Mapping]] = ...) -> None: ...
+    game_changed: GameChanged
+    def __init__(self, version: _Optional[int] = ..., type: _Optional[str] = ..., record_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_topped_up: _Optional[_Union[PlayerToppedUp, _Mapping]] = ..., client_seed_set: _Optional[_Union[ClientSeedSet, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., player_acted: _Optional[_Union[PlayerActed, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., waiting_list_joined: _Optional[_Union[WaitingListJoined, _Mapping]] = ..., waiting_list_left: _Optional[_Union[WaitingListLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ..., shuffle_committed: _Optional[_Union[ShuffleCommitted, _Mapping]] = ..., table_paused: _Optional[_Union[TablePaused, _Mapping]] = ..., table_resumed: _Optional[_Union[TableResumed, _Mapping]] = ..., table_closed: _Optional[_Union[TableClosed, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., table_settings_changed: _Optional[_Union[TableSettingsChanged, _Mapping]] = ..., time_banks_at_start: _Optional[_Union[TimeBanksAtStart, _Mapping]] = ..., time_bank_started: _Optional[_Union[TimeBankStarted, _Mapping]] = ..., time_bank_used: _Optional[_Union[TimeBankUsed, _Mapping]] = ..., time_bank_refilled: _Optional[_Union[TimeBankRefilled, _Mapping]] = ..., chat_message_sent: _Optional[_Union[ChatMessageSent, _Mapping]] = ..., chat_message_deleted: _Optional[_Union[ChatMessageDeleted, _Mapping]] = ..., chat_mute_set: _Optional[_Union[ChatMuteSet, _Mapping]] = ..., game_changed: _Optional[_Union[GameChanged, _Mapping]] = ...) -> None: ...
 
 class TableCreated(_message.Message):
     __slots__ = ("table_id", "config", "time")
@@ -214,7 +216,7 @@ class DealtPlayer(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., starting_stack: _Optional[int] = ...) -> None: ...
 
 class HandStarted(_message.Message):
-    __slots__ = ("hand", "table_id", "config", "players", "deck", "commitment", "client_seeds", "server_seed", "time", "deck_root", "commitment_version")
+    __slots__ = ("hand", "table_id", "config", "players", "deck", "commitment", "client_seeds", "server_seed", "time", "deck_root", "commitment_version", "game", "game_hand")
     class ClientSeedsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -233,6 +235,8 @@ class HandStarted(_message.Message):
     TIME_FIELD_NUMBER: _ClassVar[int]
     DECK_ROOT_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_HAND_FIELD_NUMBER: _ClassVar[int]
     hand: int
     table_id: str
     config: _table_pb2.Table
@@ -244,7 +248,9 @@ class HandStarted(_message.Message):
     time: _timestamp_pb2.Timestamp
     deck_root: str
     commitment_version: int
-    def __init__(self, hand: _Optional[int] = ..., table_id: _Optional[str] = ..., config: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., players: _Optional[_Iterable[_Union[DealtPlayer, _Mapping]]] = ..., deck: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., server_seed: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deck_root: _Optional[str] = ..., commitment_version: _Optional[int] = ...) -> None: ...
+    game: _table_pb2.Variant
+    game_hand: int
+    def __init__(self, hand: _Optional[int] = ..., table_id: _Optional[str] = ..., config: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., players: _Optional[_Iterable[_Union[DealtPlayer, _Mapping]]] = ..., deck: _Optional[_Iterable[int]] = ..., commitment: _Optional[str] = ..., client_seeds: _Optional[_Mapping[int, str]] = ..., server_seed: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deck_root: _Optional[str] = ..., commitment_version: _Optional[int] = ..., game: _Optional[_Union[_table_pb2.Variant, str]] = ..., game_hand: _Optional[int] = ...) -> None: ...
 
 class AntePosted(_message.Message):
     __slots__ = ("hand", "seat", "amount", "all_in")
@@ -597,3 +603,15 @@ class ChatMuteSet(_message.Message):
     reason: str
     time: _timestamp_pb2.Timestamp
     def __init__(self, player_id: _Optional[str] = ..., muted: _Optional[bool] = ..., by: _Optional[str] = ..., reason: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GameChanged(_message.Message):
+    __slots__ = ("after_hand", "game", "hands", "time")
+    AFTER_HAND_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    after_hand: int
+    game: _table_pb2.Variant
+    hands: int
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, after_hand: _Optional[int] = ..., game: _Optional[_Union[_table_pb2.Variant, str]] = ..., hands: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -142,7 +142,7 @@ ROUND_TRIP_SOURCE_TCP: RoundTripSource
 ROUND_TRIP_SOURCE_HEARTBEAT: RoundTripSource
 
 class Table(_message.Message):
-    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money", "tournament", "same_network_seating", "interrupted_hand_void_time", "status", "status_reason", "status_time", "last_voided_hand", "time_bank", "chat")
+    __slots__ = ("name", "display_name", "variant", "stakes", "max_seats", "min_buy_in", "max_buy_in", "action_clock", "bring_in_tiebreak", "uncapped_heads_up", "seated_players", "hands_started", "version", "create_time", "seat_offer_time", "open_seats", "waiting_players", "currency_code", "rake", "play_money", "tournament", "same_network_seating", "interrupted_hand_void_time", "status", "status_reason", "status_time", "last_voided_hand", "time_bank", "chat", "rotation", "hands_per_game", "game_stakes", "current_game")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -172,6 +172,10 @@ class Table(_message.Message):
     LAST_VOIDED_HAND_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_FIELD_NUMBER: _ClassVar[int]
     CHAT_FIELD_NUMBER: _ClassVar[int]
+    ROTATION_FIELD_NUMBER: _ClassVar[int]
+    HANDS_PER_GAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_STAKES_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_GAME_FIELD_NUMBER: _ClassVar[int]
     name: str
     display_name: str
     variant: Variant
@@ -201,7 +205,31 @@ class Table(_message.Message):
     last_voided_hand: VoidedHand
     time_bank: TimeBank
     chat: ChatRules
-    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ..., tournament: _Optional[_Union[TableTournament, _Mapping]] = ..., same_network_seating: _Optional[_Union[SameNetworkSeating, str]] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., status: _Optional[_Union[TableStatus, str]] = ..., status_reason: _Optional[str] = ..., status_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_voided_hand: _Optional[_Union[VoidedHand, _Mapping]] = ..., time_bank: _Optional[_Union[TimeBank, _Mapping]] = ..., chat: _Optional[_Union[ChatRules, _Mapping]] = ...) -> None: ...
+    rotation: _containers.RepeatedScalarFieldContainer[Variant]
+    hands_per_game: int
+    game_stakes: _containers.RepeatedCompositeFieldContainer[GameStakes]
+    current_game: CurrentGame
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., bring_in_tiebreak: _Optional[_Union[BringInTiebreak, str]] = ..., uncapped_heads_up: _Optional[bool] = ..., seated_players: _Optional[int] = ..., hands_started: _Optional[int] = ..., version: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seat_offer_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., open_seats: _Optional[int] = ..., waiting_players: _Optional[int] = ..., currency_code: _Optional[str] = ..., rake: _Optional[_Union[RakeRule, _Mapping]] = ..., play_money: _Optional[bool] = ..., tournament: _Optional[_Union[TableTournament, _Mapping]] = ..., same_network_seating: _Optional[_Union[SameNetworkSeating, str]] = ..., interrupted_hand_void_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., status: _Optional[_Union[TableStatus, str]] = ..., status_reason: _Optional[str] = ..., status_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_voided_hand: _Optional[_Union[VoidedHand, _Mapping]] = ..., time_bank: _Optional[_Union[TimeBank, _Mapping]] = ..., chat: _Optional[_Union[ChatRules, _Mapping]] = ..., rotation: _Optional[_Iterable[_Union[Variant, str]]] = ..., hands_per_game: _Optional[int] = ..., game_stakes: _Optional[_Iterable[_Union[GameStakes, _Mapping]]] = ..., current_game: _Optional[_Union[CurrentGame, _Mapping]] = ...) -> None: ...
+
+class GameStakes(_message.Message):
+    __slots__ = ("game", "stakes")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    STAKES_FIELD_NUMBER: _ClassVar[int]
+    game: Variant
+    stakes: Stakes
+    def __init__(self, game: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ...) -> None: ...
+
+class CurrentGame(_message.Message):
+    __slots__ = ("game", "hands_left", "next_game", "stakes")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    HANDS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_GAME_FIELD_NUMBER: _ClassVar[int]
+    STAKES_FIELD_NUMBER: _ClassVar[int]
+    game: Variant
+    hands_left: int
+    next_game: Variant
+    stakes: Stakes
+    def __init__(self, game: _Optional[_Union[Variant, str]] = ..., hands_left: _Optional[int] = ..., next_game: _Optional[_Union[Variant, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ...) -> None: ...
 
 class VoidedHand(_message.Message):
     __slots__ = ("name", "hand_number", "reason", "automatic", "void_time")
@@ -316,7 +344,7 @@ class Pot(_message.Message):
     def __init__(self, amount: _Optional[int] = ..., eligible_seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class HandView(_message.Message):
-    __slots__ = ("name", "hand_number", "street", "to_act_seat", "bring_in_seat", "current_bet", "pots", "community_cards", "deck_commitment", "complete", "awards", "server_seed", "voided", "void_reason")
+    __slots__ = ("name", "hand_number", "street", "to_act_seat", "bring_in_seat", "current_bet", "pots", "community_cards", "deck_commitment", "complete", "awards", "server_seed", "voided", "void_reason", "game")
     NAME_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     STREET_FIELD_NUMBER: _ClassVar[int]
@@ -331,6 +359,7 @@ class HandView(_message.Message):
     SERVER_SEED_FIELD_NUMBER: _ClassVar[int]
     VOIDED_FIELD_NUMBER: _ClassVar[int]
     VOID_REASON_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
     name: str
     hand_number: int
     street: Street
@@ -345,7 +374,8 @@ class HandView(_message.Message):
     server_seed: str
     voided: bool
     void_reason: str
-    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ..., server_seed: _Optional[str] = ..., voided: _Optional[bool] = ..., void_reason: _Optional[str] = ...) -> None: ...
+    game: Variant
+    def __init__(self, name: _Optional[str] = ..., hand_number: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., to_act_seat: _Optional[int] = ..., bring_in_seat: _Optional[int] = ..., current_bet: _Optional[int] = ..., pots: _Optional[_Iterable[_Union[Pot, _Mapping]]] = ..., community_cards: _Optional[_Iterable[int]] = ..., deck_commitment: _Optional[str] = ..., complete: _Optional[bool] = ..., awards: _Optional[_Iterable[_Union[Award, _Mapping]]] = ..., server_seed: _Optional[str] = ..., voided: _Optional[bool] = ..., void_reason: _Optional[str] = ..., game: _Optional[_Union[Variant, str]] = ...) -> None: ...
 
 class Award(_message.Message):
     __slots__ = ("seat", "amount", "pot_index", "pot_half", "hand_description")

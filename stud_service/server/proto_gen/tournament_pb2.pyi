@@ -46,7 +46,7 @@ CANCELLATION_PAYOUT_CHIPS: CancellationPayout
 CANCELLATION_PAYOUT_EQUAL: CancellationPayout
 
 class Tournament(_message.Message):
-    __slots__ = ("name", "display_name", "variant", "kind", "start_time", "levels", "starting_stack", "seats_per_table", "min_entrants", "max_entrants", "late_registration_levels", "re_entries", "re_entry_until_level", "buy_in", "fee", "currency_code", "play_money", "payouts", "cancellation_payout", "action_clock", "time_bank", "same_network_seating", "state", "entrants", "entries", "players_left", "average_stack", "prize_pool", "payout_table", "prizes", "prizes_fixed", "registration_open", "clock", "tables", "hand_for_hand", "places", "winner", "cancellation_payouts", "version")
+    __slots__ = ("name", "display_name", "variant", "kind", "start_time", "levels", "starting_stack", "seats_per_table", "min_entrants", "max_entrants", "late_registration_levels", "re_entries", "re_entry_until_level", "buy_in", "fee", "currency_code", "play_money", "payouts", "cancellation_payout", "action_clock", "time_bank", "same_network_seating", "rotation", "hands_per_game", "state", "entrants", "entries", "players_left", "average_stack", "prize_pool", "payout_table", "prizes", "prizes_fixed", "registration_open", "clock", "tables", "hand_for_hand", "places", "winner", "cancellation_payouts", "version")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +69,8 @@ class Tournament(_message.Message):
     ACTION_CLOCK_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_FIELD_NUMBER: _ClassVar[int]
     SAME_NETWORK_SEATING_FIELD_NUMBER: _ClassVar[int]
+    ROTATION_FIELD_NUMBER: _ClassVar[int]
+    HANDS_PER_GAME_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
@@ -108,6 +110,8 @@ class Tournament(_message.Message):
     action_clock: _duration_pb2.Duration
     time_bank: _table_pb2.TimeBank
     same_network_seating: _table_pb2.SameNetworkSeating
+    rotation: _containers.RepeatedScalarFieldContainer[_table_pb2.Variant]
+    hands_per_game: int
     state: TournamentState
     entrants: int
     entries: int
@@ -125,7 +129,7 @@ class Tournament(_message.Message):
     winner: str
     cancellation_payouts: _containers.RepeatedCompositeFieldContainer[PlayerAmount]
     version: int
-    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[_table_pb2.Variant, str]] = ..., kind: _Optional[_Union[TournamentKind, str]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[TournamentLevel, _Mapping]]] = ..., starting_stack: _Optional[int] = ..., seats_per_table: _Optional[int] = ..., min_entrants: _Optional[int] = ..., max_entrants: _Optional[int] = ..., late_registration_levels: _Optional[int] = ..., re_entries: _Optional[int] = ..., re_entry_until_level: _Optional[int] = ..., buy_in: _Optional[int] = ..., fee: _Optional[int] = ..., currency_code: _Optional[str] = ..., play_money: _Optional[bool] = ..., payouts: _Optional[_Iterable[int]] = ..., cancellation_payout: _Optional[_Union[CancellationPayout, str]] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., time_bank: _Optional[_Union[_table_pb2.TimeBank, _Mapping]] = ..., same_network_seating: _Optional[_Union[_table_pb2.SameNetworkSeating, str]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., entrants: _Optional[int] = ..., entries: _Optional[int] = ..., players_left: _Optional[int] = ..., average_stack: _Optional[int] = ..., prize_pool: _Optional[int] = ..., payout_table: _Optional[_Iterable[int]] = ..., prizes: _Optional[_Iterable[int]] = ..., prizes_fixed: _Optional[bool] = ..., registration_open: _Optional[bool] = ..., clock: _Optional[_Union[TournamentClock, _Mapping]] = ..., tables: _Optional[_Iterable[_Union[TournamentTable, _Mapping]]] = ..., hand_for_hand: _Optional[bool] = ..., places: _Optional[_Iterable[_Union[TournamentPlace, _Mapping]]] = ..., winner: _Optional[str] = ..., cancellation_payouts: _Optional[_Iterable[_Union[PlayerAmount, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., display_name: _Optional[str] = ..., variant: _Optional[_Union[_table_pb2.Variant, str]] = ..., kind: _Optional[_Union[TournamentKind, str]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[TournamentLevel, _Mapping]]] = ..., starting_stack: _Optional[int] = ..., seats_per_table: _Optional[int] = ..., min_entrants: _Optional[int] = ..., max_entrants: _Optional[int] = ..., late_registration_levels: _Optional[int] = ..., re_entries: _Optional[int] = ..., re_entry_until_level: _Optional[int] = ..., buy_in: _Optional[int] = ..., fee: _Optional[int] = ..., currency_code: _Optional[str] = ..., play_money: _Optional[bool] = ..., payouts: _Optional[_Iterable[int]] = ..., cancellation_payout: _Optional[_Union[CancellationPayout, str]] = ..., action_clock: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., time_bank: _Optional[_Union[_table_pb2.TimeBank, _Mapping]] = ..., same_network_seating: _Optional[_Union[_table_pb2.SameNetworkSeating, str]] = ..., rotation: _Optional[_Iterable[_Union[_table_pb2.Variant, str]]] = ..., hands_per_game: _Optional[int] = ..., state: _Optional[_Union[TournamentState, str]] = ..., entrants: _Optional[int] = ..., entries: _Optional[int] = ..., players_left: _Optional[int] = ..., average_stack: _Optional[int] = ..., prize_pool: _Optional[int] = ..., payout_table: _Optional[_Iterable[int]] = ..., prizes: _Optional[_Iterable[int]] = ..., prizes_fixed: _Optional[bool] = ..., registration_open: _Optional[bool] = ..., clock: _Optional[_Union[TournamentClock, _Mapping]] = ..., tables: _Optional[_Iterable[_Union[TournamentTable, _Mapping]]] = ..., hand_for_hand: _Optional[bool] = ..., places: _Optional[_Iterable[_Union[TournamentPlace, _Mapping]]] = ..., winner: _Optional[str] = ..., cancellation_payouts: _Optional[_Iterable[_Union[PlayerAmount, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class TournamentLevel(_message.Message):
     __slots__ = ("stakes", "duration", "is_break")

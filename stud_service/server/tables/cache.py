@@ -116,7 +116,8 @@ class TableCache(FollowedStreams[LiveTable]):
             and kind in ("HandStarted", "HandEnded")
             and live.state.config is not None
         ):
-            variant = str(live.state.config.variant).lower()
+            started = live.last_start  # §13: the hand's game, not the table's first one
+            variant = str((started or {}).get("game") or live.state.config.variant).lower()
             if kind == "HandStarted":
                 self.metrics.hand_started(variant)
             else:

@@ -46,6 +46,8 @@ export type HandSummary = Message<"stud.v1.HandSummary"> & {
   startTime?: Timestamp | undefined;
 
   /**
+   * The game the hand was played in: at a mixed table, that hand's game (RULES.md section 13).
+   *
    * @generated from field: stud.v1.Variant variant = 4;
    */
   variant: Variant;

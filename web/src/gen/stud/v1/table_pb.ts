@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table.proto.
  */
 export const file_stud_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIqsJCgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEjIKCnRvdXJuYW1lbnQYGiABKAsyGC5zdHVkLnYxLlRhYmxlVG91cm5hbWVudEIE4kEBAxI/ChRzYW1lX25ldHdvcmtfc2VhdGluZxgbIAEoDjIbLnN0dWQudjEuU2FtZU5ldHdvcmtTZWF0aW5nQgTiQQEFEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGCggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKBnN0YXR1cxgpIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXNCBOJBAQMSGwoNc3RhdHVzX3JlYXNvbhgqIAEoCUIE4kEBAxI1CgtzdGF0dXNfdGltZRgrIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSMwoQbGFzdF92b2lkZWRfaGFuZBgsIAEoCzITLnN0dWQudjEuVm9pZGVkSGFuZEIE4kEBAxIqCgl0aW1lX2JhbmsYMiABKAsyES5zdHVkLnYxLlRpbWVCYW5rQgTiQQEFEiYKBGNoYXQYMyABKAsyEi5zdHVkLnYxLkNoYXRSdWxlc0IE4kEBBTox6kEuCg1zdHVkLnYxL1RhYmxlEg50YWJsZXMve3RhYmxlfSoGdGFibGVzMgV0YWJsZSKBAQoKVm9pZGVkSGFuZBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSLQoJdm9pZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ3CghUaW1lQmFuaxIqCgdyZXNlcnZlGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEikKBnJlZmlsbBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxyZWZpbGxfaGFuZHMYAyABKAUiPQoJQ2hhdFJ1bGVzEhgKEHNwZWN0YXRvcnNfd3JpdGUYASABKAgSFgoOYWxsX2luX3NpbGVuY2UYAiABKAgiNAoPVGFibGVUb3VybmFtZW50EhIKCnRvdXJuYW1lbnQYASABKAkSDQoFbGV2ZWwYAiABKAUicgoIUmFrZVJ1bGUSFAoMYmFzaXNfcG9pbnRzGAEgASgFEhUKDWNhcF8yX3BsYXllcnMYAiABKAMSGgoSY2FwXzNfdG9fNF9wbGF5ZXJzGAMgASgDEh0KFWNhcF81X29yX21vcmVfcGxheWVycxgEIAEoAyJMCgZTdGFrZXMSEQoJc21hbGxfYmV0GAEgASgDEg8KB2JpZ19iZXQYAiABKAMSDAoEYW50ZRgDIAEoAxIQCghicmluZ19pbhgEIAEoAyJACgtMZWdhbEFjdGlvbhIhCgR0eXBlGAEgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgCIAEoAyLBAgoIU2VhdFZpZXcSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSDQoFc3RhY2sYAyABKAMSEwoLc2l0dGluZ19vdXQYBCABKAgSDwoHaW5faGFuZBgFIAEoCBIOCgZmb2xkZWQYBiABKAgSDgoGYWxsX2luGAcgASgIEhIKCnN0cmVldF9iZXQYCCABKAMSEAoIdXBfY2FyZHMYCSADKAUSEgoKZG93bl9jYXJkcxgKIAMoBRIZChFoaWRkZW5fZG93bl9jYXJkcxgLIAEoBRINCgVzaG93bhgMIAEoCBItCg5zaXRfb3V0X3JlYXNvbhgNIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEiwKCXRpbWVfYmFuaxgoIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItCgNQb3QSDgoGYW1vdW50GAEgASgDEhYKDmVsaWdpYmxlX3NlYXRzGAIgAygFIskCCghIYW5kVmlldxIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEh8KBnN0cmVldBgDIAEoDjIPLnN0dWQudjEuU3RyZWV0EhMKC3RvX2FjdF9zZWF0GAQgASgFEhUKDWJyaW5nX2luX3NlYXQYBSABKAUSEwoLY3VycmVudF9iZXQYBiABKAMSGgoEcG90cxgHIAMoCzIMLnN0dWQudjEuUG90EhcKD2NvbW11bml0eV9jYXJkcxgIIAMoBRIXCg9kZWNrX2NvbW1pdG1lbnQYCSABKAkSEAoIY29tcGxldGUYCiABKAgSHgoGYXdhcmRzGAsgAygLMg4uc3R1ZC52MS5Bd2FyZBITCgtzZXJ2ZXJfc2VlZBgMIAEoCRIOCgZ2b2lkZWQYFCABKAgSEwoLdm9pZF9yZWFzb24YFSABKAkiggEKBUF3YXJkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEhEKCXBvdF9pbmRleBgDIAEoBRIiCghwb3RfaGFsZhgGIAEoDjIQLnN0dWQudjEuUG90SGFsZhIYChBoYW5kX2Rlc2NyaXB0aW9uGAUgASgJSgQIBBAFUgRoYWxmIqEDCglUYWJsZVZpZXcSHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEg8KB3ZlcnNpb24YAiABKAMSEwoLdmlld2VyX3NlYXQYAyABKAUSIAoFc2VhdHMYBCADKAsyES5zdHVkLnYxLlNlYXRWaWV3Eh8KBGhhbmQYBSABKAsyES5zdHVkLnYxLkhhbmRWaWV3EisKDWxlZ2FsX2FjdGlvbnMYBiADKAsyFC5zdHVkLnYxLkxlZ2FsQWN0aW9uEjMKD2FjdGlvbl9kZWFkbGluZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNd2FpdGluZ19wbGFjZRgUIAEoBRImCgpzZWF0X29mZmVyGBUgASgLMhIuc3R1ZC52MS5TZWF0T2ZmZXISDAoEdHVybhgIIAEoAxIhCgVjbG9jaxgoIAEoDjISLnN0dWQudjEuQ2xvY2tLaW5kEiYKCnJvdW5kX3RyaXAYKSABKAsyEi5zdHVkLnYxLlJvdW5kVHJpcBISCgpjaGF0X211dGVkGCogASgIIpABCglSb3VuZFRyaXASJwoEdGltZRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIoCgZzb3VyY2UYAiABKA4yGC5zdHVkLnYxLlJvdW5kVHJpcFNvdXJjZRIwCgxtZWFzdXJlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkcKCVNlYXRPZmZlchIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCp0CgtUYWJsZVN0YXR1cxIcChhUQUJMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFUQUJMRV9TVEFUVVNfT1BFThABEhcKE1RBQkxFX1NUQVRVU19QQVVTRUQQAhIXChNUQUJMRV9TVEFUVVNfQ0xPU0VEEAMqvAEKElNhbWVOZXR3b3JrU2VhdGluZxIkCiBTQU1FX05FVFdPUktfU0VBVElOR19VTlNQRUNJRklFRBAAEhwKGFNBTUVfTkVUV09SS19TRUFUSU5HX09GRhABEh8KG1NBTUVfTkVUV09SS19TRUFUSU5HX0RFVklDRRACEiAKHFNBTUVfTkVUV09SS19TRUFUSU5HX0FERFJFU1MQAxIfChtTQU1FX05FVFdPUktfU0VBVElOR19QUkVGSVgQBCppCgdWYXJpYW50EhcKE1ZBUklBTlRfVU5TUEVDSUZJRUQQABIbChdWQVJJQU5UX1NFVkVOX0NBUkRfU1RVRBABEhYKElZBUklBTlRfU1RVRF9ISV9MTxACEhAKDFZBUklBTlRfUkFaWhADKnAKD0JyaW5nSW5UaWVicmVhaxIhCh1CUklOR19JTl9USUVCUkVBS19VTlNQRUNJRklFRBAAEhoKFkJSSU5HX0lOX1RJRUJSRUFLX1NVSVQQARIeChpCUklOR19JTl9USUVCUkVBS19QT1NJVElPThACKswBCgpBY3Rpb25UeXBlEhsKF0FDVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQQUNUSU9OX1RZUEVfRk9MRBABEhUKEUFDVElPTl9UWVBFX0NIRUNLEAISFAoQQUNUSU9OX1RZUEVfQ0FMTBADEhgKFEFDVElPTl9UWVBFX0JSSU5HX0lOEAQSGAoUQUNUSU9OX1RZUEVfQ09NUExFVEUQBRITCg9BQ1RJT05fVFlQRV9CRVQQBhIVChFBQ1RJT05fVFlQRV9SQUlTRRAHKpIBCgZTdHJlZXQSFgoSU1RSRUVUX1VOU1BFQ0lGSUVEEAASEAoMU1RSRUVUX1RISVJEEAMSEQoNU1RSRUVUX0ZPVVJUSBAEEhAKDFNUUkVFVF9GSUZUSBAFEhAKDFNUUkVFVF9TSVhUSBAGEhIKDlNUUkVFVF9TRVZFTlRIEAcSEwoPU1RSRUVUX1NIT1dET1dOEAgqgAIKDFNpdE91dFJlYXNvbhIeChpTSVRfT1VUX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFNJVF9PVVRfUkVBU09OX1JFUVVFU1RFRBABEhwKGFNJVF9PVVRfUkVBU09OX1RJTUVEX09VVBACEhkKFVNJVF9PVVRfUkVBU09OX0JVU1RFRBADEh0KGVNJVF9PVVRfUkVBU09OX0xPU1NfTElNSVQQBBIgChxTSVRfT1VUX1JFQVNPTl9TRVNTSU9OX0xJTUlUEAUSGwoXU0lUX09VVF9SRUFTT05fSU5BQ1RJVkUQBhIbChdTSVRfT1VUX1JFQVNPTl9FWENMVURFRBAHKlwKB1BvdEhhbGYSGAoUUE9UX0hBTEZfVU5TUEVDSUZJRUQQABISCg5QT1RfSEFMRl9XSE9MRRABEhEKDVBPVF9IQUxGX0hJR0gQAhIQCgxQT1RfSEFMRl9MT1cQAypYCglDbG9ja0tpbmQSGgoWQ0xPQ0tfS0lORF9VTlNQRUNJRklFRBAAEhUKEUNMT0NLX0tJTkRfQUNUSU9OEAESGAoUQ0xPQ0tfS0lORF9USU1FX0JBTksQAipwCg9Sb3VuZFRyaXBTb3VyY2USIQodUk9VTkRfVFJJUF9TT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVST1VORF9UUklQX1NPVVJDRV9UQ1AQARIfChtST1VORF9UUklQX1NPVVJDRV9IRUFSVEJFQVQQAmIGcHJvdG8z", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxItUKCgVUYWJsZRISCgRuYW1lGAEgASgJQgTiQQEIEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRInCgd2YXJpYW50GAMgASgOMhAuc3R1ZC52MS5WYXJpYW50QgTiQQEFEiUKBnN0YWtlcxgEIAEoCzIPLnN0dWQudjEuU3Rha2VzQgTiQQEFEhcKCW1heF9zZWF0cxgFIAEoBUIE4kEBBRIYCgptaW5fYnV5X2luGAYgASgDQgTiQQEFEhgKCm1heF9idXlfaW4YByABKANCBOJBAQUSNQoMYWN0aW9uX2Nsb2NrGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgTiQQEFEjkKEWJyaW5nX2luX3RpZWJyZWFrGAkgASgOMhguc3R1ZC52MS5CcmluZ0luVGllYnJlYWtCBOJBAQUSHwoRdW5jYXBwZWRfaGVhZHNfdXAYCiABKAhCBOJBAQUSHAoOc2VhdGVkX3BsYXllcnMYCyABKAVCBOJBAQMSGwoNaGFuZHNfc3RhcnRlZBgMIAEoA0IE4kEBAxIVCgd2ZXJzaW9uGA0gASgDQgTiQQEDEjUKC2NyZWF0ZV90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI4Cg9zZWF0X29mZmVyX3RpbWUYFCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CBOJBAQUSGAoKb3Blbl9zZWF0cxgVIAEoBUIE4kEBAxIdCg93YWl0aW5nX3BsYXllcnMYFiABKAVCBOJBAQMSGwoNY3VycmVuY3lfY29kZRgXIAEoCUIE4kEBBRIlCgRyYWtlGBggASgLMhEuc3R1ZC52MS5SYWtlUnVsZUIE4kEBBRIYCgpwbGF5X21vbmV5GBkgASgIQgTiQQEFEjIKCnRvdXJuYW1lbnQYGiABKAsyGC5zdHVkLnYxLlRhYmxlVG91cm5hbWVudEIE4kEBAxI/ChRzYW1lX25ldHdvcmtfc2VhdGluZxgbIAEoDjIbLnN0dWQudjEuU2FtZU5ldHdvcmtTZWF0aW5nQgTiQQEFEj0KGmludGVycnVwdGVkX2hhbmRfdm9pZF90aW1lGCggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKBnN0YXR1cxgpIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXNCBOJBAQMSGwoNc3RhdHVzX3JlYXNvbhgqIAEoCUIE4kEBAxI1CgtzdGF0dXNfdGltZRgrIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSMwoQbGFzdF92b2lkZWRfaGFuZBgsIAEoCzITLnN0dWQudjEuVm9pZGVkSGFuZEIE4kEBAxIqCgl0aW1lX2JhbmsYMiABKAsyES5zdHVkLnYxLlRpbWVCYW5rQgTiQQEFEiYKBGNoYXQYMyABKAsyEi5zdHVkLnYxLkNoYXRSdWxlc0IE4kEBBRIoCghyb3RhdGlvbhg8IAMoDjIQLnN0dWQudjEuVmFyaWFudEIE4kEBBRIcCg5oYW5kc19wZXJfZ2FtZRg9IAEoBUIE4kEBBRIuCgtnYW1lX3N0YWtlcxg+IAMoCzITLnN0dWQudjEuR2FtZVN0YWtlc0IE4kEBBRIwCgxjdXJyZW50X2dhbWUYPyABKAsyFC5zdHVkLnYxLkN1cnJlbnRHYW1lQgTiQQEDOjHqQS4KDXN0dWQudjEvVGFibGUSDnRhYmxlcy97dGFibGV9KgZ0YWJsZXMyBXRhYmxlIk0KCkdhbWVTdGFrZXMSHgoEZ2FtZRgBIAEoDjIQLnN0dWQudjEuVmFyaWFudBIfCgZzdGFrZXMYAiABKAsyDy5zdHVkLnYxLlN0YWtlcyKHAQoLQ3VycmVudEdhbWUSHgoEZ2FtZRgBIAEoDjIQLnN0dWQudjEuVmFyaWFudBISCgpoYW5kc19sZWZ0GAIgASgFEiMKCW5leHRfZ2FtZRgDIAEoDjIQLnN0dWQudjEuVmFyaWFudBIfCgZzdGFrZXMYBCABKAsyDy5zdHVkLnYxLlN0YWtlcyKBAQoKVm9pZGVkSGFuZBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCRIRCglhdXRvbWF0aWMYBCABKAgSLQoJdm9pZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ3CghUaW1lQmFuaxIqCgdyZXNlcnZlGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEikKBnJlZmlsbBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxyZWZpbGxfaGFuZHMYAyABKAUiPQoJQ2hhdFJ1bGVzEhgKEHNwZWN0YXRvcnNfd3JpdGUYASABKAgSFgoOYWxsX2luX3NpbGVuY2UYAiABKAgiNAoPVGFibGVUb3VybmFtZW50EhIKCnRvdXJuYW1lbnQYASABKAkSDQoFbGV2ZWwYAiABKAUicgoIUmFrZVJ1bGUSFAoMYmFzaXNfcG9pbnRzGAEgASgFEhUKDWNhcF8yX3BsYXllcnMYAiABKAMSGgoSY2FwXzNfdG9fNF9wbGF5ZXJzGAMgASgDEh0KFWNhcF81X29yX21vcmVfcGxheWVycxgEIAEoAyJMCgZTdGFrZXMSEQoJc21hbGxfYmV0GAEgASgDEg8KB2JpZ19iZXQYAiABKAMSDAoEYW50ZRgDIAEoAxIQCghicmluZ19pbhgEIAEoAyJACgtMZWdhbEFjdGlvbhIhCgR0eXBlGAEgASgOMhMuc3R1ZC52MS5BY3Rpb25UeXBlEg4KBmFtb3VudBgCIAEoAyLBAgoIU2VhdFZpZXcSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSDQoFc3RhY2sYAyABKAMSEwoLc2l0dGluZ19vdXQYBCABKAgSDwoHaW5faGFuZBgFIAEoCBIOCgZmb2xkZWQYBiABKAgSDgoGYWxsX2luGAcgASgIEhIKCnN0cmVldF9iZXQYCCABKAMSEAoIdXBfY2FyZHMYCSADKAUSEgoKZG93bl9jYXJkcxgKIAMoBRIZChFoaWRkZW5fZG93bl9jYXJkcxgLIAEoBRINCgVzaG93bhgMIAEoCBItCg5zaXRfb3V0X3JlYXNvbhgNIAEoDjIVLnN0dWQudjEuU2l0T3V0UmVhc29uEiwKCXRpbWVfYmFuaxgoIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItCgNQb3QSDgoGYW1vdW50GAEgASgDEhYKDmVsaWdpYmxlX3NlYXRzGAIgAygFIukCCghIYW5kVmlldxIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEh8KBnN0cmVldBgDIAEoDjIPLnN0dWQudjEuU3RyZWV0EhMKC3RvX2FjdF9zZWF0GAQgASgFEhUKDWJyaW5nX2luX3NlYXQYBSABKAUSEwoLY3VycmVudF9iZXQYBiABKAMSGgoEcG90cxgHIAMoCzIMLnN0dWQudjEuUG90EhcKD2NvbW11bml0eV9jYXJkcxgIIAMoBRIXCg9kZWNrX2NvbW1pdG1lbnQYCSABKAkSEAoIY29tcGxldGUYCiABKAgSHgoGYXdhcmRzGAsgAygLMg4uc3R1ZC52MS5Bd2FyZBITCgtzZXJ2ZXJfc2VlZBgMIAEoCRIOCgZ2b2lkZWQYFCABKAgSEwoLdm9pZF9yZWFzb24YFSABKAkSHgoEZ2FtZRgWIAEoDjIQLnN0dWQudjEuVmFyaWFudCKCAQoFQXdhcmQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMSEQoJcG90X2luZGV4GAMgASgFEiIKCHBvdF9oYWxmGAYgASgOMhAuc3R1ZC52MS5Qb3RIYWxmEhgKEGhhbmRfZGVzY3JpcHRpb24YBSABKAlKBAgEEAVSBGhhbGYioQMKCVRhYmxlVmlldxIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSDwoHdmVyc2lvbhgCIAEoAxITCgt2aWV3ZXJfc2VhdBgDIAEoBRIgCgVzZWF0cxgEIAMoCzIRLnN0dWQudjEuU2VhdFZpZXcSHwoEaGFuZBgFIAEoCzIRLnN0dWQudjEuSGFuZFZpZXcSKwoNbGVnYWxfYWN0aW9ucxgGIAMoCzIULnN0dWQudjEuTGVnYWxBY3Rpb24SMwoPYWN0aW9uX2RlYWRsaW5lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg13YWl0aW5nX3BsYWNlGBQgASgFEiYKCnNlYXRfb2ZmZXIYFSABKAsyEi5zdHVkLnYxLlNlYXRPZmZlchIMCgR0dXJuGAggASgDEiEKBWNsb2NrGCggASgOMhIuc3R1ZC52MS5DbG9ja0tpbmQSJgoKcm91bmRfdHJpcBgpIAEoCzISLnN0dWQudjEuUm91bmRUcmlwEhIKCmNoYXRfbXV0ZWQYKiABKAgikAEKCVJvdW5kVHJpcBInCgR0aW1lGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEigKBnNvdXJjZRgCIAEoDjIYLnN0dWQudjEuUm91bmRUcmlwU291cmNlEjAKDG1lYXN1cmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRwoJU2VhdE9mZmVyEgwKBHNlYXQYASABKAUSLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnQKC1RhYmxlU3RhdHVzEhwKGFRBQkxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEVRBQkxFX1NUQVRVU19PUEVOEAESFwoTVEFCTEVfU1RBVFVTX1BBVVNFRBACEhcKE1RBQkxFX1NUQVRVU19DTE9TRUQQAyq8AQoSU2FtZU5ldHdvcmtTZWF0aW5nEiQKIFNBTUVfTkVUV09SS19TRUFUSU5HX1VOU1BFQ0lGSUVEEAASHAoYU0FNRV9ORVRXT1JLX1NFQVRJTkdfT0ZGEAESHwobU0FNRV9ORVRXT1JLX1NFQVRJTkdfREVWSUNFEAISIAocU0FNRV9ORVRXT1JLX1NFQVRJTkdfQUREUkVTUxADEh8KG1NBTUVfTkVUV09SS19TRUFUSU5HX1BSRUZJWBAEKmkKB1ZhcmlhbnQSFwoTVkFSSUFOVF9VTlNQRUNJRklFRBAAEhsKF1ZBUklBTlRfU0VWRU5fQ0FSRF9TVFVEEAESFgoSVkFSSUFOVF9TVFVEX0hJX0xPEAISEAoMVkFSSUFOVF9SQVpaEAMqcAoPQnJpbmdJblRpZWJyZWFrEiEKHUJSSU5HX0lOX1RJRUJSRUFLX1VOU1BFQ0lGSUVEEAASGgoWQlJJTkdfSU5fVElFQlJFQUtfU1VJVBABEh4KGkJSSU5HX0lOX1RJRUJSRUFLX1BPU0lUSU9OEAIqzAEKCkFjdGlvblR5cGUSGwoXQUNUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIUChBBQ1RJT05fVFlQRV9GT0xEEAESFQoRQUNUSU9OX1RZUEVfQ0hFQ0sQAhIUChBBQ1RJT05fVFlQRV9DQUxMEAMSGAoUQUNUSU9OX1RZUEVfQlJJTkdfSU4QBBIYChRBQ1RJT05fVFlQRV9DT01QTEVURRAFEhMKD0FDVElPTl9UWVBFX0JFVBAGEhUKEUFDVElPTl9UWVBFX1JBSVNFEAcqkgEKBlN0cmVldBIWChJTVFJFRVRfVU5TUEVDSUZJRUQQABIQCgxTVFJFRVRfVEhJUkQQAxIRCg1TVFJFRVRfRk9VUlRIEAQSEAoMU1RSRUVUX0ZJRlRIEAUSEAoMU1RSRUVUX1NJWFRIEAYSEgoOU1RSRUVUX1NFVkVOVEgQBxITCg9TVFJFRVRfU0hPV0RPV04QCCqAAgoMU2l0T3V0UmVhc29uEh4KGlNJVF9PVVRfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYU0lUX09VVF9SRUFTT05fUkVRVUVTVEVEEAESHAoYU0lUX09VVF9SRUFTT05fVElNRURfT1VUEAISGQoVU0lUX09VVF9SRUFTT05fQlVTVEVEEAMSHQoZU0lUX09VVF9SRUFTT05fTE9TU19MSU1JVBAEEiAKHFNJVF9PVVRfUkVBU09OX1NFU1NJT05fTElNSVQQBRIbChdTSVRfT1VUX1JFQVNPTl9JTkFDVElWRRAGEhsKF1NJVF9PVVRfUkVBU09OX0VYQ0xVREVEEAcqXAoHUG90SGFsZhIYChRQT1RfSEFMRl9VTlNQRUNJRklFRBAAEhIKDlBPVF9IQUxGX1dIT0xFEAESEQoNUE9UX0hBTEZfSElHSBACEhAKDFBPVF9IQUxGX0xPVxADKlgKCUNsb2NrS2luZBIaChZDTE9DS19LSU5EX1VOU1BFQ0lGSUVEEAASFQoRQ0xPQ0tfS0lORF9BQ1RJT04QARIYChRDTE9DS19LSU5EX1RJTUVfQkFOSxACKnAKD1JvdW5kVHJpcFNvdXJjZRIhCh1ST1VORF9UUklQX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFVJPVU5EX1RSSVBfU09VUkNFX1RDUBABEh8KG1JPVU5EX1RSSVBfU09VUkNFX0hFQVJUQkVBVBACYgZwcm90bzM", [file_google_api_field_behavior, file_google_api_resource, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * A game table: its fixed configuration and a summary of who sits there.
@@ -37,7 +37,8 @@ export type Table = Message<"stud.v1.Table"> & {
   displayName: string;
 
   /**
-   * The game; fixed when the table is created.
+   * The game; fixed when the table is created. At a mixed table, the first game of `rotation`: the game
+   * being played is `current_game.game`.
    *
    * @generated from field: stud.v1.Variant variant = 3;
    */
@@ -243,6 +244,43 @@ export type Table = Message<"stud.v1.Table"> & {
    * @generated from field: stud.v1.ChatRules chat = 51;
    */
   chat?: ChatRules | undefined;
+
+  /**
+   * A mixed table's rotation: the games it plays in turn, each for `hands_per_game` hands, then the next, and
+   * the first again after the last. Only hands that reach their end count; a voided hand does not. Two or
+   * three different games, the first of them `variant` (left unset in CreateTable, `variant` is taken from
+   * here). Empty: the table plays `variant` alone. Otherwise INVALID_ARGUMENT / INVALID_CONFIG with field
+   * "table.rotation" (or "table.variant" when it is set and is not the rotation's first game).
+   *
+   * @generated from field: repeated stud.v1.Variant rotation = 60;
+   */
+  rotation: Variant[];
+
+  /**
+   * How many hands each game of the rotation is played for: 1..100; 0 (unset): 8. Out of bounds:
+   * INVALID_CONFIG with field "table.hands_per_game". Unused (and 8) at a table without a rotation.
+   *
+   * @generated from field: int32 hands_per_game = 61;
+   */
+  handsPerGame: number;
+
+  /**
+   * Games of the rotation that have stakes of their own, each game at most once, each's stakes bounded as
+   * `stakes` are (the buy-ins stay the table's); every other game is played at `stakes`. Otherwise
+   * INVALID_CONFIG with field "table.game_stakes". Always empty at a tournament's table: its levels set the
+   * stakes of every game.
+   *
+   * @generated from field: repeated stud.v1.GameStakes game_stakes = 62;
+   */
+  gameStakes: GameStakes[];
+
+  /**
+   * The game played now and what comes next; set on every Table the service returns, mixed or not (unset
+   * only in an event's config).
+   *
+   * @generated from field: stud.v1.CurrentGame current_game = 63;
+   */
+  currentGame?: CurrentGame | undefined;
 };
 
 /**
@@ -251,6 +289,79 @@ export type Table = Message<"stud.v1.Table"> & {
  */
 export const TableSchema: GenMessage<Table> = /*@__PURE__*/
   messageDesc(file_stud_v1_table, 0);
+
+/**
+ * The stakes of one game of a mixed table's rotation (Table.game_stakes).
+ *
+ * @generated from message stud.v1.GameStakes
+ */
+export type GameStakes = Message<"stud.v1.GameStakes"> & {
+  /**
+   * A game of Table.rotation.
+   *
+   * @generated from field: stud.v1.Variant game = 1;
+   */
+  game: Variant;
+
+  /**
+   * Its stakes, instead of the table's.
+   *
+   * @generated from field: stud.v1.Stakes stakes = 2;
+   */
+  stakes?: Stakes | undefined;
+};
+
+/**
+ * Describes the message stud.v1.GameStakes.
+ * Use `create(GameStakesSchema)` to create a new message.
+ */
+export const GameStakesSchema: GenMessage<GameStakes> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 1);
+
+/**
+ * The game a table plays now (RULES.md section 13: every player knows the next hand's game before it is dealt,
+ * and how many hands of the current game remain).
+ *
+ * @generated from message stud.v1.CurrentGame
+ */
+export type CurrentGame = Message<"stud.v1.CurrentGame"> & {
+  /**
+   * The game of the running hand, or between hands the game the next hand will be dealt in. At a table
+   * without a rotation, always its `variant`.
+   *
+   * @generated from field: stud.v1.Variant game = 1;
+   */
+  game: Variant;
+
+  /**
+   * How many hands of `game` remain before the table moves to `next_game`, the running hand (or, between
+   * hands, the next one) included: 1..hands_per_game. 0 at a table without a rotation.
+   *
+   * @generated from field: int32 hands_left = 2;
+   */
+  handsLeft: number;
+
+  /**
+   * The game after `game` in the rotation. UNSPECIFIED at a table without a rotation.
+   *
+   * @generated from field: stud.v1.Variant next_game = 3;
+   */
+  nextGame: Variant;
+
+  /**
+   * The stakes `game` is played at: its own (Table.game_stakes) or else the table's `stakes`.
+   *
+   * @generated from field: stud.v1.Stakes stakes = 4;
+   */
+  stakes?: Stakes | undefined;
+};
+
+/**
+ * Describes the message stud.v1.CurrentGame.
+ * Use `create(CurrentGameSchema)` to create a new message.
+ */
+export const CurrentGameSchema: GenMessage<CurrentGame> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 2);
 
 /**
  * A hand that was voided (RULES.md section 12): it paid nothing, every chip went back to whoever put it in,
@@ -296,7 +407,7 @@ export type VoidedHand = Message<"stud.v1.VoidedHand"> & {
  * Use `create(VoidedHandSchema)` to create a new message.
  */
 export const VoidedHandSchema: GenMessage<VoidedHand> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 1);
+  messageDesc(file_stud_v1_table, 3);
 
 /**
  * A table's time bank (RULES.md section 7): each seated player holds a reserve of time that starts running
@@ -334,7 +445,7 @@ export type TimeBank = Message<"stud.v1.TimeBank"> & {
  * Use `create(TimeBankSchema)` to create a new message.
  */
 export const TimeBankSchema: GenMessage<TimeBank> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 2);
+  messageDesc(file_stud_v1_table, 4);
 
 /**
  * The table chat's rules (docs/chat.md).
@@ -363,7 +474,7 @@ export type ChatRules = Message<"stud.v1.ChatRules"> & {
  * Use `create(ChatRulesSchema)` to create a new message.
  */
 export const ChatRulesSchema: GenMessage<ChatRules> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 3);
+  messageDesc(file_stud_v1_table, 5);
 
 /**
  * What makes a table a tournament's.
@@ -392,7 +503,7 @@ export type TableTournament = Message<"stud.v1.TableTournament"> & {
  * Use `create(TableTournamentSchema)` to create a new message.
  */
 export const TableTournamentSchema: GenMessage<TableTournament> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 4);
+  messageDesc(file_stud_v1_table, 6);
 
 /**
  * A table's rake rule (RULES.md section 10): rake = min(cap, total of the pots x basis_points / 10,000,
@@ -438,7 +549,7 @@ export type RakeRule = Message<"stud.v1.RakeRule"> & {
  * Use `create(RakeRuleSchema)` to create a new message.
  */
 export const RakeRuleSchema: GenMessage<RakeRule> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 5);
+  messageDesc(file_stud_v1_table, 7);
 
 /**
  * Fixed-limit stakes, in chips; each at most 10^12.
@@ -480,7 +591,7 @@ export type Stakes = Message<"stud.v1.Stakes"> & {
  * Use `create(StakesSchema)` to create a new message.
  */
 export const StakesSchema: GenMessage<Stakes> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 6);
+  messageDesc(file_stud_v1_table, 8);
 
 /**
  * One action the viewer may take now.
@@ -508,7 +619,7 @@ export type LegalAction = Message<"stud.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 7);
+  messageDesc(file_stud_v1_table, 9);
 
 /**
  * A seat as one viewer may see it.
@@ -619,7 +730,7 @@ export type SeatView = Message<"stud.v1.SeatView"> & {
  * Use `create(SeatViewSchema)` to create a new message.
  */
 export const SeatViewSchema: GenMessage<SeatView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 8);
+  messageDesc(file_stud_v1_table, 10);
 
 /**
  * A pot and who may win it.
@@ -643,7 +754,7 @@ export type Pot = Message<"stud.v1.Pot"> & {
  * Use `create(PotSchema)` to create a new message.
  */
 export const PotSchema: GenMessage<Pot> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 9);
+  messageDesc(file_stud_v1_table, 11);
 
 /**
  * The hand being played, as one viewer may see it.
@@ -746,6 +857,14 @@ export type HandView = Message<"stud.v1.HandView"> & {
    * @generated from field: string void_reason = 21;
    */
   voidReason: string;
+
+  /**
+   * The game the hand is played in (RULES.md section 13: a mixed table's hand is played to its end in the game
+   * it was dealt in, whatever the table plays next). Its bring-in, showdown and splits follow that game.
+   *
+   * @generated from field: stud.v1.Variant game = 22;
+   */
+  game: Variant;
 };
 
 /**
@@ -753,7 +872,7 @@ export type HandView = Message<"stud.v1.HandView"> & {
  * Use `create(HandViewSchema)` to create a new message.
  */
 export const HandViewSchema: GenMessage<HandView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 10);
+  messageDesc(file_stud_v1_table, 12);
 
 /**
  * Chips won by one seat from one pot.
@@ -799,7 +918,7 @@ export type Award = Message<"stud.v1.Award"> & {
  * Use `create(AwardSchema)` to create a new message.
  */
 export const AwardSchema: GenMessage<Award> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 11);
+  messageDesc(file_stud_v1_table, 13);
 
 /**
  * A table as one caller may see it: what a client needs to draw the table and act.
@@ -911,7 +1030,7 @@ export type TableView = Message<"stud.v1.TableView"> & {
  * Use `create(TableViewSchema)` to create a new message.
  */
 export const TableViewSchema: GenMessage<TableView> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 12);
+  messageDesc(file_stud_v1_table, 14);
 
 /**
  * The server's measure of the round trip between it and one client (GLI-19's latency meter).
@@ -946,7 +1065,7 @@ export type RoundTrip = Message<"stud.v1.RoundTrip"> & {
  * Use `create(RoundTripSchema)` to create a new message.
  */
 export const RoundTripSchema: GenMessage<RoundTrip> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 13);
+  messageDesc(file_stud_v1_table, 15);
 
 /**
  * A freed seat held for one player on the waiting list (RULES.md section 10).
@@ -974,7 +1093,7 @@ export type SeatOffer = Message<"stud.v1.SeatOffer"> & {
  * Use `create(SeatOfferSchema)` to create a new message.
  */
 export const SeatOfferSchema: GenMessage<SeatOffer> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 14);
+  messageDesc(file_stud_v1_table, 16);
 
 /**
  * Whether a table deals (RULES.md section 12).
