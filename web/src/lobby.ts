@@ -2,7 +2,8 @@
 import { tables } from "./api";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
-import { stakesText, stoppedText, tableId, variantName } from "./format";
+import { stakesText, stoppedText, tableId } from "./format";
+import { gamesText, nowPlayingText } from "./games";
 import type { Table } from "./gen/stud/v1/table_pb";
 import { tournamentLobby } from "./tournament_lobby";
 
@@ -15,7 +16,8 @@ function row(table: Table): HTMLElement {
     h("td", {}, h("a", { href: `#/tables/${encodeURIComponent(id)}`, "data-testid": `open-table-${id}` },
       table.displayName || id)),
     h("td", {}, h("code", {}, id)),
-    h("td", {}, variantName(table.variant)),
+    h("td", { "data-testid": `game-${id}` }, gamesText(table),
+      nowPlayingText(table) ? h("div", { class: "now-playing", "data-testid": `current-game-${id}` }, nowPlayingText(table)) : null),
     h("td", {}, stakesText(table.stakes, table.currencyCode), table.playMoney ? " (play money)" : ` ${table.currencyCode}`),
     h("td", { "data-testid": `seated-${id}` }, `${table.seatedPlayers}/${table.maxSeats}`),
     h("td", { "data-testid": `seats-${id}` }, stoppedText(table)

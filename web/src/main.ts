@@ -9,7 +9,8 @@
  *
  * Hooks for browser tests (data-testid unless said otherwise; stable: change them with the tests):
  *   login-form, login-token, login-submit, login-error, logged-in (data-player), logout
- *   lobby, lobby-refresh, lobby-table-{id}, open-table-{id}, seated-{id}
+ *   lobby, lobby-refresh, lobby-table-{id}, open-table-{id}, seated-{id}, game-{id} (the game, or a mixed
+ *   table's rotation) with current-game-{id} (a mixed table's game now and what follows)
  *   tournaments, tournaments-refresh, lobby-tournament-{id}, open-tournament-{id}, tournament-state-{id},
  *   tournament-level-{id}, tournament-countdown-{id}, tournament-entrants-{id}, register-{id}, unregister-{id},
  *   my-table-{id}; a countdown has data-seconds (the seconds left on the server's clock)
@@ -31,7 +32,10 @@
  *   data-amount), or before the turn pre-actions: pre-check-fold, pre-call-any, pre-fold-any (checkboxes);
  *   seat-controls with sit-in, sit-out, top-up-open, leave (leave-confirm, leave-cancel)
  *   error (data-reason: the ErrorInfo reason; data-code: the status code's name)
- *   open-replayer, hands (hands-need-login without a token), hand-{n}; replay-prev, replay-next,
+ *   current-game (above the felt: data-game, the Variant name of the game now; data-hands-left) with
+ *   current-game-name, game-coming and game-hints (li[data-hint="bring-in" | "first-to-act" | "winner"])
+ *   open-replayer, hands (hands-need-login without a token), hand-{n} (data-game); replay-game (data-game),
+ *   replay-prev, replay-next,
  *   replay-prev-street, replay-next-street, replay-streets (data-street), replay-step (data-index),
  *   verification, verify-checks, shuffle, commitment, server-seed, deck-root, cards-checked, shuffle-order;
  *   [data-passed] on each verdict

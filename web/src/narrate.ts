@@ -2,7 +2,8 @@
 import { cardLabel } from "./cards";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, PotHalf } from "./gen/stud/v1/table_pb";
-import { money, secondsText, streetName } from "./format";
+import { money, secondsText, streetName, variantName } from "./format";
+import { gameChangedText } from "./games";
 
 const VERBS: Record<ActionType, string> = {
   [ActionType.UNSPECIFIED]: "acts",
@@ -47,7 +48,7 @@ export function narrate(event: TableEvent, currency: string, who: SeatNamer = by
     case "shuffleCommitted":
       return `Shuffle committed for hand ${e.value.nextHand}`;
     case "handStarted":
-      return `Hand ${e.value.hand} starts: ${e.value.players.map((p) => `seat ${p.seat} ${p.playerId}`).join(", ")}`;
+      return `Hand ${e.value.hand} (${variantName(e.value.game)}) starts: ${e.value.players.map((p) => `seat ${p.seat} ${p.playerId}`).join(", ")}`;
     case "antePosted":
       return `${who(e.value.seat)} posts the ante ${m(e.value.amount)}`;
     case "cardDealt": {
@@ -93,6 +94,8 @@ export function narrate(event: TableEvent, currency: string, who: SeatNamer = by
       return `Hand ${e.value.hand} is voided, every chip returned: ${e.value.reason}`;
     case "tableSettingsChanged":
       return `Settings changed (${e.value.fields.join(", ")}): ${e.value.reason}`;
+    case "gameChanged":
+      return gameChangedText(e.value);
     case "timeBankStarted":
       return `${who(e.value.seat)}'s time bank runs (${secondsText(e.value.reserve)})`;
     case "timeBankUsed":

@@ -4,10 +4,10 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { audit, tables } from "./api";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
-import { money, streetName } from "./format";
+import { money, streetName, variantName } from "./format";
 import type { HandSummary, ReplayStep } from "./gen/stud/v1/audit_pb";
 import type { VerifyHandResponse, VerifyShuffleResponse } from "./gen/stud/v1/audit_service_pb";
-import { Street } from "./gen/stud/v1/table_pb";
+import { Street, Variant } from "./gen/stud/v1/table_pb";
 import { narrate } from "./narrate";
 import { handSummary, tableOval } from "./seats";
 import { principal } from "./session";
@@ -41,11 +41,11 @@ export function showHands(main: HTMLElement, id: string, signal: AbortSignal): v
         const players = hand.players.map((p) => p.playerId).join(", ");
         const when = hand.startTime ? timestampDate(hand.startTime).toLocaleString() : "";
         const label = `Hand ${hand.handNumber}`;
-        return h("li", { "data-testid": `hand-${hand.handNumber}` },
+        return h("li", { "data-testid": `hand-${hand.handNumber}`, "data-game": Variant[hand.variant] },
           hand.complete
             ? h("a", { href: `#/tables/${encodeURIComponent(id)}/hands/${hand.handNumber}` }, label)
             : h("span", {}, `${label} (still running)`),
-          ` · ${when} · ${players}${hand.complete ? ` · pot ${money(hand.pot, currency)}` : ""}`);
+          ` · ${variantName(hand.variant)} · ${when} · ${players}${hand.complete ? ` · pot ${money(hand.pot, currency)}` : ""}`);
       }));
     } catch (error) {
       if (!signal.aborted) fill(status, refusalAlert(error));
@@ -67,6 +67,8 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
   const name = `tables/${id}/hands/${handNumber}`;
   const status = h("p", { role: "status" }, "Loading the hand…");
   const streets = h("ol", { class: "streets", "data-testid": "replay-streets", "aria-label": "Streets" });
+  // RULES.md section 13: a hand is played in its own game, whatever its table plays now.
+  const game = h("p", { class: "replay-game", "data-testid": "replay-game" });
   const position = h("p", { class: "step", "data-testid": "replay-step", "aria-live": "polite" });
   const board = h("div", { class: "felt" });
   const verification = h("section", { class: "verification", "data-testid": "verification", "aria-label": "Verification" });
@@ -84,7 +86,7 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
   fill(main,
     h("p", {}, h("a", { href: `#/tables/${encodeURIComponent(id)}/hands` }, "← Hands")),
     h("h1", {}, `Hand ${handNumber} at ${id}`),
-    status, streets, controls, position, board, verification, shuffle);
+    game, status, streets, controls, position, board, verification, shuffle);
 
   function streetStep(direction: 1 | -1): number {
     const starts = streetStarts(steps);
@@ -121,6 +123,11 @@ export function showReplay(main: HTMLElement, id: string, handNumber: string, si
   void (async () => {
     try {
       steps = (await audit.replayHand({ name }, { signal })).steps;
+      const played = steps.find((step) => step.state?.hand?.game)?.state?.hand?.game ?? Variant.UNSPECIFIED;
+      if (played !== Variant.UNSPECIFIED) {
+        game.dataset.game = Variant[played];
+        game.textContent = `Played as ${variantName(played)}`;
+      }
       status.textContent = `${steps.length} events.`;
       go(0);
     } catch (error) {

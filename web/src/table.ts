@@ -6,7 +6,8 @@ import { durationMs, timestampDate } from "@bufbuild/protobuf/wkt";
 import { requestId, tables } from "./api";
 import { fill, h, redraw } from "./dom";
 import { refusalAlert, refusalOf } from "./errors";
-import { actionName, money, seatName, stakesText, variantName } from "./format";
+import { actionName, money, seatName } from "./format";
+import { gameBanner } from "./games";
 import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, ClockKind, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { chatPanel } from "./chat";
@@ -98,6 +99,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
   const announcer = h("div", { class: "visually-hidden", "aria-live": "polite", "data-testid": "announcer" });
   const info = tableInfoPanel();
   const chat = chatPanel(name, signal);
+  const game = gameBanner();
   const meter = latencyMeter();
   fill(main,
     h("div", { class: "table-bar" },
@@ -112,6 +114,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
       lastResult, chat.element,
       h("details", { class: "log-box", open: true }, h("summary", {}, "Table log"), log)),
     announcer);
+  // The game, prominent: right above the facts line, wherever the layout puts that.
+  facts.before(game.element);
 
   let view: TableView | null = null;
   let actionsKey = "";
@@ -172,6 +176,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     view = next;
     facts.dataset.version = String(next.version);
     meter.show(next.roundTrip);
+    if (next.table) game.show(next.table, next.hand);
     chat.view(next);
     const table = next.table;
     for (const seat of next.seats) names.set(seat.seat, seat.playerId);
@@ -346,6 +351,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
 
   function record(event: TableEvent): void {
     if (event.recordTime) serverClock.observe(timestampDate(event.recordTime));
+    if (event.event.case === "gameChanged") game.changed(event.event.value, view?.table);
     chat.event(event);
     const e = event.event;
     if (e.case === "playerSeated") names.set(e.value.seat, e.value.playerId);
@@ -363,8 +369,8 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     try {
       const table = await tables.getTable({ name }, { signal });
       title.textContent = table.displayName || id;
-      facts.textContent = `${variantName(table.variant)} · ${stakesText(table.stakes, table.currencyCode)}`
-        + ` · ${table.seatedPlayers}/${table.maxSeats} seated`;
+      game.show(table);
+      fill(facts, gameFacts(table));
     } catch {
       // The refusal above already says what is wrong.
     }

@@ -1,6 +1,7 @@
 // The table's information panel: the game, its stakes and buy-ins, the rake rule, the clocks and the seats.
 import { h } from "./dom";
-import { money, secondsText, stakesText, variantName } from "./format";
+import { money, secondsText, stakesText } from "./format";
+import { gamesText, stakesNow } from "./games";
 import type { RakeRule, Table } from "./gen/stud/v1/table_pb";
 
 /** RULES.md section 10: the rate and its caps by players dealt in, or "No rake". */
@@ -18,8 +19,8 @@ export function tableInfoRows(table: Table): [string, string][] {
   const tournament = table.tournament !== undefined;
   const bank = table.timeBank?.reserve;
   return [
-    ["Game", `${variantName(table.variant)}, fixed limit`],
-    ["Stakes", stakesText(table.stakes, currency)],
+    ["Game", `${gamesText(table)}, fixed limit`],
+    ["Stakes", stakesText(stakesNow(table), currency)],
     ["Chips", tournament ? "Tournament chips" : table.playMoney || !currency ? "Play money" : currency],
     ...(tournament ? [] : [["Buy-in", `${money(table.minBuyIn, currency)} to ${money(table.maxBuyIn, currency)}`]] as [string, string][]),
     ["Rake", tournament ? "None at the table" : rakeText(table.rake, currency)],

@@ -5,7 +5,7 @@ import { tournaments } from "./api";
 import { ServerClock } from "./clock";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
-import { variantName } from "./format";
+import { gamesText } from "./games";
 import { type Tournament, TournamentState, type TournamentView } from "./gen/stud/v1/tournament_pb";
 import { principal } from "./session";
 import { registrationControls } from "./tournament_view";
@@ -60,7 +60,7 @@ export function tournamentLobby(signal: AbortSignal): HTMLElement {
     return h("tr", { "data-testid": `lobby-tournament-${id}` },
       h("td", {}, h("a", { href: `#/tournaments/${encodeURIComponent(id)}`, "data-testid": `open-tournament-${id}` },
         tournament.displayName || id)),
-      h("td", {}, variantName(tournament.variant)),
+      h("td", {}, gamesText(tournament)),
       h("td", { "data-testid": `tournament-state-${id}` }, stateName(tournament.state),
         view?.registered ? h("span", { class: "badge" }, "registered") : null),
       h("td", { "data-testid": `tournament-level-${id}` }, levelText(tournament.clock),

@@ -8,7 +8,8 @@ import { tournaments } from "./api";
 import { ServerClock } from "./clock";
 import { fill, h } from "./dom";
 import { refusalAlert } from "./errors";
-import { tableId, variantName } from "./format";
+import { tableId } from "./format";
+import { gamesText } from "./games";
 import { type Tournament, TournamentState, type TournamentView } from "./gen/stud/v1/tournament_pb";
 import { principal } from "./session";
 import {
@@ -22,7 +23,7 @@ const POLL_MS = 5_000;
 
 function structure(tournament: Tournament): HTMLElement {
   return h("p", { class: "facts", "data-testid": "tournament-facts" },
-    `${kindName(tournament.kind)} · ${variantName(tournament.variant)} · buy-in ${buyInText(tournament)}`
+    `${kindName(tournament.kind)} · ${gamesText(tournament)} · buy-in ${buyInText(tournament)}`
     + ` · ${chips(tournament.startingStack)} chips · ${tournament.seatsPerTable} seats a table`);
 }
 
