@@ -62,6 +62,8 @@ class Node:
     api_port: int
     workdir: Path
     agent: subprocess.Popen[bytes] | None = None
+    wanted: bool = False  # the node is meant to run: an agent that exits by itself is started again
+    restarts: int = 0  # how often that happened
 
     @property
     def data(self) -> Path:
@@ -197,6 +199,7 @@ class PatroniCluster:
         """Start (or start again) ``node``'s Patroni agent; it starts its PostgreSQL."""
         node.workdir.mkdir(parents=True, exist_ok=True)
         self._own(node.workdir)
+        node.wanted = True
         config = node.workdir / "patroni.yml"
         config.write_text(json.dumps(self._config(node)))  # YAML reads JSON
         self._own(config)
@@ -235,6 +238,7 @@ class PatroniCluster:
         """Wait for a leader, a synchronous standby and ``replicas`` standbys streaming; the leader's name."""
 
         def healthy() -> bool:
+            self._restart_exited_agents()
             members = self.members()
             standbys = [m for m in members if m.get("role") in ("replica", "sync_standby")
                         and m.get("state") in ("running", "streaming")]
@@ -246,14 +250,36 @@ class PatroniCluster:
         return leader
 
     def wait_new_leader(self, old: str, timeout: float = 90.0) -> str:
-        _wait_for(lambda: self.leader() not in (None, old), timeout, f"a leader other than {old}",
-                  self.describe)
+        def new_leader() -> bool:
+            self._restart_exited_agents()
+            return self.leader() not in (None, old)
+
+        _wait_for(new_leader, timeout, f"a leader other than {old}", self.describe)
         leader = self.leader()
         assert leader is not None
         return leader
 
+    def _restart_exited_agents(self) -> None:
+        """Start again the agent of a node meant to run whose agent exited by itself. (Patroni 3.0.2 was seen
+        to die of SIGSEGV now and then while rejoining a node after pg_rewind; a supervisor such as systemd
+        restarts it in a deployment.)"""
+        for node in self.nodes:
+            if node.wanted and node.agent is not None and node.agent.poll() is not None:
+                node.restarts += 1
+                self.start_agent(node)
+
     def describe(self) -> str:
-        return json.dumps(self.members())
+        """Patroni's view, and how each agent stands (with the last lines it wrote when it has stopped)."""
+        agents = []
+        for node in self.nodes:
+            code = None if node.agent is None else node.agent.poll()
+            agents.append(f"{node.name}: agent {'running' if code is None else f'exited {code}'},"
+                          f" restarted {node.restarts} times")
+            if code is not None:
+                with contextlib.suppress(OSError):
+                    out = (node.workdir / "agent.out").read_text(errors="replace").splitlines()
+                    agents.append("\n".join(out[-15:]))
+        return json.dumps(self.members()) + "\n" + "\n".join(agents)
 
     # -- faults ----------------------------------------------------------------------------------
 
@@ -267,6 +293,7 @@ class PatroniCluster:
         """The whole node gone at once: its agent and its postmaster SIGKILLed (the leader key lapses after
         the ttl). Its backends notice the postmaster gone and exit by themselves."""
         node = self.node(name)
+        node.wanted = False
         pid = node.postmaster_pid()
         if node.agent is not None:
             node.agent.kill()
@@ -289,6 +316,8 @@ class PatroniCluster:
 
     def stop(self) -> None:
         """Stop everything by PID: the agents (each stops its PostgreSQL), any postmaster left, then etcd."""
+        for node in self.nodes:
+            node.wanted = False
         for node in self.nodes:
             if node.agent is not None and node.agent.poll() is None:
                 node.agent.send_signal(signal.SIGTERM)
