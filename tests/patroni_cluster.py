@@ -1,8 +1,7 @@
 """A highly available PostgreSQL of a test's own: etcd and three Patroni-managed PostgreSQL 15 nodes on
 free loopback ports, in synchronous mode, to kill, lose and switch over under play.
 
-Needs Debian's ``patroni`` and ``etcd-server`` and the PostgreSQL 15 binaries
-(``/usr/lib/postgresql/15/bin``);
+Needs Debian's ``patroni`` and ``etcd-server`` and the PostgreSQL 15 binaries (in /usr/lib/postgresql/15/bin):
 :func:`missing_tools` names what is absent, for a skip. PostgreSQL refuses to run as root, so as root the
 agents (and the servers they start) run as the ``postgres`` user. Everything is stopped by PID: the agents,
 then any postmaster they left, then etcd.
@@ -46,7 +45,8 @@ def missing_tools() -> str | None:
     if not absent:
         return None
     return (
-        f"needs {', '.join(absent)}: install with `apt-get install -y patroni etcd-server postgresql-15`"
+        f"needs {', '.join(absent)}: install with"
+        " `apt-get install -y patroni python3-etcd etcd-server postgresql-15`"
     )
 
 
