@@ -23,9 +23,10 @@ DEFAULT_STORE_TIMEOUT_SECONDS = 5.0
 # psycopg_pool retries a failed connection attempt with exponential backoff (1, 2, 4, 8 ... s) for up
 # to this long, then gives the slot up and starts afresh only when a new caller asks for a connection.
 # Its default, five minutes, let a replica find a restarted database up to half an outage's length late.
-# So each attempt gives up at once and the pool starts a new one RECONNECT_PAUSE_SECONDS later, whoever
-# asks (see _reconnect_soon): callers already queued for a connection (a write resolving its outcome, a
-# dealer) get one within a fraction of a second of a new primary taking writes, not when their wait ends.
+# So each attempt gives up at once and, while callers are queued for a connection (a write resolving its
+# outcome, a dealer), the pool starts a new one RECONNECT_PAUSE_SECONDS later (see _reconnect_soon): they get
+# one within a fraction of a second of a new primary taking writes, not when their wait ends. With nobody
+# waiting, the next caller starts an attempt as before.
 RECONNECT_TIMEOUT_SECONDS = 0.0
 RECONNECT_PAUSE_SECONDS = 0.2
 
@@ -91,12 +92,12 @@ _reconnecting: set[asyncio.Task[None]] = set()  # held until done (the loop keep
 
 
 def _reconnect_soon(pool: AsyncConnectionPool) -> None:
-    """psycopg_pool gave a connection attempt up: start another shortly (``check`` grows a pool below its
-    size), so the pool keeps trying while the database is away, a try every RECONNECT_PAUSE_SECONDS or so."""
+    """psycopg_pool gave a connection attempt up: while callers are queued for a connection, start another
+    shortly (``check`` grows a pool below its size), a try every RECONNECT_PAUSE_SECONDS or so."""
 
     async def again() -> None:
         await asyncio.sleep(RECONNECT_PAUSE_SECONDS)
-        if not pool.closed:
+        if not pool.closed and pool.get_stats().get("requests_waiting", 0) > 0:
             with contextlib.suppress(Exception):  # closed meanwhile: nothing to connect for
                 await pool.check()
 
