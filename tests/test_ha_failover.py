@@ -154,9 +154,12 @@ async def test_tables_and_the_cashier_play_through_every_kind_of_database_failov
                     resumed[name] = await wait_for_deals(store, tables, since, name, traffic)
                 except AssertionError as error:
                     raise AssertionError(f"{error}\n{ha_cluster.describe()}") from None
+                waited = time.monotonic()
+                while len(traffic.acts) <= acts_before:  # the players act again too
+                    assert time.monotonic() - waited < RESUME, f"no action went in after {name}"
+                    await asyncio.sleep(0.2)
                 await check_nothing_lost(store, tables, traffic, name)
                 assert not traffic.not_ready, f"after {name}: a replica was not ready: {traffic.not_ready}"
-                assert len(traffic.acts) > acts_before, f"no action went in after {name}"
 
             async def kill_postmaster() -> None:
                 # Its agent starts it again (crash recovery) and it stays the primary.
