@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SOURCES := pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) stud_service/_native_build.py \
            $(wildcard stud_service/engine/*.py stud_service/engine/rules/*.py)
 
-.PHONY: demo test citus-test test-loaded lint fuzz bench rng-report web clean
+.PHONY: demo test ha-test citus-test test-loaded lint fuzz bench rng-report web clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ test: $(VENV)/.installed-test
 ## loopback; they skip, saying why, where Citus is not installed for PostgreSQL 15)
 citus-test: $(VENV)/.installed-test
 	$(BIN)/pytest -m citus
+
+## ha-test: only the database failover tests (Patroni clusters of their own; needs Debian's patroni and
+## etcd-server, and PostgreSQL 15: see the README's development section)
+ha-test: $(VENV)/.installed-test
+	$(BIN)/pytest -m ha -n 0
 
 ## test-loaded: the whole suite with a CPU hog of its own beside it (one core busy, an hour at most)
 test-loaded: $(VENV)/.installed-test

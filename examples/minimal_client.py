@@ -44,7 +44,7 @@ CHANNEL_OPTIONS = [
 # Refusals that mean "the table moved on before the click arrived": decide again on the next view.
 RACE_REASONS = {"STALE_TURN", "NOT_YOUR_TURN", "ACTION_NOT_AVAILABLE", "HAND_NOT_RUNNING"}
 # Reasons worth retrying with the same request (and request_id), after RetryInfo's delay if there is one.
-RETRY_REASONS = {"STORE_UNAVAILABLE", "CONFLICT"}
+RETRY_REASONS = {"STORE_UNAVAILABLE", "OUTCOME_UNKNOWN", "CONFLICT"}
 # The device id sent with every call (docs/clients.md, "Player sessions and the device id"): a real client
 # makes it up once per installation and keeps it; this one makes one per run.
 DEVICE_ID = uuid.uuid4().hex

@@ -1,6 +1,11 @@
 """A loopback TCP forwarder whose connections a test can cut, as a network failure would: both sides
 are aborted (reset), with nothing more sent either way. New connections are forwarded as before.
 
+:meth:`TcpProxy.cut_at_commit` cuts the connection that carries one write of a database client, found by
+bytes only that write sends (a request id, a payment reference): after the server answered it (the write
+committed, its answer lost) or before it reached the server (nothing written). While ``refusing`` is set, new
+connections are dropped at once, as from a database that is away.
+
 ``source``: the address its connections to the target come from (another loopback address, ``127.0.0.2``:
 on Linux the whole of 127.0.0.0/8 is the loopback), so a server sees its clients at another address."""
 
@@ -9,6 +14,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+
+@dataclass
+class _Trap:
+    marker: bytes
+    committed: bool
+    away: bool  # then the database is away: all connections cut, new ones dropped until ``refusing`` clears
+    sprung: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+@dataclass
+class _Connection:
+    writers: tuple[asyncio.StreamWriter, asyncio.StreamWriter]
+    lose_answer: _Trap | None = None  # its next answer from the server is dropped and the connection cut
+
+    def abort(self) -> None:
+        for writer in self.writers:
+            writer.transport.abort()
 
 
 class TcpProxy:
@@ -19,6 +43,8 @@ class TcpProxy:
         self._server: asyncio.Server | None = None
         self._open: set[asyncio.StreamWriter] = set()
         self._pipes: set[asyncio.Task[None]] = set()
+        self._trap: _Trap | None = None
+        self.refusing = False
 
     @property
     def port(self) -> int:
@@ -43,6 +69,20 @@ class TcpProxy:
             writer.transport.abort()
         return len(writers) // 2
 
+    def cut_at_commit(self, marker: bytes, *, committed: bool, away: bool = False) -> asyncio.Future[None]:
+        """Cut the next connection whose client sends ``marker``: ``committed``, once the server has answered
+        those bytes (the answer is dropped); else before they reach the server. With ``away`` every other
+        connection goes too, and new ones are refused until ``refusing`` is cleared. Done once cut."""
+        self._trap = _Trap(marker, committed, away)
+        return self._trap.sprung
+
+    def _spring(self, trap: _Trap, connection: _Connection) -> None:
+        if trap.away:
+            self.refusing = True
+            self.cut()
+        connection.abort()
+        trap.sprung.set_result(None)
+
     async def close(self) -> None:
         self.cut()
         if self._server is not None:
@@ -52,10 +92,14 @@ class TcpProxy:
             pipe.cancel()
 
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        if self.refusing:
+            client_writer.transport.abort()
+            return
         server_reader, server_writer = await asyncio.open_connection(*self._target, local_addr=self._source)
         self._open |= {client_writer, server_writer}
-        pipes = [asyncio.ensure_future(_pipe(client_reader, server_writer)),
-                 asyncio.ensure_future(_pipe(server_reader, client_writer))]
+        connection = _Connection((client_writer, server_writer))
+        pipes = [asyncio.ensure_future(self._upstream(client_reader, server_writer, connection)),
+                 asyncio.ensure_future(self._downstream(server_reader, client_writer, connection))]
         self._pipes.update(pipes)
         await asyncio.gather(*pipes, return_exceptions=True)
         self._pipes.difference_update(pipes)
@@ -64,13 +108,34 @@ class TcpProxy:
             writer.transport.abort()
 
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    with contextlib.suppress(ConnectionError, OSError):
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-        writer.write_eof()
+    async def _upstream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                        connection: _Connection) -> None:
+        """Client to server, watching for the trap's marker."""
+        with contextlib.suppress(ConnectionError, OSError):
+            while data := await reader.read(65536):
+                if (trap := self._trap) is not None and trap.marker in data:
+                    self._trap = None
+                    if not trap.committed:
+                        self._spring(trap, connection)
+                        return
+                    connection.lose_answer = trap
+                writer.write(data)
+                await writer.drain()
+        with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+            writer.write_eof()
+
+    async def _downstream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                          connection: _Connection) -> None:
+        """Server to client; an answer the trap is waiting for is dropped and the connection cut."""
+        with contextlib.suppress(ConnectionError, OSError):
+            while data := await reader.read(65536):
+                if (trap := connection.lose_answer) is not None:
+                    self._spring(trap, connection)
+                    return
+                writer.write(data)
+                await writer.drain()
+        with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+            writer.write_eof()
 
 
 @contextlib.asynccontextmanager

@@ -326,6 +326,7 @@ async def test_a_deal_whose_pause_ran_out_during_an_outage_comes_when_the_store_
         await assert_books_hold(host, [table_id])
 
 
+QUEUED_WAIT = 25.0  # a queued caller's wait for a connection: far beyond the outage and the restart
 POOL_OUTAGE = 8.0
 POOL_BACK = 5.0  # seconds: between the ~1 s the pool takes and the ~7 s it took with psycopg_pool's backoff
 
@@ -357,6 +358,32 @@ async def test_the_pool_connects_again_soon_after_a_long_outage(database) -> Non
             assert time.monotonic() - restarted < POOL_BACK, "the pool did not connect again soon"
             await asyncio.sleep(0.2)
         print(f"pool: restart -> first query {time.monotonic() - restarted:.2f} s")
+    finally:
+        await pool.close()
+
+
+async def test_a_caller_queued_for_a_connection_gets_one_soon_after_the_database_is_back(database) -> None:
+    """psycopg_pool gives a reconnection up after its reconnect timeout and tries again only when a new caller
+    asks: a caller already queued (a write resolving its outcome across a failover) waited out its whole
+    timeout though the database was back. The pool now keeps trying while anyone may need it."""
+    pool = await open_pool(database.url, max_size=1, timeout=QUEUED_WAIT)
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("SELECT 1")
+        await asyncio.to_thread(database.pg.stop)
+
+        async def queued() -> float:
+            async with pool.connection() as conn:
+                await conn.execute("SELECT 1")
+            return time.monotonic()
+
+        waiting = asyncio.ensure_future(queued())
+        await asyncio.sleep(POOL_OUTAGE / 2)  # past the pool's reconnect timeout: its attempts gave up
+        assert not waiting.done()
+        await asyncio.to_thread(database.pg.start)
+        restarted = time.monotonic()
+        answered = await waiting  # a PoolTimeout here: the queued caller waited its whole timeout
+        print(f"pool: restart -> the queued caller's query {answered - restarted:.2f} s")
     finally:
         await pool.close()
 

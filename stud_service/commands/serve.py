@@ -223,9 +223,10 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--unready-after-seconds",
         type=float,
-        default=float(_env("STUD_UNREADY_AFTER_SECONDS", "5") or 5),
-        help="database unreachable, or refusing every write, this long: readiness reports NOT_SERVING"
-        " (default: $STUD_UNREADY_AFTER_SECONDS or 5)",
+        default=float(_env("STUD_UNREADY_AFTER_SECONDS", "60") or 60),
+        help="database unreachable, or refusing every write, this long: readiness reports NOT_SERVING;"
+        " longer than a database failover, which replicas ride out ready"
+        " (default: $STUD_UNREADY_AFTER_SECONDS or 60)",
     )
     parser.add_argument(
         "--reveal-seeds-after",

@@ -21,10 +21,14 @@ CONNECT_TIMEOUT_SECONDS = 10
 # database is away, callers get UNAVAILABLE after this rather than hanging on.
 DEFAULT_STORE_TIMEOUT_SECONDS = 5.0
 # psycopg_pool retries a failed connection attempt with exponential backoff (1, 2, 4, 8 ... s) for up
-# to this long, then gives the slot up and starts afresh when a caller next waits. Its default, five
-# minutes, let a replica find a restarted database up to half an outage's length late; with 2 s, the
-# callers' own retries (stud_service.backoff, at most 1 s apart) make it try again soon after.
-RECONNECT_TIMEOUT_SECONDS = 2.0
+# to this long, then gives the slot up and starts afresh only when a new caller asks for a connection.
+# Its default, five minutes, let a replica find a restarted database up to half an outage's length late.
+# So each attempt gives up at once and, while callers are queued for a connection (a write resolving its
+# outcome, a dealer), the pool starts a new one RECONNECT_PAUSE_SECONDS later (see _reconnect_soon): they get
+# one within a fraction of a second of a new primary taking writes, not when their wait ends. With nobody
+# waiting, the next caller starts an attempt as before.
+RECONNECT_TIMEOUT_SECONDS = 0.0
+RECONNECT_PAUSE_SECONDS = 0.2
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -75,12 +79,31 @@ async def open_pool(
         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
         timeout=timeout,
         reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
+        reconnect_failed=_reconnect_soon,
         open=False,
         check=check_idle_connection,
         name="stud-store",
     )
     await pool.open(wait=True, timeout=CONNECT_TIMEOUT_SECONDS)
     return pool
+
+
+_reconnecting: set[asyncio.Task[None]] = set()  # held until done (the loop keeps only weak references)
+
+
+def _reconnect_soon(pool: AsyncConnectionPool) -> None:
+    """psycopg_pool gave a connection attempt up: while callers are queued for a connection, start another
+    shortly (``check`` grows a pool below its size), a try every RECONNECT_PAUSE_SECONDS or so."""
+
+    async def again() -> None:
+        await asyncio.sleep(RECONNECT_PAUSE_SECONDS)
+        if not pool.closed and pool.get_stats().get("requests_waiting", 0) > 0:
+            with contextlib.suppress(Exception):  # closed meanwhile: nothing to connect for
+                await pool.check()
+
+    task = asyncio.get_running_loop().create_task(again())
+    _reconnecting.add(task)
+    task.add_done_callback(_reconnecting.discard)
 
 
 @contextlib.asynccontextmanager

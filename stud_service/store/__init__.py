@@ -31,6 +31,7 @@ from stud_service.store.errors import (
     CorruptStream,
     InvalidEvent,
     LeaseLost,
+    OutcomeUnknown,
     StoreError,
     StoreUnavailable,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "RecordedRequest",
     "Snapshot",
     "StoreError",
+    "OutcomeUnknown",
     "StoreUnavailable",
     "StoredEvent",
     "StreamAppend",

@@ -9,8 +9,11 @@
     ├── InvalidEvent            an event cannot be stored (missing type, float, NUL, ...); nothing written
     ├── CorruptStream           a stored event cannot be decoded or replayed; names stream and version
     └── StoreUnavailable        the database connection failed, or the database refuses every write (out
-                                of disk, read-only); for an append the outcome is unknown, so retry with
-                                the same request id (that is safe: see ``append``)
+        │                       of disk, read-only); nothing was written
+        └── OutcomeUnknown      an append's connection was lost while it committed and the store could not
+                                learn the outcome (no request id, or the database stayed away past the
+                                wait, see ``store.outcome``); retry with the same request id (safe: see
+                                ``append``)
 """
 
 from __future__ import annotations
@@ -54,6 +57,10 @@ class CorruptStream(StoreError):
 
 
 class StoreUnavailable(StoreError):
+    pass
+
+
+class OutcomeUnknown(StoreUnavailable):
     pass
 
 

@@ -7,6 +7,7 @@ hand-scoped events, an integer ``"hand"``. ``stud_service.store.tables`` is wher
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from stud_service.store.errors import (
     ConcurrencyError,
     InvalidEvent,
     LeaseLost,
+    OutcomeUnknown,
     StoreUnavailable,
     refuses_every_write,
 )
@@ -37,6 +39,12 @@ from stud_service.store.models import (
     StreamAppend,
     StreamInfo,
     VerifyReport,
+)
+from stud_service.store.outcome import (
+    OUTCOME_WAIT_SECONDS,
+    RESOLVE_PAUSE_FIRST,
+    RESOLVE_PAUSE_MAX,
+    outcome_unknown,
 )
 from stud_service.store.sealing import RECALL_EVENTS, KeyNotInMemory, PayloadSealer
 from stud_service.store.subscribe import HEADS_SQL, NotificationHub
@@ -177,13 +185,10 @@ class EventStore:
             Part(stream_id, expected_version, request_id, _hex(fingerprint, request_id), encoded, True, fence)
         ]
         # The steps of append_all, written out for one part: the hot path, kept short.
-        attempts = 2 if request_id is not None else 1  # retrying is only safe with a request id
-        for attempt in range(attempts):
-            try:
-                rows = await self._writer.append(parts)
-                break
-            except WRITE_FAULTS as exc:
-                self._append_failed(exc, attempt + 1 == attempts, parts)
+        try:
+            rows = await self._writer.append(parts)
+        except WRITE_FAULTS as exc:
+            rows = await self._resolve(parts, exc)
         self.health.wrote()
         ((outcome, first, last),) = rows
         if outcome == "c":
@@ -221,13 +226,10 @@ class EventStore:
                  encode_command(events), index == 0, fence if index == 0 else None)
             for index, (p, events) in enumerate(zip(parts, sealed, strict=True))
         ]
-        attempts = 2 if command[0].request_id is not None else 1  # retrying is only safe with a request id
-        for attempt in range(attempts):
-            try:
-                rows = await self._writer.append(command)
-                break
-            except WRITE_FAULTS as exc:
-                self._append_failed(exc, attempt + 1 == attempts, command)
+        try:
+            rows = await self._writer.append(command)
+        except WRITE_FAULTS as exc:
+            rows = await self._resolve(command, exc)
         if fence is not None and rows and rows[0][0] == "f":
             self.health.succeeded()
             raise LeaseLost(fence.lease, fence.owner, fence.epoch)
@@ -248,18 +250,42 @@ class EventStore:
             self.sealer.recalled(stream_id)
             return [seal(stream_id, expected + index, event) for index, event in enumerate(events, 1)]
 
-    def _append_failed(self, exc: psycopg.Error, last_attempt: bool, parts: list[Part]) -> None:
-        """An attempt met a connection failure, or the database refusing every write: raise StoreUnavailable
-        unless another attempt may follow."""
-        refused = refuses_every_write(exc)
-        if refused:
+    def _append_failed(self, exc: psycopg.Error) -> bool:
+        """Note an attempt's failure in ``health``; whether the append may have committed (the connection was
+        lost while it ran), as opposed to nothing having been written (no connection, or writes refused)."""
+        if refuses_every_write(exc):
             self.health.writes_refused()
-        else:
-            self.health.failed()
-        # No connection within the pool's timeout, or no write taken: trying again would only fail again.
-        if last_attempt or refused or isinstance(exc, PoolTimeout):
-            streams = ", ".join([repr(p.stream_id) for p in parts])
-            raise StoreUnavailable(f"append to {streams} failed, outcome unknown: {exc}") from exc
+            return False
+        self.health.failed()
+        return not isinstance(exc, PoolTimeout)
+
+    async def _resolve(self, parts: list[Part], exc: psycopg.Error) -> list[AppendRow]:
+        """After a failed attempt: an append whose outcome is unknown and that has a request id is tried again
+        with it until the database answers (see ``store.outcome``): the original result if it went in, else
+        applied once. Anything else raises :class:`StoreUnavailable` (:class:`OutcomeUnknown` when it may have
+        committed, or when the wait ran out)."""
+        streams = ", ".join([repr(p.stream_id) for p in parts])
+        if not self._append_failed(exc):
+            raise StoreUnavailable(f"append to {streams} failed, nothing written: {exc}") from exc
+        if parts[0].request_id is None:  # retrying is only safe with a request id
+            raise OutcomeUnknown(f"append to {streams} failed, outcome unknown: {exc}") from exc
+        outcome_unknown(True)
+        give_up = time.monotonic() + OUTCOME_WAIT_SECONDS
+        pause = 0.0  # a pooled connection found dead: the next one is likely fine
+        while time.monotonic() < give_up:
+            await asyncio.sleep(pause)
+            try:
+                rows = await self._writer.append(parts)
+            except WRITE_FAULTS as again:
+                self._append_failed(again)
+                exc = again
+                pause = min(max(pause * 2, RESOLVE_PAUSE_FIRST), RESOLVE_PAUSE_MAX)
+                continue
+            outcome_unknown(False)
+            return rows
+        raise OutcomeUnknown(
+            f"append to {streams}: outcome unknown after {OUTCOME_WAIT_SECONDS:.0f} s of retries: {exc}"
+        ) from exc
 
     def _append_results(self, parts: list[Part], rows: list[AppendRow]) -> list[AppendResult]:
         self.health.wrote()

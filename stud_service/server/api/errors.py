@@ -9,7 +9,8 @@ raise that the enum lacks. Reasons come from six places: the engine's ``DomainEr
 ``LedgerError``, the audit's ``AuditError`` and the tournaments' ``TournamentError`` (``reason``,
 ``grpc_code_name`` and ``metadata`` attributes), ``AuthError``
 (always UNAUTHENTICATED) and :class:`RequestError` here, for what the service checks before the
-engine sees a command; the store's faults are STORE_UNAVAILABLE.
+engine sees a command; the store's faults are STORE_UNAVAILABLE, or OUTCOME_UNKNOWN for a write that may have
+committed and whose outcome the store could not learn before the call's deadline.
 
 A store fault reaches the client as one plain sentence: PostgreSQL's own text (paths, channel names,
 hosts) goes to the log only, and at most once per ``STORE_LOG_INTERVAL`` seconds, however many calls
@@ -18,7 +19,9 @@ fail while the database is away.
 While the database is away a call is refused once it has run for the store timeout (the pool's wait for a
 connection, ``--store-timeout-seconds``), or at :func:`store_wait_limit` of its deadline, whichever comes
 first. The store timeout bounds the whole call, not each wait: a call queued behind another one's append (the
-table's write lock, the writer's batches in flight) would otherwise wait its own timeout after theirs.
+table's write lock, the writer's batches in flight) would otherwise wait its own timeout after theirs. A call
+whose append lost its connection while committing is the exception: the store is resolving its outcome (see
+``store.outcome``), and the call waits for that until :func:`store_wait_limit` of its deadline.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from stud_service.sealing.errors import SealingError
 from stud_service.server.api import reasons
 from stud_service.server.api.call import Call
 from stud_service.store import EventStore
-from stud_service.store.errors import is_store_fault
+from stud_service.store.errors import OutcomeUnknown, is_store_fault
+from stud_service.store.outcome import PendingOutcome, tracking_outcome
 
 DOMAIN = "stud-service"
 
@@ -48,6 +52,10 @@ _log = logging.getLogger(__name__)
 Reply = TypeVar("Reply")
 
 STORE_UNAVAILABLE_MESSAGE = "the table store is unavailable; retry shortly"
+OUTCOME_UNKNOWN_MESSAGE = (
+    "the table store went away while this write committed and did not come back within the call's deadline:"
+    " whether it took effect is unknown; retry with the same request_id"
+)
 STORE_RETRY_DELAY_SECONDS = 1  # the RetryInfo hint: about the backoff cap of the service's own loops
 STORE_LOG_INTERVAL = 10.0
 # A call with a deadline is answered this share of its remaining time in at the latest, and at least
@@ -141,7 +149,12 @@ class Refused(Exception):
 
 
 class StoreTimeout(Exception):
-    """The store did not answer within the call's deadline."""
+    """The store did not answer within the call's deadline (``outcome_unknown``: while resolving a write that
+    may have committed)."""
+
+    def __init__(self, message: str, outcome_unknown: bool = False) -> None:
+        super().__init__(message)
+        self.outcome_unknown = outcome_unknown
 
 
 def is_store_refusal(error: BaseException) -> bool:
@@ -149,7 +162,12 @@ def is_store_refusal(error: BaseException) -> bool:
     return isinstance(error, StoreTimeout) or is_store_fault(error)
 
 
-def store_unavailable_status() -> status_pb2.Status:
+def store_unavailable_status(error: BaseException | None = None) -> status_pb2.Status:
+    """STORE_UNAVAILABLE, or OUTCOME_UNKNOWN when ``error`` is a write whose outcome is unknown."""
+    if isinstance(error, OutcomeUnknown) or (isinstance(error, StoreTimeout) and error.outcome_unknown):
+        return rich_refusal(grpc.StatusCode.UNAVAILABLE, "OUTCOME_UNKNOWN", OUTCOME_UNKNOWN_MESSAGE,
+                            {"retry_after": str(STORE_RETRY_DELAY_SECONDS)},
+                            retry_after=STORE_RETRY_DELAY_SECONDS)
     return rich_refusal(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", STORE_UNAVAILABLE_MESSAGE,
                    {"retry_after": str(STORE_RETRY_DELAY_SECONDS)}, retry_after=STORE_RETRY_DELAY_SECONDS)
 
@@ -180,7 +198,7 @@ def refusal_for(error: Exception) -> status_pb2.Status:
     if isinstance(error, AuthError):
         return rich_refusal(grpc.StatusCode.UNAUTHENTICATED, error.reason, str(error))
     if is_store_refusal(error):
-        return store_unavailable_status()
+        return store_unavailable_status(error)
     if isinstance(error, SealingError):  # its message names the stream, hand and key id, never a secret
         return rich_refusal(grpc.StatusCode.DATA_LOSS, "SEALED_DATA_UNREADABLE", str(error))
     return rich_refusal(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error")
@@ -233,8 +251,9 @@ class _StoreWatch:
     """Ends a call's ``limit`` once the call has run for the store timeout while the store is failing (a
     call that is merely long, on a store that answers, goes on)."""
 
-    def __init__(self, limit: asyncio.Timeout, store: EventStore) -> None:
+    def __init__(self, limit: asyncio.Timeout, store: EventStore, outcome: PendingOutcome) -> None:
         self._limit = limit
+        self._outcome = outcome
         self._health = store.health
         self._loop = asyncio.get_running_loop()
         self._handle = self._loop.call_later(store.wait_timeout, self._check)
@@ -242,7 +261,7 @@ class _StoreWatch:
     def _check(self) -> None:
         if self._limit.expired():
             return
-        if self._health.failing():
+        if self._health.failing() and not self._outcome.unknown:
             self._limit.reschedule(self._loop.time())
         else:
             self._handle = self._loop.call_later(STORE_WATCH_SECONDS, self._check)
@@ -258,18 +277,19 @@ async def within_deadline(call: Call, what: str, store: EventStore | None = None
     the caller is told STORE_UNAVAILABLE rather than DEADLINE_EXCEEDED. An append it was waiting for may
     still commit; a retry with the same request id is safe."""
     limit = asyncio.timeout(store_wait_limit(call.time_remaining()))
-    try:
-        async with limit:
-            watch = None if store is None else _StoreWatch(limit, store)
-            try:
-                yield
-            finally:
-                if watch is not None:
-                    watch.cancel()
-    except TimeoutError:
-        if limit.expired():
-            raise StoreTimeout(f"{what}: no answer within the call's deadline") from None
-        raise
+    with tracking_outcome() as outcome:
+        try:
+            async with limit:
+                watch = None if store is None else _StoreWatch(limit, store, outcome)
+                try:
+                    yield
+                finally:
+                    if watch is not None:
+                        watch.cancel()
+        except TimeoutError:
+            if limit.expired():
+                raise StoreTimeout(f"{what}: no answer within the call's deadline", outcome.unknown) from None
+            raise
 
 
 def raise_if_store_refusal(error: BaseException) -> None:
@@ -278,7 +298,7 @@ def raise_if_store_refusal(error: BaseException) -> None:
     anything else is left to the caller."""
     if is_store_refusal(error):
         log_store_fault(error)
-        raise Refused(store_unavailable_status()) from None
+        raise Refused(store_unavailable_status(error)) from None
     if isinstance(error, SealingError):
         _log.error("a watch: a sealed secret does not open: %s", error)
         raise Refused(refusal_for(error)) from None

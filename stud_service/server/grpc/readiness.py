@@ -8,9 +8,13 @@ Health service names (``grpc.health.v1``)::
                                      seconds)
     "liveness"                       liveness: SERVING while the process serves at all
 
-A database outage takes every replica out of its Service's endpoints (calls would only get
-UNAVAILABLE) but restarts none: a restart cannot bring the database back, and the replica's tables,
-clocks and watchers resume by themselves once it is. On graceful shutdown all names report NOT_SERVING.
+Every replica shares the database, so its state takes them all out of the Service's endpoints at once, and
+clients then get connection errors instead of reasoned refusals: the threshold (a minute by default) is longer
+than a database failover, through which the replicas stay ready, resolve writes caught by it within their
+calls' deadlines and refuse the rest UNAVAILABLE with a reason. A database away longer than that is an
+outage: the replicas leave the endpoints, but none restarts (a restart cannot bring the database back, and the
+replica's tables, clocks and watchers resume by themselves once it is). On graceful shutdown all names report
+NOT_SERVING.
 
 So does a database that answers but refuses every write, out of disk or read-only: a replica that cannot
 seat a player, deal a hand or apply an action is not ready for players, though it could still serve reads
@@ -49,7 +53,9 @@ class LeaseRounds(Protocol):
 _log = logging.getLogger(__name__)
 
 LIVENESS_SERVICE = "liveness"
-DEFAULT_UNREADY_AFTER_SECONDS = 5.0
+# Longer than a database failover takes (a lost node under strict synchronous replication: about 20 s), so a
+# failover keeps every replica ready, answering reasoned refusals; a store away longer is an outage.
+DEFAULT_UNREADY_AFTER_SECONDS = 60.0
 PROBE_TIMEOUT_SECONDS = 1.0
 
 

@@ -84,6 +84,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     VERSION_OUT_OF_RANGE: _ClassVar[ErrorReason]
     CONFLICT: _ClassVar[ErrorReason]
     STORE_UNAVAILABLE: _ClassVar[ErrorReason]
+    OUTCOME_UNKNOWN: _ClassVar[ErrorReason]
     UNKNOWN_ROUTE: _ClassVar[ErrorReason]
     REQUEST_TOO_LARGE: _ClassVar[ErrorReason]
     REQUEST_TIMEOUT: _ClassVar[ErrorReason]
@@ -174,6 +175,7 @@ ALREADY_REGISTERED: ErrorReason
 VERSION_OUT_OF_RANGE: ErrorReason
 CONFLICT: ErrorReason
 STORE_UNAVAILABLE: ErrorReason
+OUTCOME_UNKNOWN: ErrorReason
 UNKNOWN_ROUTE: ErrorReason
 REQUEST_TOO_LARGE: ErrorReason
 REQUEST_TIMEOUT: ErrorReason
