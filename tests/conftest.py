@@ -45,7 +45,9 @@ from stud_service.db import EmbeddedPostgres, open_pool
 from stud_service.sealing.keyring import KEYS_ENV, KEYS_FILE_ENV
 from stud_service.store import EventStore, apply_migrations
 
-pytest_plugins: list[str] = ["grpc_fixtures", "web_fixtures", "browser_fixtures", "citus_cluster", "ha_fixtures"]
+pytest_plugins: list[str] = [
+    "grpc_fixtures", "web_fixtures", "browser_fixtures", "citus_cluster", "ha_fixtures",
+]
 
 # Commands run in-process (``stud_service.cli.main``) and child processes read the session's keyring too.
 os.environ[KEYS_FILE_ENV] = str(keyring_file())
