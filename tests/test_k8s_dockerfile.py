@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 DEPLOYMENT = ROOT / "k8s" / "base" / "deployment.yaml"
-SETTINGS_DOC = ROOT / "README.md"
+SETTINGS_DOC = ROOT / "docs" / "settings.md"
 SECRET_NAMES = re.compile(r"DATABASE_URL|SECRET|PASSWORD|PASSWD|TOKEN|API_KEY|PRIVATE_KEY", re.IGNORECASE)
 
 

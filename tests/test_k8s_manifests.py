@@ -37,7 +37,7 @@ DEFAULT = K8S
 CNPG_OVERLAY = K8S / "overlays" / "cloudnative-pg"
 CITUS_OVERLAY = K8S / "overlays" / "citus"
 KUSTOMIZATIONS = {"default": DEFAULT, "cloudnative-pg": CNPG_OVERLAY, "citus": CITUS_OVERLAY}
-SETTINGS_DOC = ROOT / "README.md"
+SETTINGS_DOC = ROOT / "docs" / "settings.md"
 DOCKERFILE = ROOT / "Dockerfile"
 
 # Oldest Kubernetes we deploy to (native gRPC probes are GA since 1.27) and the newest schemas available.

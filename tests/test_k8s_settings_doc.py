@@ -1,4 +1,4 @@
-"""The README's settings table is the one place every setting is listed: each ``serve`` flag has a row,
+"""The settings table (docs/settings.md) is the one place every setting is listed: each ``serve`` flag has a row,
 each row's flag exists, and the documented defaults are the ones ``serve`` really uses."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from stud_service.cli import build_parser
 from stud_service.observability.logging import DEFAULT_LOG_FORMAT, DEFAULT_LOG_LEVEL
 
-SETTINGS_DOC = Path(__file__).resolve().parents[1] / "README.md"
+SETTINGS_DOC = Path(__file__).resolve().parents[1] / "docs" / "settings.md"
 
 
 def documented_rows() -> list[tuple[str | None, str, str | None]]:
