@@ -223,7 +223,7 @@ def test_every_field_and_reason_the_guide_names_exists() -> None:
     settings = (ROOT / "docs" / "settings.md").read_text()
     for word in quoted - status_codes - constants:
         if word.startswith("STUD_"):
-            assert f"`{word}`" in settings, f"docs/clients.md names the setting {word}, not in docs/settings.md"
+            assert f"`{word}`" in settings, f"docs/clients.md names {word}, not in docs/settings.md"
             continue
         if word.startswith(("ACTION_TYPE_", "VARIANT_", "STREET_", "SIT_OUT_REASON_", "WAITING_LIST_LEFT_",
                             "TABLE_STATUS_")):

@@ -1,5 +1,5 @@
-"""The settings table (docs/settings.md) is the one place every setting is listed: each ``serve`` flag has a row,
-each row's flag exists, and the documented defaults are the ones ``serve`` really uses."""
+"""The settings table (docs/settings.md) is the one place every setting is listed: each ``serve`` flag has a
+row, each row's flag exists, and the documented defaults are the ones ``serve`` really uses."""
 
 from __future__ import annotations
 

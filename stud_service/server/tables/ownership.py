@@ -285,6 +285,9 @@ class OwnershipKeeper:
         self.handing_over: set[str] = set()
         self._renewed_at: float | None = None  # loop time of the last round that renewed
         self._succeeded_at: float | None = None  # loop time of the last round that went through
+        # Loop time of the last round that failed because the database was away (a failover): such rounds are
+        # readiness's outage threshold to judge, not a sign of statements the database refuses.
+        self._store_away_at: float | None = None
         self._lock = asyncio.Lock()  # one round (or take) at a time: each reads and changes ``owned``
         self._stopping = False
 
@@ -317,12 +320,13 @@ class OwnershipKeeper:
 
     def rounds_failing_for(self) -> float:
         """Seconds since the start of the last lease round that went through (since the first round
-        began, before one has): readiness is lost when this exceeds a lease period, since a replica whose
-        rounds fail takes no table and deals no hand."""
+        began, before one has), or since the last round the database's absence failed: readiness is lost
+        when this exceeds a lease period, since a replica whose rounds fail while the database answers
+        takes no table and deals no hand."""
         loop = asyncio.get_running_loop()
         if self._succeeded_at is None:
             self._succeeded_at = loop.time()
-        return loop.time() - self._succeeded_at
+        return loop.time() - max(self._succeeded_at, self._store_away_at or self._succeeded_at)
 
     async def take_now(self) -> None:
         """Take what is free and this replica's now (a table was just created here), not at the next round."""
@@ -396,8 +400,10 @@ class OwnershipKeeper:
             except Exception as error:
                 if not is_store_fault(error):
                     _log.exception("a lease round failed")
-                elif backoff.failures == 0:
-                    _log.warning("leases: the store is unavailable; retrying: %s", error)
+                else:
+                    self._store_away_at = asyncio.get_running_loop().time()
+                    if backoff.failures == 0:
+                        _log.warning("leases: the store is unavailable; retrying: %s", error)
                 delay = backoff.next_delay()
             self.expire_unrenewed()
             if not self._stopping:
