@@ -305,12 +305,25 @@ class PatroniCluster:
     def switchover(self, leader: str) -> None:
         """A planned switchover away from ``leader`` (to the synchronous standby), through Patroni's API."""
         body = json.dumps({"leader": leader}).encode()
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{self.node(leader).api_port}/switchover", data=body, method="POST",
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=60) as answer:
-            assert answer.status == 200, answer.read()
+        deadline = time.monotonic() + 90
+        while True:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{self.node(leader).api_port}/switchover", data=body, method="POST",
+                headers={"Content-Type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=60) as answer:
+                    assert answer.status == 200, answer.read()
+                    return
+            except urllib.error.HTTPError as refused:
+                # On a loaded machine Patroni may find no candidate healthy yet (412), or give up waiting for
+                # it (503): try again while the leader is unchanged; a leader that changed all the same is
+                # the switchover done.
+                if refused.code not in (412, 503) or time.monotonic() > deadline:
+                    raise AssertionError(f"switchover refused: {refused.code} {refused.read()!r}") from None
+            time.sleep(2)
+            if self.wait_healthy(max(1.0, deadline - time.monotonic()), replicas=1) != leader:
+                return
 
     # -- stopping --------------------------------------------------------------------------------
 

@@ -23,9 +23,9 @@ that cannot move. It is ready again with the first write that goes in.
 
 And so is a replica whose lease rounds fail while the database otherwise answers (a statement the database
 refuses, as a cluster laid out differently may): it takes no table and deals no hand, so it must not look
-healthy. It is ready again after the next round that goes through. Rounds that fail, or wait, because the
-database is away (a failover) do not count: that is the threshold's to judge, and failing rounds are counted
-from the database's return.
+healthy. It is ready again after the next round that goes through. Rounds that fail or stall because the
+database is away, or cannot commit (a failover; a new primary waiting for its synchronous standby), do not
+count: that is the outage threshold's to judge.
 
 The store's reachability comes from what it already sees (``StoreHealth``); a ``SELECT 1`` probe runs
 only while it is failing, or when it has been quiet for half the threshold, so an idle replica
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -78,7 +77,6 @@ class ReadinessMonitor:
         self.unready_after = unready_after
         self.interval = max(0.05, min(1.0, unready_after / 4))
         self.ready = True
-        self._store_away_at: float | None = None  # monotonic: when a check last found the database away
 
     async def run(self) -> None:
         """Check every ``interval`` seconds until cancelled."""
@@ -96,19 +94,10 @@ class ReadinessMonitor:
             await self._store.ping(probe_timeout)
         if store_health.writes_refused_for() > 0:
             await self._store.probe_write(probe_timeout)
-        leases_failing_for = self._leases.rounds_failing_for() if self._leases is not None else 0.0
-        leases_fail = self._leases is not None and leases_failing_for > self._leases.lease_seconds
-        if leases_fail and not store_health.failing():
-            # Rounds that wait on a database away (a failover) are the threshold's to judge: only rounds
-            # failing while the database answers say this replica cannot take its tables.
-            leases_fail = await self._store.ping(probe_timeout)
-        if store_health.failing():
-            self._store_away_at = time.monotonic()
-        if leases_fail and self._store_away_at is not None:  # counted from the database's return
-            leases_failing_for = min(leases_failing_for, time.monotonic() - self._store_away_at)
-            leases_fail = self._leases is not None and leases_failing_for > self._leases.lease_seconds
         down_for = store_health.unreachable_for()
         refused_for = store_health.writes_refused_for()
+        leases_failing_for = self._leases.rounds_failing_for() if self._leases is not None else 0.0
+        leases_fail = self._leases is not None and leases_failing_for > self._leases.lease_seconds
         ready = down_for <= self.unready_after and refused_for <= self.unready_after and not leases_fail
         if ready == self.ready:
             return

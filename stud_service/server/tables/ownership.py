@@ -284,10 +284,9 @@ class OwnershipKeeper:
         self.owned: dict[str, int] = {}  # stream id -> epoch
         self.handing_over: set[str] = set()
         self._renewed_at: float | None = None  # loop time of the last round that renewed
-        self._succeeded_at: float | None = None  # loop time of the last round that went through
-        # Loop time of the last round that failed because the database was away (a failover): such rounds are
-        # readiness's outage threshold to judge, not a sign of statements the database refuses.
-        self._store_away_at: float | None = None
+        # Loop time of the first of the rounds the database has refused since the last that went through (a
+        # statement it does not accept); None while rounds go through, or fail or stall on a database away.
+        self._refused_since: float | None = None
         self._lock = asyncio.Lock()  # one round (or take) at a time: each reads and changes ``owned``
         self._stopping = False
 
@@ -316,17 +315,15 @@ class OwnershipKeeper:
             self._renewed_at = started
             await self._take(interest)
             await self._hand_over(await self.leases.plan(self.owned, interest), interest)
-            self._succeeded_at = started
+            self._refused_since = None
 
     def rounds_failing_for(self) -> float:
-        """Seconds since the start of the last lease round that went through (since the first round
-        began, before one has), or since the last round the database's absence failed: readiness is lost
-        when this exceeds a lease period, since a replica whose rounds fail while the database answers
-        takes no table and deals no hand."""
-        loop = asyncio.get_running_loop()
-        if self._succeeded_at is None:
-            self._succeeded_at = loop.time()
-        return loop.time() - max(self._succeeded_at, self._store_away_at or self._succeeded_at)
+        """Seconds since the database began refusing this replica's lease rounds while it answers (0 while
+        they go through): readiness is lost when this exceeds a lease period, since such a replica takes no
+        table and deals no hand. Rounds failing or stalled on a database away are not counted."""
+        if self._refused_since is None:
+            return 0.0
+        return asyncio.get_running_loop().time() - self._refused_since
 
     async def take_now(self) -> None:
         """Take what is free and this replica's now (a table was just created here), not at the next round."""
@@ -398,12 +395,14 @@ class OwnershipKeeper:
                 backoff.reset()
                 delay = self.interval
             except Exception as error:
-                if not is_store_fault(error):
-                    _log.exception("a lease round failed")
-                else:
-                    self._store_away_at = asyncio.get_running_loop().time()
+                if is_store_fault(error):
+                    self._refused_since = None  # the database away: the outage threshold's to judge
                     if backoff.failures == 0:
                         _log.warning("leases: the store is unavailable; retrying: %s", error)
+                else:
+                    _log.exception("a lease round failed")
+                    if self._refused_since is None:
+                        self._refused_since = asyncio.get_running_loop().time()
                 delay = backoff.next_delay()
             self.expire_unrenewed()
             if not self._stopping:
