@@ -379,10 +379,16 @@ async def call_grpc_suspend(world: WebWorld, player: str) -> None:
 
 
 async def get_integrity_report(world: WebWorld, caller: Caller) -> None:
-    reply = await call(caller, "GetIntegrityReport", a.GetIntegrityReportRequest(page_size=3), AUDITOR)
-    # The world's played table: its players sat together, so there are pairs, each with its two players; they
-    # played through the service, so their sessions are recorded.
-    assert reply.hands > 0 and reply.pair_count > 0 and reply.sessions_recorded
+    # The world's table was stored, not played through the service: a player's call records a session (in the
+    # background), so the report has sessions to read.
+    await world.grpc_client("p1").view(world.finished_table)
+    for _ in range(600):
+        reply = await call(caller, "GetIntegrityReport", a.GetIntegrityReportRequest(page_size=3), AUDITOR)
+        if reply.sessions_recorded:
+            break
+        await asyncio.sleep(0.1)
+    # The world's played table: its players sat together, so there are pairs, each with its two players.
+    assert reply.hands > 0 and reply.pair_count > 0 and reply.sessions_recorded, reply
     assert 0 < len(reply.pairs) <= 3 and all(len(pair.player_ids) == 2 for pair in reply.pairs)
 
 
