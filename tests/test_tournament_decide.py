@@ -33,7 +33,9 @@ from stud_service.tournaments import (
     decide,
     event_from_json,
     event_to_json,
+    execute_then,
     initial_state,
+    replay,
 )
 from stud_service.tournaments.draws import Draw
 from stud_service.tournaments.events import EVENT_TYPES, EVENT_VERSIONS
@@ -237,6 +239,25 @@ def test_a_hand_report_that_does_not_match_is_refused(chips: tuple) -> None:
     refused(tourney.state, EndTableHand("spring-t1", 1, chips, T0, next_draw(9)), "HAND_REPORT_MISMATCH")
     refused(tourney.state, EndTableHand("spring-t1", 2, (), T0, next_draw(9)), "HAND_REPORT_MISMATCH")
     refused(tourney.state, EndTableHand("spring-t1", 1, (("ann", "x", 1),), T0), "MALFORMED_REQUEST")
+
+
+def test_a_hand_report_and_the_next_deal_decided_as_one_change() -> None:
+    """``execute_then``: the report, then the deal decided against the state the report leaves, as one
+    change (one append): the events of the two decided one after the other and the state their fold
+    gives; a deal refused there, or none, leaves the report's alone; the state given is not changed."""
+    tourney = started_sit_and_go()
+    tourney.deal("spring-t1")
+    players = tourney.state.dealt_in["spring-t1"]
+    report = EndTableHand("spring-t1", 1, tuple((player, 1_000, 1_000) for player in players), T0,
+                          next_draw(9))
+    state, kept = tourney.state, tourney.state.copy()
+    reported = decide(state, report)
+    events, after = execute_then(state, report, lambda now: DealTableHand("spring-t1", 2, T0, players))
+    assert events == reported + decide(replay(reported, state), DealTableHand("spring-t1", 2, T0, players))
+    assert of_type(events, "TableHandDealt") and after == replay(events, state) and state == kept
+    for refused_or_none in (DealTableHand("spring-t1", 1, T0, players), None):  # hand 1 was dealt already
+        events, after = execute_then(state, report, lambda now, deal=refused_or_none: deal)
+        assert events == reported and after == replay(reported, state) and state == kept
 
 
 def test_re_entry_refusals() -> None:

@@ -24,7 +24,7 @@ from stud_service.server.api.errors import RequestError
 from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tournaments.live import stream_id_for
-from stud_service.tournaments import Level, Status, TournamentConfig, TournamentKind, event_from_json
+from stud_service.tournaments import Level, Status, TournamentConfig, TournamentKind, event_from_json, replay
 from stud_service.tournaments.events import LevelStarted, TableHandDealt, TableHandEnded, TableOpened
 
 PLAYING = RuntimeSettings(next_hand_pause=0.02, rake_sweep_interval=0)
@@ -191,3 +191,41 @@ async def test_a_table_reports_its_hands_from_what_it_holds_without_reading_its_
             await wait_for(partial(reported, 10), 120, "ten hands reported")
         # Loading and following a table may read its log; a report each reading it would be ten reads more.
         assert len(table_reads) < 10, table_reads
+
+
+async def test_a_hands_report_and_the_next_deal_are_one_append_and_the_state_is_the_logs_fold(database):
+    """A table whose next hand needs no seat changes (no one out, moved away or in) appends its hand's
+    report and its next deal to the tournament in one append, one transaction: a crash leaves both or
+    neither. The replica's state, taken from what decided the append, is the fold of the log."""
+    async with replica(database, settings=PLAYING) as runtime:
+        appends: list[tuple[str, ...]] = []
+        append = runtime.store.append
+
+        async def recorded(stream_id: str, *args: Any, **kwargs: Any) -> Any:
+            if stream_id.startswith("tournaments/"):
+                appends.append(tuple(payload["type"] for payload in args[1]))
+            return await append(stream_id, *args, **kwargs)
+
+        runtime.store.append = recorded  # type: ignore[method-assign]
+        players = [f"bot{n}" for n in range(1, 7)]
+        await fund(runtime, players, 5_000)
+        tournament = new_id()
+        # Deep stacks and passive bots: nobody is out, nobody moves, no table waits for another.
+        await runtime.tournaments.create(tournament, sit_and_go(starting_stack=100_000), by="house")
+        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=3, passive=True))
+        try:
+            for player in players:
+                await runtime.tournaments.register(tournament, player)
+
+            async def reported(count: int) -> bool:
+                events = await tournament_events(runtime, tournament)
+                return sum(isinstance(event, TableHandEnded) for event in events) >= count
+
+            await wait_for(partial(reported, 10), 120, "ten hands reported")
+            live = await runtime.tournaments.live(tournament)
+            assert live.state == replay(await tournament_events(runtime, tournament))
+        finally:
+            bots.cancel()
+        await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
+        reports = [types for types in appends if "TableHandEnded" in types]
+        assert len(reports) >= 10 and all("TableHandDealt" in types for types in reports), appends

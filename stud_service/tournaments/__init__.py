@@ -23,6 +23,8 @@ The public API (import from ``stud_service.tournaments``)::
     # the decider
     decide(state, command) -> [events]       raises TournamentError (the tree in errors)
     execute(state, command) -> (events, state)
+    execute_then(state, command, then) -> (events, state)   then(state after it) -> a command decided
+                                             after it, or None: the events of both as one change
     evolve(state, event) -> state            replay(events, state=None) -> state
     event_to_json(event) / event_from_json(data)
 
@@ -49,7 +51,7 @@ from stud_service.tournaments.commands import (
     Unregister,
 )
 from stud_service.tournaments.dealing import Hold
-from stud_service.tournaments.decide import decide, execute
+from stud_service.tournaments.decide import decide, execute, execute_then
 from stud_service.tournaments.errors import TournamentConfigError, TournamentError
 from stud_service.tournaments.evolve import evolve, replay
 from stud_service.tournaments.orders import (
@@ -76,6 +78,7 @@ __all__ = [
     "EndTableHand", "Hold", "Level", "NextDraw", "ReEnter", "Register", "StartTournament", "Status",
     "TableOrders", "TournamentConfig", "TournamentConfigError", "TournamentError", "TournamentKind",
     "TournamentState", "Unregister", "decide", "event_from_json", "event_to_json", "evolve", "execute",
-    "hand_chips", "initial_state", "players_left", "replay", "table_commands", "table_config", "table_orders",
+    "execute_then", "hand_chips", "initial_state", "players_left", "replay", "table_commands", "table_config",
+    "table_orders",
     "Step", "dealt_stakes", "next_step", "seated_players",
 ]

@@ -67,6 +67,7 @@ from stud_service.tournaments.errors import (
     TableHandRunning,
     TableOnHold,
     TournamentConfigError,
+    TournamentError,
     TournamentExists,
     TournamentFull,
     TournamentNotStarted,
@@ -556,3 +557,22 @@ def execute(state: TournamentState, command: Any) -> tuple[list[Any], Tournament
     if isinstance(result, _Recorder):
         return result.close(), result.state
     return result, replay(result, state)
+
+
+def execute_then(
+    state: TournamentState, command: Any, then: Callable[[TournamentState], Any | None]
+) -> tuple[list[Any], TournamentState]:
+    """``execute(state, command)``, then the command ``then(state after it)`` (unless None) against the
+    state its events left: the events of both as one change (one append), and the state after them; the
+    second refused, the first's alone.  The same events as the two decided one after the other."""
+    events, after = execute(state, command)
+    follow = then(after)
+    if follow is None:
+        return events, after
+    try:
+        more = decide(after, follow)
+    except TournamentError:
+        return events, after
+    for event in more:  # onto ``after``: execute's own copy, nobody else holds it
+        apply_in_place(after, event)
+    return [*events, *more], after

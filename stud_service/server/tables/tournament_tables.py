@@ -18,6 +18,9 @@ two appends (the tournament's and the table's) leaves nothing the next owner can
    in sit down with their chips, players moved away or out leave; a tournament table moves no money);
 4. DEAL: if the orders say it may deal, ``DealTableHand`` naming the players it seats is appended to the
    tournament (refused if the tournament moved players there meanwhile: step 3 again), then step 2.
+   When the tournament, the report folded, lets the table deal as it seats already (no one out, moved
+   away or in: most hands), the deal is decided with the report and appended with it, one transaction
+   (``execute_then``): the same events as steps 1 and 4 one after the other, in one append instead of two.
 
 Other tables change the tournament while a table takes its steps, and players change the table (sitting
 out and in): either makes the dealer at work look again (``LiveTable.look_again``) rather than stop.
@@ -36,6 +39,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from stud_service.engine import CreateTable, TableExists
@@ -48,7 +52,7 @@ from stud_service.server.tables.protection import sit_out_excluded
 from stud_service.server.tables.seeds import deal_commands
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tables.writes import TableWrites
-from stud_service.server.tournaments.runtime import TournamentRuntime, new_draw
+from stud_service.server.tournaments.runtime import FollowUp, TournamentRuntime, new_draw
 from stud_service.store import Fence, LeaseLost
 from stud_service.tournaments import AdvanceLevel, DealTableHand, EndTableHand, StartTournament, Status
 from stud_service.tournaments import event_from_json as tournament_event_from_json
@@ -224,12 +228,17 @@ class TournamentTables:
         assert tournament_id is not None
         step = next_step(state, table_id, table)
         table_fence = self.owned.fence(live)
+        if step in (Step.REPORT, Step.START, Step.DEAL) and await sit_out_excluded(
+                self.writes.ledger, self.writes, live):
+            return True  # an excluded player is not dealt in as if present (docs/player-protection.md)
         if step is Step.REPORT:
             chips = await self._last_hand_chips(live)
             command = EndTableHand(table_id, table.hand_number, chips, now_ms(), new_draw())
-            return await self._tournament(tournament_id, command, table_fence) is not None
-        if step in (Step.START, Step.DEAL) and await sit_out_excluded(self.writes.ledger, self.writes, live):
-            return True  # an excluded player is not dealt in as if present (docs/player-protection.md)
+            deal_next = partial(self._deal_next, live)
+            executed = await self._tournament(tournament_id, command, table_fence, deal_next)
+            if executed is not None:
+                await self._start_dealt(live, state, executed)
+            return executed is not None
         if step is Step.START:
             hand = table.hand_number + 1
             await self._start_hand(live, state, await self._dealt_index(tournament_id, table_id, hand))
@@ -247,11 +256,25 @@ class TournamentTables:
             executed = await self._tournament(tournament_id, deal, table_fence)
             if executed is None:
                 return False  # refused: the change that refused it makes this table look again
-            index = next((event.index for event in executed if isinstance(event, TableHandDealt)), None)
-            if index is not None and live.state.hand is None:
-                await self._start_hand(live, state, index)
+            await self._start_dealt(live, state, executed)
             return True
         return False
+
+    @staticmethod
+    def _deal_next(live: LiveTable, after: TournamentState, now: int) -> DealTableHand | None:
+        """The DEAL step decided with the hand's report, in its append, when the tournament after the
+        report lets the table deal as it seats now (no one out, moved or moved in): one transaction, so
+        a crash leaves both or neither (the steps then go on from either)."""
+        table = live.state
+        if next_step(after, live.table_id, table) is not Step.DEAL:
+            return None
+        return DealTableHand(live.table_id, table.hand_number + 1, now, seated_players(table))
+
+    async def _start_dealt(self, live: LiveTable, state: TournamentState, executed: list[Any]) -> None:
+        """Start the hand the tournament's events ``executed`` let the table deal, if they did."""
+        index = next((event.index for event in executed if isinstance(event, TableHandDealt)), None)
+        if index is not None and live.state.hand is None:
+            await self._start_hand(live, state, index)
 
     async def _start_hand(self, live: LiveTable, state: TournamentState, index: int) -> None:
         """Deal the hand the tournament let the table deal, at the level it was let deal at."""
@@ -276,11 +299,14 @@ class TournamentTables:
                     return event.index
         raise TableMoved(f"no deal of hand {hand} at {table_id} in {stream_id}")
 
-    async def _tournament(self, tournament_id: str, command: Any, fence: Fence | None) -> list[Any] | None:
-        """Append a command of the table's owner to the tournament; the events appended, None if refused
-        (decided against a state another replica's append had changed: its event re-arms the table)."""
+    async def _tournament(
+        self, tournament_id: str, command: Any, fence: Fence | None, then: FollowUp | None = None
+    ) -> list[Any] | None:
+        """Append a command of the table's owner to the tournament (and ``then``'s, in the same append);
+        the events appended, None if refused (decided against a state another replica's append had
+        changed: its event re-arms the table)."""
         try:
-            return (await self.tournaments.execute(tournament_id, command, fence=fence)).events
+            return (await self.tournaments.execute(tournament_id, command, fence=fence, then=then)).events
         except TournamentError as error:
             _log.info("tournament command refused: %s", error, extra={"tournament": tournament_id})
             return None

@@ -34,6 +34,7 @@ from stud_service.tournaments import (
     event_from_json,
     event_to_json,
     execute,
+    execute_then,
     initial_state,
     replay,
 )
@@ -44,6 +45,8 @@ from stud_service.tournaments.errors import TournamentExists
 WRITE_ATTEMPTS = 10
 
 MakeCommand = Callable[[TournamentState, int], Any]  # (state, now_ms) -> the command to decide
+# (the state after the first command, now_ms) -> a command to decide after it in the same append, or None
+FollowUp = Callable[[TournamentState, int], Any | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,10 @@ class Written:
 
     version: int
     events: list[Any]
+
+
+def _at(then: FollowUp, now: int) -> Callable[[TournamentState], Any | None]:
+    return lambda after: then(after, now)
 
 
 def _stored(request_id: RequestKey | None) -> tuple[str | None, bytes | None]:
@@ -92,14 +99,21 @@ class TournamentWrites:
         make_command: MakeCommand,
         request_id: RequestKey | None = None,
         fence: Fence | None = None,
+        then: FollowUp | None = None,
     ) -> Written:
         """Decide ``make_command(state, now_ms)`` and append its events (with the money they move) under
-        the tournament's write lock; ``fence``: only while the replica holds the tournament's lease."""
+        the tournament's write lock; ``fence``: only while the replica holds the tournament's lease.
+        ``then``: a command to decide after it, against the state its events leave, in the same append
+        (``execute_then``: a table's hand report and its next deal, one transaction)."""
         async with live.write_lock:
             for _attempt in range(WRITE_ATTEMPTS):
                 now = now_ms()
                 try:
-                    events, _after = execute(live.state, make_command(live.state, now))
+                    command = make_command(live.state, now)
+                    if then is None:
+                        events, _after = execute(live.state, command)
+                    else:
+                        events, _after = execute_then(live.state, command, _at(then, now))
                 except TournamentError:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return Written(retry, [])
