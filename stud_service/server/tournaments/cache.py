@@ -17,7 +17,7 @@ from typing import Any
 from stud_service.server.tables.fanout import fan_out
 from stud_service.server.tables.followed import FollowedStreams
 from stud_service.server.tables.tasks import TableTasks
-from stud_service.server.tournaments.live import Applied, LiveTournament, shown_state
+from stud_service.server.tournaments.live import Applied, LiveTournament
 from stud_service.store import EventStore, StoredEvent
 from stud_service.tournaments import TournamentState, event_from_json, evolve
 from stud_service.tournaments.errors import NoTournament
@@ -51,21 +51,31 @@ class TournamentCache(FollowedStreams[LiveTournament]):
     def apply_stored(self, live: LiveTournament, stored: StoredEvent) -> None:
         self.apply(live, stored.version, event_from_json(stored.payload))
 
-    def apply_appended(self, live: LiveTournament, events: list[Any], first_version: int) -> None:
-        """Apply this replica's own append as it committed (``first_version``: its first event's)."""
+    def apply_appended(
+        self, live: LiveTournament, events: list[Any], first_version: int,
+        after: TournamentState | None = None,
+    ) -> None:
+        """Apply this replica's own append as it committed (``first_version``: its first event's).
+        ``after``: the state its decision left (``execute``'s own, the fold of ``events``), taken as it
+        is when nothing else applied any of them and no watcher needs the state after each."""
+        if after is not None and live.version == first_version - 1 and not live.watchers and events:
+            self._now_at(live, first_version + len(events) - 1, after, events)
+            return
         for offset, event in enumerate(events):
             self.apply(live, first_version + offset, event)
 
     def apply(self, live: LiveTournament, version: int, event: Any) -> None:
         if version != live.version + 1:
             return  # already applied by the other path
-        live.state = evolve(live.state, event)
-        live.shown = shown_state(live.state)
-        live.version = version
-        if _log.isEnabledFor(logging.DEBUG):
-            kind = type(event).__name__
-            _log.debug("event applied", extra={**live.log_extra, "version": version, "type": kind})
-        if self.changed is not None:
-            self.changed(live.tournament_id, live.state)
+        self._now_at(live, version, evolve(live.state, event), [event])
         if live.watchers:
             fan_out(live.watchers, Applied(version, shown_event(event), live.shown))  # type: ignore[arg-type]
+
+    def _now_at(self, live: LiveTournament, version: int, state: TournamentState, events: list[Any]) -> None:
+        live.state = state
+        live.version = version
+        if _log.isEnabledFor(logging.DEBUG):
+            kinds = ", ".join(type(event).__name__ for event in events)
+            _log.debug("events applied", extra={**live.log_extra, "version": version, "type": kinds})
+        if self.changed is not None:  # once a change, not once an event: its owners look at the state now
+            self.changed(live.tournament_id, state)

@@ -32,7 +32,10 @@ def shown_state(state: TournamentState) -> TournamentState:
     seed before it is drawn from; docs/tournaments.md, "Who sees a draw's seed")."""
     if state.secret is None:
         return state
-    shown = state.copy()
+    # Its containers shared, not copied: a state is a value (evolve and decide change their own copies).
+    shown = TournamentState.__new__(TournamentState)
+    for name in TournamentState.FIELDS:
+        setattr(shown, name, getattr(state, name))
     shown.secret = None
     return shown
 
@@ -52,7 +55,14 @@ class LiveTournament(LiveStream):
 
     tournament_id: str
     state: TournamentState = field(default_factory=initial_state)
-    shown: TournamentState = field(default_factory=initial_state)
+    _shown: tuple[TournamentState, TournamentState] | None = None  # (state, shown_state(state))
+
+    @property
+    def shown(self) -> TournamentState:
+        """``shown_state(state)``, made when first asked for after a change (a copy of the whole state)."""
+        if self._shown is None or self._shown[0] is not self.state:
+            self._shown = (self.state, shown_state(self.state))
+        return self._shown[1]
 
     @property
     def stream_id(self) -> str:

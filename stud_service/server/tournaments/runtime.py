@@ -145,8 +145,9 @@ class TournamentRuntime:
         """What ``written`` did, as the facade shows it: the state at its version (a retry's: as the first
         call left it), without a committed seed."""
         live = await self.cache.tournament(tournament_id)
-        state = await self.writes.state_at(live, written.version)
-        return Executed(written.version, [shown_event(event) for event in written.events], shown_state(state))
+        shown = live.shown if written.version == live.version else shown_state(
+            await self.writes.state_at(live, written.version))
+        return Executed(written.version, [shown_event(event) for event in written.events], shown)
 
     # -- reading ---------------------------------------------------------------------------------
 

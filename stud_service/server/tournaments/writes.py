@@ -111,9 +111,9 @@ class TournamentWrites:
                 try:
                     command = make_command(live.state, now)
                     if then is None:
-                        events, _after = execute(live.state, command)
+                        events, after = execute(live.state, command)
                     else:
-                        events, _after = execute_then(live.state, command, _at(then, now))
+                        events, after = execute_then(live.state, command, _at(then, now))
                 except TournamentError:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return Written(retry, [])
@@ -129,7 +129,7 @@ class TournamentWrites:
                     continue
                 version = await self.cache.appended(
                     live, result, request_id,
-                    partial(self.cache.apply_appended, live, events, result.first_version),
+                    partial(self.cache.apply_appended, live, events, result.first_version, after),
                 )
                 return Written(version, [] if result.duplicate else events)
         raise kept_conflicting("tournament")
