@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
@@ -25,7 +26,13 @@ from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tournaments.live import stream_id_for
 from stud_service.tournaments import Level, Status, TournamentConfig, TournamentKind, event_from_json, replay
-from stud_service.tournaments.events import LevelStarted, TableHandDealt, TableHandEnded, TableOpened
+from stud_service.tournaments.events import (
+    LevelStarted,
+    TableBroken,
+    TableHandDealt,
+    TableHandEnded,
+    TableOpened,
+)
 
 PLAYING = RuntimeSettings(next_hand_pause=0.02, rake_sweep_interval=0)
 # One-minute levels (the shortest a structure has): the first ends while the bots play.
@@ -229,3 +236,47 @@ async def test_a_hands_report_and_the_next_deal_are_one_append_and_the_state_is_
         await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
         reports = [types for types in appends if "TableHandEnded" in types]
         assert len(reports) >= 10 and all("TableHandDealt" in types for types in reports), appends
+
+
+async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_changes(database):
+    """A table the tournament broke, its players gone, has nothing more to do: the tournament's later
+    changes leave its dealer asleep (each woke every table of the tournament between hands, to find
+    nothing: a hundred broken tables at a large tournament's end, each change)."""
+    async with replica(database, settings=PLAYING) as runtime:
+        woken: Counter[str] = Counter()
+        between = runtime.dealer.between_tournament_hands
+        assert between is not None
+
+        async def counted(live: Any) -> bool:
+            woken[live.table_id] += 1
+            return await between(live)
+
+        runtime.dealer.between_tournament_hands = counted
+        async with sit_and_go_played(runtime, [f"bot{n}" for n in range(1, 7)]) as tournament:
+
+            async def broken() -> str | None:
+                events = await tournament_events(runtime, tournament)
+                return next((event.table_id for event in events if isinstance(event, TableBroken)), None)
+
+            await wait_for(broken, 240, "a table broken")
+            table_id = await broken()
+            assert table_id is not None
+
+            async def emptied() -> bool:
+                return not (await runtime.table(table_id, client=False)).state.seats
+
+            await wait_for(emptied, 60, "the broken table's players gone")
+            woken_then = woken[table_id]
+            reports_then = await reports(runtime, tournament)
+
+            async def played_on() -> bool:
+                state = await runtime.tournaments.state(tournament)
+                over = state.status is Status.FINISHED
+                return over or await reports(runtime, tournament) >= reports_then + 4
+
+            await wait_for(played_on, 240, "four hands more, or the end")
+        assert woken[table_id] == woken_then, (woken, woken_then)
+
+
+async def reports(runtime: TableRuntime, tournament_id: str) -> int:
+    return sum(isinstance(event, TableHandEnded) for event in await tournament_events(runtime, tournament_id))

@@ -29,7 +29,8 @@ The tournament's appends the table's owner makes are fenced by the table's lease
 scheduled start, each level's or break's end) runs on the owner of the tournament's own lease and is fenced
 by it. Both clocks derive from the log (a level starts when the last one ended, ``level_ends_ms``), so a
 replica that takes over after a crash carries on without drift. Whenever a tournament changes, every table
-of it this replica owns looks at its orders again, and its owner opens the tables it has opened.
+of it this replica owns looks at its orders again (an idle one only if they give it a step to take), and
+its owner opens the tables it has opened.
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ class TournamentTables:
     # -- a tournament changed ----------------------------------------------------------------------
 
     def changed(self, tournament_id: str, state: TournamentState) -> None:
-        """After every event of a tournament this replica follows: its owner opens its tables and arms its
-        clock; every table of it owned here looks at its orders again."""
+        """After every change of a tournament this replica follows: its owner opens its tables and arms its
+        clock; every table of it owned here with something to do looks at its orders again."""
         if self.tasks.closed:
             return
         stream_id = TOURNAMENT_PREFIX + tournament_id
@@ -124,7 +125,8 @@ class TournamentTables:
                     self.tasks.spawn(self._open(tournament_id, state, table_id))
         for live in self.cache.loaded_tables():
             config = live.state.config
-            if config is not None and config.tournament_id == tournament_id and self.owned.owns(live):
+            if config is not None and config.tournament_id == tournament_id and self.owned.owns(live) \
+                    and _has_work(live, state):
                 self.arm_table(live)  # a dealer at work looks again (look_again)
 
     async def _open(self, tournament_id: str, state: TournamentState, table_id: str) -> None:
@@ -327,6 +329,21 @@ class TournamentTables:
             if starts:
                 return hand_chips(events[starts[-1]:])
         raise TableMoved(f"{live.stream_id} has no hand to report")
+
+
+def _has_work(live: LiveTable, state: TournamentState) -> bool:
+    """Whether a change of the tournament gives its table ``live`` something to do: its dealer at work
+    looks again; an idle one is armed only for a step to take (most tables are in a hand, and a table
+    broken or on hold has nothing to do after most changes: an idle dealer armed for each would wake
+    after the pause to find nothing, a task and a look a table a change)."""
+    table = live.state
+    if table.hand is not None:
+        return False  # its dealer is armed when the hand ends
+    if live.dealer is not None and not live.dealer.done():
+        return True
+    if live.table_id not in state.tables and not table.seats:
+        return False  # closed, everyone gone: nothing more, ever
+    return next_step(state, live.table_id, table) is not Step.NONE
 
 
 def clock_due_ms(state: TournamentState) -> int | None:
