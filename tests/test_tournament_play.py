@@ -98,12 +98,14 @@ async def wait_for(condition, seconds: float, what: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def sit_and_go_played(runtime: TableRuntime, players: list[str]) -> AsyncIterator[str]:
-    """A sit & go of ``players`` (funded, registered) played by bots while inside; its id."""
+async def sit_and_go_played(runtime: TableRuntime, players: list[str], seed: int = 7, passive: bool = False,
+                            **fields: Any) -> AsyncIterator[str]:
+    """A sit & go of ``players`` (funded, registered; ``fields`` of its structure other than the default)
+    played by bots while inside; its id."""
     await fund(runtime, players, 5_000)
     tournament = new_id()
-    await runtime.tournaments.create(tournament, sit_and_go(), by="house")
-    bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=7))
+    await runtime.tournaments.create(tournament, sit_and_go(**fields), by="house")
+    bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=seed, passive=passive))
     try:
         for player in players:
             await runtime.tournaments.register(tournament, player)
@@ -155,20 +157,13 @@ async def test_a_sit_and_go_of_bots_is_played_to_the_end_every_hand_at_its_level
 async def test_the_level_clock_advances_on_the_owner_from_the_log(database):
     async with replica(database, settings=PLAYING) as runtime:
         players = [f"bot{n}" for n in range(1, 7)]
-        await fund(runtime, players, 5_000)
-        tournament = new_id()
-        await runtime.tournaments.create(tournament, sit_and_go(starting_stack=100_000), by="house")
-        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=3, passive=True))
-        try:
-            for player in players:
-                await runtime.tournaments.register(tournament, player)
+        deep = sit_and_go_played(runtime, players, seed=3, passive=True, starting_stack=100_000)
+        async with deep as tournament:
 
             async def second_level() -> bool:
                 return (await runtime.tournaments.state(tournament)).level_index >= 1
 
             await wait_for(second_level, 120, "the second level")
-        finally:
-            bots.cancel()
         events = await tournament_events(runtime, tournament)
         first, second = [event for event in events if isinstance(event, LevelStarted)][:2]
         assert second.starts_ms == first.starts_ms + 60_000  # from the log: no drift
@@ -215,27 +210,19 @@ async def test_a_hands_report_and_the_next_deal_are_one_append_and_the_state_is_
 
         runtime.store.append = recorded  # type: ignore[method-assign]
         players = [f"bot{n}" for n in range(1, 7)]
-        await fund(runtime, players, 5_000)
-        tournament = new_id()
         # Deep stacks and passive bots: nobody is out, nobody moves, no table waits for another.
-        await runtime.tournaments.create(tournament, sit_and_go(starting_stack=100_000), by="house")
-        bots = asyncio.get_running_loop().create_task(play_bots(runtime, tournament, seed=3, passive=True))
-        try:
-            for player in players:
-                await runtime.tournaments.register(tournament, player)
+        deep = sit_and_go_played(runtime, players, seed=3, passive=True, starting_stack=100_000)
+        async with deep as tournament:
 
-            async def reported(count: int) -> bool:
-                events = await tournament_events(runtime, tournament)
-                return sum(isinstance(event, TableHandEnded) for event in events) >= count
+            async def ten_reported() -> bool:
+                return await reports(runtime, tournament) >= 10
 
-            await wait_for(partial(reported, 10), 120, "ten hands reported")
+            await wait_for(ten_reported, 120, "ten hands reported")
             live = await runtime.tournaments.live(tournament)
             assert live.state == replay(await tournament_events(runtime, tournament))
-        finally:
-            bots.cancel()
         await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
-        reports = [types for types in appends if "TableHandEnded" in types]
-        assert len(reports) >= 10 and all("TableHandDealt" in types for types in reports), appends
+        with_report = [types for types in appends if "TableHandEnded" in types]
+        assert len(with_report) >= 10 and all("TableHandDealt" in types for types in with_report), appends
 
 
 async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_changes(database):
