@@ -16,12 +16,13 @@
    (at least ``OCCUPANCY_MIN_SECONDS``); their CPU per action weighted by the tournament's actions at
    that size. Printed beside the figure of step 3, which stays the goal's peer.
 
-Server CPU per action: this process's CPU time over the window, less the bots' own (looking over the tables
-and choosing an action, timed apiece): the bots call the table runtime in process, as the tournament tests'
-bots do, so no transport is measured on either side. Goal: the tournament's ≤ 1.2× the cash tables' (step 3,
-full), the ratio printed with them. Both sides' stores wait for their commits as ``serve`` does (asleep:
-``--append-spin-us`` 0); ``--append-spin-us N`` lets every batch spin up to N µs for its commit, which an idle
-loop (a table or two left) pays per commit in CPU.
+Server CPU per action: this process's CPU time over the window, less the bots' own (their loop's between its
+awaits: looking over the tables, passing those with nobody to act, choosing an action): the bots call the
+table runtime in process, as the tournament tests' bots do, so no transport is measured on either side.
+Goal: the tournament's ≤ 1.2× the cash tables' (step 3, full), the ratio printed with them. Both sides'
+stores wait for their commits as ``serve`` does (asleep: ``--append-spin-us`` 0); ``--append-spin-us N``
+lets every batch spin up to N µs for its commit, which an idle loop (a table or two left) pays per commit
+in CPU.
 
 Run: ``.venv/bin/python benchmarks/bench_tournament.py [--entrants 1000] [--tables 125]`` (the issue's size);
 ``--entrants 48 --tables 6 --cash-seconds 20`` for a smoke run. ``DATABASE_URL`` as for ``bench_service.py``.
@@ -98,39 +99,42 @@ class Bots:
 
     async def play(self, runtime: TableRuntime, wanted: Callable[[TableConfig], bool]) -> None:
         rng = random.Random(self.seed)
+        # The bots' CPU is all of this loop's own between its awaits: looking over every table loaded (all
+        # 125 of the tournament's to its end, most broken by then), passing over those with nobody to act,
+        # choosing. Timed from each resume to the next await, so the pass over the tables the bots skip
+        # (and the clock reads themselves) is theirs too, not counted as the service's.
+        resumed = time.process_time()
         while True:
             acted = False
-            # Looking over every table loaded (all 125 of the tournament's to its end, most broken by then) is
-            # the bots' own work too.
-            started = time.process_time()
             tables = [live for live in runtime.loaded_tables()
                       if live.state.config is not None and wanted(live.state.config)]
             in_play = sum(len(live.state.seats) >= 2 for live in tables)
-            self.cpu += time.process_time() - started
             for live in tables:
                 state = live.state
-                started = time.process_time()
                 seat = to_act(state)
-                act = None
-                if seat is not None:
-                    player = state.seats[seat].player_id
-                    act = partial(Act, player, *choice(state, player, rng))
-                self.cpu += time.process_time() - started
-                if act is None:
+                if seat is None:
                     continue
+                player = state.seats[seat].player_id
+                act = partial(Act, player, *choice(state, player, rng))
+                self.cpu += time.process_time() - resumed
                 try:
                     await runtime.execute(live.table_id, lambda _state, now, act=act: act(now))
                 except (DomainError, RequestError) as error:
+                    resumed = time.process_time()
                     self.refused[type(error).__name__] += 1  # the table moved on first: nothing done
                 except Exception as error:  # noqa: BLE001  (a bot keeps playing; the run prints what it met)
+                    resumed = time.process_time()
                     self.refused[f"unexpected {type(error).__name__}: {error}"[:120]] += 1
                 else:
+                    resumed = time.process_time()
                     self.actions += 1
                     self.by_size[len(state.seats)] += 1
                     self.tables_by_size[len(state.seats)] += in_play
                     acted = True
             if not acted:
+                self.cpu += time.process_time() - resumed
                 await asyncio.sleep(0.005)
+                resumed = time.process_time()
 
 
 def choice(state: Any, player: str, rng: random.Random) -> tuple[ActionKind, int | None]:
