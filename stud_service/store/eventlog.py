@@ -15,6 +15,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+from stud_service.backoff import Backoff
 from stud_service.store._json import loads
 from stud_service.store._types import AppendRow, EncodedCommand, Part
 from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter
@@ -271,15 +272,17 @@ class EventStore:
             raise OutcomeUnknown(f"append to {streams} failed, outcome unknown: {exc}") from exc
         outcome_unknown(True)
         give_up = time.monotonic() + OUTCOME_WAIT_SECONDS
-        pause = 0.0  # a pooled connection found dead: the next one is likely fine
+        pauses = Backoff(RESOLVE_PAUSE_FIRST, RESOLVE_PAUSE_MAX)
+        first = True  # a pooled connection found dead: the next one is likely fine, so no pause before it
         while time.monotonic() < give_up:
-            await asyncio.sleep(pause)
+            if not first:
+                await pauses.wait()
+            first = False
             try:
                 rows = await self._writer.append(parts)
             except WRITE_FAULTS as again:
                 self._append_failed(again)
                 exc = again
-                pause = min(max(pause * 2, RESOLVE_PAUSE_FIRST), RESOLVE_PAUSE_MAX)
                 continue
             outcome_unknown(False)
             return rows

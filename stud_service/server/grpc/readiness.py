@@ -1,5 +1,5 @@
 """Readiness follows the store: NOT_SERVING while the database has been unreachable, or has refused every
-write, for a while; or while no lease round has gone through for a lease period.
+write, for a while; or while it has refused this replica's lease rounds for a lease period.
 
 Health service names (``grpc.health.v1``)::
 
@@ -107,7 +107,8 @@ class ReadinessMonitor:
         elif down_for > self.unready_after:
             _log.warning("the store has been unreachable for %.1f s: not ready", down_for)
         elif leases_fail:
-            _log.warning("no lease round has gone through for %.1f s: not ready", leases_failing_for)
+            _log.warning("the database has refused every lease round for %.1f s: not ready",
+                         leases_failing_for)
         else:
             _log.warning(
                 "the store has refused every write for %.1f s (out of disk, or read-only): not ready",
