@@ -288,8 +288,10 @@ async def test_tables_deal_and_clocks_fire_after_postgres_restarts(database, sta
         # Every deal and every clock comes due while the database is down, and the outage is long
         # enough for a connection pool backing off exponentially to be seconds late.
         await asyncio.sleep(OUTAGE)
-        await asyncio.to_thread(database.pg.start)
+        # Taken as the start begins: the server accepts connections before pg_ctl returns, and the pool,
+        # trying every fraction of a second, may commit in between.
         restarted = time.time()
+        await asyncio.to_thread(database.pg.start)
         delays = await wait_for_events(database, wanted, before - 60, restarted, timeout=RECOVERY)
         print(
             "restart -> first deal / first due clock, per table:",
@@ -317,8 +319,8 @@ async def test_a_deal_whose_pause_ran_out_during_an_outage_comes_when_the_store_
         assert first_event_after(database, table_id, "HandStarted", 0) is None
         await asyncio.to_thread(database.pg.stop)
         await asyncio.sleep(seated + LONG_HAND_PAUSE + 1.0 - time.time())  # the pause runs out meanwhile
+        restarted = time.time()  # as the start begins (see above)
         await asyncio.to_thread(database.pg.start)
-        restarted = time.time()
         delays = await wait_for_events(
             database, {table_id: ("HandStarted", False)}, 0, restarted, timeout=DEAL_AFTER_RESTART
         )
