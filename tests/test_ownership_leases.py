@@ -16,7 +16,14 @@ import pytest_asyncio
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db import open_pool
-from stud_service.server.tables.ownership import _FREE_SQL, _PLAN_SQL, Leases, fair_share
+from stud_service.server.tables.ownership import (
+    _FREE_SQL,
+    _PLAN_SQL,
+    Leases,
+    OwnershipEvents,
+    OwnershipKeeper,
+    fair_share,
+)
 from stud_service.store import EventStore, Fence, LeaseLost, StreamAppend
 
 SHORT_LEASE = 0.4  # seconds: the expiry tests wait past it
@@ -112,6 +119,35 @@ async def test_a_released_lease_can_be_taken_at_once(pool: AsyncConnectionPool, 
     await a.release([streams[0]])
     assert await b.take() == {streams[0]: 2}
     assert await a.renew(streams) == {streams[1]: 1}
+
+
+async def test_a_lease_whose_table_cannot_be_loaded_is_given_back_and_taken_again_later(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    """Kept and renewed, a lease whose table the replica could not load (the store away for that one read)
+    would hold the table with no clock armed and no dealer: play would stop there for good."""
+    [stream] = await make_tables(store, 1)
+    loadable = False
+    gained: list[tuple[str, int]] = []
+    lost: list[str] = []
+
+    async def table_gained(stream_id: str, epoch: int) -> bool:
+        gained.append((stream_id, epoch))
+        return loadable
+
+    keeper = OwnershipKeeper(Leases(pool, "a"), OwnershipEvents(table_gained, lost.append, lambda s: s))
+    await keeper.round()
+    assert gained == [(stream, 1)]
+    assert keeper.owned == {}  # not kept, not renewed
+    assert lost == [stream]  # the table's work stopped (none started)
+    other = Leases(pool, "b")
+    await other.renew([])  # a second replica: the given-back lease is free for it at once
+    assert await other.take() == {stream: 2}
+    await other.release([stream])
+    loadable = True
+    await keeper.round()  # the next round takes it again, and keeps it now it loads
+    assert keeper.owned == {stream: 3}
+    assert await keeper.leases.renew([stream]) == {stream: 3}
 
 
 async def test_live_replicas_are_those_seen_within_a_lease(

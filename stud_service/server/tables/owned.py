@@ -50,7 +50,7 @@ class OwnedTables:
         self.disarm = disarm
         self.keeper: OwnershipKeeper | None = None  # None: this replica owns every table it loads
         # A tournament's lease (its level clock) gained or lost: told to the tournaments' tables.
-        self.tournament_gained: Callable[[str], Awaitable[None]] | None = None
+        self.tournament_gained: Callable[[str], Awaitable[bool]] | None = None
         self.tournament_lost: Callable[[str], None] | None = None
         self._keeping: asyncio.Task[None] | None = None
 
@@ -101,22 +101,22 @@ class OwnedTables:
 
     # -- what the keeper tells the tables and asks them ----------------------------------------
 
-    async def _lease_gained(self, stream_id: str, epoch: int) -> None:
+    async def _lease_gained(self, stream_id: str, epoch: int) -> bool:
+        """Start the work of a table (or tournament) whose lease was taken: False if it could not load."""
         if stream_id.startswith(TOURNAMENT_STREAMS):
             _log.info("lease taken", extra={"tournament": stream_id, "epoch": epoch})
-            if self.tournament_gained is not None:
-                await self.tournament_gained(stream_id)
-            return
+            return self.tournament_gained is None or await self.tournament_gained(stream_id)
         try:
             live = await self.cache.table(table_id_of(stream_id), client=False)
             await self.cache.catch_up(live)  # what the last owner wrote: the clocks are armed from it
         except Exception:
-            # Not loadable now (the store away, a broken stream): the lease lapses and is taken again later.
+            # Not loadable now (the store away, a broken stream): the keeper gives the lease back.
             _log.warning("could not load %s after taking its lease", stream_id, exc_info=True)
-            return
+            return False
         with live.log_scope():
             _log.info("lease taken", extra={"table": live.table_id, "epoch": epoch})
             self.arm(live)
+        return True
 
     def _lease_lost(self, stream_id: str) -> None:
         if stream_id.startswith(TOURNAMENT_STREAMS):

@@ -262,7 +262,8 @@ class Leases:
 
 @dataclass(frozen=True)
 class OwnershipEvents:
-    """What the keeper tells the tables and asks them: a lease gained (stream, epoch), a lease lost, which
+    """What the keeper tells the tables and asks them: a lease gained (stream, epoch: ``False``, or an
+    awaitable of it, when the table could not be taken up, and the lease is given back), a lease lost, which
     of some owned tables may be handed over now (between hands; those nobody here watches first), and how
     much this replica's clients use each table (its claims)."""
 
@@ -332,12 +333,22 @@ class OwnershipKeeper:
 
     async def _take(self, interest: Interest) -> int:
         taken = await self.leases.take(interest)
+        not_taken_up = []
         for stream_id, epoch in sorted(taken.items()):
             self.owned[stream_id] = epoch
             result = self.events.gained(stream_id, epoch)
             if asyncio.iscoroutine(result):
-                await result
-        return len(taken)
+                result = await result
+            if result is False:
+                not_taken_up.append(stream_id)
+        if not_taken_up:
+            # Kept and renewed, such a lease would hold the table with no clock armed and no dealer: play
+            # would stop there for good. Given back, it is free at the next round, here or elsewhere.
+            for stream_id in not_taken_up:
+                self.drop(stream_id)
+            await self.leases.release(not_taken_up)
+            _log.warning("leases given back: tables not loadable", extra={"tables": len(not_taken_up)})
+        return len(taken) - len(not_taken_up)
 
     async def _hand_over(self, plan: Plan, interest: Interest) -> None:
         """Release now, of the tables to hand over, those between hands; the others when their hand ends."""

@@ -144,15 +144,17 @@ class TournamentTables:
             if self.owned.owns(live):
                 self.arm_table(live)
 
-    async def lease_gained(self, stream_id: str) -> None:
-        """This replica took a tournament's lease: its clock runs here from now on."""
+    async def lease_gained(self, stream_id: str) -> bool:
+        """This replica took a tournament's lease: its clock runs here from now on (False: not loadable,
+        the lease is given back)."""
         tournament_id = stream_id[len(TOURNAMENT_PREFIX):]
         try:
             live = await self.tournaments.live(tournament_id)
         except Exception:
             _log.warning("could not load %s after taking its lease", stream_id, exc_info=True)
-            return
+            return False
         self.changed(tournament_id, live.state)
+        return True
 
     def lease_lost(self, stream_id: str) -> None:
         tournament_id = stream_id[len(TOURNAMENT_PREFIX):]
