@@ -26,18 +26,31 @@ leases, one more when it hands tables over), whatever it owns:
 - **plan**: the claims on what it owns and its share: it hands over what another replica claims and its
   surplus of unclaimed tables (a replica joined), between hands: at once if no hand runs, else when the
   hand ends, instead of dealing the next one, so a hand in progress always finishes where it is.
+
+A lease runs from its statement's transaction start, so the replica counts each one held for a lease period
+from when that transaction was begun, not from when its round began: a round that waited for a connection
+(the database away) keeps what it renews and takes. Lease writes commit without waiting for a synchronous
+standby (``synchronous_commit = local``): a primary just promoted in strict synchronous mode holds every
+commit until a standby confirms it, and a lease committed that way would be worth nothing once confirmed
+(its period run out meanwhile), so the tables whose next event needs their owner (a deal, a timeout) would
+resume one such wait after the rest. It loses no guarantee: each fenced append reads its lease in its own
+transaction and commits synchronously, and the standby replays the primary's writes in order, so an
+acknowledged append's lease is on the standby before the append is; a lease write lost with its primary
+fenced nothing acknowledged, and its owner's appends are refused until a round takes the lease again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
+from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.backoff import Backoff
@@ -162,6 +175,10 @@ UPDATE table_leases SET expires_at = now()
 
 _LEAVE_SQL = "DELETE FROM replicas WHERE replica_id = %(me)s"
 
+# The lease writes' transactions commit once flushed here, not waiting for a synchronous standby (the module's
+# docstring says why that is safe).
+_COMMIT_LOCALLY_SQL = "SET LOCAL synchronous_commit = local"
+
 # How much more a replica's clients must use a table than any other replica's for it to claim the table.
 INTEREST_MARGIN = 2
 
@@ -177,6 +194,16 @@ def fair_share(tables: int, replicas: int) -> int:
 
 
 Interest = Mapping[str, int]  # stream id -> how much this replica's clients use the table (> 0)
+
+
+class Held(dict[str, int]):
+    """Leases held after a statement: stream id -> epoch. ``sent_at``: the loop time its transaction was begun
+    at; each lease runs a lease period from the transaction's start (by the database's clock), no earlier,
+    so it is held at least until ``sent_at + lease_seconds`` by this replica's clock."""
+
+    def __init__(self, epochs: Iterable[tuple[str, int]], sent_at: float) -> None:
+        super().__init__(epochs)
+        self.sent_at = sent_at
 
 
 @dataclass(frozen=True)
@@ -211,25 +238,31 @@ class Leases:
             "streams": streams, "clients": clients, **more,
         }
 
-    async def _rows(self, sql: str, interest: Interest | None, **params: object) -> list[tuple[str, int]]:
+    @contextlib.asynccontextmanager
+    async def _writing(self) -> AsyncIterator[tuple[AsyncConnection, float]]:
+        """A transaction for lease writes, committed locally, and the loop time it was begun at."""
         async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, self._params(interest, **params))
-            return [(str(stream), int(epoch)) for stream, epoch in await cur.fetchall()]
+            begun_at = asyncio.get_running_loop().time()  # before BEGIN: no later than the database's now()
+            async with conn.transaction():
+                await conn.execute(_COMMIT_LOCALLY_SQL)
+                yield conn, begun_at
 
-    async def renew(self, owned: Iterable[str], interest: Interest | None = None) -> dict[str, int]:
+    async def renew(self, owned: Iterable[str], interest: Interest | None = None) -> Held:
         """Heartbeat with this replica's ``interest``, and renew the leases of ``owned`` it still holds:
         stream id -> epoch."""
-        return dict(await self._rows(_RENEW_SQL, interest, owned=list(owned)))
+        async with self._writing() as (conn, begun_at):
+            cur = await conn.execute(_RENEW_SQL, self._params(interest, owned=list(owned)))
+            return Held(((str(stream), int(epoch)) for stream, epoch in await cur.fetchall()), begun_at)
 
-    async def take(self, interest: Interest | None = None) -> dict[str, int]:
+    async def take(self, interest: Interest | None = None) -> Held:
         """Take the free leases this replica claims, then unclaimed ones up to its fair share of them (those
         in ``interest`` first): stream id -> new epoch. One statement when none is free (most rounds)."""
-        async with self.pool.connection() as conn:
+        async with self._writing() as (conn, begun_at):
             cur = await conn.execute(_FREE_SQL, self._params(interest))
             free = sorted(str(stream) for (stream,) in await cur.fetchall())
+            taken = Held((), begun_at)
             if not free:
-                return {}
-            taken: dict[str, int] = {}
+                return taken
             for sql in (_TAKE_EXPIRED_SQL, _TAKE_NEW_SQL):
                 cur = await conn.execute(sql, self._params(free=free))
                 taken.update((str(stream), int(epoch)) for stream, epoch in await cur.fetchall())
@@ -250,13 +283,13 @@ class Leases:
 
     async def release(self, streams: Iterable[str]) -> None:
         """Give up these leases now (another replica may take them at its next round)."""
-        async with self.pool.connection() as conn:
+        async with self._writing() as (conn, _begun_at):
             await conn.execute(_RELEASE_SQL, self._params(streams=list(streams)))
 
     async def leave(self, owned: Iterable[str]) -> None:
         """At a graceful stop: release everything and stop counting as live, so the others take over now."""
         await self.release(owned)
-        async with self.pool.connection() as conn:
+        async with self._writing() as (conn, _begun_at):
             await conn.execute(_LEAVE_SQL, self._params())
 
 
@@ -284,7 +317,7 @@ class OwnershipKeeper:
         self.lease_seconds = leases.lease_seconds
         self.owned: dict[str, int] = {}  # stream id -> epoch
         self.handing_over: set[str] = set()
-        self._renewed_at: float | None = None  # loop time of the last round that renewed
+        self._held_until: dict[str, float] = {}  # stream id -> loop time until which its lease is surely held
         # Loop time of the first of the rounds the database has refused since the last that went through (a
         # statement it does not accept); None while rounds go through, or fail or stall on a database away.
         self._refused_since: float | None = None
@@ -301,6 +334,7 @@ class OwnershipKeeper:
     def drop(self, stream_id: str) -> None:
         """A lease found lost elsewhere (a fenced append refused): forget it."""
         self.handing_over.discard(stream_id)
+        self._held_until.pop(stream_id, None)
         if self.owned.pop(stream_id, None) is not None:
             self.events.lost(stream_id)
 
@@ -308,12 +342,14 @@ class OwnershipKeeper:
         """One round: renew, take, then hand over between hands what another replica claims and the
         surplus of the unclaimed tables above the fair share."""
         async with self._lock:
-            started = asyncio.get_running_loop().time()
             interest = self.events.interest()
             renewed = await self.leases.renew(self.owned, interest)
             for stream_id in [s for s in self.owned if renewed.get(s) != self.owned[s]]:
                 self.drop(stream_id)
-            self._renewed_at = started
+            self._hold(renewed)
+            # Renewed too late to count (the statement waited past a lease period): dropped now, and taken
+            # again below if they are free, not a round later.
+            self.expire_unrenewed()
             await self._take(interest)
             await self._hand_over(await self.leases.plan(self.owned, interest), interest)
             self._refused_since = None
@@ -331,11 +367,17 @@ class OwnershipKeeper:
         async with self._lock:
             await self._take(self.events.interest())
 
+    def _hold(self, held: Held) -> None:
+        until = held.sent_at + self.lease_seconds
+        for stream_id in held.keys() & self.owned.keys():
+            self._held_until[stream_id] = until
+
     async def _take(self, interest: Interest) -> int:
         taken = await self.leases.take(interest)
         not_taken_up = []
         for stream_id, epoch in sorted(taken.items()):
             self.owned[stream_id] = epoch
+            self._held_until[stream_id] = taken.sent_at + self.lease_seconds
             result = self.events.gained(stream_id, epoch)
             if asyncio.iscoroutine(result):
                 result = await result
@@ -386,11 +428,9 @@ class OwnershipKeeper:
     def expire_unrenewed(self) -> None:
         """Leases not renewed for a whole lease period may be someone else's: stop their work now (the
         fence would refuse it anyway; this spares the doomed attempts)."""
-        if self._renewed_at is None or not self.owned:
-            return
-        if asyncio.get_running_loop().time() - self._renewed_at >= self.lease_seconds:
-            for stream_id in list(self.owned):
-                self.drop(stream_id)
+        now = asyncio.get_running_loop().time()
+        for stream_id in [s for s in self.owned if self._held_until.get(s, now) <= now]:
+            self.drop(stream_id)
 
     def stop(self) -> None:
         """End :meth:`run` at its next step (with a cancel: Python 3.11 can swallow a cancel that lands as
