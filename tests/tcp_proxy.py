@@ -45,6 +45,7 @@ class TcpProxy:
         self._pipes: set[asyncio.Task[None]] = set()
         self._trap: _Trap | None = None
         self.refusing = False
+        self.refused = 0  # connections refused while ``refusing``
 
     @property
     def port(self) -> int:
@@ -93,6 +94,7 @@ class TcpProxy:
 
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         if self.refusing:
+            self.refused += 1
             client_writer.transport.abort()
             return
         server_reader, server_writer = await asyncio.open_connection(*self._target, local_addr=self._source)

@@ -40,11 +40,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -240,6 +241,28 @@ def table_logger(logger: str | logging.Logger, table: str, hand: str | None = No
 # -- formatters --------------------------------------------------------------------------------------------
 
 
+class _Throttle:
+    """Lets one line through per ``interval`` seconds and counts the ones held back in between."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self._next = -math.inf
+        self._held = 0
+
+    def admit(self) -> int | None:
+        """None to hold this line back; else how many were held back since the last line let through."""
+        now = self.clock()
+        if now < self._next:
+            self._held += 1
+            return None
+        held, self._held, self._next = self._held, 0, now + self.interval
+        return held
+
+
+_HELD_NOTE = " (and %d more since the last such line)"
+
+
 class RateLimitedLog:
     """At most one warning per ``interval`` seconds on ``logger``; the next line that goes out counts
     the ones held back. For lines a caller can cause at will (bad requests, a database away), so that
@@ -247,19 +270,48 @@ class RateLimitedLog:
 
     def __init__(self, logger: logging.Logger, interval: float) -> None:
         self.logger = logger
-        self.interval = interval
-        self._next = 0.0
-        self._held = 0
+        self._throttle = _Throttle(interval)
 
     def warning(self, message: str, *args: object, extra: Mapping[str, Any] | None = None) -> None:
-        now = time.monotonic()
-        if now < self._next:
-            self._held += 1
+        held = self._throttle.admit()
+        if held is None:
             return
-        held, self._held, self._next = self._held, 0, now + self.interval
         if held:
-            message, args = message + " (and %d more since the last such line)", (*args, held)
+            message, args = message + _HELD_NOTE, (*args, held)
         self.logger.warning(message, *args, extra=extra)
+
+
+# The connection pool warns once per failed connection attempt: while the database is away (a failover, a
+# restart) it tries several times a second, and the same line would fill the log.
+REPEATED_LINE_LOGGERS = ("psycopg.pool",)
+REPEATED_LINE_INTERVAL_SECONDS = 10.0
+
+
+class RepeatedLineFilter(logging.Filter):
+    """On the loggers named (and their children): one line per message template per ``interval`` seconds;
+    the next one let through counts those held back."""
+
+    def __init__(self, loggers: tuple[str, ...] = REPEATED_LINE_LOGGERS,
+                 interval: float = REPEATED_LINE_INTERVAL_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.loggers = loggers
+        self.interval = interval
+        self.clock = clock
+        self._throttles: dict[tuple[str, str], _Throttle] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not any(record.name == name or record.name.startswith(name + ".") for name in self.loggers):
+            return True
+        key = (record.name, str(record.msg))
+        throttle = self._throttles.setdefault(key, _Throttle(self.interval, self.clock))
+        held = throttle.admit()
+        if held is None:
+            return False
+        if held and isinstance(record.args, tuple | None):
+            record.msg = str(record.msg) + _HELD_NOTE
+            record.args = (*(record.args or ()), held)
+        return True
 
 
 def _timestamp(record: logging.LogRecord) -> str:
@@ -329,6 +381,7 @@ def configure_logging(
     level = level or os.environ.get("STUD_LOG_LEVEL") or DEFAULT_LOG_LEVEL
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+    handler.addFilter(RepeatedLineFilter())
     handler.addFilter(ContextFilter())
     handler.addFilter(RedactionFilter())
     handler._stud_handler = True  # type: ignore[attr-defined]
