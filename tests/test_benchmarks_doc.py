@@ -77,6 +77,16 @@ def test_the_service_benchmark_has_its_history_soak_row() -> None:
     assert any(row.startswith("| `bench_service.py, history soak`") for row in _table_rows())
 
 
+def test_the_human_pace_row_is_measured_against_the_floor() -> None:
+    """Issue 34's goal 2: the service's actions served and Act p99 at a human pace are ratios to the
+    bare-gRPC floor's, from runs alternating in the same run (not to a health check on the service's own
+    connections)."""
+    row = next(row for row in headline.recorded() if row.benchmark == "bench_human_pace.py")
+    assert row.peer.startswith("the bare-gRPC floor"), row.peer
+    assert "floor's actions" in row.ratio and "p99" in row.ratio, row.ratio
+    assert "pairs alternating" in row.what, row.what
+
+
 def test_a_recorded_headline_becomes_a_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What a benchmark hands to ``record`` is kept with the date and the command, and drawn as one row."""
     monkeypatch.setattr(headline, "RESULTS", tmp_path)
