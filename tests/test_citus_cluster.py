@@ -287,3 +287,43 @@ async def test_statements_each_path_sends_to_the_workers(citus: CitusCluster) ->
             await run(worker.url("stud"), "ALTER SYSTEM RESET log_statement", "SELECT pg_reload_conf()")
         await store.close()
         await pool.close()
+
+
+async def test_a_workers_session_does_not_grow_with_the_appends_it_runs(citus: CitusCluster) -> None:
+    """The function's statements are planned for each call's stream and none kept: a generic plan's shard
+    plan, which Citus planned again at every execution and kept each copy of, grew a worker's session by about
+    200 kB an append (the coordinator keeps its connections to the workers open for minutes). Called here on
+    the worker itself, as the coordinator's delegated call runs there, on streams whose shards it holds."""
+    worker = citus.workers[0]
+    async with await psycopg.AsyncConnection.connect(worker.url("stud"), autocommit=True) as conn:
+        streams: list[str] = []
+        while len(streams) < 4:
+            stream_id = new_stream()
+            cur = await conn.execute(
+                "SELECT nodeport FROM pg_dist_shard_placement"
+                " WHERE shardid = get_shard_id_for_distribution_column('events', %s::text)", (stream_id,))
+            if (await cur.fetchone()) == (worker.port,):
+                streams.append(stream_id)
+        version = dict.fromkeys(streams, 0)
+        texts = "\n".join(f'{{"type":"Noted","n":{n}}}' for n in range(3))
+
+        async def appends(count: int) -> None:
+            for n in range(count):
+                stream_id = streams[n % len(streams)]
+                cur = await conn.execute("SELECT stud_append_stream(%s, NULL, NULL, %s, %s, NULL, %s)",
+                                         (stream_id, version[stream_id], uuid.uuid4().hex, texts))
+                row = await cur.fetchone()
+                assert row is not None and chr(row[0][0]) == "a", row
+                version[stream_id] = row[0][2]
+
+        async def session_bytes() -> int:
+            cur = await conn.execute("SELECT sum(total_bytes)::bigint FROM pg_backend_memory_contexts")
+            row = await cur.fetchone()
+            assert row is not None
+            return row[0]
+
+        await appends(40)  # past the plan cache's first five custom plans
+        before = await session_bytes()
+        await appends(200)
+        grown = await session_bytes() - before
+        assert grown < 1_000_000, f"the worker's session grew by {grown:,} bytes over 200 appends"

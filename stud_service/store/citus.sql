@@ -9,11 +9,11 @@
 -- read by every lease round: a reference table, copied to every node. schema_migrations, the
 -- migrations' own bookkeeping, stays on the coordinator.
 --
--- A single-stream append (stud_append_stream, migration 0019) is distributed by its stream argument and
--- colocated with the events: the coordinator hands each call to the worker holding that stream's shard,
--- which runs the checks and inserts itself. The functions it calls are copied to every worker (distributed
--- with no argument: never delegated themselves); on the coordinator they still run the multi-stream
--- appends (group commit, money moves), whose statements it routes.
+-- A single-stream append (stud_append_stream, migrations 0019 and 0021) is distributed by its stream
+-- argument and colocated with the events: the coordinator hands each call to the worker holding that
+-- stream's shard, which runs the checks and inserts itself, calling no other function. The multi-stream
+-- appends (stud_append_parts, stud_append_fenced: group commit, money moves) run on the coordinator, which
+-- routes their statements.
 CREATE EXTENSION IF NOT EXISTS citus;
 
 SELECT create_distributed_table('streams', 'stream_id');
@@ -21,6 +21,4 @@ SELECT create_distributed_table('events', 'stream_id', colocate_with => 'streams
 SELECT create_distributed_table('snapshots', 'stream_id', colocate_with => 'streams');
 SELECT create_distributed_table('table_leases', 'stream_id', colocate_with => 'streams');
 SELECT create_reference_table('replicas');
-SELECT create_distributed_function('stud_append_parts(integer[],boolean[],text[],bigint[],text[],text[],text)');
-SELECT create_distributed_function('stud_append_fenced(text,text,bigint,integer[],boolean[],text[],bigint[],text[],text[],text)');
 SELECT create_distributed_function('stud_append_stream(text,text,bigint,bigint,text,text,text)', 'p_stream', colocate_with => 'events');
