@@ -1134,8 +1134,36 @@ def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: 
         print(f"{tables:>6} {'÷ plain':>8} {given[0] / ours[0]:>10.2f} {given[1] / ours[1]:>8.2f}"
               f" {given[2] / ours[2]:>8.2f} {given[3] / ours[3]:>9.2f} {given[4] / ours[4]:>9.2f}"
               f" {given[5] / ours[5]:>9.2f}")
+        if tables == table_counts[0] and len(servers["given"][1]) > 1:
+            record_citus_headline(tables, len(servers["given"][1]) - 1, seconds, rounds, figures,
+                                  sum(r.database_cpu[0] for r in runs[(tables, "given")])
+                                  / max(sum(r.actions for r in runs[(tables, "given")]), 1) * 1000)
     print("goals on Citus: CPU per action (all) <= 1.5x the plain node's at 8 tables; Act p50 <= 1.5x")
     return 0
+
+
+def record_citus_headline(tables: int, workers: int, seconds: int, rounds: int,
+                          figures: dict[str, tuple[float, ...]], coordinator_ms: float) -> None:
+    """The Citus comparison's row: CPU per action in all and Act p50, each against the plain node's."""
+    (rate, p50, _, service_ms, database_ms, all_ms) = figures["given"]
+    (plain_rate, plain_p50, _, plain_service_ms, plain_database_ms, plain_all_ms) = figures["plain"]
+    cpu_ratio, p50_ratio = all_ms / plain_all_ms, p50 / plain_p50
+    headline.record(
+        __file__, part="Citus",
+        what=f"{tables} money tables, {BOTS_PER_TABLE} bots each, the service on a Citus cluster (a"
+             f" coordinator and {workers} workers on this machine, laid out by migrate --citus), {rounds}"
+             f" rounds of {seconds} s alternating with one plain PostgreSQL: CPU per action of the service"
+             " and of every database server",
+        figure=f"{all_ms:.2f} ms CPU per action (service {service_ms:.2f}, coordinator {coordinator_ms:.2f},"
+               f" workers {database_ms - coordinator_ms:.2f}); Act p50 {p50:.1f} ms; {rate:.0f} actions/s",
+        peer=f"one plain PostgreSQL: {plain_all_ms:.2f} ms (service {plain_service_ms:.2f}, database"
+             f" {plain_database_ms:.2f}); Act p50 {plain_p50:.1f} ms; {plain_rate:.0f} actions/s",
+        ratio=f"{cpu_ratio:.2f}× the CPU; Act p50 {p50_ratio:.2f}×",
+        goal="≤ 1.5× the CPU per action and the Act p50",
+        met=cpu_ratio <= 1.5 and p50_ratio <= 1.5,
+        arguments=["--database-url", "<coordinator URL>", "--tables", str(tables), "--rounds", str(rounds),
+                   "--seconds", str(seconds)],
+    )
 
 
 def record_headlines(first: Row, history_runs: dict[bool, list[LoadResult]] | None, passed: bool) -> None:

@@ -50,13 +50,15 @@ class Headline:
 
 
 def record(script: str, *, what: str, figure: str, peer: str, ratio: str, goal: str = "",
-           met: bool | None = None, part: str = "") -> Headline:
-    """Keep the headline of the benchmark ``script`` (its ``__file__``) from this run, and print it."""
+           met: bool | None = None, part: str = "", arguments: list[str] | None = None) -> Headline:
+    """Keep the headline of the benchmark ``script`` (its ``__file__``) from this run, and print it.
+    ``arguments``: the command's, when the run's own name something of this machine only (a server's URL)."""
     name = Path(script).name
     headline = Headline(
         benchmark=f"{name}, {part}" if part else name, what=what, figure=figure, peer=peer, ratio=ratio,
         goal=goal, met=met, date=datetime.datetime.now(datetime.UTC).date().isoformat(),
-        command=shlex.join([".venv/bin/python", f"benchmarks/{name}", *sys.argv[1:]]),
+        command=shlex.join([".venv/bin/python", f"benchmarks/{name}",
+                            *(sys.argv[1:] if arguments is None else arguments)]),
     )
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{Path(name).stem}{'-' + slug(part) if part else ''}.json"
