@@ -12,8 +12,8 @@
 --
 -- Fewer statements per append, too: the head and its hash in one read (the newest event of the stream);
 -- the request id looked up only when the head is not the expected one (a retry, or a conflict) or after a
--- collision; a used request id at the expected head fails the insert on its unique index, and the second
--- pass then finds it. Outcomes as before: {ascii(outcome), first, last}, outcome 'a' appended, 'd' the
+-- collision (a used request id at the expected head fails the insert on its unique index, and the second
+-- pass then finds it); the command's events in one INSERT. Outcomes as before: {ascii(outcome), first, last}, outcome 'a' appended, 'd' the
 -- request id was used (its versions), 'c' conflict (last = the head), 'f' fenced (last = p_expected).
 --
 -- Backwards-compatible during a rollout: the same function, same arguments and answers.
@@ -34,8 +34,10 @@ DECLARE
     v_first bigint;
     v_size  integer;
     v_prev  bytea;
-    v_hash  bytea;
-    v_event jsonb;
+    v_payloads jsonb[];
+    v_prevs    bytea[];
+    v_hashes   bytea[];
+    v_sql      text;
 BEGIN
     -- An acknowledged append must survive a crash, whatever the server or session default.
     PERFORM set_config('synchronous_commit', 'on', true);
@@ -73,18 +75,23 @@ BEGIN
                 v_prev := '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea;
                 INSERT INTO streams (stream_id) VALUES (p_stream) ON CONFLICT DO NOTHING;
             END IF;
+            -- One multi-row INSERT for the command's events (the VALUES list made for their count), not one
+            -- statement each: on Citus every statement is planned and routed on its own.
+            v_sql := 'INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size,'
+                     ' request_fingerprint, prev_hash, hash) VALUES ';
             FOR j IN 1 .. v_count LOOP
-                v_event := v_texts[j]::jsonb;
-                v_hash := sha256(v_prev || convert_to(v_texts[j], 'UTF8'));
-                INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size,
-                                    request_fingerprint, prev_hash, hash)
-                VALUES (p_stream, p_expected + j, v_event ->> 'type', v_event, (v_event ->> 'hand')::bigint,
-                        CASE WHEN j = 1 THEN p_request_id END,
-                        CASE WHEN j = 1 AND p_request_id IS NOT NULL THEN v_count END,
-                        CASE WHEN j = 1 AND p_request_id IS NOT NULL THEN decode(p_fingerprint, 'hex') END,
-                        v_prev, v_hash);
-                v_prev := v_hash;
+                v_payloads[j] := v_texts[j]::jsonb;
+                v_hashes[j] := sha256(v_prev || convert_to(v_texts[j], 'UTF8'));
+                v_prevs[j] := v_prev;
+                v_prev := v_hashes[j];
+                v_sql := v_sql || CASE WHEN j > 1 THEN ', ' ELSE '' END
+                    || format('($1, $2 + %1$s, $3[%1$s] ->> ''type'', $3[%1$s], ($3[%1$s] ->> ''hand'')::bigint,'
+                              ' %2$s, $4[%1$s], $5[%1$s])',
+                              j, CASE WHEN j = 1 THEN '$6, $7, $8' ELSE 'NULL, NULL, NULL' END);
             END LOOP;
+            EXECUTE v_sql USING p_stream, p_expected, v_payloads, v_prevs, v_hashes, p_request_id,
+                CASE WHEN p_request_id IS NOT NULL THEN v_count END,
+                CASE WHEN p_request_id IS NOT NULL THEN decode(p_fingerprint, 'hex') END;
             RETURN ARRAY[ascii('a'), p_expected + 1, p_expected + v_count];
         EXCEPTION WHEN unique_violation THEN
             NULL;  -- this command's writes are undone; look again
