@@ -42,8 +42,8 @@ async def routed(database_url: str) -> AsyncIterator[EventStore]:
 async def stored(url: str, stream_id: str) -> list[tuple]:
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         cur = await conn.execute(
-            "SELECT version, type, hand, request_id, command_size, request_fingerprint, prev_hash, hash"
-            " FROM events WHERE stream_id = %s ORDER BY version", (stream_id,))
+            "SELECT version, type, payload, hand, request_id, command_size, request_fingerprint, prev_hash,"
+            " hash FROM events WHERE stream_id = %s ORDER BY version", (stream_id,))
         return await cur.fetchall()
 
 
@@ -66,9 +66,9 @@ async def test_routed_appends_give_every_outcome_of_the_batch_path(
         assert info.value.actual_version == 4
     assert await routed.head(stream_id) == 4
     rows = await stored(database_url, stream_id)
-    assert [(r[0], r[2], r[3], r[4]) for r in rows] == [
+    assert [(r[0], r[3], r[4], r[5]) for r in rows] == [
         (1, 1, "r1", 3), (2, 1, None, None), (3, 1, None, None), (4, 1, "r2", 1)]
-    assert rows[0][5] == b"\x01\x02"
+    assert rows[0][6] == b"\x01\x02" and rows[1][2] == {"type": "Noted", "n": 1, "hand": 1}
     assert (await routed.verify(stream_id)).ok
 
 
@@ -81,7 +81,7 @@ async def test_routed_and_batched_appends_hash_the_same_events_alike(
         await routed.append(by_function, expected, events(count, hand=7))
         await event_store.append(by_batch, expected, events(count, hand=7))
     routed_rows, batched_rows = await stored(database_url, by_function), await stored(database_url, by_batch)
-    assert [r[6:] for r in routed_rows] == [r[6:] for r in batched_rows] and len(routed_rows) == 6
+    assert routed_rows == batched_rows and len(routed_rows) == 6  # versions, types, payloads, hands, hashes
 
 
 async def test_concurrent_routed_appends_at_one_version_one_wins(database_url: str, stream_id: str) -> None:
