@@ -1,0 +1,169 @@
+"""Table leases across database outages (server.tables.ownership), on a PostgreSQL of the test's own: stopped
+for longer than a lease and started again, or holding every commit for a synchronous standby that is not
+there (what a primary just promoted in strict synchronous mode does until its standby connects).
+
+After such an outage the keeper's rounds must keep the leases they renew or take, and take them at all while
+commits wait: a table whose next event needs its owner (a deal, a timeout) otherwise resumes a lease period,
+or a whole commit wait, after the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import pytest_asyncio
+from own_postgres import OwnPostgres
+
+from stud_service.db import open_pool
+from stud_service.server.tables.ownership import Leases, OwnershipEvents, OwnershipKeeper
+from stud_service.store import EventStore, Fence, apply_migrations
+
+LEASE = 1.5  # seconds: the keeper's lease (a round every 0.5 s)
+OUTAGE = 2 * LEASE + 0.5  # the database stopped for longer than a lease
+POOL_WAIT = 30.0  # a checkout waits far past the outage: the round under way when it began spans it
+WATCHED = 4 * LEASE  # the keeper watched for this long after the database is back
+WITHIN = 30.0  # a generous bound for what takes a fraction of a second
+
+
+@pytest_asyncio.fixture
+async def own_database() -> AsyncIterator[tuple[OwnPostgres, str]]:
+    workdir = Path(tempfile.mkdtemp(prefix="stud-lease-pg-"))
+    pg = OwnPostgres(workdir)
+    try:
+        await asyncio.to_thread(pg.init_from_copy)
+        await asyncio.to_thread(pg.start)
+        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE stud")
+            # The server runs with synchronous_commit off (a test server's speed); the database's own
+            # setting is what a production server has, so a commit waits for any synchronous standby named.
+            conn.execute("ALTER DATABASE stud SET synchronous_commit = on")
+        await apply_migrations(pg.url("stud"))
+        yield pg, pg.url("stud")
+    finally:
+        await asyncio.to_thread(pg.destroy)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class Recorded:
+    """The keeper's lease events with their monotonic times; every table loads."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[float, str, str]] = []
+
+    def events(self) -> OwnershipEvents:
+        return OwnershipEvents(self._gained, self._lost, lambda streams: streams)
+
+    def _gained(self, stream_id: str, epoch: int) -> bool:
+        self.log.append((time.monotonic(), "gained", stream_id))
+        return True
+
+    def _lost(self, stream_id: str) -> None:
+        self.log.append((time.monotonic(), "lost", stream_id))
+
+    def since(self, moment: float) -> list[str]:
+        return [what for at, what, _stream in self.log if at >= moment]
+
+
+async def a_table(store: EventStore) -> str:
+    stream = "tables/t1"
+    await store.append(stream, 0, [{"type": "TableCreated", "n": 1}])
+    return stream
+
+
+async def set_synchronous_standby(pg: OwnPostgres, names: str) -> None:
+    """Name the synchronous standbys every commit waits for ('' for none), at once for every session."""
+
+    def run() -> None:
+        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+            conn.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{names}'")
+            conn.execute("SELECT pg_reload_conf()")
+
+    await asyncio.to_thread(run)
+
+
+@pytest.mark.parametrize("keeper_starts", ["before", "during"])
+async def test_leases_got_back_after_an_outage_longer_than_the_lease_are_kept(
+    own_database: tuple[OwnPostgres, str], keeper_starts: str
+) -> None:
+    """A round that waited for a connection through the outage renews (keeper started before it) or takes
+    (started during it) the lease once the database is back. Its leases were counted from the round's
+    start, long past: it dropped them at once, its table's work with them, and took them again only when
+    they expired, a lease period later, at a new epoch."""
+    pg, url = own_database
+    pool = await open_pool(url, max_size=4, timeout=POOL_WAIT)
+    store = EventStore(pool)
+    recorded = Recorded()
+    keeper = OwnershipKeeper(Leases(pool, "a", lease_seconds=LEASE), recorded.events())
+    running: asyncio.Future[None] | None = None
+    try:
+        stream = await a_table(store)
+        if keeper_starts == "before":
+            running = asyncio.ensure_future(keeper.run())
+            deadline = time.monotonic() + WITHIN
+            while keeper.epoch(stream) is None:
+                assert time.monotonic() < deadline, "the keeper never took the lease"
+                await asyncio.sleep(0.05)
+        await asyncio.to_thread(pg.stop)
+        if keeper_starts == "during":
+            running = asyncio.ensure_future(keeper.run())
+        await asyncio.sleep(OUTAGE)
+        await asyncio.to_thread(pg.start)
+        back = time.monotonic()
+        deadline = back + WITHIN
+        while keeper.epoch(stream) is None:
+            assert time.monotonic() < deadline, f"the lease was not held again: {recorded.log}"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(WATCHED)
+        assert "lost" not in recorded.since(back), f"a lease got back was dropped: {recorded.log}"
+        assert keeper.epoch(stream) is not None
+        async with pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT owner, expires_at > now() FROM table_leases WHERE stream_id = %s", (stream,))
+            assert await cur.fetchone() == ("a", True)  # still renewed
+    finally:
+        keeper.stop()
+        if running is not None:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+        await store.close()
+        await pool.close()
+
+
+async def test_a_lease_round_goes_through_while_commits_wait_for_a_synchronous_standby(
+    own_database: tuple[OwnPostgres, str]
+) -> None:
+    """Lease writes commit locally: a round takes the lease while every other commit waits for a standby,
+    and the owner's fenced append begun then goes in once one confirms it. A round whose writes waited with
+    them took the lease only after the wait, and a lease committed that late had run out already."""
+    pg, url = own_database
+    pool = await open_pool(url, max_size=4, timeout=POOL_WAIT)
+    store = EventStore(pool)
+    recorded = Recorded()
+    keeper = OwnershipKeeper(Leases(pool, "a", lease_seconds=LEASE), recorded.events())
+    appending: asyncio.Future[object] | None = None
+    try:
+        stream = await a_table(store)
+        await set_synchronous_standby(pg, "absent_standby")  # every synchronous commit waits from now on
+        await asyncio.wait_for(keeper.round(), WITHIN)
+        epoch = keeper.epoch(stream)
+        assert epoch == 1
+        deal = [{"type": "HandStarted", "n": 1}]
+        appending = asyncio.ensure_future(store.append(stream, 1, deal, fence=Fence(stream, "a", epoch)))
+        await asyncio.sleep(LEASE)
+        assert not appending.done()  # its commit waits for the standby
+    finally:
+        await set_synchronous_standby(pg, "")
+        keeper.stop()
+    try:
+        result = await asyncio.wait_for(appending, WITHIN)
+        assert result.version == 2  # fenced by the lease the round took, checked as the append began
+    finally:
+        await store.close()
+        await pool.close()
