@@ -142,6 +142,14 @@ def _int_array(values: Iterable[int | None]) -> str:
     return "{" + ",".join(["NULL" if v is None else str(v) for v in values]) + "}"
 
 
+# A batch in flight this long is stalled (its commit waits for a synchronous standby, as on a primary just
+# promoted in strict synchronous mode, or for a lock): each stalled batch frees its slot for another, so the
+# commands made meanwhile begin their transactions now, not when it commits (a deal made as play resumes,
+# alone in its batch, waited out the whole stall behind the batches of the calls that waited for the store).
+# Commits take milliseconds otherwise. At most half the pool's connections go to batches this way.
+STALLED_SECONDS = 0.25
+
+
 class AppendWriter:
     def __init__(
         self,
@@ -159,6 +167,8 @@ class AppendWriter:
         self.max_inflight = max_inflight
         self._queue: deque[_Command] = deque()
         self._inflight = 0
+        self._stalled = 0  # batches in flight for longer than STALLED_SECONDS: a slot more each
+        self.max_stalled_inflight = max(max_inflight, pool.max_size // 2)
         self._busy: set[str] = set()  # streams with a transaction under way
         self._dispatch_soon = False
         self._connections: list[psycopg.AsyncConnection[Any]] = []  # kept, see _take_connection
@@ -206,7 +216,8 @@ class AppendWriter:
         with a stream that has a transaction under way or is named by an earlier queued command."""
         self._dispatch_soon = False
         busy = self._busy
-        while self._queue and self._inflight < self.max_inflight:
+        slots = min(self.max_inflight + self._stalled, max(self.max_inflight, self.max_stalled_inflight))
+        while self._queue and self._inflight < slots:
             batch: list[_Command] = []
             taken: set[str] = set()
             seen: set[str] = set()  # streams of the commands looked at so far, taken or held
@@ -303,11 +314,23 @@ class AppendWriter:
         self._dispatch()
 
     async def _commit_batch(self, batch: list[_Command], streams: set[str]) -> None:
+        stalled = False
+
+        def stall() -> None:
+            nonlocal stalled
+            stalled = True
+            self._stalled += 1
+            self._dispatch()
+
+        timer = asyncio.get_running_loop().call_later(STALLED_SECONDS, stall)
         try:
             outcomes = await self._run(batch)
         except Exception as exc:  # noqa: BLE001 - every waiting caller must hear of it
             outcomes = [exc] * len(batch)
         finally:
+            timer.cancel()
+            if stalled:
+                self._stalled -= 1
             self._inflight -= 1
             self._busy -= streams
         for command, outcome in zip(batch, outcomes, strict=True):

@@ -1,10 +1,11 @@
-"""Table leases across database outages (server.tables.ownership), on a PostgreSQL of the test's own: stopped
+"""Leases and writes across database outages and stalled commits, on a PostgreSQL of the test's own: stopped
 for longer than a lease and started again, or holding every commit for a synchronous standby that is not
 there (what a primary just promoted in strict synchronous mode does until its standby connects).
 
 After such an outage the keeper's rounds must keep the leases they renew or take, and take them at all while
-commits wait: a table whose next event needs its owner (a deal, a timeout) otherwise resumes a lease period,
-or a whole commit wait, after the others.
+commits wait; and the append writer must begin the transactions of commands made while its batches wait:
+a table whose next event needs its owner (a deal, a timeout) otherwise resumes a lease period, or a whole
+commit wait, after the others.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from own_postgres import OwnPostgres
 from stud_service.db import open_pool
 from stud_service.server.tables.ownership import Leases, OwnershipEvents, OwnershipKeeper
 from stud_service.store import EventStore, Fence, apply_migrations
+from stud_service.store._writer import STALLED_SECONDS
 
 LEASE = 1.5  # seconds: the keeper's lease (a round every 0.5 s)
 OUTAGE = 2 * LEASE + 0.5  # the database stopped for longer than a lease
@@ -78,12 +80,22 @@ async def a_table(store: EventStore) -> str:
 
 
 async def set_synchronous_standby(pg: OwnPostgres, names: str) -> None:
-    """Name the synchronous standbys every commit waits for ('' for none), at once for every session."""
+    """Name the synchronous standbys each commit waits for ('' for none), from each session's next command."""
 
     def run() -> None:
         with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
             conn.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{names}'")
             conn.execute("SELECT pg_reload_conf()")
+        # The server reloads its settings, then signals every session to, a moment after the call: a new
+        # session has them once it has.
+        deadline = time.monotonic() + WITHIN
+        while True:
+            with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+                row = conn.execute("SHOW synchronous_standby_names").fetchone()
+            if row is not None and row[0] == names:
+                return
+            assert time.monotonic() < deadline, "the server did not take the setting"
+            time.sleep(0.05)
 
     await asyncio.to_thread(run)
 
@@ -164,6 +176,53 @@ async def test_a_lease_round_goes_through_while_commits_wait_for_a_synchronous_s
     try:
         result = await asyncio.wait_for(appending, WITHIN)
         assert result.version == 2  # fenced by the lease the round took, checked as the append began
+    finally:
+        await store.close()
+        await pool.close()
+
+
+async def commits_waiting(pg: OwnPostgres) -> int:
+    """Transactions of the test's database waiting at commit for a synchronous standby."""
+
+    def count() -> int:
+        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'stud' AND wait_event = 'SyncRep'"
+            ).fetchone()
+            return int(row[0]) if row else 0
+
+    return await asyncio.to_thread(count)
+
+
+async def test_commands_made_while_the_writers_batches_wait_at_commit_begin_their_transactions(
+    own_database: tuple[OwnPostgres, str]
+) -> None:
+    """The writer has two batches under way at most; stalled at commit, they held every later command back
+    (an owner's deal goes in a batch of its own) until they committed, so those commands' transactions began
+    only when the stall ended."""
+    pg, url = own_database
+    pool = await open_pool(url, max_size=8, timeout=POOL_WAIT)
+    store = EventStore(pool)
+    streams = [f"tables/t{n}" for n in range(4)]
+    appends: list[asyncio.Future[object]] = []
+    try:
+        for stream in streams:
+            await store.append(stream, 0, [{"type": "TableCreated", "n": 1}])
+        await set_synchronous_standby(pg, "absent_standby")  # every synchronous commit waits from now on
+        deadline = time.monotonic() + WITHIN
+        for made, stream in enumerate(streams, start=1):  # one command at a time: a batch each
+            appends.append(asyncio.ensure_future(store.append(stream, 1, [{"type": "HandStarted", "n": 1}])))
+            while await commits_waiting(pg) < made:
+                assert time.monotonic() < deadline, (
+                    f"{made - 1} transactions wait at commit; the next command's never began"
+                )
+                await asyncio.sleep(STALLED_SECONDS)
+        assert not any(append.done() for append in appends)
+    finally:
+        await set_synchronous_standby(pg, "")
+    try:
+        results = await asyncio.wait_for(asyncio.gather(*appends), WITHIN)
+        assert [result.version for result in results] == [2, 2, 2, 2]  # each once
     finally:
         await store.close()
         await pool.close()
