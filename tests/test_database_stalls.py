@@ -15,12 +15,14 @@ import shutil
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
 import pytest
 import pytest_asyncio
 from own_postgres import OwnPostgres
+from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db import open_pool
 from stud_service.server.tables.ownership import Leases, OwnershipEvents, OwnershipKeeper
@@ -51,6 +53,32 @@ async def own_database() -> AsyncIterator[tuple[OwnPostgres, str]]:
     finally:
         await asyncio.to_thread(pg.destroy)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@dataclass
+class Keeping:
+    """A keeper of replica "a" (lease LEASE) on the test's own database, its store, and what it reported."""
+
+    pg: OwnPostgres
+    pool: AsyncConnectionPool
+    store: EventStore
+    keeper: OwnershipKeeper
+    recorded: Recorded
+
+
+@pytest_asyncio.fixture
+async def keeping(own_database: tuple[OwnPostgres, str]) -> AsyncIterator[Keeping]:
+    pg, url = own_database
+    pool = await open_pool(url, max_size=4, timeout=POOL_WAIT)
+    store = EventStore(pool)
+    recorded = Recorded()
+    keeper = OwnershipKeeper(Leases(pool, "a", lease_seconds=LEASE), recorded.events())
+    try:
+        yield Keeping(pg, pool, store, keeper, recorded)
+    finally:
+        keeper.stop()
+        await store.close()
+        await pool.close()
 
 
 class Recorded:
@@ -102,17 +130,14 @@ async def set_synchronous_standby(pg: OwnPostgres, names: str) -> None:
 
 @pytest.mark.parametrize("keeper_starts", ["before", "during"])
 async def test_leases_got_back_after_an_outage_longer_than_the_lease_are_kept(
-    own_database: tuple[OwnPostgres, str], keeper_starts: str
+    keeping: Keeping, keeper_starts: str
 ) -> None:
     """A round that waited for a connection through the outage renews (keeper started before it) or takes
     (started during it) the lease once the database is back. Its leases were counted from the round's
     start, long past: it dropped them at once, its table's work with them, and took them again only when
     they expired, a lease period later, at a new epoch."""
-    pg, url = own_database
-    pool = await open_pool(url, max_size=4, timeout=POOL_WAIT)
-    store = EventStore(pool)
-    recorded = Recorded()
-    keeper = OwnershipKeeper(Leases(pool, "a", lease_seconds=LEASE), recorded.events())
+    pg, pool, store, keeper, recorded = (
+        keeping.pg, keeping.pool, keeping.store, keeping.keeper, keeping.recorded)
     running: asyncio.Future[None] | None = None
     try:
         stream = await a_table(store)
@@ -144,21 +169,15 @@ async def test_leases_got_back_after_an_outage_longer_than_the_lease_are_kept(
         if running is not None:
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
-        await store.close()
-        await pool.close()
 
 
 async def test_a_lease_round_goes_through_while_commits_wait_for_a_synchronous_standby(
-    own_database: tuple[OwnPostgres, str]
+    keeping: Keeping
 ) -> None:
     """Lease writes commit locally: a round takes the lease while every other commit waits for a standby,
     and the owner's fenced append begun then goes in once one confirms it. A round whose writes waited with
     them took the lease only after the wait, and a lease committed that late had run out already."""
-    pg, url = own_database
-    pool = await open_pool(url, max_size=4, timeout=POOL_WAIT)
-    store = EventStore(pool)
-    recorded = Recorded()
-    keeper = OwnershipKeeper(Leases(pool, "a", lease_seconds=LEASE), recorded.events())
+    pg, store, keeper = keeping.pg, keeping.store, keeping.keeper
     appending: asyncio.Future[object] | None = None
     try:
         stream = await a_table(store)
@@ -172,13 +191,8 @@ async def test_a_lease_round_goes_through_while_commits_wait_for_a_synchronous_s
         assert not appending.done()  # its commit waits for the standby
     finally:
         await set_synchronous_standby(pg, "")
-        keeper.stop()
-    try:
-        result = await asyncio.wait_for(appending, WITHIN)
-        assert result.version == 2  # fenced by the lease the round took, checked as the append began
-    finally:
-        await store.close()
-        await pool.close()
+    result = await asyncio.wait_for(appending, WITHIN)
+    assert result.version == 2  # fenced by the lease the round took, checked as the append began
 
 
 async def commits_waiting(pg: OwnPostgres) -> int:
