@@ -7,6 +7,7 @@ so as root the server runs as the ``postgres`` (or ``pgserver``) user.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import functools
@@ -16,8 +17,10 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import psycopg
 from grpc_fixtures import free_port
 
 
@@ -125,3 +128,18 @@ class OwnPostgres:
             with contextlib.suppress(subprocess.SubprocessError):
                 self.stop("immediate")
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+@contextlib.asynccontextmanager
+async def started_with_database(prefix: str, database: str = "stud") -> AsyncIterator[OwnPostgres]:
+    """A server of the caller's own in a new directory named from ``prefix``, started, with an empty
+    ``database``; destroyed afterwards."""
+    pg = OwnPostgres(Path(tempfile.mkdtemp(prefix=prefix)))
+    try:
+        await asyncio.to_thread(pg.init_from_copy)
+        await asyncio.to_thread(pg.start)
+        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {database}")
+        yield pg
+    finally:
+        await asyncio.to_thread(pg.destroy)

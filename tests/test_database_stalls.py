@@ -11,17 +11,14 @@ commit wait, after the others.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import psycopg
 import pytest
 import pytest_asyncio
-from own_postgres import OwnPostgres
+from own_postgres import OwnPostgres, started_with_database
 from psycopg_pool import AsyncConnectionPool
 
 from stud_service.db import open_pool
@@ -38,21 +35,13 @@ WITHIN = 30.0  # a generous bound for what takes a fraction of a second
 
 @pytest_asyncio.fixture
 async def own_database() -> AsyncIterator[tuple[OwnPostgres, str]]:
-    workdir = Path(tempfile.mkdtemp(prefix="stud-lease-pg-"))
-    pg = OwnPostgres(workdir)
-    try:
-        await asyncio.to_thread(pg.init_from_copy)
-        await asyncio.to_thread(pg.start)
+    async with started_with_database("stud-lease-pg-") as pg:
         with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
-            conn.execute("CREATE DATABASE stud")
             # The server runs with synchronous_commit off (a test server's speed); the database's own
             # setting is what a production server has, so a commit waits for any synchronous standby named.
             conn.execute("ALTER DATABASE stud SET synchronous_commit = on")
         await apply_migrations(pg.url("stud"))
         yield pg, pg.url("stud")
-    finally:
-        await asyncio.to_thread(pg.destroy)
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @dataclass

@@ -39,7 +39,7 @@ from google.rpc import error_details_pb2
 from grpc_fixtures import TOKEN_SECRET, table_spec
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
-from own_postgres import OwnPostgres
+from own_postgres import OwnPostgres, started_with_database
 from web_fixtures import RouteCaller, RouteError, http_client, method_named
 from web_fixtures import error_info as web_error_info
 
@@ -697,13 +697,7 @@ INTERNALS = (
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def outage() -> AsyncIterator[tuple[ServiceHost, grpc.aio.Channel]]:
     """A service whose database is stopped (its pool waits STORE_TIMEOUT for a connection)."""
-    workdir = Path(tempfile.mkdtemp(prefix="stud-fault-pg-"))
-    pg = OwnPostgres(workdir)
-    try:
-        await asyncio.to_thread(pg.init_from_copy)
-        await asyncio.to_thread(pg.start)
-        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
-            conn.execute("CREATE DATABASE stud")
+    async with started_with_database("stud-fault-pg-") as pg:
         host = ServiceHost(
             ServiceOptions(
                 token_secret=TOKEN_SECRET,
@@ -726,8 +720,6 @@ async def outage() -> AsyncIterator[tuple[ServiceHost, grpc.aio.Channel]]:
                 yield host, channel
         finally:
             await host.stop()
-    finally:
-        await asyncio.to_thread(pg.destroy)
 
 
 def test_every_method_is_in_the_refusal_table() -> None:
