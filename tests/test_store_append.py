@@ -12,7 +12,7 @@ import pytest
 from psycopg.conninfo import make_conninfo
 
 from stud_service.db import open_pool
-from stud_service.store import ConcurrencyError, EventStore, InvalidEvent, StoreUnavailable
+from stud_service.store import ConcurrencyError, EventStore, InvalidEvent, StoreUnavailable, _writer
 from stud_service.store._writer import KEEP_CONNECTIONS
 
 
@@ -356,10 +356,13 @@ async def test_a_wrong_remembered_hash_is_named_by_verify(db_pool: Any, stream_i
 
 
 async def test_writer_connections_commit_synchronously_whatever_the_server_default(
-    database_url: str, stream_id: str
+    database_url: str, stream_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An acknowledged append is durable even on a server (or role) whose default is
     synchronous_commit = off: the writer turns it on for the connections it appends on."""
+    # The writer keeps its connection while this test reads it (else it goes back to the pool once idle for
+    # KEEP_CONNECTIONS, which a loaded machine can let pass between the append and the read).
+    monkeypatch.setattr(_writer, "KEEP_CONNECTIONS", 600.0)
     pool = await open_pool(make_conninfo(database_url, options="-c synchronous_commit=off"), max_size=2)
     try:
         async with pool.connection() as conn:
