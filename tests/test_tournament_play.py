@@ -22,6 +22,7 @@ from stud_service.engine import Act, ActionKind, DomainError, legal_actions, to_
 from stud_service.engine import event_from_json as table_event
 from stud_service.engine.events import HandStarted
 from stud_service.server.api.errors import RequestError
+from stud_service.server.tables import tournament_tables
 from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tournaments.live import stream_id_for
@@ -225,10 +226,19 @@ async def test_a_hands_report_and_the_next_deal_are_one_append_and_the_state_is_
         assert len(with_report) >= 10 and all("TableHandDealt" in types for types in with_report), appends
 
 
-async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_changes(database):
+async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_changes(database, monkeypatch):
     """A table the tournament broke, its players gone, has nothing more to do: the tournament's later
     changes leave its dealer asleep (each woke every table of the tournament between hands, to find
-    nothing: a hundred broken tables at a large tournament's end, each change)."""
+    nothing: a hundred broken tables at a large tournament's end, each change), and do not look at it
+    again (each looked over every table loaded)."""
+    looked: Counter[str] = Counter()
+    has_work = tournament_tables._has_work
+
+    def counted_look(live: Any, state: Any) -> bool:
+        looked[live.table_id] += 1
+        return has_work(live, state)
+
+    monkeypatch.setattr(tournament_tables, "_has_work", counted_look)
     async with replica(database, settings=PLAYING) as runtime:
         woken: Counter[str] = Counter()
         between = runtime.dealer.between_tournament_hands
@@ -253,7 +263,7 @@ async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_chan
                 return not (await runtime.table(table_id, client=False)).state.seats
 
             await wait_for(emptied, 60, "the broken table's players gone")
-            woken_then = woken[table_id]
+            woken_then, looked_then = woken[table_id], looked[table_id]
             reports_then = await reports(runtime, tournament)
 
             async def played_on() -> bool:
@@ -263,6 +273,7 @@ async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_chan
 
             await wait_for(played_on, 240, "four hands more, or the end")
         assert woken[table_id] == woken_then, (woken, woken_then)
+        assert looked[table_id] == looked_then, (looked, looked_then)
 
 
 async def reports(runtime: TableRuntime, tournament_id: str) -> int:

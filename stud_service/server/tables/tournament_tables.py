@@ -70,7 +70,7 @@ from stud_service.tournaments.orders import (
     table_orders,
 )
 from stud_service.tournaments.rules.levels import level_ends_ms
-from stud_service.tournaments.state import TournamentState
+from stud_service.tournaments.state import TournamentState, table_id_for
 from stud_service.tournaments.structure import TournamentKind
 
 _log = logging.getLogger(__name__)
@@ -108,6 +108,10 @@ class TournamentTables:
         self.arm_table = arm_table
         self._clocks: dict[str, tuple[int, asyncio.Task[None]]] = {}  # tournament -> (due, its timer)
         self._opened: set[str] = set()  # tables this replica created or found created
+        # Per tournament: its tables that may still have something to do (in order), and how many of its
+        # opened tables are in that record.
+        self._unfinished: dict[str, dict[str, None]] = {}
+        self._numbered: dict[str, int] = {}
 
     # -- a tournament changed ----------------------------------------------------------------------
 
@@ -123,11 +127,31 @@ class TournamentTables:
                 if table_id not in self._opened:
                     self._opened.add(table_id)
                     self.tasks.spawn(self._open(tournament_id, state, table_id))
-        for live in self.cache.loaded_tables():
-            config = live.state.config
-            if config is not None and config.tournament_id == tournament_id and self.owned.owns(live) \
-                    and _has_work(live, state):
+        for live in self._tables_of(tournament_id, state):
+            if self.owned.owns(live) and _has_work(live, state):
                 self.arm_table(live)  # a dealer at work looks again (look_again)
+
+    def _tables_of(self, tournament_id: str, state: TournamentState) -> list[LiveTable]:
+        """The tables of the tournament loaded here that may still have something to do: not those closed
+        with everyone gone, which never have again (most of a large tournament's tables by its end, where
+        a look over every loaded table each change cost more than the change)."""
+        ids = self._unfinished.setdefault(tournament_id, {})
+        for number in range(self._numbered.get(tournament_id, 0) + 1, state.tables_opened + 1):
+            ids[table_id_for(tournament_id, number)] = None
+        self._numbered[tournament_id] = max(state.tables_opened, self._numbered.get(tournament_id, 0))
+        tables = []
+        for table_id in list(ids):
+            live = self.cache.get(table_id)
+            if live is None:
+                continue  # not loaded here: loaded (and armed) when its lease is taken
+            config = live.state.config
+            if config is None or config.tournament_id != tournament_id:
+                continue
+            if table_id not in state.tables and not live.state.seats and live.state.hand is None:
+                del ids[table_id]  # closed, everyone gone: nothing more, ever
+                continue
+            tables.append(live)
+        return tables
 
     async def _open(self, tournament_id: str, state: TournamentState, table_id: str) -> None:
         """Create a table the tournament opened (another replica may have: then it exists)."""
