@@ -91,6 +91,20 @@ def test_stakes_out_of_the_rules_are_invalid_config_naming_the_field() -> None:
         assert refused.value.field == field
 
 
+def test_a_hand_at_the_last_hands_stakes_keeps_the_tables_config() -> None:
+    """A hand dealt at the stakes the last was dealt at is dealt with the table's config as it is (checked
+    when that hand was dealt), not a copy of it checked again each hand."""
+    table = tournament_table()
+    table.run(StartHand(deck(), COMMITMENT, table.now, {}, LEVEL_2))
+    config = table.state.config
+    while to_act(table.state) is not None:
+        seat = to_act(table.state)
+        table.act(seat, "BRING_IN" if table.state.hand.level == 0 else "FOLD",
+                  50 if table.state.hand.level == 0 else None)
+    events = decide(table.state, StartHand(deck(), COMMITMENT, table.now, {}, LEVEL_2))
+    assert events[0].config is config
+
+
 def test_a_cash_table_refuses_stakes() -> None:
     """Its stakes are fixed when it is created (as before tournaments)."""
     table = Table(TableConfig(min_buy_in=1), stacks={1: 1_000, 2: 1_000})

@@ -454,6 +454,10 @@ def _stakes_for_hand(config: TableConfig, stakes: Stakes | None) -> TableConfig:
         raise ActionNotAvailable("a cash table's stakes are fixed when it is created")
     if not isinstance(stakes, Stakes):
         raise MalformedCommand("stakes", "stakes must be a Stakes")
+    given = (stakes.ante, stakes.bring_in, stakes.small_bet, stakes.big_bet, stakes.level)
+    if not config.game_stakes and all(type(n) is int for n in given) and given == (
+            config.ante, config.bring_in, config.small_bet, config.big_bet, config.tournament_level):
+        return config  # the stakes the last hand was dealt at (or the table created with): checked then
     try:
         return replace(config, ante=stakes.ante, bring_in=stakes.bring_in, small_bet=stakes.small_bet,
                        big_bet=stakes.big_bet, tournament_level=stakes.level).validate()
