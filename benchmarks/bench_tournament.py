@@ -19,6 +19,10 @@
 Server CPU per action: this process's CPU time over the window, less the bots' own (their loop's between its
 awaits: looking over the tables, passing those with nobody to act, choosing an action): the bots call the
 table runtime in process, as the tournament tests' bots do, so no transport is measured on either side.
+The tournament's window is its play, from the last registration answered (the start: its tables opened and
+seated, every hand, every move and break) to its end; the registrations' CPU is the burst's, reported with
+it (and the figure with it added beside the play's), as the cash tables' setup (creating them, seating the
+players) is not in their window.
 Goal: the tournament's ≤ 1.2× the cash tables' (step 3, full), the ratio printed with them. Both sides'
 stores wait for their commits as ``serve`` does (asleep: ``--append-spin-us`` 0); ``--append-spin-us N``
 lets every batch spin up to N µs for its commit, which an idle loop (a table or two left) pays per commit
@@ -181,6 +185,7 @@ class Burst:
     refused: Counter[str]
     last_served_seconds: float  # from the first registration sent to the last one answered
     latencies: list[float]
+    server_cpu: float = 0.0  # the process's CPU over the burst, less the bots'
 
 
 async def register_burst(runtime: TableRuntime, tournament_id: str, players: list[str]) -> Burst:
@@ -240,10 +245,14 @@ async def tournament_run(url: str, entrants: int, tables: int, spin: float) -> t
             bots.play(runtime, lambda table: table.tournament_id == tournament_id))
         try:
             burst = await register_burst(runtime, tournament_id, players)
+            burst.server_cpu = time.process_time() - cpu_before - bots.cpu
+            play_cpu_before, play_bots_cpu_before = time.process_time(), bots.cpu
             print(f"registration burst: {burst.served} of {entrants} served, refused {dict(burst.refused)},"
                   f" the last answered {burst.last_served_seconds:.2f} s after the first was sent;"
                   f" p50 {percentile(burst.latencies, 0.5) * 1000:.0f} ms,"
-                  f" p99 {percentile(burst.latencies, 0.99) * 1000:.0f} ms", flush=True)
+                  f" p99 {percentile(burst.latencies, 0.99) * 1000:.0f} ms;"
+                  f" {burst.server_cpu:.1f} s server CPU ({burst.server_cpu / entrants * 1000:.2f} ms a"
+                  " registration)", flush=True)
             report = time.monotonic()
             while time.monotonic() - started < TOURNAMENT_LIMIT_SECONDS:
                 state = await runtime.tournaments.state(tournament_id)
@@ -259,7 +268,8 @@ async def tournament_run(url: str, entrants: int, tables: int, spin: float) -> t
             with contextlib.suppress(asyncio.CancelledError):
                 await playing
         seconds = time.monotonic() - started
-        run = Run(seconds, bots.actions, time.process_time() - cpu_before - bots.cpu,
+        run = Run(seconds, bots.actions,
+                  time.process_time() - play_cpu_before - (bots.cpu - play_bots_cpu_before),
                   by_size=bots.by_size, tables_by_size=bots.tables_by_size)
         if state.status is not Status.FINISHED:
             raise SystemExit(f"the tournament is {state.status.value} after {seconds:.0f} s")
@@ -351,11 +361,13 @@ def main() -> int:
     finally:
         db.stop()
     hands_per_s = tournament.hands / tournament.seconds
+    with_registrations_ms = (tournament.server_cpu + burst.server_cpu) / max(tournament.actions, 1) * 1000
     print(f"tournament: {tournament.hands} hands in {tournament.seconds:.0f} s ({hands_per_s:.1f} hands/s),"
           f" {tournament.actions} actions ({tournament.actions / tournament.seconds:.0f}/s),"
           f" {tournament.moved} players moved and {tournament.broken} tables broken"
           f" ({(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} a hand);"
-          f" {tournament.cpu_ms:.2f} ms server CPU per action")
+          f" {tournament.cpu_ms:.2f} ms server CPU per action"
+          f" (with its registrations: {with_registrations_ms:.2f} ms)")
     ratio = tournament.cpu_ms / cash.cpu_ms
     print(f"cash tables: {cash.actions} actions in {cash.seconds:.0f} s"
           f" ({cash.actions / cash.seconds:.0f}/s);"
@@ -371,7 +383,9 @@ def main() -> int:
              f" bots acting at once, {HAND_PAUSE * 1000:.0f} ms between hands, one-minute levels,"
              f" played to the end ({tournament.seconds / 60:.0f} min);"
              " its registrations sent over one second",
-        figure=f"{tournament.cpu_ms:.2f} ms server CPU per action; {hands_per_s:.1f} hands/s;"
+        figure=f"{tournament.cpu_ms:.2f} ms server CPU per action of play"
+               f" ({with_registrations_ms:.2f} ms with"
+               f" the registrations'); {hands_per_s:.1f} hands/s;"
                f" {(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} moves and breaks"
                f" a hand; registrations {burst.served:,} of {args.entrants:,} served,"
                f" the last {burst.last_served_seconds:.2f} s after the first",
