@@ -374,10 +374,10 @@ class OwnershipKeeper:
 
     async def _take(self, interest: Interest) -> int:
         taken = await self.leases.take(interest)
+        self.owned.update(taken)
+        self._hold(taken)
         not_taken_up = []
         for stream_id, epoch in sorted(taken.items()):
-            self.owned[stream_id] = epoch
-            self._held_until[stream_id] = taken.sent_at + self.lease_seconds
             result = self.events.gained(stream_id, epoch)
             if asyncio.iscoroutine(result):
                 result = await result
