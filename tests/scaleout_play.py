@@ -3,8 +3,12 @@ and the tables as the log tells them (read straight from PostgreSQL, independent
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+import grpc
 
 from stud_service.audit import verify_hand
 from stud_service.bots.failover import Replica, SeatDriver
@@ -61,3 +65,20 @@ async def check_hands_and_chips(store: EventStore, table: LoggedTable) -> None:
     cashed_out = sum(p["cash_out"] for p in table.payloads if p["type"] == "PlayerLeft")
     kept = chips_in_play(table.state) + table.state.rake_taken  # the rake left the table (§10)
     assert kept + cashed_out == bought, f"chips lost or made at {table.table_id}"
+
+
+def raise_a_failure(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Raise the error of the first of the clients' tasks that failed (it met what it should not)."""
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+
+
+async def stop_clients(tasks: Iterable[asyncio.Task[Any]], channels: Iterable[grpc.aio.Channel]) -> None:
+    """Cancel the clients' tasks, wait until they have stopped, and close their channels."""
+    tasks = list(tasks)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for channel in channels:
+        await channel.close()

@@ -24,7 +24,7 @@ from failover_traffic import Replicas, Traffic, deposit_every, play_seat
 from grpc_fixtures import TOKEN_SECRET, ServerProcess, table_spec
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from patroni_cluster import PatroniCluster
-from scaleout_play import LoggedTable, check_hands_and_chips
+from scaleout_play import LoggedTable, check_hands_and_chips, raise_a_failure, stop_clients
 from sealing_keys import sealed_store
 
 from stud_service.audit.money_log import audit_money
@@ -83,15 +83,9 @@ async def replicas_playing(spawn_server, url: str
         tasks.append(asyncio.create_task(deposit_every(replicas, traffic, 0.4)))
         tasks.append(asyncio.create_task(watch_readiness(replicas, traffic)))
         yield servers, replicas, traffic
-        for task in tasks:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]  # a client met a refusal it should not have
+        raise_a_failure(tasks)  # a client met a refusal it should not have
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for channel in channels:
-            await channel.close()
+        await stop_clients(tasks, channels)
 
 
 async def wait_for_deals(store: EventStore, tables: dict[str, LoggedTable], since: int, fault: str,

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 import psycopg
 import pytest_asyncio
 from grpc_fixtures import TOKEN_SECRET, table_spec
-from own_postgres import OwnPostgres
-from tcp_proxy import TcpProxy
+from own_postgres import OwnPostgres, started_with_database
+from tcp_proxy import TcpProxy, tcp_proxy
 
 from stud_service.auth import Principal, Role, mint_token
 from stud_service.bots import StudClient
@@ -54,19 +52,10 @@ class Proxied:
 
 @pytest_asyncio.fixture
 async def proxied() -> AsyncIterator[Proxied]:
-    pg = OwnPostgres(Path(tempfile.mkdtemp(prefix="stud-outcome-pg-")))
-    proxy = TcpProxy(pg.port)
-    try:
-        await asyncio.to_thread(pg.init_from_copy)
-        await asyncio.to_thread(pg.start)
-        with psycopg.connect(pg.maintenance_url, autocommit=True) as conn:
-            conn.execute("CREATE DATABASE stud")
+    async with started_with_database("stud-outcome-pg-") as pg:
         await apply_migrations(pg.url("stud"))
-        await proxy.start()
-        yield Proxied(pg, proxy)
-    finally:
-        await proxy.close()
-        await asyncio.to_thread(pg.destroy)
+        async with tcp_proxy(pg.port) as proxy:
+            yield Proxied(pg, proxy)
 
 
 def recorded(db: Proxied, principal: Principal, request) -> int:

@@ -18,7 +18,14 @@ import grpc
 import pytest
 from grpc_fixtures import TOKEN_SECRET, ServerProcess, table_spec
 from psycopg_pool import AsyncConnectionPool
-from scaleout_play import LoggedTable, Replica, SeatDriver, check_hands_and_chips
+from scaleout_play import (
+    LoggedTable,
+    Replica,
+    SeatDriver,
+    check_hands_and_chips,
+    raise_a_failure,
+    stop_clients,
+)
 from sealing_keys import sealed_store
 
 from stud_service.auth import Role, mint_token
@@ -85,9 +92,7 @@ class Cluster:
 
     async def refresh(self) -> None:
         await self.table.refresh(self.store)
-        for task in self.tasks:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]  # a bot failed on a live replica
+        raise_a_failure(self.tasks)  # a bot failed on a live replica
 
 
 @contextlib.asynccontextmanager
@@ -123,11 +128,7 @@ async def two_replicas_one_table(
             tasks.append(asyncio.create_task(driver.drive()))
         yield Cluster(servers, replicas, pool, store, LoggedTable(TABLE), tasks)
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for channel in channels:
-            await channel.close()
+        await stop_clients(tasks, channels)
         await store.close()
         await pool.close()
 

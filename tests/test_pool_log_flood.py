@@ -5,20 +5,17 @@ PostgreSQL behind a loopback proxy that starts refusing connections."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import logging
-import tempfile
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import AsyncIterator, Iterator
 
 import psycopg
 import pytest
 import pytest_asyncio
-from own_postgres import OwnPostgres
+from own_postgres import started_with_database
 from psycopg_pool import PoolTimeout
-from tcp_proxy import TcpProxy
+from tcp_proxy import TcpProxy, tcp_proxy
 
 from stud_service.db import open_pool
 from stud_service.observability.logging import RepeatedLineFilter, configure_logging
@@ -26,20 +23,12 @@ from stud_service.observability.logging import RepeatedLineFilter, configure_log
 
 @pytest_asyncio.fixture
 async def proxy() -> AsyncIterator[TcpProxy]:
-    pg = OwnPostgres(Path(tempfile.mkdtemp(prefix="stud-pool-log-pg-")))
-    proxy = TcpProxy(pg.port)
-    try:
-        await asyncio.to_thread(pg.init_from_copy)
-        await asyncio.to_thread(pg.start)
-        await proxy.start()
+    async with started_with_database("stud-pool-log-pg-") as pg, tcp_proxy(pg.port) as proxy:
         yield proxy
-    finally:
-        await proxy.close()
-        await asyncio.to_thread(pg.destroy)
 
 
 @pytest.fixture
-def log() -> AsyncIterator[io.StringIO]:
+def log() -> Iterator[io.StringIO]:
     stream = io.StringIO()
     root = logging.getLogger()
     level = root.level

@@ -16,7 +16,7 @@ from typing import TypeVar
 import grpc
 import pytest
 from grpc_fixtures import TOKEN_SECRET, ServerProcess, table_spec
-from scaleout_play import LoggedTable, Replica, SeatDriver, check_hands_and_chips
+from scaleout_play import LoggedTable, Replica, SeatDriver, check_hands_and_chips, raise_a_failure
 from sealing_keys import sealed_store
 
 from stud_service.auth import Role, mint_token
@@ -124,9 +124,7 @@ async def test_a_replica_dies_mid_hand_and_the_others_carry_on_every_table(
         async def refreshed() -> None:
             for table in tables.values():
                 await table.refresh(store)
-            for task in tasks:
-                if task.done() and not task.cancelled() and task.exception() is not None:
-                    raise task.exception()  # a bot failed on a live replica
+            raise_a_failure(tasks)  # a bot failed on a live replica
 
         async def warmed_up_and_mid_hand() -> bool:
             await refreshed()
