@@ -50,6 +50,8 @@ cashier before play, and every cash-out credited back, as in production.
    plain PostgreSQL made here, ``--rounds`` pairs alternating, in the same run; reported beside each other:
    actions/s, ``Act`` p50 and p99, and CPU per action of the service, of the database servers (on Citus the
    coordinator and every worker, found through ``pg_dist_node``; they must run on this machine) and of both.
+   A worker's URL makes the service enter the cluster there instead (bench_citus_floor.py
+   ``--routing-rounds``).
    Give the same keyring every run on one database (``STUD_KEYS_FILE``): its hands are sealed with it.
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]
@@ -159,22 +161,35 @@ def database_cpu(postmasters: tuple[int, ...]) -> tuple[float, ...]:
     return tuple(tree_cpu_seconds(pid) for pid in postmasters)
 
 
+def postmaster_pid(url: str) -> int:
+    """The postmaster process id of the PostgreSQL at ``url`` (on this machine), from its data directory."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT current_setting('data_directory')").fetchone()
+    assert row is not None
+    return int((Path(row[0]) / "postmaster.pid").read_text().split()[0])
+
+
 def postmasters(url: str) -> tuple[int, ...]:
-    """The postmaster process ids of the PostgreSQL at ``url`` and, on a Citus coordinator, of its workers
-    (all on this machine, read from their data directories): whose CPU a run adds up."""
+    """The postmaster process ids of the PostgreSQL at ``url`` and, on a Citus node, of the cluster's other
+    nodes (read from ``pg_dist_node``: from the coordinator its workers; from a worker, whose metadata Citus
+    keeps in step, the coordinator and the other workers), all on this machine: whose CPU a run adds up. The
+    node at ``url`` comes first."""
     urls = [url]
     with psycopg.connect(url, autocommit=True) as conn:
         if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone():
-            workers = ("SELECT nodename, nodeport FROM pg_dist_node"
-                       " WHERE groupid <> 0 AND noderole = 'primary'")
-            urls += [make_conninfo(url, host=host, port=port) for host, port in conn.execute(workers)]
-    pids = []
-    for node in urls:
-        with psycopg.connect(node, autocommit=True) as conn:
-            row = conn.execute("SELECT current_setting('data_directory')").fetchone()
-        assert row is not None
-        pids.append(int((Path(row[0]) / "postmaster.pid").read_text().split()[0]))
-    return tuple(pids)
+            others = ("SELECT nodename, nodeport FROM pg_dist_node WHERE noderole = 'primary'"
+                      " AND groupid <> (SELECT groupid FROM pg_dist_local_group) ORDER BY groupid")
+            urls += [make_conninfo(url, host=host, port=port) for host, port in conn.execute(others)]
+    return tuple(postmaster_pid(node) for node in urls)
+
+
+def is_citus_coordinator(url: str) -> bool:
+    """Whether ``url`` is a Citus cluster's coordinator (false on a worker and on a plain PostgreSQL)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone() is None:
+            return False
+        row = conn.execute("SELECT groupid = 0 FROM pg_dist_local_group").fetchone()
+    return bool(row and row[0])
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -1092,12 +1107,19 @@ def main() -> int:
     return 0 if passed else 1
 
 
-def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: int) -> int:
-    """The service on ``url`` (its database, and on Citus every worker, counted in the CPU) against the same
-    service on one plain PostgreSQL made here (or on $DATABASE_URL's server), in the same run, alternating."""
+def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: int,
+                       record: bool = True) -> int:
+    """The service on ``url`` (its database, and on Citus every node, counted in the CPU) against the same
+    service on one plain PostgreSQL made here (or on $DATABASE_URL's server), in the same run, alternating.
+    ``url`` may name a Citus worker (the service then sends every query there): the split shows that worker,
+    the coordinator and the others, and no headline is kept (the Citus row is the coordinator's); nor with
+    ``record`` false (a comparison run by another benchmark)."""
     plain = Database()
     plain_url = plain.start()
     servers = {"given": (url, postmasters(url)), "plain": (plain_url, postmasters(plain_url))}
+    # Entered at a Citus worker (the service's queries sent there, not to the coordinator): its pids are the
+    # worker's, the coordinator's, then the other workers'.
+    at_worker = len(servers["given"][1]) > 1 and not is_citus_coordinator(url)
     runs: dict[tuple[int, str], list[LoadResult]] = {}
     try:
         for tables in table_counts:
@@ -1121,20 +1143,23 @@ def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: 
             latencies = [latency for r in done for latency in r.latencies]
             service_ms = sum(r.server_cpu for r in done) / actions * 1000
             database_ms = sum(sum(r.database_cpu) for r in done) / actions * 1000
-            first_ms = sum(r.database_cpu[0] for r in done) / actions * 1000
+            first_ms, second_ms = (sum(r.database_cpu[i] for r in done) / actions * 1000 for i in (0, 1)
+                                   ) if len(servers[name][1]) > 1 else (database_ms, 0.0)
             figures[name] = (sum(r.actions for r in done) / sum(r.seconds for r in done),
                              percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000,
                              service_ms, database_ms, service_ms + database_ms)
             rate, p50, p99, service_ms, database_ms, all_ms = figures[name]
-            split = (f"   (coordinator {first_ms:.2f}, workers {database_ms - first_ms:.2f})"
-                     if len(servers[name][1]) > 1 else "")
+            split = "" if len(servers[name][1]) == 1 else (
+                f"   (coordinator {first_ms:.2f}, workers {database_ms - first_ms:.2f})" if not at_worker else
+                f"   (entry worker {first_ms:.2f}, coordinator {second_ms:.2f},"
+                f" other workers {database_ms - first_ms - second_ms:.2f})")
             print(f"{tables:>6} {name:>8} {rate:>10.0f} {p50:>8.1f} {p99:>8.1f} {service_ms:>9.2f}"
                   f" {database_ms:>9.2f} {all_ms:>9.2f}{split}")
         given, ours = figures["given"], figures["plain"]
         print(f"{tables:>6} {'÷ plain':>8} {given[0] / ours[0]:>10.2f} {given[1] / ours[1]:>8.2f}"
               f" {given[2] / ours[2]:>8.2f} {given[3] / ours[3]:>9.2f} {given[4] / ours[4]:>9.2f}"
               f" {given[5] / ours[5]:>9.2f}")
-        if tables == table_counts[0] and len(servers["given"][1]) > 1:
+        if record and tables == table_counts[0] and len(servers["given"][1]) > 1 and not at_worker:
             record_citus_headline(tables, len(servers["given"][1]) - 1, seconds, rounds, figures,
                                   sum(r.database_cpu[0] for r in runs[(tables, "given")])
                                   / max(sum(r.actions for r in runs[(tables, "given")]), 1) * 1000)
