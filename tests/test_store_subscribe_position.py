@@ -152,3 +152,40 @@ async def test_announcements_still_ride_once_the_session_lost_its_prepared_state
         await assert_announced_by_their_own_batches(pool, stream_id, database_url, monkeypatch)
     finally:
         await pool.close()
+
+
+async def test_routed_appends_announce_together_after_the_routed_interval(
+    db_pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On Citus each single-stream append is a routed call, which carries no announcement: the announcements
+    of the appends made within ROUTED_ANNOUNCE_INTERVAL go out together in one NOTIFY transaction, not one
+    each ANNOUNCE_INTERVAL (nearly one per action). The routed path runs on plain PostgreSQL too."""
+    monkeypatch.setattr(_writer, "ROUTED_ANNOUNCE_INTERVAL", 3.0)  # the ten appends surely come within it
+    store = EventStore(db_pool)
+    store._writer.routed = True  # as found on Citus
+    own_transactions = 0
+    flush = store._writer._flush_announcements
+
+    async def counting_flush() -> None:
+        nonlocal own_transactions
+        if store._writer._announcements:
+            own_transactions += 1
+        await flush()
+
+    monkeypatch.setattr(store._writer, "_flush_announcements", counting_flush)
+    streams = [f"{stream_id}-{n}" for n in range(10)]
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as listener:
+        await listener.execute("LISTEN stud_events")
+        try:
+            for stream in streams:
+                await store.append(stream, 0, [ev(1)])
+                await asyncio.sleep(0.01)  # longer than ANNOUNCE_INTERVAL
+            heard = set()
+            async for note in listener.notifies(timeout=30):
+                heard.add(note.payload.rpartition(":")[0])
+                if heard >= set(streams):
+                    break
+        finally:
+            await store.close()
+    assert heard >= set(streams)
+    assert own_transactions == 1

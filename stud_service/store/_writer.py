@@ -38,13 +38,15 @@ ride in the batch's own statement: delivered when it commits, never for a batch 
 action at a quiet table is one transaction). The others', and those of the checked, fenced and routed
 paths, which learn their outcomes only from the answer, ride in the next batch's statement,
 or, when no batch follows within ``ANNOUNCE_INTERVAL``, go out in a NOTIFY transaction of their
-own that does not wait for its WAL flush. The appending process's own followers wait for its write
-in flight before they read (``settle`` in :mod:`stud_service.store.subscribe`), so the announcements
-of its appends cost them no read. A NOTIFY in an append transaction holds PostgreSQL's notify lock
-through that commit's flush, so appending processes that share a database take turns at committing
-batches that carry announcements (measured: no loss at 32 writers over two processes); within one
-process the batches follow one another anyway. If the process dies before
-an append is announced, subscribers still see its events at their next notification or poll.
+own that does not wait for its WAL flush (on Citus, where a routed call carries none, within
+``ROUTED_ANNOUNCE_INTERVAL``: one such transaction for many actions, not one for nearly each). The
+appending process's own followers wait for its write in flight before they read (``settle`` in
+:mod:`stud_service.store.subscribe`), so the announcements of its appends cost them no read. A NOTIFY
+in an append transaction holds PostgreSQL's notify lock through that commit's flush, so appending
+processes that share a database take turns at committing batches that carry announcements (measured:
+no loss at 32 writers over two processes); within one process the batches follow one another anyway.
+If the process dies before an append is announced, subscribers still see its events at their next
+notification or poll.
 """
 
 from __future__ import annotations
@@ -72,6 +74,10 @@ from stud_service.store.models import Fence
 _log = logging.getLogger(__name__)
 
 ANNOUNCE_INTERVAL = 0.002  # seconds an announcement waits for a batch to carry it
+# On Citus, where most appends are routed calls that carry no announcement: the NOTIFY transaction (on the
+# coordinator) then follows nearly every action at ANNOUNCE_INTERVAL; waiting longer gathers many in one.
+# Only other replicas' subscribers wait for it (this one's apply their own appends themselves).
+ROUTED_ANNOUNCE_INTERVAL = 0.025
 # Seconds a batch waits for its commit by spinning before it sleeps on the socket: about two
 # batches' time on an idle server, so a batch is answered while this process's CPU is awake.
 DEFAULT_SPIN_WAIT = 0.001
@@ -632,7 +638,8 @@ class AppendWriter:
     # cycle's critical path, and by the time it arrives the appending caller has long had its
     # answer (so a subscriber holding its own appends through ``position`` reads nothing). An
     # announcement that no batch carries within ANNOUNCE_INTERVAL goes in a NOTIFY transaction
-    # of its own.
+    # of its own. On Citus a routed call carries none, so there they wait ROUTED_ANNOUNCE_INTERVAL, gathering
+    # the announcements of many actions in one such transaction.
 
     def _announce(self, stream_id: str, version: int) -> None:
         if version > self._announcements.get(stream_id, 0):
@@ -651,7 +658,7 @@ class AppendWriter:
         while not self._closing and self._announce_wake.is_set():
             self._announce_wake.clear()
             carried = self._carried
-            await asyncio.sleep(ANNOUNCE_INTERVAL)
+            await asyncio.sleep(ROUTED_ANNOUNCE_INTERVAL if self.routed else ANNOUNCE_INTERVAL)
             if self._carried == carried:  # no batch went out meanwhile: announce on our own
                 await self._flush_announcements()
             elif self._announcements:
