@@ -82,7 +82,7 @@ from citus_cluster import (  # noqa: E402  (tests/citus_cluster.py)
 
 from stud_service.db import open_pool  # noqa: E402
 from stud_service.store._types import EncodedCommand, Part  # noqa: E402
-from stud_service.store._writer import _APPEND_STREAM_SQL, AppendWriter  # noqa: E402
+from stud_service.store._writer import AppendWriter, append_stream  # noqa: E402
 from stud_service.store.canonical import canonical_json  # noqa: E402
 
 STREAMS = 8  # streams appended to at once: one per table, as at 8 tables
@@ -197,11 +197,8 @@ async def call_appends(conn: psycopg.AsyncConnection[Any], feed: Feed, count: in
     done = 0
     while done < count if count is not None else time.perf_counter() < until:
         part = feed.next_part()
-        cur = await conn.execute(_APPEND_STREAM_SQL, (
-            part.stream_id, None, None, part.expected, part.request_id, part.fingerprint,
-            b"\n".join(part.events.texts).decode()), prepare=True)
-        row = await cur.fetchone()
-        assert row is not None and row[0][0] == ord("a"), f"{part.stream_id}: {row}"
+        outcome = await append_stream(conn, part)  # as the service's writer sends it
+        assert outcome[0] == "a", f"{part.stream_id}: {outcome}"
         feed.appended(part)
         done += 1
     return done

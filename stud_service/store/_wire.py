@@ -3,8 +3,9 @@
 psycopg's ``execute`` builds a cursor, converts the query and its parameters and drives the wait
 through generators: about 50 µs of client time per call, which at a few hundred group commits a
 second is a large share of the writer's whole cycle. The writer's statements take parameters it
-has already written as text and return nothing it needs but success, so here a statement is
-prepared once per connection and each run is one ``PQsendQueryPrepared`` and a wait on the socket.
+has already written as text and return nothing it needs but success, or one value (the routed
+append's outcome, read as text), so here a statement is prepared once per connection and each run
+is one ``PQsendQueryPrepared`` and a wait on the socket.
 A run that finds its statement gone from the session (psycopg clears the session's prepared
 statements after a rollback) prepares it again and runs once more.
 
@@ -59,7 +60,7 @@ class PreparedStatement:
 
     async def run(
         self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | bytes | None], spin: float = 0.0
-    ) -> None:
+    ) -> bytes | None:
         if spans.tracer is None:
             return await self._run(conn, params, spin)
         with spans.statement(self.sql):
@@ -67,9 +68,9 @@ class PreparedStatement:
 
     async def _run(
         self, conn: psycopg.AsyncConnection[Any], params: Sequence[str | bytes | None], spin: float = 0.0
-    ) -> None:
+    ) -> bytes | None:
         """Run the statement with ``params`` (text, UTF-8 bytes, or None for NULL); raise its error
-        if it failed.
+        if it failed, else return the first column of its first row as text (None: no row, or NULL).
         ``spin``: seconds to wait for the answer by spinning before sleeping on the socket."""
         pgconn = conn.pgconn
         values = [p.encode() if isinstance(p, str) else p for p in params]
@@ -77,7 +78,7 @@ class PreparedStatement:
             await self._prepare(conn)
         pgconn.send_query_prepared(self.name, values)
         try:
-            await _result(pgconn, spin)
+            return await _result(pgconn, spin)
         except InvalidSqlStatementName:
             # The session lost its prepared statements: psycopg sends DEALLOCATE ALL after a
             # rollback (or a DROP, ALTER, DISCARD ALL) on a connection where it has prepared
@@ -85,7 +86,7 @@ class PreparedStatement:
             self._prepared_on.discard(conn)
             await self._prepare(conn)
             pgconn.send_query_prepared(self.name, values)
-            await _result(pgconn, spin)
+            return await _result(pgconn, spin)
 
     async def _prepare(self, conn: psycopg.AsyncConnection[Any]) -> None:
         conn.pgconn.send_prepare(self.name, self.sql)
@@ -93,14 +94,16 @@ class PreparedStatement:
         self._prepared_on.add(conn)
 
 
-async def _result(pgconn: pq.abc.PGconn, spin: float = 0.0) -> None:
-    """Flush what was sent, wait for the server's answer, and raise it if it is an error."""
+async def _result(pgconn: pq.abc.PGconn, spin: float = 0.0) -> bytes | None:
+    """Flush what was sent, wait for the server's answer, and raise it if it is an error; else the first
+    column of its first row, as text (None if it has none)."""
     loop = asyncio.get_running_loop()
     fd = pgconn.socket
     while pgconn.flush():  # nonblocking connection: the query may not fit the socket at once
         await _ready(loop, fd, loop.add_writer, loop.remove_writer)
     spin_until = time.perf_counter() + spin if spin > 0 else 0.0
     error = None
+    value = None
     while True:
         pgconn.consume_input()
         while pgconn.is_busy():  # getting the next result would block: wait for more input
@@ -119,8 +122,11 @@ async def _result(pgconn: pq.abc.PGconn, spin: float = 0.0) -> None:
             break
         if error is None and result.status not in _OK:
             error = error_from_result(result)
+        elif value is None and result.ntuples and result.nfields:
+            value = result.get_value(0, 0)
     if error is not None:
         raise error
+    return value
 
 
 async def _ready(loop: asyncio.AbstractEventLoop, fd: int, add: Any, remove: Any) -> None:

@@ -115,7 +115,11 @@ _APPEND_FENCED_SQL = (
     " %s::text[], %s::text[], %s)"
 )
 # One command on one stream (migration 0019): on Citus the coordinator hands the call to the stream's worker.
-_APPEND_STREAM_SQL = "SELECT stud_append_stream(%s, %s, %s, %s, %s, %s, %s)"
+# Sent through _wire too (about 50 µs less client time than psycopg's execute); its answer, a bigint[] of the
+# outcome's code, the first and the last version, is read as text ("{97,5,7}", "{102,NULL,7}").
+_APPEND_STREAM = PreparedStatement(
+    "stud_append_stream", "SELECT stud_append_stream($1, $2, $3, $4, $5, $6, $7)"
+)
 _CITUS_SQL = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"
 # The streams named again as "= ANY": Citus then reads only their shards (a join with unnest alone it
 # sends to every shard).
@@ -124,6 +128,19 @@ _HEAD_HASHES_SQL = (
     " JOIN unnest(%s::text[], %s::bigint[]) AS c(stream_id, version)"
     " ON e.stream_id = c.stream_id AND e.version = c.version WHERE e.stream_id = ANY(%s::text[])"
 )
+
+
+async def append_stream(conn: psycopg.AsyncConnection[Any], part: Part) -> AppendRow:
+    """``part`` appended by ``stud_append_stream`` (alone: no batch), its outcome as the function gave it."""
+    fence = part.fence
+    owner, epoch = (None, None) if fence is None else (fence.owner, str(fence.epoch))
+    answer = await _APPEND_STREAM.run(conn, [
+        part.stream_id, owner, epoch, str(part.expected), part.request_id, part.fingerprint,
+        b"\n".join(part.events.texts),
+    ])
+    assert answer is not None
+    code, first, last = answer[1:-1].split(b",")
+    return chr(int(code)), None if first == b"NULL" else int(first), int(last)
 
 
 class _Unchained(Exception):
@@ -293,18 +310,9 @@ class AppendWriter:
             outcome = exc
         else:
             try:
-                owner, epoch = (None, None) if part.fence is None else (part.fence.owner, part.fence.epoch)
-                texts = b"\n".join(part.events.texts).decode()
-                cur = await conn.execute(
-                    _APPEND_STREAM_SQL,
-                    (part.stream_id, owner, epoch, part.expected, part.request_id, part.fingerprint, texts),
-                    prepare=True,
-                )
-                row = await cur.fetchone()
-                assert row is not None
-                code, first, last = row[0]
+                code, first, last = await append_stream(conn, part)
                 self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
-                outcome = [self._done(part, chr(code), first, last)]
+                outcome = [self._done(part, code, first, last)]
                 self._keep_connection(conn)
             except psycopg.OperationalError as exc:
                 await self.pool.putconn(conn)  # the pool discards it if broken
