@@ -19,6 +19,7 @@ from stud_service.db import open_pool
 from stud_service.server.tables.ownership import (
     _FREE_SQL,
     _PLAN_SQL,
+    Held,
     Leases,
     OwnershipEvents,
     OwnershipKeeper,
@@ -287,3 +288,46 @@ async def test_a_lease_round_does_no_work_growing_as_the_square_of_the_tables(
                 plan = [line for (line,) in await cur.fetchall()]
             removed = [int(line.rsplit(":", 1)[1]) for line in plan if "Rows Removed by Join Filter" in line]
             assert max(removed, default=0) < 10 * tables, "\n".join(plan)
+
+
+class CountingLeases(Leases):
+    """The real leases, counting the searches for free ones (which read every table's lease)."""
+
+    searches = 0
+
+    async def take(self, interest: dict[str, int] | None = None) -> Held:
+        self.searches += 1
+        return await super().take(interest)
+
+
+async def test_a_replica_searches_for_free_leases_only_when_it_may_take_one(
+    pool: AsyncConnectionPool, store: EventStore
+) -> None:
+    """Holding its fair share and all it claims, a replica's round renews and plans but does not search for
+    free leases (on Citus that search reads every shard); when another replica dies, its share grows once the
+    dead one stops counting as live, and it searches and takes the dead one's tables."""
+    streams = await make_tables(store, 4)
+    events = OwnershipEvents(lambda stream, epoch: True, lambda stream: None, lambda streams: streams)
+    a = OwnershipKeeper(CountingLeases(pool, "a", lease_seconds=3.0), events)
+    b = OwnershipKeeper(CountingLeases(pool, "b", lease_seconds=3.0), events)
+    searching_a, searching_b = a.leases, b.leases
+    assert isinstance(searching_a, CountingLeases) and isinstance(searching_b, CountingLeases)
+    await a.round()  # alone: all four
+    assert set(a.owned) == set(streams)
+    await b.round()  # its share is 2, all are held: it finds none
+    await a.round()  # hands its surplus over (between hands)
+    await b.round()  # takes it
+    assert len(a.owned) == len(b.owned) == 2
+    searches = searching_a.searches, searching_b.searches
+    for _ in range(3):
+        await a.round()
+        await b.round()
+    assert (searching_a.searches, searching_b.searches) == searches  # each holds its share: no search
+    assert len(a.owned) == len(b.owned) == 2
+    # b dies (no more rounds): its leases expire, it stops counting as live, and a takes its tables.
+    deadline = asyncio.get_running_loop().time() + 30
+    while set(a.owned) != set(streams):
+        assert asyncio.get_running_loop().time() < deadline, a.owned
+        await asyncio.sleep(0.2)
+        await a.round()
+    assert searching_a.searches > searches[0]

@@ -14,18 +14,24 @@ runs its clocks, and no other replica needs to follow it. Tables nobody claims (
 several replicas use them about equally: the margin keeps such a table where it is) are divided by the
 fair share, ``ceil(unclaimed tables / live replicas)``, live meaning seen within a lease period.
 
-Each round (every ``lease_seconds / 3``) costs a replica three statements (two more when it finds free
-leases, one more when it hands tables over), whatever it owns:
+Each round (every ``lease_seconds / 3``) costs a replica two statements (one more when it may take a lease,
+two more when it finds free ones, one more when it hands tables over), whatever it owns:
 
 - **renew**: its heartbeat with its interest and all its leases in one statement; a lease that is not
   returned was lost;
-- **take**: free (unowned or expired) leases it claims, then unclaimed ones up to its fair share of them
-  (replicas taking at the same moment may want the same lease: one gets it, the other takes fewer and the
-  rest at its next round); a free table another replica claims is left to that one. Finding them is one
-  statement; taking them, when there are some, two more (one for expired leases, one for new ones);
-- **plan**: the claims on what it owns and its share: it hands over what another replica claims and its
-  surplus of unclaimed tables (a replica joined), between hands: at once if no hand runs, else when the
-  hand ends, instead of dealing the next one, so a hand in progress always finishes where it is.
+- **plan**: the claims on what it owns and what its clients use, and its share: it hands over what another
+  replica claims and its surplus of unclaimed tables (a replica joined), between hands: at once if no hand
+  runs, else when the hand ends, instead of dealing the next one, so a hand in progress always finishes
+  where it is;
+- **take**, only when the plan leaves it room (it holds fewer unclaimed tables than its share, or it claims
+  one it does not hold): free (unowned or expired) leases it claims, then unclaimed ones up to its fair
+  share of them (replicas taking at the same moment may want the same lease: one gets it, the other takes
+  fewer and the rest at its next round); a free table another replica claims is left to that one. Finding
+  them is one statement, which reads every table's lease; taking them, when there are some, two more (one
+  for expired leases, one for new ones). A replica holding its share skips it: when every live replica
+  does, no unclaimed lease is free, and a dead replica's tables are found by the others as soon as it stops
+  counting as live (a lease period after its last round, when its leases have expired too) and their
+  shares grow.
 
 A lease runs from its statement's transaction start, so the replica counts each one held for a lease period
 from when that transaction was begun, not from when its round began: a round that waited for a connection
@@ -350,9 +356,28 @@ class OwnershipKeeper:
             # Renewed too late to count (the statement waited past a lease period): dropped now, and taken
             # again below if they are free, not a round later.
             self.expire_unrenewed()
-            await self._take(interest)
-            await self._hand_over(await self.leases.plan(self.owned, interest), interest)
+            # Planned first (its claims over what this replica owns and what its clients use: a table taken
+            # below is one or the other), then the search for free leases only when this replica may take
+            # one: that search reads every table's lease (on Citus every shard), and most rounds find none.
+            plan = await self.leases.plan(self.owned.keys() | interest.keys(), interest)
+            if self._may_take(plan):
+                await self._take(interest)
+            await self._hand_over(plan, interest)
             self._refused_since = None
+
+    def _may_take(self, plan: Plan) -> bool:
+        """Whether a free lease may be this replica's to take: one its clients claim that it does not own yet,
+        or room below its fair share of the unclaimed tables. When every live replica holds its share, no
+        unclaimed table is free (the shares cover them all), so the replicas with room find the free ones:
+        one whose owner died is taken as soon as that owner stops counting as live, its lease period after
+        its last round, when the shares of the others grow."""
+        if plan.claimed_here - self.owned.keys():
+            return True
+        return len(self._owned_unclaimed(plan)) < fair_share(plan.unclaimed, plan.replicas)
+
+    def _owned_unclaimed(self, plan: Plan) -> list[str]:
+        """The tables this replica owns that no replica claims: those its fair share counts."""
+        return [s for s in self.owned if s not in plan.claimed_elsewhere and s not in plan.claimed_here]
 
     def rounds_failing_for(self) -> float:
         """Seconds since the database began refusing this replica's lease rounds while it answers (0 while
@@ -395,7 +420,7 @@ class OwnershipKeeper:
     async def _hand_over(self, plan: Plan, interest: Interest) -> None:
         """Release now, of the tables to hand over, those between hands; the others when their hand ends."""
         unclaimed = sorted(
-            (s for s in self.owned if s not in plan.claimed_elsewhere and s not in plan.claimed_here),
+            self._owned_unclaimed(plan),
             key=lambda s: (interest.get(s, 0), s),  # the ones this replica's clients use least go first
         )
         surplus = max(0, len(unclaimed) - fair_share(plan.unclaimed, plan.replicas))
