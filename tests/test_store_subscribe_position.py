@@ -92,6 +92,21 @@ async def test_lost_announcements_of_many_streams_are_found_by_one_heads_query(
         await store.close()
 
 
+def count_announcing_transactions(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The NOTIFY transactions of its own the store's writer sends (announcements no batch carried), counted
+    in the one-element list returned."""
+    own_transactions = [0]
+    flush = store._writer._flush_announcements
+
+    async def counting_flush() -> None:
+        if store._writer._announcements:
+            own_transactions[0] += 1
+        await flush()
+
+    monkeypatch.setattr(store._writer, "_flush_announcements", counting_flush)
+    return own_transactions
+
+
 async def assert_announced_by_their_own_batches(
     pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -99,16 +114,7 @@ async def assert_announced_by_their_own_batches(
     that follows, none costs a NOTIFY transaction of its own."""
     monkeypatch.setattr(_writer, "ANNOUNCE_INTERVAL", 0.5)  # one left over would wait for the next batch
     store = EventStore(pool)
-    own_transactions = 0
-    flush = store._writer._flush_announcements
-
-    async def counting_flush() -> None:
-        nonlocal own_transactions
-        if store._writer._announcements:
-            own_transactions += 1
-        await flush()
-
-    monkeypatch.setattr(store._writer, "_flush_announcements", counting_flush)
+    own_transactions = count_announcing_transactions(store, monkeypatch)
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as listener:
         await listener.execute("LISTEN stud_events")
         try:
@@ -123,7 +129,7 @@ async def assert_announced_by_their_own_batches(
         finally:
             await store.close()
     assert heard == [1, 2, 3]
-    assert own_transactions == 0
+    assert own_transactions == [0]
 
 
 async def test_appends_are_announced_by_their_own_batch(
@@ -163,16 +169,7 @@ async def test_routed_appends_announce_together_after_the_routed_interval(
     monkeypatch.setattr(_writer, "ROUTED_ANNOUNCE_INTERVAL", 3.0)  # the ten appends surely come within it
     store = EventStore(db_pool)
     store._writer.routed = True  # as found on Citus
-    own_transactions = 0
-    flush = store._writer._flush_announcements
-
-    async def counting_flush() -> None:
-        nonlocal own_transactions
-        if store._writer._announcements:
-            own_transactions += 1
-        await flush()
-
-    monkeypatch.setattr(store._writer, "_flush_announcements", counting_flush)
+    own_transactions = count_announcing_transactions(store, monkeypatch)
     streams = [f"{stream_id}-{n}" for n in range(10)]
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as listener:
         await listener.execute("LISTEN stud_events")
@@ -188,4 +185,4 @@ async def test_routed_appends_announce_together_after_the_routed_interval(
         finally:
             await store.close()
     assert heard >= set(streams)
-    assert own_transactions == 1
+    assert own_transactions == [1]
