@@ -48,6 +48,7 @@ def _get(url: str, token: str | None = None) -> dict:
         return json.loads(response.read())
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("twice", [False, True], ids=["ctrl-c", "ctrl-c-twice"])
 async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c(
     make_database: Callable[..., Awaitable[str]], twice: bool,
@@ -209,6 +210,7 @@ async def test_the_demo_mints_tokens_its_service_accepts_and_renews_the_bots_whi
     assert verifier.verify(token).player_id == "ann"
 
 
+@pytest.mark.long
 async def test_demo_tournament_plays_a_sit_and_go_of_bots_to_the_end_and_reconciles(
     make_database: Callable[..., Awaitable[str]],
 ) -> None:

@@ -181,6 +181,7 @@ async def wait_until(predicate, timeout: float = 90.0, what: str = "") -> None:
         await asyncio.sleep(0.5)
 
 
+@pytest.mark.long
 async def test_after_a_crash_between_the_exclusion_and_the_unregistrations_whoever_looks_next_undoes_them(
         spawn_server, database):
     ann, ben, cat = "ann", "ben", "cat"

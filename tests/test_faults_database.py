@@ -306,6 +306,7 @@ LONG_HAND_PAUSE = 30.0
 DEAL_AFTER_RESTART = 20.0
 
 
+@pytest.mark.long
 async def test_a_deal_whose_pause_ran_out_during_an_outage_comes_when_the_store_answers(
     database, start_service
 ) -> None:

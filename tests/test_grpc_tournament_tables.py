@@ -103,6 +103,7 @@ async def test_a_seated_player_sits_out_and_in_at_a_tournament_table(operator, m
     assert error_reason(refused.value) == "NOT_SEATED"
 
 
+@pytest.mark.long
 async def test_a_table_whose_players_are_all_absent_deals_on_with_a_pause_between_hands(operator, make_player,
                                                                                        caplog) -> None:
     """§11 Sitting out: absent players are dealt in and blinded off, hand after hand, each hand after the

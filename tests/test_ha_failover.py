@@ -125,6 +125,7 @@ async def check_nothing_lost(store: EventStore, tables: dict[str, LoggedTable], 
     assert report.totals["USD"].difference == 0
 
 
+@pytest.mark.long
 @pytest.mark.timeout(600)
 async def test_tables_and_the_cashier_play_through_every_kind_of_database_failover(
     ha_cluster: PatroniCluster, ha_database: str, spawn_server

@@ -15,6 +15,7 @@ RUNS = 40
 HANDS = 200
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)  # forty seeded rooms simulated, all CPU: minutes on a loaded 2-core machine
 def test_colluders_rank_at_the_top_in_at_least_95_percent_of_seeded_runs():
     top_two = honest_flagged = honest_pairs = 0

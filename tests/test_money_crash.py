@@ -66,6 +66,7 @@ async def churn(clients: dict[str, StudClient], rng: random.Random) -> None:
 SHORT_LEASE = ("--lease-seconds", "0.3")
 
 
+@pytest.mark.long
 async def test_sigkill_at_many_points_never_creates_or_destroys_money(spawn_server, database) -> None:
     rng = random.Random(15)
     server = await spawn_server(database, *SHORT_LEASE)

@@ -138,6 +138,7 @@ async def database(make_database) -> str:
     return await make_database(migrated=True)
 
 
+@pytest.mark.long
 async def test_the_owner_is_killed_and_the_other_replica_takes_the_table_on(
     spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
 ) -> None:
@@ -268,6 +269,7 @@ def leases_taken(server: ServerProcess) -> list[dict]:
     return records
 
 
+@pytest.mark.long
 async def test_tables_follow_their_clients_between_hands_and_unused_ones_rebalance(
     spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
 ) -> None:

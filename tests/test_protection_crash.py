@@ -36,6 +36,7 @@ async def limits(channel) -> pb.PlayerProtection:
                                              metadata=player.metadata)
 
 
+@pytest.mark.long
 async def test_sigkill_while_a_raise_cools_off_then_the_raise_takes_effect_on_time(spawn_server, database):
     extra = ("--limit-cooling-off-seconds", str(COOLING_OFF))
     first = await spawn_server(database, *extra)

@@ -45,7 +45,7 @@ LEVELS = (Level(5, 10, 20, 40, 1), Level(10, 20, 40, 80, 1), Level(20, 50, 100, 
 PLAY_SECONDS = 300  # a whole sit & go of bots, with a takeover in it, on a loaded machine
 ATTEMPTS = 3  # tournaments played until the moment to kill in comes (a bubble may burst in one hand)
 # A tournament or two of real servers with a takeover: longer than the suite's default bound.
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.long]
 
 
 @pytest.fixture

@@ -155,6 +155,7 @@ async def test_a_sit_and_go_of_bots_is_played_to_the_end_every_hand_at_its_level
         assert verified.ok, verified.first_problem()
 
 
+@pytest.mark.long
 async def test_the_level_clock_advances_on_the_owner_from_the_log(database):
     async with replica(database, settings=PLAYING) as runtime:
         players = [f"bot{n}" for n in range(1, 7)]

@@ -115,6 +115,7 @@ async def test_the_seat_controls_stay_put_after_each_action_and_leave_asks_durin
             assert any(s.player_id == player for s in (await web.client(player).view(table)).seats)
 
 
+@pytest.mark.long
 @pytest.mark.timeout(600)  # who busts first is chance: on a loaded machine the hands may take minutes
 async def test_a_busted_player_is_offered_a_top_up_not_sit_in_and_tops_up_on_the_page(
     web: WebService, browser: Browser  # noqa: F811
