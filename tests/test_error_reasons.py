@@ -10,6 +10,7 @@ and the status code the enum gives it; every reason in the enum is one of those;
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -70,6 +71,8 @@ def _status_code(node: ast.expr | None) -> grpc.StatusCode | None:
     return None
 
 
+# One scan of the package serves every test here: a scan takes seconds, and one test asked per base class.
+@functools.cache
 def raised_reasons() -> dict[str, set[tuple[str, str]]]:
     """Every reason the code can refuse with -> the (code name, where) pairs it is raised with."""
     found: dict[str, set[tuple[str, str]]] = {}
