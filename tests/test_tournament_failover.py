@@ -122,10 +122,13 @@ def at_hand_for_hand(events: list[Any]) -> str | None:
     return "tournament" if any(isinstance(event, HandForHandStarted) for event in events) else None
 
 
+# Short stacks (five big bets of the first level) where the tournament is played to its end: with 500 the last
+# two or three players passed chips to and fro for hundreds of hands until the levels rose (two minutes and
+# more). Deep ones where the first level must last its minute.
 KILLS = {
     "level_change": (at_level_change, {"starting_stack": 3_000}),
-    "balancing": (at_balancing, {}),
-    "hand_for_hand": (at_hand_for_hand, {"payouts": (5_000, 3_000, 2_000)}),
+    "balancing": (at_balancing, {"starting_stack": 200}),
+    "hand_for_hand": (at_hand_for_hand, {"payouts": (5_000, 3_000, 2_000), "starting_stack": 200}),
 }
 
 
@@ -144,8 +147,8 @@ async def test_the_owner_is_killed_and_the_tournament_plays_on_and_reconciles(
             tournament = new_id()
             config = TournamentConfig(**{
                 "kind": TournamentKind.SIT_AND_GO, "min_entrants": 6, "max_entrants": 6, "seats_per_table": 3,
-                "buy_in": 1_000, "fee": 100, "currency": "USD", "levels": LEVELS, "starting_stack": 500,
-                "action_clock_seconds": 30, **fields,
+                "buy_in": 1_000, "fee": 100, "currency": "USD", "levels": LEVELS, "action_clock_seconds": 30,
+                **fields,
             }).validate()
             await runtime.tournaments.create(tournament, config, by="house")
             bots = [asyncio.create_task(play_seat(player, tournament, runtime, servers, random.Random(n)))
