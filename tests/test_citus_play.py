@@ -112,6 +112,7 @@ async def play_through_restarts(
     return actions
 
 
+@pytest.mark.long
 @pytest.mark.timeout(600)  # a loaded machine: three databases, the service, the bots, twice the wait bound
 async def test_money_tables_play_to_the_end_through_a_kill_and_restart_and_reconcile_on_citus(
     citus: CitusCluster, service: Service,

@@ -111,6 +111,7 @@ def test_buf_gen_yaml_generates_the_api_and_google_rpc_for_typescript(tmp_path: 
         assert _without_descriptors((gen / name).read_text()) == _without_descriptors(built.read_text()), name
 
 
+@pytest.mark.long
 @needs_node
 async def test_the_node_client_plays_its_part_against_a_real_server(
     spawn_server, make_database, tmp_path: Path

@@ -16,6 +16,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from engine_helpers import check_side_pots
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -450,6 +451,7 @@ def _cards_in(data: Any) -> set[int]:
     return found
 
 
+@pytest.mark.long
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**64), players=st.integers(2, 8), hands=st.integers(1, 4))
 def test_random_play_keeps_every_invariant(seed: int, players: int, hands: int) -> None:

@@ -101,6 +101,7 @@ def report(violations: list[Violation]) -> str:
     return f"{len(violations)} violations:\n{shown}{more}"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_every_method_refuses_hostile_input_precisely_and_changes_nothing(world, transport) -> None:
     cases = sprayed(world, transport, per_method())

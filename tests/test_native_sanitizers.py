@@ -39,6 +39,7 @@ def test_c_core_is_clean_under_address_and_undefined_behaviour_sanitizers(tmp_pa
     assert run.returncode == 0, run.stderr
 
 
+@pytest.mark.long
 def test_c_core_is_clean_under_thread_sanitizer(tmp_path: Path) -> None:
     run = _build_and_run(tmp_path, "thread", {"TSAN_OPTIONS": "halt_on_error=1"})
     assert run.returncode == 0, run.stderr

@@ -80,6 +80,7 @@ def replica_of(table: int, seat: int) -> int:
     return (table + seat) % REPLICAS
 
 
+@pytest.mark.long
 async def test_a_replica_dies_mid_hand_and_the_others_carry_on_every_table(
     spawn_server: Callable[..., Awaitable[ServerProcess]], database: str
 ) -> None:

@@ -104,6 +104,7 @@ async def log_url(make_database) -> str:
 # -- SIGKILL during a pause and during a void ----------------------------------------------------------------
 
 
+@pytest.mark.long
 async def test_a_pause_outlives_the_owner_s_sigkill(spawn_server, log_url) -> None:
     first: ServerProcess = await spawn_server(log_url, *LEASE)
     async with grpc.aio.insecure_channel(first.address) as channel:
@@ -138,6 +139,7 @@ async def test_a_pause_outlives_the_owner_s_sigkill(spawn_server, log_url) -> No
     assert chips_always_conserved(await read_log(log_url, "paused"), 2 * BUY_IN) >= 1
 
 
+@pytest.mark.long
 async def test_a_void_cut_by_sigkill_is_retried_once_with_its_request_id(spawn_server, log_url) -> None:
     first = await spawn_server(log_url, *LEASE)
     request_id = new_request_id()
@@ -188,6 +190,7 @@ async def _killed_mid_hand(spawn_server, log_url: str, table_id: str,  # type: i
     return view.version, view.hand.hand_number, last["at_ms"] / 1000
 
 
+@pytest.mark.long
 async def test_an_interrupted_hand_is_voided_by_the_next_owner_once_it_stood_still_that_long(
     spawn_server, log_url
 ) -> None:

@@ -41,6 +41,7 @@ def describe(state: TournamentState) -> str:
     return f"tables {state.tables}, hands running {state.in_hand}, chips {chips}"
 
 
+@pytest.mark.long
 async def test_a_tournament_of_many_small_tables_is_played_to_the_end(database):
     config = TournamentConfig(
         kind=TournamentKind.SIT_AND_GO, min_entrants=ENTRANTS, max_entrants=ENTRANTS, seats_per_table=SEATS,
