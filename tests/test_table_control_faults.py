@@ -139,7 +139,6 @@ async def test_a_pause_outlives_the_owner_s_sigkill(spawn_server, log_url) -> No
     assert chips_always_conserved(await read_log(log_url, "paused"), 2 * BUY_IN) >= 1
 
 
-@pytest.mark.long
 async def test_a_void_cut_by_sigkill_is_retried_once_with_its_request_id(spawn_server, log_url) -> None:
     first = await spawn_server(log_url, *LEASE)
     request_id = new_request_id()
@@ -243,6 +242,7 @@ async def _outage_during_a_hand(database: FaultyDatabase, start_service, table_i
         return event
 
 
+@pytest.mark.long
 async def test_an_outage_longer_than_the_setting_voids_the_hand_when_the_owner_can_next_write(
     database, start_service  # noqa: F811
 ) -> None:
