@@ -354,3 +354,12 @@ def test_the_chance_of_leaving_the_nist_proportion_range_matches_its_check() -> 
     spread = [float(p) for p in np.linspace(0.011, 0.999, 100)]  # uniform enough: only the failures count
     assert NistSummary("t", "", [0.005] * 3 + spread[3:], 100).passed
     assert not NistSummary("t", "", [0.005] * 4 + spread[4:], 100).passed
+
+
+def test_bad_arguments_are_refused_before_the_statistics_libraries_load(tmp_path: Path) -> None:
+    """A refusal is at once: loading SciPy and Matplotlib took seconds (half a minute on a loaded machine)."""
+    probe = ("import sys; from stud_service.cli import main; code = main(['rng', 'report', '--decks', '10']);"
+             " print(code, sorted(name for name in ('scipy', 'matplotlib') if name in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.stdout.split("\n")[0] == "2 []", done.stdout + done.stderr

@@ -74,8 +74,6 @@ def run_stream(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from stud_service.rng.report import write_report
-
     try:
         settings = ReportSettings(
             seeds=SeedSource.parse(args.seed), decks=args.decks, nist_sequences=args.nist_sequences,
@@ -84,6 +82,9 @@ def run_report(args: argparse.Namespace) -> int:
         settings.check()
         if args.jobs < 1:
             raise ReportRefused("--jobs must be at least 1")
+        # SciPy and Matplotlib take seconds to load: bad arguments are refused before.
+        from stud_service.rng.report import write_report
+
         report = write_report(settings, args.out, progress=None if args.quiet else _progress, jobs=args.jobs)
     except (ValueError, ReportRefused) as error:
         print(f"stud-service rng report: {error}", file=sys.stderr)
