@@ -122,12 +122,14 @@ def at_hand_for_hand(events: list[Any]) -> str | None:
     return "tournament" if any(isinstance(event, HandForHandStarted) for event in events) else None
 
 
-# Short stacks (five big bets of the first level) where the tournament is played to its end: with 500 the last
-# two or three players passed chips to and fro for hundreds of hands until the levels rose (two minutes and
-# more). Deep ones where the first level must last its minute.
+# Short stacks where the tournament is played to its end: with 500 the last two or three players passed
+# chips to and fro for hundreds of hands until the levels rose (two minutes and more). Three big bets of the
+# first level where any eliminations lead to a move or a broken table; five where the bubble must come one
+# player at a time (two out in one hand at five left skip hand for hand). Deep stacks where the first level
+# must last its minute.
 KILLS = {
     "level_change": (at_level_change, {"starting_stack": 3_000}),
-    "balancing": (at_balancing, {"starting_stack": 200}),
+    "balancing": (at_balancing, {"starting_stack": 120}),
     "hand_for_hand": (at_hand_for_hand, {"payouts": (5_000, 3_000, 2_000), "starting_stack": 200}),
 }
 
