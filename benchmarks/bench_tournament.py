@@ -225,6 +225,11 @@ class Run:
     def cpu_ms(self) -> float:
         return self.server_cpu / max(self.actions, 1) * 1000
 
+    @property
+    def actions_per_hand(self) -> float:
+        """Over the window: a hand's fixed work (deal, seed, standings) is spread over this many actions."""
+        return self.actions / max(self.hands, 1)
+
 
 async def tournament_run(url: str, entrants: int, tables: int, spin: float) -> tuple[Burst, Run]:
     seats = math.ceil(entrants / tables)
@@ -299,6 +304,7 @@ async def cash_run(
                 await runtime.execute(table_id, lambda _state, now, player=player, seat=seat:
                                       SitDown(player, seat + 1, CASH_BUY_IN, now_ms=now))
         bots = Bots(seed=7)
+        hands_before = hands_started(runtime)
         cpu_before = time.process_time()
         started = time.monotonic()
         playing = asyncio.get_running_loop().create_task(
@@ -307,7 +313,13 @@ async def cash_run(
         playing.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await playing
-        return Run(time.monotonic() - started, bots.actions, time.process_time() - cpu_before - bots.cpu)
+        return Run(time.monotonic() - started, bots.actions, time.process_time() - cpu_before - bots.cpu,
+                   hands=hands_started(runtime) - hands_before)
+
+
+def hands_started(runtime: TableRuntime) -> int:
+    """Hands dealt so far at the tables loaded here."""
+    return sum(live.state.hand_number for live in runtime.loaded_tables())
 
 
 @dataclass
@@ -367,11 +379,13 @@ def main() -> int:
           f" {tournament.moved} players moved and {tournament.broken} tables broken"
           f" ({(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} a hand);"
           f" {tournament.cpu_ms:.2f} ms server CPU per action"
-          f" (with its registrations: {with_registrations_ms:.2f} ms)")
+          f" (with its registrations: {with_registrations_ms:.2f} ms);"
+          f" {tournament.actions_per_hand:.0f} actions a hand")
     ratio = tournament.cpu_ms / cash.cpu_ms
     print(f"cash tables: {cash.actions} actions in {cash.seconds:.0f} s"
           f" ({cash.actions / cash.seconds:.0f}/s);"
-          f" {cash.cpu_ms:.2f} ms server CPU per action; the tournament's {ratio:.2f}× that"
+          f" {cash.cpu_ms:.2f} ms server CPU per action, {cash.actions_per_hand:.0f} actions a hand;"
+          f" the tournament's {ratio:.2f}× that"
           f" (the goal's comparison: ≤ {GOAL}×)")
     print(f"cash tables at the tournament's occupancy: {occupancy.cpu_ms:.2f} ms server CPU per action"
           f" ({occupancy.summary()}); the tournament's {tournament.cpu_ms / occupancy.cpu_ms:.2f}× that")
@@ -385,11 +399,13 @@ def main() -> int:
              " its registrations sent over one second",
         figure=f"{tournament.cpu_ms:.2f} ms server CPU per action of play"
                f" ({with_registrations_ms:.2f} ms with"
-               f" the registrations'); {hands_per_s:.1f} hands/s;"
+               f" the registrations'); {hands_per_s:.1f} hands/s,"
+               f" {tournament.actions_per_hand:.0f} actions a hand;"
                f" {(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} moves and breaks"
                f" a hand; registrations {burst.served:,} of {args.entrants:,} served,"
                f" the last {burst.last_served_seconds:.2f} s after the first",
         peer=f"the same bots at {args.tables} cash tables of {seats}: {cash.cpu_ms:.2f} ms"
+             f" ({cash.actions_per_hand:.0f} actions a hand)"
              f" (at the tournament's occupancy: {occupancy.cpu_ms:.2f} ms,"
              f" {tournament.cpu_ms / occupancy.cpu_ms:.2f}×)",
         ratio=f"{ratio:.2f}×",
