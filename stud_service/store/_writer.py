@@ -33,10 +33,9 @@ round trip, and the worker checks, hashes and inserts next to the data (docs/dep
 database"). Commands spanning streams (money moves) still go in batches through the coordinator. On one
 PostgreSQL the batch is cheaper (one commit and one WAL flush for many commands), so both paths stay.
 
-Announcements (NOTIFY ``stream:version``) of the appends of a batch alone under way on the fast path
-ride in the batch's own statement: delivered when it commits, never for a batch that did not (a lone
-action at a quiet table is one transaction). The others', and those of the checked, fenced and routed
-paths, which learn their outcomes only from the answer, ride in the next batch's statement,
+Announcements (NOTIFY ``stream:version``) of a batch's appends on the fast path ride in the batch's
+own statement: delivered when it commits, never for a batch that did not. The checked, fenced and
+routed paths learn their outcomes only from the answer, so theirs ride in the next batch's statement,
 or, when no batch follows within ``ANNOUNCE_INTERVAL``, go out in a NOTIFY transaction of their
 own that does not wait for its WAL flush (on Citus, where a routed call carries none, within
 ``ROUTED_ANNOUNCE_INTERVAL``: one such transaction for many actions, not one for nearly each). The
@@ -482,12 +481,9 @@ class AppendWriter:
                 sizes += [None] * (count - 1)
         announcing, self._announcements = self._announcements, {}
         self._carried += 1
-        # A batch alone under way announces its own appends too: its NOTIFY goes out with its commit or not at
-        # all. Not beside another: a NOTIFY holds the notify lock through its commit, and two batches that
-        # announce commit one after the other (through a whole stall, when commits wait for a standby).
+        # The batch announces its own appends too: its NOTIFY goes out with its commit or not at all.
         carried = dict(announcing)
-        announce_own = self.announce and self._inflight == 1
-        if announce_own:
+        if self.announce:
             for part, (last, _hash) in zip(batch, lasts, strict=True):
                 carried[part.stream_id] = max(last, carried.get(part.stream_id, 0))
         params: list[str | bytes | None] = [
@@ -516,10 +512,7 @@ class AppendWriter:
         rows: list[AppendRow] = []
         for part, (last, last_hash) in zip(batch, lasts, strict=True):
             self._remember(part.stream_id, last, last_hash)
-            if announce_own:
-                rows.append(("a", part.expected + 1, last))  # announced by its own statement
-            else:
-                rows.append(self._done(part, "a", part.expected + 1, last))
+            rows.append(("a", part.expected + 1, last))  # announced by its own statement
         return rows
 
     async def _prev_hashes(
