@@ -411,7 +411,6 @@ async def test_close_ends_the_announcer_even_when_its_cancel_is_swallowed(db_poo
 
     writer._flush_announcements = flush_that_swallows_a_cancel  # type: ignore[method-assign]
     await store.append(stream_id, 0, [ev("A", 1)])
-    writer._announce(stream_id, 1)  # left to the announcer, as a checked or fenced append's announcement is
     await asyncio.wait_for(flushing.wait(), 30.0)  # the announcer is inside its flush
     closing = asyncio.ensure_future(store.close())
     done, _ = await asyncio.wait({closing}, timeout=30.0)  # not wait_for: close() suppresses a cancel itself

@@ -1,7 +1,6 @@
 """Following a stream one also writes to (DESIGN.md "Persistence": NOTIFY fans events out): a replica's
-own appends, held through ``position`` once its write in flight settles, cost its subscription no read;
-other writers' events, gaps included, are still read in order; lost announcements are found by one heads
-query for every stream."""
+own appends, held through ``position``, cost its subscription no read; other writers' events, gaps
+included, are still read in order; lost announcements are found by one heads query for every stream."""
 
 from __future__ import annotations
 
@@ -35,23 +34,15 @@ async def test_own_appends_held_through_position_are_not_read_again(
     store = CountingStore(db_pool, poll_interval=600)
     other_replica = EventStore(db_pool)
     held = 0
-    writing = asyncio.Lock()  # held by our write from its append until we hold what it appended
-
-    async def settle() -> None:
-        async with writing:
-            pass
-
-    collector = Collector(store.subscribe(stream_id, 0, position=lambda: held, settle=settle))
+    collector = Collector(store.subscribe(stream_id, 0, position=lambda: held))
     try:
         await collector.wait_for(0)
         await asyncio.sleep(0.2)  # the first read (of an empty stream) is done
         reads_before = store.reads
-        for n in range(5):  # our own writes, applied by us as they commit (announced by their commits)
-            async with writing:
-                result = await store.append(stream_id, n, [ev(n + 1)])
-                await asyncio.sleep(0.05)  # the announcement has surely arrived before we hold the write
-                held = result.version
-        await asyncio.sleep(0.3)  # the last announcements arrive
+        for n in range(5):  # our own writes, applied by us as they commit
+            result = await store.append(stream_id, n, [ev(n + 1)])
+            held = result.version
+        await asyncio.sleep(0.3)  # their announcements arrive
         assert store.reads == reads_before
         assert collector.versions == []
         # Another replica writes twice: the subscription reads both, in order, after what we hold.
@@ -107,12 +98,12 @@ def count_announcing_transactions(store: EventStore, monkeypatch: pytest.MonkeyP
     return own_transactions
 
 
-async def assert_announced_by_their_own_batches(
+async def assert_announced_in_next_batches(
     pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each of three appends is announced once, by its own batch's statement: none waits for a batch
-    that follows, none costs a NOTIFY transaction of its own."""
-    monkeypatch.setattr(_writer, "ANNOUNCE_INTERVAL", 0.5)  # one left over would wait for the next batch
+    """Each of three appends is announced once: inside the next batch's statement when one follows
+    within the announce interval, else in a NOTIFY transaction of its own."""
+    monkeypatch.setattr(_writer, "ANNOUNCE_INTERVAL", 0.5)  # the next append surely comes first
     store = EventStore(pool)
     own_transactions = count_announcing_transactions(store, monkeypatch)
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as listener:
@@ -129,13 +120,13 @@ async def assert_announced_by_their_own_batches(
         finally:
             await store.close()
     assert heard == [1, 2, 3]
-    assert own_transactions == [0]
+    assert own_transactions == [1]  # versions 1 and 2 rode in the next batches; 3 went alone
 
 
-async def test_appends_are_announced_by_their_own_batch(
+async def test_announcements_ride_in_the_next_batch_and_the_last_goes_on_its_own(
     db_pool: AsyncConnectionPool, stream_id: str, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await assert_announced_by_their_own_batches(db_pool, stream_id, database_url, monkeypatch)
+    await assert_announced_in_next_batches(db_pool, stream_id, database_url, monkeypatch)
 
 
 async def test_announcements_still_ride_once_the_session_lost_its_prepared_statements(
@@ -143,8 +134,8 @@ async def test_announcements_still_ride_once_the_session_lost_its_prepared_state
 ) -> None:
     """psycopg answers a rollback on a connection where it has prepared statements with DEALLOCATE
     ALL, which drops the writer's batch statements too: the writer prepares them again instead of
-    sending every batch down the checked path (whose announcements wait for a batch to carry them,
-    so they pile up and only the last is sent)."""
+    sending every batch down the checked path (which carries no announcements, so they pile up
+    and only the last is sent)."""
     pool = await open_pool(database_url, max_size=1)  # the writer gets this connection every time
     try:
         warm_up = EventStore(pool)
@@ -155,7 +146,7 @@ async def test_announcements_still_ride_once_the_session_lost_its_prepared_state
             await conn.execute("SELECT 1", prepare=True)
             async with conn.transaction():
                 raise psycopg.Rollback()
-        await assert_announced_by_their_own_batches(pool, stream_id, database_url, monkeypatch)
+        await assert_announced_in_next_batches(pool, stream_id, database_url, monkeypatch)
     finally:
         await pool.close()
 

@@ -33,19 +33,15 @@ round trip, and the worker checks, hashes and inserts next to the data (docs/dep
 database"). Commands spanning streams (money moves) still go in batches through the coordinator. On one
 PostgreSQL the batch is cheaper (one commit and one WAL flush for many commands), so both paths stay.
 
-Announcements (NOTIFY ``stream:version``) of a batch's appends on the fast path ride in the batch's
-own statement: delivered when it commits, never for a batch that did not. The checked, fenced and
-routed paths learn their outcomes only from the answer, so theirs ride in the next batch's statement,
+Announcements (NOTIFY ``stream:version``) of a batch's appends ride in the next batch's statement,
 or, when no batch follows within ``ANNOUNCE_INTERVAL``, go out in a NOTIFY transaction of their
 own that does not wait for its WAL flush (on Citus, where a routed call carries none, within
-``ROUTED_ANNOUNCE_INTERVAL``: one such transaction for many actions, not one for nearly each). The
-appending process's own followers wait for its write in flight before they read (``settle`` in
-:mod:`stud_service.store.subscribe`), so the announcements of its appends cost them no read. A NOTIFY
-in an append transaction holds PostgreSQL's notify lock through that commit's flush, so appending
-processes that share a database take turns at committing batches that carry announcements (measured:
-no loss at 32 writers over two processes); within one process the batches follow one another anyway.
-If the process dies before an append is announced, subscribers still see its events at their next
-notification or poll.
+``ROUTED_ANNOUNCE_INTERVAL``: one such transaction for many actions, not one for nearly each). A
+NOTIFY in an append transaction holds PostgreSQL's notify lock through that commit's flush, so
+appending processes that share a database take turns at committing batches that carry announcements
+(measured: no loss at 32 writers over two processes); within one process the batches follow one
+another anyway. If the process dies before an append is announced, subscribers still see its events
+at their next notification or poll.
 """
 
 from __future__ import annotations
@@ -481,11 +477,6 @@ class AppendWriter:
                 sizes += [None] * (count - 1)
         announcing, self._announcements = self._announcements, {}
         self._carried += 1
-        # The batch announces its own appends too: its NOTIFY goes out with its commit or not at all.
-        carried = dict(announcing)
-        if self.announce:
-            for part, (last, _hash) in zip(batch, lasts, strict=True):
-                carried[part.stream_id] = max(last, carried.get(part.stream_id, 0))
         params: list[str | bytes | None] = [
             "{" + ",".join(event_streams) + "}",
             "{" + ",".join(versions) + "}",
@@ -496,8 +487,8 @@ class AppendWriter:
             _int_array(sizes),
             ",".join(event_prevs),
             ",".join(hashes),
-            _text_array(list(carried)),
-            _int_array(carried.values()),
+            _text_array(list(announcing)),
+            _int_array(announcing.values()),
             _text_array(fingerprints),
         ]
         started = [c.stream_id for c in batch if c.expected == 0]
@@ -512,7 +503,7 @@ class AppendWriter:
         rows: list[AppendRow] = []
         for part, (last, last_hash) in zip(batch, lasts, strict=True):
             self._remember(part.stream_id, last, last_hash)
-            rows.append(("a", part.expected + 1, last))  # announced by its own statement
+            rows.append(self._done(part, "a", part.expected + 1, last))
         return rows
 
     async def _prev_hashes(

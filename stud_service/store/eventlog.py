@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import psycopg
@@ -564,23 +564,17 @@ class EventStore:
     # -- following -----------------------------------------------------------------------------
 
     def subscribe(
-        self,
-        stream_id: str,
-        after_version: int = 0,
-        position: Callable[[], int] | None = None,
-        settle: Callable[[], Awaitable[None]] | None = None,
+        self, stream_id: str, after_version: int = 0, position: Callable[[], int] | None = None
     ) -> AsyncIterator[StoredEvent]:
         """Events with version > ``after_version``: first those stored, then live ones as they come.
 
         In order, without gaps or duplicates; survives lost notifications and dropped connections.
         ``position()``, when given, is the version the caller already holds by other means (e.g. it
-        applies its own appends): events up to it are skipped, and announcements of them read nothing;
-        ``settle()`` waits for the caller's own write in flight to be applied (its announcement may come
-        first).
+        applies its own appends): events up to it are skipped, and announcements of them read nothing.
         """
         if self._hub is None:
             self._hub = NotificationHub(self.pool, poll_interval=self.poll_interval, health=self.health)
-        return self._hub.subscribe(self, stream_id, after_version, position, settle)
+        return self._hub.subscribe(self, stream_id, after_version, position)
 
     async def close(self) -> None:
         """Finish pending appends and announcements, stop the notification listener (the pool

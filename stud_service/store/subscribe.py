@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -185,14 +185,11 @@ class NotificationHub:
         stream_id: str,
         after_version: int = 0,
         position: Callable[[], int] | None = None,
-        settle: Callable[[], Awaitable[None]] | None = None,
     ) -> AsyncIterator[StoredEvent]:
         """Events of ``stream_id`` after ``after_version``: stored ones first, then live.
 
         ``position``: the version the consumer already holds by other means (its own appends,
-        applied directly); events up to it are neither read nor yielded. ``settle``: waits for the
-        consumer's own write in flight, if any, to be applied: an append's announcement can arrive before
-        its writer has applied it, and is then found held without a read.
+        applied directly); events up to it are neither read nor yielded.
         """
         self._ensure_started()
         subscriber = _Subscriber(position or (lambda: after_version), after_version)
@@ -227,13 +224,10 @@ class NotificationHub:
                         yield event
                 if len(batch) == SUBSCRIPTION_PAGE:
                     continue
-                # Sleep until something beyond what we hold is announced (or found by the poll), and is
-                # still beyond it once the consumer's own write in flight has landed.
+                # Sleep until something beyond what we hold is announced (or found by the poll).
                 while subscriber.heard <= subscriber.held():
                     subscriber.wake.clear()
                     await subscriber.wake.wait()
-                    if settle is not None and subscriber.heard > subscriber.held():
-                        await settle()
         finally:
             subscribers = self._subscribers.get(stream_id)
             if subscribers is not None:

@@ -4,8 +4,7 @@
 A followed stream's live object (a :class:`Followed`) holds the version applied so far; the cache folds the
 stream into it on first lookup (one caller loads, the others wait for it), then follows the stream through
 the store's subscription, applying each event other writers append. The writer's own appends are applied
-as they commit (``position`` tells the subscription so, and ``settle`` lets a write in flight land first:
-their announcements cost no read). What applying an
+as they commit (``position`` tells the subscription so: their announcements cost no read). What applying an
 event means is the subclass's :meth:`FollowedStreams.apply_stored`. A write's request id is looked up here
 too (:meth:`FollowedStreams.retry_of`): a retry is answered with the version its first call appended.
 """
@@ -17,7 +16,6 @@ import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Generic, Protocol, TypeVar
 
 import grpc
@@ -42,7 +40,6 @@ class Followed(Protocol):
 
     version: int
     follower: asyncio.Task[None] | None
-    write_lock: asyncio.Lock  # held by a write from its decision until its events are applied
 
     @property
     def stream_id(self) -> str: ...
@@ -54,13 +51,6 @@ class Followed(Protocol):
 
 
 F = TypeVar("F", bound=Followed)
-
-
-async def _settled(live: Followed) -> None:
-    """Once the write in flight on ``live``, if any, has applied its events."""
-    if live.write_lock.locked():
-        async with live.write_lock:
-            pass
 
 
 @dataclass(eq=False, slots=True)
@@ -185,8 +175,7 @@ class FollowedStreams(Generic[F]):
         backoff = Backoff()
         while True:
             try:
-                settle = partial(_settled, live)
-                stream = self.store.subscribe(live.stream_id, live.version, lambda: live.version, settle)
+                stream = self.store.subscribe(live.stream_id, live.version, position=lambda: live.version)
                 async for stored in stream:
                     backoff.reset()
                     if stored.version > live.version:
