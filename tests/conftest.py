@@ -88,22 +88,22 @@ BROWSER_GROUP = "browser"
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session_loop = pytest.mark.asyncio(loop_scope="session")
+    groups: dict[str, list[pytest.Item]] = {}
     for item in items:
         if is_async_test(item):
             item.add_marker(session_loop, append=False)
-        item.add_marker(pytest.mark.xdist_group(_run_group(item)))
+        group = _run_group(item)
+        item.add_marker(pytest.mark.xdist_group(group))
+        groups.setdefault(group, []).append(item)
     if config.getoption("dist", "no") == "loadgroup":
-        items[:] = _long_groups_first(items)
+        items[:] = _long_groups_first(groups)
 
 
-def _long_groups_first(items: list[pytest.Item]) -> list[pytest.Item]:
+def _long_groups_first(groups: dict[str, list[pytest.Item]]) -> list[pytest.Item]:
     """The order in which the workers are handed the groups (pyproject's ``--no-loadscope-reorder`` keeps
     it): groups holding tests marked ``long`` first, most such tests first, then the others, larger groups
     first (xdist's own order). A minute-long group handed out last ran alone while the other worker idled;
     handed out first, the many short groups fill in beside it. A group's tests keep their order."""
-    groups: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        groups.setdefault(_run_group(item), []).append(item)
 
     def handed_out(group: list[pytest.Item]) -> tuple[int, int]:
         return -sum(item.get_closest_marker("long") is not None for item in group), -len(group)
