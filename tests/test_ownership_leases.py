@@ -308,10 +308,9 @@ async def test_a_replica_searches_for_free_leases_only_when_it_may_take_one(
     dead one stops counting as live, and it searches and takes the dead one's tables."""
     streams = await make_tables(store, 4)
     events = OwnershipEvents(lambda stream, epoch: True, lambda stream: None, lambda streams: streams)
-    a = OwnershipKeeper(CountingLeases(pool, "a", lease_seconds=3.0), events)
-    b = OwnershipKeeper(CountingLeases(pool, "b", lease_seconds=3.0), events)
-    searching_a, searching_b = a.leases, b.leases
-    assert isinstance(searching_a, CountingLeases) and isinstance(searching_b, CountingLeases)
+    searching_a = CountingLeases(pool, "a", lease_seconds=3.0)
+    searching_b = CountingLeases(pool, "b", lease_seconds=3.0)
+    a, b = OwnershipKeeper(searching_a, events), OwnershipKeeper(searching_b, events)
     await a.round()  # alone: all four
     assert set(a.owned) == set(streams)
     await b.round()  # its share is 2, all are held: it finds none
