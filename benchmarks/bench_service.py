@@ -50,8 +50,10 @@ cashier before play, and every cash-out credited back, as in production.
    plain PostgreSQL made here, ``--rounds`` pairs alternating, in the same run; reported beside each other:
    actions/s, ``Act`` p50 and p99, and CPU per action of the service, of the database servers (on Citus the
    coordinator and every worker, found through ``pg_dist_node``; they must run on this machine) and of both.
-   A worker's URL makes the service enter the cluster there instead (bench_citus_floor.py
-   ``--routing-rounds``).
+   On a coordinator the service runs twice more each round, the second time with ``--citus-appends
+   coordinator`` (single-stream appends handed on by the coordinator instead of sent straight to their
+   workers), in the same rotation. A worker's URL makes the service enter the cluster there instead
+   (bench_citus_floor.py ``--routing-rounds``).
    Give the same keyring every run on one database (``STUD_KEYS_FILE``): its hands are sealed with it.
 
 Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 10] [--tables 8 64] [--memory-tables 1000]
@@ -1116,28 +1118,36 @@ def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: 
     ``record`` false (a comparison run by another benchmark)."""
     plain = Database()
     plain_url = plain.start()
-    servers = {"given": (url, postmasters(url)), "plain": (plain_url, postmasters(plain_url))}
+    given_pids, plain_pids = postmasters(url), postmasters(plain_url)
     # Entered at a Citus worker (the service's queries sent there, not to the coordinator): its pids are the
     # worker's, the coordinator's, then the other workers'.
-    at_worker = len(servers["given"][1]) > 1 and not is_citus_coordinator(url)
+    at_worker = len(given_pids) > 1 and not is_citus_coordinator(url)
+    servers: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
+        "given": (url, given_pids, ()), "plain": (plain_url, plain_pids, ())}
+    if len(given_pids) > 1 and not at_worker:  # and the same through the coordinator
+        via_coordinator = ("--citus-appends", "coordinator")
+        servers = {"given": servers["given"], "via coord": (url, given_pids, via_coordinator),
+                   "plain": servers["plain"]}
     runs: dict[tuple[int, str], list[LoadResult]] = {}
     try:
         for tables in table_counts:
             for number in range(rounds):
-                for name in (("given", "plain") if number % 2 == 0 else ("plain", "given")):
-                    database_url, pids = servers[name]
+                for name in (list(servers) if number % 2 == 0 else list(reversed(servers))):
+                    database_url, pids, options = servers[name]
                     runs.setdefault((tables, name), []).append(
-                        measure(Server.service(database_url), tables, seconds, database_pids=pids))
+                        measure(Server.service(database_url, options=options), tables, seconds,
+                                database_pids=pids))
     finally:
         plain.stop()
     print(f"stud-service on {conninfo_to_dict(url).get('host')}:{conninfo_to_dict(url).get('port')}"
-          f" ({len(servers['given'][1])} database servers) vs one plain PostgreSQL, same run, {rounds} rounds"
-          f" of {seconds} s alternating, {BOTS_PER_TABLE} bots per table, {os.cpu_count()} CPUs")
-    print(f"{'tables':>6} {'database':>8} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'service':>9}"
+          f" ({len(given_pids)} database servers) vs one plain PostgreSQL, same run, {rounds} rounds"
+          f" of {seconds} s alternating, {BOTS_PER_TABLE} bots per table, {os.cpu_count()} CPUs"
+          + ("; via coord: the same cluster, --citus-appends coordinator" if "via coord" in servers else ""))
+    print(f"{'tables':>6} {'database':>9} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'service':>9}"
           f" {'database':>9} {'all':>9}   CPU ms per action")
     for tables in table_counts:
         figures = {}
-        for name in ("given", "plain"):
+        for name in servers:
             done = runs[(tables, name)]
             actions = max(sum(r.actions for r in done), 1)
             latencies = [latency for r in done for latency in r.latencies]
@@ -1147,42 +1157,47 @@ def compare_with_plain(url: str, table_counts: list[int], seconds: int, rounds: 
                                    ) if len(servers[name][1]) > 1 else (database_ms, 0.0)
             figures[name] = (sum(r.actions for r in done) / sum(r.seconds for r in done),
                              percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000,
-                             service_ms, database_ms, service_ms + database_ms)
-            rate, p50, p99, service_ms, database_ms, all_ms = figures[name]
+                             service_ms, database_ms, service_ms + database_ms, first_ms)
+            rate, p50, p99, service_ms, database_ms, all_ms, _ = figures[name]
             split = "" if len(servers[name][1]) == 1 else (
                 f"   (coordinator {first_ms:.2f}, workers {database_ms - first_ms:.2f})" if not at_worker else
                 f"   (entry worker {first_ms:.2f}, coordinator {second_ms:.2f},"
                 f" other workers {database_ms - first_ms - second_ms:.2f})")
-            print(f"{tables:>6} {name:>8} {rate:>10.0f} {p50:>8.1f} {p99:>8.1f} {service_ms:>9.2f}"
+            print(f"{tables:>6} {name:>9} {rate:>10.0f} {p50:>8.1f} {p99:>8.1f} {service_ms:>9.2f}"
                   f" {database_ms:>9.2f} {all_ms:>9.2f}{split}")
-        given, ours = figures["given"], figures["plain"]
-        print(f"{tables:>6} {'÷ plain':>8} {given[0] / ours[0]:>10.2f} {given[1] / ours[1]:>8.2f}"
-              f" {given[2] / ours[2]:>8.2f} {given[3] / ours[3]:>9.2f} {given[4] / ours[4]:>9.2f}"
-              f" {given[5] / ours[5]:>9.2f}")
-        if record and tables == table_counts[0] and len(servers["given"][1]) > 1 and not at_worker:
-            record_citus_headline(tables, len(servers["given"][1]) - 1, seconds, rounds, figures,
-                                  sum(r.database_cpu[0] for r in runs[(tables, "given")])
-                                  / max(sum(r.actions for r in runs[(tables, "given")]), 1) * 1000)
+        for name in [n for n in servers if n != "plain"]:
+            given, ours = figures[name], figures["plain"]
+            label = "÷ plain" if len(servers) == 2 else f"{name.split()[-1][:3]}÷pla"
+            print(f"{tables:>6} {label:>9} {given[0] / ours[0]:>10.2f} {given[1] / ours[1]:>8.2f}"
+                  f" {given[2] / ours[2]:>8.2f} {given[3] / ours[3]:>9.2f} {given[4] / ours[4]:>9.2f}"
+                  f" {given[5] / ours[5]:>9.2f}")
+        if record and tables == table_counts[0] and "via coord" in servers:
+            record_citus_headline(tables, len(given_pids) - 1, seconds, rounds, figures)
     print("goals on Citus: CPU per action (all) <= 1.5x the plain node's at 8 tables; Act p50 <= 1.5x")
     return 0
 
 
 def record_citus_headline(tables: int, workers: int, seconds: int, rounds: int,
-                          figures: dict[str, tuple[float, ...]], coordinator_ms: float) -> None:
-    """The Citus comparison's row: CPU per action in all and Act p50, each against the plain node's."""
-    (rate, p50, _, service_ms, database_ms, all_ms) = figures["given"]
-    (plain_rate, plain_p50, _, plain_service_ms, plain_database_ms, plain_all_ms) = figures["plain"]
+                          figures: dict[str, tuple[float, ...]]) -> None:
+    """The Citus comparison's row: CPU per action in all and Act p50, each against the plain node's (and the
+    same through the coordinator, beside it)."""
+    (rate, p50, _, service_ms, database_ms, all_ms, coordinator_ms) = figures["given"]
+    (plain_rate, plain_p50, _, plain_service_ms, plain_database_ms, plain_all_ms, _) = figures["plain"]
+    via_all_ms, via_p50 = figures["via coord"][5], figures["via coord"][1]
     cpu_ratio, p50_ratio = all_ms / plain_all_ms, p50 / plain_p50
     headline.record(
         __file__, part="Citus",
         what=f"{tables} money tables, {BOTS_PER_TABLE} bots each, the service on a Citus cluster (a"
              f" coordinator and {workers} workers on this machine, laid out by migrate --citus), {rounds}"
-             f" rounds of {seconds} s alternating with one plain PostgreSQL: CPU per action of the service"
-             " and of every database server",
+             f" rounds of {seconds} s alternating with one plain PostgreSQL and with the same cluster through"
+             " the coordinator (--citus-appends coordinator): CPU per action of the service and of every"
+             " database server",
         figure=f"{all_ms:.2f} ms CPU per action (service {service_ms:.2f}, coordinator {coordinator_ms:.2f},"
                f" workers {database_ms - coordinator_ms:.2f}); Act p50 {p50:.1f} ms; {rate:.0f} actions/s",
         peer=f"one plain PostgreSQL: {plain_all_ms:.2f} ms (service {plain_service_ms:.2f}, database"
-             f" {plain_database_ms:.2f}); Act p50 {plain_p50:.1f} ms; {plain_rate:.0f} actions/s",
+             f" {plain_database_ms:.2f}); Act p50 {plain_p50:.1f} ms; {plain_rate:.0f} actions/s. Through"
+             f" the coordinator: {via_all_ms:.2f} ms ({via_all_ms / plain_all_ms:.2f}×), Act p50"
+             f" {via_p50:.1f} ms",
         ratio=f"{cpu_ratio:.2f}× the CPU; Act p50 {p50_ratio:.2f}×",
         goal="≤ 1.5× the CPU per action and the Act p50",
         met=cpu_ratio <= 1.5 and p50_ratio <= 1.5,

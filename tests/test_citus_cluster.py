@@ -7,7 +7,9 @@ over) with the fenced appends it guards. And what each path sends to the workers
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -120,6 +122,90 @@ async def test_appends_on_one_stream_and_over_several_keep_their_checks_on_citus
     assert {table, *streams} <= {info.stream_id for info in listed}
 
 
+async def worker_port_of(citus: CitusCluster, stream_id: str) -> int:
+    """The port of the worker holding ``stream_id``'s shard, as the coordinator's catalogue says."""
+    ((port,),) = await rows(
+        citus.url, "SELECT nodeport FROM pg_dist_shard_placement"
+        " WHERE shardid = get_shard_id_for_distribution_column('events', %s::text)", stream_id)
+    return int(port)
+
+
+async def sent_straight(store: EventStore, stream_id: str, version: int) -> int:
+    """Append to ``stream_id`` until the store sends its appends straight to a worker; the version reached."""
+    async with asyncio.timeout(30):
+        while store.appends_sent_to(stream_id) != "worker":
+            version = (await store.append(stream_id, version, events(1))).version
+            await asyncio.sleep(0.05)
+    return version
+
+
+async def test_an_append_on_one_stream_goes_straight_to_the_worker_holding_its_shard(
+    citus: CitusCluster, store: EventStore,
+) -> None:
+    """After its first append the store learns the stream's worker and sends the next ones there, on a
+    connection of its own to that worker: the one the coordinator's catalogue names, the other never."""
+    streams = [new_stream() for _ in range(6)]
+    versions = {s: (await store.append(s, 0, events(1))).version for s in streams}
+    for stream_id in streams:
+        versions[stream_id] = await sent_straight(store, stream_id, versions[stream_id])
+    ports = {s: await worker_port_of(citus, s) for s in streams}
+    assert set(ports.values()) == {w.port for w in citus.workers}, ports  # 6 streams: on both (1 - 2**-5)
+    async with statements_logged(citus):
+        for stream_id in streams:
+            async def one(stream_id: str = stream_id) -> None:
+                versions[stream_id] = (await store.append(stream_id, versions[stream_id], events(2))).version
+
+            texts = await received_by(citus, one)
+            calls = {port: sum("execute stud_append_stream:" in text for text in found)
+                     for port, found in texts.items()}
+            assert calls == {port: int(port == ports[stream_id]) for port in calls}, (ports[stream_id], texts)
+    for stream_id in streams:
+        assert (await store.verify(stream_id)).ok
+        assert await store.head(stream_id) == versions[stream_id]
+
+
+async def test_an_append_sent_to_a_worker_that_no_longer_holds_its_shard_is_handed_on(
+    citus: CitusCluster, store: EventStore,
+) -> None:
+    """The store's knowledge of where a stream lives may be old (a shard moved since it looked): the worker
+    it sends the append to hands the call on to the shard's worker, and the chain stays whole."""
+    routes = store._writer.routes
+    assert routes is not None
+    stream_id = new_stream()
+    version = await sent_straight(store, stream_id, (await store.append(stream_id, 0, events(1))).version)
+    home = await worker_port_of(citus, stream_id)
+    (other,) = [w for w in citus.workers if w.port != home]
+    await routes._learn([(stream_id, "127.0.0.1", other.port)])  # as if the shard had moved from there
+    assert store.appends_sent_to(stream_id) == "worker"
+    for _ in range(3):
+        version = (await store.append(stream_id, version, events(2))).version
+    assert await store.head(stream_id) == version
+    assert (await store.verify(stream_id)).ok
+    with pytest.raises(ConcurrencyError):
+        await store.append(stream_id, version - 1, events(1))
+
+
+async def test_a_stream_whose_worker_cannot_be_reached_is_appended_through_the_coordinator(
+    citus: CitusCluster, store: EventStore,
+) -> None:
+    """A worker this process cannot connect to (its name as the coordinator knows it not reachable from
+    here: a port nothing listens on stands for it) costs nothing but speed: its streams' appends go
+    through the coordinator, which reaches the worker itself."""
+    routes = store._writer.routes
+    assert routes is not None
+    stream_id = new_stream()
+    version = (await store.append(stream_id, 0, events(1))).version
+    with socket.socket() as probe:  # a port taken for a moment, then free: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        silent = probe.getsockname()[1]
+    await routes._learn([(stream_id, "127.0.0.1", silent)])
+    assert store.appends_sent_to(stream_id) == "coordinator"
+    for _ in range(3):
+        version = (await store.append(stream_id, version, events(2))).version
+    assert await store.head(stream_id) == version == 7
+    assert (await store.verify(stream_id)).ok
+
+
 async def test_the_batch_statement_through_the_coordinator_also_works_on_citus(store: EventStore) -> None:
     """The one-node path (one statement for a whole batch, hashes made here) is refused nowhere on Citus:
     a store that does not route still writes correctly, only with more work on the coordinator."""
@@ -223,80 +309,109 @@ def received(log: str) -> list[str]:
     return found
 
 
-async def worker_statements(citus: CitusCluster, work: Callable[[], Awaitable[object]]) -> int:
-    """The statements the workers received from the coordinator while ``work`` ran (their logs, with
-    log_statement = all)."""
-    marks = [len(worker.log_text()) for worker in citus.workers]
+async def received_by(citus: CitusCluster, work: Callable[[], Awaitable[object]]) -> dict[int, list[str]]:
+    """The statements each node (by port) received while ``work`` ran, from the coordinator (for a worker)
+    or straight from a client: their logs, with log_statement = all."""
+    nodes = citus.nodes()
+    marks = [len(node.log_text()) for node in nodes]
     await work()
     await asyncio.sleep(0.5)  # logged as each statement starts: long since; but be generous
-    texts = [text for worker, mark in zip(citus.workers, marks, strict=True)
-             for text in received(worker.log_text()[mark:])]
+    return {node.port: received(node.log_text()[mark:]) for node, mark in zip(nodes, marks, strict=True)}
+
+
+async def statements(citus: CitusCluster, work: Callable[[], Awaitable[object]]) -> tuple[int, list[str]]:
+    """How many statements the workers received while ``work`` ran, and those the coordinator received."""
+    texts = await received_by(citus, work)
     # Citus's own background work (its distributed deadlock detector asks every worker for its lock waits)
     # is not the path's.
-    return sum("waiting_pid" not in text for text in texts)
+    at_workers = sum("waiting_pid" not in text for w in citus.workers for text in texts[w.port])
+    return at_workers, texts[citus.coordinator.port]
+
+
+@contextlib.asynccontextmanager
+async def statements_logged(citus: CitusCluster) -> AsyncIterator[None]:
+    for node in citus.nodes():
+        await run(node.url("stud"), "ALTER SYSTEM SET log_statement = 'all'", "SELECT pg_reload_conf()")
+    try:
+        yield
+    finally:
+        for node in citus.nodes():
+            await run(node.url("stud"), "ALTER SYSTEM RESET log_statement", "SELECT pg_reload_conf()")
 
 
 async def test_statements_each_path_sends_to_the_workers(citus: CitusCluster) -> None:
-    """A single-stream append, fenced or not, is one statement to one worker (the delegated function call);
-    the multi-stream paths go through the coordinator and send more. The counts are printed (and are
+    """A single-stream append, fenced or not, is one statement to one worker (the function call, sent
+    straight to the stream's worker once the store knows which that is: none through the coordinator); the
+    multi-stream paths go through the coordinator and send more. The counts are printed (and are
     docs/deployment.md's). A store of its own: no other test's listener polls meanwhile."""
     pool = await open_pool(citus.url, max_size=4)
     store = EventStore(pool)
-    for worker in citus.workers:
-        await run(worker.url("stud"), "ALTER SYSTEM SET log_statement = 'all'", "SELECT pg_reload_conf()")
     try:
-        table, account = new_stream(), new_stream("accounts")
-        await store.append(table, 0, events(1))  # connections opened, the streams started
-        await store.append(account, 0, events(1))
-        leases = Leases(store.pool, f"count-{table}")
-        await leases.renew([])
-        epoch = (await leases.take({table: 1}))[table]
-        await leases.renew([table], {table: 1})
-        version = {table: 1, account: 1}
-        appends = 5
-
-        async def one_stream() -> None:
-            for _ in range(appends):
-                version[table] = (await store.append(table, version[table], events(3))).version
-
-        async def fenced() -> None:
-            for _ in range(appends):
-                fence = Fence(table, leases.me, epoch)
-                version[table] = (await store.append(table, version[table], events(3), fence=fence)).version
-
-        async def money_move() -> None:
-            for _ in range(appends):
-                moved = await store.append_all([StreamAppend(account, version[account], events(1)),
-                                                StreamAppend(table, version[table], events(1))])
-                version[account], version[table] = moved[0].version, moved[1].version
-
-        async def renewal() -> None:
-            for _ in range(appends):
-                await leases.renew([table], {table: 1})
-
-        async def plan() -> None:
-            for _ in range(appends):
-                await leases.plan([table], {table: 1})
-
-        async def search() -> None:
-            for _ in range(appends):
-                await leases.take({table: 1})
-
-        paths = [("one stream", one_stream), ("one stream, fenced", fenced),
-                 ("money move (two streams)", money_move), ("lease renewal", renewal), ("lease plan", plan),
-                 ("search for free leases", search)]
-        counts = {name: await worker_statements(citus, work) / appends for name, work in paths}
-        print("statements received by the workers, per call:", counts)
-        assert counts["one stream"] == 1 and counts["one stream, fenced"] == 1, counts
-        # The renewal names its leases (routed to their shards; the heartbeat's reference row to every node);
-        # the search for free leases reads all 32 shards, which is why a round holding its share skips it.
-        assert counts["lease renewal"] < 32 <= counts["search for free leases"], counts
-        await leases.leave([table])
+        async with statements_logged(citus):
+            await count_statements(citus, store)
     finally:
-        for worker in citus.workers:
-            await run(worker.url("stud"), "ALTER SYSTEM RESET log_statement", "SELECT pg_reload_conf()")
         await store.close()
         await pool.close()
+
+
+async def count_statements(citus: CitusCluster, store: EventStore) -> None:
+    table, account = new_stream(), new_stream("accounts")
+    await store.append(table, 0, events(1))  # connections opened, the streams started
+    await store.append(account, 0, events(1))
+    leases = Leases(store.pool, f"count-{table}")
+    await leases.renew([])
+    epoch = (await leases.take({table: 1}))[table]
+    await leases.renew([table], {table: 1})
+    version = {table: 1, account: 1}
+    # The store looks the stream's worker up after its first append, and sets its session up there at the
+    # first append it sends there.
+    version[table] = await sent_straight(store, table, version[table])
+    version[table] = (await store.append(table, version[table], events(1))).version
+    appends = 5
+
+    async def one_stream() -> None:
+        for _ in range(appends):
+            version[table] = (await store.append(table, version[table], events(3))).version
+
+    async def fenced() -> None:
+        for _ in range(appends):
+            fence = Fence(table, leases.me, epoch)
+            version[table] = (await store.append(table, version[table], events(3), fence=fence)).version
+
+    async def money_move() -> None:
+        for _ in range(appends):
+            moved = await store.append_all([StreamAppend(account, version[account], events(1)),
+                                            StreamAppend(table, version[table], events(1))])
+            version[account], version[table] = moved[0].version, moved[1].version
+
+    async def renewal() -> None:
+        for _ in range(appends):
+            await leases.renew([table], {table: 1})
+
+    async def plan() -> None:
+        for _ in range(appends):
+            await leases.plan([table], {table: 1})
+
+    async def search() -> None:
+        for _ in range(appends):
+            await leases.take({table: 1})
+
+    paths = [("one stream", one_stream), ("one stream, fenced", fenced),
+             ("money move (two streams)", money_move), ("lease renewal", renewal), ("lease plan", plan),
+             ("search for free leases", search)]
+    counts, through_coordinator = {}, {}
+    for name, work in paths:
+        at_workers, at_coordinator = await statements(citus, work)
+        counts[name] = at_workers / appends
+        through_coordinator[name] = sum("stud_append_stream" in text for text in at_coordinator)
+    print("statements received by the workers, per call:", counts)
+    assert counts["one stream"] == 1 and counts["one stream, fenced"] == 1, counts
+    assert through_coordinator["one stream"] == through_coordinator["one stream, fenced"] == 0, (
+        through_coordinator)
+    # The renewal names its leases (routed to their shards; the heartbeat's reference row to every node);
+    # the search for free leases reads all 32 shards, which is why a round holding its share skips it.
+    assert counts["lease renewal"] < 32 <= counts["search for free leases"], counts
+    await leases.leave([table])
 
 
 async def test_a_workers_session_does_not_grow_with_the_appends_it_runs(citus: CitusCluster) -> None:

@@ -370,7 +370,7 @@ async def test_writer_connections_commit_synchronously_whatever_the_server_defau
             assert (await cur.fetchone())[0] == "off"
         store = EventStore(pool, announce=False)
         await store.append(stream_id, 0, [ev("A", 1)])
-        (conn,) = store._writer._connections
+        (conn,) = store._writer._connections[pool]
         cur = await conn.execute("SHOW synchronous_commit")
         assert (await cur.fetchone())[0] == "on"
         await store.close()

@@ -184,6 +184,14 @@ def add_service_arguments(parser: argparse.ArgumentParser) -> None:
         " (default: $STUD_APPEND_SPIN_US or 0)",
     )
     parser.add_argument(
+        "--citus-appends",
+        choices=("workers", "coordinator"),
+        default=_env("STUD_CITUS_APPENDS", "workers"),
+        help="on a Citus cluster, where an append on one stream is sent: straight to its stream's worker"
+        " once known (through the coordinator until then, or while the worker cannot be reached), or"
+        " always through the coordinator (default: $STUD_CITUS_APPENDS or workers)",
+    )
+    parser.add_argument(
         "--max-waiting-calls",
         type=int,
         default=int(_env("STUD_MAX_WAITING_CALLS") or DEFAULT_MAX_WAITING_CALLS),
@@ -421,6 +429,7 @@ def run(args: argparse.Namespace, **overrides: Any) -> int:
         reality_check_poll_seconds=max(args.reality_check_poll_seconds, 0.0),
         metrics_listen=args.metrics_listen,
         append_spin_seconds=max(args.append_spin_us, 0) / 1_000_000,
+        citus_direct=args.citus_appends == "workers",
         keepalive=keepalive,
         max_waiting_calls=args.max_waiting_calls,
         store_timeout_seconds=max(args.store_timeout_seconds, 0.1),

@@ -81,6 +81,7 @@ class ServiceOptions:
     # A batch waits for its commit asleep: spinning saves an idle CPU's wake-up per batch but costs the CPU of
     # every turn of the loop it spins, which a busy replica pays per action (--append-spin-us).
     append_spin_seconds: float = 0.0
+    citus_direct: bool = True  # on Citus, appends on one stream straight to its worker (--citus-appends)
     keepalive: KeepalivePolicy = KeepalivePolicy()
     max_waiting_calls: int = DEFAULT_MAX_WAITING_CALLS  # received calls kept waiting to start (grpc.app)
     store_timeout_seconds: float = DEFAULT_STORE_TIMEOUT_SECONDS
@@ -143,10 +144,11 @@ class ServiceHost:
             open_database(settings, max_size=options.pool_size, timeout=options.store_timeout_seconds)
         )
         self.database_url = database.url
+        store_options: dict[str, Any] = {"spin_wait": options.append_spin_seconds, "citus_direct": options.citus_direct}
         if keyring is None:
-            store = EventStore(database.pool, spin_wait=options.append_spin_seconds)
+            store = EventStore(database.pool, **store_options)
         else:
-            store = await open_sealed_store(database.pool, keyring, spin_wait=options.append_spin_seconds)
+            store = await open_sealed_store(database.pool, keyring, **store_options)
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
         reads = await self._standby_reads(store, metrics)

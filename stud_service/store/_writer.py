@@ -63,6 +63,7 @@ from stud_service.store import spans
 from stud_service.store._types import NOTIFY_CHANNEL, AppendRow, Part
 from stud_service.store._wire import PreparedStatement
 from stud_service.store.canonical import GENESIS_HASH
+from stud_service.store.citus_routes import WorkerRoutes
 from stud_service.store.connections import check_idle_connection
 from stud_service.store.models import Fence
 
@@ -182,6 +183,7 @@ class AppendWriter:
         max_batch: int = 256,
         max_inflight: int = 2,
         spin_wait: float = DEFAULT_SPIN_WAIT,
+        direct: bool = True,
     ) -> None:
         self.pool = pool
         self.announce = announce
@@ -194,7 +196,8 @@ class AppendWriter:
         self.max_stalled_inflight = max(max_inflight, pool.max_size // 2)
         self._busy: set[str] = set()  # streams with a transaction under way
         self._dispatch_soon = False
-        self._connections: list[psycopg.AsyncConnection[Any]] = []  # kept, see _take_connection
+        # Kept between appends, by the pool each came from (see _take_connection).
+        self._connections: dict[AsyncConnectionPool, list[psycopg.AsyncConnection[Any]]] = {}
         self._last_used = 0.0
         self._release_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -210,6 +213,9 @@ class AppendWriter:
         # On Citus (found on the first connection): each single-stream command goes alone to its stream's
         # worker (_commit_routed) instead of in a batch through the coordinator. None: not known yet.
         self.routed: bool | None = None
+        # There, each such command goes straight to its stream's worker when that worker is known and answers.
+        self.direct = direct
+        self.routes: WorkerRoutes | None = None
         # Routed commands under way at once, each on a connection of its own: the pool's, less the batches'.
         self.max_routed = max(1, pool.max_size - max_inflight)
         self._routing = 0
@@ -287,6 +293,13 @@ class AppendWriter:
             work = self._commit_batch(batch, taken)
             self._spawn(work if spans.tracer is None else spans.batch(work, [c.trace for c in batch]))
 
+    def sent_to(self, stream_id: str) -> str:
+        """Where a single-stream command on ``stream_id`` goes now: "batch" (one PostgreSQL, or not known
+        yet), "coordinator" (on Citus, handed on from there) or "worker" (straight to its stream's worker)."""
+        if not self.routed:
+            return "batch"
+        return "worker" if self.routes is not None and self.routes.knows(stream_id) else "coordinator"
+
     @staticmethod
     def _routable(command: _Command) -> bool:
         """One stream, and if fenced by that stream's own lease (colocated with it): one worker's work."""
@@ -296,11 +309,20 @@ class AppendWriter:
         return fence is None or fence.lease == command.parts[0].stream_id
 
     async def _commit_routed(self, command: _Command) -> None:
-        """One command on one stream by ``stud_append_stream``: one round trip to its stream's worker."""
+        """One command on one stream by ``stud_append_stream``: one round trip to its stream's worker
+        (straight there when the worker is known and answers, else through the coordinator)."""
         (part,) = command.parts
         outcome: list[AppendRow] | BaseException
+        pool = self.pool if self.routes is None else (self.routes.pool_for(part.stream_id) or self.pool)
         try:
-            conn = await self._take_connection()
+            try:
+                conn = await self._take_connection(pool)
+            except psycopg.OperationalError as exc:
+                if pool is self.pool or self.routes is None:
+                    raise
+                self.routes.unreachable(pool, exc)  # nothing sent: go the other way
+                pool = self.pool
+                conn = await self._take_connection(pool)
         except psycopg.OperationalError as exc:
             outcome = exc
         else:
@@ -308,15 +330,15 @@ class AppendWriter:
                 code, first, last = await append_stream(conn, part)
                 self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
                 outcome = [self._done(part, code, first, last)]
-                self._keep_connection(conn)
+                self._keep_connection(conn, pool)
             except psycopg.OperationalError as exc:
-                await self.pool.putconn(conn)  # the pool discards it if broken
+                await pool.putconn(conn)  # the pool discards it if broken
                 outcome = exc
             except psycopg.Error as exc:
-                self._keep_connection(conn)
+                self._keep_connection(conn, pool)
                 outcome = exc
             except BaseException:
-                await self.pool.putconn(conn)
+                await pool.putconn(conn)
                 raise
         self._routing -= 1
         self._busy.discard(part.stream_id)
@@ -576,32 +598,39 @@ class AppendWriter:
     # once it has been idle for KEEP_CONNECTIONS seconds (so an idle or forgotten store holds
     # none, and a batch waiting on a small pool gets them soon).
 
-    async def _take_connection(self) -> psycopg.AsyncConnection[Any]:
-        while self._connections:
-            conn = self._connections.pop()
+    async def _take_connection(self, pool: AsyncConnectionPool | None = None) -> psycopg.AsyncConnection[Any]:
+        """A connection of ``pool`` (the store's, or on Citus a worker's), kept from before if one is."""
+        pool = self.pool if pool is None else pool
+        kept = self._connections.get(pool)
+        while kept:
+            conn = kept.pop()
             try:
                 await check_idle_connection(conn)  # as the pool checks it: a select(), no round trip
                 return conn
             except psycopg.Error:
-                await self.pool.putconn(conn)
-        conn = await self.pool.getconn()
+                await pool.putconn(conn)
+        conn = await pool.getconn()
         if conn not in self._configured:
             try:
                 # Durable commits whatever the server's or the role's default (the setting stays
                 # with the connection, which matches PostgreSQL's own default for other users).
                 await conn.execute(_SESSION_SQL)
-                if self.routed is None:
+                if self.routed is None and pool is self.pool:
                     cur = await conn.execute(_CITUS_SQL)
                     row = await cur.fetchone()
                     self.routed = bool(row and row[0])
+                    if self.routed and self.routes is None and self.direct:
+                        self.routes = WorkerRoutes(self.pool, max_size=self.max_routed)
             except BaseException:
-                await self.pool.putconn(conn)
+                await pool.putconn(conn)
                 raise
             self._configured.add(conn)
         return conn
 
-    def _keep_connection(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        self._connections.append(conn)
+    def _keep_connection(
+        self, conn: psycopg.AsyncConnection[Any], pool: AsyncConnectionPool | None = None
+    ) -> None:
+        self._connections.setdefault(self.pool if pool is None else pool, []).append(conn)
         self._last_used = asyncio.get_running_loop().time()
         if self._release_timer is None:
             self._release_timer = asyncio.get_running_loop().call_later(
@@ -619,9 +648,10 @@ class AppendWriter:
         self._spawn(self._release_connections())
 
     async def _release_connections(self) -> None:
-        connections, self._connections = self._connections, []
-        for conn in connections:
-            await self.pool.putconn(conn)
+        kept, self._connections = self._connections, {}
+        for pool, connections in kept.items():
+            for conn in connections:
+                await pool.putconn(conn)
 
     # -- announcements -------------------------------------------------------------------------
 
@@ -691,4 +721,7 @@ class AppendWriter:
             self._release_timer.cancel()
             self._release_timer = None
         await self._release_connections()
+        if self.routes is not None:
+            await self.routes.close()
+            self.routes = None
 

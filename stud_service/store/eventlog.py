@@ -141,6 +141,7 @@ class EventStore:
         poll_interval: float = 5.0,
         spin_wait: float = DEFAULT_SPIN_WAIT,
         sealer: PayloadSealer | None = None,
+        citus_direct: bool = True,
     ) -> None:
         self.pool = pool
         self.sealer = sealer
@@ -148,7 +149,8 @@ class EventStore:
         self.poll_interval = poll_interval  # the safety-net poll of followed streams' heads, in seconds
         self._hub: NotificationHub | None = None
         self.health = StoreHealth()  # every read and append reports here (readiness reads it)
-        self._writer = AppendWriter(pool, announce=announce, spin_wait=spin_wait)
+        # On Citus: single-stream appends straight to their stream's worker (False: through the coordinator).
+        self._writer = AppendWriter(pool, announce=announce, spin_wait=spin_wait, direct=citus_direct)
 
     @property
     def wait_timeout(self) -> float:
@@ -575,6 +577,12 @@ class EventStore:
         if self._hub is None:
             self._hub = NotificationHub(self.pool, poll_interval=self.poll_interval, health=self.health)
         return self._hub.subscribe(self, stream_id, after_version, position)
+
+    def appends_sent_to(self, stream_id: str) -> str:
+        """Where an append on ``stream_id`` alone goes now: "batch" (one PostgreSQL: with others, in one
+        statement), "coordinator" or "worker" (on Citus: handed on by the coordinator to the stream's
+        worker, or straight there once the store knows the worker)."""
+        return self._writer.sent_to(stream_id)
 
     async def close(self) -> None:
         """Finish pending appends and announcements, stop the notification listener (the pool
