@@ -296,12 +296,20 @@ class Bench:
             for conn in conns:
                 await conn.close()
 
+    def feeds_on(self, worker: int, count: int) -> list[Feed]:
+        """``count`` fresh feeds whose streams' shards are all on ``worker``."""
+        found: list[Feed] = []
+        while len(found) < count:
+            found += [feed for feed in self.fresh_feeds(count) if self.placement(feed.stream_id) == worker]
+        return found[:count]
+
     async def _run_batches(self, case: Case) -> Sample:
-        pool = await open_pool(self.plain_url, min_size=1, max_size=2)
+        url = self.worker_urls()[0] if case.citus else self.plain_url
+        pool = await open_pool(url, min_size=1, max_size=2)
         writer = AppendWriter(pool)
         statements = max(1, STREAMS // case.batch)
-        conns = [await connect(self.plain_url) for _ in range(statements)]
-        feeds = [self.fresh_feeds(case.batch) for _ in conns]
+        conns = [await connect(url) for _ in range(statements)]
+        feeds = [self.feeds_on(0, case.batch) if case.citus else self.fresh_feeds(case.batch) for _ in conns]
         try:
             return await self._window([
                 lambda count, until, conn=conn, feeds=streams: batch_appends(
@@ -332,6 +340,8 @@ def cases(batches: list[int]) -> list[Case]:
         Case("c", "Citus via the coordinator", True),
         Case("d", "Citus on the stream's worker", True, entry="owner"),
         Case("e", "Citus on the other worker", True, entry="other"),
+        *(Case(f"f{n}", f"Citus on the streams' worker, batch, {n} per st.", True, batch=n, entry="owner")
+          for n in batches),
     ]
 
 
@@ -424,7 +434,7 @@ def main() -> int:
     finally:
         cluster.destroy()
         plain.stop()
-    results = {key: figures(done, key in {"c", "d", "e"}) for key, done in samples.items()}
+    results = {key: figures(done, key[0] in "cdef") for key, done in samples.items()}
     report(args, served, record, every, results)
     return 0
 

@@ -144,7 +144,8 @@ class ServiceHost:
             open_database(settings, max_size=options.pool_size, timeout=options.store_timeout_seconds)
         )
         self.database_url = database.url
-        store_options: dict[str, Any] = {"spin_wait": options.append_spin_seconds, "citus_direct": options.citus_direct}
+        store_options: dict[str, Any] = {
+            "spin_wait": options.append_spin_seconds, "citus_direct": options.citus_direct}
         if keyring is None:
             store = EventStore(database.pool, **store_options)
         else:

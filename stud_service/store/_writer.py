@@ -25,18 +25,22 @@ path, which keeps batches of several processes on one database free of deadlocks
 acknowledged only after its transaction's durable commit (``synchronous_commit`` is set on for
 the writer's connections).
 
-On a Citus cluster a batch's statement runs on the coordinator, which routes its rows to the workers:
-several round trips from there, and a two-phase commit when the batch spans workers. So there a command
-on one stream (fenced, if at all, by that stream's own lease) goes alone, as ``stud_append_stream``, which
-the layout distributes by its stream argument: the coordinator hands the call to the stream's worker, one
-round trip, and the worker checks, hashes and inserts next to the data (docs/deployment.md, "Beyond one
-database"). Commands spanning streams (money moves) still go in batches through the coordinator. On one
-PostgreSQL the batch is cheaper (one commit and one WAL flush for many commands), so both paths stay.
+On a Citus cluster a batch's statement on the coordinator would route its rows to the workers: several round
+trips from there, and a two-phase commit when the batch spans workers. There each worker is treated as a
+PostgreSQL of its own for the streams whose shards it holds (``citus_routes``: learnt from the coordinator's
+catalogue in the background): a command on one stream (fenced, if at all, by that stream's own lease) goes in
+a batch on a connection to its stream's worker, with the other commands for that worker (its events as one
+``INSERT ... VALUES``, which Citus routes as they are; a fenced one alone, as ``stud_append_stream``), and its
+commit is that worker's alone. Until a stream's worker is known, or while it cannot be reached, such a command
+goes alone as ``stud_append_stream`` through the coordinator, which hands the call to the stream's worker
+(docs/deployment.md, "Beyond one database"). Commands spanning streams (money moves) go in batches through the
+coordinator. On one PostgreSQL every batch goes there.
 
 Announcements (NOTIFY ``stream:version``) of a batch's appends ride in the next batch's statement,
 or, when no batch follows within ``ANNOUNCE_INTERVAL``, go out in a NOTIFY transaction of their
-own that does not wait for its WAL flush (on Citus, where a routed call carries none, within
-``ROUTED_ANNOUNCE_INTERVAL``: one such transaction for many actions, not one for nearly each). A
+own that does not wait for its WAL flush (on Citus, where a worker's batch or a routed call carries none
+(a worker's notifications reach no listener), within ``ROUTED_ANNOUNCE_INTERVAL``, on the coordinator: one
+such transaction for many actions, not one for nearly each). A
 NOTIFY in an append transaction holds PostgreSQL's notify lock through that commit's flush, so
 appending processes that share a database take turns at committing batches that carry announcements
 (measured: no loss at 32 writers over two processes); within one process the batches follow one
@@ -156,6 +160,31 @@ def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# A Citus worker's batch of at most this many events goes as one INSERT ... VALUES, prepared per row count.
+VALUES_ROWS = 64
+_VALUES_ROW = (
+    "(${0}, ${1}::bigint, ${2}, ${3}::jsonb, ${4}::bigint, ${5}, ${6}::integer, decode(${7}, 'hex'),"
+    " decode(${8}, 'hex'), decode(${9}, 'hex'))"
+)
+_values_statements: dict[int, PreparedStatement] = {}
+
+
+def _values_statement(rows: int) -> PreparedStatement:
+    statement = _values_statements.get(rows)
+    if statement is None:
+        values = ",".join(_VALUES_ROW.format(*range(row * 10 + 1, row * 10 + 11)) for row in range(rows))
+        statement = _values_statements[rows] = PreparedStatement(
+            f"stud_append_values_{rows}",
+            "INSERT INTO events (stream_id, version, type, payload, hand, request_id, command_size,"
+            f" request_fingerprint, prev_hash, hash) VALUES {values}",
+        )
+    return statement
+
+
+def _int_or_none(value: int | None) -> str | None:
+    return None if value is None else str(value)
+
+
 def _text_array(values: Sequence[str | None]) -> str:
     """A text[] literal. Built here because psycopg inspects every element of a list parameter
     to choose its type, which costs more than the whole append function call for small batches."""
@@ -192,6 +221,7 @@ class AppendWriter:
         self.max_inflight = max_inflight
         self._queue: deque[_Command] = deque()
         self._inflight = 0
+        self._inflight_by: dict[AsyncConnectionPool, int] = {}  # batches under way on each pool
         self._stalled = 0  # batches in flight for longer than STALLED_SECONDS: a slot more each
         self.max_stalled_inflight = max(max_inflight, pool.max_size // 2)
         self._busy: set[str] = set()  # streams with a transaction under way
@@ -242,27 +272,42 @@ class AppendWriter:
 
     def _dispatch(self) -> None:
         """Start batches of queued commands while slots are free, leaving queued (in order) those
-        with a stream that has a transaction under way or is named by an earlier queued command."""
+        with a stream that has a transaction under way or is named by an earlier queued command.
+        On Citus a single-stream command whose worker is known goes in a batch on that worker (each worker
+        its own slots, as one PostgreSQL), one whose worker is not known yet alone through the coordinator."""
         self._dispatch_soon = False
         busy = self._busy
         slots = min(self.max_inflight + self._stalled, max(self.max_inflight, self.max_stalled_inflight))
-        while self._queue and self._inflight < slots:
-            batch: list[_Command] = []
-            taken: set[str] = set()
+        inflight = self._inflight_by
+        routes = self.routes if self.routed else None
+        started = True
+        while self._queue and started:
+            started = False
+            batches: dict[AsyncConnectionPool, list[_Command]] = {}
+            taken: dict[AsyncConnectionPool, set[str]] = {}
             seen: set[str] = set()  # streams of the commands looked at so far, taken or held
             held: deque[_Command] = deque()
             for command in self._queue:
                 streams = command.streams
+                pool = self.pool
                 if self.routed and self._routable(command):
                     (stream_id,) = streams
-                    if stream_id in busy or stream_id in seen or self._routing >= self.max_routed:
-                        held.append(command)
-                    else:
-                        busy.add(stream_id)
-                        self._routing += 1
-                        self._spawn(self._commit_routed(command))
-                    seen.add(stream_id)
+                    worker = None if routes is None else routes.pool_for(stream_id)
+                    if worker is None:  # alone, through the coordinator
+                        if stream_id in busy or stream_id in seen or self._routing >= self.max_routed:
+                            held.append(command)
+                        else:
+                            busy.add(stream_id)
+                            self._routing += 1
+                            self._spawn(self._commit_routed(command))
+                        seen.add(stream_id)
+                        continue
+                    pool = worker
+                if inflight.get(pool, 0) >= slots:
+                    held.append(command)
+                    seen.update(streams)
                     continue
+                batch = batches.setdefault(pool, [])
                 # A fenced command (an owner's own: rare) takes the checked path in a batch of its own.
                 fenced = command.parts[0].fence is not None or (
                     bool(batch) and batch[0].parts[0].fence is not None
@@ -273,7 +318,7 @@ class AppendWriter:
                         held.append(command)
                     else:
                         batch.append(command)
-                        taken.add(stream_id)
+                        taken.setdefault(pool, set()).add(stream_id)
                     seen.add(stream_id)
                     continue
                 # A held command holds back later commands on any of its streams too, so that
@@ -283,15 +328,19 @@ class AppendWriter:
                     held.append(command)
                 else:
                     batch.append(command)
-                    taken.update(streams)
+                    taken.setdefault(pool, set()).update(streams)
                 seen.update(streams)
             self._queue = held
-            if not batch:
-                return
-            busy |= taken
-            self._inflight += 1
-            work = self._commit_batch(batch, taken)
-            self._spawn(work if spans.tracer is None else spans.batch(work, [c.trace for c in batch]))
+            for pool, batch in batches.items():
+                if not batch:
+                    continue
+                streams_taken = taken[pool]
+                busy |= streams_taken
+                self._inflight += 1
+                inflight[pool] = inflight.get(pool, 0) + 1
+                started = True
+                work = self._commit_batch(batch, streams_taken, pool)
+                self._spawn(work if spans.tracer is None else spans.batch(work, [c.trace for c in batch]))
 
     def sent_to(self, stream_id: str) -> str:
         """Where a single-stream command on ``stream_id`` goes now: "batch" (one PostgreSQL, or not known
@@ -309,20 +358,12 @@ class AppendWriter:
         return fence is None or fence.lease == command.parts[0].stream_id
 
     async def _commit_routed(self, command: _Command) -> None:
-        """One command on one stream by ``stud_append_stream``: one round trip to its stream's worker
-        (straight there when the worker is known and answers, else through the coordinator)."""
+        """One command on one stream by ``stud_append_stream`` through the coordinator, which hands it to its
+        stream's worker: one round trip from there (the stream's worker not known here yet)."""
         (part,) = command.parts
         outcome: list[AppendRow] | BaseException
-        pool = self.pool if self.routes is None else (self.routes.pool_for(part.stream_id) or self.pool)
         try:
-            try:
-                conn = await self._take_connection(pool)
-            except psycopg.OperationalError as exc:
-                if pool is self.pool or self.routes is None:
-                    raise
-                self.routes.unreachable(pool, exc)  # nothing sent: go the other way
-                pool = self.pool
-                conn = await self._take_connection(pool)
+            conn = await self._take_connection()
         except psycopg.OperationalError as exc:
             outcome = exc
         else:
@@ -330,15 +371,15 @@ class AppendWriter:
                 code, first, last = await append_stream(conn, part)
                 self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
                 outcome = [self._done(part, code, first, last)]
-                self._keep_connection(conn, pool)
+                self._keep_connection(conn)
             except psycopg.OperationalError as exc:
-                await pool.putconn(conn)  # the pool discards it if broken
+                await self.pool.putconn(conn)  # the pool discards it if broken
                 outcome = exc
             except psycopg.Error as exc:
-                self._keep_connection(conn, pool)
+                self._keep_connection(conn)
                 outcome = exc
             except BaseException:
-                await pool.putconn(conn)
+                await self.pool.putconn(conn)
                 raise
         self._routing -= 1
         self._busy.discard(part.stream_id)
@@ -349,7 +390,9 @@ class AppendWriter:
                 command.future.set_result(outcome)
         self._dispatch()
 
-    async def _commit_batch(self, batch: list[_Command], streams: set[str]) -> None:
+    async def _commit_batch(
+        self, batch: list[_Command], streams: set[str], pool: AsyncConnectionPool
+    ) -> None:
         stalled = False
 
         def stall() -> None:
@@ -360,7 +403,7 @@ class AppendWriter:
 
         timer = asyncio.get_running_loop().call_later(STALLED_SECONDS, stall)
         try:
-            outcomes = await self._run(batch)
+            outcomes = await self._run(batch, pool)
         except Exception as exc:  # noqa: BLE001 - every waiting caller must hear of it
             outcomes = [exc] * len(batch)
         finally:
@@ -368,7 +411,12 @@ class AppendWriter:
             if stalled:
                 self._stalled -= 1
             self._inflight -= 1
+            self._inflight_by[pool] -= 1
             self._busy -= streams
+        if outcomes is None:  # the worker gave no connection, nothing was sent: again, the other way
+            self._queue.extendleft(reversed(batch))
+            self._dispatch()
+            return
         for command, outcome in zip(batch, outcomes, strict=True):
             if not command.future.done():  # done: the caller was cancelled
                 if isinstance(outcome, BaseException):
@@ -377,29 +425,42 @@ class AppendWriter:
                     command.future.set_result(outcome)
         self._dispatch()
 
-    async def _run(self, batch: list[_Command]) -> list[list[AppendRow] | BaseException]:
-        """Commit ``batch`` in one transaction; each command's outcomes, or the error it met."""
+    async def _run(
+        self, batch: list[_Command], pool: AsyncConnectionPool
+    ) -> list[list[AppendRow] | BaseException] | None:
+        """Commit ``batch`` in one transaction on a connection of ``pool``; each command's outcomes, or the
+        error it met. None: ``pool`` is a Citus worker's that gave no connection (nothing was sent)."""
+        on_worker = pool is not self.pool
         parts = [part for command in batch for part in command.parts]  # command by command
         # Every batch writes its streams' keys in one order (streams are distinct within a batch).
         order = sorted(range(len(parts)), key=lambda i: parts[i].stream_id)
         ordered = [parts[i] for i in order]
         outcomes: list[list[AppendRow] | BaseException] = [None] * len(batch)  # type: ignore[list-item]
         try:
-            conn = await self._take_connection()
+            conn = await self._take_connection(pool)
         except psycopg.OperationalError as exc:  # no connection (pool timeout, server gone): nothing sent
+            if on_worker and self.routes is not None:
+                self.routes.unreachable(pool, exc)
+                return None
             return [exc] * len(batch)
         try:
             if (fence := batch[0].parts[0].fence) is not None:  # alone in its batch (see _dispatch)
-                rows = await self._append_parts(conn, ordered, [0] * len(parts), fence)
-                outcomes[0] = [rows[order.index(i)] for i in range(len(parts))]
-                self._keep_connection(conn)
+                if on_worker:  # fenced by its own stream's lease (so routed here): the one-stream function
+                    (part,) = parts
+                    code, first, last = await append_stream(conn, part)
+                    self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
+                    outcomes[0] = [self._done(part, code, first, last)]
+                else:
+                    rows = await self._append_parts(conn, ordered, [0] * len(parts), fence)
+                    outcomes[0] = [rows[order.index(i)] for i in range(len(parts))]
+                self._keep_connection(conn, pool)
                 return outcomes
             prevs = await self._prev_hashes(conn, ordered)
             known = [prev for prev in prevs if prev is not None]
             try:
                 if len(known) < len(prevs):
                     raise _Unchained
-                rows = await self._append_rows(conn, ordered, known)
+                rows = await self._append_rows(conn, ordered, known, announce=not on_worker)
             except psycopg.OperationalError:
                 raise
             except (psycopg.Error, _Unchained):
@@ -409,11 +470,11 @@ class AppendWriter:
                 rows = await self._append_parts(conn, ordered, [owners[i] for i in order])
         except psycopg.OperationalError as exc:
             # The connection failed: whether the batch committed is unknown to us.
-            await self.pool.putconn(conn)  # the pool discards it if broken
+            await pool.putconn(conn)  # the pool discards it if broken
             return [exc] * len(batch)
         except psycopg.Error as exc:
             if len(batch) == 1:
-                self._keep_connection(conn)
+                self._keep_connection(conn, pool)
                 return [exc]
             # Something in the batch failed the whole transaction: give each command its own.
             _log.info("batch of %d appends failed (%s); retrying them one by one", len(batch), exc)
@@ -424,19 +485,19 @@ class AppendWriter:
                     rows = await self._append_parts(conn, [given[i] for i in by_stream], [0] * len(given))
                     outcomes[position] = [rows[by_stream.index(i)] for i in range(len(given))]
                 except psycopg.OperationalError as one_exc:
-                    await self.pool.putconn(conn)
+                    await pool.putconn(conn)
                     for rest in range(len(batch)):
                         if outcomes[rest] is None:
                             outcomes[rest] = one_exc
                     return outcomes
                 except psycopg.Error as one_exc:
                     outcomes[position] = one_exc
-            self._keep_connection(conn)
+            self._keep_connection(conn, pool)
             return outcomes
         except BaseException:
-            await self.pool.putconn(conn)
+            await pool.putconn(conn)
             raise
-        self._keep_connection(conn)
+        self._keep_connection(conn, pool)
         if len(parts) == len(batch):  # one part each: owners[i] == i
             for position, row in zip(order, rows, strict=True):
                 outcomes[position] = [row]
@@ -456,11 +517,12 @@ class AppendWriter:
         return outcome, first, last
 
     async def _append_rows(
-        self, conn: psycopg.AsyncConnection[Any], batch: list[Part], prevs: list[bytes]
+        self, conn: psycopg.AsyncConnection[Any], batch: list[Part], prevs: list[bytes], announce: bool = True
     ) -> list[AppendRow]:
         """The fast path (``_APPEND_ROWS``): every event of every part hashed here from ``prevs``,
         the batch one INSERT. Raises if any part conflicts, nothing written; the caller then takes
-        the checked path."""
+        the checked path. ``announce`` false (a Citus worker's batch, whose notifications nobody hears):
+        the pending announcements are left for the next batch or the announcer."""
         sha256 = hashlib.sha256
         event_streams: list[str] = []
         versions: list[str] = []
@@ -497,8 +559,24 @@ class AppendWriter:
                 request_ids += [None] * (count - 1)
                 fingerprints += [None] * (count - 1)
                 sizes += [None] * (count - 1)
-        announcing, self._announcements = self._announcements, {}
-        self._carried += 1
+        started = [c.stream_id for c in batch if c.expected == 0]
+        if not announce and not started and len(payloads) <= VALUES_ROWS:
+            # On a Citus worker: rows as VALUES, which Citus routes to their shards as they are (an
+            # INSERT ... SELECT it runs as a query of its own and then copies into the shards).
+            values: list[str | bytes | None] = []
+            row = 0
+            for part in batch:
+                for _ in part.events.texts:
+                    values += [part.stream_id, versions[row], types[row], payloads[row],
+                               _int_or_none(hands[row]), request_ids[row], _int_or_none(sizes[row]),
+                               fingerprints[row], event_prevs[row], hashes[row]]
+                    row += 1
+            await _values_statement(row).run(conn, values, self.spin_wait)
+            return self._appended(batch, lasts)
+        announcing: dict[str, int] = {}
+        if announce:
+            announcing, self._announcements = self._announcements, {}
+            self._carried += 1
         params: list[str | bytes | None] = [
             "{" + ",".join(event_streams) + "}",
             "{" + ",".join(versions) + "}",
@@ -513,7 +591,6 @@ class AppendWriter:
             _int_array(announcing.values()),
             _text_array(fingerprints),
         ]
-        started = [c.stream_id for c in batch if c.expected == 0]
         try:
             if started:
                 await _APPEND_ROWS_NEW.run(conn, [*params, _text_array(started)], self.spin_wait)
@@ -522,6 +599,10 @@ class AppendWriter:
         except BaseException:
             self._reannounce(announcing)  # not sent, or not known to be
             raise
+        return self._appended(batch, lasts)
+
+    def _appended(self, batch: list[Part], lasts: list[tuple[int, bytes]]) -> list[AppendRow]:
+        """The outcomes of a batch the fast path wrote; the new heads remembered."""
         rows: list[AppendRow] = []
         for part, (last, last_hash) in zip(batch, lasts, strict=True):
             self._remember(part.stream_id, last, last_hash)

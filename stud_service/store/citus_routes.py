@@ -1,18 +1,19 @@
-"""On Citus: each single-stream append sent straight to the worker that holds its stream's shard.
+"""On Citus: which worker holds each stream's shard, and a pool of connections to each worker.
 
-Through the coordinator, a routed call (``stud_append_stream``) costs the coordinator about a third of a
-millisecond of CPU to plan it and pass it on, and the worker a little more to take it from there
-(``benchmarks/bench_citus_floor.py``: 1.59 ms a call in all through the coordinator, 1.15 on the stream's own
-worker). A worker with Citus's metadata (every worker has it since Citus 11) runs the same call itself, next
-to the data, and its commit is that worker's alone.
+Through the coordinator, an append on one stream (``stud_append_stream``) costs the coordinator about a third
+of a millisecond of CPU to plan it and pass it on, and the worker more to take it from there than to run it
+itself (``benchmarks/bench_citus_floor.py``). A worker with Citus's metadata (every worker has it since Citus
+11) takes statements on the distributed tables itself and runs those on its own shards locally, its commit
+its own. So the writer treats each worker as a PostgreSQL of its own for the streams it holds, batches and all
+(``_writer``), and asks this which worker that is.
 
-So the writer asks this for the worker of each stream it appends to alone. Which worker holds a stream is
-read from the coordinator's catalogue (``pg_dist_placement``) in the background, many streams a query, and
-read again after ``REFRESH_SECONDS``: until a stream is known, and whenever its worker cannot be reached, its
-appends go through the coordinator as before. A stale answer (the shard moved meanwhile) costs speed, not
-correctness: the worker that gets the call hands it on to the shard's new place, as the coordinator would.
-The workers are reached at the names the coordinator knows them by, with the coordinator's own user,
-password and options; a pool per worker, opened before its first append is sent there.
+Which worker holds a stream is read from the coordinator's catalogue (``pg_dist_placement``) in the
+background, many streams a query, and read again after ``REFRESH_SECONDS``: until a stream is known, and
+whenever its worker cannot be reached, its appends go through the coordinator. A stale answer (the shard moved
+meanwhile) costs speed, not correctness: the worker that gets the statement routes it to the shard's new
+place, as the coordinator would. The workers are reached at the names the coordinator knows them by, with the
+coordinator's own user, password and options; a pool per worker, opened (one connection made) before any
+append is sent there.
 """
 
 from __future__ import annotations
