@@ -74,8 +74,9 @@ from stud_service.store.models import Fence
 _log = logging.getLogger(__name__)
 
 ANNOUNCE_INTERVAL = 0.002  # seconds an announcement waits for a batch to carry it
-# On Citus, where most appends are routed calls that carry no announcement: the NOTIFY transaction (on the
-# coordinator) then follows nearly every action at ANNOUNCE_INTERVAL; waiting longer gathers many in one.
+# On Citus, where most appends are workers' batches or routed calls, which carry no announcement: the NOTIFY
+# transaction (on the coordinator) then follows nearly every action at ANNOUNCE_INTERVAL; waiting longer
+# gathers many in one.
 # Only other replicas' subscribers wait for it (this one's apply their own appends themselves).
 ROUTED_ANNOUNCE_INTERVAL = 0.025
 # Seconds a batch waits for its commit by spinning before it sleeps on the socket: about two
@@ -114,7 +115,8 @@ _APPEND_FENCED_SQL = (
     "SELECT * FROM stud_append_fenced(%s, %s, %s, %s::integer[], %s::boolean[], %s::text[], %s::bigint[],"
     " %s::text[], %s::text[], %s)"
 )
-# One command on one stream (migration 0019): on Citus the coordinator hands the call to the stream's worker.
+# One command on one stream (migration 0019): on Citus the coordinator hands the call to the stream's worker;
+# called on that worker, it runs there (a fenced command in a worker's batch).
 # Sent through _wire too (about 50 µs less client time than psycopg's execute); its answer, a bigint[] of the
 # outcome's code, the first and the last version, is read as text ("{97,5,7}", "{102,NULL,7}").
 _APPEND_STREAM = PreparedStatement(
@@ -240,10 +242,10 @@ class AppendWriter:
         # next command chains from. Events never change, so an entry can be old but not wrong.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
         self._configured: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
-        # On Citus (found on the first connection): each single-stream command goes alone to its stream's
-        # worker (_commit_routed) instead of in a batch through the coordinator. None: not known yet.
+        # On Citus (found on the first connection): each single-stream command goes to its stream's worker,
+        # not in a batch through the coordinator: in a batch on that worker when the worker is known (and
+        # ``direct``), else alone through the coordinator (_commit_routed). None: not known yet.
         self.routed: bool | None = None
-        # There, each such command goes straight to its stream's worker when that worker is known and answers.
         self.direct = direct
         self.routes: WorkerRoutes | None = None
         # Routed commands under way at once, each on a connection of its own: the pool's, less the batches'.
