@@ -13,7 +13,10 @@
 -- argument and colocated with the events: the coordinator hands each call to the worker holding that
 -- stream's shard, which runs the checks and inserts itself, calling no other function. The multi-stream
 -- appends (stud_append_parts, stud_append_fenced: group commit, money moves) run on the coordinator, which
--- routes their statements.
+-- routes their statements; stud_append_parts is also on every worker (no distribution argument: copied, not
+-- delegated), where a replica's batch for a worker's own streams takes its checked path (a conflict, a retry).
+-- Citus copies a function created after its extension to the workers by itself; one created before (a
+-- database migrated before Citus was added) is copied by this.
 CREATE EXTENSION IF NOT EXISTS citus;
 
 SELECT create_distributed_table('streams', 'stream_id');
@@ -22,3 +25,4 @@ SELECT create_distributed_table('snapshots', 'stream_id', colocate_with => 'stre
 SELECT create_distributed_table('table_leases', 'stream_id', colocate_with => 'streams');
 SELECT create_reference_table('replicas');
 SELECT create_distributed_function('stud_append_stream(text,text,bigint,bigint,text,text,text)', 'p_stream', colocate_with => 'events');
+SELECT create_distributed_function('stud_append_parts(integer[],boolean[],text[],bigint[],text[],text[],text)');
