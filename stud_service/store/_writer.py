@@ -703,7 +703,8 @@ class AppendWriter:
                     row = await cur.fetchone()
                     self.routed = bool(row and row[0])
                     if self.routed and self.routes is None and self.direct:
-                        self.routes = WorkerRoutes(self.pool, max_size=self.max_routed)
+                        # A worker takes batches only: at most the slots a pool has (see _dispatch).
+                        self.routes = WorkerRoutes(self.pool, max_size=self.max_stalled_inflight)
             except BaseException:
                 await pool.putconn(conn)
                 raise
