@@ -17,8 +17,11 @@ import psycopg
 import pytest
 import pytest_asyncio
 from citus_cluster import CitusCluster, migrate_citus
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 from stud_service.db import open_pool
+from stud_service.observability.metrics import Metrics
 from stud_service.server.tables.ownership import Leases
 from stud_service.store import ConcurrencyError, EventStore, LeaseLost
 from stud_service.store.citus import layout
@@ -161,6 +164,23 @@ async def test_an_append_on_one_stream_goes_straight_to_the_worker_holding_its_s
     for stream_id in streams:
         assert (await store.verify(stream_id)).ok
         assert await store.head(stream_id) == versions[stream_id]
+
+
+async def test_the_worker_pools_are_in_the_pool_metrics(citus: CitusCluster, store: EventStore) -> None:
+    """An operator sees the replica's connections to each worker beside its main pool: every pool the store
+    opened to a worker is read at each scrape, under its worker's name."""
+    metrics = Metrics()
+    metrics.watch_pools(store.worker_pools)
+    stream_id = new_stream()
+    version = await sent_straight(store, stream_id, (await store.append(stream_id, 0, events(1))).version)
+    await store.append(stream_id, version, events(1))  # on a connection of the worker's pool
+    port = await worker_port_of(citus, stream_id)
+    text = generate_latest(metrics.registry).decode()
+    found = {(sample.name, sample.labels.get("pool")): sample.value
+             for family in text_string_to_metric_families(text) for sample in family.samples}
+    name = f"citus-worker 127.0.0.1:{port}"
+    assert found[("stud_db_pool_min_connections", name)] == 1, sorted(found)
+    assert found[("stud_db_pool_requests_total", name)] >= 1
 
 
 async def test_an_append_sent_to_a_worker_that_no_longer_holds_its_shard_is_handed_on(

@@ -40,7 +40,7 @@ from __future__ import annotations
 import platform
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -107,11 +107,17 @@ class PoolStatsCollector(Collector):
 
     def __init__(self) -> None:
         self._pools: dict[str, SupportsPoolStats] = {}
+        # Pools that come and go (a Citus worker's, opened when first needed): asked for at each scrape.
+        self._sources: list[Callable[[], Mapping[str, SupportsPoolStats]]] = []
         self._lock = threading.Lock()
 
     def add(self, name: str, pool: SupportsPoolStats) -> None:
         with self._lock:
             self._pools[name] = pool
+
+    def add_source(self, source: Callable[[], Mapping[str, SupportsPoolStats]]) -> None:
+        with self._lock:
+            self._sources.append(source)
 
     def remove(self, name: str) -> None:
         with self._lock:
@@ -123,7 +129,10 @@ class PoolStatsCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         with self._lock:
-            stats_by_pool = {name: dict(pool.get_stats()) for name, pool in self._pools.items()}
+            pools = dict(self._pools)
+            for source in self._sources:
+                pools.update(source())
+            stats_by_pool = {name: dict(pool.get_stats()) for name, pool in pools.items()}
         prefix = f"{NAMESPACE}_db_pool_"
         in_use = GaugeMetricFamily(
             prefix + "connections_in_use", "Connections currently handed out to callers.", labels=["pool"]
@@ -271,6 +280,10 @@ class Metrics:
 
     def unwatch_pool(self, name: str = "main") -> None:
         self.pools.remove(name)
+
+    def watch_pools(self, source: Callable[[], Mapping[str, SupportsPoolStats]]) -> None:
+        """Report every pool ``source()`` names at a scrape (its name the label), as :meth:`watch_pool`."""
+        self.pools.add_source(source)
 
 
 @dataclass

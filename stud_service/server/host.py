@@ -152,6 +152,8 @@ class ServiceHost:
             store = await open_sealed_store(database.pool, keyring, **store_options)
         self._stack.push_async_callback(store.close)
         metrics = self._start_metrics(database.pool)
+        if metrics is not None:
+            metrics.watch_pools(store.worker_pools)  # on Citus, a pool per worker the appends go to
         reads = await self._standby_reads(store, metrics)
         replica = new_replica_id()
         sessions = PlayerSessions(store, replica, options.session_idle_seconds,

@@ -85,6 +85,10 @@ class WorkerRoutes:
             del self._unreachable[pool]
         return pool
 
+    def pools(self) -> dict[str, AsyncConnectionPool]:
+        """The open worker pools, by name ("citus-worker host:port"): for the pool metrics."""
+        return {pool.name: pool for pool in list(self._pools.values())}
+
     def knows(self, stream_id: str) -> bool:
         """Whether ``stream_id``'s appends go straight to its worker now (nothing looked up by asking)."""
         route = self._routes.get(stream_id)

@@ -584,6 +584,11 @@ class EventStore:
         worker, or straight there once the store knows the worker)."""
         return self._writer.sent_to(stream_id)
 
+    def worker_pools(self) -> dict[str, AsyncConnectionPool]:
+        """On Citus, the pools this store opened to the workers, by name ("citus-worker host:port")."""
+        routes = self._writer.routes
+        return {} if routes is None else routes.pools()
+
     async def close(self) -> None:
         """Finish pending appends and announcements, stop the notification listener (the pool
         belongs to the caller)."""
