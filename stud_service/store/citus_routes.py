@@ -54,11 +54,11 @@ class WorkerRoutes:
     def __init__(self, coordinator: AsyncConnectionPool, *, max_size: int) -> None:
         self._coordinator = coordinator
         self._max_size = max_size
-        # stream -> its worker's pool (None: the worker did not answer), and until when that holds
-        self._routes: dict[str, tuple[AsyncConnectionPool | None, float]] = {}
-        self._pools: dict[tuple[str, int], AsyncConnectionPool] = {}  # by the worker's name and port
-        self._silent: dict[tuple[str, int], float] = {}  # workers whose pool did not open: until when to wait
-        self._unreachable: dict[AsyncConnectionPool, float] = {}  # pool -> until when it is left alone
+        # Workers by name (_name: also their pools' names and the metrics' label).
+        self._routes: dict[str, tuple[str, float]] = {}  # stream -> its worker, and until when that holds
+        self._pools: dict[str, AsyncConnectionPool] = {}  # the workers' open pools
+        # worker -> until when it is left alone (its pool did not open, or it gave no connection)
+        self._away: dict[str, float] = {}
         self._wanted: set[str] = set()  # streams to look up
         self._looking: asyncio.Task[None] | None = None
         self._closed = False
@@ -75,33 +75,33 @@ class WorkerRoutes:
             self._want(stream_id)
             if route is None:
                 return None
-        pool = route[0]
-        if pool is None:
-            return None
-        until = self._unreachable.get(pool)
-        if until is not None:
-            if until > now:
-                return None
-            del self._unreachable[pool]
-        return pool
+        return self._reachable(route[0], now)
+
+    def _reachable(self, worker: str, now: float) -> AsyncConnectionPool | None:
+        """``worker``'s pool, unless it has none or is left alone now."""
+        return None if self._away.get(worker, 0.0) > now else self._pools.get(worker)
 
     def pools(self) -> dict[str, AsyncConnectionPool]:
         """The open worker pools, by name ("citus-worker host:port"): for the pool metrics."""
-        return {pool.name: pool for pool in list(self._pools.values())}
+        return dict(self._pools)
 
     def knows(self, stream_id: str) -> bool:
         """Whether ``stream_id``'s appends go straight to its worker now (nothing looked up by asking)."""
         route = self._routes.get(stream_id)
-        if not self.enabled or route is None or route[0] is None:
+        if not self.enabled or route is None:
             return False
-        return self._unreachable.get(route[0], 0.0) <= asyncio.get_running_loop().time()
+        return self._reachable(route[0], asyncio.get_running_loop().time()) is not None
 
     def unreachable(self, pool: AsyncConnectionPool, error: BaseException) -> None:
         """``pool``'s worker gave no connection: its streams go through the coordinator for a while."""
-        if pool not in self._unreachable:
-            _log.warning("Citus worker %s not reachable (%s); its appends go through the coordinator for"
-                         " %.0f s", pool.name, error, UNREACHABLE_SECONDS)
-        self._unreachable[pool] = asyncio.get_running_loop().time() + UNREACHABLE_SECONDS
+        self._leave_alone(pool.name, error)
+
+    def _leave_alone(self, worker: str, error: BaseException) -> None:
+        now = asyncio.get_running_loop().time()
+        if self._away.get(worker, 0.0) <= now:  # once an outage, not once an append
+            _log.warning("%s not reachable (%s); its streams' appends go through the coordinator for %.0f s",
+                         worker, error, UNREACHABLE_SECONDS)
+        self._away[worker] = now + UNREACHABLE_SECONDS
 
     def _want(self, stream_id: str) -> None:
         if self._closed:
@@ -130,18 +130,20 @@ class WorkerRoutes:
         now = asyncio.get_running_loop().time()
         expires = now + REFRESH_SECONDS
         for stream_id, host, port in found:
-            pool = self._pools.get((host, port))
-            if pool is None and self._silent.get((host, port), 0.0) <= now:
-                pool = await self._open(host, port)
+            worker = _name(host, port)
+            if worker not in self._pools and self._away.get(worker, 0.0) <= now:
+                await self._open(worker, host, port)
+            # A worker whose pool did not open: the stream is looked up again, and the pool opened, once the
+            # worker is no longer left alone.
+            until = expires if worker in self._pools else min(expires, self._away.get(worker, expires))
             self._routes.pop(stream_id, None)  # re-inserted last: the oldest go first when there are too many
-            until = expires if pool is not None else self._silent.get((host, port), expires)
-            self._routes[stream_id] = (pool, until)
+            self._routes[stream_id] = (worker, until)
         while len(self._routes) > KNOWN_ROUTES:
             del self._routes[next(iter(self._routes))]
 
-    async def _open(self, host: str, port: int) -> AsyncConnectionPool | None:
-        """A pool of connections to the worker at ``host``:``port``, open with one connection made; None if
-        the worker does not answer (tried again when a stream on it is looked up after a while)."""
+    async def _open(self, worker: str, host: str, port: int) -> None:
+        """A pool of connections to ``worker`` at ``host``:``port``, open with one connection made; if the
+        worker does not answer, none, and the worker left alone."""
         settings: dict[str, Any] = {**conninfo_to_dict(self._coordinator.conninfo), "host": host,
                                     "port": str(port)}
         settings.pop("hostaddr", None)
@@ -149,22 +151,19 @@ class WorkerRoutes:
         pool = AsyncConnectionPool(
             make_conninfo(**settings), min_size=1, max_size=self._max_size, kwargs=dict(kwargs),
             timeout=CHECKOUT_SECONDS, reconnect_timeout=0.0, check=check_idle_connection, open=False,
-            name=f"citus-worker {host}:{port}",
+            name=worker,
         )
         try:
             await pool.open(wait=True, timeout=OPEN_SECONDS)
         except psycopg.Error as exc:  # PoolTimeout among them
             with contextlib.suppress(Exception):
                 await pool.close()
-            _log.warning("Citus worker %s:%s not reachable (%s); its streams' appends go through the"
-                         " coordinator for %.0f s", host, port, exc, UNREACHABLE_SECONDS)
-            self._silent[(host, port)] = asyncio.get_running_loop().time() + UNREACHABLE_SECONDS
-            return None
+            self._leave_alone(worker, exc)
+            return
         if self._closed:
             await pool.close()
-            return None
-        self._pools[(host, port)] = pool
-        return pool
+            return
+        self._pools[worker] = pool
 
     async def close(self) -> None:
         self._closed = True
@@ -177,3 +176,8 @@ class WorkerRoutes:
         self._routes.clear()
         for pool in pools:
             await pool.close()
+
+
+def _name(host: str, port: int) -> str:
+    """A worker's name here: its pool's, and its label in the pool metrics."""
+    return f"citus-worker {host}:{port}"
