@@ -370,9 +370,7 @@ class AppendWriter:
             outcome = exc
         else:
             try:
-                code, first, last = await append_stream(conn, part)
-                self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
-                outcome = [self._done(part, code, first, last)]
+                outcome = [await self._append_alone(conn, part)]
                 self._keep_connection(conn)
             except psycopg.OperationalError as exc:
                 await self.pool.putconn(conn)  # the pool discards it if broken
@@ -449,9 +447,7 @@ class AppendWriter:
             if (fence := batch[0].parts[0].fence) is not None:  # alone in its batch (see _dispatch)
                 if on_worker:  # fenced by its own stream's lease (so routed here): the one-stream function
                     (part,) = parts
-                    code, first, last = await append_stream(conn, part)
-                    self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
-                    outcomes[0] = [self._done(part, code, first, last)]
+                    outcomes[0] = [await self._append_alone(conn, part)]
                 else:
                     rows = await self._append_parts(conn, ordered, [0] * len(parts), fence)
                     outcomes[0] = [rows[order.index(i)] for i in range(len(parts))]
@@ -512,6 +508,12 @@ class AppendWriter:
             outcomes[position] = by_part[start : start + len(command.parts)]
             start += len(command.parts)
         return outcomes
+
+    async def _append_alone(self, conn: psycopg.AsyncConnection[Any], part: Part) -> AppendRow:
+        """``part`` by ``stud_append_stream`` on ``conn``, its outcome."""
+        code, first, last = await append_stream(conn, part)
+        self._heads.pop(part.stream_id, None)  # hashed by the server: read it when next needed
+        return self._done(part, code, first, last)
 
     def _done(self, part: Part, outcome: str, first: int | None, last: int) -> AppendRow:
         if outcome == "a" and self.announce:
