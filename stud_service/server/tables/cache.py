@@ -98,11 +98,12 @@ class TableCache(FollowedStreams[LiveTable]):
             live.last_event_at = recorded_at.timestamp()
         if kind == "HandEnded":
             live.last_result = payload
+            live.last_end = event
         elif kind == "TableCreated":
             live.created_ms = int(payload["at_ms"])
         if kind == "HandStarted":
             live.commitment = str(payload.get("commitment", ""))
-            live.last_start = payload
+            live.last_start = event
             live.client_seeds.clear()
         elif kind == "ShuffleCommitted":
             live.next_seed = seeds.committed_seed(payload, version)
@@ -116,8 +117,8 @@ class TableCache(FollowedStreams[LiveTable]):
             and kind in ("HandStarted", "HandEnded")
             and live.state.config is not None
         ):
-            started = live.last_start  # §13: the hand's game, not the table's first one
-            variant = str((started or {}).get("game") or live.state.config.variant).lower()
+            game = live.last_start.game if live.last_start is not None else None  # §13: the hand's game
+            variant = str(game or live.state.config.variant).lower()
             if kind == "HandStarted":
                 self.metrics.hand_started(variant)
             else:

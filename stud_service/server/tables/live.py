@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stud_service.engine import TableState, initial_state
+from stud_service.engine.events import HandEnded, HandStarted
 from stud_service.observability.logging import log_context
 from stud_service.server.api.replies import ReplyCache
 from stud_service.server.tables.fanout import Watcher
@@ -96,7 +97,10 @@ class LiveTable(LiveStream):
     table_id: str
     state: TableState = field(default_factory=initial_state)
     last_result: dict[str, Any] | None = None  # the last HandEnded payload
-    last_start: dict[str, Any] | None = None  # the last HandStarted payload (a tournament table reports it)
+    # The last HandStarted and HandEnded as applied (a tournament's table reports the hand's chips from them
+    # without decoding the payloads again).
+    last_start: HandStarted | None = None
+    last_end: HandEnded | None = None
     commitment: str = ""  # the deck commitment of the current (or last) hand
     created_ms: int | None = None  # TableCreated's time: every table is folded from its first event
     replies: ReplyCache = field(default_factory=ReplyCache)  # reply parts shared by every call

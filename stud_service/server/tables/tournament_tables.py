@@ -344,10 +344,10 @@ class TournamentTables:
     async def _last_hand_chips(self, live: LiveTable) -> tuple[tuple[str, int, int], ...]:
         """``hand_chips`` of the table's last hand: from the HandStarted and HandEnded the table holds, else
         read back from its log."""
-        started, ended = live.last_start, live.last_result
+        started, ended = live.last_start, live.last_end
         hand = live.state.hand_number
-        if started is not None and ended is not None and started.get("hand") == ended.get("hand") == hand:
-            return hand_chips([table_event_from_json(started), table_event_from_json(ended)])
+        if started is not None and ended is not None and started.hand == ended.hand == hand:
+            return hand_chips([started, ended])
         for after in (max(0, live.version - EVENTS_BACK), 0):
             stored = await self.writes.store.read_stream(live.stream_id, after_version=after)
             events = [table_event_from_json(item.payload) for item in stored]
