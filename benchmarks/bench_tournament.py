@@ -6,6 +6,11 @@
 2. **Tournament**: the bots act at once for whoever is to act at its tables, the next hand is dealt after the
    shortest pause (``HAND_PAUSE``), levels last a minute (the shortest a structure has); until it finishes.
    Hands/s, and the tournament's balancing work per hand (players moved, tables broken: its own log).
+   The bots mostly check and call, bet and raise the most allowed 40% of the time, and fold half of the
+   calls they are asked for on third street (``--third-street-folds``), as players fold most starting
+   hands: bots that never fold (``--third-street-folds 0``) make every hand a capped showdown of the whole
+   table, so the field falls from 1,000 to about 160 in the first half-minute and the final table, alone
+   in play, takes most of the run and about 40% of its actions: a shape no tournament of players has.
 3. **Cash tables**: on a fresh database, the same bots at ``--tables`` money tables of as many seats, dealt
    by the same dealer after the same pause, for ``--cash-seconds``.
 
@@ -84,6 +89,7 @@ STARTING_STACK = 1_000
 BUY_IN, FEE = 1_000, 100
 CASH_BUY_IN = 40_000  # the most a default table takes: 100 big bets, nobody busts in the window
 GOAL = 1.2
+THIRD_STREET_FOLDS = 0.5  # a bot asked to call on third street folds this often
 OCCUPANCY_MIN_SECONDS = 4.0  # the shortest cash run of one table size (step 4)
 TOURNAMENT_LIMIT_SECONDS = 4 * 3600
 
@@ -94,12 +100,14 @@ class Bots:
     the tables, choosing actions) apart."""
 
     seed: int
+    folds: float = THIRD_STREET_FOLDS  # how often one asked to call on third street folds
     actions: int = 0
     cpu: float = 0.0  # seconds spent choosing actions (not the service's)
     refused: Counter[str] = field(default_factory=Counter)
     # Actions by the players seated at their table; and the tables in play then, summed over those actions.
     by_size: Counter[int] = field(default_factory=Counter)
     tables_by_size: Counter[int] = field(default_factory=Counter)
+    final_table: int = 0  # actions while one table was in play
 
     async def play(self, runtime: TableRuntime, wanted: Callable[[TableConfig], bool]) -> None:
         rng = random.Random(self.seed)
@@ -119,7 +127,7 @@ class Bots:
                 if seat is None:
                     continue
                 player = state.seats[seat].player_id
-                act = partial(Act, player, *choice(state, player, rng))
+                act = partial(Act, player, *choice(state, player, rng, self.folds))
                 self.cpu += time.process_time() - resumed
                 try:
                     await runtime.execute(live.table_id, lambda _state, now, act=act: act(now))
@@ -134,6 +142,7 @@ class Bots:
                     self.actions += 1
                     self.by_size[len(state.seats)] += 1
                     self.tables_by_size[len(state.seats)] += in_play
+                    self.final_table += in_play == 1
                     acted = True
             if not acted:
                 self.cpu += time.process_time() - resumed
@@ -141,9 +150,15 @@ class Bots:
                 resumed = time.process_time()
 
 
-def choice(state: Any, player: str, rng: random.Random) -> tuple[ActionKind, int | None]:
-    """Mostly checks and calls (bring-ins); bets and raises the most allowed 40% of the time."""
+def choice(state: Any, player: str, rng: random.Random, folds: float) -> tuple[ActionKind, int | None]:
+    """Mostly checks and calls (bring-ins); bets and raises the most allowed 40% of the time; on third street,
+    asked to call, folds ``folds`` of the time (as players fold most starting hands: a bot that never folds
+    makes every hand a showdown of the whole table, and a tournament of them loses most of its field in its
+    first hands and plays most of its actions at its final table)."""
     options = dict(legal_actions(state, player).options)
+    if (ActionKind.CALL in options and ActionKind.FOLD in options and state.hand.street == 3
+            and rng.random() < folds):
+        return ActionKind.FOLD, None
     calls = [kind for kind in (ActionKind.CHECK, ActionKind.CALL, ActionKind.BRING_IN) if kind in options]
     raises = [kind for kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE) if kind in options]
     kinds = raises if raises and rng.random() < 0.4 else calls
@@ -220,6 +235,7 @@ class Run:
     broken: int = 0
     by_size: Counter[int] = field(default_factory=Counter)  # actions by the players at their table
     tables_by_size: Counter[int] = field(default_factory=Counter)  # tables in play, summed as in Bots
+    final_table: int = 0  # actions while one table was in play
 
     @property
     def cpu_ms(self) -> float:
@@ -231,7 +247,9 @@ class Run:
         return self.actions / max(self.hands, 1)
 
 
-async def tournament_run(url: str, entrants: int, tables: int, spin: float) -> tuple[Burst, Run]:
+async def tournament_run(
+    url: str, entrants: int, tables: int, spin: float, folds: float = THIRD_STREET_FOLDS
+) -> tuple[Burst, Run]:
     seats = math.ceil(entrants / tables)
     config = TournamentConfig(
         kind=TournamentKind.SIT_AND_GO, name="Benchmark", min_entrants=entrants, max_entrants=entrants,
@@ -243,7 +261,7 @@ async def tournament_run(url: str, entrants: int, tables: int, spin: float) -> t
         await fund(runtime, players, BUY_IN + FEE)
         tournament_id = "bench-tournament"
         await runtime.tournaments.create(tournament_id, config, by="house", request_key=None)
-        bots = Bots(seed=7)
+        bots = Bots(seed=7, folds=folds)
         cpu_before = time.process_time()
         started = time.monotonic()
         playing = asyncio.get_running_loop().create_task(
@@ -275,7 +293,7 @@ async def tournament_run(url: str, entrants: int, tables: int, spin: float) -> t
         seconds = time.monotonic() - started
         run = Run(seconds, bots.actions,
                   time.process_time() - play_cpu_before - (bots.cpu - play_bots_cpu_before),
-                  by_size=bots.by_size, tables_by_size=bots.tables_by_size)
+                  by_size=bots.by_size, tables_by_size=bots.tables_by_size, final_table=bots.final_table)
         if state.status is not Status.FINISHED:
             raise SystemExit(f"the tournament is {state.status.value} after {seconds:.0f} s")
         for item in await runtime.store.read_stream(stream_id_for(tournament_id)):
@@ -288,7 +306,8 @@ async def tournament_run(url: str, entrants: int, tables: int, spin: float) -> t
 
 
 async def cash_run(
-    url: str, tables: int, seats: int, seconds: float, spin: float, seated: int | None = None
+    url: str, tables: int, seats: int, seconds: float, spin: float, seated: int | None = None,
+    folds: float = THIRD_STREET_FOLDS,
 ) -> Run:
     """``tables`` cash tables of ``seats`` seats, ``seated`` players at each (all seats by default)."""
     seated = seats if seated is None else seated
@@ -303,7 +322,7 @@ async def cash_run(
                 player = players[table * seated + seat]
                 await runtime.execute(table_id, lambda _state, now, player=player, seat=seat:
                                       SitDown(player, seat + 1, CASH_BUY_IN, now_ms=now))
-        bots = Bots(seed=7)
+        bots = Bots(seed=7, folds=folds)
         hands_before = hands_started(runtime)
         cpu_before = time.process_time()
         started = time.monotonic()
@@ -338,7 +357,9 @@ class Occupancy:
                          for size, (share, tables, run) in sorted(self.runs.items()))
 
 
-def occupancy_run(db: Database, tournament: Run, seats: int, seconds: float, spin: float) -> Occupancy:
+def occupancy_run(
+    db: Database, tournament: Run, seats: int, seconds: float, spin: float, folds: float
+) -> Occupancy:
     """Step 4: cash tables of each size the tournament played at, as many as it had in play then."""
     total = sum(tournament.by_size.values())
     runs = {}
@@ -348,7 +369,7 @@ def occupancy_run(db: Database, tournament: Run, seats: int, seconds: float, spi
             continue  # a table of one acts only as a hand ends; a size this rare weighs nothing
         tables = max(1, round(tournament.tables_by_size[size] / actions))
         window = max(OCCUPANCY_MIN_SECONDS, seconds * share)
-        run = asyncio.run(cash_run(db.another(), tables, seats, window, spin, seated=size))
+        run = asyncio.run(cash_run(db.another(), tables, seats, window, spin, seated=size, folds=folds))
         runs[size] = (share, tables, run)
     weight = sum(share for share, _tables, _run in runs.values())
     return Occupancy({size: (share / weight, tables, run) for size, (share, tables, run) in runs.items()})
@@ -361,15 +382,18 @@ def main() -> int:
     parser.add_argument("--cash-seconds", type=float, default=120.0)
     parser.add_argument("--append-spin-us", type=int, default=None,
                         help="µs a batch of appends may spin for its commit (default: serve's)")
+    parser.add_argument("--third-street-folds", type=float, default=THIRD_STREET_FOLDS,
+                        help="how often a bot asked to call on third street folds (0: never)")
     args = parser.parse_args()
+    folds = args.third_street_folds
     spin = SERVE_SPIN_SECONDS if args.append_spin_us is None else args.append_spin_us / 1_000_000
     db = Database()
     db.start()
     try:
-        burst, tournament = asyncio.run(tournament_run(db.url, args.entrants, args.tables, spin))
+        burst, tournament = asyncio.run(tournament_run(db.url, args.entrants, args.tables, spin, folds))
         seats = math.ceil(args.entrants / args.tables)
-        cash = asyncio.run(cash_run(db.another(), args.tables, seats, args.cash_seconds, spin))
-        occupancy = occupancy_run(db, tournament, seats, args.cash_seconds, spin)
+        cash = asyncio.run(cash_run(db.another(), args.tables, seats, args.cash_seconds, spin, folds=folds))
+        occupancy = occupancy_run(db, tournament, seats, args.cash_seconds, spin, folds)
     finally:
         db.stop()
     hands_per_s = tournament.hands / tournament.seconds
@@ -380,7 +404,8 @@ def main() -> int:
           f" ({(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} a hand);"
           f" {tournament.cpu_ms:.2f} ms server CPU per action"
           f" (with its registrations: {with_registrations_ms:.2f} ms);"
-          f" {tournament.actions_per_hand:.0f} actions a hand")
+          f" {tournament.actions_per_hand:.0f} actions a hand,"
+          f" {tournament.final_table / max(tournament.actions, 1):.0%} of its actions at its final table")
     ratio = tournament.cpu_ms / cash.cpu_ms
     print(f"cash tables: {cash.actions} actions in {cash.seconds:.0f} s"
           f" ({cash.actions / cash.seconds:.0f}/s);"
@@ -394,13 +419,15 @@ def main() -> int:
     headline.record(
         __file__,
         what=f"a sit & go of {args.entrants:,} bots at {args.tables} tables of {seats}, one replica,"
-             f" bots acting at once, {HAND_PAUSE * 1000:.0f} ms between hands, one-minute levels,"
+             f" bots acting at once (folding {folds:.0%} of their third-street calls),"
+             f" {HAND_PAUSE * 1000:.0f} ms between hands, one-minute levels,"
              f" played to the end ({tournament.seconds / 60:.0f} min);"
              " its registrations sent over one second",
         figure=f"{tournament.cpu_ms:.2f} ms server CPU per action of play"
                f" ({with_registrations_ms:.2f} ms with"
                f" the registrations'); {hands_per_s:.1f} hands/s,"
-               f" {tournament.actions_per_hand:.0f} actions a hand;"
+               f" {tournament.actions_per_hand:.0f} actions a hand,"
+               f" {tournament.final_table / max(tournament.actions, 1):.0%} at the final table;"
                f" {(tournament.moved + tournament.broken) / max(tournament.hands, 1):.3f} moves and breaks"
                f" a hand; registrations {burst.served:,} of {args.entrants:,} served,"
                f" the last {burst.last_served_seconds:.2f} s after the first",
