@@ -8,7 +8,6 @@ back, and stop only when the table has changed under them (a refused append) or 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
@@ -26,6 +25,8 @@ _log = logging.getLogger(__name__)
 
 # A background task that failed for another reason than the store is tried again, at most this far apart.
 TASK_FAILURE_BACKOFF_CAP = 30.0
+# Seconds close() waits for its cancelled tasks before cancelling again those still running.
+CANCEL_AGAIN_SECONDS = 0.5
 
 
 class Logged(Protocol):
@@ -89,13 +90,18 @@ class TableTasks:
                 await failing.wait()
 
     async def close(self) -> None:
-        """Cancel every task still running and wait for them to end."""
+        """Cancel every task still running and wait for them to end, cancelling again those that go on: on
+        Python 3.11 a cancel that lands as an ``asyncio.wait_for`` finishes (a pool's checkout) is lost, and
+        the task goes on (a tournament's level clock would sleep until a start hours away, close with it)."""
         tasks = list(self._background)
+        pending = {task for task in tasks if not task.done()}
+        while pending:
+            for task in pending:
+                task.cancel()
+            _ended, pending = await asyncio.wait(pending, timeout=CANCEL_AGAIN_SECONDS)
         for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            if not task.cancelled():
+                task.exception()  # retrieved: a task that failed as it was cancelled is not reported at exit
 
 
 async def wait_for_store(live: Logged, backoff: Backoff, task: str, error: BaseException) -> None:
