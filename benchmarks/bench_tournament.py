@@ -156,8 +156,8 @@ def choice(state: Any, player: str, rng: random.Random, folds: float) -> tuple[A
     makes every hand a showdown of the whole table, and a tournament of them loses most of its field in its
     first hands and plays most of its actions at its final table)."""
     options = dict(legal_actions(state, player).options)
-    if (ActionKind.CALL in options and ActionKind.FOLD in options and state.hand.street == 3
-            and rng.random() < folds):
+    if (folds and ActionKind.CALL in options and ActionKind.FOLD in options and state.hand.street == 3
+            and rng.random() < folds):  # no draw at 0: the bots' choices as they were before the folds
         return ActionKind.FOLD, None
     calls = [kind for kind in (ActionKind.CHECK, ActionKind.CALL, ActionKind.BRING_IN) if kind in options]
     raises = [kind for kind in (ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE) if kind in options]
