@@ -339,7 +339,9 @@ async def test_tables_follow_their_clients_between_hands_and_unused_ones_rebalan
                 await table.refresh(store)
             return all(len(t.after(moved_at[t.table_id], "HandStarted")) >= 2 for t in tables)
 
-        await wait_until(dealt_by_both, "every table dealt two hands since, two of them by B")
+        # Two hands at each of four tables, by the action clock if a driver is slow: generous on a busy host.
+        await wait_until(dealt_by_both, "every table dealt two hands since, two of them by B",
+                         (first, second), seconds=2 * WAIT_SECONDS)
         taken_at_b = [r for r in leases_taken(second) if r.get("table") in {t.table_id for t in moving}]
         assert {r["table"] for r in taken_at_b} == {t.table_id for t in moving}
         assert all(r.get("hand") is None for r in taken_at_b), taken_at_b  # never taken during a hand
