@@ -41,6 +41,7 @@ from stud_service.server.grpc.readiness import DEFAULT_UNREADY_AFTER_SECONDS, Re
 from stud_service.server.tables.ownership import DEFAULT_LEASE_SECONDS, Leases, new_replica_id
 from stud_service.server.tables.runtime import TableRuntime
 from stud_service.server.tables.settings import RuntimeSettings
+from stud_service.server.tables.tasks import cancel_until_done
 from stud_service.sessions import DEFAULT_IDLE_SECONDS, PlayerSessions, TrustedProxies
 from stud_service.sessions.recovery import DEFAULT_LOST_AFTER_SECONDS, RECOVERY_SECONDS, close_lost_sessions
 from stud_service.store import EventStore, spans
@@ -312,9 +313,9 @@ async def _recover_sessions(store: EventStore, replica: str, options: ServiceOpt
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await cancel_until_done((task,))
+    if not task.cancelled():
+        task.result()  # a failure of its own is raised, as awaiting it would
 
 
 def _real_money_refused(keyring: Keyring | None, accepted: bool) -> str | None:

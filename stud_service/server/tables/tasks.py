@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, Protocol
 
 from stud_service.backoff import Backoff
@@ -25,7 +25,7 @@ _log = logging.getLogger(__name__)
 
 # A background task that failed for another reason than the store is tried again, at most this far apart.
 TASK_FAILURE_BACKOFF_CAP = 30.0
-# Seconds close() waits for its cancelled tasks before cancelling again those still running.
+# Seconds cancel_until_done waits for its cancelled tasks before cancelling again those still running.
 CANCEL_AGAIN_SECONDS = 0.5
 
 
@@ -90,18 +90,23 @@ class TableTasks:
                 await failing.wait()
 
     async def close(self) -> None:
-        """Cancel every task still running and wait for them to end, cancelling again those that go on: on
-        Python 3.11 a cancel that lands as an ``asyncio.wait_for`` finishes (a pool's checkout) is lost, and
-        the task goes on (a tournament's level clock would sleep until a start hours away, close with it)."""
+        """Cancel every task still running and wait for them to end (:func:`cancel_until_done`)."""
         tasks = list(self._background)
-        pending = {task for task in tasks if not task.done()}
-        while pending:
-            for task in pending:
-                task.cancel()
-            _ended, pending = await asyncio.wait(pending, timeout=CANCEL_AGAIN_SECONDS)
+        await cancel_until_done(tasks)
         for task in tasks:
             if not task.cancelled():
                 task.exception()  # retrieved: a task that failed as it was cancelled is not reported at exit
+
+
+async def cancel_until_done(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until each has ended, cancelling again those that go on: on Python 3.11 a
+    cancel that lands as an ``asyncio.wait_for`` finishes (a pool's checkout) is lost, and the task goes on
+    (a tournament's level clock would sleep until a start hours away, and whoever waits for it with it)."""
+    pending = {task for task in tasks if not task.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _ended, pending = await asyncio.wait(pending, timeout=CANCEL_AGAIN_SECONDS)
 
 
 async def wait_for_store(live: Logged, backoff: Backoff, task: str, error: BaseException) -> None:
