@@ -133,6 +133,16 @@ async def worker_port_of(citus: CitusCluster, stream_id: str) -> int:
     return int(port)
 
 
+async def streams_on_every_worker(citus: CitusCluster, count: int) -> list[str]:
+    """At least ``count`` new streams, drawn until the coordinator's catalogue puts one on each worker."""
+    streams: list[str] = []
+    ports: set[int] = set()
+    while len(streams) < count or ports != {worker.port for worker in citus.workers}:
+        streams.append(new_stream())
+        ports.add(await worker_port_of(citus, streams[-1]))
+    return streams
+
+
 async def sent_straight(store: EventStore, stream_id: str, version: int) -> int:
     """Append to ``stream_id`` until the store sends its appends straight to a worker; the version reached."""
     async with asyncio.timeout(30):
@@ -147,12 +157,12 @@ async def test_an_append_on_one_stream_goes_straight_to_the_worker_holding_its_s
 ) -> None:
     """After its first append the store learns the stream's worker and sends the next ones there, on a
     connection of its own to that worker: the one the coordinator's catalogue names, the other never."""
-    streams = [new_stream() for _ in range(6)]
+    streams = await streams_on_every_worker(citus, 6)
     versions = {s: (await store.append(s, 0, events(1))).version for s in streams}
     for stream_id in streams:
         versions[stream_id] = await sent_straight(store, stream_id, versions[stream_id])
     ports = {s: await worker_port_of(citus, s) for s in streams}
-    assert set(ports.values()) == {w.port for w in citus.workers}, ports  # 6 streams: on both (1 - 2**-5)
+    assert set(ports.values()) == {w.port for w in citus.workers}, ports
     async with statements_logged(citus):
         for stream_id in streams:
             async def one(stream_id: str = stream_id) -> None:
