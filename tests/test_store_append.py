@@ -415,6 +415,6 @@ async def test_close_ends_the_announcer_even_when_its_cancel_is_swallowed(db_poo
     closing = asyncio.ensure_future(store.close())
     done, _ = await asyncio.wait({closing}, timeout=30.0)  # not wait_for: close() suppresses a cancel itself
     if not done:  # leave nothing running: the announcer ignored one cancel, a second one ends it
-        writer._announcer.cancel()  # type: ignore[union-attr]
+        writer._flusher.cancel()  # type: ignore[union-attr]
         await closing
     assert done, "close() waited for ever on the announcer"

@@ -122,6 +122,10 @@ _APPEND_FENCED_SQL = (
 _APPEND_STREAM = PreparedStatement(
     "stud_append_stream", "SELECT stud_append_stream($1, $2, $3, $4, $5, $6, $7)"
 )
+# Announcements no batch carried (migration 0003: a transaction that does not wait for its WAL flush).
+_ANNOUNCE_MANY = PreparedStatement(
+    "stud_announce_many", "SELECT stud_announce_many($1::text[], $2::bigint[])"
+)
 _CITUS_SQL = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"
 # The streams named again as "= ANY": Citus then reads only their shards (a join with unnest alone it
 # sends to every shard).
@@ -235,9 +239,9 @@ class AppendWriter:
         self._tasks: set[asyncio.Task[None]] = set()
         self._announcements: dict[str, int] = {}  # stream id -> version, not yet announced
         self._carried = 0  # batch statements sent so far, each taking the pending announcements
-        self._announcer: asyncio.Task[None] | None = None
-        self._announce_wake = asyncio.Event()
-        self._closing = False  # close() stops the announcer by this flag, not by cancelling alone
+        # Armed by the first announcement no batch has taken yet; a batch that takes them disarms it.
+        self._announce_timer: asyncio.TimerHandle | None = None
+        self._flusher: asyncio.Task[None] | None = None  # the last NOTIFY transaction of its own begun
         # stream id -> (version, hash) of its last event as this writer last saw it: the link a
         # next command chains from. Events never change, so an entry can be old but not wrong.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
@@ -581,6 +585,9 @@ class AppendWriter:
         if announce:
             announcing, self._announcements = self._announcements, {}
             self._carried += 1
+            if self._announce_timer is not None:  # this batch carries them all
+                self._announce_timer.cancel()
+                self._announce_timer = None
         params: list[str | bytes | None] = [
             "{" + ",".join(event_streams) + "}",
             "{" + ",".join(versions) + "}",
@@ -748,60 +755,64 @@ class AppendWriter:
     # announcement that no batch carries within ANNOUNCE_INTERVAL goes in a NOTIFY transaction
     # of its own. On Citus a routed call carries none, so there they wait ROUTED_ANNOUNCE_INTERVAL, gathering
     # the announcements of many actions in one such transaction.
+    # The wait is a timer, not a task that sleeps: a batch that carries the announcements disarms it, so while
+    # batches follow one another no timer fires and the loop is not woken for nothing.
 
     def _announce(self, stream_id: str, version: int) -> None:
         if version > self._announcements.get(stream_id, 0):
             self._announcements[stream_id] = version
-        self._announce_wake.set()
-        if self._announcer is None or self._announcer.done():
-            self._announcer = self._spawn(self._announce_while_needed())
+        if self._announce_timer is None:
+            interval = ROUTED_ANNOUNCE_INTERVAL if self.routed else ANNOUNCE_INTERVAL
+            self._announce_timer = asyncio.get_running_loop().call_later(interval, self._announce_due)
 
     def _reannounce(self, announcing: dict[str, int]) -> None:
         for stream_id, version in announcing.items():
             self._announce(stream_id, version)
 
-    async def _announce_while_needed(self) -> None:
-        """Announce what no batch carried, then end (``_announce`` starts it again): a task left waiting for a
-        wake-up would, in a writer dropped without ``close``, be destroyed pending by the collector."""
-        while not self._closing and self._announce_wake.is_set():
-            self._announce_wake.clear()
-            carried = self._carried
-            await asyncio.sleep(ROUTED_ANNOUNCE_INTERVAL if self.routed else ANNOUNCE_INTERVAL)
-            if self._carried == carried:  # no batch went out meanwhile: announce on our own
-                await self._flush_announcements()
-            elif self._announcements:
-                self._announce_wake.set()  # a batch took the older ones; these are newer
+    def _announce_due(self) -> None:
+        """No batch carried the pending announcements in time: a NOTIFY transaction of their own."""
+        self._announce_timer = None
+        if self._announcements:
+            self._flusher = self._spawn(self._flush_announcements())
 
     async def _flush_announcements(self) -> None:
         pending, self._announcements = self._announcements, {}
         if not pending:
             return
+        params = [_text_array(list(pending)), _int_array(pending.values())]
         try:
-            async with self.pool.connection() as conn:
-                await conn.execute(
-                    "SELECT stud_announce_many(%s::text[], %s::bigint[])",
-                    (_text_array(list(pending)), _int_array(pending.values())),
-                    prepare=True,
-                )
+            # On a connection the writer keeps, by libpq (_wire): a pool checkout and psycopg's execute cost
+            # more client time than the NOTIFY itself.
+            conn = await self._take_connection()
+        except psycopg.Error as exc:
+            _log.warning("could not announce %d stream(s): %s", len(pending), exc)
+            return
+        try:
+            await _ANNOUNCE_MANY.run(conn, params)
         except psycopg.Error as exc:
             # Lost announcements only delay subscribers until their next notification or poll.
+            await self.pool.putconn(conn)  # the pool discards it if broken
             _log.warning("could not announce %d stream(s): %s", len(pending), exc)
+        except BaseException:
+            await self.pool.putconn(conn)
+            raise
+        else:
+            self._keep_connection(conn)
 
     async def close(self) -> None:
         """Wait for queued appends, send the last announcements, stop the background tasks."""
         while self._queue or self._inflight:
             await asyncio.sleep(0.001)
-        if self._announcer is not None:
-            # The flag, not only the cancel: on Python 3.11 a cancel that lands while the announcer's
-            # pool checkout is finishing can be swallowed (asyncio.wait_for), and the announcer would
-            # then wait for a wake-up for ever, and this close with it.
-            self._closing = True
-            self._announce_wake.set()
-            self._announcer.cancel()
+        if self._announce_timer is not None:
+            self._announce_timer.cancel()
+            self._announce_timer = None
+        if self._flusher is not None:
+            # One NOTIFY transaction, no loop: even a cancel swallowed on Python 3.11 (asyncio.wait_for, in a
+            # pool checkout) leaves it to end by itself.
+            self._flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._announcer
-            self._announcer = None
-            self._closing = False
+                await self._flusher
+            self._flusher = None
         await self._flush_announcements()
         if self._release_timer is not None:
             self._release_timer.cancel()
