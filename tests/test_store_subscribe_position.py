@@ -177,3 +177,32 @@ async def test_routed_appends_announce_together_after_the_routed_interval(
             await store.close()
     assert heard >= set(streams)
     assert own_transactions == [1]
+
+
+async def test_one_announcing_transaction_at_a_time_and_close_waits_for_it(
+    db_pool: AsyncConnectionPool, stream_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Announcements that fall due while the writer's own NOTIFY transaction is still under way wait for it,
+    not a second one beside it: close() waits for the one under way, so none outlives the store."""
+    monkeypatch.setattr(_writer, "ANNOUNCE_INTERVAL", 0.01)
+    store = EventStore(db_pool)
+    flush = store._writer._flush_announcements
+    under_way, most_at_once, sent = [0], [0], [0]
+
+    async def slow_flush() -> None:
+        under_way[0] += 1
+        most_at_once[0] = max(most_at_once[0], under_way[0])
+        try:
+            await asyncio.sleep(0.3)  # a slow transaction: several intervals fall due meanwhile
+            await flush()
+            sent[0] += 1
+        finally:
+            under_way[0] -= 1
+
+    monkeypatch.setattr(store._writer, "_flush_announcements", slow_flush)
+    for n in range(5):
+        await store.append(stream_id, n, [ev(n + 1)])
+        await asyncio.sleep(0.1)  # longer than the interval: each announced alone, not in the next batch
+    await store.close()
+    assert most_at_once == [1]
+    assert under_way == [0] and sent[0] >= 1  # close cancels the one under way and sends the rest itself

@@ -241,7 +241,7 @@ class AppendWriter:
         self._carried = 0  # batch statements sent so far, each taking the pending announcements
         # Armed by the first announcement no batch has taken yet; a batch that takes them disarms it.
         self._announce_timer: asyncio.TimerHandle | None = None
-        self._flusher: asyncio.Task[None] | None = None  # the last NOTIFY transaction of its own begun
+        self._flusher: asyncio.Task[None] | None = None  # the NOTIFY transaction of its own under way
         # stream id -> (version, hash) of its last event as this writer last saw it: the link a
         # next command chains from. Events never change, so an entry can be old but not wrong.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
@@ -762,8 +762,11 @@ class AppendWriter:
         if version > self._announcements.get(stream_id, 0):
             self._announcements[stream_id] = version
         if self._announce_timer is None:
-            interval = ROUTED_ANNOUNCE_INTERVAL if self.routed else ANNOUNCE_INTERVAL
-            self._announce_timer = asyncio.get_running_loop().call_later(interval, self._announce_due)
+            self._arm_announce_timer()
+
+    def _arm_announce_timer(self) -> None:
+        interval = ROUTED_ANNOUNCE_INTERVAL if self.routed else ANNOUNCE_INTERVAL
+        self._announce_timer = asyncio.get_running_loop().call_later(interval, self._announce_due)
 
     def _reannounce(self, announcing: dict[str, int]) -> None:
         for stream_id, version in announcing.items():
@@ -772,8 +775,13 @@ class AppendWriter:
     def _announce_due(self) -> None:
         """No batch carried the pending announcements in time: a NOTIFY transaction of their own."""
         self._announce_timer = None
-        if self._announcements:
-            self._flusher = self._spawn(self._flush_announcements())
+        if not self._announcements:
+            return
+        if self._flusher is not None and not self._flusher.done():
+            # One such transaction at a time, the one close() waits for: these go after it.
+            self._arm_announce_timer()
+            return
+        self._flusher = self._spawn(self._flush_announcements())
 
     async def _flush_announcements(self) -> None:
         pending, self._announcements = self._announcements, {}
