@@ -25,6 +25,7 @@ from stud_service.observability.metrics import Metrics
 from stud_service.server.tables.ownership import Leases
 from stud_service.store import ConcurrencyError, EventStore, LeaseLost
 from stud_service.store.citus import layout
+from stud_service.store.citus_routes import WorkerRoutes
 from stud_service.store.models import Fence, StreamAppend
 from stud_service.store.subscribe import HEADS_SQL
 
@@ -51,6 +52,15 @@ def new_stream(kind: str = "tables") -> str:
 
 def events(count: int, hand: int | None = None) -> list[dict]:
     return [{"type": "Noted", "n": n, **({"hand": hand} if hand else {})} for n in range(count)]
+
+
+async def learnt_routes(store: EventStore) -> WorkerRoutes:
+    """The store's routes to the workers, learnt at its first append (the module's store may be new here:
+    a test run alone, or after the module's fixtures were set up again, has appended nothing yet)."""
+    await store.append(new_stream(), 0, events(1))
+    routes = store._writer.routes
+    assert routes is not None
+    return routes
 
 
 async def rows(url: str, sql: str, *params: object) -> list[tuple]:
@@ -198,8 +208,7 @@ async def test_an_append_sent_to_a_worker_that_no_longer_holds_its_shard_is_hand
 ) -> None:
     """The store's knowledge of where a stream lives may be old (a shard moved since it looked): the worker
     it sends the append to hands the call on to the shard's worker, and the chain stays whole."""
-    routes = store._writer.routes
-    assert routes is not None
+    routes = await learnt_routes(store)
     stream_id = new_stream()
     version = await sent_straight(store, stream_id, (await store.append(stream_id, 0, events(1))).version)
     home = await worker_port_of(citus, stream_id)
@@ -220,8 +229,7 @@ async def test_a_stream_whose_worker_cannot_be_reached_is_appended_through_the_c
     """A worker this process cannot connect to (its name as the coordinator knows it not reachable from
     here: a port nothing listens on stands for it) costs nothing but speed: its streams' appends go
     through the coordinator, which reaches the worker itself."""
-    routes = store._writer.routes
-    assert routes is not None
+    routes = await learnt_routes(store)
     stream_id = new_stream()
     version = (await store.append(stream_id, 0, events(1))).version
     with socket.socket() as probe:  # a port taken for a moment, then free: nothing listens there
