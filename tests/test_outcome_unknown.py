@@ -32,6 +32,7 @@ from stud_service.store import apply_migrations
 
 OPERATOR = Principal("house", Role.OPERATOR)
 DEADLINE = 30.0  # longer than any wait for the store here
+FIRST_DEAL_PAUSE = 3.0  # seconds between hands at the cut test's table
 BUY_IN = 5_000
 
 
@@ -80,7 +81,9 @@ async def cut_and_call(db: Proxied, principal: Principal, request, call, committ
 
 async def test_a_write_cut_at_commit_is_answered_once_on_every_write_path(proxied, spawn_server) -> None:
     db = proxied
-    server = await spawn_server(db.url)
+    # The first deal comes this long after the second player sits: the test sets its trap on the deal's commit
+    # in that time (the proxy holds one trap, and the sit-downs' own are set before), however loaded the host.
+    server = await spawn_server(db.url, "--hand-pause-seconds", str(FIRST_DEAL_PAUSE))
     async with grpc.aio.insecure_channel(server.address) as channel:
         operator = StudClient(channel, mint_token(TOKEN_SECRET, "house", Role.OPERATOR))
         players = {name: StudClient(channel, mint_token(TOKEN_SECRET, name)) for name in ("ann", "ben")}

@@ -59,8 +59,9 @@ async def client_at(address: str, web_url: str, transport: str, player: str, dev
     if proxy is not None:
         await proxy.start()
     token = mint_token(TOKEN_SECRET, player, Role.PLAYER)
-    # The web client's own connections (closed with it), not the process's shared pool.
-    http = pyqwest.HTTPTransport(http_version=pyqwest.HTTPVersion.HTTP1)
+    # The web client's own connection (closed with it), not the process's shared pool; one, as the docstring
+    # says: a call made as the last one's connection goes back to the pool would otherwise open another.
+    http = pyqwest.HTTPTransport(http_version=pyqwest.HTTPVersion.HTTP1, max_connections_per_address=1)
     try:
         if transport in WEB_TRANSPORTS:
             protocol, codec = WEB_TRANSPORTS[transport]
