@@ -49,6 +49,7 @@ def _get(url: str, token: str | None = None) -> dict:
 
 
 @pytest.mark.long
+@pytest.mark.timeout(600)  # a whole demo, then the person's hand played out on its action clock
 @pytest.mark.parametrize("twice", [False, True], ids=["ctrl-c", "ctrl-c-twice"])
 async def test_demo_stay_keeps_the_table_playing_at_the_printed_url_until_ctrl_c(
     make_database: Callable[..., Awaitable[str]], twice: bool,
@@ -211,6 +212,7 @@ async def test_the_demo_mints_tokens_its_service_accepts_and_renews_the_bots_whi
 
 
 @pytest.mark.long
+@pytest.mark.timeout(660)  # the demo's own bound is 600 s: its tournament plays one-minute levels to the end
 async def test_demo_tournament_plays_a_sit_and_go_of_bots_to_the_end_and_reconciles(
     make_database: Callable[..., Awaitable[str]],
 ) -> None:
