@@ -186,7 +186,10 @@ async def test_a_table_reports_its_hands_from_what_it_holds_without_reading_its_
             return await read_stream(stream_id, *args, **kwargs)
 
         runtime.store.read_stream = counted  # type: ignore[method-assign]
-        async with sit_and_go_played(runtime, [f"bot{n}" for n in range(1, 7)]) as tournament:
+        # Deep stacks and passive bots: nobody is out, so ten hands come whatever the bots draw (with the
+        # usual stacks the tournament could end first).
+        players = [f"bot{n}" for n in range(1, 7)]
+        async with sit_and_go_played(runtime, players, passive=True, starting_stack=100_000) as tournament:
 
             async def reported(count: int) -> bool:
                 events = await tournament_events(runtime, tournament)
