@@ -18,7 +18,16 @@ from tournament_replicas import balance, fund, new_id, replica
 
 from stud_service.audit.money_log import audit_money
 from stud_service.audit.tournament_verify import verify_tournament
-from stud_service.engine import Act, ActionKind, DomainError, legal_actions, to_act
+from stud_service.engine import (
+    Act,
+    ActionKind,
+    DomainError,
+    SendChat,
+    decide,
+    event_to_json,
+    legal_actions,
+    to_act,
+)
 from stud_service.engine import event_from_json as table_event
 from stud_service.engine.events import HandStarted
 from stud_service.server.api.errors import RequestError
@@ -200,20 +209,28 @@ async def test_a_table_reports_its_hands_from_what_it_holds_without_reading_its_
         assert len(table_reads) < 10, table_reads
 
 
-async def test_a_hands_report_and_the_next_deal_are_one_append_and_the_state_is_the_logs_fold(database):
+async def test_a_hands_report_the_next_deal_and_the_tables_hand_are_one_append_and_the_state_is_the_logs_fold(
+        database):
     """A table whose next hand needs no seat changes (no one out, moved away or in) appends its hand's
-    report and its next deal to the tournament in one append, one transaction: a crash leaves both or
-    neither. The replica's state, taken from what decided the append, is the fold of the log."""
+    report and its next deal to the tournament, and its next hand to its own stream, in one append, one
+    transaction: a crash leaves all or nothing. The replica's state, taken from what decided the append, is
+    the fold of the log."""
     async with replica(database, settings=PLAYING) as runtime:
-        appends: list[tuple[str, ...]] = []
-        append = runtime.store.append
+        appends: list[tuple[str, ...]] = []  # the types of each append with a tournament's events in it
+        append, append_all = runtime.store.append, runtime.store.append_all
 
         async def recorded(stream_id: str, *args: Any, **kwargs: Any) -> Any:
             if stream_id.startswith("tournaments/"):
                 appends.append(tuple(payload["type"] for payload in args[1]))
             return await append(stream_id, *args, **kwargs)
 
+        async def recorded_all(parts: Any, *args: Any, **kwargs: Any) -> Any:
+            if any(part.stream_id.startswith("tournaments/") for part in parts):
+                appends.append(tuple(payload["type"] for part in parts for payload in part.events))
+            return await append_all(parts, *args, **kwargs)
+
         runtime.store.append = recorded  # type: ignore[method-assign]
+        runtime.store.append_all = recorded_all  # type: ignore[method-assign]
         players = [f"bot{n}" for n in range(1, 7)]
         # Deep stacks and passive bots: nobody is out, nobody moves, no table waits for another.
         deep = sit_and_go_played(runtime, players, seed=3, passive=True, starting_stack=100_000)
@@ -229,7 +246,54 @@ async def test_a_hands_report_and_the_next_deal_are_one_append_and_the_state_is_
             assert state == replay((await tournament_events(runtime, tournament))[:version])
         await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
         with_report = [types for types in appends if "TableHandEnded" in types]
-        assert len(with_report) >= 10 and all("TableHandDealt" in types for types in with_report), appends
+        assert len(with_report) >= 10, appends
+        assert all("TableHandDealt" in types and "HandStarted" in types for types in with_report), appends
+
+
+async def test_a_table_that_moves_under_its_report_and_deal_appends_neither_and_deals_on(database):
+    """The table's stream moved under the one append of a hand's report, the tournament's deal and the
+    table's hand (another replica's writer: a chat message sent there): nothing of it is appended, neither
+    to the tournament nor to the table; the table catches up, looks again and deals, each hand reported
+    once."""
+    async with replica(database, settings=PLAYING) as runtime:
+        append, append_all = runtime.store.append, runtime.store.append_all
+        moved: list[int] = []  # the table's version each time its stream was moved under the append
+
+        async def moved_first(parts: Any, *args: Any, **kwargs: Any) -> Any:
+            table = next((part for part in parts if part.stream_id.startswith("tables/")), None)
+            if not moved and table is not None and any(
+                    payload["type"] == "HandStarted" for payload in table.events):
+                live = runtime.cache.get(table.stream_id[len("tables/"):])
+                assert live is not None
+                player = next(iter(live.state.seats.values())).player_id
+                chat = decide(live.state, SendChat(player, "moved under the append", int(time.time() * 1000)))
+                payloads = [event_to_json(event) for event in chat]
+                await append(table.stream_id, table.expected_version, payloads)
+                moved.append(table.expected_version + 1)
+            return await append_all(parts, *args, **kwargs)
+
+        runtime.store.append_all = moved_first  # type: ignore[method-assign]
+        players = [f"bot{n}" for n in range(1, 7)]
+        deep = sit_and_go_played(runtime, players, seed=3, passive=True, starting_stack=100_000)
+        async with deep as tournament:
+
+            async def five_reported() -> bool:
+                return await reports(runtime, tournament) >= 5
+
+            await wait_for(five_reported, 120, "five hands reported")
+        await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
+        assert moved, "no report and deal was appended with the table's hand"
+        ended = [(event.table_id, event.hand) for event in await tournament_events(runtime, tournament)
+                 if isinstance(event, TableHandEnded)]
+        assert len(ended) == len(set(ended)), ended
+        for table_id in {table_id for table_id, _hand in ended}:
+            stored = await runtime.store.read_stream(f"tables/{table_id}")
+            types = [item.payload["type"] for item in stored]
+            hands = [item.payload["hand"] for item in stored if item.payload["type"] == "HandStarted"]
+            assert hands == list(range(1, len(hands) + 1)), hands
+            if "ChatMessageSent" in types:  # the table moved under the append: its chat, then its hand
+                chat_at = types.index("ChatMessageSent")
+                assert "HandStarted" in types[chat_at:], types
 
 
 async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_changes(database, monkeypatch):

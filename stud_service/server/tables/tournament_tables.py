@@ -21,6 +21,8 @@ two appends (the tournament's and the table's) leaves nothing the next owner can
    When the tournament, the report folded, lets the table deal as it seats already (no one out, moved
    away or in: most hands), the deal is decided with the report and appended with it, one transaction
    (``execute_then``): the same events as steps 1 and 4 one after the other, in one append instead of two.
+   The table's hand (step 2) goes into that transaction too (``along``) unless money moves with the
+   tournament's events (a prize): then it is a second append, as after a crash.
 
 Other tables change the tournament while a table takes its steps, and players change the table (sitting
 out and in): either makes the dealer at work look again (``LiveTable.look_again``) rather than stop.
@@ -54,7 +56,8 @@ from stud_service.server.tables.seeds import deal_commands
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tables.writes import TableWrites
 from stud_service.server.tournaments.runtime import FollowUp, TournamentRuntime, new_draw
-from stud_service.store import Fence, LeaseLost
+from stud_service.server.tournaments.writes import Along, AlongConflict
+from stud_service.store import AppendResult, Fence, LeaseLost, StreamAppend
 from stud_service.tournaments import AdvanceLevel, DealTableHand, EndTableHand, StartTournament, Status
 from stud_service.tournaments import event_from_json as tournament_event_from_json
 from stud_service.tournaments.errors import TournamentError
@@ -263,7 +266,7 @@ class TournamentTables:
             chips = await self._last_hand_chips(live)
             command = EndTableHand(table_id, table.hand_number, chips, now_ms(), new_draw())
             deal_next = partial(self._deal_next, live)
-            executed = await self._tournament(tournament_id, command, table_fence, deal_next)
+            executed = await self._tournament(live, state, command, table_fence, deal_next)
             if executed is not None:
                 await self._start_dealt(live, state, executed)
             return executed is not None
@@ -281,7 +284,7 @@ class TournamentTables:
             return True
         if step is Step.DEAL:
             deal = DealTableHand(table_id, table.hand_number + 1, now_ms(), seated_players(table))
-            executed = await self._tournament(tournament_id, deal, table_fence)
+            executed = await self._tournament(live, state, deal, table_fence)
             if executed is None:
                 return False  # refused: the change that refused it makes this table look again
             await self._start_dealt(live, state, executed)
@@ -299,21 +302,27 @@ class TournamentTables:
         return DealTableHand(live.table_id, table.hand_number + 1, now, seated_players(table))
 
     async def _start_dealt(self, live: LiveTable, state: TournamentState, executed: list[Any]) -> None:
-        """Start the hand the tournament's events ``executed`` let the table deal, if they did."""
-        index = next((event.index for event in executed if isinstance(event, TableHandDealt)), None)
-        if index is not None and live.state.hand is None:
-            await self._start_hand(live, state, index)
+        """Start the hand the tournament's events ``executed`` let the table deal, if they did and it was
+        not started in their append (then it may be over already: its players all absent)."""
+        dealt = next((event for event in executed if isinstance(event, TableHandDealt)), None)
+        if dealt is not None and live.state.hand is None and live.state.hand_number < dealt.hand:
+            await self._start_hand(live, state, dealt.index)
 
     async def _start_hand(self, live: LiveTable, state: TournamentState, index: int) -> None:
         """Deal the hand the tournament let the table deal, at the level it was let deal at."""
-        assert state.config is not None
-        stakes = dealt_stakes(state.config, index)
+        await self.writes.write(live, _start(live, state, index), None, live.version)
 
-        def start(now_state: Any, now: int) -> Any:
-            hand, commit = deal_commands(live, now_state, now)
-            return replace(hand, stakes=stakes), commit
+    def _along(self, live: LiveTable, state: TournamentState) -> Along:
+        """The table's hand started in the append of the tournament's events that let it deal (if they do)."""
 
-        await self.writes.write(live, start, None, live.version)
+        def along(events: list[Any], now: int) -> tuple[StreamAppend, Callable[[AppendResult], None]] | None:
+            dealt = next((event for event in events
+                          if isinstance(event, TableHandDealt) and event.table_id == live.table_id), None)
+            if dealt is None or live.state.hand is not None or live.state.hand_number + 1 != dealt.hand:
+                return None
+            return self.writes.along(live, _start(live, state, dealt.index), now)
+
+        return along
 
     async def _dealt_index(self, tournament_id: str, table_id: str, hand: int) -> int:
         """The level index the tournament let ``table_id`` deal ``hand`` at (its TableHandDealt): after a
@@ -328,15 +337,26 @@ class TournamentTables:
         raise TableMoved(f"no deal of hand {hand} at {table_id} in {stream_id}")
 
     async def _tournament(
-        self, tournament_id: str, command: Any, fence: Fence | None, then: FollowUp | None = None
+        self, live: LiveTable, state: TournamentState, command: Any, fence: Fence | None,
+        then: FollowUp | None = None,
     ) -> list[Any] | None:
-        """Append a command of the table's owner to the tournament (and ``then``'s, in the same append);
-        the events appended, None if refused (decided against a state another replica's append had
-        changed: its event re-arms the table)."""
+        """Append a command of the table's owner to the tournament (and ``then``'s, in the same append,
+        and the table's hand it lets deal: ``_along``); the events appended, None if refused (decided
+        against a state another replica's append had changed: its event re-arms the table; or the table
+        moved under the append: look again)."""
+        tournament_id = state.tournament_id
+        assert tournament_id is not None
         try:
-            return (await self.tournaments.execute(tournament_id, command, fence=fence, then=then)).events
+            async with live.write_lock:  # the table's hand is decided at its version
+                executed = await self.tournaments.execute(
+                    tournament_id, command, fence=fence, then=then, along=self._along(live, state))
+            return executed.events
         except TournamentError as error:
             _log.info("tournament command refused: %s", error, extra={"tournament": tournament_id})
+            return None
+        except AlongConflict:
+            await self.cache.catch_up(live)
+            live.look_again = True
             return None
         except LeaseLost:
             raise TableMoved("the table's lease is lost") from None
@@ -355,6 +375,19 @@ class TournamentTables:
             if starts:
                 return hand_chips(events[starts[-1]:])
         raise TableMoved(f"{live.stream_id} has no hand to report")
+
+
+def _start(live: LiveTable, state: TournamentState, index: int) -> Callable[[Any, int], Any]:
+    """The commands that start the table's next hand at the stakes of level ``index`` (the level the
+    tournament let it deal at)."""
+    assert state.config is not None
+    stakes = dealt_stakes(state.config, index)
+
+    def start(now_state: Any, now: int) -> Any:
+        hand, commit = deal_commands(live, now_state, now)
+        return replace(hand, stakes=stakes), commit
+
+    return start
 
 
 def _has_work(live: LiveTable, state: TournamentState) -> bool:

@@ -49,7 +49,7 @@ from stud_service.server.tables.followed import kept_conflicting
 from stud_service.server.tables.live import LiveTable, TableAt, TableMoved, now_ms, stream_id_for
 from stud_service.server.tables.owned import OwnedTables
 from stud_service.server.tables.seeds import commit_next_hand
-from stud_service.store import AppendResult, ConcurrencyError, EventStore, Fence
+from stud_service.store import AppendResult, ConcurrencyError, EventStore, Fence, StreamAppend
 
 WRITE_ATTEMPTS = 5
 
@@ -225,6 +225,28 @@ class TableWrites:
             live.stream_id, live.table_id, currency, live.version, payloads, effects, now,
             *_stored(request_id), fence, guard=guard,
         )
+
+    def along(
+        self, live: LiveTable, make_command: Callable[[TableState, int], Commands], now: int
+    ) -> tuple[StreamAppend, Callable[[AppendResult], None]] | None:
+        """The table's part of an append another stream's writer makes (a tournament's, letting it deal):
+        ``make_command``'s events decided against the table as it stands, at its version, and what applies
+        them once appended. None if they move money or seat anyone (their own path: :meth:`write`). The
+        caller holds the table's write lock; the other writer's fence is the table's owner's."""
+        try:
+            events = decide_all(live.state, make_command(live.state, now))
+        except DomainError:
+            return None  # refused on its own path, as it would be
+        config = live.state.config
+        if not events or table_effects(
+                events, live.state.seats.values(), money=bool(config is not None and config.currency)):
+            return None
+        payloads = [event_to_json(event) for event in events]
+
+        def applied(result: AppendResult) -> None:
+            self.cache.apply_appended(live, events, payloads, result.first_version)
+
+        return StreamAppend(live.stream_id, live.version, payloads), applied
 
     async def _retry_of(self, live: LiveTable, request_id: RequestKey | None) -> int | None:
         return await self.cache.retry_of(live, request_id)

@@ -29,7 +29,7 @@ from stud_service.server.tournaments.cache import TournamentCache, shown_event
 from stud_service.server.tournaments.exclusions import EXCLUDED, ExcludedEntries
 from stud_service.server.tournaments.live import LiveTournament, now_ms, shown_state
 from stud_service.server.tournaments.lobby import Lobby
-from stud_service.server.tournaments.writes import FollowUp, MakeCommand, TournamentWrites, Written
+from stud_service.server.tournaments.writes import Along, FollowUp, MakeCommand, TournamentWrites, Written
 from stud_service.shuffle import new_commitment
 from stud_service.store import EventStore, Fence
 from stud_service.store.standby import StandbyReads
@@ -174,18 +174,19 @@ class TournamentRuntime:
     # -- the owner's commands (the level clock, the tables) ---------------------------------------
 
     async def execute(
-        self, tournament_id: str, command: Any, *, fence: Fence | None = None, then: FollowUp | None = None
+        self, tournament_id: str, command: Any, *, fence: Fence | None = None, then: FollowUp | None = None,
+        along: Along | None = None,
     ) -> Executed:
         """Decide any tournament command as given (its ``now_ms`` and ``next_draw`` are the caller's) and
         append its events with the money they move: the path of the level clock and of the tables' driver
         (StartTournament, AdvanceLevel, DealTableHand, EndTableHand, ...). ``fence``: only while this
-        replica holds the tournament's lease; ``then``: a command decided after it in the same append
-        (:meth:`TournamentWrites.write`)."""
+        replica holds the tournament's lease; ``then``: a command decided after it in the same append;
+        ``along``: another stream's part of that append (:meth:`TournamentWrites.write`)."""
         if isinstance(command, CreateTournament):
             written = await self.writes.create(command, None)
         else:
             live = await self.cache.tournament(tournament_id)
-            written = await self.writes.write(live, lambda state, now: command, None, fence, then)
+            written = await self.writes.write(live, lambda state, now: command, None, fence, then, along)
         return await self._executed(tournament_id, written)
 
     async def live(self, tournament_id: str) -> LiveTournament:

@@ -7,6 +7,10 @@ replica) got there first the append is refused; the replica catches up from the 
 :mod:`.money`) moves in the same transaction (``Ledger.append_with_pool``): a refusal of the ledger
 (INSUFFICIENT_FUNDS, PLAYER_SUSPENDED) appends nothing anywhere.
 
+A write may carry another stream's part (``along``: a table's next deal, decided with the tournament's
+events that let it deal) in the same transaction, when the events move no money: one append instead of two,
+both or neither. A conflict on that part is the caller's (:class:`AlongConflict`): its stream moved.
+
 A request id already recorded in the stream makes a call a retry of the first: it is answered with the
 tournament as that call left it (and REQUEST_ID_REUSED for an id recorded for a different request,
 :mod:`stud_service.server.api.request_ids`), whatever the tournament refuses now.
@@ -26,7 +30,7 @@ from stud_service.server.tables.followed import kept_conflicting
 from stud_service.server.tournaments.cache import TournamentCache
 from stud_service.server.tournaments.live import LiveTournament, now_ms, stream_id_for
 from stud_service.server.tournaments.money import pool_transfers
-from stud_service.store import AppendResult, ConcurrencyError, EventStore, Fence
+from stud_service.store import AppendResult, ConcurrencyError, EventStore, Fence, StreamAppend
 from stud_service.tournaments import (
     CreateTournament,
     TournamentError,
@@ -47,6 +51,13 @@ WRITE_ATTEMPTS = 10
 MakeCommand = Callable[[TournamentState, int], Any]  # (state, now_ms) -> the command to decide
 # (the state after the first command, now_ms) -> a command to decide after it in the same append, or None
 FollowUp = Callable[[TournamentState, int], Any | None]
+# (the events decided, now_ms) -> another stream's part of their append and what applies it once
+# appended (given its result), or None: the tournament's events alone.
+Along = Callable[[list[Any], int], tuple[StreamAppend, Callable[[AppendResult], None]] | None]
+
+
+class AlongConflict(Exception):
+    """The stream of a write's ``along`` part was not at its expected version: nothing was appended."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +111,13 @@ class TournamentWrites:
         request_id: RequestKey | None = None,
         fence: Fence | None = None,
         then: FollowUp | None = None,
+        along: Along | None = None,
     ) -> Written:
         """Decide ``make_command(state, now_ms)`` and append its events (with the money they move) under
         the tournament's write lock; ``fence``: only while the replica holds the tournament's lease.
         ``then``: a command to decide after it, against the state its events leave, in the same append
-        (``execute_then``: a table's hand report and its next deal, one transaction)."""
+        (``execute_then``: a table's hand report and its next deal, one transaction). ``along``: another
+        stream's part of the append (the module's docstring)."""
         async with live.write_lock:
             for _attempt in range(WRITE_ATTEMPTS):
                 now = now_ms()
@@ -119,12 +132,14 @@ class TournamentWrites:
                         return Written(retry, [])
                     raise
                 try:
-                    result = await self._append(live, events, request_id, now, fence)
+                    result = await self._append(live, events, request_id, now, fence, along)
                 except LedgerError:
                     if (retry := await self._retry_of(live, request_id)) is not None:
                         return Written(retry, [])
                     raise
-                except ConcurrencyError:
+                except ConcurrencyError as error:
+                    if error.stream_id != live.stream_id:
+                        raise AlongConflict(str(error)) from None
                     await self.cache.catch_up(live)
                     continue
                 version = await self.cache.appended(
@@ -141,15 +156,24 @@ class TournamentWrites:
         request_id: RequestKey | None,
         now: int,
         fence: Fence | None,
+        along: Along | None = None,
     ) -> AppendResult:
         payloads = [event_to_json(event) for event in events]
         config = live.state.config
         assert config is not None  # a tournament in the cache was created
         transfers = pool_transfers(config, events)
         if not transfers:
-            return await self.store.append(
-                live.stream_id, live.version, payloads, *_stored(request_id), fence
-            )
+            other = along(events, now) if along is not None else None
+            if other is None:
+                return await self.store.append(
+                    live.stream_id, live.version, payloads, *_stored(request_id), fence
+                )
+            part, applied = other
+            own = StreamAppend(live.stream_id, live.version, payloads, *_stored(request_id))
+            result, other_result = await self.store.append_all([own, part], fence)
+            if not result.duplicate:
+                applied(other_result)  # the other stream's first: its change is what the tournament's shows
+            return result
         return await self.ledger.append_with_pool(
             live.stream_id, live.tournament_id, config.currency, live.version, payloads, transfers, now,
             *_stored(request_id), fence,
