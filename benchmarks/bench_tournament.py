@@ -12,7 +12,10 @@
    table, so the field falls from 1,000 to about 160 in the first half-minute and the final table, alone
    in play, takes most of the run and about 40% of its actions: a shape no tournament of players has.
 3. **Cash tables**: on a fresh database, the same bots at ``--tables`` money tables of as many seats, dealt
-   by the same dealer after the same pause, for ``--cash-seconds``.
+   by the same dealer after the same pause, for ``--cash-seconds``: half of it before the tournament and
+   half after, on a fresh database each, their CPU and actions summed. The host's speed drifts over the
+   minutes a tournament takes (two cash windows of one run have differed by 13%); the peer brackets the
+   tournament, and both halves are printed, so a run shows its own drift.
 
 4. **Cash tables at the tournament's occupancy**: the tournament ends short-handed (heads-up at one table
    for its last minutes), where the cash tables of step 3 stay full. Each tournament action is counted by
@@ -246,6 +249,11 @@ class Run:
         """Over the window: a hand's fixed work (deal, seed, standings) is spread over this many actions."""
         return self.actions / max(self.hands, 1)
 
+    def __add__(self, other: Run) -> Run:
+        """Two cash windows as one (their sums; the cash side has no sizes or moves)."""
+        return Run(self.seconds + other.seconds, self.actions + other.actions,
+                   self.server_cpu + other.server_cpu, self.hands + other.hands)
+
 
 async def tournament_run(
     url: str, entrants: int, tables: int, spin: float, folds: float = THIRD_STREET_FOLDS
@@ -389,10 +397,17 @@ def main() -> int:
     spin = SERVE_SPIN_SECONDS if args.append_spin_us is None else args.append_spin_us / 1_000_000
     db = Database()
     db.start()
+    seats = math.ceil(args.entrants / args.tables)
+
+    def cash_window() -> Run:
+        half = args.cash_seconds / 2
+        return asyncio.run(cash_run(db.another(), args.tables, seats, half, spin, folds=folds))
+
     try:
+        cash_before = cash_window()
         burst, tournament = asyncio.run(tournament_run(db.url, args.entrants, args.tables, spin, folds))
-        seats = math.ceil(args.entrants / args.tables)
-        cash = asyncio.run(cash_run(db.another(), args.tables, seats, args.cash_seconds, spin, folds=folds))
+        cash_after = cash_window()
+        cash = cash_before + cash_after
         occupancy = occupancy_run(db, tournament, seats, args.cash_seconds, spin, folds)
     finally:
         db.stop()
@@ -409,7 +424,8 @@ def main() -> int:
     ratio = tournament.cpu_ms / cash.cpu_ms
     print(f"cash tables: {cash.actions} actions in {cash.seconds:.0f} s"
           f" ({cash.actions / cash.seconds:.0f}/s);"
-          f" {cash.cpu_ms:.2f} ms server CPU per action, {cash.actions_per_hand:.0f} actions a hand;"
+          f" {cash.cpu_ms:.2f} ms server CPU per action (before the tournament {cash_before.cpu_ms:.2f},"
+          f" after it {cash_after.cpu_ms:.2f}), {cash.actions_per_hand:.0f} actions a hand;"
           f" the tournament's {ratio:.2f}× that"
           f" (the goal's comparison: ≤ {GOAL}×)")
     print(f"cash tables at the tournament's occupancy: {occupancy.cpu_ms:.2f} ms server CPU per action"
@@ -432,7 +448,8 @@ def main() -> int:
                f" a hand; registrations {burst.served:,} of {args.entrants:,} served,"
                f" the last {burst.last_served_seconds:.2f} s after the first",
         peer=f"the same bots at {args.tables} cash tables of {seats}: {cash.cpu_ms:.2f} ms"
-             f" ({cash.actions_per_hand:.0f} actions a hand)"
+             f" ({cash_before.cpu_ms:.2f} before the tournament, {cash_after.cpu_ms:.2f} after;"
+             f" {cash.actions_per_hand:.0f} actions a hand)"
              f" (at the tournament's occupancy: {occupancy.cpu_ms:.2f} ms,"
              f" {tournament.cpu_ms / occupancy.cpu_ms:.2f}×)",
         ratio=f"{ratio:.2f}×",
