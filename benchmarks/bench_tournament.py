@@ -14,7 +14,7 @@
 3. **Cash tables**: on a fresh database, the same bots at ``--tables`` money tables of as many seats, dealt
    by the same dealer after the same pause, for ``--cash-seconds``: half of it before the tournament and
    half after, on a fresh database each, their CPU and actions summed. The host's speed drifts over the
-   minutes a tournament takes (two cash windows of one run have differed by 13%); the peer brackets the
+   minutes a tournament takes (the two halves of one run have differed by 17–36%); the peer brackets the
    tournament, and both halves are printed, so a run shows its own drift.
 
 4. **Cash tables at the tournament's occupancy**: the tournament ends short-handed (heads-up at one table
