@@ -45,7 +45,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from stud_service.engine import CreateTable, TableExists
+from stud_service.engine import CreateTable, StartHand, TableExists
 from stud_service.engine import event_from_json as table_event_from_json
 from stud_service.engine.events import HandStarted
 from stud_service.server.tables.cache import TableCache
@@ -55,8 +55,13 @@ from stud_service.server.tables.protection import sit_out_excluded
 from stud_service.server.tables.seeds import deal_commands
 from stud_service.server.tables.tasks import TableTasks
 from stud_service.server.tables.writes import TableWrites
-from stud_service.server.tournaments.runtime import FollowUp, TournamentRuntime, new_draw
-from stud_service.server.tournaments.writes import Along, AlongConflict
+from stud_service.server.tournaments.runtime import (
+    Along,
+    AlongConflict,
+    FollowUp,
+    TournamentRuntime,
+    new_draw,
+)
 from stud_service.store import AppendResult, Fence, LeaseLost, StreamAppend
 from stud_service.tournaments import AdvanceLevel, DealTableHand, EndTableHand, StartTournament, Status
 from stud_service.tournaments import event_from_json as tournament_event_from_json
@@ -385,6 +390,7 @@ def _start(live: LiveTable, state: TournamentState, index: int) -> Callable[[Any
 
     def start(now_state: Any, now: int) -> Any:
         hand, commit = deal_commands(live, now_state, now)
+        assert isinstance(hand, StartHand)
         return replace(hand, stakes=stakes), commit
 
     return start

@@ -30,6 +30,7 @@ from stud_service.server.tournaments.exclusions import EXCLUDED, ExcludedEntries
 from stud_service.server.tournaments.live import LiveTournament, now_ms, shown_state
 from stud_service.server.tournaments.lobby import Lobby
 from stud_service.server.tournaments.writes import Along, FollowUp, MakeCommand, TournamentWrites, Written
+from stud_service.server.tournaments.writes import AlongConflict as AlongConflict  # the tables' driver's
 from stud_service.shuffle import new_commitment
 from stud_service.store import EventStore, Fence
 from stud_service.store.standby import StandbyReads
