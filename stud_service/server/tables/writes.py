@@ -235,8 +235,8 @@ class TableWrites:
         caller holds the table's write lock; the other writer's fence is the table's owner's."""
         try:
             events = decide_all(live.state, make_command(live.state, now))
-        except DomainError:
-            return None  # refused on its own path, as it would be
+        except (DomainError, TableMoved):
+            return None  # refused (or moot: no seed committed yet) on its own path, as it would be
         config = live.state.config
         if not events or table_effects(
                 events, live.state.seats.values(), money=bool(config is not None and config.currency)):
