@@ -231,15 +231,8 @@ async def test_a_hands_report_the_next_deal_and_the_tables_hand_are_one_append_a
 
         runtime.store.append = recorded  # type: ignore[method-assign]
         runtime.store.append_all = recorded_all  # type: ignore[method-assign]
-        players = [f"bot{n}" for n in range(1, 7)]
-        # Deep stacks and passive bots: nobody is out, nobody moves, no table waits for another.
-        deep = sit_and_go_played(runtime, players, seed=3, passive=True, starting_stack=100_000)
-        async with deep as tournament:
-
-            async def ten_reported() -> bool:
-                return await reports(runtime, tournament) >= 10
-
-            await wait_for(ten_reported, 120, "ten hands reported")
+        async with deep_sit_and_go_played(runtime) as tournament:
+            await wait_for_reports(runtime, tournament, 10)
             live = await runtime.tournaments.live(tournament)
             # Play goes on: the state and its version as of one moment, against the log's fold up to it.
             state, version = live.state, live.version
@@ -273,14 +266,8 @@ async def test_a_table_that_moves_under_its_report_and_deal_appends_neither_and_
             return await append_all(parts, *args, **kwargs)
 
         runtime.store.append_all = moved_first  # type: ignore[method-assign]
-        players = [f"bot{n}" for n in range(1, 7)]
-        deep = sit_and_go_played(runtime, players, seed=3, passive=True, starting_stack=100_000)
-        async with deep as tournament:
-
-            async def five_reported() -> bool:
-                return await reports(runtime, tournament) >= 5
-
-            await wait_for(five_reported, 120, "five hands reported")
+        async with deep_sit_and_go_played(runtime) as tournament:
+            await wait_for_reports(runtime, tournament, 5)
         await runtime.tournaments.cancel(tournament, by="house", reason="the test is over")
         assert moved, "no report and deal was appended with the table's hand"
         ended = [(event.table_id, event.hand) for event in await tournament_events(runtime, tournament)
@@ -348,3 +335,16 @@ async def test_a_broken_tables_dealer_is_not_woken_by_the_tournaments_later_chan
 
 async def reports(runtime: TableRuntime, tournament_id: str) -> int:
     return sum(isinstance(event, TableHandEnded) for event in await tournament_events(runtime, tournament_id))
+
+
+def deep_sit_and_go_played(runtime: TableRuntime) -> contextlib.AbstractAsyncContextManager[str]:
+    """Six passive bots with deep stacks: nobody is out, nobody moves, no table waits for another."""
+    players = [f"bot{n}" for n in range(1, 7)]
+    return sit_and_go_played(runtime, players, seed=3, passive=True, starting_stack=100_000)
+
+
+async def wait_for_reports(runtime: TableRuntime, tournament_id: str, count: int) -> None:
+    async def reported() -> bool:
+        return await reports(runtime, tournament_id) >= count
+
+    await wait_for(reported, 120, f"{count} hands reported")
