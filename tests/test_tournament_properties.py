@@ -9,11 +9,14 @@ dealt in.  After every balancing: the table
 that gave players is within one of the shortest (or was broken, or a longer table in a hand gives next), and
 every table that took one is.  At the end: places are a permutation of
 1..players with ties only among players out in one hand with equal chips; the payouts add up to the pool;
-each hand was dealt at the level the tournament let it deal at; replaying the events gives the state.
+each hand was dealt at the level the tournament let it deal at; replaying the events gives the state; and
+every state a step left is as it was after the steps that followed (a state is a value: its copies share
+its containers until they change one).
 """
 
 from __future__ import annotations
 
+import copy
 import doctest
 from collections import Counter, defaultdict
 from typing import Any
@@ -73,9 +76,14 @@ class Checks:
         self.commands_seen = 0
         self.balancings = 0
         self.hands_seen: dict[str, int] = {}
+        self.steps = 0
+        self.kept: list[tuple[Any, Any]] = []  # some states the steps left, with a deep copy of each
 
     def __call__(self, sim: SimulatedTournament) -> None:
         state = sim.state
+        self.steps += 1
+        if self.steps % 7 == 1:
+            self.kept.append((state, copy.deepcopy(state)))
         if state.status is Status.RUNNING:
             assert chips_held(sim) == sim.config.starting_stack * entries_total(state), \
                 "chips are not conserved across the tables"
@@ -89,6 +97,9 @@ class Checks:
         for events in sim.commands[self.commands_seen:]:
             self.after_balancing(sim, events)
         self.commands_seen = len(sim.commands)
+
+    def states_stayed_values(self) -> bool:
+        return all(state == snapshot for state, snapshot in self.kept)
 
     def dealt_as_the_tournament_dealt(self, sim: SimulatedTournament, table_id: str) -> None:
         """A hand started at a table deals in exactly the players the tournament let it deal to."""
@@ -211,6 +222,7 @@ def test_simulated_tournaments_keep_every_rule(structure: tuple[TournamentConfig
                               cancel_at=cancel_at)
     assert sim.state.status in (Status.FINISHED, Status.CANCELLED)
     assert replay(sim.log) == sim.state
+    assert checks.kept and checks.states_stayed_values(), "a later step changed a state an earlier one left"
     assert [event_from_json(event_to_json(event)) for event in sim.log] == sim.log
     check_money(sim)
     check_levels(sim)

@@ -64,16 +64,16 @@ def _draw_revealed(state: TournamentState, e: DrawRevealed) -> None:
 
 def _registered(state: TournamentState, e: PlayerRegistered) -> None:
     state.registered = (*state.registered, e.player_id)
-    state.entries[e.player_id] = 1
+    state.mutable("entries")[e.player_id] = 1
 
 
 def _unregistered(state: TournamentState, e: PlayerUnregistered) -> None:
     state.registered = tuple(player for player in state.registered if player != e.player_id)
-    del state.entries[e.player_id]
+    del state.mutable("entries")[e.player_id]
 
 
 def _re_entered(state: TournamentState, e: PlayerReEntered) -> None:
-    state.entries[e.player_id] = e.entry
+    state.mutable("entries")[e.player_id] = e.entry
     state.unplaced = _without(state.unplaced, {e.player_id})
 
 
@@ -87,48 +87,49 @@ def _level_started(state: TournamentState, e: LevelStarted | BreakStarted) -> No
 
 
 def _table_opened(state: TournamentState, e: TableOpened) -> None:
-    state.tables[e.table_id] = {}
+    state.new_table(e.table_id)
     state.tables_opened += 1
 
 
 def _seated(state: TournamentState, e: PlayerSeated) -> None:
-    seats = state.tables[e.table_id]
-    if e.seat in seats or e.player_id in state.seat_of:
+    if e.seat in state.tables[e.table_id] or e.player_id in state.seat_of:
         raise InvalidTournamentEvent(f"{e.player_id!r} cannot take seat {e.seat} at {e.table_id}")
-    seats[e.seat] = e.player_id
-    state.seat_of[e.player_id] = (e.table_id, e.seat)
-    state.chips[e.player_id] = e.chips
+    state.mutable_seats(e.table_id)[e.seat] = e.player_id
+    state.mutable("seat_of")[e.player_id] = (e.table_id, e.seat)
+    state.mutable("chips")[e.player_id] = e.chips
 
 
 def _hand_dealt(state: TournamentState, e: TableHandDealt) -> None:
     if state.hand_for_hand:
         over = hand_for_hand_round_over(tables_that_can_deal(state), state.round_dealt, state.in_hand)
         state.round_dealt = frozenset({e.table_id}) if over else state.round_dealt | {e.table_id}
-    state.in_hand[e.table_id] = e.hand
-    state.last_hand[e.table_id] = e.hand
-    state.dealt_in[e.table_id] = tuple(sorted(state.tables[e.table_id].values()))
+    state.mutable("in_hand")[e.table_id] = e.hand
+    state.mutable("last_hand")[e.table_id] = e.hand
+    state.mutable("dealt_in")[e.table_id] = tuple(sorted(state.tables[e.table_id].values()))
 
 
 def _hand_ended(state: TournamentState, e: TableHandEnded) -> None:
-    if state.in_hand.pop(e.table_id, None) != e.hand:
+    if state.in_hand.get(e.table_id) != e.hand:
         raise InvalidTournamentEvent(f"hand {e.hand} ended at {e.table_id}, which was not dealing it")
-    del state.dealt_in[e.table_id]
+    del state.mutable("in_hand")[e.table_id]
+    del state.mutable("dealt_in")[e.table_id]
+    chips = state.mutable("chips")
     for player, _start, end in e.chips:
-        state.chips[player] = end
+        chips[player] = end
 
 
 def _eliminated(state: TournamentState, e: PlayersEliminated) -> None:
     for player, _chips in e.players:
-        table_id, seat = state.seat_of.pop(player)
-        del state.tables[table_id][seat]
-        state.chips[player] = 0
+        table_id, seat = state.mutable("seat_of").pop(player)
+        del state.mutable_seats(table_id)[seat]
+        state.mutable("chips")[player] = 0
     state.unplaced = (*state.unplaced, tuple(e.players))
 
 
 def _places_fixed(state: TournamentState, e: PlacesFixed) -> None:
     for player, place, last, prize in e.places:
-        state.places[player] = (place, last)
-        state.prizes_won[player] = prize
+        state.mutable("places")[player] = (place, last)
+        state.mutable("prizes_won")[player] = prize
     state.unplaced = _without(state.unplaced, {player for player, *_ in e.places})
 
 
@@ -136,15 +137,15 @@ def _moved(state: TournamentState, e: PlayerMoved) -> None:
     table_id, seat = state.seat_of[e.player_id]
     if table_id != e.from_table or e.seat in state.tables[e.to_table]:
         raise InvalidTournamentEvent(f"{e.player_id!r} cannot move from {e.from_table} to {e.to_table}")
-    del state.tables[table_id][seat]
-    state.tables[e.to_table][e.seat] = e.player_id
-    state.seat_of[e.player_id] = (e.to_table, e.seat)
+    del state.mutable_seats(table_id)[seat]
+    state.mutable_seats(e.to_table)[e.seat] = e.player_id
+    state.mutable("seat_of")[e.player_id] = (e.to_table, e.seat)
 
 
 def _broken(state: TournamentState, e: TableBroken) -> None:
-    if state.tables.pop(e.table_id):
+    if state.mutable("tables").pop(e.table_id):
         raise InvalidTournamentEvent(f"table {e.table_id} was broken with players at it")
-    state.last_hand.pop(e.table_id, None)  # it stays in round_dealt: it played its hand of the round
+    state.mutable("last_hand").pop(e.table_id, None)  # it stays in round_dealt: it played its round
 
 
 def _hand_for_hand(state: TournamentState, e: HandForHandStarted | HandForHandEnded) -> None:

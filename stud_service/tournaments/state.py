@@ -2,6 +2,11 @@
 
 Mutable with ``__slots__`` like the table's state, but nothing outside ``evolve`` and ``decide`` changes
 one: they work on a ``copy``.  Treat a state you hold as a value.
+
+A copy shares its containers with the state it was made from and copies one only when it first changes it
+(``mutable``, ``mutable_seats``): a decision at one table's hand end changes a few of a large tournament's
+dicts (its chips, its table's seats), and copying every player's entries, places and seat with each hand
+made the copy most of the fold's cost.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ _FIELDS = (
 
 _DICTS = ("entries", "seat_of", "chips", "in_hand", "dealt_in", "last_hand", "places", "prizes_won",
           "cancel_payouts")
-_SHARED = tuple(name for name in _FIELDS if name not in _DICTS and name != "tables")
+_CONTAINERS = (*_DICTS, "tables")
 
 
 class TournamentState:
@@ -47,7 +52,9 @@ class TournamentState:
     place once entries are over (None before); ``places``: player -> (place, last place shared);
     ``prizes_won``: player -> prize."""
 
-    __slots__ = _FIELDS
+    # ``_own``: the containers this state may change in place (not shared with a copy); ``_own_seats``: the
+    # tables whose seat dicts it may (None: all of them).
+    __slots__ = (*_FIELDS, "_own", "_own_seats")
     FIELDS: ClassVar[tuple[str, ...]] = _FIELDS
 
     def __init__(self) -> None:
@@ -77,16 +84,40 @@ class TournamentState:
         self.prizes_won: dict[str, int] = {}
         self.winner: str | None = None
         self.cancel_payouts: dict[str, int] = {}
+        self._own: set[str] = set(_CONTAINERS)
+        self._own_seats: set[str] | None = None
 
     def copy(self) -> TournamentState:
-        """A copy whose containers are its own (tuples and frozensets are shared: nobody changes them)."""
+        """A copy sharing every container with this state until either changes one (then it copies it
+        first: ``mutable``); tuples and frozensets are shared for good, nobody changes them."""
         other = TournamentState.__new__(TournamentState)
-        for name in _SHARED:
+        for name in _FIELDS:
             setattr(other, name, getattr(self, name))
-        for name in _DICTS:
-            setattr(other, name, getattr(self, name).copy())
-        other.tables = {table_id: seats.copy() for table_id, seats in self.tables.items()}
+        other._own, other._own_seats = set(), set()
+        self._own, self._own_seats = set(), set()
         return other
+
+    def mutable(self, name: str) -> Any:
+        """The container ``name`` (one of the dicts, or ``tables``), this state's own to change in place."""
+        if name not in self._own:
+            setattr(self, name, getattr(self, name).copy())
+            self._own.add(name)
+        return getattr(self, name)
+
+    def mutable_seats(self, table_id: str) -> dict[int, str]:
+        """The seats of ``table_id`` (seat -> player), this state's own to change in place."""
+        tables: dict[str, dict[int, str]] = self.mutable("tables")
+        own = self._own_seats
+        if own is not None and table_id not in own:
+            tables[table_id] = tables[table_id].copy()
+            own.add(table_id)
+        return tables[table_id]
+
+    def new_table(self, table_id: str) -> None:
+        """An empty table ``table_id`` (its seats this state's own)."""
+        self.mutable("tables")[table_id] = {}
+        if self._own_seats is not None:
+            self._own_seats.add(table_id)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TournamentState) and all(

@@ -135,14 +135,15 @@ class TournamentTables:
                 if table_id not in self._opened:
                     self._opened.add(table_id)
                     self.tasks.spawn(self._open(tournament_id, state, table_id))
-        for live in self._tables_of(tournament_id, state):
+        for live in self._between_hands(tournament_id, state):
             if self.owned.owns(live) and _has_work(live, state):
                 self.arm_table(live)  # a dealer at work looks again (look_again)
 
-    def _tables_of(self, tournament_id: str, state: TournamentState) -> list[LiveTable]:
-        """The tables of the tournament loaded here that may still have something to do: not those closed
-        with everyone gone, which never have again (most of a large tournament's tables by its end, where
-        a look over every loaded table each change cost more than the change)."""
+    def _between_hands(self, tournament_id: str, state: TournamentState) -> list[LiveTable]:
+        """The tables of the tournament loaded here that are between hands and may still have something to
+        do: not those in a hand (most, at any time: their dealers are armed when their hands end), nor
+        those closed with everyone gone, which never have again (most of a large tournament's tables by
+        its end, where a look over every loaded table each change cost more than the change)."""
         ids = self._unfinished.setdefault(tournament_id, {})
         for number in range(self._numbered.get(tournament_id, 0) + 1, state.tables_opened + 1):
             ids[table_id_for(tournament_id, number)] = None
@@ -152,6 +153,8 @@ class TournamentTables:
             live = self.cache.get(table_id)
             if live is None:
                 continue  # not loaded here: loaded (and armed) when its lease is taken
+            if live.state.hand is not None:
+                continue
             config = live.state.config
             if config is None or config.tournament_id != tournament_id:
                 continue

@@ -32,10 +32,7 @@ def shown_state(state: TournamentState) -> TournamentState:
     seed before it is drawn from; docs/tournaments.md, "Who sees a draw's seed")."""
     if state.secret is None:
         return state
-    # Its containers shared, not copied: a state is a value (evolve and decide change their own copies).
-    shown = TournamentState.__new__(TournamentState)
-    for name in TournamentState.FIELDS:
-        setattr(shown, name, getattr(state, name))
+    shown = state.copy()  # its containers shared until either changes one
     shown.secret = None
     return shown
 
