@@ -18,6 +18,7 @@ from stud_service.auth import Role
 from stud_service.bots.client import account_name, error_info
 from stud_service.server.proto_gen import cashier_service_pb2, table_pb2
 from stud_service.server.proto_gen import player_protection_service_pb2 as pb
+from stud_service.server.tables.live import LiveTable
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -330,6 +331,50 @@ async def test_a_player_inactive_for_the_operators_time_out_is_sat_out_before_th
         assert not [seat for seat in back.seats if seat.seat == 1][0].sitting_out
     finally:
         grpc_service.runtime.settings = settings
+
+
+async def test_a_call_at_another_table_counts_as_activity_for_the_inactivity_time_out(
+    grpc_service, operator, ann
+):
+    """The time-out counts from a player's last call at any table: ann, seated at two, makes no call at the
+    first for longer than the time-out but one at the second meanwhile; the deal at the first deals her in."""
+    settings = grpc_service.runtime.settings  # the service is shared: its setting is put back after
+    timeout = 6.0  # generous: the deal must come within this of her call at the second table
+    grpc_service.runtime.settings = replace(settings, inactivity_timeout=timeout)
+    try:
+        ben = f"ben-{uuid.uuid4().hex[:8]}"
+        clients = [grpc_service.client(ann), grpc_service.client(ben)]
+        first, second = await new_table(operator, play_money=True), await new_table(operator, play_money=True)
+        await clients[0].sit_down(first, 1, 4_000)
+        await clients[0].sit_down(second, 1, 4_000)
+        await asyncio.sleep(timeout * 0.75)
+        await clients[0].sit_out(second)  # a call of hers, at the second table
+        await asyncio.sleep(timeout * 0.5)  # past the time-out since her last call at the first
+        await clients[1].sit_down(first, 2, 4_000)
+
+        def dealt(view: table_pb2.TableView) -> bool:
+            return view.HasField("hand") or any(seat.sitting_out for seat in view.seats)
+
+        view = await wait_for_view(clients[1], first, dealt)
+        assert not any(seat.sitting_out for seat in view.seats), "sat out though she called at another table"
+        log = [stored.payload for stored in await grpc_service.store.read_stream(f"tables/{first}")]
+        assert any(event["type"] == "HandStarted" for event in log)
+        assert not any(event["type"] == "PlayerSatOut" for event in log)
+    finally:
+        grpc_service.runtime.settings = settings
+
+
+async def test_the_record_of_players_calls_forgets_tables_no_longer_loaded(grpc_service, operator, ann):
+    """Calls noted at tables since unloaded are swept from the replica's record as it grows, so it stays the
+    size of the players at tables loaded; a call at a loaded table is kept."""
+    keeper = grpc_service.runtime.protection
+    table_id = await new_table(operator, play_money=True)
+    await grpc_service.client(ann).sit_down(table_id, 1, 4_000)
+    for number in range(5_000):
+        gone = LiveTable(f"gone-{number}")  # a table this replica no longer holds
+        keeper.note_activity(gone, {"type": "PlayerSatIn", "player_id": f"p{number}", "at_ms": 1})
+    assert len(keeper._active_at) < 2_100
+    assert table_id in keeper._active_at[ann]
 
 
 async def test_reality_checks_reach_the_players_watch_stream(grpc_service, operator, ann):

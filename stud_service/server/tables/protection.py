@@ -40,22 +40,11 @@ _log = logging.getLogger(__name__)
 
 EXCLUDED = "excluded"  # a SitOut's reason at a tournament's table
 
+# The record of where players made calls is swept of unloaded tables when it has at least this many players.
+_PRUNE_AT_LEAST = 1024
 # Events a player's own call causes: their activity, for the inactivity time-out.
 _PLAYER_EVENTS = frozenset({"PlayerSeated", "PlayerSatIn", "PlayerSatOut", "PlayerToppedUp", "ClientSeedSet",
                             "LeaveRequested", "WaitingListJoined"})
-
-
-def note_activity(live: LiveTable, payload: dict[str, Any]) -> None:
-    """Remember when a player last made a call at ``live`` (an event of theirs, not the clock's)."""
-    kind = payload.get("type")
-    if kind == "PlayerActed":
-        if payload.get("timeout"):
-            return
-        seat = live.state.seats.get(payload["seat"])
-        if seat is not None:
-            live.last_active[seat.player_id] = payload["at_ms"]
-    elif kind in _PLAYER_EVENTS and payload.get("reason", "request") == "request":
-        live.last_active[payload["player_id"]] = payload["at_ms"]
 
 
 class ProtectionKeeper:
@@ -74,6 +63,10 @@ class ProtectionKeeper:
         self.owned = owned
         self.tasks = tasks
         self.settings = settings
+        # Per player, the tables loaded here whose ``last_active`` has them: where their inactivity time-out
+        # looks, instead of at every table loaded (a pass over all of them for each player at each deal).
+        self._active_at: dict[str, set[str]] = {}
+        self._prune_at = _PRUNE_AT_LEAST
 
     # -- between hands ---------------------------------------------------------------------------
 
@@ -123,12 +116,51 @@ class ProtectionKeeper:
             return "inactive"
         return None
 
+    def note_activity(self, live: LiveTable, payload: dict[str, Any]) -> None:
+        """Remember when a player last made a call at ``live`` (an event of theirs, not the clock's)."""
+        kind = payload.get("type")
+        if kind == "PlayerActed":
+            if payload.get("timeout"):
+                return
+            seat = live.state.seats.get(payload["seat"])
+            if seat is not None:
+                self._active(live, seat.player_id, payload["at_ms"])
+        elif kind in _PLAYER_EVENTS and payload.get("reason", "request") == "request":
+            self._active(live, payload["player_id"], payload["at_ms"])
+
+    def _active(self, live: LiveTable, player: str, at_ms: int) -> None:
+        live.last_active[player] = at_ms
+        tables = self._active_at.get(player)
+        if tables is None:
+            if len(self._active_at) >= self._prune_at:
+                self._forget_unloaded()
+            tables = self._active_at[player] = set()
+        tables.add(live.table_id)
+
+    def _forget_unloaded(self) -> None:
+        """Forget the players whose tables have all been unloaded (their calls there went with them): run
+        when the record has doubled since, so it stays as large as the players at loaded tables."""
+        for player, tables in list(self._active_at.items()):
+            for table_id in list(tables):
+                table = self.cache.get(table_id)
+                if table is None or player not in table.last_active:
+                    tables.discard(table_id)
+            if not tables:
+                del self._active_at[player]
+        self._prune_at = max(_PRUNE_AT_LEAST, 2 * len(self._active_at))
+
     def _last_active(self, player: str, live: LiveTable, now: int) -> int:
         """When the player last made a call at any table loaded here (first seen now if never)."""
-        tables = self.cache.loaded_tables()
-        seen = [table.last_active[player] for table in tables if player in table.last_active]
+        seen = []
+        tables = self._active_at.get(player, set())
+        for table_id in list(tables):
+            table = self.cache.get(table_id)
+            if table is None or player not in table.last_active:
+                tables.discard(table_id)  # unloaded since (a table loaded again notes calls afresh)
+                continue
+            seen.append(table.last_active[player])
         if not seen:
-            live.last_active[player] = now
+            self._active(live, player, now)
             return now
         return max(seen)
 

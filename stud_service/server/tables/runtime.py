@@ -52,7 +52,7 @@ from stud_service.server.tables.fanout import AppliedEvent, Watcher, end_watches
 from stud_service.server.tables.live import LiveTable, TableAt
 from stud_service.server.tables.owned import OwnedTables
 from stud_service.server.tables.ownership import Leases, OwnershipKeeper
-from stud_service.server.tables.protection import ProtectionKeeper, note_activity
+from stud_service.server.tables.protection import ProtectionKeeper
 from stud_service.server.tables.rake import RakeSweeper
 from stud_service.server.tables.settings import RuntimeSettings
 from stud_service.server.tables.tasks import TableTasks
@@ -117,7 +117,7 @@ class TableRuntime:
 
     def _after_event(self, live: LiveTable, applied: AppliedEvent) -> None:
         fan_out(live.watchers, applied)
-        note_activity(live, applied.payload)
+        self.protection.note_activity(live, applied.payload)
         if not self.tasks.closed and self.owned.owns(live):
             self._arm(live)
 
