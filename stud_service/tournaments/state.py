@@ -94,7 +94,7 @@ class TournamentState:
         for name in _FIELDS:
             setattr(other, name, getattr(self, name))
         other._own, other._own_seats = set(), set()
-        self._own, self._own_seats = set(), set()
+        self._own, self._own_seats = set(), set()  # this state too: neither may change a shared one in place
         return other
 
     def mutable(self, name: str) -> Any:

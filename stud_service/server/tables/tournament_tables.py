@@ -135,11 +135,11 @@ class TournamentTables:
                 if table_id not in self._opened:
                     self._opened.add(table_id)
                     self.tasks.spawn(self._open(tournament_id, state, table_id))
-        for live in self._between_hands(tournament_id, state):
+        for live in self._tables_between_hands(tournament_id, state):
             if self.owned.owns(live) and _has_work(live, state):
                 self.arm_table(live)  # a dealer at work looks again (look_again)
 
-    def _between_hands(self, tournament_id: str, state: TournamentState) -> list[LiveTable]:
+    def _tables_between_hands(self, tournament_id: str, state: TournamentState) -> list[LiveTable]:
         """The tables of the tournament loaded here that are between hands and may still have something to
         do: not those in a hand (most, at any time: their dealers are armed when their hands end), nor
         those closed with everyone gone, which never have again (most of a large tournament's tables by
