@@ -50,6 +50,10 @@ PHONE = {"width": 360, "height": 740}
 BUY_IN = 10_000
 WAIT_MS = 30_000  # for the page: generous, so a loaded machine is slow but never fails
 WAIT_SECONDS = WAIT_MS / 1000
+# A click or a tick waits longer than an assertion: it also waits for the element to hold still over two of
+# the page's animation frames, and on a loaded machine a click that an assertion just found clickable has
+# waited 30 s with nothing in its log after the element was found (two runs of the suite in five).
+ACTION_MS = 3 * WAIT_MS
 # Passive choices, best first: the player's hands go on to a showdown.
 PASSIVE = ("CHECK", "CALL", "BRING_IN")
 MAX_CLICKS = 120
@@ -119,6 +123,7 @@ async def until(condition: Callable[[], Awaitable[bool]], what: str, timeout: fl
 async def browser_page(browser: Browser, viewport: dict[str, int] = VIEWPORT) -> AsyncIterator[Page]:
     """A page in a context of its own (its own sessionStorage, so its own login), recording its DOM."""
     context = await browser.new_context(viewport=viewport)
+    context.set_default_timeout(ACTION_MS)
     try:
         await context.add_init_script(RECORDER_SCRIPT)
         page = await context.new_page()
