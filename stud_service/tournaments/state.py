@@ -6,7 +6,7 @@ one: they work on a ``copy``.  Treat a state you hold as a value.
 A copy shares its containers with the state it was made from and copies one only when it first changes it
 (``mutable``, ``mutable_seats``): a decision at one table's hand end changes a few of a large tournament's
 dicts (its chips, its table's seats), and copying every player's entries, places and seat with each hand
-made the copy most of the fold's cost.
+was about half of deciding it.
 """
 
 from __future__ import annotations
