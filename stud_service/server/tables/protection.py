@@ -140,25 +140,27 @@ class ProtectionKeeper:
     def _forget_unloaded(self) -> None:
         """Forget the players whose tables have all been unloaded (their calls there went with them): run
         when the record has doubled since, so it stays as large as the players at loaded tables."""
-        for player, tables in list(self._active_at.items()):
-            for table_id in list(tables):
-                table = self.cache.get(table_id)
-                if table is None or player not in table.last_active:
-                    tables.discard(table_id)
-            if not tables:
+        for player in list(self._active_at):
+            if not self._calls_at_loaded_tables(player):
                 del self._active_at[player]
         self._prune_at = max(_PRUNE_AT_LEAST, 2 * len(self._active_at))
 
-    def _last_active(self, player: str, live: LiveTable, now: int) -> int:
-        """When the player last made a call at any table loaded here (first seen now if never)."""
+    def _calls_at_loaded_tables(self, player: str) -> list[int]:
+        """When the player last called at each table loaded here that noted a call of theirs; the tables
+        unloaded since leave the record (a table loaded again notes calls afresh)."""
         seen = []
         tables = self._active_at.get(player, set())
         for table_id in list(tables):
             table = self.cache.get(table_id)
             if table is None or player not in table.last_active:
-                tables.discard(table_id)  # unloaded since (a table loaded again notes calls afresh)
+                tables.discard(table_id)
                 continue
             seen.append(table.last_active[player])
+        return seen
+
+    def _last_active(self, player: str, live: LiveTable, now: int) -> int:
+        """When the player last made a call at any table loaded here (first seen now if never)."""
+        seen = self._calls_at_loaded_tables(player)
         if not seen:
             self._active(live, player, now)
             return now
