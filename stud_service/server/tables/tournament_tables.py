@@ -154,7 +154,7 @@ class TournamentTables:
             if live is None:
                 continue  # not loaded here: loaded (and armed) when its lease is taken
             if live.state.hand is not None:
-                continue
+                continue  # its dealer is armed when the hand ends
             config = live.state.config
             if config is None or config.tournament_id != tournament_id:
                 continue
@@ -400,13 +400,12 @@ def _start(live: LiveTable, state: TournamentState, index: int) -> Callable[[Any
 
 
 def _has_work(live: LiveTable, state: TournamentState) -> bool:
-    """Whether a change of the tournament gives its table ``live`` something to do: its dealer at work
-    looks again; an idle one is armed only for a step to take (most tables are in a hand, and a table
-    broken or on hold has nothing to do after most changes: an idle dealer armed for each would wake
-    after the pause to find nothing, a task and a look a table a change)."""
+    """Whether a change of the tournament gives its table ``live``, between hands (one in a hand has its
+    dealer armed when the hand ends: ``_tables_between_hands``), something to do: its dealer at work looks
+    again; an idle one is armed only for a step to take (a table broken or on hold has nothing to do after
+    most changes: an idle dealer armed for each would wake after the pause to find nothing, a task and a
+    look a table a change)."""
     table = live.state
-    if table.hand is not None:
-        return False  # its dealer is armed when the hand ends
     if live.dealer is not None and not live.dealer.done():
         return True
     if live.table_id not in state.tables and not table.seats:
