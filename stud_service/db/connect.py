@@ -72,7 +72,7 @@ async def open_pool(
     """An open pool of autocommit connections (each statement is its own transaction unless a
     block opens one with ``conn.transaction()``); a checkout waits at most ``timeout`` seconds."""
     await check_reachable(url)
-    pool = AsyncConnectionPool(
+    pool = _StorePool(
         url,
         min_size=min_size,
         max_size=max_size,
@@ -88,20 +88,41 @@ async def open_pool(
     return pool
 
 
+class _StorePool(AsyncConnectionPool):
+    """The store's pool: while a retry is due (``_reconnect_soon``), callers who find no connection wait
+    for it rather than each starting an attempt of their own.
+
+    psycopg_pool starts an attempt for every caller that finds no connection while the pool is not already
+    growing, and with RECONNECT_TIMEOUT_SECONDS at 0 a failed attempt stops the growing at once. While the
+    database refused, a burst of callers made as many attempts (each a few milliseconds of the event loop,
+    and two warnings), and the replica was too busy to refuse the calls in time."""
+
+    retry: asyncio.Task[None] | None = None
+
+    def _maybe_grow_pool(self) -> None:
+        if self.retry is None:
+            super()._maybe_grow_pool()
+
+
 _reconnecting: set[asyncio.Task[None]] = set()  # held until done (the loop keeps only weak references)
 
 
 def _reconnect_soon(pool: AsyncConnectionPool) -> None:
     """psycopg_pool gave a connection attempt up: while callers are queued for a connection, start another
-    shortly (``check`` grows a pool below its size), a try every RECONNECT_PAUSE_SECONDS or so."""
+    shortly (``check`` grows a pool below its size), a try every RECONNECT_PAUSE_SECONDS or so. One retry at
+    a time: each failed attempt calls this, and each starting a retry of its own would multiply them."""
+    assert isinstance(pool, _StorePool)
+    if pool.retry is not None:
+        return
 
     async def again() -> None:
         await asyncio.sleep(RECONNECT_PAUSE_SECONDS)
+        pool.retry = None  # before the attempt: its failure must be able to set up the next retry
         if not pool.closed and pool.get_stats().get("requests_waiting", 0) > 0:
             with contextlib.suppress(Exception):  # closed meanwhile: nothing to connect for
                 await pool.check()
 
-    task = asyncio.get_running_loop().create_task(again())
+    task = pool.retry = asyncio.get_running_loop().create_task(again())
     _reconnecting.add(task)
     task.add_done_callback(_reconnecting.discard)
 
