@@ -86,6 +86,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 BROWSER_GROUP = "browser"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups off the markers set here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session_loop = pytest.mark.asyncio(loop_scope="session")
     groups: dict[str, list[pytest.Item]] = {}
