@@ -307,7 +307,9 @@ async def test_the_lease_round_takes_renews_and_hands_over_and_fences_appends_on
     table = new_stream()
     await store.append(table, 0, events(1))
     pool = store.pool
-    a, b = Leases(pool, f"a-{table}", lease_seconds=1.0), Leases(pool, f"b-{table}", lease_seconds=1.0)
+    # Nothing here waits for a lease to run out (a releases, b takes): a long one, as a second's ran out on a
+    # busy machine between b's take and its append.
+    a, b = Leases(pool, f"a-{table}", lease_seconds=60.0), Leases(pool, f"b-{table}", lease_seconds=60.0)
     await a.renew([])
     taken = await a.take({table: 1})  # its clients use it: a takes it first
     assert taken.get(table) == 1
