@@ -1,5 +1,5 @@
 """While the database is away the store's pool tries to connect several times a second (db.connect,
-``_reconnect_soon``), one attempt at a time however many callers wait, and psycopg's pool warns once per
+``_StorePool``), one attempt at a time however many callers wait, and psycopg's pool warns once per
 failed attempt: the log keeps one such line per ten seconds (observability.logging, ``RepeatedLineFilter``),
 the next one saying how many were held back. A real PostgreSQL behind a loopback proxy that starts refusing
 connections."""

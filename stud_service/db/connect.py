@@ -24,7 +24,7 @@ DEFAULT_STORE_TIMEOUT_SECONDS = 5.0
 # to this long, then gives the slot up and starts afresh only when a new caller asks for a connection.
 # Its default, five minutes, let a replica find a restarted database up to half an outage's length late.
 # So each attempt gives up at once and, while callers are queued for a connection (a write resolving its
-# outcome, a dealer), the pool starts a new one RECONNECT_PAUSE_SECONDS later (see _reconnect_soon): they get
+# outcome, a dealer), the pool starts a new one RECONNECT_PAUSE_SECONDS later (see _StorePool): they get
 # one within a fraction of a second of a new primary taking writes, not when their wait ends. With nobody
 # waiting, the next caller starts an attempt as before.
 RECONNECT_TIMEOUT_SECONDS = 0.0
@@ -79,7 +79,6 @@ async def open_pool(
         kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
         timeout=timeout,
         reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
-        reconnect_failed=_reconnect_soon,
         open=False,
         check=check_idle_connection,
         name="stud-store",
@@ -88,14 +87,19 @@ async def open_pool(
     return pool
 
 
+_reconnecting: set[asyncio.Task[None]] = set()  # held until done (the loop keeps only weak references)
+
+
 class _StorePool(AsyncConnectionPool):
-    """The store's pool: while a retry is due (``_reconnect_soon``), callers who find no connection wait
-    for it rather than each starting an attempt of their own.
+    """The store's pool: when psycopg_pool gives a connection attempt up, it tries again shortly while
+    callers are queued (``reconnect_failed``), one retry at a time; while one is due, callers who find no
+    connection wait for it rather than each starting an attempt of their own (``_maybe_grow_pool``).
 
     psycopg_pool starts an attempt for every caller that finds no connection while the pool is not already
     growing, and with RECONNECT_TIMEOUT_SECONDS at 0 a failed attempt stops the growing at once. While the
-    database refused, a burst of callers made as many attempts (each a few milliseconds of the event loop,
-    and two warnings), and the replica was too busy to refuse the calls in time."""
+    database refused, a burst of callers made as many attempts, each failure a retry of its own (each a few
+    milliseconds of the event loop, and two warnings), and the replica was too busy to refuse the calls in
+    time."""
 
     retry: asyncio.Task[None] | None = None
 
@@ -103,28 +107,22 @@ class _StorePool(AsyncConnectionPool):
         if self.retry is None:
             super()._maybe_grow_pool()
 
+    async def reconnect_failed(self) -> None:
+        """Start another attempt RECONNECT_PAUSE_SECONDS from now if callers are queued for a connection
+        then (``check`` grows a pool below its size), unless a retry is due already."""
+        if self.retry is not None:
+            return
 
-_reconnecting: set[asyncio.Task[None]] = set()  # held until done (the loop keeps only weak references)
+        async def again() -> None:
+            await asyncio.sleep(RECONNECT_PAUSE_SECONDS)
+            self.retry = None  # before the attempt: its failure must be able to set up the next retry
+            if not self.closed and self.get_stats().get("requests_waiting", 0) > 0:
+                with contextlib.suppress(Exception):  # closed meanwhile: nothing to connect for
+                    await self.check()
 
-
-def _reconnect_soon(pool: AsyncConnectionPool) -> None:
-    """psycopg_pool gave a connection attempt up: while callers are queued for a connection, start another
-    shortly (``check`` grows a pool below its size), a try every RECONNECT_PAUSE_SECONDS or so. One retry at
-    a time: each failed attempt calls this, and each starting a retry of its own would multiply them."""
-    assert isinstance(pool, _StorePool)
-    if pool.retry is not None:
-        return
-
-    async def again() -> None:
-        await asyncio.sleep(RECONNECT_PAUSE_SECONDS)
-        pool.retry = None  # before the attempt: its failure must be able to set up the next retry
-        if not pool.closed and pool.get_stats().get("requests_waiting", 0) > 0:
-            with contextlib.suppress(Exception):  # closed meanwhile: nothing to connect for
-                await pool.check()
-
-    task = pool.retry = asyncio.get_running_loop().create_task(again())
-    _reconnecting.add(task)
-    task.add_done_callback(_reconnecting.discard)
+        task = self.retry = asyncio.get_running_loop().create_task(again())
+        _reconnecting.add(task)
+        task.add_done_callback(_reconnecting.discard)
 
 
 @contextlib.asynccontextmanager
