@@ -19,6 +19,7 @@ from test_web_browser import (
     WAIT_SECONDS,
     WebService,
     _choose,
+    _folding,
     bot_name,
     browser_page,
     running,
@@ -28,7 +29,6 @@ from test_web_browser import (
 
 from stud_service.auth import Role, mint_token
 from stud_service.bots.player import Bot, cautious_strategy
-from stud_service.server.proto_gen import table_pb2
 
 # The test id of what lies under a point of the page (the nearest element that has one).
 UNDER_THE_POINTER = (
@@ -116,17 +116,6 @@ async def test_the_seat_controls_stay_put_after_each_action_and_leave_asks_durin
             assert any(s.player_id == player for s in (await web.client(player).view(table)).seats)
 
 
-def _fold_whenever_possible(view: table_pb2.TableView, rng: object) -> table_pb2.LegalAction:
-    """Folds whenever it may, else posts what it must (the bring-in) or checks: against a player who bets
-    whenever possible it loses its ante and bring-ins each hand, and nothing more."""
-    legal = list(view.legal_actions)
-    for kind in (table_pb2.ACTION_TYPE_FOLD, table_pb2.ACTION_TYPE_BRING_IN, table_pb2.ACTION_TYPE_CHECK):
-        chosen = [action for action in legal if action.type == kind]
-        if chosen:
-            return chosen[0]
-    return legal[0]
-
-
 @pytest.mark.long
 @pytest.mark.timeout(600)
 async def test_a_busted_player_is_offered_a_top_up_not_sit_in_and_tops_up_on_the_page(
@@ -136,10 +125,11 @@ async def test_a_busted_player_is_offered_a_top_up_not_sit_in_and_tops_up_on_the
     player, seat = "frank", 2
     async with browser_page(browser) as page:
         await sit_down_on_the_page(page, web, table, player, seat, buy_in="2000")  # the minimum
-        # The player's seat is played by a bot under its name that folds whenever it may: the antes and
-        # bring-ins (multiples of 50) take its 2,000 in some thirty hands, where a player all in each hand
-        # against another busts after a number of hands with no useful bound (an even game's random walk).
-        mine = Bot(web.client(player), table, seat, strategy=_fold_whenever_possible, seed=seat,
+        # The player's seat is played by a bot under its name that acts as for an absent player (the
+        # bring-in, a free check, else a fold): the antes and bring-ins (multiples of 50) take its 2,000 in
+        # some thirty hands, where a player all in each hand against another busts after a number of hands
+        # with no useful bound (an even game's random walk).
+        mine = Bot(web.client(player), table, seat, strategy=_folding, seed=seat,
                    sit_in_when_out=False)
         other = Bot(web.client("gina"), table, 1, strategy=_raise_whenever_possible, seed=1,
                     top_up_when_busted=BUY_IN)
