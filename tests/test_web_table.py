@@ -11,7 +11,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Callable
 
-from grpc_fixtures import table_spec
+from grpc_fixtures import TOKEN_SECRET, table_spec
 from playwright.async_api import Browser, Page, expect
 from test_web_browser import (
     BUY_IN,
@@ -21,6 +21,7 @@ from test_web_browser import (
     _click_a_passive_action,
     bot_name,
     browser_page,
+    log_in,
     running,
     save_screenshot,
     shown_version,
@@ -29,7 +30,7 @@ from test_web_browser import (
     web,  # noqa: F401 (the service these tests share)
 )
 
-from stud_service.auth import Role
+from stud_service.auth import Role, mint_token
 from stud_service.bots import StudClient
 from stud_service.bots.client import events_of
 from stud_service.bots.player import Bot, cautious_strategy
@@ -289,6 +290,62 @@ async def test_the_hands_history_downloads_as_pokerstars_text_and_phh_and_leave_
         await expect(page.get_by_test_id(f"seat-{seat}")).not_to_have_attribute(
             "data-player", player, timeout=WAIT_MS * 2)
         assert all(s.player_id != player for s in (await me.view(table)).seats)
+
+
+# From before the page's own script: each view it draws (a draw writes the facts line's data-version), each
+# hand result it shows (the last-result panel's data-hand), and every interval between two animation frames in
+# which it drew more than frames.ts allows: one draw a frame, one more for each hand's last view drawn at
+# once, and one for each DRAW_TIMER_MS the interval lasted (frames.ts's timer draws when no frame comes).
+DRAW_TIMER_MS = 250
+DRAW_COUNTER = r"""
+window.__results = []; window.__crowded = []; window.__frames = 0;
+let draws = 0, results = 0, last = performance.now();
+const countFrame = (now) => {
+  const allowed = 1 + results + Math.floor((now - last) / DRAW_TIMER_MS);
+  if (draws > allowed) window.__crowded.push({ draws, results, ms: Math.round(now - last) });
+  draws = 0; results = 0; last = now; window.__frames += 1;
+  requestAnimationFrame(countFrame);
+};
+requestAnimationFrame(countFrame);
+new MutationObserver((records) => {
+  for (const record of records) {
+    const shown = record.target.dataset;
+    if (shown.testid === "table-facts") draws += 1;
+    if (shown.testid === "last-result") { results += 1; window.__results.push(Number(shown.hand)); }
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-version", "data-hand"] });
+""".replace("DRAW_TIMER_MS", str(DRAW_TIMER_MS))
+
+
+async def test_a_page_at_a_fast_table_draws_at_the_screens_pace_and_shows_every_hands_result(
+    web: WebService, browser: Browser  # noqa: F811
+) -> None:
+    """Bots playing at full speed send views faster than a page can lay each out; drawing every one kept the
+    page's thread busy and its clicks waiting. It draws the newest view once a frame (frames.ts), and still
+    every hand's result."""
+    table = await web.new_table()
+    bots = web.bots(table, (1, 2), strategy=cautious_strategy)
+    for bot in bots:
+        await bot.sit(BUY_IN)
+    auditor = web.client("auditor", Role.AUDITOR)
+    async with browser_page(browser) as page:
+        await page.add_init_script(DRAW_COUNTER)
+        await page.goto(web.url)
+        await log_in(page, mint_token(TOKEN_SECRET, "railbird", Role.PLAYER), "railbird")
+        await page.get_by_test_id(f"open-table-{table}").click()
+        await expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "live")
+        async with running(*(bot.run(10**6) for bot in bots)):
+            async def many_hands() -> bool:
+                return (await auditor.view(table)).hand.hand_number >= 25
+            await until(many_hands, "the bots have played 25 hands", timeout=WAIT_SECONDS * 4)
+        await expect(page.get_by_test_id("hand-number")).to_have_text(
+            f"Hand {(await auditor.view(table)).hand.hand_number}")
+        frames, crowded, results = await page.evaluate(
+            "[window.__frames, window.__crowded, window.__results]")
+    shown = set(results)
+    assert max(shown) - min(shown) >= 20, results
+    assert shown == set(range(min(shown), max(shown) + 1)), f"a hand's result was never shown: {results}"
+    assert crowded == [], f"drawn more often than frames.ts allows in {len(crowded)} of {frames} frames"
 
 
 async def test_a_seated_player_tops_up_from_the_page_between_hands(

@@ -12,6 +12,7 @@ import type { TableEvent } from "./gen/stud/v1/events_pb";
 import { ActionType, ClockKind, type LegalAction, type TableView } from "./gen/stud/v1/table_pb";
 import { chatPanel } from "./chat";
 import { ServerClock } from "./clock";
+import { perFrame } from "./frames";
 import { historyDownloads } from "./history";
 import { latencyMeter } from "./latency";
 import { chipsOnScreen, gatherInto } from "./motion";
@@ -376,8 +377,11 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     }
   }
 
+  // The watch's views are drawn at the screen's pace (frames.ts); a hand's last one, its result, always.
+  const renderSoon = perFrame(render, (waiting: TableView, next: TableView) =>
+    Boolean(waiting.hand?.complete) && waiting.hand?.handNumber !== next.hand?.handNumber);
   void watchTable(name, signal, {
-    view: render,
+    view: renderSoon,
     event: record,
     roundTrip: meter.show,
     connection(state, retryMs) {
