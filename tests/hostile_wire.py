@@ -78,7 +78,7 @@ def authorization(caller: str, player: str) -> str | None:
 
 
 async def over_grpc(channel: grpc.aio.Channel, method: MethodDescriptor, data: bytes,
-                    token: str | None) -> Outcome:
+                    token: str | None, watch_seconds: float = WATCH_SECONDS) -> Outcome:
     path = f"/{method.containing_service.full_name}/{method.name}"
     metadata = (("authorization", token),) if token is not None else ()
     try:
@@ -88,7 +88,7 @@ async def over_grpc(channel: grpc.aio.Channel, method: MethodDescriptor, data: b
                 break
             call.cancel()
         elif method.server_streaming:
-            stream = channel.unary_stream(path)(data, metadata=metadata, timeout=WATCH_SECONDS)
+            stream = channel.unary_stream(path)(data, metadata=metadata, timeout=watch_seconds)
             async for _reply in stream:
                 break
             stream.cancel()

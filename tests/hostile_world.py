@@ -42,6 +42,7 @@ from hostile_cases import Case, Names, cases_for
 from hostile_wire import (
     GRPC_TRANSPORT,
     JSON_TRANSPORTS,
+    WATCH_SECONDS,
     Http1,
     Outcome,
     authorization,
@@ -202,12 +203,13 @@ class World:
             self.http[transport] = Http1(self.web_port)
         return self.http[transport]
 
-    async def send(self, case: Case, transport: str) -> Outcome:
+    async def send(self, case: Case, transport: str, watch_seconds: float = WATCH_SECONDS) -> Outcome:
+        """``case``'s answer; over gRPC a watch silent for ``watch_seconds`` is waiting for news."""
         token = authorization(case.caller, self.names.player)
         method = case.method
         self.sent += 1
         if transport == GRPC_TRANSPORT:
-            return await over_grpc(self.channel, method, case.binary_body(), token)
+            return await over_grpc(self.channel, method, case.binary_body(), token, watch_seconds)
         json_codec = transport in JSON_TRANSPORTS
         if transport == "route":
             request = route_request(method, case.json_document(), token)

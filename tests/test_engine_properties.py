@@ -452,6 +452,7 @@ def _cards_in(data: Any) -> set[int]:
 
 
 @pytest.mark.long
+@pytest.mark.timeout(600)  # a thousand random tables: 50 s on an idle machine, over 180 s on a crowded one
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**64), players=st.integers(2, 8), hands=st.integers(1, 4))
 def test_random_play_keeps_every_invariant(seed: int, players: int, hands: int) -> None:

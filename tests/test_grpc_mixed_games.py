@@ -75,7 +75,7 @@ async def test_a_mixed_table_shows_its_game_and_tells_when_it_changes(operator, 
     (entry,) = [table for table in lobby.tables if table.name == f"tables/{table_id}"]
     assert list(entry.rotation) == [RAZZ, STUD, HI_LO] and entry.current_game.game == RAZZ
     alice, bob = make_player("alice"), make_player("bob")
-    stream = operator.watch(table_id)
+    stream = operator.watch(table_id, after_version=1)  # from the table's creation: no hand dealt unseen
     await alice.sit_down(table_id, 1, 10_000)
     await bob.sit_down(table_id, 2, 10_000)
     bots = [Bot(player, table_id, seat, strategy=cautious_strategy, seed=seat)

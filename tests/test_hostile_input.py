@@ -23,7 +23,7 @@ from google.api import annotations_pb2
 from google.protobuf.descriptor import MethodDescriptor
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hostile_cases import SEED, Case, Sampler, per_method, speaks
-from hostile_wire import GRPC_TRANSPORT, JSON_TRANSPORTS, TRANSPORTS
+from hostile_wire import CALL_SECONDS, GRPC_TRANSPORT, JSON_TRANSPORTS, TRANSPORTS
 from hostile_world import (
     STUD_SERVICES,
     Violation,
@@ -146,7 +146,9 @@ async def test_a_token_valid_for_a_century_is_refused_on_every_method(world) -> 
     method, the public lobby's too (a token sent must be valid)."""
     for method in (method for service in STUD_SERVICES for method in service.methods):
         case = next(case for case in world.cases(method) if case.family == "caller")
-        outcome = await world.send(replace(case, caller="century"), GRPC_TRANSPORT)
+        # Every method refuses: a watch is given as long as a call to say so, not a live watch's moment.
+        outcome = await world.send(replace(case, caller="century"), GRPC_TRANSPORT,
+                                   watch_seconds=CALL_SECONDS)
         assert (outcome.code, outcome.reason) == ("UNAUTHENTICATED", "TOKEN_INVALID"), (method.name, outcome)
 
 
