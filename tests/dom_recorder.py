@@ -2,10 +2,12 @@
 
 ``RECORDER_SCRIPT`` (for ``page.add_init_script``) logs, from before the page's own script runs, every text
 node, every attribute and the text of every element ever added to the document, and every later change of
-an attribute or a text, even of a node removed again in the same task. Each entry is tagged with the newest
-table version the page had been told of then (its ``table-facts`` line's data-version, or its log's newest
-event), so it can be judged against what had happened by that version: ``HoleCards`` knows, by version,
-every face-down card dealt at a table and every hand shown.
+an attribute or a text, even of a node removed again in the same task. Each entry is tagged with the table
+version it shows: in the event log, the newest event the page has logged (events are logged as they come);
+anywhere else, the version of the view the page last drew (its ``table-facts`` line's data-version: the page
+draws views at the screen's pace, so the view drawn can be older than the newest event logged). So it can be
+judged against what had happened by that version: ``HoleCards`` knows, by version, every face-down card dealt
+at a table and every hand shown.
 """
 
 from __future__ import annotations
@@ -22,15 +24,18 @@ RECORDER_SCRIPT = r"""
   const seen = new Set();
   const log = [];
   window.__domLog = log;
-  // The newest version the page has been told of: its view's (the facts line's data-version), or its log's
-  // newest event (events can arrive ahead of the next view).
-  const shownVersion = () => {
-    const facts = document.querySelector('[data-testid="table-facts"][data-version]');
-    const newest = document.querySelector('[data-testid="event-log"] > [data-version]');
-    const versions = [facts ? Number(facts.dataset.version) : NaN,
-                      newest ? Number(newest.dataset.version) : NaN];
-    const known = versions.filter((version) => !Number.isNaN(version));
-    return known.length ? Math.max(...known) : null;
+  // The version a node shows: the view drawn last (the facts line's data-version), or in the event log its
+  // newest event (logged as events come, ahead of the view drawn next).
+  const versionOf = (element) => element ? Number(element.dataset.version) : NaN;
+  const shownVersions = () => {
+    const view = versionOf(document.querySelector('[data-testid="table-facts"][data-version]'));
+    const logged = versionOf(document.querySelector('[data-testid="event-log"] > [data-version]'));
+    const known = [view, logged].filter((version) => !Number.isNaN(version));
+    return { view: Number.isNaN(view) ? null : view, log: known.length ? Math.max(...known) : null };
+  };
+  const inLog = (node) => {
+    const element = node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement;
+    return Boolean(element && element.closest('[data-testid="event-log"]'));
   };
   const note = (version, kind, value) => {
     if (!value || !value.trim()) return;
@@ -52,8 +57,9 @@ RECORDER_SCRIPT = r"""
     while (texts.nextNode()) note(version, "text", texts.currentNode.data);
   };
   new MutationObserver((records) => {
-    const version = shownVersion();
+    const shown = shownVersions();
     for (const record of records) {
+      const version = inLog(record.target) ? shown.log : shown.view;
       if (record.type === "childList") record.addedNodes.forEach((node) => added(version, node));
       else if (record.type === "attributes") {
         const value = record.target.getAttribute(record.attributeName) ?? "";

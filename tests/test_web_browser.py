@@ -229,8 +229,23 @@ async def test_a_spectator_finds_the_table_in_the_lobby_and_watches_the_bots_pla
     await cards.learn(auditor, table, {bot.seat: bot.client for bot in bots})
 
     assert hands_drawn(log) >= {1, 2, 3, 4}, "the page followed every hand as its events arrived"
+    assert _results_tagged_after_their_hand(log, cards) == [], "tagged by the view drawn, not the log"
     assert cards.hole, "the auditor saw the face-down cards dealt"
     assert cards.leaks(log, viewer_seat=0) == []
+
+
+def _results_tagged_after_their_hand(log: list[Entry], cards: HoleCards) -> list[Entry]:
+    """Entries of a hand's result on the table tagged with a version of the next hand: the page drew that
+    result from an older view than its log's newest event (the showdown's cards are then judged against the
+    next hand's secrets, where the same card can be another seat's)."""
+    late = []
+    for entry in log:
+        version, _, value = entry
+        if version is not None and (ended := re.search(r"Hand (\d+) · Hand over", value)):
+            next_hand = cards.hand_started.get(int(ended.group(1)) + 1)
+            if next_hand is not None and version >= next_hand:
+                late.append(entry)
+    return late
 
 
 async def _running_hand(cards: HoleCards, hand: int) -> bool:
