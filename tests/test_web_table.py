@@ -294,8 +294,9 @@ async def test_the_hands_history_downloads_as_pokerstars_text_and_phh_and_leave_
 
 # From before the page's own script: each view it draws (a draw writes the facts line's data-version), each
 # hand result it shows (the last-result panel's data-hand), and every interval between two animation frames in
-# which it drew more than frames.ts allows: one draw a frame, one more for each hand's last view drawn at
-# once, and one for each DRAW_TIMER_MS the interval lasted (frames.ts's timer draws when no frame comes).
+# which it drew more than frames.ts allows: one draw a frame, one more for each hand result shown (drawn at
+# once when the next hand comes first), and one for each DRAW_TIMER_MS the interval lasted (frames.ts's timer
+# draws when no frame comes).
 DRAW_TIMER_MS = 250
 DRAW_COUNTER = r"""
 window.__results = []; window.__crowded = []; window.__frames = 0;

@@ -377,9 +377,10 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     }
   }
 
-  // The watch's views are drawn at the screen's pace (frames.ts); a hand's last one, its result, always.
+  // The watch's views are drawn at the screen's pace (frames.ts); a hand's result always, before the next hand.
   const renderSoon = perFrame(render, (waiting: TableView, next: TableView) =>
-    Boolean(waiting.hand?.complete) && waiting.hand?.handNumber !== next.hand?.handNumber);
+    Boolean(waiting.hand?.complete) && waiting.hand?.handNumber !== next.hand?.handNumber
+    && lastResult.dataset.hand !== String(waiting.hand?.handNumber));
   void watchTable(name, signal, {
     view: renderSoon,
     event: record,
