@@ -39,7 +39,7 @@ async def test_the_clock_fires_and_the_player_is_sat_out(new_table, make_player)
     """§7: nobody acts; after the clock the server acts for the player to act and sits them out."""
     table_id = await new_table(action_clock=1)
     alice, bob = make_player("alice"), make_player("bob")
-    stream = make_player("spectator").watch(table_id)
+    stream = make_player("spectator").watch(table_id, after_version=1)  # from the table's creation on
     await alice.sit_down(table_id, 1, 5_000)
     await bob.sit_down(table_id, 2, 5_000)
     started = asyncio.get_running_loop().time()

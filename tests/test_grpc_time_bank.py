@@ -55,7 +55,7 @@ async def test_the_reserve_runs_after_the_clock_and_every_view_shows_it(new_tabl
     table_id = await new_table(action_clock=1, time_bank=bank(2))
     alice, bob = make_player("alice"), make_player("bob")
     spectator = make_player("spectator")
-    stream = spectator.watch(table_id)
+    stream = spectator.watch(table_id, after_version=1)  # from the table's creation on
     await alice.sit_down(table_id, 1, 5_000)
     await bob.sit_down(table_id, 2, 5_000)
     table = await spectator.get_table(table_id)
