@@ -204,7 +204,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     clockMs = clockLength(next);
     showClock();
     // The hand's result stays on show below the table while the next hand is played.
-    if (hand?.complete && lastResult.dataset.hand !== String(hand.handNumber)) {
+    if (hand !== undefined && unshownResult(next)) {
       lastResult.dataset.hand = String(hand.handNumber);
       const mayExport = handsDealtIn.has(hand.handNumber) || me?.role === "auditor" || me?.role === "operator";
       fill(lastResult, h("h2", {}, `Last hand (${hand.handNumber})`), resultList(next),
@@ -214,6 +214,11 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
     controls.show(next);
     renderSitDown(next);
     announceTurn(next);
+  }
+
+  /** Whether `next` ends a hand whose result the page has not shown yet. */
+  function unshownResult(next: TableView): boolean {
+    return Boolean(next.hand?.complete) && lastResult.dataset.hand !== String(next.hand?.handNumber);
   }
 
   /** The whole of the clock running now, in milliseconds: the bar's full width. */
@@ -379,8 +384,7 @@ export function showTable(main: HTMLElement, id: string, signal: AbortSignal): v
 
   // The watch's views are drawn at the screen's pace (frames.ts); a hand's result always, before the next hand.
   const renderSoon = perFrame(render, (waiting: TableView, next: TableView) =>
-    Boolean(waiting.hand?.complete) && waiting.hand?.handNumber !== next.hand?.handNumber
-    && lastResult.dataset.hand !== String(waiting.hand?.handNumber));
+    unshownResult(waiting) && waiting.hand?.handNumber !== next.hand?.handNumber);
   void watchTable(name, signal, {
     view: renderSoon,
     event: record,
