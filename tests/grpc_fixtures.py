@@ -246,9 +246,19 @@ def new_table(operator: StudClient) -> Callable[..., Awaitable[str]]:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports: each socket is held until all are drawn, as the kernel may
+    hand a port just closed out again (a cluster once got one port for a node's PostgreSQL and its API)."""
+    with contextlib.ExitStack() as held:
+        ports = []
+        for _ in range(count):
+            sock = held.enter_context(socket.socket())
+            sock.bind(("127.0.0.1", 0))
+            ports.append(sock.getsockname()[1])
+        return ports
 
 
 @dataclass

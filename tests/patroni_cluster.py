@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grpc_fixtures import free_port
+from grpc_fixtures import free_ports
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 NODE_NAMES = ("pg1", "pg2", "pg3")
@@ -86,16 +86,17 @@ class PatroniCluster:
     workdir: Path
     strict: bool = True  # synchronous_mode_strict: no write is acknowledged without a synchronous standby
     scope: str = "stud-ha"
-    etcd_port: int = field(default_factory=free_port)
-    etcd_peer_port: int = field(default_factory=free_port)
+    etcd_port: int = 0  # 0: drawn with the nodes' ports, all distinct
+    etcd_peer_port: int = 0
     nodes: list[Node] = field(default_factory=list)
     etcd: subprocess.Popen[bytes] | None = None
 
     def __post_init__(self) -> None:
+        ports = iter(free_ports(2 + 2 * len(NODE_NAMES)))
+        self.etcd_port = self.etcd_port or next(ports)
+        self.etcd_peer_port = self.etcd_peer_port or next(ports)
         if not self.nodes:
-            self.nodes = [
-                Node(name, free_port(), free_port(), self.workdir / name) for name in NODE_NAMES
-            ]
+            self.nodes = [Node(name, next(ports), next(ports), self.workdir / name) for name in NODE_NAMES]
 
     # -- addresses -------------------------------------------------------------------------------
 
