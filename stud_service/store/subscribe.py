@@ -158,6 +158,7 @@ class NotificationHub:
         loop = asyncio.get_running_loop()
         pgconn = conn.pgconn
         encoding = conn.info.encoding
+        socket = pgconn.socket
         lost: asyncio.Future[None] = loop.create_future()
 
         def readable() -> None:
@@ -171,7 +172,6 @@ class NotificationHub:
             while (note := pgconn.notifies()) is not None:
                 self._heard_payload(note.extra.decode(encoding))
 
-        socket = pgconn.socket
         loop.add_reader(socket, readable)
         try:
             await asyncio.wait((lost,), timeout=seconds)
