@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+
+# gRPC's fork handlers are for a child that goes on using gRPC without exec; this process's children (the
+# embedded PostgreSQL, pg_ctl) exec at once, and the handlers, run in a child forked while gRPC threads
+# work, have crashed it before its exec.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 # Modules under stud_service.commands, in the order their commands are listed in --help.
 COMMAND_MODULES: tuple[str, ...] = (

@@ -23,6 +23,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+
+# As in stud_service/cli.py: no gRPC fork handlers in a child forked only to exec (they have crashed one).
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
 import shutil
 import signal
 import tempfile

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import os
 import secrets
 import signal
 import socket
@@ -26,11 +25,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-# The embedded PostgreSQL is stopped through a subprocess while gRPC threads run; gRPC's fork
-# handlers are not needed for that and would only print a warning.
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
-
-import grpc  # noqa: E402
+import grpc
 from google.protobuf import duration_pb2
 
 from stud_service.auth import DEFAULT_MAX_LIFETIMES, Role, TokenSettings
