@@ -32,7 +32,7 @@ import os
 import re
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import psycopg
@@ -45,6 +45,21 @@ _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 _yield_cpu = getattr(os, "sched_yield", lambda: None)  # POSIX; elsewhere a spin step only yields the loop
 # A spin step (one turn of the event loop) taking longer than this ran other work: the loop is busy.
 BUSY_STEP = 50e-6
+
+
+def quoted(value: str) -> str:
+    """``value`` as an element of an array literal."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def text_array(values: Sequence[str | None]) -> str:
+    """A text[] literal. Built here because psycopg inspects every element of a list parameter
+    to choose its type, which costs more than the whole append function call for small batches."""
+    return "{" + ",".join(["NULL" if v is None else quoted(v) for v in values]) + "}"
+
+
+def int_array(values: Iterable[int | None]) -> str:
+    return "{" + ",".join(["NULL" if v is None else str(v) for v in values]) + "}"
 
 
 class PreparedStatement:

@@ -56,7 +56,6 @@ import hashlib
 import logging
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +64,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from stud_service.store import spans
 from stud_service.store._types import NOTIFY_CHANNEL, AppendRow, Part
-from stud_service.store._wire import PreparedStatement
+from stud_service.store._wire import PreparedStatement, int_array, quoted, text_array
 from stud_service.store.canonical import GENESIS_HASH
 from stud_service.store.citus_routes import WorkerRoutes
 from stud_service.store.connections import check_idle_connection
@@ -161,11 +160,6 @@ class _Command:
     trace: Any = None  # the caller's trace context, while tracing is on
 
 
-def _quoted(value: str) -> str:
-    """``value`` as an element of an array literal."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 # A Citus worker's batch of at most this many events goes as one INSERT ... VALUES, prepared per row count.
 VALUES_ROWS = 64
 _VALUES_ROW = (
@@ -189,16 +183,6 @@ def _values_statement(rows: int) -> PreparedStatement:
 
 def _int_or_none(value: int | None) -> str | None:
     return None if value is None else str(value)
-
-
-def _text_array(values: Sequence[str | None]) -> str:
-    """A text[] literal. Built here because psycopg inspects every element of a list parameter
-    to choose its type, which costs more than the whole append function call for small batches."""
-    return "{" + ",".join(["NULL" if v is None else _quoted(v) for v in values]) + "}"
-
-
-def _int_array(values: Iterable[int | None]) -> str:
-    return "{" + ",".join(["NULL" if v is None else str(v) for v in values]) + "}"
 
 
 # A batch in flight this long is stalled (its commit waits for a synchronous standby, as on a primary just
@@ -555,7 +539,7 @@ class AppendWriter:
                 hashes.append(prev_hex)
             first = part.expected + 1
             lasts.append((part.expected + count, prev))
-            event_streams += [_quoted(part.stream_id)] * count
+            event_streams += [quoted(part.stream_id)] * count
             versions += map(str, range(first, first + count))
             types += encoded.types
             hands += encoded.hands
@@ -591,20 +575,20 @@ class AppendWriter:
         params: list[str | bytes | None] = [
             "{" + ",".join(event_streams) + "}",
             "{" + ",".join(versions) + "}",
-            _text_array(types),
+            text_array(types),
             b"\n".join(payloads),
-            _int_array(hands),
-            _text_array(request_ids),
-            _int_array(sizes),
+            int_array(hands),
+            text_array(request_ids),
+            int_array(sizes),
             ",".join(event_prevs),
             ",".join(hashes),
-            _text_array(list(announcing)),
-            _int_array(announcing.values()),
-            _text_array(fingerprints),
+            text_array(list(announcing)),
+            int_array(announcing.values()),
+            text_array(fingerprints),
         ]
         try:
             if started:
-                await _APPEND_ROWS_NEW.run(conn, [*params, _text_array(started)], self.spin_wait)
+                await _APPEND_ROWS_NEW.run(conn, [*params, text_array(started)], self.spin_wait)
             else:
                 await _APPEND_ROWS.run(conn, params, self.spin_wait)
         except BaseException:
@@ -630,9 +614,9 @@ class AppendWriter:
             c for c in batch if c.expected > 0 and self._heads.get(c.stream_id, (0, b""))[0] != c.expected
         ]
         if unknown:
-            streams = _text_array([c.stream_id for c in unknown])
+            streams = text_array([c.stream_id for c in unknown])
             cur = await conn.execute(
-                _HEAD_HASHES_SQL, (streams, _int_array([c.expected for c in unknown]), streams), prepare=True
+                _HEAD_HASHES_SQL, (streams, int_array([c.expected for c in unknown]), streams), prepare=True
             )
             expected_of = {c.stream_id: c.expected for c in unknown}
             for stream_id, stored_hash in await cur.fetchall():
@@ -666,12 +650,12 @@ class AppendWriter:
             _APPEND_PARTS_SQL if fence is None else _APPEND_FENCED_SQL,
             (
                 *fenced,
-                _int_array([c + 1 for c in commands]),
+                int_array([c + 1 for c in commands]),
                 "{" + ",".join(["t" if p.lead else "f" for p in parts]) + "}",
-                _text_array([p.stream_id for p in parts]),
-                _int_array([p.expected for p in parts]),
-                _text_array([p.request_id for p in parts]),
-                _text_array([p.fingerprint for p in parts]),
+                text_array([p.stream_id for p in parts]),
+                int_array([p.expected for p in parts]),
+                text_array([p.request_id for p in parts]),
+                text_array([p.fingerprint for p in parts]),
                 b"\x1e".join([b"\n".join(p.events.texts) for p in parts]).decode(),
             ),
             prepare=True,
@@ -787,7 +771,7 @@ class AppendWriter:
         pending, self._announcements = self._announcements, {}
         if not pending:
             return
-        params = [_text_array(list(pending)), _int_array(pending.values())]
+        params = [text_array(list(pending)), int_array(pending.values())]
         try:
             # On a connection the writer keeps, by libpq (_wire): a pool checkout and psycopg's execute cost
             # more client time than the NOTIFY itself.

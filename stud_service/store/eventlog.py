@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -18,6 +18,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from stud_service.backoff import Backoff
 from stud_service.store._json import loads
 from stud_service.store._types import AppendRow, EncodedCommand, Part
+from stud_service.store._wire import PreparedStatement, text_array
 from stud_service.store._writer import DEFAULT_SPIN_WAIT, AppendWriter
 from stud_service.store.canonical import GENESIS_HASH, NonCanonicalValue, canonical_json, chain_hash
 from stud_service.store.errors import (
@@ -48,14 +49,22 @@ from stud_service.store.outcome import (
     outcome_unknown,
 )
 from stud_service.store.sealing import RECALL_EVENTS, KeyNotInMemory, PayloadSealer
-from stud_service.store.subscribe import HEADS_SQL, NotificationHub
+from stud_service.store.subscribe import NotificationHub
 
+T = TypeVar("T")
 READ_PAGE = 10_000
 PREFETCH_SLICE = 500
 
 _EVENT_COLUMNS = "version, type, payload::text, hand, recorded_at, request_id, prev_hash, hash"
 # A stream's head is its last event (nothing else records it): one step back along the primary key.
 HEAD_SQL = "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s"
+# The heads of many streams, in the order asked, as "v1,v2,..." (0: nothing written): one prepared statement
+# sent through libpq (the dealer asks before every hand; psycopg's execute cost twice as much CPU).
+_HEADS = PreparedStatement(
+    "stud_heads",
+    "SELECT string_agg(coalesce(stud_stream_head(s.stream_id), 0)::text, ',' ORDER BY s.n)"
+    " FROM unnest($1::text[]) WITH ORDINALITY AS s(stream_id, n)",
+)
 FIND_REQUEST_SQL = (
     "SELECT version, command_size, request_fingerprint FROM events WHERE stream_id = %s AND request_id = %s"
 )
@@ -304,15 +313,22 @@ class EventStore:
     # -- reading -------------------------------------------------------------------------------
 
     async def _fetch(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """Run a read. A pooled connection found dead (server restart, terminated backend) is
-        replaced and the read tried once more: reads are safe to repeat."""
+        """Run a read (``_read``): its rows."""
+
+        async def rows(conn: psycopg.AsyncConnection[Any]) -> list[tuple[Any, ...]]:
+            return await (await conn.execute(query, params)).fetchall()
+
+        return await self._read(rows)
+
+    async def _read(self, read: Callable[[psycopg.AsyncConnection[Any]], Awaitable[T]]) -> T:
+        """Run a read on a pooled connection. A connection found dead (server restart, terminated
+        backend) is replaced and the read tried once more: reads are safe to repeat."""
         for attempt in range(2):
             try:
                 async with self.pool.connection() as conn:
-                    cur = await conn.execute(query, params)
-                    rows = await cur.fetchall()
+                    result = await read(conn)
                 self.health.succeeded()
-                return rows
+                return result
             except psycopg.OperationalError as exc:
                 self.health.failed()
                 if attempt == 1 or isinstance(exc, PoolTimeout):  # a second wait would wait as long
@@ -448,8 +464,12 @@ class EventStore:
 
     async def heads(self, stream_ids: Sequence[str]) -> dict[str, int]:
         """Each stream's version (0 for one never written): one query for all of them."""
-        rows = await self._fetch(HEADS_SQL, (list(stream_ids),))
-        return {stream_id: version or 0 for stream_id, version in rows}
+        ids = list(stream_ids)
+        if not ids:
+            return {}
+        listed = await self._read(lambda conn: _HEADS.run(conn, [text_array(ids)]))
+        versions = listed.decode().split(",") if listed else []
+        return dict(zip(ids, map(int, versions), strict=True))
 
     async def list_streams(
         self, *, prefix: str = "", after: str | None = None, limit: int = 100
