@@ -13,7 +13,7 @@ import pytest
 from stud_service.db import DatabaseSettings, DatabaseUnavailable, describe_url, open_database, redact_url
 from stud_service.db.connect import check_reachable
 from stud_service.store import EventStore, MigrationError, apply_migrations, canonical_json, chain_hash
-from stud_service.store.eventlog import HEAD_SQL, LIST_STREAMS_SQL
+from stud_service.store.eventlog import HEAD_SQL, HEADS_STATEMENT, LIST_STREAMS_SQL
 from stud_service.store.migrate import available_migrations
 from stud_service.store.subscribe import HEADS_SQL
 
@@ -124,8 +124,9 @@ async def test_heads_are_one_step_back_along_the_primary_key(make_database) -> N
     """A stream's head is its last event: found by the primary key, never by reading the stream,
     for one stream (head, verify), for the streams a hub follows, and for a page of the listing."""
     url = await realistic_database(make_database)
-    # The hub's heads: stud_stream_head for each stream (migration 0018), whose one query is this.
-    assert "stud_stream_head(" in HEADS_SQL
+    # The hub's heads and the store's (the dealer's standings read): stud_stream_head for each stream
+    # (migration 0018), whose one query is this.
+    assert "stud_stream_head(" in HEADS_SQL and b"stud_stream_head(" in HEADS_STATEMENT.sql
     stream_head = "SELECT max(e.version) FROM events e WHERE e.stream_id = %s"
     queries = [
         (HEAD_SQL, ("tables/t7",)),

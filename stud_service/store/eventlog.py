@@ -60,7 +60,7 @@ _EVENT_COLUMNS = "version, type, payload::text, hand, recorded_at, request_id, p
 HEAD_SQL = "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s"
 # The heads of many streams, in the order asked, as "v1,v2,..." (0: nothing written): one prepared statement
 # sent through libpq (the dealer asks before every hand; psycopg's execute cost twice as much CPU).
-_HEADS = PreparedStatement(
+HEADS_STATEMENT = PreparedStatement(
     "stud_heads",
     "SELECT string_agg(coalesce(stud_stream_head(s.stream_id), 0)::text, ',' ORDER BY s.n)"
     " FROM unnest($1::text[]) WITH ORDINALITY AS s(stream_id, n)",
@@ -467,7 +467,7 @@ class EventStore:
         ids = list(stream_ids)
         if not ids:
             return {}
-        listed = await self._read(lambda conn: _HEADS.run(conn, [text_array(ids)]))
+        listed = await self._read(lambda conn: HEADS_STATEMENT.run(conn, [text_array(ids)]))
         versions = listed.decode().split(",") if listed else []
         return dict(zip(ids, map(int, versions), strict=True))
 
