@@ -467,7 +467,12 @@ class EventStore:
         ids = list(stream_ids)
         if not ids:
             return {}
-        listed = await self._read(lambda conn: HEADS_STATEMENT.run(conn, [text_array(ids)]))
+        # Shielded: a caller cancelled mid-read (a dealer re-armed) leaves the read to finish, so that its
+        # connection goes back to the pool idle rather than closed as busy (a statement sent through libpq
+        # is not cancelled with the task, as psycopg's own are).
+        read = asyncio.ensure_future(self._read(lambda conn: HEADS_STATEMENT.run(conn, [text_array(ids)])))
+        read.add_done_callback(_retrieved)
+        listed = await asyncio.shield(read)
         versions = listed.decode().split(",") if listed else []
         return dict(zip(ids, map(int, versions), strict=True))
 
@@ -616,3 +621,9 @@ class EventStore:
         if self._hub is not None:
             await self._hub.close()
             self._hub = None
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Mark a shielded read's outcome as seen (its caller may have stopped waiting for it)."""
+    if not task.cancelled():
+        task.exception()
